@@ -1,0 +1,84 @@
+/*
+ * arena.c - bump allocator (see arena.h).
+ */
+#include "arena.h"
+#include "util.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TL_ARENA_BLOCK (256u * 1024u)
+
+struct tl_arena_block {
+    tl_arena_block *next;
+    max_align_t data[]; /* flexible array keeps the payload aligned */
+};
+
+void tl_arena_init(tl_arena *a) { memset(a, 0, sizeof *a); }
+
+void tl_arena_free(tl_arena *a)
+{
+    tl_arena_block *b = a->head;
+    while (b) {
+        tl_arena_block *next = b->next;
+        free(b);
+        b = next;
+    }
+    tl_arena_init(a);
+}
+
+void *tl_arena_alloc(tl_arena *a, size_t n)
+{
+    const size_t align = sizeof(max_align_t);
+    size_t need = (n + align - 1) / align * align;
+    if (need == 0)
+        need = align;
+    if (!a->head || a->cap - a->used < need) {
+        /* Large requests get a block of their own so they do not waste a shared one. */
+        size_t cap = need > TL_ARENA_BLOCK / 4 ? need : TL_ARENA_BLOCK;
+        tl_arena_block *b = tl_xmalloc(sizeof *b + cap);
+        if (need > TL_ARENA_BLOCK / 4 && a->head) {
+            /* Keep filling the current block: slot the big one in behind it. */
+            b->next = a->head->next;
+            a->head->next = b;
+            a->total += need;
+            return b->data;
+        }
+        b->next = a->head;
+        a->head = b;
+        a->cap = cap;
+        a->used = 0;
+    }
+    void *p = (char *)a->head->data + a->used;
+    a->used += need;
+    a->total += need;
+    return p;
+}
+
+char *tl_arena_strndup(tl_arena *a, const char *s, size_t n)
+{
+    char *p = tl_arena_alloc(a, n + 1);
+    if (n)
+        memcpy(p, s, n);
+    p[n] = '\0';
+    return p;
+}
+
+char *tl_arena_strdup(tl_arena *a, const char *s) { return tl_arena_strndup(a, s, strlen(s)); }
+
+char *tl_arena_printf(tl_arena *a, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        n = 0;
+    char *p = tl_arena_alloc(a, (size_t)n + 1);
+    va_start(ap, fmt);
+    vsnprintf(p, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    return p;
+}

@@ -1,0 +1,63 @@
+/*
+ * util.h - the small things every module uses: checked allocation, an error slot,
+ * a growable byte buffer, and warnings.
+ */
+#ifndef TL_UTIL_H
+#define TL_UTIL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+/* Allocation that never returns NULL: out of memory ends the process with a message,
+ * because no caller could do anything more useful. */
+void *tl_xmalloc(size_t n);
+void *tl_xcalloc(size_t n, size_t size);
+void *tl_xrealloc(void *p, size_t n);
+char *tl_xstrdup(const char *s);
+
+/* Grow *p (an array of *cap elements of size `size`) so that it holds at least `need`. */
+void tl_grow(void **p, size_t *cap, size_t need, size_t size);
+#define TL_GROW(arr, cap, need) tl_grow((void **)&(arr), &(cap), (need), sizeof *(arr))
+
+/*
+ * An error slot.  Functions that can fail take a `tl_error *` and, on failure, write one
+ * line into it (no trailing newline) naming the file, sheet, row or column at fault.
+ * Only the first message is kept: it is the cause, later ones are consequences.
+ */
+typedef struct tl_error {
+    int set;
+    char msg[1024];
+} tl_error;
+
+void tl_error_set(tl_error *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void tl_error_vset(tl_error *e, const char *fmt, va_list ap);
+
+/* Warnings and notes go to stderr as "tlcompare: warning: ..." unless silenced. */
+extern int tl_quiet;
+void tl_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void tl_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* A growable byte buffer (always NUL-terminated when len > 0 or after tl_buf_cstr). */
+typedef struct tl_buf {
+    char *data;
+    size_t len;
+    size_t cap;
+} tl_buf;
+
+void tl_buf_reserve(tl_buf *b, size_t extra);
+void tl_buf_add(tl_buf *b, const void *p, size_t n);
+void tl_buf_addc(tl_buf *b, char c);
+void tl_buf_adds(tl_buf *b, const char *s);
+void tl_buf_printf(tl_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+const char *tl_buf_cstr(tl_buf *b);
+void tl_buf_clear(tl_buf *b);
+void tl_buf_free(tl_buf *b);
+
+/* The last path component without its extension: "runs/base.xlsx" -> "base",
+ * "out/h100_csvs/" -> "h100_csvs".  Returns a malloc'd string. */
+char *tl_path_stem(const char *path);
+
+/* 1 when the path names an existing directory, 0 otherwise. */
+int tl_is_dir(const char *path);
+
+#endif
