@@ -70,12 +70,16 @@ char *tl_arena_strdup(tl_arena *a, const char *s) { return tl_arena_strndup(a, s
 
 char *tl_arena_printf(tl_arena *a, const char *fmt, ...)
 {
+    /* Most results are short: format once into a stack buffer, again only if too long. */
+    char small[256];
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
+    int n = vsnprintf(small, sizeof small, fmt, ap);
     va_end(ap);
     if (n < 0)
         n = 0;
+    if ((size_t)n < sizeof small)
+        return tl_arena_strndup(a, small, (size_t)n);
     char *p = tl_arena_alloc(a, (size_t)n + 1);
     va_start(ap, fmt);
     vsnprintf(p, (size_t)n + 1, fmt, ap);

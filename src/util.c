@@ -133,12 +133,17 @@ void tl_buf_adds(tl_buf *b, const char *s) { tl_buf_add(b, s, strlen(s)); }
 
 void tl_buf_printf(tl_buf *b, const char *fmt, ...)
 {
+    char small[256];
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
+    int n = vsnprintf(small, sizeof small, fmt, ap);
     va_end(ap);
     if (n <= 0)
         return;
+    if ((size_t)n < sizeof small) {
+        tl_buf_add(b, small, (size_t)n);
+        return;
+    }
     tl_buf_reserve(b, (size_t)n);
     va_start(ap, fmt);
     vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);

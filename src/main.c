@@ -1,0 +1,341 @@
+/*
+ * main.c - the tlcompare command line (SPEC §1): the TraceLens comparison tool's words
+ * and defaults, plus --help, --version and exit codes 0 (done), 1 (failure), 2 (usage).
+ */
+#include "csv_write.h"
+#include "groups.h"
+#include "output.h"
+#include "report.h"
+#include "xlsx_write.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#ifndef TL_VERSION
+#define TL_VERSION "dev"
+#endif
+
+enum { EXIT_USAGE = 2 };
+
+typedef struct options {
+    const char **reports;
+    size_t nreports;
+    const char **names;
+    size_t nnames;
+    int names_given;
+    const char *output;
+    const char *csv_dir;
+    unsigned run, named;
+    int quiet;
+} options;
+
+static const char usage_text[] =
+    "usage: tlcompare REPORT REPORT [REPORT ...] [-o FILE] [--output_csvs_dir DIR]\n"
+    "                 [--names TAG ...] [--sheets GROUP ...] [-q]\n";
+
+static const char help_text[] =
+    "Compare TraceLens performance reports: the first REPORT is the baseline, every other\n"
+    "one a variant.  A REPORT is an .xlsx workbook or a directory of <sheet>.csv files.\n"
+    "Writes one workbook with side-by-side metrics and per-metric diffs, exactly as\n"
+    "TraceLens_compare_perf_reports_pytorch does.\n"
+    "\n"
+    "options:\n"
+    "  -o, --output FILE         the workbook to write (default: comparison.xlsx)\n"
+    "  --output_csvs_dir DIR     also write every result sheet as DIR/<sheet>.csv\n"
+    "  --names TAG ...           one tag per report (default: the file or directory names)\n"
+    "  --sheets GROUP ...        groups to compare: gpu_timeline ops_summary kernel_summary\n"
+    "                            ops_all roofline all (default: all)\n"
+    "  -q, --quiet               print nothing but errors\n"
+    "  -h, --help                show this help and exit\n"
+    "  --version                 show the version and exit\n"
+    "\n"
+    "exit status: 0 done, 1 failure (unreadable report, missing sheet, cannot write),\n"
+    "2 usage error.\n"
+    "\n"
+    "example:\n"
+    "  tlcompare runs/h100.xlsx runs/mi300.xlsx --names h100 mi300 -o h100_vs_mi300.xlsx\n"
+    "\n"
+    "See tlcompare(1) for the result sheets and where tlcompare differs from TraceLens.\n";
+
+static int usage_error(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "tlcompare: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, " (see 'tlcompare --help')\n");
+    return EXIT_USAGE;
+}
+
+/* Does argv[i] start another option?  ("-" alone and negative numbers do not.) */
+static int is_option(const char *a)
+{
+    return a[0] == '-' && a[1] != '\0' && !(a[1] >= '0' && a[1] <= '9');
+}
+
+/* The value of an option written "--opt VALUE", "--opt=VALUE" or "-oVALUE". */
+static const char *option_value(int argc, char **argv, int *i, const char *eq)
+{
+    if (eq)
+        return eq;
+    if (*i + 1 < argc)
+        return argv[++*i];
+    return NULL;
+}
+
+static int parse_args(int argc, char **argv, options *o)
+{
+    o->reports = tl_xcalloc((size_t)argc, sizeof *o->reports);
+    o->names = tl_xcalloc((size_t)argc, sizeof *o->names);
+    o->output = "comparison.xlsx";
+    int only_positional = 0;
+    unsigned sheets_named = 0;
+    int sheets_given = 0, all_given = 0;
+
+    for (int i = 1; i < argc; i++) {
+        char *a = argv[i];
+        if (only_positional || !is_option(a)) {
+            o->reports[o->nreports++] = a;
+            continue;
+        }
+        if (strcmp(a, "--") == 0) {
+            only_positional = 1;
+            continue;
+        }
+        /* split "--opt=value" */
+        const char *eq = NULL;
+        char name[64];
+        if (a[1] == '-' && strchr(a, '=')) {
+            size_t n = (size_t)(strchr(a, '=') - a);
+            if (n >= sizeof name)
+                return usage_error("unknown option '%s'", a);
+            memcpy(name, a, n);
+            name[n] = '\0';
+            eq = a + n + 1;
+        } else {
+            snprintf(name, sizeof name, "%s", a);
+        }
+
+        if (!strcmp(name, "-h") || !strcmp(name, "--help")) {
+            fputs(usage_text, stdout);
+            fputc('\n', stdout);
+            fputs(help_text, stdout);
+            exit(0);
+        } else if (!strcmp(name, "--version")) {
+            printf("tlcompare %s\n", TL_VERSION);
+            exit(0);
+        } else if (!strcmp(name, "-q") || !strcmp(name, "--quiet")) {
+            o->quiet = 1;
+        } else if (!strcmp(name, "-o") || !strcmp(name, "--output") || !strncmp(a, "-o", 2)) {
+            if (a[1] != '-' && a[2] != '\0')
+                eq = a + 2; /* -oFILE */
+            o->output = option_value(argc, argv, &i, eq);
+            if (!o->output || !*o->output)
+                return usage_error("%s needs a file name", name);
+        } else if (!strcmp(name, "--output_csvs_dir") || !strcmp(name, "--output-csvs-dir")) {
+            o->csv_dir = option_value(argc, argv, &i, eq);
+            if (!o->csv_dir || !*o->csv_dir)
+                return usage_error("%s needs a directory", name);
+        } else if (!strcmp(name, "--names")) {
+            o->names_given = 1;
+            if (eq)
+                o->names[o->nnames++] = eq;
+            while (i + 1 < argc && !is_option(argv[i + 1]))
+                o->names[o->nnames++] = argv[++i];
+        } else if (!strcmp(name, "--sheets")) {
+            sheets_given = 1;
+            int got = 0;
+            if (eq) {
+                unsigned bit = tl_group_from_name(eq);
+                if (bit == TL_GROUP_ALL) {
+                    all_given = 1;
+                    bit = 0;
+                } else if (!bit)
+                    return usage_error("--sheets: unknown group '%s' (choose from gpu_timeline, "
+                                       "ops_summary, kernel_summary, ops_all, roofline, all)", eq);
+                sheets_named |= bit;
+                got++;
+            }
+            while (i + 1 < argc && !is_option(argv[i + 1])) {
+                const char *g = argv[++i];
+                unsigned bit = tl_group_from_name(g);
+                if (bit == TL_GROUP_ALL) {
+                    all_given = 1;
+                    bit = 0;
+                } else if (!bit)
+                    return usage_error("--sheets: unknown group '%s' (choose from gpu_timeline, "
+                                       "ops_summary, kernel_summary, ops_all, roofline, all)", g);
+                sheets_named |= bit;
+                got++;
+            }
+            if (!got)
+                return usage_error("%s needs at least one group", "--sheets");
+        } else {
+            return usage_error("unknown option '%s'", a);
+        }
+    }
+
+    if (o->nreports < 2)
+        return usage_error("need at least two reports, got %s",
+                           o->nreports == 0 ? "none" : "one");
+    if (o->names_given && o->nnames != o->nreports) {
+        fprintf(stderr, "tlcompare: --names gives %zu tag%s for %zu reports; give exactly one per report "
+                        "(see 'tlcompare --help')\n",
+                o->nnames, o->nnames == 1 ? "" : "s", o->nreports);
+        return EXIT_USAGE;
+    }
+    /* Only groups listed by name must exist in the baseline; "all" takes what is there. */
+    o->named = sheets_named;
+    o->run = !sheets_given || all_given ? TL_GROUP_ALL : sheets_named;
+    return 0;
+}
+
+/* 1 when paths a and b name the same existing file. */
+static int same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/* Write the workbook and the CSVs under temporary names, then move them into place. */
+static int write_outputs(const options *o, const tl_results *res, tl_error *err)
+{
+    char *xlsx_tmp = NULL, *csv_tmp = NULL;
+    char **files = NULL;
+    int rc = -1;
+
+    xlsx_tmp = tl_output_temp_file(o->output, err);
+    if (!xlsx_tmp)
+        goto out;
+    if (tl_xlsx_write(res, xlsx_tmp, err) != 0)
+        goto out;
+
+    if (o->csv_dir) {
+        csv_tmp = tl_output_temp_dir(o->csv_dir, err);
+        if (!csv_tmp)
+            goto out;
+        files = tl_xcalloc(res->n + 1, sizeof *files);
+        for (size_t i = 0; i < res->n; i++) {
+            const char *name = res->items[i].name;
+            if (strchr(name, '/')) {
+                tl_error_set(err, "result '%s' cannot be a file name (a tag holds '/')", name);
+                goto out;
+            }
+            files[i] = tl_xmalloc(strlen(name) + 5);
+            sprintf(files[i], "%s.csv", name);
+            char *path = tl_xmalloc(strlen(csv_tmp) + strlen(files[i]) + 2);
+            sprintf(path, "%s/%s", csv_tmp, files[i]);
+            tl_output_track(path);
+            int w = tl_csv_write_file(res->items[i].table, path, err);
+            free(path);
+            if (w != 0)
+                goto out;
+        }
+    }
+
+    /* Everything is complete: move it into place. */
+    if (tl_output_commit_file(xlsx_tmp, o->output, err) != 0)
+        goto out;
+    if (o->csv_dir && tl_output_commit_dir(csv_tmp, o->csv_dir, (const char *const *)files, res->n, err) != 0)
+        goto out;
+    rc = 0;
+out:
+    if (rc != 0)
+        tl_output_cleanup();
+    if (files)
+        for (size_t i = 0; i < res->n; i++)
+            free(files[i]);
+    free(files);
+    free(xlsx_tmp);
+    free(csv_tmp);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    options o = {0};
+    int rc = parse_args(argc, argv, &o);
+    if (rc != 0) {
+        free(o.reports);
+        free(o.names);
+        return rc;
+    }
+    tl_quiet = o.quiet;
+    tl_output_install_cleanup();
+
+    tl_report *reports = tl_xcalloc(o.nreports, sizeof *reports);
+    tl_arena arena;
+    tl_arena_init(&arena);
+    tl_results results = {0};
+    tl_error err = {0};
+    size_t opened = 0;
+    rc = 1;
+
+    /* Tags first: a usage error should not wait for the reports to be read. */
+    char **tags = tl_xcalloc(o.nreports, sizeof *tags);
+    for (size_t i = 0; i < o.nreports; i++)
+        tags[i] = o.names_given ? tl_xstrdup(o.names[i]) : tl_path_stem(o.reports[i]);
+    for (size_t i = 0; i < o.nreports && rc == 1; i++) {
+        if (!*tags[i]) {
+            fprintf(stderr, "tlcompare: report %zu has an empty tag; use --names\n", i + 1);
+            rc = EXIT_USAGE;
+        }
+        for (size_t j = 0; j < i && rc == 1; j++) {
+            if (strcmp(tags[i], tags[j]) == 0) {
+                fprintf(stderr, "tlcompare: reports %zu and %zu both have the tag '%s'; tags must be "
+                                "unique: use --names to disambiguate\n", j + 1, i + 1, tags[i]);
+                rc = EXIT_USAGE;
+            }
+        }
+    }
+    for (size_t i = 0; i < o.nreports && rc == 1; i++) {
+        if (same_file(o.output, o.reports[i]) || (o.csv_dir && same_file(o.csv_dir, o.reports[i]))) {
+            fprintf(stderr, "tlcompare: the output '%s' is the input report '%s'; refusing to overwrite it\n",
+                    same_file(o.output, o.reports[i]) ? o.output : o.csv_dir, o.reports[i]);
+            rc = EXIT_USAGE;
+        }
+    }
+    if (rc != 1)
+        goto done;
+
+    for (; opened < o.nreports; opened++) {
+        if (tl_report_open(&reports[opened], o.reports[opened], &err) != 0) {
+            tl_report_close(&reports[opened]);
+            goto fail;
+        }
+        reports[opened].tag = tags[opened];
+        tags[opened] = NULL;
+    }
+    if (tl_run_groups(reports, o.nreports, o.run, o.named, &results, &arena, &err) != 0)
+        goto fail;
+    for (size_t i = 0; i < results.n; i++)
+        if (results.items[i].table->nrows == 0)
+            tl_note("Sheet '%s' is empty (no matching rows)", results.items[i].name);
+    if (write_outputs(&o, &results, &err) != 0)
+        goto fail;
+
+    if (!o.quiet)
+        for (size_t i = 0; i < results.n; i++)
+            printf("Wrote sheet '%s' with %zu rows \xC3\x97 %zu columns\n", results.items[i].name,
+                   results.items[i].table->nrows, results.items[i].table->ncols);
+    rc = 0;
+    goto done;
+
+fail:
+    fprintf(stderr, "tlcompare: %s\n", err.msg[0] ? err.msg : "failed");
+    rc = 1;
+done:
+    for (size_t i = 0; i < o.nreports; i++)
+        free(tags[i]);
+    free(tags);
+    for (size_t i = 0; i < opened; i++)
+        tl_report_close(&reports[i]);
+    free(reports);
+    tl_results_free(&results);
+    tl_arena_free(&arena);
+    free(o.reports);
+    free(o.names);
+    if (fflush(stdout) != 0 && rc == 0)
+        rc = 1;
+    return rc;
+}
