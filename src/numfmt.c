@@ -3,6 +3,7 @@
  */
 #include "numfmt.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,12 +18,13 @@
  * within half a 15-digit step of it); the correctly rounded 16- and 17-digit forms are
  * the closest of their length, so the first of 15, 16, 17 digits that round-trips,
  * stripped of trailing zeros, is the shortest, and the closest among the shortest:
- * exactly what repr() picks.
+ * exactly what repr() picks.  Subnormals carry fewer digits, so for them every
+ * length is tried from 1 up.
  */
 static int shortest_digits(double d, char *digits, size_t *ndigits)
 {
     char tmp[40];
-    for (int prec = 15; prec <= 17; prec++) {
+    for (int prec = d < DBL_MIN ? 1 : 15; prec <= 17; prec++) {
         snprintf(tmp, sizeof tmp, "%.*e", prec - 1, d);
         if (prec == 17 || strtod(tmp, NULL) == d)
             break;

@@ -1,0 +1,240 @@
+/*
+ * test_csv_read.c - the CSV reader and the typing rules of SPEC §1.
+ */
+#include "testutil.h"
+
+#include "csv_read.h"
+
+typedef struct fixture {
+    tl_arena arena;
+    tl_error err;
+} fixture;
+
+static int setup(void **state)
+{
+    fixture *f = calloc(1, sizeof *f);
+    tl_arena_init(&f->arena);
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    fixture *f = *state;
+    tl_arena_free(&f->arena);
+    free(f);
+    return 0;
+}
+
+static tl_table *parse(fixture *f, const char *text)
+{
+    memset(&f->err, 0, sizeof f->err);
+    return tl_csv_parse(text, strlen(text), "t.csv", &f->arena, &f->err);
+}
+
+static const tl_cell *cell(const tl_table *t, const char *col, size_t row)
+{
+    long c = tl_table_find(t, col);
+    assert_true(c >= 0);
+    assert_true(row < t->nrows);
+    return &t->cols[c].cells[row];
+}
+
+static void test_types(void **state)
+{
+    fixture *f = *state;
+    tl_table *t = parse(f, "i,f,b,s,m,e,ib\n"
+                           "48,1.5,True,x,1,,1\n"
+                           "-3,2,False,y,NaN,,\n");
+    assert_non_null(t);
+    assert_int_equal(t->nrows, 2);
+    assert_int_equal(t->ncols, 7);
+    assert_int_equal(t->cols[0].type, TL_COL_NUM);
+    assert_int_equal(cell(t, "i", 0)->kind, TL_INT);
+    assert_int_equal(cell(t, "i", 1)->v.i, -3);
+    /* a float column turns its integral texts into floats too */
+    assert_int_equal(cell(t, "f", 1)->kind, TL_FLOAT);
+    assert_true(cell(t, "f", 1)->v.f == 2.0);
+    assert_int_equal(t->cols[2].type, TL_COL_BOOL);
+    assert_int_equal(cell(t, "b", 0)->kind, TL_BOOL);
+    assert_int_equal(cell(t, "b", 1)->v.b, 0);
+    assert_int_equal(t->cols[3].type, TL_COL_STR);
+    assert_string_equal(cell(t, "s", 1)->v.s, "y");
+    /* integral text with a missing cell: floating point, as pandas reads it */
+    assert_int_equal(cell(t, "m", 0)->kind, TL_FLOAT);
+    assert_int_equal(cell(t, "m", 1)->kind, TL_MISSING);
+    /* an all-missing column is numeric */
+    assert_int_equal(t->cols[5].type, TL_COL_NUM);
+    assert_int_equal(cell(t, "ib", 1)->kind, TL_MISSING);
+    tl_table_free(t);
+}
+
+static void test_string_column_keeps_text(void **state)
+{
+    fixture *f = *state;
+    tl_table *t = parse(f, "k\n1\nabc\n1.50\n");
+    assert_non_null(t);
+    assert_int_equal(t->cols[0].type, TL_COL_STR);
+    assert_int_equal(cell(t, "k", 0)->kind, TL_STR);
+    assert_string_equal(cell(t, "k", 0)->v.s, "1");
+    assert_string_equal(cell(t, "k", 2)->v.s, "1.50");
+    tl_table_free(t);
+}
+
+static void test_missing_spellings(void **state)
+{
+    fixture *f = *state;
+    const char *spellings[] = {"", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan",
+                               "1.#IND", "1.#QNAN", "<NA>", "N/A", "NA", "NULL", "NaN", "None",
+                               "n/a", "nan", "null"};
+    for (size_t i = 0; i < sizeof spellings / sizeof *spellings; i++)
+        assert_true(tl_text_is_missing(spellings[i], strlen(spellings[i])));
+    assert_false(tl_text_is_missing("none", 4));
+    assert_false(tl_text_is_missing("NAN ", 4));
+    assert_false(tl_text_is_missing("0", 1));
+    tl_table *t = parse(f, "a,b\nNone,x\n\"\",y\n");
+    assert_int_equal(cell(t, "a", 0)->kind, TL_MISSING);
+    assert_int_equal(cell(t, "a", 1)->kind, TL_MISSING);
+    tl_table_free(t);
+}
+
+static void test_numbers(void **state)
+{
+    (void)state;
+    tl_cell c;
+    assert_true(tl_text_to_number("1e5", 3, &c));
+    assert_int_equal(c.kind, TL_FLOAT);
+    assert_true(c.v.f == 1e5);
+    assert_true(tl_text_to_number("+7", 2, &c));
+    assert_int_equal(c.kind, TL_INT);
+    assert_true(tl_text_to_number(".5", 2, &c));
+    assert_true(tl_text_to_number("-inf", 4, &c));
+    assert_true(c.v.f < 0);
+    assert_true(tl_text_to_number("99999999999999999999", 20, &c));
+    assert_int_equal(c.kind, TL_FLOAT);
+    assert_false(tl_text_to_number("1,5", 3, &c));
+    assert_false(tl_text_to_number("0x10", 4, &c));
+    assert_false(tl_text_to_number(".", 1, &c));
+    assert_false(tl_text_to_number("1e", 2, &c));
+    assert_false(tl_text_to_number(" 1", 2, &c));
+}
+
+static void test_quoting_and_line_ends(void **state)
+{
+    fixture *f = *state;
+    tl_table *t = parse(f, "\xEF\xBB\xBFname,v\r\n"
+                           "\"a, \"\"quoted\"\"\r\nline\",1\r"
+                           "plain,2\n"
+                           "\n"
+                           "\"x\"tail,3");
+    assert_non_null(t);
+    assert_string_equal(t->cols[0].name, "name");
+    assert_int_equal(t->nrows, 3);
+    assert_string_equal(cell(t, "name", 0)->v.s, "a, \"quoted\"\r\nline");
+    assert_string_equal(cell(t, "name", 1)->v.s, "plain");
+    assert_string_equal(cell(t, "name", 2)->v.s, "xtail");
+    assert_int_equal(cell(t, "v", 2)->v.i, 3);
+    tl_table_free(t);
+}
+
+static void test_short_rows_are_padded(void **state)
+{
+    fixture *f = *state;
+    tl_table *t = parse(f, "a,b,c\n1\n2,3,4\n");
+    assert_non_null(t);
+    assert_int_equal(t->nrows, 2);
+    assert_int_equal(cell(t, "c", 0)->kind, TL_MISSING);
+    assert_int_equal(cell(t, "c", 1)->kind, TL_FLOAT); /* missing made it float */
+    tl_table_free(t);
+}
+
+static void test_header_names(void **state)
+{
+    fixture *f = *state;
+    tl_table *t = parse(f, "a,,a,a.1,a\n1,2,3,4,5\n");
+    assert_non_null(t);
+    assert_string_equal(t->cols[0].name, "a");
+    assert_string_equal(t->cols[1].name, "Unnamed: 1");
+    assert_string_equal(t->cols[2].name, "a.1");
+    assert_string_equal(t->cols[3].name, "a.1.1");
+    assert_string_equal(t->cols[4].name, "a.2");
+    tl_table_free(t);
+}
+
+static void test_empty_inputs(void **state)
+{
+    fixture *f = *state;
+    tl_table *t = parse(f, "");
+    assert_non_null(t);
+    assert_int_equal(t->ncols, 0);
+    assert_int_equal(t->nrows, 0);
+    tl_table_free(t);
+    t = parse(f, "a,b\n");
+    assert_non_null(t);
+    assert_int_equal(t->ncols, 2);
+    assert_int_equal(t->nrows, 0);
+    tl_table_free(t);
+}
+
+static void test_errors(void **state)
+{
+    fixture *f = *state;
+    assert_null(parse(f, "a,b\n1,2\n3,4,5\n"));
+    assert_string_equal(f->err.msg, "t.csv line 3: 3 fields, the header has 2");
+    assert_null(parse(f, "a,b\n\"never closed,2\n"));
+    assert_string_equal(f->err.msg, "t.csv line 2: a quoted field is never closed (missing '\"')");
+    const char nul[] = "a\nx\0y\n";
+    memset(&f->err, 0, sizeof f->err);
+    assert_null(tl_csv_parse(nul, sizeof nul - 1, "t.csv", &f->arena, &f->err));
+    assert_string_equal(f->err.msg, "t.csv line 2: NUL byte inside a field");
+}
+
+static void test_invalid_utf8_is_carried(void **state)
+{
+    fixture *f = *state;
+    tl_table *t = parse(f, "k\n\xff\xfe\xc3\n");
+    assert_non_null(t);
+    assert_string_equal(cell(t, "k", 0)->v.s, "\xff\xfe\xc3");
+    tl_table_free(t);
+}
+
+static void test_big_field(void **state)
+{
+    fixture *f = *state;
+    size_t n = 4u << 20;
+    char *text = malloc(n + 16);
+    strcpy(text, "k\n\"");
+    memset(text + 3, 'x', n);
+    strcpy(text + 3 + n, "\"\n");
+    tl_table *t = parse(f, text);
+    assert_non_null(t);
+    assert_int_equal(strlen(cell(t, "k", 0)->v.s), n);
+    tl_table_free(t);
+    free(text);
+}
+
+static void test_read_file_errors(void **state)
+{
+    fixture *f = *state;
+    assert_null(tl_csv_read_file("/nonexistent/x.csv", &f->arena, &f->err));
+    assert_non_null(strstr(f->err.msg, "/nonexistent/x.csv: cannot open"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_types, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_string_column_keeps_text, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_missing_spellings, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_numbers, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_quoting_and_line_ends, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_short_rows_are_padded, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_header_names, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_empty_inputs, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_invalid_utf8_is_carried, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_big_field, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_read_file_errors, setup, teardown),
+    };
+    return cmocka_run_group_tests_name("csv_read", tests, NULL, NULL);
+}
