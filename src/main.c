@@ -207,7 +207,7 @@ static int write_outputs(const options *o, const tl_results *res, tl_error *err)
     xlsx_tmp = tl_output_temp_file(o->output, err);
     if (!xlsx_tmp)
         goto out;
-    if (tl_xlsx_write(res, xlsx_tmp, err) != 0)
+    if (tl_xlsx_write(res, NULL, xlsx_tmp, err) != 0)
         goto out;
 
     if (o->csv_dir) {

@@ -1,8 +1,12 @@
 /*
- * xlsx_write.h - the comparison workbook (SPEC §4, "Workbook"), written with libxlsxwriter:
- * one worksheet per result in result order, the column names in the first row, numbers
- * as numbers, booleans as booleans, missing cells empty, the group's hidden columns
- * hidden.
+ * xlsx_write.h - the comparison workbook (SPEC §4, "Workbook"): one worksheet per result
+ * in result order, the column names in the first row, numbers as numbers, booleans as
+ * booleans, missing cells empty, the group's hidden columns hidden.
+ *
+ * Presentation never changes a value: the header row is bold, frozen and filtered,
+ * columns are fitted (capped), ms/µs/% columns get number formats, and every diff/pct
+ * column is coloured (red = slower, green = faster; swapped for throughput metrics).
+ * An optional summary worksheet can come first.
  */
 #ifndef TL_XLSX_WRITE_H
 #define TL_XLSX_WRITE_H
@@ -21,8 +25,50 @@
 char **tl_tab_names(const char *const *names, size_t n);
 void tl_tab_names_free(char **tabs, size_t n);
 
-/* Write the workbook to `path`.  Returns 0, or -1 with *err set (the file may be left
- * half-written: the caller writes to a temporary path and renames). */
-int tl_xlsx_write(const tl_results *results, const char *path, tl_error *err);
+/* ---- the summary worksheet ---------------------------------------------------------- */
+
+/* A titled table on the summary worksheet (written like a result: header row, cells). */
+typedef struct tl_sheet_block {
+    const char *title;     /* a bold line above the table; NULL for none */
+    const tl_table *table;
+} tl_sheet_block;
+
+/* One series of a clustered bar chart. */
+typedef struct tl_chart_series {
+    const char *name;      /* e.g. the report tag */
+    const double *values;  /* ncategories values; NaN for none */
+} tl_chart_series;
+
+typedef struct tl_sheet_chart {
+    const char *title;
+    const char *value_axis_title;          /* e.g. "GPU kernel time (ms)" */
+    size_t ncategories;
+    const char *const *categories;         /* e.g. op names */
+    size_t nseries;
+    const tl_chart_series *series;
+} tl_sheet_chart;
+
+typedef struct tl_summary_sheet {
+    const char *name;              /* the tab name, e.g. "summary" */
+    const tl_sheet_block *blocks;  /* written top to bottom, a blank row between */
+    size_t nblocks;
+    const tl_sheet_chart *chart;   /* NULL for none */
+} tl_summary_sheet;
+
+/* ---- writing -------------------------------------------------------------------------- */
+
+typedef struct tl_xlsx_write_opts {
+    const tl_summary_sheet *summary; /* first worksheet when not NULL */
+    int threads;                     /* worksheets rendered in parallel; 0 = choose */
+} tl_xlsx_write_opts;
+
+/* Write the workbook to `path` (opts may be NULL).  Returns 0, or -1 with *err set
+ * (the file may be left half-written: the caller writes to a temporary path and renames). */
+int tl_xlsx_write(const tl_results *results, const tl_xlsx_write_opts *opts, const char *path,
+                  tl_error *err);
+
+/* The same with libxlsxwriter, plain (no styles, no summary): kept as the reference the
+ * benchmark measures the built-in writer against. */
+int tl_xlsx_write_lxw(const tl_results *results, const char *path, tl_error *err);
 
 #endif
