@@ -6,18 +6,22 @@
 #include "groups.h"
 #include "output.h"
 #include "report.h"
+#include "summary.h"
 #include "xlsx_write.h"
 
+#include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #ifndef TL_VERSION
 #define TL_VERSION "dev"
 #endif
 
-enum { EXIT_USAGE = 2 };
+enum { EXIT_USAGE = 2, EXIT_REGRESSION = 3 };
 
 typedef struct options {
     const char **reports;
@@ -29,11 +33,18 @@ typedef struct options {
     const char *csv_dir;
     unsigned run, named;
     int quiet;
+    const char *summary_md;   /* --summary-md FILE */
+    const char *summary_json; /* --summary-json FILE */
+    int no_summary;           /* --no-summary: no summary worksheet */
+    double fail_pct;          /* --fail-on-regression PCT; < 0: no gate */
+    double min_ms;            /* --min-time-ms MS */
 } options;
 
 static const char usage_text[] =
     "usage: tlcompare REPORT REPORT [REPORT ...] [-o FILE] [--output_csvs_dir DIR]\n"
-    "                 [--names TAG ...] [--sheets GROUP ...] [-q]\n";
+    "                 [--names TAG ...] [--sheets GROUP ...] [--summary-md FILE]\n"
+    "                 [--summary-json FILE] [--fail-on-regression PCT [--min-time-ms MS]]\n"
+    "                 [--no-summary] [-q]\n";
 
 static const char help_text[] =
     "Compare TraceLens performance reports: the first REPORT is the baseline, every other\n"
@@ -47,12 +58,19 @@ static const char help_text[] =
     "  --names TAG ...           one tag per report (default: the file or directory names)\n"
     "  --sheets GROUP ...        groups to compare: gpu_timeline ops_summary kernel_summary\n"
     "                            ops_all roofline all (default: all)\n"
+    "  --summary-md FILE         write the summary as Markdown (for a pull request)\n"
+    "  --summary-json FILE       write the summary as JSON\n"
+    "  --no-summary              no summary worksheet at the front of the workbook\n"
+    "  --fail-on-regression PCT  exit with status 3 (after writing everything) when a\n"
+    "                            variant's busy GPU time, or any op of at least\n"
+    "                            --min-time-ms in the baseline, is more than PCT% slower\n"
+    "  --min-time-ms MS          the gate's smallest op to judge (default: 1)\n"
     "  -q, --quiet               print nothing but errors\n"
     "  -h, --help                show this help and exit\n"
     "  --version                 show the version and exit\n"
     "\n"
     "exit status: 0 done, 1 failure (unreadable report, missing sheet, cannot write),\n"
-    "2 usage error.\n"
+    "2 usage error, 3 the --fail-on-regression gate failed (all outputs written).\n"
     "\n"
     "example:\n"
     "  tlcompare runs/h100.xlsx runs/mi300.xlsx --names h100 mi300 -o h100_vs_mi300.xlsx\n"
@@ -88,6 +106,8 @@ static int parse_args(int argc, char **argv, options *o)
     o->reports = tl_xcalloc((size_t)argc, sizeof *o->reports);
     o->names = tl_xcalloc((size_t)argc, sizeof *o->names);
     o->output = "comparison.xlsx";
+    o->fail_pct = -1;
+    o->min_ms = 1;
     int only_positional = 0;
     unsigned sheets_named = 0;
     int sheets_given = 0, all_given = 0;
@@ -136,6 +156,20 @@ static int parse_args(int argc, char **argv, options *o)
             o->csv_dir = option_value(argc, argv, &i, eq);
             if (!o->csv_dir || !*o->csv_dir)
                 return usage_error("%s needs a directory", name);
+        } else if (!strcmp(name, "--summary-md") || !strcmp(name, "--summary-json")) {
+            const char *v = option_value(argc, argv, &i, eq);
+            if (!v || !*v)
+                return usage_error("%s needs a file name", name);
+            *(name[10] == 'm' ? &o->summary_md : &o->summary_json) = v;
+        } else if (!strcmp(name, "--no-summary")) {
+            o->no_summary = 1;
+        } else if (!strcmp(name, "--fail-on-regression") || !strcmp(name, "--min-time-ms")) {
+            const char *v = option_value(argc, argv, &i, eq);
+            char *end = NULL;
+            double x = v ? strtod(v, &end) : NAN;
+            if (!v || end == v || *end || !isfinite(x) || x < 0)
+                return usage_error("%s needs a number of at least 0", name);
+            *(name[2] == 'f' ? &o->fail_pct : &o->min_ms) = x;
         } else if (!strcmp(name, "--names")) {
             o->names_given = 1;
             if (eq)
@@ -198,16 +232,44 @@ static int same_file(const char *a, const char *b)
 }
 
 /* Write the workbook and the CSVs under temporary names, then move them into place. */
-static int write_outputs(const options *o, const tl_results *res, tl_error *err)
+/* Write `text` to a temporary file beside `target`; returns its path or NULL. */
+static char *write_text_temp(const char *target, const tl_buf *text, tl_error *err)
 {
-    char *xlsx_tmp = NULL, *csv_tmp = NULL;
+    char *tmp = tl_output_temp_file(target, err);
+    if (!tmp)
+        return NULL;
+    FILE *f = fopen(tmp, "wb");
+    int bad = !f || fwrite(text->data ? text->data : "", 1, text->len, f) != text->len;
+    if (f && fclose(f) != 0)
+        bad = 1;
+    if (bad) {
+        tl_error_set(err, "%s: cannot write: %s", target, strerror(errno));
+        free(tmp);
+        return NULL;
+    }
+    return tmp;
+}
+
+typedef struct extra_outputs {
+    const tl_summary_sheet *sheet; /* the summary worksheet, or NULL */
+    tl_buf md, json;               /* --summary-md / --summary-json texts */
+} extra_outputs;
+
+static int write_outputs(const options *o, const tl_results *res, const extra_outputs *x, tl_error *err)
+{
+    char *xlsx_tmp = NULL, *csv_tmp = NULL, *md_tmp = NULL, *json_tmp = NULL;
     char **files = NULL;
     int rc = -1;
 
     xlsx_tmp = tl_output_temp_file(o->output, err);
     if (!xlsx_tmp)
         goto out;
-    if (tl_xlsx_write(res, NULL, xlsx_tmp, err) != 0)
+    tl_xlsx_write_opts wopts = {x->sheet, 0};
+    if (tl_xlsx_write(res, &wopts, xlsx_tmp, err) != 0)
+        goto out;
+    if (o->summary_md && !(md_tmp = write_text_temp(o->summary_md, &x->md, err)))
+        goto out;
+    if (o->summary_json && !(json_tmp = write_text_temp(o->summary_json, &x->json, err)))
         goto out;
 
     if (o->csv_dir) {
@@ -236,6 +298,10 @@ static int write_outputs(const options *o, const tl_results *res, tl_error *err)
     /* Everything is complete: move it into place. */
     if (tl_output_commit_file(xlsx_tmp, o->output, err) != 0)
         goto out;
+    if (md_tmp && tl_output_commit_file(md_tmp, o->summary_md, err) != 0)
+        goto out;
+    if (json_tmp && tl_output_commit_file(json_tmp, o->summary_json, err) != 0)
+        goto out;
     if (o->csv_dir && tl_output_commit_dir(csv_tmp, o->csv_dir, (const char *const *)files, res->n, err) != 0)
         goto out;
     rc = 0;
@@ -248,6 +314,8 @@ out:
     free(files);
     free(xlsx_tmp);
     free(csv_tmp);
+    free(md_tmp);
+    free(json_tmp);
     return rc;
 }
 
@@ -268,6 +336,9 @@ int main(int argc, char **argv)
     tl_arena_init(&arena);
     tl_results results = {0};
     tl_error err = {0};
+    tl_summary summary = {0};
+    tl_summary_sheet *sheet = NULL;
+    extra_outputs extra = {0};
     size_t opened = 0;
     rc = 1;
 
@@ -311,14 +382,35 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < results.n; i++)
         if (results.items[i].table->nrows == 0)
             tl_note("Sheet '%s' is empty (no matching rows)", results.items[i].name);
-    if (write_outputs(&o, &results, &err) != 0)
+
+    /* The summary is cheap and read from the results, so it is always built. */
+    const char **tagv = tl_xmalloc(o.nreports * sizeof *tagv);
+    for (size_t i = 0; i < o.nreports; i++)
+        tagv[i] = reports[i].tag;
+    tl_gate gate = {o.fail_pct, o.min_ms};
+    tl_summary_build(&summary, &results, tagv, o.nreports, &gate, &arena);
+    free(tagv);
+    if (!o.no_summary && (summary.nvariants && (summary.source || summary.variants[0].has_timeline)))
+        extra.sheet = sheet = tl_summary_sheet_build(&summary, &arena);
+    if (o.summary_md)
+        tl_summary_markdown(&summary, &extra.md);
+    if (o.summary_json)
+        tl_summary_json(&summary, &extra.json);
+    if (write_outputs(&o, &results, &extra, &err) != 0)
         goto fail;
 
-    if (!o.quiet)
+    if (!o.quiet) {
         for (size_t i = 0; i < results.n; i++)
             printf("Wrote sheet '%s' with %zu rows \xC3\x97 %zu columns\n", results.items[i].name,
                    results.items[i].table->nrows, results.items[i].table->ncols);
+        const char *no_color = getenv("NO_COLOR");
+        tl_summary_print(&summary, stdout, isatty(STDOUT_FILENO) && !(no_color && *no_color));
+    }
     rc = 0;
+    if (summary.gate_failed) {
+        tl_summary_print_violations(&summary, stderr);
+        rc = EXIT_REGRESSION;
+    }
     goto done;
 
 fail:
@@ -331,6 +423,10 @@ done:
     for (size_t i = 0; i < opened; i++)
         tl_report_close(&reports[i]);
     free(reports);
+    tl_summary_sheet_free(sheet);
+    tl_summary_free(&summary);
+    tl_buf_free(&extra.md);
+    tl_buf_free(&extra.json);
     tl_results_free(&results);
     tl_arena_free(&arena);
     free(o.reports);
