@@ -1,0 +1,30 @@
+#!/bin/sh
+# Run tlcompare under valgrind on every conformance case and on the bundled examples:
+# any memory error or leak fails.  usage: tests/valgrind.sh TLCOMPARE [CONFORMANCE_DIR]
+set -u
+tool=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+conf=${2:-../shared/conformance}
+top=$(cd "$(dirname "$0")/.." && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+vg="valgrind -q --error-exitcode=99 --leak-check=full --show-leak-kinds=definite,indirect,possible --errors-for-leak-kinds=definite,indirect,possible"
+fail=0; n=0
+run() { # name dir args...
+  name=$1; dir=$2; shift 2
+  n=$((n + 1))
+  if (cd "$dir" && $vg "$tool" "$@" -o "$tmp/$name.xlsx" --output_csvs_dir "$tmp/$name" -q) >"$tmp/$name.log" 2>&1; then
+    echo "valgrind clean: $name"
+  else
+    echo "valgrind FAILED: $name"; tail -n 20 "$tmp/$name.log"; fail=$((fail + 1))
+  fi
+}
+if [ -d "$conf/cases" ]; then
+  for c in "$conf"/cases/*/; do
+    # shellcheck disable=SC2046
+    run "$(basename "$c")" "$c" $(cat "$c/args")
+  done
+fi
+run examples "$top" examples/baseline examples/candidate
+run examples_xlsx "$top" examples/baseline.xlsx examples/candidate.xlsx
+echo "$((n - fail)) passed, $fail failed"
+[ "$fail" -eq 0 ]
