@@ -8,6 +8,7 @@
 
 #include "compare.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -158,24 +159,63 @@ static void drop_column(tl_table *t, const char *name)
         tl_table_remove_column(t, (size_t)i);
 }
 
-/* Read `sheet` from every report into tables[]; on failure frees what it read. */
-static int read_all(run_ctx *c, const char *sheet, tl_table **tables)
-{
-    for (size_t i = 0; i < c->n; i++) {
-        tables[i] = tl_report_read_sheet(&c->reports[i], sheet, c->arena, c->err);
-        if (!tables[i]) {
-            while (i--)
-                tl_table_free(tables[i]);
-            return -1;
-        }
-    }
-    return 0;
-}
-
 static void free_all(tl_table **tables, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         tl_table_free(tables[i]);
+}
+
+typedef struct read_job {
+    tl_report *report;
+    const char *sheet;
+    tl_table *table;
+    tl_error err;
+} read_job;
+
+static void *read_one(void *arg)
+{
+    read_job *j = arg;
+    j->table = tl_report_read_sheet(j->report, j->sheet, &j->err);
+    return NULL;
+}
+
+/*
+ * Read `sheet` from every report into tables[]; on failure frees what it read.
+ * Reading and typing a big sheet is most of the input work, and each report is
+ * independent (own file, own arena), so the reports are read in parallel, a thread
+ * each, no more than TL_READ_THREADS at a time.
+ */
+#define TL_READ_THREADS 2
+static int read_all(run_ctx *c, const char *sheet, tl_table **tables)
+{
+    read_job *jobs = tl_xcalloc(c->n, sizeof *jobs);
+    for (size_t i = 0; i < c->n; i += TL_READ_THREADS) {
+        pthread_t th[TL_READ_THREADS];
+        int started[TL_READ_THREADS] = {0};
+        for (size_t k = 0; k < TL_READ_THREADS && i + k < c->n; k++) {
+            jobs[i + k] = (read_job){&c->reports[i + k], sheet, NULL, {0}};
+            /* the last of a batch runs on this thread; a failed start runs here too */
+            if (k + 1 < TL_READ_THREADS && i + k + 1 < c->n)
+                started[k] = pthread_create(&th[k], NULL, read_one, &jobs[i + k]) == 0;
+            if (!started[k])
+                read_one(&jobs[i + k]);
+        }
+        for (size_t k = 0; k < TL_READ_THREADS && i + k < c->n; k++)
+            if (started[k])
+                pthread_join(th[k], NULL);
+    }
+    int rc = 0;
+    for (size_t i = 0; i < c->n; i++) {
+        tables[i] = jobs[i].table;
+        if (!tables[i] && rc == 0) {
+            tl_error_set(c->err, "%s", jobs[i].err.msg);
+            rc = -1;
+        }
+    }
+    if (rc != 0)
+        free_all(tables, c->n);
+    free(jobs);
+    return rc;
 }
 
 /* The first report that lacks `sheet`, or -1. */
