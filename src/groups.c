@@ -7,6 +7,7 @@
 #include "groups.h"
 
 #include "compare.h"
+#include "progress.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -188,6 +189,7 @@ static void *read_one(void *arg)
 #define TL_READ_THREADS 2
 static int read_all(run_ctx *c, const char *sheet, tl_table **tables)
 {
+    tl_progress("reading and comparing %s", sheet);
     read_job *jobs = tl_xcalloc(c->n, sizeof *jobs);
     for (size_t i = 0; i < c->n; i += TL_READ_THREADS) {
         pthread_t th[TL_READ_THREADS];

@@ -5,6 +5,7 @@
 #include "csv_write.h"
 #include "groups.h"
 #include "output.h"
+#include "progress.h"
 #include "report.h"
 #include "summary.h"
 #include "xlsx_write.h"
@@ -264,6 +265,7 @@ static int write_outputs(const options *o, const tl_results *res, const extra_ou
     xlsx_tmp = tl_output_temp_file(o->output, err);
     if (!xlsx_tmp)
         goto out;
+    tl_progress("writing %s", o->output);
     tl_xlsx_write_opts wopts = {x->sheet, 0};
     if (tl_xlsx_write(res, &wopts, xlsx_tmp, err) != 0)
         goto out;
@@ -273,6 +275,7 @@ static int write_outputs(const options *o, const tl_results *res, const extra_ou
         goto out;
 
     if (o->csv_dir) {
+        tl_progress("writing %s/", o->csv_dir);
         csv_tmp = tl_output_temp_dir(o->csv_dir, err);
         if (!csv_tmp)
             goto out;
@@ -330,6 +333,7 @@ int main(int argc, char **argv)
     }
     tl_quiet = o.quiet;
     tl_output_install_cleanup();
+    tl_progress_start(!o.quiet);
 
     tl_report *reports = tl_xcalloc(o.nreports, sizeof *reports);
     tl_arena arena;
@@ -396,7 +400,9 @@ int main(int argc, char **argv)
         tl_summary_markdown(&summary, &extra.md);
     if (o.summary_json)
         tl_summary_json(&summary, &extra.json);
-    if (write_outputs(&o, &results, &extra, &err) != 0)
+    int written = write_outputs(&o, &results, &extra, &err);
+    tl_progress_done();
+    if (written != 0)
         goto fail;
 
     if (!o.quiet) {
@@ -414,6 +420,7 @@ int main(int argc, char **argv)
     goto done;
 
 fail:
+    tl_progress_done();
     fprintf(stderr, "tlcompare: %s\n", err.msg[0] ? err.msg : "failed");
     rc = 1;
 done:

@@ -1,0 +1,19 @@
+/*
+ * progress.h - one line of progress on stderr for long runs.
+ *
+ * Shown only when stderr is a terminal and the run has already taken more than a
+ * second: short runs and logs stay clean.  Called from the main thread only.
+ */
+#ifndef TL_PROGRESS_H
+#define TL_PROGRESS_H
+
+/* Start timing (and decide whether to show anything at all). */
+void tl_progress_start(int enabled);
+
+/* Say what is being done now, e.g. tl_progress("comparing %s", sheet). */
+void tl_progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Erase the line (before the results are printed, or an error). */
+void tl_progress_done(void);
+
+#endif
