@@ -927,7 +927,7 @@ typedef struct xlsx_sheet_state {
     size_t col;
     xlsx_ctype type;
     int has_v;
-    char ref[16]; /* its reference, for messages */
+    char ref[16]; /* its reference as written, "" when it had none */
 } xlsx_sheet_state;
 
 /* Column letters of a 0-based column: 0 -> "A", 27 -> "AB" (col <= XFD). */
@@ -997,6 +997,14 @@ static unsigned long xlsx_row_number(const char *r, unsigned long dflt)
     return *r || row == 0 || row > XLSX_MAX_ROW ? dflt : row;
 }
 
+/* The reference of the current cell, for a message: as written, or made from its place. */
+static const char *xlsx_ref(xlsx_sheet_state *st)
+{
+    if (!st->ref[0])
+        xlsx_cell_name(st->ref, sizeof st->ref, st->col, st->row);
+    return st->ref;
+}
+
 static const char *xlsx_keep(xlsx_sheet_state *st, const char *s, size_t n)
 {
     return tl_arena_strndup(st->arena, s, n);
@@ -1051,15 +1059,15 @@ static int xlsx_shared_cell(xlsx_parse *p, xlsx_sheet_state *st, tl_cell *out)
         return 1;
     for (size_t i = 0; i < n; i++) {
         if (v[i] < '0' || v[i] > '9') {
-            xlsx_cell_fail(p, st->ref, "shared string index '%.40s' is not a number", v);
+            xlsx_cell_fail(p, xlsx_ref(st), "shared string index '%.40s' is not a number", v);
             return 0;
         }
         /* Saturate: anything this large is out of range anyway. */
         idx = idx > ((size_t)-1 - 9) / 10 ? (size_t)-1 : idx * 10 + (size_t)(v[i] - '0');
     }
     if (idx >= x->nsst) {
-        xlsx_cell_fail(p, st->ref, "shared string %.40s out of range (the workbook has %zu)", v,
-                  x->nsst);
+        xlsx_cell_fail(p, xlsx_ref(st), "shared string %.40s out of range (the workbook has %zu)",
+                       v, x->nsst);
         return 0;
     }
     str = &x->sst[idx];
@@ -1097,7 +1105,7 @@ static int xlsx_cell_value(xlsx_parse *p, xlsx_sheet_state *st, tl_cell *out)
         if (n == 0)
             return 1;
         if (!xlsx_number(s, n, out)) {
-            xlsx_cell_fail(p, st->ref, "number cell holds '%.40s'", s);
+            xlsx_cell_fail(p, xlsx_ref(st), "number cell holds '%.40s'", s);
             return 0;
         }
         return 1;
@@ -1114,7 +1122,7 @@ static int xlsx_cell_value(xlsx_parse *p, xlsx_sheet_state *st, tl_cell *out)
         } else if ((n == 1 && s[0] == '0') || xlsx_ieq(s, n, "false")) {
             *out = tl_cell_bool(0);
         } else {
-            xlsx_cell_fail(p, st->ref, "boolean cell holds '%.40s'", s);
+            xlsx_cell_fail(p, xlsx_ref(st), "boolean cell holds '%.40s'", s);
             return 0;
         }
         return 1;
@@ -1201,15 +1209,17 @@ static void xlsx_sheet_start(xlsx_parse *p, int el, const XML_Char **attrs)
                 xlsx_fail(p, "invalid cell reference '%.40s' in row %lu", r, st->row);
                 return;
             }
-            snprintf(st->ref, sizeof st->ref, "%s", r);
+            /* A valid reference is at most "$XFD$1048576": it fits. */
+            memcpy(st->ref, r, strlen(r) + 1);
         } else {
-            /* No reference: the cell after the previous one of the row. */
+            /* No reference: the cell after the previous one of the row.  Its name is only
+             * made if a message needs it (see xlsx_ref). */
             if (st->next_col > XLSX_MAX_COL) {
                 xlsx_fail(p, "row %lu has cells past column XFD", st->row);
                 return;
             }
             st->col = st->next_col;
-            xlsx_cell_name(st->ref, sizeof st->ref, st->col, st->row);
+            st->ref[0] = '\0';
         }
         st->next_col = st->col + 1;
 
@@ -1229,7 +1239,7 @@ static void xlsx_sheet_start(xlsx_parse *p, int el, const XML_Char **attrs)
         else if (strcmp(t, "d") == 0)
             st->type = CT_D;
         else {
-            xlsx_cell_fail(p, st->ref, "unknown cell type '%.20s'", t);
+            xlsx_cell_fail(p, xlsx_ref(st), "unknown cell type '%.20s'", t);
             return;
         }
         st->has_v = 0;
