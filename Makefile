@@ -10,14 +10,14 @@
 VERSION     := 0.1.0
 PREFIX      ?= /usr/local
 CC          ?= cc
-PKGS        := xlsxwriter libzip expat zlib
+PKGS        := xlsxwriter libzip expat zlib libdeflate
 CSTD        := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
 WARN        := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-unused-parameter
 OPT         ?= -O2 -g
 CFLAGS      ?=
 LDFLAGS     ?=
 PKG_CFLAGS  = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS    = $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lxlsxwriter -lzip -lexpat -lz)
+PKG_LIBS    = $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lxlsxwriter -lzip -lexpat -lz -ldeflate)
 ALL_CFLAGS  = $(CSTD) $(WARN) $(OPT) -DTL_VERSION='"$(VERSION)"' $(PKG_CFLAGS) $(CFLAGS) -MMD -MP
 LIBS        = $(PKG_LIBS) -lm -lpthread
 
@@ -30,7 +30,7 @@ CONFORMANCE ?= ../shared/conformance
 
 # Debian packages: the build, the tests, and the tools the tests drive.
 DEB_PKGS    := build-essential pkg-config libxlsxwriter-dev libzip-dev libexpat1-dev \
-               zlib1g-dev libcmocka-dev valgrind python3
+               zlib1g-dev libdeflate-dev libcmocka-dev valgrind python3
 
 .PHONY: all test unit-test sanitize-test conformance demo deps install uninstall clean \
         valgrind examples bench fuzz
@@ -63,7 +63,7 @@ unit-test: $(TEST_BINS) $(BUILD)/tlcompare
 
 # The same unit tests and conformance cases under AddressSanitizer + UBSan, in its own tree.
 sanitize-test:
-	$(MAKE) --no-print-directory BUILD=build/asan \
+	TL_NUMFMT_QUICK=1 $(MAKE) --no-print-directory BUILD=build/asan \
 	  OPT="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
 	  LDFLAGS="-fsanitize=address,undefined" unit-test
 	@if [ -x $(CONFORMANCE)/run ]; then \

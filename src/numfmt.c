@@ -1,41 +1,133 @@
 /*
  * numfmt.c - Python-style number formatting (see numfmt.h).
+ *
+ * Shortest round-trip digits
+ * --------------------------
+ * repr(d) prints the decimal with the fewest significant digits that reads back (under
+ * round-to-nearest-even) to d and, among those, the one closest to d, an exact tie going
+ * to the even last digit.  We find it the way Ryu does (Ulf Adams, "Ryu: fast float-to-
+ * string conversion", PLDI 2018), written afresh here with 128-bit multipliers.
+ *
+ * The rounding interval.  A finite d > 0 is m * 2^e (53-bit m).  Scaled by 4, it is
+ * mv * 2^e2 with mv = 4m and e2 = e - 2; the decimals that read back to d are exactly
+ * those between the midpoints to its neighbours, mm * 2^e2 and mp * 2^e2, where
+ * mp = mv + 2 and mm = mv - 2 (mm = mv - 1 when d is a power of two above DBL_MIN,
+ * whose lower neighbour is twice as close).  Midpoints round to even, so the bounds
+ * belong to the interval iff m is even.
+ *
+ * One decimal scale.  With e10 = floor(e2 * log10 2) - 1 the ratio R = 2^e2 / 10^e10
+ * lies in [10, 100), so at the scale 10^e10 each of y = x * R (x = mm, mv, mp) is below
+ * 2^62 and the interval is at least 3R >= 30 units wide.  We need floor(y) and whether
+ * y is an integer, for the three x.  For e10 >= 0, y = x * 2^(e2-e10) / 5^e10 and we
+ * multiply x by ceil(2^b / 5^e10), a 128-bit number with its top bit set; for e10 < 0,
+ * y = x * 5^-e10 * 2^(e2+e10) and we multiply by floor(5^-e10 / 2^b), which is 5^-e10
+ * itself, shifted, whenever it has at most 128 bits (-e10 <= 55).  The 192-bit product,
+ * read as a fixed-point number with 121..124 fraction bits, is y within 2^-65 (relative
+ * error under 2^-127, and y < 2^62).  Its integer part can then only differ from
+ * floor(y) when its fraction lies within 2^-65 of a whole number:
+ *   - the multiplier for e10 >= 0 is rounded up, so the approximation is too big.  Its
+ *     fraction is then near 0: either y is an integer (5^e10 divides x; possible only
+ *     for e10 <= 23, as x < 2^55 < 5^24, and checked exactly by division) and all is
+ *     well, or y lies just below a whole number.  For e10 <= 23 that cannot happen
+ *     (a non-integer y has a fraction of at least 5^-23 > 2^-57); above it we take
+ *     the slow path below;
+ *   - the multiplier for e10 < 0 is exact up to -e10 = 55 (y is an integer iff the
+ *     fraction bits are all zero), and rounded down beyond, where y is never an
+ *     integer (that would need 2^122 to divide x); a fraction just below 1 takes the
+ *     slow path.
+ * We test the top 57..60 bits of the fraction (all zeros, resp. all ones), a superset
+ * of the doubtful cases, so the slow path is taken with a probability around 2^-56 per
+ * number.  Ryu's paper bounds, by a search over all exponents, how close such products
+ * come to an integer, and concludes that narrower multipliers already suffice; the check
+ * keeps correctness from resting on that search.  (No fallback in the tests' 10 million
+ * random doubles.)
+ *
+ * Shortening.  At scale 10^(e10+k) the candidates are the integers c with
+ * c * 10^k in [vm, vp] (vm = floor(y(mm)), vp = floor(y(mp)), less one when y(mp) is an
+ * integer the interval excludes), except vm itself unless y(mm) is that integer and the
+ * bounds belong to the interval.  A candidate at a coarser scale is one at every finer
+ * scale, so we drop the last digit of vm, vr = floor(y(mv)) and vp while vp / 10 >
+ * vm / 10 (a candidate above vm exists one scale up), then, when vm is itself a
+ * candidate, while its last digit is 0.  The interval is at least 30 units wide at the
+ * start, so at least one digit goes and the last removed digit of vr, with whether
+ * every digit below it (and y's own fraction) was zero, says how y(mv) rounds at the
+ * final scale: up from .5, or to even on an exact tie.  The rounded value is the
+ * candidate closest to d: it never passes vp (d would then lie within half a unit of
+ * the upper bound, hence of the lower one too, and the scale would hold no candidate),
+ * and when it equals vm but vm is not a candidate, vm + 1 is the closest.  It is the
+ * shortest: any decimal with fewer digits would be a candidate at a coarser scale.
+ * When a single candidate is left one scale up, it is the answer whatever the rounding,
+ * so the common case then strips its trailing zeros by a few divisibility tests rather
+ * than a digit at a time.
+ *
+ * The multiplier tables (326 powers of 5, 291 reciprocals) are computed exactly with a
+ * small big-number routine on first use, under pthread_once.
  */
 #include "numfmt.h"
 
 #include <float.h>
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+__extension__ typedef unsigned __int128 u128;
+
+/* ---- the slow reference ------------------------------------------------------------ */
+
 /*
- * The shortest round-trip digits of d (d finite, > 0): sets digits (no dot, no leading
- * or trailing zeros) and returns the decimal exponent of the first digit.
+ * The shortest round-trip digits of d (d finite, > 0), the simple way: sets digits (no
+ * dot, no leading or trailing zeros) and returns the decimal exponent of the first digit.
  *
- * If some decimal of p <= 15 significant digits reads back to d, then rounding d to 15
- * digits yields exactly that decimal (a double carries more than 15.9 digits, so d lies
- * within half a 15-digit step of it); the correctly rounded 16- and 17-digit forms are
- * the closest of their length, so the first of 15, 16, 17 digits that round-trips,
- * stripped of trailing zeros, is the shortest, and the closest among the shortest:
- * exactly what repr() picks.  Subnormals carry fewer digits, so for them every
- * length is tried from 1 up.
+ * If some decimal of p <= 15 significant digits reads back to d, it is the only 15-digit
+ * decimal that does (a double carries more than 15.9 digits, so 15-digit steps are wider
+ * than the interval of decimals that read back to d) and one of the two 15-digit
+ * neighbours of d.  Rounding d to p digits gives the closer neighbour; when it does not
+ * read back, the other one may still: the interval reaches twice as far above a power
+ * of two as below it.  So at 15, 16 and 17 digits we try the rounded decimal, then, for
+ * a power of two rounded down, the next one up: the first that reads back, stripped of
+ * trailing zeros, is the shortest and the closest among the shortest, as repr() picks.
+ * Subnormals carry fewer digits, so for them every length is tried from 1 up.  About
+ * 1 us a number: the fast path falls back on it only when its product is in doubt.
  */
-static int shortest_digits(double d, char *digits, size_t *ndigits)
+static int shortest_digits_slow(double d, char *digits, size_t *ndigits)
 {
     char tmp[40];
+    int exp2;
+    bool pow2 = d >= DBL_MIN && frexp(d, &exp2) == 0.5;
+    size_t n = 0;
+    int exp10 = 0;
     for (int prec = d < DBL_MIN ? 1 : 15; prec <= 17; prec++) {
         snprintf(tmp, sizeof tmp, "%.*e", prec - 1, d);
-        if (prec == 17 || strtod(tmp, NULL) == d)
+        /* tmp is "D.DDDDe[+-]XX" */
+        char *e = strchr(tmp, 'e');
+        exp10 = atoi(e + 1);
+        n = 0;
+        for (char *p = tmp; p < e; p++)
+            if (*p != '.')
+                digits[n++] = *p;
+        double back = strtod(tmp, NULL);
+        if (back == d || prec == 17)
             break;
+        if (pow2 && back < d) {
+            /* the p-digit decimal above d */
+            size_t i = n;
+            while (i > 0 && digits[i - 1] == '9')
+                digits[--i] = '0';
+            if (i > 0) {
+                digits[i - 1]++;
+            } else {
+                digits[0] = '1';
+                exp10++;
+            }
+            snprintf(tmp, sizeof tmp, "%c.%.*se%d", digits[0], (int)n - 1, digits + 1, exp10);
+            if (strtod(tmp, NULL) == d)
+                break;
+        }
     }
-    /* tmp is "D.DDDDe[+-]XX" */
-    char *e = strchr(tmp, 'e');
-    int exp10 = atoi(e + 1);
-    size_t n = 0;
-    for (char *p = tmp; p < e; p++)
-        if (*p != '.')
-            digits[n++] = *p;
     while (n > 1 && digits[n - 1] == '0')
         n--;
     digits[n] = '\0';
@@ -43,26 +135,245 @@ static int shortest_digits(double d, char *digits, size_t *ndigits)
     return exp10;
 }
 
-size_t tl_fmt_double(double d, char *buf)
+/* ---- the multiplier tables --------------------------------------------------------- */
+
+#define POW5_MAX 325 /* largest -e10: e2 = -1076 (subnormals) */
+#define INV5_MAX 290 /* largest e10: e2 = 969 (DBL_MAX) */
+
+/* pow5_m[n] = floor(5^n / 2^pow5_b[n]), in [2^127, 2^128). */
+static u128 pow5_m[POW5_MAX + 1];
+static int pow5_b[POW5_MAX + 1];
+/* inv5_m[q] = ceil(2^inv5_b[q] / 5^q), in [2^127, 2^128). */
+static u128 inv5_m[INV5_MAX + 1];
+static int inv5_b[INV5_MAX + 1];
+/* 5^q for q <= 27, for the exact divisibility test. */
+static uint64_t pow5_64[28];
+/* "00" "01" ... "99" */
+static char digit_pairs[200];
+
+/* Little-endian 32-bit limbs, enough for 2^863 (5^325 < 2^755). */
+#define BIG_LIMBS 27
+#define INV_P 832 /* the reciprocals come from floor(2^INV_P / 5^q) */
+
+static int big_bitlen(const uint32_t *w)
 {
-    char *p = buf;
-    if (isnan(d))
-        return (size_t)(strcpy(buf, "nan"), 3);
-    if (signbit(d)) {
-        *p++ = '-';
-        d = -d;
+    for (int i = BIG_LIMBS - 1; i >= 0; i--)
+        if (w[i])
+            return i * 32 + 32 - __builtin_clz(w[i]);
+    return 0;
+}
+
+/* floor(A / 2^lo) mod 2^128; lo < 0 shifts left. */
+static u128 big_bits(const uint32_t *w, int lo)
+{
+    u128 r = 0;
+    for (int i = 0; i < 128; i++) {
+        int bit = lo + i;
+        if (bit >= 0 && bit < BIG_LIMBS * 32 && (w[bit / 32] >> (bit % 32) & 1))
+            r |= (u128)1 << i;
     }
-    if (isinf(d)) {
-        strcpy(p, "inf");
-        return (size_t)(p - buf) + 3;
+    return r;
+}
+
+static void big_mul5(uint32_t *w)
+{
+    uint64_t carry = 0;
+    for (int i = 0; i < BIG_LIMBS; i++) {
+        uint64_t t = (uint64_t)w[i] * 5 + carry;
+        w[i] = (uint32_t)t;
+        carry = t >> 32;
     }
-    if (d == 0) {
-        strcpy(p, "0.0");
-        return (size_t)(p - buf) + 3;
+    if (carry)
+        abort();
+}
+
+static void big_div5(uint32_t *w)
+{
+    uint64_t rem = 0;
+    for (int i = BIG_LIMBS - 1; i >= 0; i--) {
+        uint64_t cur = rem << 32 | w[i];
+        w[i] = (uint32_t)(cur / 5);
+        rem = cur % 5;
     }
-    char digits[24];
-    size_t n;
-    int exp10 = shortest_digits(d, digits, &n);
+}
+
+/* floor(e2 * log10(2)) for |e2| <= 2000: 1292913986 / 2^32 is log10(2) less at most
+ * 2^-32, and no |e2| below 2136 puts e2 * log10(2) within 5e-4 of an integer (but 0). */
+static int floor_log10_pow2(int e2)
+{
+    uint64_t t = (uint64_t)((int64_t)e2 * 1292913986 + ((int64_t)2000 << 32));
+    return (int)(t >> 32) - 2000;
+}
+
+static void init_tables(void)
+{
+    uint32_t w[BIG_LIMBS] = {1};
+    for (int n = 0; n <= POW5_MAX; n++) {
+        if (n)
+            big_mul5(w);
+        int len = big_bitlen(w);
+        pow5_b[n] = len - 128;
+        pow5_m[n] = big_bits(w, len - 128);
+        if (n < 28)
+            pow5_64[n] = (uint64_t)big_bits(w, 0);
+    }
+    /* w = floor(2^INV_P / 5^q): floor(floor(a / b) / c) = floor(a / (b c)) keeps it exact. */
+    memset(w, 0, sizeof w);
+    w[INV_P / 32] = 1u << (INV_P % 32);
+    for (int q = 0; q <= INV5_MAX; q++) {
+        if (q)
+            big_div5(w);
+        /* 2^(len-1) < 5^q < 2^len (len its bit length), except 5^0 = 2^0: len = 0. */
+        int len = q ? pow5_b[q] + 128 : 0;
+        int b = len + 127;
+        inv5_b[q] = b;
+        /* floor(2^b / 5^q), below 2^128; plus one unless exact (q = 0). */
+        if (big_bitlen(w) > INV_P - b + 128)
+            abort();
+        u128 f = big_bits(w, INV_P - b);
+        if (!(f >> 127) || (q && f == ~(u128)0))
+            abort();
+        inv5_m[q] = f + (q != 0);
+    }
+    for (int i = 0; i < 100; i++) {
+        digit_pairs[2 * i] = (char)('0' + i / 10);
+        digit_pairs[2 * i + 1] = (char)('0' + i % 10);
+    }
+    /* The shifts the fast path relies on (see mul_shift). */
+    for (int e2 = -1076; e2 <= 969; e2++) {
+        int e10 = floor_log10_pow2(e2) - 1;
+        int sh = e10 >= 0 ? inv5_b[e10] - e2 + e10 : -(pow5_b[-e10] + e2 - e10);
+        if (e10 > INV5_MAX || -e10 > POW5_MAX || sh < 121 || sh > 124)
+            abort();
+    }
+}
+
+static pthread_once_t tables_once = PTHREAD_ONCE_INIT;
+
+/* ---- the fast path ----------------------------------------------------------------- */
+
+/*
+ * floor(x * m / 2^sh) for sh in [121, 124]; *frac gets the top sh - 64 bits of the
+ * fraction, *low the 64 bits below them.
+ */
+static inline uint64_t mul_shift(uint64_t x, u128 m, int sh, uint64_t *frac, uint64_t *low)
+{
+    u128 a = (u128)x * (uint64_t)m;
+    u128 b = (u128)x * (uint64_t)(m >> 64);
+    u128 mid = (a >> 64) + (uint64_t)b;
+    uint64_t hi = (uint64_t)(b >> 64) + (uint64_t)(mid >> 64);
+    uint64_t p1 = (uint64_t)mid;
+    int s = sh - 64;
+    *frac = p1 & (((uint64_t)1 << s) - 1);
+    *low = (uint64_t)a;
+    return hi << (64 - s) | p1 >> s;
+}
+
+/*
+ * The shortest digits of the positive finite double with these bits, as an integer
+ * *out and the decimal exponent of its last digit; false when the product is in doubt
+ * (never seen in practice: see the top of the file).
+ */
+static bool shortest_fast(uint64_t bits, uint64_t *out, int *exp10)
+{
+    uint64_t frac = bits & (((uint64_t)1 << 52) - 1);
+    int bexp = (int)(bits >> 52);
+    uint64_t m2 = bexp ? frac | (uint64_t)1 << 52 : frac;
+    int e2 = (bexp ? bexp : 1) - 1075 - 2;
+    bool even = (m2 & 1) == 0;
+    uint64_t x[3] = {4 * m2 - 1 - (frac != 0 || bexp <= 1), 4 * m2, 4 * m2 + 2};
+    uint64_t v[3];
+    bool exact[3];
+    int e10 = floor_log10_pow2(e2) - 1;
+
+    if (e10 >= 0) {
+        int sh = inv5_b[e10] - e2 + e10;
+        for (int i = 0; i < 3; i++) {
+            uint64_t f, lo;
+            v[i] = mul_shift(x[i], inv5_m[e10], sh, &f, &lo);
+            exact[i] = false;
+            if (f == 0) { /* near an integer, from above */
+                if (e10 > 23 || x[i] % pow5_64[e10])
+                    return false;
+                exact[i] = true;
+            }
+        }
+    } else {
+        int sh = -(pow5_b[-e10] + e2 - e10);
+        for (int i = 0; i < 3; i++) {
+            uint64_t f, lo;
+            v[i] = mul_shift(x[i], pow5_m[-e10], sh, &f, &lo);
+            if (-e10 <= 55) {
+                exact[i] = f == 0 && lo == 0;
+            } else {
+                exact[i] = false;
+                if (f == ((uint64_t)1 << (sh - 64)) - 1) /* near an integer, from below */
+                    return false;
+            }
+        }
+    }
+
+    uint64_t vm = v[0], vr = v[1], vp = v[2];
+    if (exact[2] && !even)
+        vp--;
+    unsigned last = 0;
+    int removed = 0;
+    bool vm_tz = even && exact[0]; /* vm is a candidate */
+    if (!vm_tz && !exact[1]) {
+        /* The common case: no exact value to track. */
+        while (vp / 10 > vm / 10) {
+            if (vp / 10 - vm / 10 == 1) {
+                /* One candidate one scale up, vp / 10: it is the answer, shortened by
+                 * its trailing zeros, the candidates at the coarser scales. */
+                uint64_t c = vp / 10;
+                removed++;
+                while (c % 100000000 == 0)
+                    c /= 100000000, removed += 8;
+                if (c % 10000 == 0)
+                    c /= 10000, removed += 4;
+                if (c % 100 == 0)
+                    c /= 100, removed += 2;
+                if (c % 10 == 0)
+                    c /= 10, removed++;
+                *out = c;
+                *exp10 = e10 + removed;
+                return true;
+            }
+            last = (unsigned)(vr % 10);
+            vr /= 10, vp /= 10, vm /= 10;
+            removed++;
+        }
+        *out = vr + (vr == vm || last >= 5);
+    } else {
+        bool vr_tz = exact[1]; /* every digit removed from vr, but the last, was 0 */
+        while (vp / 10 > vm / 10) {
+            vm_tz &= vm % 10 == 0;
+            vr_tz &= last == 0;
+            last = (unsigned)(vr % 10);
+            vr /= 10, vp /= 10, vm /= 10;
+            removed++;
+        }
+        if (vm_tz) {
+            while (vm % 10 == 0) {
+                vr_tz &= last == 0;
+                last = (unsigned)(vr % 10);
+                vr /= 10, vp /= 10, vm /= 10;
+                removed++;
+            }
+        }
+        if (vr_tz && last == 5 && vr % 2 == 0)
+            last = 4; /* an exact tie: round half to even */
+        *out = vr + ((vr == vm && !vm_tz) || last >= 5);
+    }
+    *exp10 = e10 + removed;
+    return true;
+}
+
+/* ---- formatting -------------------------------------------------------------------- */
+
+/* Write digits (n of them, the first one at 10^exp10) as repr() does, at p. */
+static char *put_digits(char *p, const char *digits, size_t n, int exp10)
+{
     if (exp10 >= -4 && exp10 < 16) {
         int decpt = exp10 + 1; /* digits before the decimal point */
         if (decpt <= 0) {
@@ -86,8 +397,7 @@ size_t tl_fmt_double(double d, char *buf)
             memcpy(p, digits + decpt, n - (size_t)decpt);
             p += n - (size_t)decpt;
         }
-        *p = '\0';
-        return (size_t)(p - buf);
+        return p;
     }
     *p++ = digits[0];
     if (n > 1) {
@@ -95,8 +405,98 @@ size_t tl_fmt_double(double d, char *buf)
         memcpy(p, digits + 1, n - 1);
         p += n - 1;
     }
-    p += sprintf(p, "e%c%02d", exp10 < 0 ? '-' : '+', abs(exp10));
-    return (size_t)(p - buf);
+    *p++ = 'e';
+    *p++ = exp10 < 0 ? '-' : '+';
+    unsigned e = (unsigned)abs(exp10);
+    if (e >= 100)
+        *p++ = (char)('0' + e / 100);
+    *p++ = (char)('0' + e / 10 % 10);
+    *p++ = (char)('0' + e % 10);
+    return p;
+}
+
+/* nan, inf and zero with their sign; NULL for the others, after the sign. */
+static char *put_special(double d, char **p)
+{
+    if (isnan(d))
+        return strcpy(*p, "nan") + 3;
+    if (signbit(d))
+        *(*p)++ = '-';
+    if (isinf(d))
+        return strcpy(*p, "inf") + 3;
+    if (d == 0)
+        return strcpy(*p, "0.0") + 3;
+    return NULL;
+}
+
+/* How often tl_fmt_double fell back on the slow path; for the tests. */
+static atomic_ulong slow_fallbacks;
+
+unsigned long tl__fmt_double_fallbacks(void);
+unsigned long tl__fmt_double_fallbacks(void)
+{
+    return atomic_load_explicit(&slow_fallbacks, memory_order_relaxed);
+}
+
+/* tl_fmt_double by the slow reference alone; for the tests. */
+size_t tl__fmt_double_slow(double d, char *buf);
+size_t tl__fmt_double_slow(double d, char *buf)
+{
+    char *p = buf, *end = put_special(d, &p);
+    if (!end) {
+        char digits[24];
+        size_t n;
+        int exp10 = shortest_digits_slow(fabs(d), digits, &n);
+        end = put_digits(p, digits, n, exp10);
+    }
+    *end = '\0';
+    return (size_t)(end - buf);
+}
+
+size_t tl_fmt_double(double d, char *buf)
+{
+    char *p = buf, *end = put_special(d, &p);
+    if (!end) {
+        pthread_once(&tables_once, init_tables);
+        uint64_t bits, out;
+        int exp10;
+        memcpy(&bits, &d, sizeof bits);
+        char tmp[24];
+        if (shortest_fast(bits & ~((uint64_t)1 << 63), &out, &exp10)) {
+            /* Write out's digits at the end of tmp, eight at a time, then two. */
+            char *q = tmp + sizeof tmp;
+            while (out >= 100000000) {
+                uint32_t c = (uint32_t)(out % 100000000), hi = c / 10000, lo = c % 10000;
+                out /= 100000000;
+                q -= 8;
+                memcpy(q, digit_pairs + 2 * (hi / 100), 2);
+                memcpy(q + 2, digit_pairs + 2 * (hi % 100), 2);
+                memcpy(q + 4, digit_pairs + 2 * (lo / 100), 2);
+                memcpy(q + 6, digit_pairs + 2 * (lo % 100), 2);
+            }
+            uint32_t o = (uint32_t)out;
+            while (o >= 100) {
+                q -= 2;
+                memcpy(q, digit_pairs + 2 * (o % 100), 2);
+                o /= 100;
+            }
+            if (o >= 10) {
+                q -= 2;
+                memcpy(q, digit_pairs + 2 * o, 2);
+            } else {
+                *--q = (char)('0' + o);
+            }
+            size_t n = (size_t)(tmp + sizeof tmp - q);
+            end = put_digits(p, q, n, exp10 + (int)n - 1);
+        } else {
+            size_t n;
+            atomic_fetch_add_explicit(&slow_fallbacks, 1, memory_order_relaxed);
+            int e = shortest_digits_slow(fabs(d), tmp, &n);
+            end = put_digits(p, tmp, n, e);
+        }
+    }
+    *end = '\0';
+    return (size_t)(end - buf);
 }
 
 size_t tl_fmt_int(int64_t i, char *buf)
