@@ -190,6 +190,7 @@ static void *read_one(void *arg)
 static int read_all(run_ctx *c, const char *sheet, tl_table **tables)
 {
     tl_progress("reading and comparing %s", sheet);
+    double t0 = tl_now();
     read_job *jobs = tl_xcalloc(c->n, sizeof *jobs);
     for (size_t i = 0; i < c->n; i += TL_READ_THREADS) {
         pthread_t th[TL_READ_THREADS];
@@ -217,6 +218,7 @@ static int read_all(run_ctx *c, const char *sheet, tl_table **tables)
     if (rc != 0)
         free_all(tables, c->n);
     free(jobs);
+    tl_timing.read += tl_now() - t0;
     return rc;
 }
 
@@ -395,6 +397,7 @@ int tl_run_groups(tl_report *reports, size_t n, unsigned run, unsigned named, tl
         tags[i] = reports[i].tag;
     run_ctx c = {reports, n, tags, arena, err, out};
     int rc = 0;
+    double t0 = tl_now(), read0 = tl_timing.read;
 
     static const struct { unsigned bit; const summary_group *g; } summaries[] = {
         {TL_GROUP_GPU_TIMELINE, &gpu_timeline},
@@ -436,5 +439,7 @@ int tl_run_groups(tl_report *reports, size_t n, unsigned run, unsigned named, tl
                 rc = run_split(&c, &splits[g].sheets[s], splits[g].roofline);
     }
     free(tags);
+    /* what is not reading is comparing */
+    tl_timing.compare += tl_now() - t0 - (tl_timing.read - read0);
     return rc;
 }

@@ -34,6 +34,7 @@ typedef struct options {
     const char *csv_dir;
     unsigned run, named;
     int quiet;
+    int timings;              /* --timings: where the time went, on stderr */
     const char *summary_md;   /* --summary-md FILE */
     const char *summary_json; /* --summary-json FILE */
     int no_summary;           /* --no-summary: no summary worksheet */
@@ -66,6 +67,7 @@ static const char help_text[] =
     "                            variant's busy GPU time, or any op of at least\n"
     "                            --min-time-ms in the baseline, is more than PCT% slower\n"
     "  --min-time-ms MS          the gate's smallest op to judge (default: 1)\n"
+    "  --timings                 print where the time went (stderr)\n"
     "  -q, --quiet               print nothing but errors\n"
     "  -h, --help                show this help and exit\n"
     "  --version                 show the version and exit\n"
@@ -162,6 +164,8 @@ static int parse_args(int argc, char **argv, options *o)
             if (!v || !*v)
                 return usage_error("%s needs a file name", name);
             *(name[10] == 'm' ? &o->summary_md : &o->summary_json) = v;
+        } else if (!strcmp(name, "--timings")) {
+            o->timings = 1;
         } else if (!strcmp(name, "--no-summary")) {
             o->no_summary = 1;
         } else if (!strcmp(name, "--fail-on-regression") || !strcmp(name, "--min-time-ms")) {
@@ -267,8 +271,10 @@ static int write_outputs(const options *o, const tl_results *res, const extra_ou
         goto out;
     tl_progress("writing %s", o->output);
     tl_xlsx_write_opts wopts = {x->sheet, 0};
+    double t0 = tl_now();
     if (tl_xlsx_write(res, &wopts, xlsx_tmp, err) != 0)
         goto out;
+    tl_timing.write_xlsx += tl_now() - t0;
     if (o->summary_md && !(md_tmp = write_text_temp(o->summary_md, &x->md, err)))
         goto out;
     if (o->summary_json && !(json_tmp = write_text_temp(o->summary_json, &x->json, err)))
@@ -276,6 +282,7 @@ static int write_outputs(const options *o, const tl_results *res, const extra_ou
 
     if (o->csv_dir) {
         tl_progress("writing %s/", o->csv_dir);
+        t0 = tl_now();
         csv_tmp = tl_output_temp_dir(o->csv_dir, err);
         if (!csv_tmp)
             goto out;
@@ -297,6 +304,9 @@ static int write_outputs(const options *o, const tl_results *res, const extra_ou
                 goto out;
         }
     }
+
+    if (o->csv_dir)
+        tl_timing.write_csv += tl_now() - t0;
 
     /* Everything is complete: move it into place. */
     if (tl_output_commit_file(xlsx_tmp, o->output, err) != 0)
@@ -334,6 +344,7 @@ int main(int argc, char **argv)
     tl_quiet = o.quiet;
     tl_output_install_cleanup();
     tl_progress_start(!o.quiet);
+    double t_start = tl_now();
 
     tl_report *reports = tl_xcalloc(o.nreports, sizeof *reports);
     tl_arena arena;
@@ -388,6 +399,7 @@ int main(int argc, char **argv)
             tl_note("Sheet '%s' is empty (no matching rows)", results.items[i].name);
 
     /* The summary is cheap and read from the results, so it is always built. */
+    double t_summary = tl_now();
     const char **tagv = tl_xmalloc(o.nreports * sizeof *tagv);
     for (size_t i = 0; i < o.nreports; i++)
         tagv[i] = reports[i].tag;
@@ -400,6 +412,7 @@ int main(int argc, char **argv)
         tl_summary_markdown(&summary, &extra.md);
     if (o.summary_json)
         tl_summary_json(&summary, &extra.json);
+    tl_timing.summary += tl_now() - t_summary;
     int written = write_outputs(&o, &results, &extra, &err);
     tl_progress_done();
     if (written != 0)
@@ -412,6 +425,11 @@ int main(int argc, char **argv)
         const char *no_color = getenv("NO_COLOR");
         tl_summary_print(&summary, stdout, isatty(STDOUT_FILENO) && !(no_color && *no_color));
     }
+    tl_timing.total = tl_now() - t_start;
+    if (o.timings)
+        fprintf(stderr, "timings: read %.3f s, compare %.3f s, summary %.3f s, workbook %.3f s, csv %.3f s, "
+                        "total %.3f s\n", tl_timing.read, tl_timing.compare, tl_timing.summary,
+                tl_timing.write_xlsx, tl_timing.write_csv, tl_timing.total);
     rc = 0;
     if (summary.gate_failed) {
         tl_summary_print_violations(&summary, stderr);

@@ -11,6 +11,15 @@
 static int enabled, shown;
 static struct timespec start;
 
+tl_timings tl_timing;
+
+double tl_now(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)now.tv_sec + (double)now.tv_nsec / 1e9;
+}
+
 static double elapsed(void)
 {
     struct timespec now;

@@ -16,4 +16,21 @@ void tl_progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Erase the line (before the results are printed, or an error). */
 void tl_progress_done(void);
 
+/* Seconds on a monotonic clock, for phase timings. */
+double tl_now(void);
+
+/*
+ * Where a run's time went (--timings, and the benchmark): each phase adds its wall
+ * time here.  Main thread only.
+ */
+typedef struct tl_timings {
+    double read;        /* reading and typing sheets */
+    double compare;     /* merge, diff, order, split */
+    double summary;     /* the summary and its renderings */
+    double write_xlsx;  /* the workbook */
+    double write_csv;   /* the CSV directory */
+    double total;
+} tl_timings;
+extern tl_timings tl_timing;
+
 #endif
