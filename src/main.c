@@ -394,9 +394,18 @@ int main(int argc, char **argv)
     }
     if (tl_run_groups(reports, o.nreports, o.run, o.named, &results, &arena, &err) != 0)
         goto fail;
-    for (size_t i = 0; i < results.n; i++)
-        if (results.items[i].table->nrows == 0)
-            tl_note("Sheet '%s' is empty (no matching rows)", results.items[i].name);
+    /* One note for all empty results: usually many only_* sheets, and not news. */
+    {
+        tl_buf empty = {0};
+        size_t nempty = 0;
+        for (size_t i = 0; i < results.n; i++)
+            if (results.items[i].table->nrows == 0)
+                tl_buf_printf(&empty, "%s%s", nempty++ ? ", " : "", results.items[i].name);
+        if (nempty)
+            tl_note("%zu result sheet%s with no matching rows: %s", nempty, nempty == 1 ? "" : "s",
+                    tl_buf_cstr(&empty));
+        tl_buf_free(&empty);
+    }
 
     /* The summary is cheap and read from the results, so it is always built. */
     double t_summary = tl_now();
