@@ -272,7 +272,10 @@ static int write_outputs(const options *o, const tl_results *res, const extra_ou
     tl_progress("writing %s", o->output);
     tl_xlsx_write_opts wopts = {x->sheet, 0};
     double t0 = tl_now();
-    if (tl_xlsx_write(res, &wopts, xlsx_tmp, err) != 0)
+    /* The benchmark measures the built-in writer against libxlsxwriter through this. */
+    const char *engine = getenv("TLCOMPARE_XLSX_WRITER");
+    int lxw = engine && strcmp(engine, "libxlsxwriter") == 0;
+    if ((lxw ? tl_xlsx_write_lxw(res, xlsx_tmp, err) : tl_xlsx_write(res, &wopts, xlsx_tmp, err)) != 0)
         goto out;
     tl_timing.write_xlsx += tl_now() - t0;
     if (o->summary_md && !(md_tmp = write_text_temp(o->summary_md, &x->md, err)))
