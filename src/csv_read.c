@@ -144,6 +144,11 @@ tl_table *tl_csv_parse(const char *data, size_t len, const char *label, tl_arena
     tl_builder_header(&b, names, nnames);
     free(names);
     names = NULL;
+    if (b.too_big) {
+        tl_error_set(err, "%s line 1: %zu columns, more than the %zu a table may have; refusing",
+                     label, nnames, TL_TABLE_MAX_COLS);
+        goto fail;
+    }
 
     /* the records */
     while (skip_blank_lines(&ps)) {
@@ -164,11 +169,16 @@ tl_table *tl_csv_parse(const char *data, size_t len, const char *label, tl_arena
                 goto fail;
             }
             tl_cell c = tl_text_is_missing(text, n) ? tl_cell_missing()
-                                                    : tl_cell_str(tl_arena_strndup(arena, text, n));
+                                                    : tl_cell_strn(tl_arena_strndup(arena, text, n), n);
             tl_builder_cell(&b, col++, c);
         }
         /* Short records keep their missing tail; a record is never blank here. */
         tl_builder_end_row(&b, 1);
+        if (b.too_big) {
+            tl_error_set(err, "%s line %zu: more than %zu cells (%zu columns x %zu rows); refusing",
+                         label, record_line, TL_TABLE_MAX_CELLS, nnames, b.t->nrows + 1);
+            goto fail;
+        }
     }
     tl_buf_free(&ps.field);
     return tl_builder_finish(&b);

@@ -1,78 +1,137 @@
 /*
  * csv_write.c - CSV output (see csv_write.h).
+ *
+ * Written through a fixed buffer straight to the file: a result can be hundreds of MB,
+ * so it is never built whole in memory, and the per-cell work is a few memcpys.
  */
 #include "csv_write.h"
 
 #include "numfmt.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
-static void add_field(tl_buf *b, const char *s, size_t n)
+#define OUT_BUF (1u << 20)
+
+/* Where the text goes: a FILE through a buffer, or a tl_buf. */
+typedef struct csv_out {
+    FILE *f;
+    tl_buf *b;
+    char *buf;
+    size_t pos;
+    int failed;
+} csv_out;
+
+static void flush(csv_out *o)
 {
-    if (strcspn(s, ",\"\r\n") >= n) {
-        tl_buf_add(b, s, n);
-        return;
+    if (o->f && o->pos) {
+        if (fwrite(o->buf, 1, o->pos, o->f) != o->pos)
+            o->failed = 1;
+    } else if (o->b && o->pos) {
+        tl_buf_add(o->b, o->buf, o->pos);
     }
-    tl_buf_addc(b, '"');
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] == '"')
-            tl_buf_addc(b, '"');
-        tl_buf_addc(b, s[i]);
-    }
-    tl_buf_addc(b, '"');
+    o->pos = 0;
 }
 
-static void add_cell(tl_buf *b, const tl_cell *c)
+static void put(csv_out *o, const char *s, size_t n)
+{
+    while (n) {
+        if (o->pos == OUT_BUF)
+            flush(o);
+        size_t k = OUT_BUF - o->pos < n ? OUT_BUF - o->pos : n;
+        memcpy(o->buf + o->pos, s, k);
+        o->pos += k;
+        s += k;
+        n -= k;
+    }
+}
+
+static inline void putc_(csv_out *o, char c)
+{
+    if (o->pos == OUT_BUF)
+        flush(o);
+    o->buf[o->pos++] = c;
+}
+
+static void put_field(csv_out *o, const char *s, size_t n)
+{
+    if (strcspn(s, ",\"\r\n") >= n) {
+        put(o, s, n);
+        return;
+    }
+    putc_(o, '"');
+    for (;;) {
+        const char *q = memchr(s, '"', n);
+        size_t k = q ? (size_t)(q - s) + 1 : n;
+        put(o, s, k);
+        if (!q)
+            break;
+        putc_(o, '"'); /* a quote is doubled */
+        s += k;
+        n -= k;
+    }
+    putc_(o, '"');
+}
+
+/* Returns 1 when the cell wrote any text. */
+static int put_cell(csv_out *o, const tl_cell *c)
 {
     char num[TL_NUMFMT_MAX];
     switch (c->kind) {
-    case TL_MISSING: break;
-    case TL_INT: tl_buf_add(b, num, tl_fmt_int(c->v.i, num)); break;
-    case TL_FLOAT: tl_buf_add(b, num, tl_fmt_double(c->v.f, num)); break;
-    case TL_BOOL: tl_buf_adds(b, c->v.b ? "True" : "False"); break;
-    case TL_STR: add_field(b, c->v.s, strlen(c->v.s)); break;
+    case TL_MISSING: return 0;
+    case TL_INT: put(o, num, tl_fmt_int(c->v.i, num)); return 1;
+    case TL_FLOAT: put(o, num, tl_fmt_double(c->v.f, num)); return 1;
+    case TL_BOOL: c->v.b ? put(o, "True", 4) : put(o, "False", 5); return 1;
+    case TL_STR: put_field(o, c->v.s, tl_cell_len(c)); return c->v.s[0] != '\0';
     }
+    return 0;
+}
+
+static void write_table(csv_out *o, const tl_table *t)
+{
+    for (size_t c = 0; c < t->ncols; c++) {
+        if (c)
+            putc_(o, ',');
+        put_field(o, t->cols[c].name, strlen(t->cols[c].name));
+    }
+    putc_(o, '\n');
+    for (size_t r = 0; r < t->nrows && !o->failed; r++) {
+        int any = 0;
+        for (size_t c = 0; c < t->ncols; c++) {
+            if (c)
+                putc_(o, ',');
+            any |= put_cell(o, &t->cols[c].cells[r]);
+        }
+        /* Python's csv module writes a lone empty field as "" so the row is not blank. */
+        if (!any && t->ncols == 1)
+            put(o, "\"\"", 2);
+        putc_(o, '\n');
+    }
+    flush(o);
 }
 
 void tl_csv_format(const tl_table *t, tl_buf *b)
 {
-    for (size_t c = 0; c < t->ncols; c++) {
-        if (c)
-            tl_buf_addc(b, ',');
-        add_field(b, t->cols[c].name, strlen(t->cols[c].name));
-    }
-    tl_buf_addc(b, '\n');
-    for (size_t r = 0; r < t->nrows; r++) {
-        size_t start = b->len;
-        for (size_t c = 0; c < t->ncols; c++) {
-            if (c)
-                tl_buf_addc(b, ',');
-            add_cell(b, &t->cols[c].cells[r]);
-        }
-        /* Python's csv module writes a lone empty field as "" so the row is not blank. */
-        if (b->len == start)
-            tl_buf_adds(b, "\"\"");
-        tl_buf_addc(b, '\n');
-    }
+    csv_out o = {.b = b, .buf = tl_xmalloc(OUT_BUF)};
+    write_table(&o, t);
+    free(o.buf);
 }
 
 int tl_csv_write_file(const tl_table *t, const char *path, tl_error *err)
 {
-    tl_buf b = {0};
-    tl_csv_format(t, &b);
     FILE *f = fopen(path, "wb");
     if (!f) {
         tl_error_set(err, "%s: cannot create: %s", path, strerror(errno));
-        tl_buf_free(&b);
         return -1;
     }
-    size_t w = fwrite(b.data, 1, b.len, f);
-    int bad = w != b.len || ferror(f);
+    csv_out o = {.f = f, .buf = tl_xmalloc(OUT_BUF)};
+    write_table(&o, t);
+    free(o.buf);
+    int bad = o.failed || ferror(f);
     if (fclose(f) != 0)
         bad = 1;
     if (bad)
         tl_error_set(err, "%s: write error: %s", path, strerror(errno));
-    tl_buf_free(&b);
     return bad ? -1 : 0;
 }

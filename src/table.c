@@ -177,7 +177,57 @@ int tl_text_to_number(const char *s, size_t n, tl_cell *out)
     if (i != n)
         return 0;
 
-    /* The text is a valid decimal; strtod needs a NUL-terminated copy. */
+    /*
+     * The text is a valid decimal.  Most are converted here without strtod: an integer of
+     * up to 18 digits exactly, and a decimal whose digits fit in 15 (so the integer they
+     * make is exact in a double) scaled by an exact power of ten up to 1e22, which one
+     * correctly rounded multiplication or division turns into the nearest double (the
+     * classic fast path of Clinger).  Everything else goes to strtod.
+     */
+    if (integral && int_digits <= 18) {
+        int64_t v = 0;
+        for (size_t k = (s[0] == '+' || s[0] == '-'); k < n; k++)
+            v = v * 10 + (s[k] - '0');
+        *out = tl_cell_int(neg ? -v : v);
+        return 1;
+    }
+    if (!integral) {
+        static const double pow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                       1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                       1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+        uint64_t mant = 0;
+        int digits = 0, scale = 0, exp = 0, exp_neg = 0;
+        size_t k = (s[0] == '+' || s[0] == '-');
+        int after_point = 0;
+        for (; k < n && s[k] != 'e' && s[k] != 'E'; k++) {
+            if (s[k] == '.') {
+                after_point = 1;
+                continue;
+            }
+            if (digits || s[k] != '0') {
+                mant = mant * 10 + (uint64_t)(s[k] - '0');
+                if (++digits > 15)
+                    break;
+            }
+            scale -= after_point;
+        }
+        if (digits <= 15) {
+            if (k < n) { /* exponent */
+                k++;
+                if (s[k] == '+' || s[k] == '-')
+                    exp_neg = s[k++] == '-';
+                for (; k < n && exp < 10000; k++)
+                    exp = exp * 10 + (s[k] - '0');
+            }
+            int e10 = scale + (exp_neg ? -exp : exp);
+            if (e10 >= -22 && e10 <= 22) {
+                double d = (double)mant;
+                d = e10 < 0 ? d / pow10[-e10] : d * pow10[e10];
+                *out = tl_cell_float(neg ? -d : d);
+                return 1;
+            }
+        }
+    }
     char small[64];
     char *tmp = n < sizeof small ? small : tl_xmalloc(n + 1);
     memcpy(tmp, s, n);
@@ -223,58 +273,147 @@ void tl_builder_init(tl_builder *b, tl_arena *arena)
 
 static const char *unnamed(tl_arena *a, size_t col) { return tl_arena_printf(a, "Unnamed: %zu", col); }
 
-static void ensure_rows(tl_builder *b, size_t rows)
+/*
+ * Room for `rows` rows in every column.  Returns 0, and marks the builder too_big, when
+ * that would pass TL_TABLE_MAX_CELLS: a few KiB of input (a wide header, then many short
+ * lines) could otherwise ask for hundreds of GiB of cells.
+ */
+static int ensure_rows(tl_builder *b, size_t rows)
 {
+    if (b->too_big)
+        return 0;
     if (rows <= b->cap)
-        return;
+        return 1;
+    size_t ncols = b->t->ncols ? b->t->ncols : 1;
+    if (rows > TL_TABLE_MAX_CELLS / ncols) {
+        b->too_big = 1;
+        return 0;
+    }
     size_t cap = b->cap ? b->cap * 2 : 64;
     while (cap < rows)
         cap *= 2;
+    if (cap > TL_TABLE_MAX_CELLS / ncols)
+        cap = TL_TABLE_MAX_CELLS / ncols; /* near the bound: up to it, and no further */
     for (size_t c = 0; c < b->t->ncols; c++) {
         tl_column *col = &b->t->cols[c];
         col->cells = tl_xrealloc(col->cells, cap * sizeof(tl_cell));
         memset(col->cells + b->cap, 0, (cap - b->cap) * sizeof(tl_cell));
     }
     b->cap = cap;
+    return 1;
 }
 
-static size_t builder_add_column(tl_builder *b, const char *name)
+/* Returns 0, and marks the builder too_big, past the bounds on columns and cells. */
+static int builder_add_column(tl_builder *b, const char *name)
 {
     tl_table *t = b->t;
+    size_t rows = b->cap > t->nrows ? b->cap : t->nrows + 1;
+    if (b->too_big || t->ncols >= TL_TABLE_MAX_COLS || t->ncols + 1 > TL_TABLE_MAX_CELLS / rows) {
+        b->too_big = 1;
+        return 0;
+    }
     t->cols = tl_xrealloc(t->cols, (t->ncols + 1) * sizeof *t->cols);
     tl_column *c = &t->cols[t->ncols];
     memset(c, 0, sizeof *c);
     c->name = name;
     c->tag = -1;
     c->cells = tl_xcalloc(b->cap ? b->cap : 1, sizeof(tl_cell));
-    return t->ncols++;
+    t->ncols++;
+    return 1;
+}
+
+/*
+ * How often each column name has been used so far, while a header is made unique: an
+ * open-addressing hash table, because a header may hold tens of thousands of names and a
+ * linear search per name (or per candidate name) makes a hostile header take hours.
+ */
+typedef struct name_count {
+    const char *name; /* NULL: an empty slot */
+    size_t count;
+} name_count;
+
+typedef struct name_counts {
+    name_count *slots;
+    size_t cap, n; /* cap is a power of two, at least twice n */
+} name_counts;
+
+static size_t hash_name(const char *s)
+{
+    size_t h = 1469598103934665603u; /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211u;
+    return h;
+}
+
+static name_count *counts_slot(name_counts *c, const char *name)
+{
+    size_t i = hash_name(name) & (c->cap - 1);
+    while (c->slots[i].name && strcmp(c->slots[i].name, name) != 0)
+        i = (i + 1) & (c->cap - 1);
+    return &c->slots[i];
+}
+
+/* The count slot of `name`, added with count 0 when new (`name` must outlive the table). */
+static name_count *counts_get(name_counts *c, const char *name)
+{
+    if (2 * (c->n + 1) > c->cap) {
+        name_counts bigger = {tl_xcalloc(c->cap ? 2 * c->cap : 64, sizeof(name_count)),
+                              c->cap ? 2 * c->cap : 64, c->n};
+        for (size_t i = 0; i < c->cap; i++)
+            if (c->slots[i].name)
+                *counts_slot(&bigger, c->slots[i].name) = c->slots[i];
+        free(c->slots);
+        *c = bigger;
+    }
+    name_count *s = counts_slot(c, name);
+    if (!s->name) {
+        s->name = name;
+        c->n++;
+    }
+    return s;
 }
 
 void tl_builder_header(tl_builder *b, const char *const *names, size_t n)
 {
-    for (size_t i = 0; i < n; i++) {
-        const char *name = names[i];
-        if (!name || !*name) {
-            builder_add_column(b, unnamed(b->arena, i));
-            continue;
-        }
-        /* pandas mangles repeated names: a, a.1, a.2 ... (skipping names already taken). */
-        const char *use = tl_arena_strdup(b->arena, name);
-        for (unsigned k = 1; tl_table_find(b->t, use) >= 0; k++)
-            use = tl_arena_printf(b->arena, "%s.%u", name, k);
-        builder_add_column(b, use);
+    /*
+     * pandas' dedup_names, step for step: a name seen k times before becomes "name.k",
+     * and that candidate is itself checked the same way, so "a,a.1,a" reads as
+     * a, a.1, a.1.1.  Names without text are "Unnamed: <i>" first, and deduplicated too.
+     */
+    name_counts counts = {0};
+    if (n > TL_TABLE_MAX_COLS) {
+        b->too_big = 1; /* decided before a million columns are made */
+        return;
     }
+    for (size_t i = 0; i < n; i++) {
+        const char *col = names[i] && *names[i] ? tl_arena_strdup(b->arena, names[i])
+                                                : unnamed(b->arena, i);
+        name_count *slot = counts_get(&counts, col);
+        size_t cur = slot->count;
+        while (cur > 0) {
+            slot->count = cur + 1;
+            col = tl_arena_printf(b->arena, "%s.%zu", col, cur);
+            slot = counts_get(&counts, col);
+            cur = slot->count;
+        }
+        slot->count = cur + 1;
+        if (!builder_add_column(b, col))
+            break;
+    }
+    free(counts.slots);
     b->nhead = b->t->ncols;
 }
 
 void tl_builder_cell(tl_builder *b, size_t col, tl_cell raw)
 {
     tl_table *t = b->t;
-    ensure_rows(b, t->nrows + 1);
+    if (!ensure_rows(b, t->nrows + 1))
+        return;
     while (col >= t->ncols)
-        builder_add_column(b, unnamed(b->arena, t->ncols));
+        if (!builder_add_column(b, unnamed(b->arena, t->ncols)))
+            return;
     b->in_row = 1;
-    if (raw.kind == TL_STR && tl_text_is_missing(raw.v.s, strlen(raw.v.s)))
+    if (raw.kind == TL_STR && tl_text_is_missing(raw.v.s, tl_cell_len(&raw)))
         raw = tl_cell_missing();
     if (raw.kind != TL_MISSING)
         b->row_has_value = 1;
@@ -284,7 +423,8 @@ void tl_builder_cell(tl_builder *b, size_t col, tl_cell raw)
 void tl_builder_end_row(tl_builder *b, int keep_blank)
 {
     tl_table *t = b->t;
-    ensure_rows(b, t->nrows + 1);
+    if (!ensure_rows(b, t->nrows + 1))
+        return;
     if (b->row_has_value || keep_blank) {
         t->nrows++;
     } else {
@@ -296,51 +436,45 @@ void tl_builder_end_row(tl_builder *b, int keep_blank)
 }
 
 /* Decide one column's type and convert its cells (SPEC §1, "Column types"). */
-static void infer_column(tl_column *col, size_t nrows)
+static void infer_column(tl_column *col, size_t nrows, tl_cell *tmp)
 {
-    int all_num = 1, all_bool = 1, all_integral = 1, any_missing = 0;
-    for (size_t r = 0; r < nrows && (all_num || all_bool); r++) {
-        tl_cell *c = &col->cells[r];
+    /* Numeric?  Each text is parsed once, into tmp, and kept only if all of them parse. */
+    int all_num = 1, all_integral = 1, any_missing = 0;
+    for (size_t r = 0; r < nrows && all_num; r++) {
+        const tl_cell *c = &col->cells[r];
+        tmp[r] = *c;
         switch (c->kind) {
         case TL_MISSING: any_missing = 1; break;
-        case TL_INT: all_bool = 0; break;
-        case TL_FLOAT: all_bool = 0; all_integral = 0; break;
+        case TL_INT: break;
+        case TL_FLOAT: all_integral = 0; break;
         case TL_BOOL: all_num = 0; break;
-        case TL_STR: {
-            size_t n = strlen(c->v.s);
-            tl_cell num;
-            int bv;
-            if (all_num) {
-                if (tl_text_to_number(c->v.s, n, &num)) {
-                    if (num.kind != TL_INT)
-                        all_integral = 0;
-                } else {
-                    all_num = 0;
-                }
-            }
-            if (all_bool && !tl_text_to_bool(c->v.s, n, &bv))
-                all_bool = 0;
+        case TL_STR:
+            if (!tl_text_to_number(c->v.s, tl_cell_len(c), &tmp[r]))
+                all_num = 0;
+            else if (tmp[r].kind != TL_INT)
+                all_integral = 0;
             break;
-        }
         }
     }
     if (all_num) {
         /* All missing is numeric too: pandas reads an empty column as float NaN. */
         int as_int = all_integral && !any_missing;
         col->type = TL_COL_NUM;
-        for (size_t r = 0; r < nrows; r++) {
-            tl_cell *c = &col->cells[r];
-            if (c->kind == TL_STR)
-                tl_text_to_number(c->v.s, strlen(c->v.s), c);
-            if (c->kind == TL_INT && !as_int)
-                *c = tl_cell_float((double)c->v.i);
-        }
-    } else if (all_bool) {
+        for (size_t r = 0; r < nrows; r++)
+            col->cells[r] = tmp[r].kind == TL_INT && !as_int ? tl_cell_float((double)tmp[r].v.i) : tmp[r];
+        return;
+    }
+    int all_bool = 1, bv;
+    for (size_t r = 0; r < nrows && all_bool; r++) {
+        const tl_cell *c = &col->cells[r];
+        all_bool = c->kind == TL_MISSING || c->kind == TL_BOOL ||
+                   (c->kind == TL_STR && tl_text_to_bool(c->v.s, tl_cell_len(c), &bv));
+    }
+    if (all_bool) {
         col->type = TL_COL_BOOL;
         for (size_t r = 0; r < nrows; r++) {
             tl_cell *c = &col->cells[r];
-            int bv;
-            if (c->kind == TL_STR && tl_text_to_bool(c->v.s, strlen(c->v.s), &bv))
+            if (c->kind == TL_STR && tl_text_to_bool(c->v.s, tl_cell_len(c), &bv))
                 *c = tl_cell_bool(bv);
         }
     } else {
@@ -353,8 +487,10 @@ tl_table *tl_builder_finish(tl_builder *b)
     tl_table *t = b->t;
     if (b->in_row)
         tl_builder_end_row(b, 0);
+    tl_cell *tmp = tl_xmalloc((t->nrows ? t->nrows : 1) * sizeof *tmp);
     for (size_t c = 0; c < t->ncols; c++)
-        infer_column(&t->cols[c], t->nrows);
+        infer_column(&t->cols[c], t->nrows, tmp);
+    free(tmp);
     b->t = NULL;
     return t;
 }

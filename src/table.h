@@ -15,6 +15,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 typedef enum tl_kind {
     TL_MISSING = 0, /* empty cell, NA text, #N/A, empty inline string */
@@ -26,6 +27,8 @@ typedef enum tl_kind {
 
 typedef struct tl_cell {
     uint8_t kind; /* tl_kind */
+    uint32_t len; /* TL_STR: the text's length (UINT32_MAX: longer, ask strlen); it
+                     fits in the padding, and saves a strlen at every later step */
     union {
         int64_t i;
         double f;
@@ -67,7 +70,16 @@ static inline tl_cell tl_cell_missing(void) { tl_cell c = {0}; return c; }
 static inline tl_cell tl_cell_int(int64_t i) { tl_cell c = {.kind = TL_INT}; c.v.i = i; return c; }
 static inline tl_cell tl_cell_float(double f) { tl_cell c = {.kind = TL_FLOAT}; c.v.f = f; return c; }
 static inline tl_cell tl_cell_bool(int b) { tl_cell c = {.kind = TL_BOOL}; c.v.b = !!b; return c; }
-static inline tl_cell tl_cell_str(const char *s) { tl_cell c = {.kind = TL_STR}; c.v.s = s; return c; }
+static inline tl_cell tl_cell_strn(const char *s, size_t n)
+{
+    tl_cell c = {.kind = TL_STR, .len = n < UINT32_MAX ? (uint32_t)n : UINT32_MAX};
+    c.v.s = s;
+    return c;
+}
+static inline tl_cell tl_cell_str(const char *s) { return tl_cell_strn(s, strlen(s)); }
+
+/* The length of a TL_STR cell's text. */
+static inline size_t tl_cell_len(const tl_cell *c) { return c->len < UINT32_MAX ? c->len : strlen(c->v.s); }
 
 /* 1 for INT, FLOAT and BOOL cells (a bool is 0 or 1 when compared, as in Python). */
 int tl_cell_is_number(const tl_cell *c);
@@ -118,7 +130,18 @@ typedef struct tl_builder {
     size_t nhead; /* number of header cells given */
     int in_row;   /* 1 between the first cell of a row and tl_builder_end_row() */
     int row_has_value;
+    int too_big;  /* 1 once the table would pass the bounds below; it takes no more cells */
 } tl_builder;
+
+/*
+ * Bounds on one table, against inputs that are small but describe a huge table (a wide
+ * header followed by many short lines, or one xlsx cell at column XFD in every row):
+ * missing cells are stored like any other, at 16 bytes each.  Both are far beyond any
+ * real report (Excel itself stops at 16384 columns and 1048576 rows).  A reader checks
+ * `too_big` after the header and after each row and fails with its own message.
+ */
+#define TL_TABLE_MAX_COLS ((size_t)1 << 20)  /* 1048576 columns */
+#define TL_TABLE_MAX_CELLS ((size_t)1 << 27) /* 134217728 cells (rows x columns), 2 GiB */
 
 void tl_builder_init(tl_builder *b, tl_arena *arena);
 

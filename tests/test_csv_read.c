@@ -119,6 +119,40 @@ static void test_numbers(void **state)
     assert_false(tl_text_to_number(" 1", 2, &c));
 }
 
+/* The fast conversions must give exactly what strtod gives, on every kind of decimal. */
+static void test_numbers_match_strtod(void **state)
+{
+    (void)state;
+    uint64_t x = 88172645463325252u;
+    char text[64];
+    for (int i = 0; i < 1000000; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        int digits = 1 + (int)(x % 19), point = (int)((x >> 8) % (unsigned)(digits + 1));
+        int exp = (int)((x >> 16) % 60) - 30, use_exp = (x >> 24) % 4 == 0, neg = (x >> 28) & 1;
+        size_t n = 0;
+        if (neg)
+            text[n++] = '-';
+        uint64_t y = x;
+        for (int d = 0; d < digits; d++) {
+            if (d == point && d > 0)
+                text[n++] = '.';
+            text[n++] = (char)('0' + y % 10);
+            y = y / 10 ^ (y << 7);
+        }
+        if (point == digits)
+            text[n++] = '.';
+        if (use_exp)
+            n += (size_t)snprintf(text + n, sizeof text - n, "e%d", exp);
+        text[n] = '\0';
+        tl_cell c;
+        assert_true(tl_text_to_number(text, n, &c));
+        double want = strtod(text, NULL);
+        double got = c.kind == TL_INT ? (double)c.v.i : c.v.f;
+        if (c.kind == TL_INT ? got != want : memcmp(&want, &got, sizeof got) != 0)
+            fail_msg("'%s': got %.17g, strtod gives %.17g", text, got, want);
+    }
+}
+
 static void test_quoting_and_line_ends(void **state)
 {
     fixture *f = *state;
@@ -227,6 +261,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_string_column_keeps_text, setup, teardown),
         cmocka_unit_test_setup_teardown(test_missing_spellings, setup, teardown),
         cmocka_unit_test_setup_teardown(test_numbers, setup, teardown),
+        cmocka_unit_test(test_numbers_match_strtod),
         cmocka_unit_test_setup_teardown(test_quoting_and_line_ends, setup, teardown),
         cmocka_unit_test_setup_teardown(test_short_rows_are_padded, setup, teardown),
         cmocka_unit_test_setup_teardown(test_header_names, setup, teardown),
