@@ -136,11 +136,16 @@ int tl_result_hides(const tl_result *r, const char *name)
     return 0;
 }
 
-static void add_result(tl_results *out, const char *name, tl_table *t, const char *const *hidden)
+static int results_put(void *ctx, const tl_result *r, tl_error *err)
 {
+    tl_results *out = ctx;
+    (void)err;
     TL_GROW(out->items, out->cap, out->n + 1);
-    out->items[out->n++] = (tl_result){name, t, hidden};
+    out->items[out->n++] = *r;
+    return 0;
 }
+
+tl_sink tl_results_sink(tl_results *out) { return (tl_sink){results_put, NULL, out}; }
 
 /* ---- shared steps --------------------------------------------------------------------- */
 
@@ -150,8 +155,16 @@ typedef struct run_ctx {
     const char **tags;
     tl_arena *arena;
     tl_error *err;
-    tl_results *out;
+    tl_sink *sink;
+    int scratch; /* read into the reports' scratch arenas */
 } run_ctx;
+
+/* Hand a result to the sink (which owns its table from then on). */
+static int emit(run_ctx *c, const char *name, tl_table *t, const char *const *hidden)
+{
+    tl_result r = {name, t, hidden};
+    return c->sink->put(c->sink->ctx, &r, c->err);
+}
 
 static void drop_column(tl_table *t, const char *name)
 {
@@ -168,6 +181,7 @@ static void free_all(tl_table **tables, size_t n)
 
 typedef struct read_job {
     tl_report *report;
+    tl_arena *arena;
     const char *sheet;
     tl_table *table;
     tl_error err;
@@ -176,7 +190,7 @@ typedef struct read_job {
 static void *read_one(void *arg)
 {
     read_job *j = arg;
-    j->table = tl_report_read_sheet(j->report, j->sheet, &j->err);
+    j->table = tl_report_read_sheet(j->report, j->sheet, j->arena, &j->err);
     return NULL;
 }
 
@@ -196,7 +210,8 @@ static int read_all(run_ctx *c, const char *sheet, tl_table **tables)
         pthread_t th[TL_READ_THREADS];
         int started[TL_READ_THREADS] = {0};
         for (size_t k = 0; k < TL_READ_THREADS && i + k < c->n; k++) {
-            jobs[i + k] = (read_job){&c->reports[i + k], sheet, NULL, {0}};
+            tl_report *r = &c->reports[i + k];
+            jobs[i + k] = (read_job){r, c->scratch ? &r->scratch : &r->arena, sheet, NULL, {0}};
             /* the last of a batch runs on this thread; a failed start runs here too */
             if (k + 1 < TL_READ_THREADS && i + k + 1 < c->n)
                 started[k] = pthread_create(&th[k], NULL, read_one, &jobs[i + k]) == 0;
@@ -284,8 +299,7 @@ static int run_summary(run_ctx *c, const summary_group *g)
         if (i >= 0)
             tl_sort_desc(t, (size_t)i);
     }
-    add_result(c->out, g->sheet, t, NULL);
-    return 0;
+    return emit(c, g->sheet, t, NULL);
 }
 
 /* ---- split groups: three results per variant ------------------------------------------ */
@@ -364,18 +378,28 @@ static int run_split(run_ctx *c, const split_sheet *s, int roofline)
         for (size_t p = 0; p < COUNT(parts); p++) {
             /* the sort column is m0 in every split group */
             tl_table *t = tl_split(merged, parts[p].kind, (int)v, base_m0, var_m0, base_m0, var_m0);
-            add_result(c->out, tl_arena_printf(c->arena, "%s_%s_%s", s->name, parts[p].what, c->tags[v]),
-                       t, hidden);
+            if (rc == 0)
+                rc = emit(c, tl_arena_printf(c->arena, "%s_%s_%s", s->name, parts[p].what, c->tags[v]), t,
+                          hidden);
+            else
+                tl_table_free(t);
         }
     }
     tl_table_free(merged);
     free(keys);
+    /* The sink is done with this sheet's results: its strings can go. */
+    if (rc == 0 && c->sink->sync)
+        rc = c->sink->sync(c->sink->ctx, c->err);
+    for (size_t i = 0; i < c->n; i++)
+        tl_arena_free(&c->reports[i].scratch);
     return rc;
 
 skip:
     free_all(tables, c->n);
     free(tables);
     free(keys);
+    for (size_t i = 0; i < c->n; i++)
+        tl_arena_free(&c->reports[i].scratch);
     return 0;
 }
 
@@ -389,13 +413,13 @@ static int baseline_has_any(const run_ctx *c, const split_sheet *sheets, size_t 
     return 0;
 }
 
-int tl_run_groups(tl_report *reports, size_t n, unsigned run, unsigned named, tl_results *out,
+int tl_run_groups(tl_report *reports, size_t n, unsigned run, unsigned named, tl_sink *sink,
                   tl_arena *arena, tl_error *err)
 {
     const char **tags = tl_xmalloc(n * sizeof *tags);
     for (size_t i = 0; i < n; i++)
         tags[i] = reports[i].tag;
-    run_ctx c = {reports, n, tags, arena, err, out};
+    run_ctx c = {reports, n, tags, arena, err, sink, 0};
     int rc = 0;
     double t0 = tl_now(), read0 = tl_timing.read;
 
@@ -434,6 +458,7 @@ int tl_run_groups(tl_report *reports, size_t n, unsigned run, unsigned named, tl
             }
             continue;
         }
+        c.scratch = sink->sync != NULL; /* a sink that keeps results keeps their strings */
         for (size_t s = 0; s < splits[g].n && rc == 0; s++)
             if (tl_report_has_sheet(&reports[0], splits[g].sheets[s].sheet))
                 rc = run_split(&c, &splits[g].sheets[s], splits[g].roofline);

@@ -40,12 +40,30 @@ void tl_results_free(tl_results *r);
 int tl_result_hides(const tl_result *r, const char *name);
 
 /*
- * Run the groups over reports[0..n) (baseline first) and append the results in SPEC
- * order.  `named` holds the groups named explicitly with --sheets (a named group whose
- * sheet the baseline lacks is an error); `run` the groups to run (named, or all).
+ * Where results go, one at a time and in SPEC order, as soon as each is made: writing
+ * them while the comparison goes on keeps only one group's tables in memory at a time.
+ */
+typedef struct tl_sink {
+    /* Take result r (its table is the sink's from now on).  Returns 0 or -1 (err set). */
+    int (*put)(void *ctx, const tl_result *r, tl_error *err);
+    /* The memory of the results given so far is about to be reused: finish with their
+     * tables.  Returns 0 or -1 (err set). */
+    int (*sync)(void *ctx, tl_error *err);
+    void *ctx;
+} tl_sink;
+
+/* A sink that appends every result to a tl_results (sync does nothing). */
+tl_sink tl_results_sink(tl_results *out);
+
+/*
+ * Run the groups over reports[0..n) (baseline first) and give the results to `sink` in
+ * SPEC order.  `named` holds the groups named explicitly with --sheets (a named group
+ * whose sheet the baseline lacks is an error); `run` the groups to run (named, or all).
+ * The results of the split groups (ops_all, roofline) hold strings of the reports'
+ * scratch arenas, which are reset after each split sheet (once the sink has synced).
  * Returns 0, or -1 with *err set.
  */
-int tl_run_groups(tl_report *reports, size_t n, unsigned run, unsigned named, tl_results *out,
+int tl_run_groups(tl_report *reports, size_t n, unsigned run, unsigned named, tl_sink *sink,
                   tl_arena *arena, tl_error *err);
 
 #endif

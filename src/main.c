@@ -395,7 +395,8 @@ int main(int argc, char **argv)
         reports[opened].tag = tags[opened];
         tags[opened] = NULL;
     }
-    if (tl_run_groups(reports, o.nreports, o.run, o.named, &results, &arena, &err) != 0)
+    tl_sink sink = tl_results_sink(&results);
+    if (tl_run_groups(reports, o.nreports, o.run, o.named, &sink, &arena, &err) != 0)
         goto fail;
     /* One note for all empty results: usually many only_* sheets, and not news. */
     {

@@ -50,6 +50,7 @@ int tl_report_open(tl_report *r, const char *path, tl_error *err)
 {
     memset(r, 0, sizeof *r);
     tl_arena_init(&r->arena);
+    tl_arena_init(&r->scratch);
     r->path = tl_xstrdup(path);
     struct stat st;
     if (stat(path, &st) != 0) {
@@ -72,9 +73,8 @@ int tl_report_has_sheet(const tl_report *r, const char *sheet)
     return 0;
 }
 
-tl_table *tl_report_read_sheet(tl_report *r, const char *sheet, tl_error *err)
+tl_table *tl_report_read_sheet(tl_report *r, const char *sheet, tl_arena *arena, tl_error *err)
 {
-    tl_arena *arena = &r->arena;
     if (r->xlsx)
         return tl_xlsx_read_sheet(r->xlsx, sheet, arena, err);
     if (!tl_report_has_sheet(r, sheet)) {
@@ -102,5 +102,6 @@ void tl_report_close(tl_report *r)
     free(r->path);
     free(r->tag);
     tl_arena_free(&r->arena);
+    tl_arena_free(&r->scratch);
     memset(r, 0, sizeof *r);
 }

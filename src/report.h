@@ -16,8 +16,11 @@ typedef struct tl_report {
     tl_xlsx *xlsx;  /* NULL for a CSV directory */
     char **sheets;  /* CSV directory: the sheet names found (file stems), sorted */
     size_t nsheets;
-    tl_arena arena; /* the strings of every sheet read from this report: one arena per
-                       report, so that reports can be read in parallel */
+    /* The strings of the sheets read from this report: arenas per report, so that
+     * reports can be read in parallel; `scratch` for sheets whose results are written
+     * and dropped at once, reset after each. */
+    tl_arena arena;
+    tl_arena scratch;
 } tl_report;
 
 /* Open the report at `path`: a directory is a CSV report, anything else must be an
@@ -27,10 +30,10 @@ int tl_report_open(tl_report *r, const char *path, tl_error *err);
 /* 1 when the report has the sheet. */
 int tl_report_has_sheet(const tl_report *r, const char *sheet);
 
-/* Read a sheet (NULL and *err set when it is absent or cannot be read).  Its strings
- * live in r->arena until tl_report_close().  Different reports may be read from
- * different threads at once; one report from one thread at a time. */
-tl_table *tl_report_read_sheet(tl_report *r, const char *sheet, tl_error *err);
+/* Read a sheet (NULL and *err set when it is absent or cannot be read), its strings in
+ * `arena` (r->arena or r->scratch).  Different reports may be read from different
+ * threads at once; one report from one thread at a time. */
+tl_table *tl_report_read_sheet(tl_report *r, const char *sheet, tl_arena *arena, tl_error *err);
 
 void tl_report_close(tl_report *r);
 
