@@ -10,6 +10,7 @@
 #include "sort.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -67,11 +68,34 @@ static double pct_of(tl_delta d)
     return 100 * ((d.var - d.base) / d.base);
 }
 
+/*
+ * The gate's test: did the time grow by more than `limit` percent?  A time that grows
+ * from 0 grew by more than any percentage.  The percentage is computed in binary floating
+ * point, so a change that is exactly at the limit in decimal (2 ms -> 2.2 ms at 10%: the
+ * division gives 10.000000000000009) is allowed a rounding error: "more than PCT" must
+ * not fail on the limit itself.
+ */
+static int over_limit(tl_delta d, double limit)
+{
+    if (isnan(d.base) || isnan(d.var) || !(d.var > d.base))
+        return 0;
+    if (d.base == 0)
+        return 1;
+    double pct = pct_of(d);
+    return pct > limit + 1e-9 * (1 + fabs(limit));
+}
+
+/* The pct a violation reports: +inf for a time that grew from 0 (null in JSON). */
+static double violation_pct(tl_delta d)
+{
+    return d.base == 0 && d.var > 0 ? INFINITY : pct_of(d);
+}
+
 /* Which summary sheet the op lists come from, and its columns. */
 typedef struct item_source {
     const tl_table *t;
     const char *key, *time, *count;
-    double scale; /* to ms */
+    double divisor; /* the time column's unit per ms: 1000 for µs */
 } item_source;
 
 static int find_source(const tl_results *results, item_source *src, const char **source, const char **item)
@@ -86,7 +110,7 @@ static int find_source(const tl_results *results, item_source *src, const char *
     r = find_result(results, "kernel_summary");
     if (r && tl_table_find(r->table, "Kernel name") >= 0) {
         *src = (item_source){r->table, "Kernel name", "Kernel duration (\xc2\xb5s)_sum",
-                             "Kernel duration (\xc2\xb5s)_count", 0.001};
+                             "Kernel duration (\xc2\xb5s)_count", 1000};
     } else if (r && tl_table_find(r->table, "name") >= 0) {
         *src = (item_source){r->table, "name", "Total Kernel Time (ms)", "Count", 1};
     } else {
@@ -95,6 +119,159 @@ static int find_source(const tl_results *results, item_source *src, const char *
     *source = "kernel_summary";
     *item = "kernel";
     return 1;
+}
+
+/* ---- one item per name ------------------------------------------------------------------ */
+
+/*
+ * The compared sheet can hold a name in several rows: the current kernel_summary layout
+ * has a row per (parent op, kernel), so one kernel name is often found under several
+ * parent ops, and the outer merge then pairs every row of one report with every row of
+ * the other (SPEC §2).  Those pairs are not changes (a kernel under aten::mm "compared"
+ * with the same kernel under aten::addmm), so the summary is made per name: each
+ * report's time and count of a name are the sums over that report's own rows of the name.
+ * A report's row appears in several merged rows (once per pairing) with the same values
+ * in all of that report's columns, so its rows are told apart by those columns (two rows
+ * of one report that are the same in every column count once).
+ */
+typedef struct agg {
+    size_t nitems, nrep;
+    const char **names; /* first appearance in the sheet's order */
+    double *ms;         /* nitems x nrep, item-major; NaN when absent */
+    double *count;
+} agg;
+
+/* A hash of a key cell, equal for cells that are equal keys (1 == 1.0, True == 1). */
+static uint64_t key_hash(const tl_cell *c)
+{
+    uint64_t h = 1469598103934665603u; /* FNV-1a */
+    if (c->kind == TL_STR) {
+        for (const unsigned char *p = (const unsigned char *)c->v.s; *p; p++)
+            h = (h ^ *p) * 1099511628211u;
+        return h;
+    }
+    if (c->kind == TL_MISSING)
+        return 0x9e3779b97f4a7c15u;
+    double x = tl_cell_number(c);
+    if (x == 0)
+        x = 0; /* -0.0 == 0.0 */
+    uint64_t bits;
+    memcpy(&bits, &x, sizeof bits);
+    return (bits ^ (bits >> 29)) * 0xbf58476d1ce4e5b9u;
+}
+
+typedef struct tuple_ctx {
+    const tl_column *const *cols; /* one report's columns */
+    size_t ncols;
+} tuple_ctx;
+
+static int cmp_tuple(size_t a, size_t b, void *ctx)
+{
+    const tuple_ctx *t = ctx;
+    for (size_t c = 0; c < t->ncols; c++) {
+        int r = tl_cell_key_cmp(&t->cols[c]->cells[a], &t->cols[c]->cells[b]);
+        if (r)
+            return r;
+    }
+    return 0;
+}
+
+static void aggregate(agg *g, const item_source *src, const char *const *tags, size_t n, tl_arena *arena)
+{
+    const tl_table *t = src->t;
+    const tl_column *key = &t->cols[tl_table_find(t, src->key)];
+    size_t nrows = t->nrows;
+    memset(g, 0, sizeof *g);
+    g->nrep = n;
+
+    /* The group of every row, groups numbered in the order of their first row (the
+     * sheet's order), by an open-addressing hash table of each group's first row. */
+    size_t cap = 16;
+    while (cap < 2 * nrows)
+        cap *= 2;
+    size_t *slot = tl_xmalloc(cap * sizeof *slot); /* first row + 1; 0 = empty */
+    memset(slot, 0, cap * sizeof *slot);
+    size_t *group = tl_xmalloc((nrows ? nrows : 1) * sizeof *group);
+    size_t *first = tl_xmalloc((nrows ? nrows : 1) * sizeof *first), ngroups = 0;
+    for (size_t r = 0; r < nrows; r++) {
+        size_t i = (size_t)key_hash(&key->cells[r]) & (cap - 1);
+        while (slot[i] && tl_cell_key_cmp(&key->cells[slot[i] - 1], &key->cells[r]) != 0)
+            i = (i + 1) & (cap - 1);
+        if (slot[i]) {
+            group[r] = group[slot[i] - 1];
+        } else {
+            slot[i] = r + 1;
+            group[r] = ngroups;
+            first[ngroups++] = r;
+        }
+    }
+    free(slot);
+    /* each group's rows, in sheet order: start[k] .. start[k + 1] in rows[] */
+    size_t *start = tl_xcalloc(ngroups + 1, sizeof *start);
+    size_t *rows = tl_xmalloc((nrows ? nrows : 1) * sizeof *rows);
+    for (size_t r = 0; r < nrows; r++)
+        start[group[r] + 1]++;
+    for (size_t k = 0; k < ngroups; k++)
+        start[k + 1] += start[k];
+    size_t *fill = tl_xmalloc((ngroups ? ngroups : 1) * sizeof *fill);
+    memcpy(fill, start, ngroups * sizeof *fill);
+    for (size_t r = 0; r < nrows; r++)
+        rows[fill[group[r]]++] = r;
+    free(fill);
+    free(group);
+
+    g->nitems = ngroups;
+    g->names = tl_xcalloc(ngroups ? ngroups : 1, sizeof *g->names);
+    size_t ncells = ngroups * n;
+    g->ms = tl_xcalloc(ncells ? ncells : 1, sizeof *g->ms);
+    g->count = tl_xcalloc(ncells ? ncells : 1, sizeof *g->count);
+    const tl_column **cols = tl_xmalloc((t->ncols ? t->ncols : 1) * sizeof *cols);
+    size_t *present = tl_xmalloc((nrows ? nrows : 1) * sizeof *present);
+    for (size_t rep = 0; rep < n; rep++) {
+        const tl_column *tc = tagged(t, tags[rep], src->time), *cc = tagged(t, tags[rep], src->count);
+        size_t ncols = 0;
+        for (size_t c = 0; c < t->ncols; c++)
+            if (t->cols[c].role == TL_ROLE_DATA && t->cols[c].tag == (int)rep)
+                cols[ncols++] = &t->cols[c];
+        tuple_ctx tc_ctx = {cols, ncols};
+        for (size_t k = 0; k < ngroups; k++) {
+            size_t np = 0;
+            for (size_t j = start[k]; j < start[k + 1]; j++)
+                if (!isnan(num_at(tc, rows[j])))
+                    present[np++] = rows[j];
+            if (np > 1)
+                tl_sort_rows(present, np, cmp_tuple, &tc_ctx);
+            double ms = 0, cnt = 0;
+            int ncnt = 0;
+            for (size_t j = 0; j < np; j++) {
+                if (j > 0 && cmp_tuple(present[j - 1], present[j], &tc_ctx) == 0)
+                    continue; /* the same row of this report, paired with another */
+                ms += num_at(tc, present[j]);
+                double c = num_at(cc, present[j]);
+                if (!isnan(c)) {
+                    cnt += c;
+                    ncnt++;
+                }
+            }
+            /* sum in the sheet's unit, then convert: 2300 µs is 2.3 ms, not 2.3000000000000003 */
+            g->ms[k * n + rep] = np ? ms / src->divisor : NAN;
+            g->count[k * n + rep] = ncnt ? cnt : NAN;
+        }
+    }
+    for (size_t k = 0; k < ngroups; k++)
+        g->names[k] = cell_text(&key->cells[first[k]], arena);
+    free(present);
+    free(cols);
+    free(first);
+    free(start);
+    free(rows);
+}
+
+static void agg_free(agg *g)
+{
+    free(g->names);
+    free(g->ms);
+    free(g->count);
 }
 
 /* ---- ordering items ------------------------------------------------------------------- */
@@ -123,7 +300,8 @@ static int cmp_items(size_t a, size_t b, void *ctx)
     return x < y ? -1 : x > y;
 }
 
-/* The first `max` of items[0..n) in the given order that pass `keep`; returns how many. */
+/* The first `max` of items[0..n) in the given order that pass `keep` (ties keep the
+ * sheet's order: the baseline's time, largest first); returns how many. */
 static size_t top_items(const tl_summary_item *items, size_t n, item_order order,
                         int (*keep)(const tl_summary_item *), size_t max, tl_summary_item **out)
 {
@@ -153,7 +331,7 @@ static int has_base(const tl_summary_item *it) { return !isnan(it->time_ms.base)
 static void add_violation(tl_variant_summary *v, const char *what, int is_op, tl_delta d)
 {
     v->violations = tl_xrealloc(v->violations, (v->nviolations + 1) * sizeof *v->violations);
-    v->violations[v->nviolations++] = (tl_violation){what, is_op, d.base, d.var, pct_of(d)};
+    v->violations[v->nviolations++] = (tl_violation){what, is_op, d.base, d.var, violation_pct(d)};
 }
 
 void tl_summary_build(tl_summary *s, const tl_results *results, const char *const *tags, size_t n,
@@ -173,84 +351,84 @@ void tl_summary_build(tl_summary *s, const tl_results *results, const char *cons
     int have_items = find_source(results, &src, &s->source, &s->item);
     if (!have_items)
         s->item = "op";
+    agg g = {0};
+    if (have_items)
+        aggregate(&g, &src, tags, n, arena);
 
     for (size_t vi = 0; vi < s->nvariants; vi++) {
         tl_variant_summary *v = &s->variants[vi];
         const char *tag = tags[vi + 1];
         v->tag = tag;
+        for (int k = 0; k < TL_TL_N; k++)
+            v->timeline[k] = (tl_delta){NAN, NAN};
 
         if (timeline && tl_table_find(timeline->table, "type") >= 0) {
             const tl_table *t = timeline->table;
             const tl_column *type = &t->cols[tl_table_find(t, "type")];
             const tl_column *b = tagged(t, tags[0], "time ms"), *x = tagged(t, tag, "time ms");
             v->has_timeline = b && x;
-            for (int k = 0; k < TL_TL_N; k++) {
-                v->timeline[k] = (tl_delta){NAN, NAN};
-                for (size_t r = 0; r < t->nrows && v->has_timeline; r++)
-                    if (type->cells[r].kind == TL_STR && strcmp(type->cells[r].v.s, tl_timeline_rows[k]) == 0)
-                        v->timeline[k] = (tl_delta){num_at(b, r), num_at(x, r)};
+            /* the first row of each type that has a number (a type found twice would be
+               paired with itself by the merge) */
+            for (int k = 0; k < TL_TL_N && v->has_timeline; k++) {
+                for (size_t r = 0; r < t->nrows; r++) {
+                    if (type->cells[r].kind != TL_STR || strcmp(type->cells[r].v.s, tl_timeline_rows[k]) != 0)
+                        continue;
+                    if (isnan(v->timeline[k].base))
+                        v->timeline[k].base = num_at(b, r);
+                    if (isnan(v->timeline[k].var))
+                        v->timeline[k].var = num_at(x, r);
+                }
             }
         }
-        if (s->gate_on && v->has_timeline && pct_of(v->timeline[TL_TL_BUSY]) > s->gate_pct)
+        if (s->gate_on && v->has_timeline && over_limit(v->timeline[TL_TL_BUSY], s->gate_pct))
             add_violation(v, "busy_time", 0, v->timeline[TL_TL_BUSY]);
 
         if (!have_items)
             continue;
-        const tl_table *t = src.t;
-        const tl_column *key = &t->cols[tl_table_find(t, src.key)];
-        const tl_column *bt = tagged(t, tags[0], src.time), *vt = tagged(t, tag, src.time);
-        const tl_column *bc = tagged(t, tags[0], src.count), *vc = tagged(t, tag, src.count);
-        tl_summary_item *items = tl_xcalloc(t->nrows ? t->nrows : 1, sizeof *items);
-        for (size_t r = 0; r < t->nrows; r++) {
-            items[r].name = cell_text(&key->cells[r], arena);
-            items[r].time_ms = (tl_delta){num_at(bt, r) * src.scale, num_at(vt, r) * src.scale};
-            items[r].count = (tl_delta){num_at(bc, r), num_at(vc, r)};
-            if (base_only(&items[r]))
+        tl_summary_item *items = tl_xcalloc(g.nitems ? g.nitems : 1, sizeof *items);
+        for (size_t i = 0; i < g.nitems; i++) {
+            items[i].name = g.names[i];
+            items[i].time_ms = (tl_delta){g.ms[i * n], g.ms[i * n + vi + 1]};
+            items[i].count = (tl_delta){g.count[i * n], g.count[i * n + vi + 1]};
+            if (base_only(&items[i]))
                 v->only_base_count++;
-            if (var_only(&items[r]))
+            if (var_only(&items[i]))
                 v->only_var_count++;
-            if (s->gate_on && both(&items[r]) && items[r].time_ms.base >= s->gate_min_ms &&
-                pct_of(items[r].time_ms) > s->gate_pct)
-                add_violation(v, items[r].name, 1, items[r].time_ms);
+            if (s->gate_on && both(&items[i]) && items[i].time_ms.base >= s->gate_min_ms &&
+                over_limit(items[i].time_ms, s->gate_pct))
+                add_violation(v, items[i].name, 1, items[i].time_ms);
         }
-        v->nregressions = top_items(items, t->nrows, BY_DELTA_DESC, slower, TL_SUMMARY_TOP, &v->regressions);
-        v->nimprovements = top_items(items, t->nrows, BY_DELTA_ASC, faster, TL_SUMMARY_TOP, &v->improvements);
-        v->nonly_base = top_items(items, t->nrows, BY_BASE_DESC, base_only, TL_SUMMARY_TOP, &v->only_base);
-        v->nonly_var = top_items(items, t->nrows, BY_VAR_DESC, var_only, TL_SUMMARY_TOP, &v->only_var);
+        v->nregressions = top_items(items, g.nitems, BY_DELTA_DESC, slower, TL_SUMMARY_TOP, &v->regressions);
+        v->nimprovements = top_items(items, g.nitems, BY_DELTA_ASC, faster, TL_SUMMARY_TOP, &v->improvements);
+        v->nonly_base = top_items(items, g.nitems, BY_BASE_DESC, base_only, TL_SUMMARY_TOP, &v->only_base);
+        v->nonly_var = top_items(items, g.nitems, BY_VAR_DESC, var_only, TL_SUMMARY_TOP, &v->only_var);
         free(items);
     }
     for (size_t vi = 0; vi < s->nvariants; vi++)
         if (s->variants[vi].nviolations)
             s->gate_failed = 1;
 
-    /* The chart: the baseline's largest items (each name once), in every report. */
+    /* The chart: the baseline's largest items, in every report. */
     if (have_items) {
-        const tl_table *t = src.t;
-        const tl_column *key = &t->cols[tl_table_find(t, src.key)];
-        tl_summary_item *items = tl_xcalloc(t->nrows ? t->nrows : 1, sizeof *items);
-        const tl_column *bt = tagged(t, tags[0], src.time);
-        for (size_t r = 0; r < t->nrows; r++) {
-            items[r].name = cell_text(&key->cells[r], arena);
-            items[r].time_ms = (tl_delta){num_at(bt, r) * src.scale, (double)r};
+        tl_summary_item *items = tl_xcalloc(g.nitems ? g.nitems : 1, sizeof *items);
+        for (size_t i = 0; i < g.nitems; i++) {
+            items[i].name = g.names[i];
+            items[i].time_ms = (tl_delta){g.ms[i * n], (double)i};
         }
         tl_summary_item *top;
-        size_t ntop = top_items(items, t->nrows, BY_BASE_DESC, has_base, t->nrows, &top);
+        size_t ntop = top_items(items, g.nitems, BY_BASE_DESC, has_base, TL_SUMMARY_CHART_TOP, &top);
         s->chart_names = tl_xcalloc(TL_SUMMARY_CHART_TOP, sizeof *s->chart_names);
         s->chart_ms = tl_xcalloc(TL_SUMMARY_CHART_TOP * n, sizeof *s->chart_ms);
-        for (size_t i = 0; i < ntop && s->nchart < TL_SUMMARY_CHART_TOP; i++) {
-            int seen = 0;
-            for (size_t j = 0; j < s->nchart && !seen; j++)
-                seen = strcmp(s->chart_names[j], top[i].name) == 0;
-            if (seen)
-                continue;
-            size_t row = (size_t)top[i].time_ms.var, k = s->nchart++;
+        for (size_t i = 0; i < ntop; i++) {
+            size_t item = (size_t)top[i].time_ms.var, k = s->nchart++;
             s->chart_names[k] = top[i].name;
             for (size_t rep = 0; rep < n; rep++)
-                s->chart_ms[rep * TL_SUMMARY_CHART_TOP + k] = num_at(tagged(t, tags[rep], src.time), row) * src.scale;
+                s->chart_ms[rep * TL_SUMMARY_CHART_TOP + k] = g.ms[item * n + rep];
         }
         free(top);
         free(items);
     }
+    agg_free(&g);
 }
 
 void tl_summary_free(tl_summary *s)
@@ -322,13 +500,17 @@ static void short_name(char *buf, size_t n, const char *name)
     size_t len = strlen(name);
     if (len < n) {
         memcpy(buf, name, len + 1);
-        return;
+    } else {
+        size_t keep = n - 4;
+        while (keep > 0 && (name[keep] & 0xC0) == 0x80)
+            keep--; /* do not cut a UTF-8 character in two */
+        memcpy(buf, name, keep);
+        memcpy(buf + keep, "...", 4);
     }
-    size_t keep = n - 4;
-    while (keep > 0 && (name[keep] & 0xC0) == 0x80)
-        keep--; /* do not cut a UTF-8 character in two */
-    memcpy(buf, name, keep);
-    memcpy(buf + keep, "...", 4);
+    /* a name is data: its control characters (ESC, line breaks) must not reach the terminal */
+    for (char *p = buf; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            *p = '?';
 }
 
 static void print_items(FILE *out, const paint *p, const char *title, const tl_summary_item *items, size_t n)
@@ -406,11 +588,19 @@ void tl_summary_print_violations(const tl_summary *s, FILE *out)
 {
     for (size_t vi = 0; vi < s->nvariants; vi++) {
         const tl_variant_summary *v = &s->variants[vi];
+        /* A big report can fail on thousands of ops: the first ones tell the story. */
+        enum { MAX_LINES = 20 };
         for (size_t i = 0; i < v->nviolations; i++) {
             const tl_violation *x = &v->violations[i];
-            fprintf(out, "tlcompare: regression: %s %s%s%s: %.3f ms -> %.3f ms (%+.1f%%, limit %g%%)\n", v->tag,
-                    x->is_op ? s->item : "", x->is_op ? " " : "", x->what, x->base_ms, x->var_ms, x->pct,
-                    s->gate_pct);
+            if (i == MAX_LINES) {
+                fprintf(out, "tlcompare: regression: %s: and %zu more (--summary-json lists them all)\n", v->tag,
+                        v->nviolations - MAX_LINES);
+                break;
+            }
+            fprintf(out, "tlcompare: regression: %s %s%s", v->tag, x->is_op ? s->item : "", x->is_op ? " " : "");
+            for (const char *c = x->what; *c; c++) /* no control characters of a name on the terminal */
+                fputc((unsigned char)*c < 0x20 || *c == 0x7f ? '?' : *c, out);
+            fprintf(out, ": %.3f ms -> %.3f ms (%+.1f%%, limit %g%%)\n", x->base_ms, x->var_ms, x->pct, s->gate_pct);
         }
     }
 }
@@ -471,6 +661,23 @@ static void md_items(tl_buf *b, const char *title, const char *item, const char 
     }
 }
 
+/* "- only in TAG: N ops; largest: `a` (1.000 ms), ..." (as on the terminal). */
+static void md_one_sided(tl_buf *b, const char *item, const char *tag, size_t count, const tl_summary_item *items,
+                         size_t n, int base_side)
+{
+    if (!count)
+        return;
+    tl_buf_adds(b, "- only in ");
+    md_text(b, tag);
+    tl_buf_printf(b, ": %zu %s%s", count, item, count == 1 ? "" : "s");
+    for (size_t i = 0; i < n && i < 3; i++) {
+        tl_buf_adds(b, i ? ", " : "; largest: ");
+        md_code(b, items[i].name);
+        tl_buf_printf(b, " (%.3f ms)", base_side ? items[i].time_ms.base : items[i].time_ms.var);
+    }
+    tl_buf_adds(b, "\n");
+}
+
 void tl_summary_markdown(const tl_summary *s, tl_buf *b)
 {
     for (size_t vi = 0; vi < s->nvariants; vi++) {
@@ -506,14 +713,19 @@ void tl_summary_markdown(const tl_summary *s, tl_buf *b)
         md_items(b, "Top regressions", s->item, s->baseline, v->tag, v->regressions, v->nregressions);
         md_items(b, "Top improvements", s->item, s->baseline, v->tag, v->improvements, v->nimprovements);
         if (v->only_base_count || v->only_var_count)
-            tl_buf_printf(b, "\n%zu %ss only in %s, %zu only in %s.\n", v->only_base_count, s->item, s->baseline,
-                          v->only_var_count, v->tag);
-        for (size_t i = 0; i < v->nviolations; i++) {
+            tl_buf_adds(b, "\n");
+        md_one_sided(b, s->item, s->baseline, v->only_base_count, v->only_base, v->nonly_base, 1);
+        md_one_sided(b, s->item, v->tag, v->only_var_count, v->only_var, v->nonly_var, 0);
+        /* the first ones (the largest in the baseline): a pull request comment has a size
+           limit, and a big report can have thousands; the JSON lists them all */
+        for (size_t i = 0; i < v->nviolations && i < TL_SUMMARY_TOP; i++) {
             const tl_violation *x = &v->violations[i];
             tl_buf_printf(b, "%s- gate: %s%s", i ? "" : "\n", x->is_op ? s->item : "", x->is_op ? " " : "");
             md_code(b, x->what);
             tl_buf_printf(b, " is %+.1f%% slower (limit %g%%)\n", x->pct, s->gate_pct);
         }
+        if (v->nviolations > TL_SUMMARY_TOP)
+            tl_buf_printf(b, "- gate: and %zu more\n", v->nviolations - TL_SUMMARY_TOP);
     }
     if (s->gate_on)
         tl_buf_printf(b, "\nGate: **%s** (limit %g%%, %ss of at least %g ms).\n", s->gate_failed ? "failed" : "passed",

@@ -65,7 +65,7 @@ typedef struct tl_summary {
     /* the chart: the baseline's largest items and their time in every report */
     size_t nchart;
     const char **chart_names;
-    double *chart_ms;       /* nchart x (nvariants + 1), report-major */
+    double *chart_ms;       /* report r's value of item k at [r * TL_SUMMARY_CHART_TOP + k] */
     /* the gate */
     int gate_on;
     double gate_pct, gate_min_ms;
