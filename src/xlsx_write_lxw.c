@@ -168,11 +168,3 @@ int tl_xlsx_write_lxw(const tl_results *results, const char *path, tl_error *err
     tl_tab_names_free(tabs, results->n);
     return rc ? -1 : 0;
 }
-
-/* Until the built-in writer lands, the libxlsxwriter one serves every workbook. */
-int tl_xlsx_write(const tl_results *results, const tl_xlsx_write_opts *opts, const char *path,
-                  tl_error *err)
-{
-    (void)opts;
-    return tl_xlsx_write_lxw(results, path, err);
-}
