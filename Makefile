@@ -5,19 +5,21 @@
 #   make demo       install missing packages (as root), build, compare the bundled examples
 #   make install    PREFIX=/usr/local: binary, man page, TraceLens-compatible alias
 #   make deps       install the Debian packages the build needs (as root)
+#   make fuzz       libFuzzer on the CSV reader, the xlsx reader, the comparison
+#                   (FUZZ_SECONDS each, default 60; fails on a finding)
 #   make clean
 
 VERSION     := 0.1.0
 PREFIX      ?= /usr/local
 CC          ?= cc
-PKGS        := xlsxwriter libzip expat zlib libdeflate
+PKGS        := xlsxwriter libzip expat zlib libisal
 CSTD        := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
 WARN        := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-unused-parameter
 OPT         ?= -O2 -g
 CFLAGS      ?=
 LDFLAGS     ?=
 PKG_CFLAGS  = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS    = $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lxlsxwriter -lzip -lexpat -lz -ldeflate)
+PKG_LIBS    = $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lxlsxwriter -lzip -lexpat -lz -lisal)
 ALL_CFLAGS  = $(CSTD) $(WARN) $(OPT) -DTL_VERSION='"$(VERSION)"' $(PKG_CFLAGS) $(CFLAGS) -MMD -MP
 LIBS        = $(PKG_LIBS) -lm -lpthread
 
@@ -28,9 +30,11 @@ TESTS       := $(wildcard tests/test_*.c)
 TEST_BINS   := $(TESTS:tests/%.c=$(BUILD)/tests/%)
 CONFORMANCE ?= ../shared/conformance
 
-# Debian packages: the build, the tests, and the tools the tests drive.
+# Debian packages: the build, the tests, the tools the tests drive, and clang with
+# libFuzzer (libclang-rt) for `make fuzz`.
 DEB_PKGS    := build-essential pkg-config libxlsxwriter-dev libzip-dev libexpat1-dev \
-               zlib1g-dev libdeflate-dev libcmocka-dev valgrind python3
+               zlib1g-dev libisal-dev libcmocka-dev valgrind python3 \
+               clang libclang-rt-14-dev
 
 .PHONY: all test unit-test sanitize-test conformance demo deps install uninstall clean \
         valgrind examples bench fuzz
@@ -100,6 +104,14 @@ demo: deps $(BUILD)/tlcompare
 	  -o comparison.xlsx --output_csvs_dir comparison_csvs
 	@echo "wrote comparison.xlsx and comparison_csvs/"
 
+# ---- benchmark ------------------------------------------------------------------------
+
+# Time tlcompare on generated 20k-row reports (cached in build/bench/; the scaling run's
+# 80k inputs are ~2.2 GB there), print the table and the targets; see BENCHMARKS.md.
+# BENCH_RUNS=5, BENCH_SCALING=0 to skip the scaling run.  A measurement: exits 0 unless a run fails.
+bench: $(BUILD)/tlcompare $(BUILD)/tools/genreport $(BUILD)/tools/benchrun
+	@BUILD=$(BUILD) bash tools/bench.sh
+
 # ---- install --------------------------------------------------------------------------
 
 install: $(BUILD)/tlcompare
@@ -116,4 +128,42 @@ uninstall:
 clean:
 	rm -rf build comparison.xlsx comparison_csvs
 
--include $(OBJ:.o=.d) $(BUILD)/obj/main.d
+-include $(OBJ:.o=.d) $(BUILD)/obj/main.d $(TEST_BINS:=.d)
+
+# ---- fuzzing --------------------------------------------------------------------------
+
+# libFuzzer targets (fuzz/fuzz_*.c): the CSV reader, the xlsx reader, the whole comparison.
+# `make fuzz` builds them with clang (ASan + UBSan) in build/fuzz/ and runs each for
+# FUZZ_SECONDS from its seed corpus (fuzz/corpus/<target>/) and its past crashes
+# (fuzz/regressions/<target>/); new corpus entries go to build/fuzz/corpus/<target>/.
+# A crash, leak, timeout or memory blow-up fails the target; the input is saved as
+# build/fuzz/crashes/<target>-*: copy it to fuzz/regressions/<target>/ once fixed, and
+# tests/test_regressions.c replays it in every `make test`.
+FUZZ_SECONDS ?= 60
+FUZZ_CC      ?= clang
+FUZZ_TARGETS := csv xlsx compare
+FUZZ_BUILD   := build/fuzz
+FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+
+$(FUZZ_BUILD)/fuzz_%: fuzz/fuzz_%.c fuzz/fuzz.h $(FUZZ_BUILD)/libtlcompare.a
+	$(FUZZ_CC) $(ALL_CFLAGS) -Isrc -fsanitize=fuzzer $< -o $@ $(FUZZ_BUILD)/libtlcompare.a $(LIBS)
+
+fuzz:
+	@command -v $(FUZZ_CC) >/dev/null || { echo "fuzz: $(FUZZ_CC) not found (make deps)"; exit 1; }
+	$(MAKE) --no-print-directory BUILD=$(FUZZ_BUILD) CC=$(FUZZ_CC) \
+	  OPT="-O1 -g -fsanitize=fuzzer-no-link $(FUZZ_SAN)" LDFLAGS="$(FUZZ_SAN)" \
+	  $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz_%)
+	@set -e; for t in $(FUZZ_TARGETS); do \
+	  mkdir -p $(FUZZ_BUILD)/corpus/$$t $(FUZZ_BUILD)/crashes fuzz/regressions/$$t; \
+	  dict=""; [ -f fuzz/$$t.dict ] && dict="-dict=fuzz/$$t.dict"; \
+	  printf 'fuzz_%-8s %s s: ' $$t $(FUZZ_SECONDS); \
+	  if $(FUZZ_BUILD)/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2560 \
+	       -print_final_stats=1 -artifact_prefix=$(FUZZ_BUILD)/crashes/$$t- $$dict \
+	       $(FUZZ_BUILD)/corpus/$$t fuzz/corpus/$$t fuzz/regressions/$$t \
+	       >$(FUZZ_BUILD)/$$t.log 2>&1; then \
+	    grep -h 'stat::number_of_executed_units' $(FUZZ_BUILD)/$$t.log | awk '{print $$2 " executions, no finding"}'; \
+	  else \
+	    echo "FINDING (log: $(FUZZ_BUILD)/$$t.log)"; grep -A25 '^==.*ERROR\|invariant violated\|^SUMMARY' $(FUZZ_BUILD)/$$t.log | head -40; \
+	    exit 1; \
+	  fi; \
+	done

@@ -12,6 +12,7 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,19 +25,23 @@ static void prepare(tl_table *t, int tag_index, const char *tag, const char *con
                     size_t nkeys, tl_arena *arena)
 {
     tl_column *cols = tl_xmalloc((t->ncols ? t->ncols : 1) * sizeof *cols);
+    unsigned char *is_key = tl_xcalloc(t->ncols ? t->ncols : 1, 1);
     size_t n = 0;
+    /* by index, not by name against every key: a roofline sheet may have thousands of
+     * param: keys, and as many columns */
+    tl_name_index ix;
+    tl_name_index_init(&ix, t);
     for (size_t k = 0; k < nkeys; k++) {
-        long i = tl_table_find(t, keys[k]);
+        long i = tl_name_index_find(&ix, keys[k]);
         cols[n] = t->cols[i];
         cols[n].role = TL_ROLE_KEY;
         cols[n].tag = -1;
+        is_key[i] = 1;
         n++;
     }
+    tl_name_index_free(&ix);
     for (size_t i = 0; i < t->ncols; i++) {
-        int is_key = 0;
-        for (size_t k = 0; k < nkeys && !is_key; k++)
-            is_key = strcmp(t->cols[i].name, keys[k]) == 0;
-        if (is_key)
+        if (is_key[i])
             continue;
         cols[n] = t->cols[i];
         cols[n].name = tl_arena_printf(arena, "%s::%s", tag, t->cols[i].name);
@@ -44,6 +49,7 @@ static void prepare(tl_table *t, int tag_index, const char *tag, const char *con
         cols[n].tag = tag_index;
         n++;
     }
+    free(is_key);
     free(t->cols);
     t->cols = cols;
 }
@@ -114,24 +120,45 @@ static tl_table *merge_pair(tl_table *L, tl_table *R, size_t nkeys, const char *
     size_t i = 0, j = 0;
     tl_table *out = NULL;
 
+    /* The bound on rows, tighter for wide tables: the cells must fit as well. */
+    size_t out_cols = L->ncols + R->ncols - nkeys, max_rows = TL_MERGE_MAX_ROWS;
+    if (out_cols && TL_MERGE_MAX_CELLS / out_cols < max_rows)
+        max_rows = TL_MERGE_MAX_CELLS / out_cols;
+
     while (i < L->nrows || j < R->nrows) {
         int c = i == L->nrows ? 1 : j == R->nrows ? -1 : cmp_keys(L, li[i], R, ri[j], nkeys);
         size_t i2 = c <= 0 ? run_end(L, li, i, nkeys) : i;
         size_t j2 = c >= 0 ? run_end(R, ri, j, nkeys) : j;
         size_t nl = i2 - i, nr = j2 - j;
-        size_t add = c == 0 ? nl * nr : nl + nr;
-        if ((c == 0 && nr && nl > TL_MERGE_MAX_ROWS / nr) || npairs + add > TL_MERGE_MAX_ROWS) {
-            tl_buf key = {0};
-            describe_key(&key, c <= 0 ? L : R, c <= 0 ? li[i] : ri[j], nkeys);
-            tl_error_set(err,
-                         "sheet '%s': the key (%s) is repeated (%zu x %zu rows) and the merge "
-                         "would make more than %zu rows; refusing",
-                         sheet, tl_buf_cstr(&key), nl, nr, TL_MERGE_MAX_ROWS);
-            tl_buf_free(&key);
+        int product = c == 0 && nl && nr && nl > max_rows / nr; /* nl * nr alone is too many */
+        size_t add = product ? 0 : c == 0 ? nl * nr : nl + nr;
+        if (product || npairs + add > max_rows) {
+            char limit[96];
+            if (max_rows == TL_MERGE_MAX_ROWS)
+                snprintf(limit, sizeof limit, "more than %zu rows", max_rows);
+            else
+                snprintf(limit, sizeof limit, "more than %zu rows of %zu columns (%zu cells)", max_rows,
+                         out_cols, TL_MERGE_MAX_CELLS);
+            if (c == 0 && (nl > 1 || nr > 1)) {
+                /* the usual cause: a key repeated on both sides multiplies */
+                tl_buf key = {0};
+                describe_key(&key, L, li[i], nkeys);
+                tl_error_set(err,
+                             "sheet '%s': the key (%s) is repeated (%zu x %zu rows) and the merge "
+                             "would make %s; refusing",
+                             sheet, tl_buf_cstr(&key), nl, nr, limit);
+                tl_buf_free(&key);
+            } else {
+                tl_error_set(err, "sheet '%s': the merge would make %s; refusing", sheet, limit);
+            }
             goto done;
         }
+        /* pr follows pl's capacity; resized only when pl grew (a realloc per key would
+         * copy the whole array each time under ASan, whose realloc never grows in place) */
+        size_t old_cap = cap;
         TL_GROW(pl, cap, npairs + add);
-        pr = tl_xrealloc(pr, cap * sizeof *pr);
+        if (cap != old_cap || !pr)
+            pr = tl_xrealloc(pr, cap * sizeof *pr);
         if (c == 0) {
             for (size_t a = i; a < i2; a++)
                 for (size_t b = j; b < j2; b++, npairs++)
@@ -248,10 +275,13 @@ tl_table *tl_compare(tl_table **tables, const char *const *tags, size_t n,
     /* Keys every report has; a key some report lacks is left out (and so is prefixed). */
     const char **keys = tl_xmalloc((spec->nkeys ? spec->nkeys : 1) * sizeof *keys);
     size_t nkeys = 0;
+    tl_name_index *ix = tl_xcalloc(n, sizeof *ix);
+    for (size_t i = 0; i < n; i++)
+        tl_name_index_init(&ix[i], tables[i]);
     for (size_t k = 0; k < spec->nkeys; k++) {
         size_t lacking = n;
         for (size_t i = 0; i < n && lacking == n; i++)
-            if (tl_table_find(tables[i], spec->keys[k]) < 0)
+            if (tl_name_index_find(&ix[i], spec->keys[k]) < 0)
                 lacking = i;
         if (lacking == n)
             keys[nkeys++] = spec->keys[k];
@@ -259,6 +289,9 @@ tl_table *tl_compare(tl_table **tables, const char *const *tags, size_t n,
             tl_warn("sheet '%s': report '%s' has no key column '%s'; it is not used as a key",
                     spec->sheet, tags[lacking], spec->keys[k]);
     }
+    for (size_t i = 0; i < n; i++)
+        tl_name_index_free(&ix[i]);
+    free(ix);
     tl_table *merged = NULL;
     if (nkeys == 0) {
         tl_error_set(err, "sheet '%s': none of the key columns (%s%s) is in every report", spec->sheet,

@@ -7,8 +7,10 @@
 
 #include "table.h"
 
-/* The merge refuses to make more rows than this (duplicate keys multiply: n x m rows). */
+/* The merge refuses to make more rows than this (duplicate keys multiply: n x m rows),
+ * or more cells (rows x columns) than TL_MERGE_MAX_CELLS (16 bytes each: 4 GiB). */
 #define TL_MERGE_MAX_ROWS ((size_t)2000000)
+#define TL_MERGE_MAX_CELLS ((size_t)1 << 28)
 
 typedef struct tl_compare_spec {
     const char *sheet;         /* the sheet's name, for messages */
@@ -23,7 +25,7 @@ typedef struct tl_compare_spec {
  * The tables are consumed (freed), whatever the outcome.  A key or metric that some
  * report lacks is left out with a warning.  Returns the merged table, whose columns
  * carry their role and tag (table.h), or NULL with *err set (no keys left, or the merge
- * would exceed TL_MERGE_MAX_ROWS).
+ * would exceed TL_MERGE_MAX_ROWS or TL_MERGE_MAX_CELLS).
  */
 tl_table *tl_compare(tl_table **tables, const char *const *tags, size_t n,
                      const tl_compare_spec *spec, tl_arena *arena, tl_error *err);

@@ -335,15 +335,25 @@ static int run_split(run_ctx *c, const split_sheet *s, int roofline)
                 goto skip;
             }
         }
-        /* name, then the param: columns every report has, by code point */
+        /* name, then the param: columns every report has, by code point; looked up
+         * through an index, since a sheet may have thousands of param: columns */
         keys = tl_xmalloc((tables[0]->ncols + 1) * sizeof *keys);
         keys[nkeys++] = "name";
         size_t first_param = nkeys;
+        tl_name_index *ix = tl_xcalloc(c->n, sizeof *ix);
+        for (size_t i = 1; i < c->n; i++)
+            tl_name_index_init(&ix[i], tables[i]);
         for (size_t col = 0; col < tables[0]->ncols; col++) {
             const char *name = tables[0]->cols[col].name;
-            if (strncmp(name, "param:", 6) == 0 && first_without(tables, c->n, name) < 0)
+            int everywhere = strncmp(name, "param:", 6) == 0;
+            for (size_t i = 1; i < c->n && everywhere; i++)
+                everywhere = tl_name_index_find(&ix[i], name) >= 0;
+            if (everywhere)
                 keys[nkeys++] = name;
         }
+        for (size_t i = 1; i < c->n; i++)
+            tl_name_index_free(&ix[i]);
+        free(ix);
         qsort(keys + first_param, nkeys - first_param, sizeof *keys, cmp_cstr);
     } else {
         keys = tl_xmalloc(COUNT(ops_keys) * sizeof *keys);

@@ -236,6 +236,25 @@ static int same_file(const char *a, const char *b)
     return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
+/* 1 when writing the file `out` would change the input report `report`: it is that
+ * workbook, or a <sheet>.csv inside that CSV directory (existing or not: a new one
+ * would be read as a sheet next time). */
+static int clobbers(const char *out, const char *report)
+{
+    size_t n = strlen(out);
+    if (same_file(out, report))
+        return 1;
+    if (n < 4 || strcmp(out + n - 4, ".csv") != 0 || !tl_is_dir(report))
+        return 0;
+    char *dir = tl_xstrdup(out);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        slash[slash == dir ? 1 : 0] = '\0';
+    int r = same_file(slash ? dir : ".", report);
+    free(dir);
+    return r;
+}
+
 /* Write the workbook and the CSVs under temporary names, then move them into place. */
 /* Write `text` to a temporary file beside `target`; returns its path or NULL. */
 static char *write_text_temp(const char *target, const tl_buf *text, tl_error *err)
@@ -260,6 +279,16 @@ typedef struct extra_outputs {
     tl_buf md, json;               /* --summary-md / --summary-json texts */
 } extra_outputs;
 
+/* The writers name the file they write, which is the temporary one: name the output. */
+static void name_output(tl_error *err, const char *tmp, const char *target)
+{
+    size_t n = strlen(tmp), m = strlen(target), len = strlen(err->msg);
+    if (strncmp(err->msg, tmp, n) != 0 || len - n + m >= sizeof err->msg)
+        return;
+    memmove(err->msg + m, err->msg + n, len - n + 1);
+    memcpy(err->msg, target, m);
+}
+
 static int write_outputs(const options *o, const tl_results *res, const extra_outputs *x, tl_error *err)
 {
     char *xlsx_tmp = NULL, *csv_tmp = NULL, *md_tmp = NULL, *json_tmp = NULL;
@@ -275,8 +304,10 @@ static int write_outputs(const options *o, const tl_results *res, const extra_ou
     /* The benchmark measures the built-in writer against libxlsxwriter through this. */
     const char *engine = getenv("TLCOMPARE_XLSX_WRITER");
     int lxw = engine && strcmp(engine, "libxlsxwriter") == 0;
-    if ((lxw ? tl_xlsx_write_lxw(res, xlsx_tmp, err) : tl_xlsx_write(res, &wopts, xlsx_tmp, err)) != 0)
+    if ((lxw ? tl_xlsx_write_lxw(res, xlsx_tmp, err) : tl_xlsx_write(res, &wopts, xlsx_tmp, err)) != 0) {
+        name_output(err, xlsx_tmp, o->output);
         goto out;
+    }
     tl_timing.write_xlsx += tl_now() - t0;
     if (o->summary_md && !(md_tmp = write_text_temp(o->summary_md, &x->md, err)))
         goto out;
@@ -378,9 +409,14 @@ int main(int argc, char **argv)
         }
     }
     for (size_t i = 0; i < o.nreports && rc == 1; i++) {
-        if (same_file(o.output, o.reports[i]) || (o.csv_dir && same_file(o.csv_dir, o.reports[i]))) {
-            fprintf(stderr, "tlcompare: the output '%s' is the input report '%s'; refusing to overwrite it\n",
-                    same_file(o.output, o.reports[i]) ? o.output : o.csv_dir, o.reports[i]);
+        const char *out = clobbers(o.output, o.reports[i]) ? o.output
+                          : o.csv_dir && same_file(o.csv_dir, o.reports[i]) ? o.csv_dir
+                          : o.summary_md && clobbers(o.summary_md, o.reports[i]) ? o.summary_md
+                          : o.summary_json && clobbers(o.summary_json, o.reports[i]) ? o.summary_json
+                                                                                     : NULL;
+        if (out) {
+            fprintf(stderr, "tlcompare: the output '%s' would overwrite the input report '%s'; "
+                            "refusing\n", out, o.reports[i]);
             rc = EXIT_USAGE;
         }
     }

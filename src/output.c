@@ -92,8 +92,31 @@ static char *temp_template(const char *target)
     return b.data;
 }
 
+/*
+ * A target that can never be committed is refused before anything is written: the
+ * outputs are moved into place one after another, so finding out at the second that it
+ * cannot go there would leave the first one replaced.
+ */
+static int check_target(const char *target, int want_dir, tl_error *err)
+{
+    struct stat st;
+    if (stat(target, &st) != 0)
+        return 0; /* absent: it will be created */
+    if (want_dir && !S_ISDIR(st.st_mode)) {
+        tl_error_set(err, "%s: exists and is not a directory", target);
+        return -1;
+    }
+    if (!want_dir && S_ISDIR(st.st_mode)) {
+        tl_error_set(err, "%s: is a directory", target);
+        return -1;
+    }
+    return 0;
+}
+
 char *tl_output_temp_file(const char *target, tl_error *err)
 {
+    if (check_target(target, 0, err) != 0)
+        return NULL;
     char *tmp = temp_template(target);
     /* block signals while the file exists but is not yet tracked */
     sigset_t all, old;
@@ -118,6 +141,8 @@ char *tl_output_temp_file(const char *target, tl_error *err)
 
 char *tl_output_temp_dir(const char *target, tl_error *err)
 {
+    if (check_target(target, 1, err) != 0)
+        return NULL;
     char *tmp = temp_template(target);
     sigset_t all, old;
     sigfillset(&all);

@@ -312,7 +312,8 @@ static int builder_add_column(tl_builder *b, const char *name)
         b->too_big = 1;
         return 0;
     }
-    t->cols = tl_xrealloc(t->cols, (t->ncols + 1) * sizeof *t->cols);
+    /* doubling: a header of many thousand columns must not cost a copy per column */
+    TL_GROW(t->cols, b->colcap, t->ncols + 1);
     tl_column *c = &t->cols[t->ncols];
     memset(c, 0, sizeof *c);
     c->name = name;
@@ -323,84 +324,122 @@ static int builder_add_column(tl_builder *b, const char *name)
 }
 
 /*
- * How often each column name has been used so far, while a header is made unique: an
- * open-addressing hash table, because a header may hold tens of thousands of names and a
- * linear search per name (or per candidate name) makes a hostile header take hours.
+ * Column names to numbers (a use count while a header is made unique, or a column
+ * index): an open-addressing hash table, because a header may hold tens of thousands
+ * of names, and a linear search per name (or per candidate name) makes a hostile
+ * header take hours.
  */
-typedef struct name_count {
+typedef struct name_slot {
     const char *name; /* NULL: an empty slot */
-    size_t count;
-} name_count;
+    size_t value;
+} name_slot;
 
-typedef struct name_counts {
-    name_count *slots;
+struct tl_name_map {
+    name_slot *slots;
     size_t cap, n; /* cap is a power of two, at least twice n */
-} name_counts;
+};
 
 static size_t hash_name(const char *s)
 {
-    size_t h = 1469598103934665603u; /* FNV-1a */
+    size_t h = (size_t)1469598103934665603u; /* FNV-1a */
     for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211u;
+        h = (h ^ (unsigned char)*s) * (size_t)1099511628211u;
     return h;
 }
 
-static name_count *counts_slot(name_counts *c, const char *name)
+static name_slot *map_slot(const tl_name_map *m, const char *name)
 {
-    size_t i = hash_name(name) & (c->cap - 1);
-    while (c->slots[i].name && strcmp(c->slots[i].name, name) != 0)
-        i = (i + 1) & (c->cap - 1);
-    return &c->slots[i];
+    size_t i = hash_name(name) & (m->cap - 1);
+    while (m->slots[i].name && strcmp(m->slots[i].name, name) != 0)
+        i = (i + 1) & (m->cap - 1);
+    return &m->slots[i];
 }
 
-/* The count slot of `name`, added with count 0 when new (`name` must outlive the table). */
-static name_count *counts_get(name_counts *c, const char *name)
+/* The slot of `name`, added with value 0 when new (`name` must outlive the map). */
+static name_slot *map_get(tl_name_map *m, const char *name)
 {
-    if (2 * (c->n + 1) > c->cap) {
-        name_counts bigger = {tl_xcalloc(c->cap ? 2 * c->cap : 64, sizeof(name_count)),
-                              c->cap ? 2 * c->cap : 64, c->n};
-        for (size_t i = 0; i < c->cap; i++)
-            if (c->slots[i].name)
-                *counts_slot(&bigger, c->slots[i].name) = c->slots[i];
-        free(c->slots);
-        *c = bigger;
+    if (2 * (m->n + 1) > m->cap) {
+        tl_name_map bigger = {tl_xcalloc(m->cap ? 2 * m->cap : 64, sizeof(name_slot)),
+                              m->cap ? 2 * m->cap : 64, m->n};
+        for (size_t i = 0; i < m->cap; i++)
+            if (m->slots[i].name)
+                *map_slot(&bigger, m->slots[i].name) = m->slots[i];
+        free(m->slots);
+        *m = bigger;
     }
-    name_count *s = counts_slot(c, name);
+    name_slot *s = map_slot(m, name);
     if (!s->name) {
         s->name = name;
-        c->n++;
+        m->n++;
     }
     return s;
 }
 
+static void map_free(tl_name_map *m)
+{
+    if (m) {
+        free(m->slots);
+        free(m);
+    }
+}
+
+void tl_name_index_init(tl_name_index *ix, const tl_table *t)
+{
+    ix->map = tl_xcalloc(1, sizeof *ix->map);
+    for (size_t c = 0; c < t->ncols; c++) {
+        name_slot *s = map_get(ix->map, t->cols[c].name);
+        if (s->value == 0)
+            s->value = c + 1; /* the first of equal names, as tl_table_find */
+    }
+}
+
+long tl_name_index_find(const tl_name_index *ix, const char *name)
+{
+    if (!ix->map->cap)
+        return -1;
+    const name_slot *s = map_slot(ix->map, name);
+    return s->name ? (long)s->value - 1 : -1;
+}
+
+void tl_name_index_free(tl_name_index *ix)
+{
+    map_free(ix->map);
+    ix->map = NULL;
+}
+
+/*
+ * A new column named `name` ("" or NULL: "Unnamed: <its index>"), made unique as pandas'
+ * dedup_names does, step for step: a name seen k times before becomes "name.k", and that
+ * candidate is itself checked the same way, so "a,a.1,a" reads as a, a.1, a.1.1.  The
+ * counts live as long as the builder, so that the "Unnamed: N" columns made for cells
+ * past the header are made unique against the header too.
+ */
+static int builder_add_unique(tl_builder *b, const char *name)
+{
+    if (!b->names)
+        b->names = tl_xcalloc(1, sizeof *b->names);
+    const char *col = name && *name ? tl_arena_strdup(b->arena, name) : unnamed(b->arena, b->t->ncols);
+    name_slot *slot = map_get(b->names, col);
+    size_t cur = slot->value;
+    while (cur > 0) {
+        slot->value = cur + 1;
+        col = tl_arena_printf(b->arena, "%s.%zu", col, cur);
+        slot = map_get(b->names, col);
+        cur = slot->value;
+    }
+    slot->value = cur + 1;
+    return builder_add_column(b, col);
+}
+
 void tl_builder_header(tl_builder *b, const char *const *names, size_t n)
 {
-    /*
-     * pandas' dedup_names, step for step: a name seen k times before becomes "name.k",
-     * and that candidate is itself checked the same way, so "a,a.1,a" reads as
-     * a, a.1, a.1.1.  Names without text are "Unnamed: <i>" first, and deduplicated too.
-     */
-    name_counts counts = {0};
     if (n > TL_TABLE_MAX_COLS) {
         b->too_big = 1; /* decided before a million columns are made */
         return;
     }
-    for (size_t i = 0; i < n; i++) {
-        const char *col = names[i] && *names[i] ? tl_arena_strdup(b->arena, names[i])
-                                                : unnamed(b->arena, i);
-        name_count *slot = counts_get(&counts, col);
-        size_t cur = slot->count;
-        while (cur > 0) {
-            slot->count = cur + 1;
-            col = tl_arena_printf(b->arena, "%s.%zu", col, cur);
-            slot = counts_get(&counts, col);
-            cur = slot->count;
-        }
-        slot->count = cur + 1;
-        if (!builder_add_column(b, col))
+    for (size_t i = 0; i < n; i++)
+        if (!builder_add_unique(b, names[i]))
             break;
-    }
-    free(counts.slots);
     b->nhead = b->t->ncols;
 }
 
@@ -410,7 +449,7 @@ void tl_builder_cell(tl_builder *b, size_t col, tl_cell raw)
     if (!ensure_rows(b, t->nrows + 1))
         return;
     while (col >= t->ncols)
-        if (!builder_add_column(b, unnamed(b->arena, t->ncols)))
+        if (!builder_add_unique(b, NULL))
             return;
     b->in_row = 1;
     if (raw.kind == TL_STR && tl_text_is_missing(raw.v.s, tl_cell_len(&raw)))
@@ -492,6 +531,8 @@ tl_table *tl_builder_finish(tl_builder *b)
         infer_column(&t->cols[c], t->nrows, tmp);
     free(tmp);
     b->t = NULL;
+    map_free(b->names);
+    b->names = NULL;
     return t;
 }
 
@@ -499,4 +540,6 @@ void tl_builder_abort(tl_builder *b)
 {
     tl_table_free(b->t);
     b->t = NULL;
+    map_free(b->names);
+    b->names = NULL;
 }

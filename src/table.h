@@ -108,6 +108,17 @@ size_t tl_table_add_column(tl_table *t, const char *name);
 /* Index of the column named `name`, or -1. */
 long tl_table_find(const tl_table *t, const char *name);
 
+/* A hash index of a table's column names: tl_table_find in constant time, for loops
+ * over columns of tables that may have many thousands (a hostile header).  Valid until
+ * the table's columns change; the first of equal names wins, as in tl_table_find. */
+typedef struct tl_name_map tl_name_map;
+typedef struct tl_name_index {
+    tl_name_map *map;
+} tl_name_index;
+void tl_name_index_init(tl_name_index *ix, const tl_table *t);
+long tl_name_index_find(const tl_name_index *ix, const char *name);
+void tl_name_index_free(tl_name_index *ix);
+
 /* Remove column i (its cells are freed). */
 void tl_table_remove_column(tl_table *t, size_t i);
 
@@ -131,6 +142,8 @@ typedef struct tl_builder {
     int in_row;   /* 1 between the first cell of a row and tl_builder_end_row() */
     int row_has_value;
     int too_big;  /* 1 once the table would pass the bounds below; it takes no more cells */
+    size_t colcap; /* capacity of t->cols */
+    tl_name_map *names; /* how often each column name is taken (pandas' dedup_names) */
 } tl_builder;
 
 /*
@@ -141,7 +154,7 @@ typedef struct tl_builder {
  * `too_big` after the header and after each row and fails with its own message.
  */
 #define TL_TABLE_MAX_COLS ((size_t)1 << 20)  /* 1048576 columns */
-#define TL_TABLE_MAX_CELLS ((size_t)1 << 27) /* 134217728 cells (rows x columns), 2 GiB */
+#define TL_TABLE_MAX_CELLS ((size_t)1 << 26) /* 67108864 cells (rows x columns), 1 GiB */
 
 void tl_builder_init(tl_builder *b, tl_arena *arena);
 

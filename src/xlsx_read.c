@@ -43,14 +43,32 @@
 #define XLSX_STACK 32             /* element depth tracked; nothing we read is deeper */
 
 /*
- * The bound in force.  It is TL_XLSX_MAX_PART; the unit tests lower it to exercise the
- * check with small fixtures, through a setter they declare themselves, so that it stays
- * out of the public interface.
+ * The bound in force.  It is TL_XLSX_MAX_PART; tests lower it to exercise the check
+ * with small fixtures: the unit tests through a setter they declare themselves (so that
+ * it stays out of the public interface), the command-line tests through the environment
+ * variable TLCOMPARE_MAX_PART (a byte count), a test hook that can only lower the bound.
  */
-static size_t xlsx_part_limit = TL_XLSX_MAX_PART;
+static size_t xlsx_part_limit_set; /* 0: not set */
 
 void tl_xlsx_set_part_limit(size_t limit);
-void tl_xlsx_set_part_limit(size_t limit) { xlsx_part_limit = limit ? limit : TL_XLSX_MAX_PART; }
+void tl_xlsx_set_part_limit(size_t limit) { xlsx_part_limit_set = limit; }
+
+static size_t xlsx_part_limit(void)
+{
+    const char *env;
+    char *end;
+    unsigned long long v;
+
+    if (xlsx_part_limit_set)
+        return xlsx_part_limit_set;
+    env = getenv("TLCOMPARE_MAX_PART");
+    if (env && *env >= '0' && *env <= '9') {
+        v = strtoull(env, &end, 10);
+        if (*end == '\0' && v > 0 && v < TL_XLSX_MAX_PART)
+            return (size_t)v;
+    }
+    return TL_XLSX_MAX_PART;
+}
 
 /* ---- the workbook --------------------------------------------------------------- */
 
@@ -323,7 +341,7 @@ static void xlsx_bomb(xlsx_parse *p)
 {
     char lim[32];
 
-    xlsx_format_size(lim, sizeof lim, xlsx_part_limit);
+    xlsx_format_size(lim, sizeof lim, xlsx_part_limit());
     tl_error_set(p->err, "%s: part %s inflates beyond %s; refusing (decompression bomb?)",
                  p->x->path, p->part, lim);
     p->failed = 1;
@@ -349,11 +367,11 @@ static int xlsx_parse_part(xlsx_parse *p, zip_int64_t idx)
     tl_xlsx *x = p->x;
     zip_stat_t st;
     zip_file_t *f;
-    size_t total = 0;
+    size_t total = 0, limit = xlsx_part_limit();
 
     zip_stat_init(&st);
     if (zip_stat_index(x->zip, (zip_uint64_t)idx, 0, &st) == 0 && (st.valid & ZIP_STAT_SIZE) &&
-        st.size > xlsx_part_limit) {
+        st.size > limit) {
         xlsx_bomb(p);
         return 0;
     }
@@ -375,7 +393,7 @@ static int xlsx_parse_part(xlsx_parse *p, zip_int64_t idx)
 
     for (;;) {
         /* Ask for one byte past the bound, so that reaching it is seen exactly. */
-        size_t room = xlsx_part_limit - total;
+        size_t room = limit - total;
         size_t want = room < XLSX_CHUNK ? room + 1 : XLSX_CHUNK;
         void *buf = XML_GetBuffer(p->xp, (int)want);
         zip_int64_t n;
@@ -390,7 +408,7 @@ static int xlsx_parse_part(xlsx_parse *p, zip_int64_t idx)
             break;
         }
         total += (size_t)n;
-        if (total > xlsx_part_limit) {
+        if (total > limit) {
             xlsx_bomb(p);
             break;
         }
@@ -1276,6 +1294,10 @@ static void xlsx_sheet_end(xlsx_parse *p, int el)
         else if (st->nhdr > 0)
             xlsx_commit_header(st);
     }
+    /* A few KiB of XML can describe a huge sparse table (a cell at XFD in every row). */
+    if (st->b.too_big)
+        xlsx_fail(p, "row %lu: more than %zu cells (%zu columns x %zu rows); refusing", st->row,
+                  TL_TABLE_MAX_CELLS, st->b.t->ncols, st->b.t->nrows + 1);
 }
 
 tl_table *tl_xlsx_read_sheet(tl_xlsx *x, const char *sheet, tl_arena *arena, tl_error *err)

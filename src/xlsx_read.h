@@ -35,7 +35,8 @@ tl_table *tl_xlsx_read_sheet(tl_xlsx *x, const char *sheet, tl_arena *arena, tl_
 
 void tl_xlsx_close(tl_xlsx *x);
 
-/* Bound on the inflated size of any one part, against decompression bombs. */
+/* Bound on the inflated size of any one part, against decompression bombs.  Test hook:
+ * the environment variable TLCOMPARE_MAX_PART (bytes) lowers it, never raises it. */
 #define TL_XLSX_MAX_PART ((size_t)2 << 30)
 
 #endif
