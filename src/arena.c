@@ -29,12 +29,11 @@ void tl_arena_free(tl_arena *a)
     tl_arena_init(a);
 }
 
-void *tl_arena_alloc(tl_arena *a, size_t n)
+static void *arena_alloc(tl_arena *a, size_t n, size_t align)
 {
-    const size_t align = sizeof(max_align_t);
-    size_t need = (n + align - 1) / align * align;
-    if (need == 0)
-        need = align;
+    size_t need = n ? n : 1;
+    if (a->head)
+        a->used = (a->used + align - 1) / align * align < a->cap ? (a->used + align - 1) / align * align : a->cap;
     if (!a->head || a->cap - a->used < need) {
         /* Large requests get a block of their own so they do not waste a shared one. */
         size_t cap = need > TL_ARENA_BLOCK / 4 ? need : TL_ARENA_BLOCK;
@@ -57,9 +56,11 @@ void *tl_arena_alloc(tl_arena *a, size_t n)
     return p;
 }
 
+void *tl_arena_alloc(tl_arena *a, size_t n) { return arena_alloc(a, n, sizeof(max_align_t)); }
+
 char *tl_arena_strndup(tl_arena *a, const char *s, size_t n)
 {
-    char *p = tl_arena_alloc(a, n + 1);
+    char *p = arena_alloc(a, n + 1, 1); /* text needs no alignment */
     if (n)
         memcpy(p, s, n);
     p[n] = '\0';

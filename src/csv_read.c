@@ -123,6 +123,8 @@ tl_table *tl_csv_parse(const char *data, size_t len, const char *label, tl_arena
                      .arena = arena, .err = err};
     tl_builder b;
     tl_builder_init(&b, arena);
+    tl_arena scratch; /* cell texts until the columns are typed */
+    tl_arena_init(&scratch);
 
     if (len >= 3 && memcmp(data, "\xEF\xBB\xBF", 3) == 0)
         ps.p += 3;
@@ -169,7 +171,7 @@ tl_table *tl_csv_parse(const char *data, size_t len, const char *label, tl_arena
                 goto fail;
             }
             tl_cell c = tl_text_is_missing(text, n) ? tl_cell_missing()
-                                                    : tl_cell_strn(tl_arena_strndup(arena, text, n), n);
+                                                    : tl_cell_strn(tl_arena_strndup(&scratch, text, n), n);
             tl_builder_cell(&b, col++, c);
         }
         /* Short records keep their missing tail; a record is never blank here. */
@@ -181,12 +183,25 @@ tl_table *tl_csv_parse(const char *data, size_t len, const char *label, tl_arena
         }
     }
     tl_buf_free(&ps.field);
-    return tl_builder_finish(&b);
+    tl_table *t = tl_builder_finish(&b);
+    /* Only the text of string columns outlives the parse: numbers and booleans are values now. */
+    for (size_t col = 0; col < t->ncols; col++) {
+        if (t->cols[col].type != TL_COL_STR)
+            continue;
+        for (size_t r = 0; r < t->nrows; r++) {
+            tl_cell *c = &t->cols[col].cells[r];
+            if (c->kind == TL_STR)
+                c->v.s = tl_arena_strndup(arena, c->v.s, tl_cell_len(c));
+        }
+    }
+    tl_arena_free(&scratch);
+    return t;
 
 fail:
     free(names);
     tl_buf_free(&ps.field);
     tl_builder_abort(&b);
+    tl_arena_free(&scratch);
     return NULL;
 }
 

@@ -110,14 +110,20 @@ static const char *const missing_texts[] = {
     "1.#QNAN", "<NA>", "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null",
 };
 
+static const unsigned char missing_lens[] = {4, 8, 3, 7, 8, 4, 4, 6, 7, 4, 3, 2, 4, 3, 4, 3, 3, 4};
+
 int tl_text_is_missing(const char *s, size_t n)
 {
     if (n == 0)
         return 1;
     if (n > 8)
         return 0; /* longer than the longest spelling: the common case, decided at once */
+    switch (s[0]) { /* every spelling starts with one of these: most numbers are out at once */
+    case '#': case '-': case '1': case '<': case 'N': case 'n': break;
+    default: return 0;
+    }
     for (size_t i = 0; i < sizeof missing_texts / sizeof *missing_texts; i++)
-        if (strlen(missing_texts[i]) == n && memcmp(missing_texts[i], s, n) == 0)
+        if (missing_lens[i] == n && memcmp(missing_texts[i], s, n) == 0)
             return 1;
     return 0;
 }
