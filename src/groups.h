@@ -27,6 +27,7 @@ typedef struct tl_result {
     const char *name;                  /* e.g. "GEMM_intersect_mi300" (arena) */
     tl_table *table;
     const char *const *hidden_suffixes; /* columns hidden in the workbook: NULL-terminated */
+    size_t nrows, ncols;               /* its size (the table may be freed once written) */
 } tl_result;
 
 typedef struct tl_results {

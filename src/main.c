@@ -2,11 +2,11 @@
  * main.c - the tlcompare command line (SPEC §1): the TraceLens comparison tool's words
  * and defaults, plus --help, --version and exit codes 0 (done), 1 (failure), 2 (usage).
  */
-#include "csv_write.h"
 #include "groups.h"
 #include "output.h"
 #include "progress.h"
 #include "report.h"
+#include "sink.h"
 #include "summary.h"
 #include "xlsx_write.h"
 
@@ -274,98 +274,6 @@ static char *write_text_temp(const char *target, const tl_buf *text, tl_error *e
     return tmp;
 }
 
-typedef struct extra_outputs {
-    const tl_summary_sheet *sheet; /* the summary worksheet, or NULL */
-    tl_buf md, json;               /* --summary-md / --summary-json texts */
-} extra_outputs;
-
-/* The writers name the file they write, which is the temporary one: name the output. */
-static void name_output(tl_error *err, const char *tmp, const char *target)
-{
-    size_t n = strlen(tmp), m = strlen(target), len = strlen(err->msg);
-    if (strncmp(err->msg, tmp, n) != 0 || len - n + m >= sizeof err->msg)
-        return;
-    memmove(err->msg + m, err->msg + n, len - n + 1);
-    memcpy(err->msg, target, m);
-}
-
-static int write_outputs(const options *o, const tl_results *res, const extra_outputs *x, tl_error *err)
-{
-    char *xlsx_tmp = NULL, *csv_tmp = NULL, *md_tmp = NULL, *json_tmp = NULL;
-    char **files = NULL;
-    int rc = -1;
-
-    xlsx_tmp = tl_output_temp_file(o->output, err);
-    if (!xlsx_tmp)
-        goto out;
-    tl_progress("writing %s", o->output);
-    tl_xlsx_write_opts wopts = {x->sheet, 0};
-    double t0 = tl_now();
-    /* The benchmark measures the built-in writer against libxlsxwriter through this. */
-    const char *engine = getenv("TLCOMPARE_XLSX_WRITER");
-    int lxw = engine && strcmp(engine, "libxlsxwriter") == 0;
-    if ((lxw ? tl_xlsx_write_lxw(res, xlsx_tmp, err) : tl_xlsx_write(res, &wopts, xlsx_tmp, err)) != 0) {
-        name_output(err, xlsx_tmp, o->output);
-        goto out;
-    }
-    tl_timing.write_xlsx += tl_now() - t0;
-    if (o->summary_md && !(md_tmp = write_text_temp(o->summary_md, &x->md, err)))
-        goto out;
-    if (o->summary_json && !(json_tmp = write_text_temp(o->summary_json, &x->json, err)))
-        goto out;
-
-    if (o->csv_dir) {
-        tl_progress("writing %s/", o->csv_dir);
-        t0 = tl_now();
-        csv_tmp = tl_output_temp_dir(o->csv_dir, err);
-        if (!csv_tmp)
-            goto out;
-        files = tl_xcalloc(res->n + 1, sizeof *files);
-        for (size_t i = 0; i < res->n; i++) {
-            const char *name = res->items[i].name;
-            if (strchr(name, '/')) {
-                tl_error_set(err, "result '%s' cannot be a file name (a tag holds '/')", name);
-                goto out;
-            }
-            files[i] = tl_xmalloc(strlen(name) + 5);
-            sprintf(files[i], "%s.csv", name);
-            char *path = tl_xmalloc(strlen(csv_tmp) + strlen(files[i]) + 2);
-            sprintf(path, "%s/%s", csv_tmp, files[i]);
-            tl_output_track(path);
-            int w = tl_csv_write_file(res->items[i].table, path, err);
-            free(path);
-            if (w != 0)
-                goto out;
-        }
-    }
-
-    if (o->csv_dir)
-        tl_timing.write_csv += tl_now() - t0;
-
-    /* Everything is complete: move it into place. */
-    if (tl_output_commit_file(xlsx_tmp, o->output, err) != 0)
-        goto out;
-    if (md_tmp && tl_output_commit_file(md_tmp, o->summary_md, err) != 0)
-        goto out;
-    if (json_tmp && tl_output_commit_file(json_tmp, o->summary_json, err) != 0)
-        goto out;
-    if (o->csv_dir && tl_output_commit_dir(csv_tmp, o->csv_dir, (const char *const *)files, res->n, err) != 0)
-        goto out;
-    rc = 0;
-out:
-    if (rc != 0)
-        tl_output_cleanup();
-    if (files)
-        for (size_t i = 0; i < res->n; i++)
-            free(files[i]);
-    free(files);
-    free(xlsx_tmp);
-    free(csv_tmp);
-    free(md_tmp);
-    free(json_tmp);
-    return rc;
-}
-
 int main(int argc, char **argv)
 {
     options o = {0};
@@ -383,11 +291,12 @@ int main(int argc, char **argv)
     tl_report *reports = tl_xcalloc(o.nreports, sizeof *reports);
     tl_arena arena;
     tl_arena_init(&arena);
-    tl_results results = {0};
     tl_error err = {0};
     tl_summary summary = {0};
     tl_summary_sheet *sheet = NULL;
-    extra_outputs extra = {0};
+    tl_buf md = {0}, json = {0};
+    char *md_tmp = NULL, *json_tmp = NULL;
+    tl_out *outputs = NULL;
     size_t opened = 0;
     rc = 1;
 
@@ -431,16 +340,24 @@ int main(int argc, char **argv)
         reports[opened].tag = tags[opened];
         tags[opened] = NULL;
     }
-    tl_sink sink = tl_results_sink(&results);
+    /* The outputs are written as the results come, under temporary names. */
+    const char *engine = getenv("TLCOMPARE_XLSX_WRITER"); /* the benchmark's reference writer */
+    int lxw = engine && strcmp(engine, "libxlsxwriter") == 0;
+    outputs = tl_out_open(o.output, o.csv_dir, !o.no_summary, lxw, &err);
+    if (!outputs)
+        goto fail;
+    tl_sink sink = tl_out_sink(outputs);
     if (tl_run_groups(reports, o.nreports, o.run, o.named, &sink, &arena, &err) != 0)
         goto fail;
+    const tl_results *results = tl_out_results(outputs);
+
     /* One note for all empty results: usually many only_* sheets, and not news. */
     {
         tl_buf empty = {0};
         size_t nempty = 0;
-        for (size_t i = 0; i < results.n; i++)
-            if (results.items[i].table->nrows == 0)
-                tl_buf_printf(&empty, "%s%s", nempty++ ? ", " : "", results.items[i].name);
+        for (size_t i = 0; i < results->n; i++)
+            if (results->items[i].nrows == 0)
+                tl_buf_printf(&empty, "%s%s", nempty++ ? ", " : "", results->items[i].name);
         if (nempty)
             tl_note("%zu result sheet%s with no matching rows: %s", nempty, nempty == 1 ? "" : "s",
                     tl_buf_cstr(&empty));
@@ -453,24 +370,32 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < o.nreports; i++)
         tagv[i] = reports[i].tag;
     tl_gate gate = {o.fail_pct, o.min_ms};
-    tl_summary_build(&summary, &results, tagv, o.nreports, &gate, &arena);
+    tl_summary_build(&summary, results, tagv, o.nreports, &gate, &arena);
     free(tagv);
     if (!o.no_summary && (summary.nvariants && (summary.source || summary.variants[0].has_timeline)))
-        extra.sheet = sheet = tl_summary_sheet_build(&summary, &arena);
+        sheet = tl_summary_sheet_build(&summary, &arena);
     if (o.summary_md)
-        tl_summary_markdown(&summary, &extra.md);
+        tl_summary_markdown(&summary, &md);
     if (o.summary_json)
-        tl_summary_json(&summary, &extra.json);
+        tl_summary_json(&summary, &json);
     tl_timing.summary += tl_now() - t_summary;
-    int written = write_outputs(&o, &results, &extra, &err);
-    tl_progress_done();
-    if (written != 0)
+
+    /* Finish everything, then move it all into place. */
+    if (tl_out_finish(outputs, sheet, &err) != 0)
         goto fail;
+    if (o.summary_md && !(md_tmp = write_text_temp(o.summary_md, &md, &err)))
+        goto fail;
+    if (o.summary_json && !(json_tmp = write_text_temp(o.summary_json, &json, &err)))
+        goto fail;
+    if (tl_out_commit(outputs, &err) != 0 || (md_tmp && tl_output_commit_file(md_tmp, o.summary_md, &err) != 0) ||
+        (json_tmp && tl_output_commit_file(json_tmp, o.summary_json, &err) != 0))
+        goto fail;
+    tl_progress_done();
 
     if (!o.quiet) {
-        for (size_t i = 0; i < results.n; i++)
-            printf("Wrote sheet '%s' with %zu rows \xC3\x97 %zu columns\n", results.items[i].name,
-                   results.items[i].table->nrows, results.items[i].table->ncols);
+        for (size_t i = 0; i < results->n; i++)
+            printf("Wrote sheet '%s' with %zu rows \xC3\x97 %zu columns\n", results->items[i].name,
+                   results->items[i].nrows, results->items[i].ncols);
         const char *no_color = getenv("NO_COLOR");
         tl_summary_print(&summary, stdout, isatty(STDOUT_FILENO) && !(no_color && *no_color));
     }
@@ -488,6 +413,7 @@ int main(int argc, char **argv)
 
 fail:
     tl_progress_done();
+    tl_output_cleanup(); /* nothing half-written stays behind */
     fprintf(stderr, "tlcompare: %s\n", err.msg[0] ? err.msg : "failed");
     rc = 1;
 done:
@@ -499,9 +425,11 @@ done:
     free(reports);
     tl_summary_sheet_free(sheet);
     tl_summary_free(&summary);
-    tl_buf_free(&extra.md);
-    tl_buf_free(&extra.json);
-    tl_results_free(&results);
+    tl_out_free(outputs);
+    tl_buf_free(&md);
+    tl_buf_free(&json);
+    free(md_tmp);
+    free(json_tmp);
     tl_arena_free(&arena);
     free(o.reports);
     free(o.names);

@@ -1055,8 +1055,10 @@ enum { SHEET_EMPTY, SHEET_SUMMARY, SHEET_RESULT };
 
 typedef struct sheet_job {
     int kind;
-    const tl_result *res; /* SHEET_RESULT */
+    const tl_result *res; /* SHEET_RESULT; valid only until the sheet is rendered */
     const char *tab;
+    size_t file;          /* its part: xl/worksheets/sheet<file>.xml */
+    size_t nrows, ncols;  /* SHEET_RESULT: its size, for the workbook's filter names */
     tl_zip_blob blob;     /* the compressed XML, once done */
     int done;
 } sheet_job;
@@ -1089,7 +1091,7 @@ static void part_content_types(const book *bk, tl_buf *b)
         tl_buf_printf(b,
                       "<Override PartName=\"/xl/worksheets/sheet%zu.xml\" "
                       "ContentType=\"application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml\"/>",
-                      i + 1);
+                      bk->jobs[i].file);
     if (bk->has_chart)
         tl_buf_adds(b, "<Override PartName=\"/xl/drawings/drawing1.xml\" "
                        "ContentType=\"application/vnd.openxmlformats-officedocument.drawing+xml\"/>"
@@ -1153,14 +1155,14 @@ static void part_workbook(const book *bk, tl_buf *b)
     for (size_t i = 0; i < bk->nsheets; i++) {
         tl_buf_adds(b, "<sheet name=\"");
         xb_texts(b, bk->jobs[i].tab, TX_ATTR);
-        tl_buf_printf(b, "\" sheetId=\"%zu\" r:id=\"rId%zu\"/>", i + 1, i + 1);
+        tl_buf_printf(b, "\" sheetId=\"%zu\" r:id=\"rId%zu\"/>", bk->jobs[i].file, bk->jobs[i].file);
     }
     tl_buf_adds(b, "</sheets>");
     /* Excel keeps an autofilter's range in a hidden name per sheet. */
     int any = 0;
     for (size_t i = 0; i < bk->nsheets; i++) {
         const sheet_job *j = &bk->jobs[i];
-        if (j->kind != SHEET_RESULT || !j->res->table || !j->res->table->ncols)
+        if (j->kind != SHEET_RESULT || !j->ncols)
             continue;
         if (!any)
             tl_buf_adds(b, "<definedNames>");
@@ -1169,7 +1171,7 @@ static void part_workbook(const book *bk, tl_buf *b)
         xb_sheet_ref(b, j->tab);
         xb_ref(b, 0, 1, 1);
         tl_buf_addc(b, ':');
-        xb_ref(b, j->res->table->ncols - 1, j->res->table->nrows + 1, 1);
+        xb_ref(b, j->ncols - 1, j->nrows + 1, 1);
         tl_buf_adds(b, "</definedName>");
     }
     if (any)
@@ -1183,7 +1185,7 @@ static void part_workbook_rels(const book *bk, tl_buf *b)
     tl_buf_printf(b, "<Relationships xmlns=\"%s\">", NS_PKGREL);
     for (size_t i = 0; i < bk->nsheets; i++)
         tl_buf_printf(b, "<Relationship Id=\"rId%zu\" Type=\"%s/worksheet\" Target=\"worksheets/sheet%zu.xml\"/>",
-                      i + 1, NS_REL, i + 1);
+                      bk->jobs[i].file, NS_REL, bk->jobs[i].file);
     tl_buf_printf(b, "<Relationship Id=\"rId%zu\" Type=\"%s/styles\" Target=\"styles.xml\"/></Relationships>",
                   bk->nsheets + 1, NS_REL);
 }
@@ -1290,7 +1292,8 @@ static void *pool_worker(void *arg)
 static int write_sheet(tl_zip *z, size_t i, sheet_job *j, tl_error *err)
 {
     char name[48];
-    snprintf(name, sizeof name, "xl/worksheets/sheet%zu.xml", i + 1);
+    (void)i;
+    snprintf(name, sizeof name, "xl/worksheets/sheet%zu.xml", j->file);
     int rc = tl_zip_add_blob(z, name, &j->blob, err);
     tl_zip_blob_free(&j->blob);
     return rc;
@@ -1426,11 +1429,13 @@ int tl_xlsx_write(const tl_results *results, const tl_xlsx_write_opts *opts, con
     bk.jobs = tl_xcalloc(bk.nsheets, sizeof *bk.jobs);
     size_t k = 0;
     if (bk.has_summary)
-        bk.jobs[k++] = (sheet_job){.kind = SHEET_SUMMARY, .tab = bk.summary_tab};
+        bk.jobs[k] = (sheet_job){.kind = SHEET_SUMMARY, .tab = bk.summary_tab, .file = k + 1}, k++;
     for (size_t i = 0; i < results->n; i++)
-        bk.jobs[k++] = (sheet_job){.kind = SHEET_RESULT, .res = &results->items[i], .tab = bk.tabs[i]};
+        bk.jobs[k] = (sheet_job){.kind = SHEET_RESULT, .res = &results->items[i], .tab = bk.tabs[i],
+                                 .file = k + 1, .nrows = results->items[i].table->nrows,
+                                 .ncols = results->items[i].table->ncols}, k++;
     if (k == 0)
-        bk.jobs[k++] = (sheet_job){.kind = SHEET_EMPTY, .tab = "Sheet1"};
+        bk.jobs[k] = (sheet_job){.kind = SHEET_EMPTY, .tab = "Sheet1", .file = k + 1}, k++;
 
     int threads = opts && opts->threads > 0 ? opts->threads : 2;
     if (threads > XL_MAX_THREADS)
@@ -1459,7 +1464,7 @@ int tl_xlsx_write(const tl_results *results, const tl_xlsx_write_opts *opts, con
         rc = rc ? rc : add_part(z, "xl/styles.xml", &b, err);
         if (bk.has_chart && rc == 0) {
             part_rels_one(&b, "drawing", "../drawings/drawing1.xml");
-            rc = rc ? rc : add_part(z, "xl/worksheets/_rels/sheet1.xml.rels", &b, err);
+            rc = rc ? rc : add_part(z, "xl/worksheets/_rels/sheet1.xml.rels", &b, err); /* summary: sheet1 */
             render_drawing(&bk.plan, &b);
             rc = rc ? rc : add_part(z, "xl/drawings/drawing1.xml", &b, err);
             part_rels_one(&b, "chart", "../charts/chart1.xml");
@@ -1481,5 +1486,264 @@ int tl_xlsx_write(const tl_results *results, const tl_xlsx_write_opts *opts, con
     free(bk.summary_tab);
     free(bk.jobs);
     tl_tab_names_free(bk.tabs, results->n);
+    return rc ? -1 : 0;
+}
+
+/* ---- the streaming writer -------------------------------------------------------------- */
+
+/*
+ * One background thread renders and compresses the queued results in order and stores
+ * each in the zip at once, while the caller goes on (writing the CSVs, reading the next
+ * sheets).  Only that thread touches the zip until close(), so it needs no lock; the
+ * queue (the job array) is shared under `mu`.  Results are numbered sheet1.xml,
+ * sheet2.xml, ... as they come; the summary, made last, gets the next number and is
+ * listed first in workbook.xml (zip order does not matter to readers).
+ */
+struct tl_xlsx_writer {
+    char *path;
+    tl_zip *z;
+    int summary_first;
+    sheet_job *jobs;      /* results, in order */
+    tl_result **res;      /* each job's result (stable copies: jobs may move) */
+    const char **names;
+    size_t n, cap;
+    pthread_t thread;
+    int have_thread;
+    pthread_mutex_t mu;
+    pthread_cond_t work, done;
+    size_t rendered;      /* jobs 0..rendered-1 are in the zip */
+    int stop, failed;
+    tl_error werr;        /* the thread's failure */
+};
+
+static void *writer_thread(void *arg)
+{
+    tl_xlsx_writer *w = arg;
+    tl_zip_compressor *comp = tl_zip_compressor_new(TL_ZIP_LEVEL);
+    tl_buf xml = {0};
+    pthread_mutex_lock(&w->mu);
+    for (;;) {
+        while (!w->stop && w->rendered == w->n)
+            pthread_cond_wait(&w->work, &w->mu);
+        if (w->rendered == w->n || w->failed)
+            break; /* stopped, with nothing left to do */
+        size_t i = w->rendered;
+        sheet_job j = w->jobs[i];
+        const tl_result *res = w->res[i];
+        pthread_mutex_unlock(&w->mu);
+
+        tl_zip_blob blob;
+        tl_buf_clear(&xml);
+        tl_zip_stream_begin(comp, &blob);
+        render_result(res, !w->summary_first && i == 0, &xml, comp);
+        xb_flush(&xml, comp);
+        tl_zip_stream_finish(comp);
+        tl_error err = {0};
+        j.blob = blob;
+        int rc = write_sheet(w->z, i, &j, &err);
+
+        pthread_mutex_lock(&w->mu);
+        if (rc != 0) {
+            w->failed = 1;
+            w->werr = err;
+        }
+        w->rendered = i + 1;
+        pthread_cond_broadcast(&w->done);
+    }
+    pthread_mutex_unlock(&w->mu);
+    tl_buf_free(&xml);
+    tl_zip_compressor_free(comp);
+    return NULL;
+}
+
+tl_xlsx_writer *tl_xlsx_writer_open(const char *path, int summary_first, tl_error *err)
+{
+    tl_xlsx_writer *w = tl_xcalloc(1, sizeof *w);
+    w->path = tl_xstrdup(path);
+    w->summary_first = summary_first;
+    w->z = tl_zip_create(path, err);
+    if (!w->z) {
+        free(w->path);
+        free(w);
+        return NULL;
+    }
+    pthread_mutex_init(&w->mu, NULL);
+    pthread_cond_init(&w->work, NULL);
+    pthread_cond_init(&w->done, NULL);
+    w->have_thread = pthread_create(&w->thread, NULL, writer_thread, w) == 0;
+    return w;
+}
+
+int tl_xlsx_writer_add(tl_xlsx_writer *w, const tl_result *r, tl_error *err)
+{
+    const tl_table *t = r->table;
+    if (t->ncols > XL_MAX_COLS || t->nrows + 1 > XL_MAX_ROWS) {
+        tl_error_set(err, "%s: result '%s' has %zu rows x %zu columns, more than a worksheet holds "
+                          "(1,048,575 x 16,384)", w->path, r->name, t->nrows, t->ncols);
+        return -1;
+    }
+    tl_result *copy = tl_xmalloc(sizeof *copy);
+    *copy = *r;
+    pthread_mutex_lock(&w->mu);
+    if (w->n == w->cap) {
+        w->cap = w->cap ? 2 * w->cap : 64;
+        w->jobs = tl_xrealloc(w->jobs, w->cap * sizeof *w->jobs);
+        w->res = tl_xrealloc(w->res, w->cap * sizeof *w->res);
+        w->names = tl_xrealloc(w->names, w->cap * sizeof *w->names);
+    }
+    w->res[w->n] = copy;
+    w->names[w->n] = r->name;
+    w->jobs[w->n] = (sheet_job){.kind = SHEET_RESULT, .res = NULL, .file = w->n + 1, .nrows = t->nrows,
+                                .ncols = t->ncols};
+    w->n++;
+    pthread_cond_signal(&w->work);
+    pthread_mutex_unlock(&w->mu);
+    if (!w->have_thread)
+        return tl_xlsx_writer_sync(w, err);
+    return 0;
+}
+
+int tl_xlsx_writer_sync(tl_xlsx_writer *w, tl_error *err)
+{
+    if (!w->have_thread) {
+        /* No thread could be started: render here, in order. */
+        w->stop = 1; /* the loop drains the queue, then returns */
+        writer_thread(w);
+        w->stop = 0;
+    } else {
+        pthread_mutex_lock(&w->mu);
+        while (w->rendered < w->n && !w->failed)
+            pthread_cond_wait(&w->done, &w->mu);
+        pthread_mutex_unlock(&w->mu);
+    }
+    if (w->failed) {
+        tl_error_set(err, "%s", w->werr.msg);
+        return -1;
+    }
+    return 0;
+}
+
+static void writer_stop(tl_xlsx_writer *w)
+{
+    if (w->have_thread) {
+        pthread_mutex_lock(&w->mu);
+        w->stop = 1;
+        pthread_cond_broadcast(&w->work);
+        pthread_mutex_unlock(&w->mu);
+        pthread_join(w->thread, NULL);
+        w->have_thread = 0;
+    }
+}
+
+static void writer_free(tl_xlsx_writer *w)
+{
+    for (size_t i = 0; i < w->n; i++)
+        free(w->res[i]);
+    free(w->res);
+    free(w->jobs);
+    free(w->names);
+    pthread_cond_destroy(&w->done);
+    pthread_cond_destroy(&w->work);
+    pthread_mutex_destroy(&w->mu);
+    free(w->path);
+    free(w);
+}
+
+void tl_xlsx_writer_abort(tl_xlsx_writer *w)
+{
+    if (!w)
+        return;
+    writer_stop(w);
+    tl_zip_abort(w->z);
+    writer_free(w);
+}
+
+int tl_xlsx_writer_close(tl_xlsx_writer *w, const tl_summary_sheet *sum, tl_error *err)
+{
+    if (tl_xlsx_writer_sync(w, err) != 0) {
+        tl_xlsx_writer_abort(w);
+        return -1;
+    }
+    writer_stop(w);
+
+    /* The book in tab order: the summary (if any), then the results. */
+    book bk = {0};
+    bk.tabs = tl_tab_names(w->names, w->n);
+    if (sum) {
+        summary_plan_init(&bk.plan, sum);
+        bk.has_summary = 1;
+        bk.has_chart = sum->chart != NULL;
+        if (bk.plan.nrows > XL_MAX_ROWS || bk.plan.ncols > XL_MAX_COLS - 14) {
+            tl_error_set(err, "%s: the summary sheet is larger than a worksheet", w->path);
+            summary_plan_free(&bk.plan);
+            tl_tab_names_free(bk.tabs, w->n);
+            tl_xlsx_writer_abort(w);
+            return -1;
+        }
+        bk.summary_tab = summary_tab(sum->name, bk.tabs, w->n);
+    }
+    bk.nsheets = w->n + (size_t)bk.has_summary;
+    if (bk.nsheets == 0)
+        bk.nsheets = 1;
+    bk.jobs = tl_xcalloc(bk.nsheets, sizeof *bk.jobs);
+    size_t k = 0, summary_file = w->n + 1;
+    if (bk.has_summary)
+        bk.jobs[k] = (sheet_job){.kind = SHEET_SUMMARY, .tab = bk.summary_tab, .file = summary_file}, k++;
+    for (size_t i = 0; i < w->n; i++) {
+        bk.jobs[k] = w->jobs[i];
+        bk.jobs[k].tab = bk.tabs[i];
+        k++;
+    }
+    if (k == 0)
+        bk.jobs[k] = (sheet_job){.kind = SHEET_EMPTY, .tab = "Sheet1", .file = 1}, k++;
+
+    int rc = 0;
+    tl_buf b = {0};
+    char name[64];
+    if (bk.has_summary || w->n == 0) {
+        /* the summary (or the one empty sheet) is rendered here, the threads being done */
+        tl_zip_compressor *comp = tl_zip_compressor_new(TL_ZIP_LEVEL);
+        render_job(&bk, 0, &b, comp, &bk.jobs[0].blob);
+        tl_zip_compressor_free(comp);
+        rc = write_sheet(w->z, 0, &bk.jobs[0], err);
+        tl_buf_clear(&b);
+    }
+    part_content_types(&bk, &b);
+    rc = rc ? rc : add_part(w->z, "[Content_Types].xml", &b, err);
+    part_root_rels(&b);
+    rc = rc ? rc : add_part(w->z, "_rels/.rels", &b, err);
+    part_app(&b);
+    rc = rc ? rc : add_part(w->z, "docProps/app.xml", &b, err);
+    part_core(&b);
+    rc = rc ? rc : add_part(w->z, "docProps/core.xml", &b, err);
+    part_workbook(&bk, &b);
+    rc = rc ? rc : add_part(w->z, "xl/workbook.xml", &b, err);
+    part_workbook_rels(&bk, &b);
+    rc = rc ? rc : add_part(w->z, "xl/_rels/workbook.xml.rels", &b, err);
+    part_styles(&b);
+    rc = rc ? rc : add_part(w->z, "xl/styles.xml", &b, err);
+    if (bk.has_chart && rc == 0) {
+        part_rels_one(&b, "drawing", "../drawings/drawing1.xml");
+        snprintf(name, sizeof name, "xl/worksheets/_rels/sheet%zu.xml.rels", summary_file);
+        rc = rc ? rc : add_part(w->z, name, &b, err);
+        render_drawing(&bk.plan, &b);
+        rc = rc ? rc : add_part(w->z, "xl/drawings/drawing1.xml", &b, err);
+        part_rels_one(&b, "chart", "../charts/chart1.xml");
+        rc = rc ? rc : add_part(w->z, "xl/drawings/_rels/drawing1.xml.rels", &b, err);
+        render_chart(&bk.plan, bk.summary_tab, &b);
+        rc = rc ? rc : add_part(w->z, "xl/charts/chart1.xml", &b, err);
+    }
+    tl_buf_free(&b);
+    if (rc == 0)
+        rc = tl_zip_close(w->z, err);
+    else
+        tl_zip_abort(w->z);
+
+    if (bk.has_summary)
+        summary_plan_free(&bk.plan);
+    free(bk.summary_tab);
+    free(bk.jobs);
+    tl_tab_names_free(bk.tabs, w->n);
+    writer_free(w);
     return rc ? -1 : 0;
 }

@@ -90,7 +90,7 @@ static tl_column *put_col(tl_table *t, const char *name, const tl_cell *cells)
 static void add_result(tl_results *res, const char *name, tl_table *t, const char *const *hidden)
 {
     TL_GROW(res->items, res->cap, res->n + 1);
-    res->items[res->n++] = (tl_result){name, t, hidden};
+    res->items[res->n++] = (tl_result){.name = name, .table = t, .hidden_suffixes = hidden};
 }
 
 static char *tmp_path(const char *dir, const char *name)

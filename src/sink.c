@@ -1,0 +1,185 @@
+/*
+ * sink.c - results streamed into the workbook and the CSV directory (see sink.h).
+ */
+#include "sink.h"
+
+#include "csv_write.h"
+#include "output.h"
+#include "progress.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct tl_out {
+    char *xlsx, *xlsx_tmp;   /* the workbook and its temporary name */
+    char *csv_dir, *csv_tmp; /* the CSV directory and its temporary twin, or NULL */
+    char **files;            /* the CSV files written, by name */
+    size_t nfiles, fcap;
+    tl_xlsx_writer *xw;      /* the built-in writer; NULL with libxlsxwriter */
+    int lxw;
+    tl_results results;      /* every result, in order */
+    tl_table **pending;      /* written tables, freed at the next sync */
+    size_t npending, pcap;
+    int finished;
+};
+
+/* The results the summary reads: small, and kept to the end. */
+static int kept_for_summary(const char *name)
+{
+    return !strcmp(name, "gpu_timeline") || !strcmp(name, "ops_summary") || !strcmp(name, "kernel_summary");
+}
+
+/* The writers name the file they write, which is the temporary one: name the output. */
+static void name_output(tl_error *err, const char *tmp, const char *target)
+{
+    size_t n = strlen(tmp), m = strlen(target), len = strlen(err->msg);
+    if (strncmp(err->msg, tmp, n) != 0 || len - n + m >= sizeof err->msg)
+        return;
+    memmove(err->msg + m, err->msg + n, len - n + 1);
+    memcpy(err->msg, target, m);
+}
+
+tl_out *tl_out_open(const char *xlsx, const char *csv_dir, int summary_first, int lxw, tl_error *err)
+{
+    tl_out *o = tl_xcalloc(1, sizeof *o);
+    o->xlsx = tl_xstrdup(xlsx);
+    o->lxw = lxw;
+    o->xlsx_tmp = tl_output_temp_file(xlsx, err);
+    if (!o->xlsx_tmp)
+        return tl_out_free(o), NULL;
+    if (csv_dir) {
+        o->csv_dir = tl_xstrdup(csv_dir);
+        o->csv_tmp = tl_output_temp_dir(csv_dir, err);
+        if (!o->csv_tmp)
+            return tl_out_free(o), NULL;
+    }
+    if (!lxw) {
+        o->xw = tl_xlsx_writer_open(o->xlsx_tmp, summary_first, err);
+        if (!o->xw) {
+            name_output(err, o->xlsx_tmp, o->xlsx);
+            return tl_out_free(o), NULL;
+        }
+    }
+    return o;
+}
+
+static int write_csv(tl_out *o, const tl_result *r, tl_error *err)
+{
+    if (strchr(r->name, '/')) {
+        tl_error_set(err, "result '%s' cannot be a file name (a tag holds '/')", r->name);
+        return -1;
+    }
+    double t0 = tl_now();
+    TL_GROW(o->files, o->fcap, o->nfiles + 1);
+    char *file = tl_xmalloc(strlen(r->name) + 5);
+    sprintf(file, "%s.csv", r->name);
+    o->files[o->nfiles++] = file;
+    char *path = tl_xmalloc(strlen(o->csv_tmp) + strlen(file) + 2);
+    sprintf(path, "%s/%s", o->csv_tmp, file);
+    tl_output_track(path);
+    int rc = tl_csv_write_file(r->table, path, err);
+    if (rc != 0)
+        name_output(err, o->csv_tmp, o->csv_dir);
+    free(path);
+    tl_timing.write_csv += tl_now() - t0;
+    return rc;
+}
+
+static int out_put(void *ctx, const tl_result *r, tl_error *err)
+{
+    tl_out *o = ctx;
+    tl_progress("writing %s", r->name);
+    /* Recorded first, so that the table is freed whatever happens next. */
+    TL_GROW(o->results.items, o->results.cap, o->results.n + 1);
+    tl_result *kept = &o->results.items[o->results.n++];
+    *kept = *r;
+    if (!o->lxw && !kept_for_summary(r->name)) {
+        TL_GROW(o->pending, o->pcap, o->npending + 1);
+        o->pending[o->npending++] = r->table;
+        kept->table = NULL;
+    }
+    /* The workbook's thread renders this table while the CSV is written here. */
+    if (o->xw && tl_xlsx_writer_add(o->xw, r, err) != 0)
+        return -1;
+    if (o->csv_tmp && write_csv(o, r, err) != 0)
+        return -1;
+    return 0;
+}
+
+static void free_pending(tl_out *o)
+{
+    for (size_t i = 0; i < o->npending; i++)
+        tl_table_free(o->pending[i]);
+    o->npending = 0;
+}
+
+static int out_sync(void *ctx, tl_error *err)
+{
+    tl_out *o = ctx;
+    double t0 = tl_now();
+    int rc = o->xw ? tl_xlsx_writer_sync(o->xw, err) : 0;
+    tl_timing.write_xlsx += tl_now() - t0;
+    if (rc != 0)
+        name_output(err, o->xlsx_tmp, o->xlsx);
+    free_pending(o);
+    return rc;
+}
+
+tl_sink tl_out_sink(tl_out *o)
+{
+    /* Collecting for libxlsxwriter keeps every table, so nothing may be synced away. */
+    return (tl_sink){out_put, o->lxw ? NULL : out_sync, o};
+}
+
+const tl_results *tl_out_results(const tl_out *o) { return &o->results; }
+
+int tl_out_finish(tl_out *o, const tl_summary_sheet *summary, tl_error *err)
+{
+    double t0 = tl_now();
+    int rc;
+    tl_progress("finishing %s", o->xlsx);
+    if (o->lxw) {
+        rc = tl_xlsx_write_lxw(&o->results, o->xlsx_tmp, err);
+    } else {
+        rc = tl_xlsx_writer_close(o->xw, summary, err);
+        o->xw = NULL;
+    }
+    if (rc != 0)
+        name_output(err, o->xlsx_tmp, o->xlsx);
+    free_pending(o);
+    tl_timing.write_xlsx += tl_now() - t0;
+    o->finished = rc == 0;
+    return rc;
+}
+
+int tl_out_commit(tl_out *o, tl_error *err)
+{
+    if (!o->finished) {
+        tl_error_set(err, "%s: not finished", o->xlsx);
+        return -1;
+    }
+    if (tl_output_commit_file(o->xlsx_tmp, o->xlsx, err) != 0)
+        return -1;
+    if (o->csv_tmp &&
+        tl_output_commit_dir(o->csv_tmp, o->csv_dir, (const char *const *)o->files, o->nfiles, err) != 0)
+        return -1;
+    return 0;
+}
+
+void tl_out_free(tl_out *o)
+{
+    if (!o)
+        return;
+    tl_xlsx_writer_abort(o->xw);
+    free_pending(o);
+    free(o->pending);
+    tl_results_free(&o->results);
+    for (size_t i = 0; i < o->nfiles; i++)
+        free(o->files[i]);
+    free(o->files);
+    free(o->xlsx);
+    free(o->xlsx_tmp);
+    free(o->csv_dir);
+    free(o->csv_tmp);
+    free(o);
+}
