@@ -22,6 +22,20 @@ typedef struct csv_parser {
     tl_error *err;
 } csv_parser;
 
+/* The end of unquoted text starting at p (a delimiter, a line end or the end of the
+ * input), or NULL with the error set at a NUL byte. */
+static const char *plain_run(csv_parser *ps, const char *p)
+{
+    const char *q = p, *end = ps->end;
+    while (q < end && *q != ',' && *q != '\n' && *q != '\r' && *q != '\0')
+        q++;
+    if (q < end && *q == '\0') {
+        tl_error_set(ps->err, "%s line %zu: NUL byte inside a field", ps->label, ps->line);
+        return NULL;
+    }
+    return q;
+}
+
 /*
  * Read one field starting at ps->p.  Sets *text and *n (pointing into the input or into
  * ps->field) and *last to 1 when the field ended its record.  Returns 0 on error.
@@ -64,25 +78,17 @@ static int next_field(csv_parser *ps, const char **text, size_t *n, int *last)
             break;
         }
         /* Text after the closing quote belongs to the field too (pandas keeps it). */
-        const char *q = p;
-        while (q < end && *q != ',' && *q != '\n' && *q != '\r' && *q != '\0')
-            q++;
-        if (q < end && *q == '\0') {
-            tl_error_set(ps->err, "%s line %zu: NUL byte inside a field", ps->label, ps->line);
+        const char *q = plain_run(ps, p);
+        if (!q)
             return 0;
-        }
         tl_buf_add(&ps->field, p, (size_t)(q - p));
         p = q;
         *text = ps->field.data ? ps->field.data : "";
         *n = ps->field.len;
     } else {
-        const char *q = p;
-        while (q < end && *q != ',' && *q != '\n' && *q != '\r' && *q != '\0')
-            q++;
-        if (q < end && *q == '\0') {
-            tl_error_set(ps->err, "%s line %zu: NUL byte inside a field", ps->label, ps->line);
+        const char *q = plain_run(ps, p);
+        if (!q)
             return 0;
-        }
         *text = p;
         *n = (size_t)(q - p);
         p = q;
