@@ -116,7 +116,8 @@ static void build(tl_results *res, tl_arena *a, size_t nsheets, size_t nrows)
         }
         char name[64];
         snprintf(name, sizeof name, "sheet_%zu_intersect_variant", s);
-        res->items[s] = (tl_result){tl_arena_strdup(a, name), t, NULL};
+        res->items[s] =
+            (tl_result){.name = tl_arena_strdup(a, name), .table = t, .nrows = t->nrows, .ncols = t->ncols};
     }
 }
 
@@ -199,7 +200,8 @@ static size_t read_csv_dir(const char *dir, tl_results *res, tl_arena *a)
             exit(1);
         }
         names[i][strlen(names[i]) - 4] = '\0';
-        res->items[i] = (tl_result){tl_arena_strdup(a, names[i]), t, NULL};
+        res->items[i] =
+            (tl_result){.name = tl_arena_strdup(a, names[i]), .table = t, .nrows = t->nrows, .ncols = t->ncols};
         cells += (t->nrows + 1) * t->ncols;
         free(names[i]);
     }
