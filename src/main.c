@@ -46,7 +46,7 @@ static const char usage_text[] =
     "usage: tlcompare REPORT REPORT [REPORT ...] [-o FILE] [--output_csvs_dir DIR]\n"
     "                 [--names TAG ...] [--sheets GROUP ...] [--summary-md FILE]\n"
     "                 [--summary-json FILE] [--fail-on-regression PCT [--min-time-ms MS]]\n"
-    "                 [--no-summary] [-q]\n";
+    "                 [--no-summary] [--timings] [-q]\n";
 
 static const char help_text[] =
     "Compare TraceLens performance reports: the first REPORT is the baseline, every other\n"
