@@ -11,10 +11,22 @@
  *   xl/sharedStrings.xml         the strings that `t="s"` cells refer to by index
  *   xl/worksheets/sheetN.xml     the cells of one sheet
  *
- * Every part is streamed: inflated from the zip in fixed chunks straight into expat's
- * own buffer, so memory follows the size of the result, never the size of the XML.  The
- * inflated size of each part is bounded (TL_XLSX_MAX_PART), both as the zip directory
- * declares it and as actually read, because a few KiB of deflate can expand to many GiB.
+ * Every part is streamed: inflated from the zip in fixed chunks and parsed chunk by chunk,
+ * so memory follows the size of the result, never the size of the XML.  The inflated size
+ * of each part is bounded (TL_XLSX_MAX_PART), both as the zip directory declares it and as
+ * actually read, because a few KiB of deflate can expand to many GiB.
+ *
+ * Inflating is ISA-L's (isal_inflate, 2-3 times zlib's speed) on the raw deflate bytes that
+ * libzip hands over; since libzip then checks nothing, the CRC-32 and the size of what was
+ * inflated are checked here against the zip directory.  Entries in any other form
+ * (encrypted, bzip2, ...) are left to libzip.
+ *
+ * Parsing is expat's for the small parts.  Worksheets are large (a 20,000-row report
+ * unpacks to ~0.5 GB of sheet XML) and take a scanner of their own (see "the fast
+ * worksheet scanner" below), which reads the subset of XML that spreadsheet writers
+ * produce and gives up on anything else; the sheet is then read again by expat from the
+ * start.  So expat remains the reference: the scanner only ever gives the result expat
+ * would, faster.
  *
  * Elements are matched on their local names (expat splits "uri|name" for us), so the
  * Transitional and Strict flavours of the format, and any choice of prefixes, read the
@@ -27,6 +39,8 @@
 #include "xlsx_read.h"
 
 #include <expat.h>
+#include <isa-l/crc.h>
+#include <isa-l/igzip_lib.h>
 #include <zip.h>
 
 #include <inttypes.h>
@@ -36,7 +50,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define XLSX_CHUNK (256u * 1024u) /* bytes inflated per zip_fread / XML_ParseBuffer */
+#define XLSX_CHUNK (256u * 1024u) /* bytes inflated and parsed at a time */
+#define XLSX_RAW_CHUNK (64u * 1024u) /* compressed bytes read from the zip at a time */
 #define XLSX_NS_SEP '|'           /* expat's "uri|local" separator; no NCName holds it */
 #define XLSX_MAX_COL 16383u       /* XFD, the last column Excel has */
 #define XLSX_MAX_ROW 1048576ul    /* the last row Excel has */
@@ -69,6 +84,24 @@ static size_t xlsx_part_limit(void)
     }
     return TL_XLSX_MAX_PART;
 }
+
+/*
+ * More test hooks, declared by the unit tests alone.  The scanner mode: 0 (the default)
+ * reads worksheets with the fast scanner and falls back to expat; 1 reads them with expat
+ * only; 2 with the fast scanner only, failing where it would fall back (so that a test can
+ * tell that the scanner itself read a sheet, and compare it with expat).  The chunk size
+ * (0: XLSX_CHUNK) sets how many inflated bytes each parsing step gets, so that tests can
+ * put a chunk boundary at every byte of a part.
+ */
+static int xlsx_scanner_mode;
+static size_t xlsx_chunk_set;
+
+void tl_xlsx_set_scanner(int mode);
+void tl_xlsx_set_scanner(int mode) { xlsx_scanner_mode = mode; }
+void tl_xlsx_set_chunk(size_t bytes);
+void tl_xlsx_set_chunk(size_t bytes) { xlsx_chunk_set = bytes; }
+
+static size_t xlsx_chunk(void) { return xlsx_chunk_set ? xlsx_chunk_set : XLSX_CHUNK; }
 
 /* ---- the workbook --------------------------------------------------------------- */
 
@@ -215,48 +248,57 @@ static const char *xlsx_attr(const XML_Char **attrs, const char *local)
     return NULL;
 }
 
-/* What an element named `name` is, under a parent of code `parent`, in a part of `kind`. */
-static int xlsx_classify(xlsx_kind kind, int parent, const char *name)
+/* 1 when name[0..n) is `word`. */
+static int xlsx_is(const char *name, size_t n, const char *word)
+{
+    return strlen(word) == n && memcmp(name, word, n) == 0;
+}
+
+/*
+ * What an element of local name name[0..n) is, under a parent of code `parent`, in a part
+ * of `kind`.  Both parsers classify with this one function, so they agree on it.
+ */
+static int xlsx_classify(xlsx_kind kind, int parent, const char *name, size_t n)
 {
     switch (parent) {
     case EL_DOC:
-        if (kind == PART_WORKBOOK && strcmp(name, "sheets") == 0)
+        if (kind == PART_WORKBOOK && xlsx_is(name, n, "sheets"))
             return EL_SHEETS;
-        if (kind == PART_RELS && strcmp(name, "Relationship") == 0)
+        if (kind == PART_RELS && xlsx_is(name, n, "Relationship"))
             return EL_REL;
-        if (kind == PART_SST && strcmp(name, "si") == 0)
+        if (kind == PART_SST && xlsx_is(name, n, "si"))
             return EL_SI;
-        if (kind == PART_SHEET && strcmp(name, "sheetData") == 0)
+        if (kind == PART_SHEET && xlsx_is(name, n, "sheetData"))
             return EL_SHEETDATA;
         break;
     case EL_SHEETS:
-        if (strcmp(name, "sheet") == 0)
+        if (xlsx_is(name, n, "sheet"))
             return EL_SHEET;
         break;
     case EL_SHEETDATA:
-        if (strcmp(name, "row") == 0)
+        if (xlsx_is(name, n, "row"))
             return EL_ROW;
         break;
     case EL_ROW:
-        if (strcmp(name, "c") == 0)
+        if (n == 1 && name[0] == 'c')
             return EL_CELL;
         break;
     case EL_CELL:
-        if (strcmp(name, "v") == 0)
+        if (n == 1 && name[0] == 'v')
             return EL_V;
-        if (strcmp(name, "is") == 0)
+        if (xlsx_is(name, n, "is"))
             return EL_IS;
         break;
     case EL_SI:
     case EL_IS:
         /* Plain text, or rich-text runs; <rPh> (phonetic hints) falls to EL_OTHER. */
-        if (strcmp(name, "t") == 0)
+        if (n == 1 && name[0] == 't')
             return EL_T;
-        if (strcmp(name, "r") == 0)
+        if (n == 1 && name[0] == 'r')
             return EL_RUN;
         break;
     case EL_RUN:
-        if (strcmp(name, "t") == 0)
+        if (n == 1 && name[0] == 't')
             return EL_T;
         break;
     }
@@ -266,16 +308,19 @@ static int xlsx_classify(xlsx_kind kind, int parent, const char *name)
 static void XMLCALL xlsx_on_start(void *ud, const XML_Char *name, const XML_Char **attrs)
 {
     xlsx_parse *p = ud;
+    const char *local;
     int el;
 
     if (p->failed)
         return;
-    if (p->depth == 0)
+    if (p->depth == 0) {
         el = EL_DOC;
-    else if (p->depth <= XLSX_STACK)
-        el = xlsx_classify(p->kind, p->stack[p->depth - 1], xlsx_local(name));
-    else
+    } else if (p->depth <= XLSX_STACK) {
+        local = xlsx_local(name);
+        el = xlsx_classify(p->kind, p->stack[p->depth - 1], local, strlen(local));
+    } else {
         el = EL_OTHER;
+    }
     if (p->depth < XLSX_STACK)
         p->stack[p->depth] = (uint8_t)el;
     p->depth++;
@@ -356,33 +401,210 @@ static zip_int64_t xlsx_locate(tl_xlsx *x, const char *name)
     return i;
 }
 
+/* ---- reading a part's bytes ------------------------------------------------------ */
+
 /*
- * Stream zip entry `idx` through expat with the handlers of `p`.  Returns 1 on success,
- * 0 with the error set.  The bound is checked twice: against the size the zip directory
- * declares (cheap, before any work) and against the bytes actually inflated, since a
- * hostile archive can declare anything.
+ * The inflated bytes of one zip entry, read in chunks.  Deflated and stored entries are
+ * opened raw (ZIP_FL_COMPRESSED) and inflated here with ISA-L; libzip then checks no
+ * checksum, so the CRC-32 and the size are checked here, at the end of the entry.  Other
+ * entries (encrypted ones, other methods) are decompressed by libzip, which checks them.
  */
-static int xlsx_parse_part(xlsx_parse *p, zip_int64_t idx)
+typedef enum xlsx_how { IN_LIBZIP, IN_STORED, IN_DEFLATE } xlsx_how;
+
+typedef struct xlsx_in {
+    xlsx_parse *p; /* for messages */
+    zip_file_t *f;
+    xlsx_how how;
+    struct inflate_state *inf; /* IN_DEFLATE: ~85 KiB, so on the heap */
+    unsigned char *raw;        /* IN_DEFLATE: compressed bytes read, not yet inflated */
+    int raw_eof;               /* the entry's compressed bytes are all read */
+    int ended;                 /* the deflate stream's final block is done */
+    int at_end;                /* the end has been reached and checked */
+    uint32_t crc, want_crc;    /* IN_STORED, IN_DEFLATE: of the bytes so far; the zip's */
+    int check_size;
+    zip_uint64_t want_size;
+    size_t total, limit; /* bytes inflated so far; the bound on them */
+} xlsx_in;
+
+/* "damaged zip data" with what is wrong, naming the part (a sheet's message names only
+ * the sheet otherwise). */
+static void xlsx_damaged(xlsx_parse *p, const char *what)
+{
+    if (p->sheet)
+        xlsx_fail(p, "damaged zip data in part %s: %s", p->part, what);
+    else
+        xlsx_fail(p, "damaged zip data: %s", what);
+}
+
+/* Open entry `idx` for reading.  Returns 1, or 0 with the error set. */
+static int xlsx_in_open(xlsx_parse *p, zip_int64_t idx, xlsx_in *in)
 {
     tl_xlsx *x = p->x;
     zip_stat_t st;
-    zip_file_t *f;
-    size_t total = 0, limit = xlsx_part_limit();
+    int raw;
 
+    memset(in, 0, sizeof *in);
+    in->p = p;
+    in->limit = xlsx_part_limit();
     zip_stat_init(&st);
-    if (zip_stat_index(x->zip, (zip_uint64_t)idx, 0, &st) == 0 && (st.valid & ZIP_STAT_SIZE) &&
-        st.size > limit) {
+    if (zip_stat_index(x->zip, (zip_uint64_t)idx, 0, &st) != 0)
+        st.valid = 0; /* zip_fopen_index will say what is wrong */
+    /* The bound is checked against the declared size first: cheap, before any work. */
+    if ((st.valid & ZIP_STAT_SIZE) && st.size > in->limit) {
         xlsx_bomb(p);
         return 0;
     }
-    f = zip_fopen_index(x->zip, (zip_uint64_t)idx, 0);
-    if (!f) {
+    raw = (st.valid & ZIP_STAT_COMP_METHOD) && (st.valid & ZIP_STAT_ENCRYPTION_METHOD) &&
+          (st.valid & ZIP_STAT_CRC) && st.encryption_method == ZIP_EM_NONE &&
+          (st.comp_method == ZIP_CM_DEFLATE || st.comp_method == ZIP_CM_STORE);
+    in->how = !raw ? IN_LIBZIP : st.comp_method == ZIP_CM_DEFLATE ? IN_DEFLATE : IN_STORED;
+    in->f = zip_fopen_index(x->zip, (zip_uint64_t)idx, raw ? ZIP_FL_COMPRESSED : 0);
+    if (!in->f) {
         xlsx_fail(p, "cannot read the part: %s", zip_error_strerror(zip_get_error(x->zip)));
         return 0;
     }
+    in->want_crc = st.crc;
+    in->check_size = (st.valid & ZIP_STAT_SIZE) != 0;
+    in->want_size = st.size;
+    if (in->how == IN_DEFLATE) {
+        in->inf = tl_xmalloc(sizeof *in->inf);
+        isal_inflate_init(in->inf);
+        in->inf->crc_flag = ISAL_DEFLATE; /* a zip entry is raw deflate: no header, no trailer */
+        in->raw = tl_xmalloc(XLSX_RAW_CHUNK);
+    }
+    return 1;
+}
+
+static void xlsx_in_close(xlsx_in *in)
+{
+    if (in->f)
+        zip_fclose(in->f);
+    free(in->inf);
+    free(in->raw);
+    memset(in, 0, sizeof *in);
+}
+
+/* How many bytes to ask for next: a chunk, or one byte past the bound so that passing it
+ * is seen exactly. */
+static size_t xlsx_in_want(const xlsx_in *in)
+{
+    size_t room = in->limit - in->total, chunk = xlsx_chunk();
+    return room < chunk ? room + 1 : chunk;
+}
+
+/* zip_fread until `n` bytes or the end.  Returns the count, or -1 with the error set. */
+static zip_int64_t xlsx_in_fread(xlsx_in *in, void *buf, size_t n)
+{
+    size_t got = 0;
+
+    while (got < n) {
+        zip_int64_t k = zip_fread(in->f, (char *)buf + got, n - got);
+        if (k < 0) {
+            xlsx_damaged(in->p, zip_file_strerror(in->f));
+            return -1;
+        }
+        if (k == 0)
+            break;
+        got += (size_t)k;
+    }
+    return (zip_int64_t)got;
+}
+
+/* Inflate into buf[0..want), until it is full or the stream ends.  Returns the count, or
+ * -1 with the error set. */
+static zip_int64_t xlsx_in_inflate(xlsx_in *in, unsigned char *buf, size_t want)
+{
+    struct inflate_state *s = in->inf;
+
+    s->next_out = buf;
+    s->avail_out = (uint32_t)want;
+    while (s->avail_out > 0 && !in->ended) {
+        uint32_t in_before, out_before;
+        int r;
+
+        if (s->avail_in == 0 && !in->raw_eof) {
+            zip_int64_t k = xlsx_in_fread(in, in->raw, XLSX_RAW_CHUNK);
+            if (k < 0)
+                return -1;
+            in->raw_eof = k < (zip_int64_t)XLSX_RAW_CHUNK;
+            s->next_in = in->raw;
+            s->avail_in = (uint32_t)k;
+        }
+        in_before = s->avail_in;
+        out_before = s->avail_out;
+        r = isal_inflate(s);
+        if (r < 0 || r == ISAL_NEED_DICT) {
+            xlsx_damaged(in->p, "the compressed data is invalid");
+            return -1;
+        }
+        if (s->block_state == ISAL_BLOCK_FINISH) {
+            in->ended = 1;
+        } else if (s->avail_in == in_before && s->avail_out == out_before) {
+            /* isal_inflate returns only with its input used up or its output full, so no
+             * progress at all means the input has run out with the stream unfinished. */
+            xlsx_damaged(in->p, "the compressed data ends early");
+            return -1;
+        }
+    }
+    return (zip_int64_t)(want - s->avail_out);
+}
+
+/*
+ * Read the next bytes of the part into buf[0..want), want from xlsx_in_want(): fewer
+ * only at the end, where the checks are made.  Returns the count (0 at the end), or -1 with
+ * the error set: damaged data, a checksum or size that does not match, the bound passed.
+ */
+static zip_int64_t xlsx_in_read(xlsx_in *in, void *buf, size_t want)
+{
+    zip_int64_t n;
+    char what[160];
+
+    if (in->at_end)
+        return 0;
+    n = in->how == IN_DEFLATE ? xlsx_in_inflate(in, buf, want) : xlsx_in_fread(in, buf, want);
+    if (n < 0)
+        return -1;
+    if (in->how != IN_LIBZIP && n > 0)
+        in->crc = crc32_gzip_refl(in->crc, buf, (uint64_t)n);
+    in->total += (size_t)n;
+    if (in->total > in->limit) {
+        xlsx_bomb(in->p);
+        return -1;
+    }
+    if ((size_t)n < want) {
+        in->at_end = 1;
+        if (in->how == IN_LIBZIP)
+            return n; /* libzip has checked the CRC */
+        /* A damaged archive must not read as silently wrong data. */
+        if (in->crc != in->want_crc) {
+            snprintf(what, sizeof what, "CRC-32 mismatch (the zip says %08" PRIx32
+                     ", the data gives %08" PRIx32 ")", in->want_crc, in->crc);
+            xlsx_damaged(in->p, what);
+            return -1;
+        }
+        if (in->check_size && in->total != in->want_size) {
+            snprintf(what, sizeof what, "%zu bytes where the zip directory says %" PRIu64,
+                     in->total, (uint64_t)in->want_size);
+            xlsx_damaged(in->p, what);
+            return -1;
+        }
+    }
+    return n;
+}
+
+/*
+ * Stream zip entry `idx` through expat with the handlers of `p`.  Returns 1 on success,
+ * 0 with the error set.
+ */
+static int xlsx_parse_part(xlsx_parse *p, zip_int64_t idx)
+{
+    xlsx_in in;
+
+    if (!xlsx_in_open(p, idx, &in))
+        return 0;
     p->xp = XML_ParserCreateNS(NULL, XLSX_NS_SEP);
     if (!p->xp) {
-        zip_fclose(f);
+        xlsx_in_close(&in);
         xlsx_fail(p, "out of memory");
         return 0;
     }
@@ -392,9 +614,7 @@ static int xlsx_parse_part(xlsx_parse *p, zip_int64_t idx)
     XML_SetStartDoctypeDeclHandler(p->xp, xlsx_on_doctype);
 
     for (;;) {
-        /* Ask for one byte past the bound, so that reaching it is seen exactly. */
-        size_t room = limit - total;
-        size_t want = room < XLSX_CHUNK ? room + 1 : XLSX_CHUNK;
+        size_t want = xlsx_in_want(&in);
         void *buf = XML_GetBuffer(p->xp, (int)want);
         zip_int64_t n;
 
@@ -402,16 +622,9 @@ static int xlsx_parse_part(xlsx_parse *p, zip_int64_t idx)
             xlsx_fail(p, "out of memory");
             break;
         }
-        n = zip_fread(f, buf, want);
-        if (n < 0) {
-            xlsx_fail(p, "damaged zip data: %s", zip_file_strerror(f));
+        n = xlsx_in_read(&in, buf, want);
+        if (n < 0)
             break;
-        }
-        total += (size_t)n;
-        if (total > limit) {
-            xlsx_bomb(p);
-            break;
-        }
         if (XML_ParseBuffer(p->xp, (int)n, n == 0) != XML_STATUS_OK) {
             /* A handler that failed has said why; otherwise the XML itself is bad. */
             if (!p->failed) {
@@ -426,7 +639,7 @@ static int xlsx_parse_part(xlsx_parse *p, zip_int64_t idx)
     }
     XML_ParserFree(p->xp);
     p->xp = NULL;
-    zip_fclose(f);
+    xlsx_in_close(&in);
     return !p->failed;
 }
 
@@ -464,37 +677,44 @@ static int xlsx_hex(char c)
  */
 static size_t xlsx_unescape(char *s, size_t n)
 {
-    size_t r = 0, w = 0;
+    char *e = s + n, *r = s, *w = s, *q = s, *u;
 
-    if (n < 7 || !memchr(s, '_', n))
-        return n;
-    while (r < n) {
-        if (s[r] == '_' && r + 7 <= n && s[r + 1] == 'x' && s[r + 6] == '_') {
-            int h0 = xlsx_hex(s[r + 2]), h1 = xlsx_hex(s[r + 3]);
-            int h2 = xlsx_hex(s[r + 4]), h3 = xlsx_hex(s[r + 5]);
-            if (h0 >= 0 && h1 >= 0 && h2 >= 0 && h3 >= 0) {
-                unsigned cp = (unsigned)(h0 << 12 | h1 << 8 | h2 << 4 | h3);
-                if (cp != 0 && (cp < 0xD800 || cp > 0xDFFF)) {
-                    /* At most 3 bytes replace 7: the write never overtakes the read. */
-                    if (cp < 0x80) {
-                        s[w++] = (char)cp;
-                    } else if (cp < 0x800) {
-                        s[w++] = (char)(0xC0 | cp >> 6);
-                        s[w++] = (char)(0x80 | (cp & 0x3F));
-                    } else {
-                        s[w++] = (char)(0xE0 | cp >> 12);
-                        s[w++] = (char)(0x80 | ((cp >> 6) & 0x3F));
-                        s[w++] = (char)(0x80 | (cp & 0x3F));
-                    }
-                    r += 7;
-                    continue;
-                }
-            }
+    /* memchr finds the underscores; bytes between escapes move only once one was found. */
+    while (e - q >= 7 && (u = memchr(q, '_', (size_t)(e - q))) != NULL) {
+        int h0, h1, h2, h3;
+        unsigned cp;
+
+        q = u + 1;
+        if (e - u < 7 || u[1] != 'x' || u[6] != '_')
+            continue;
+        h0 = xlsx_hex(u[2]), h1 = xlsx_hex(u[3]), h2 = xlsx_hex(u[4]), h3 = xlsx_hex(u[5]);
+        if (h0 < 0 || h1 < 0 || h2 < 0 || h3 < 0)
+            continue;
+        cp = (unsigned)(h0 << 12 | h1 << 8 | h2 << 4 | h3);
+        if (cp == 0 || (cp >= 0xD800 && cp <= 0xDFFF))
+            continue;
+        if (w != r)
+            memmove(w, r, (size_t)(u - r));
+        w += u - r;
+        /* At most 3 bytes replace 7: the write never overtakes the read. */
+        if (cp < 0x80) {
+            *w++ = (char)cp;
+        } else if (cp < 0x800) {
+            *w++ = (char)(0xC0 | cp >> 6);
+            *w++ = (char)(0x80 | (cp & 0x3F));
+        } else {
+            *w++ = (char)(0xE0 | cp >> 12);
+            *w++ = (char)(0x80 | ((cp >> 6) & 0x3F));
+            *w++ = (char)(0x80 | (cp & 0x3F));
         }
-        s[w++] = s[r++];
+        r = q = u + 7;
     }
-    s[w] = '\0';
-    return w;
+    if (r == s)
+        return n; /* no escape: nothing moved */
+    memmove(w, r, (size_t)(e - r));
+    w += e - r;
+    *w = '\0';
+    return (size_t)(w - s);
 }
 
 /* The text collected in `b`, escapes decoded; "" when nothing was collected. */
@@ -1037,7 +1257,7 @@ static tl_cell xlsx_text_cell(xlsx_sheet_state *st, const char *s, size_t n)
 {
     if (n == 0 || (st->have_header && tl_text_is_missing(s, n)))
         return tl_cell_missing();
-    return tl_cell_str(xlsx_keep(st, s, n));
+    return tl_cell_strn(xlsx_keep(st, s, n), n);
 }
 
 /*
@@ -1095,7 +1315,7 @@ static int xlsx_shared_cell(xlsx_parse *p, xlsx_sheet_state *st, tl_cell *out)
         st->sst_copy = tl_xcalloc(x->nsst, sizeof *st->sst_copy);
     if (!st->sst_copy[idx])
         st->sst_copy[idx] = xlsx_keep(st, str->s, str->n);
-    *out = tl_cell_str(st->sst_copy[idx]);
+    *out = tl_cell_strn(st->sst_copy[idx], str->n);
     return 1;
 }
 
@@ -1208,61 +1428,74 @@ static void xlsx_commit_header(xlsx_sheet_state *st)
     st->nhdr = 0;
 }
 
+/* A <row>, with the value of its `r` attribute (or NULL). */
+static void xlsx_row_start(xlsx_parse *p, const char *r)
+{
+    xlsx_sheet_state *st = p->state;
+
+    /* The row number only serves messages: blank rows are dropped either way. */
+    st->row = xlsx_row_number(r, st->row + 1);
+    st->next_col = 0;
+    st->nhdr = 0;
+}
+
+/* A <c>, with the values of its `r` and `t` attributes (or NULL). */
+static void xlsx_cell_start(xlsx_parse *p, const char *r, const char *t)
+{
+    xlsx_sheet_state *st = p->state;
+
+    if (r) {
+        if (!xlsx_parse_ref(r, &st->col)) {
+            xlsx_fail(p, "invalid cell reference '%.40s' in row %lu", r, st->row);
+            return;
+        }
+        /* A valid reference is at most "$XFD$1048576": it fits. */
+        memcpy(st->ref, r, strlen(r) + 1);
+    } else {
+        /* No reference: the cell after the previous one of the row.  Its name is only
+         * made if a message needs it (see xlsx_ref). */
+        if (st->next_col > XLSX_MAX_COL) {
+            xlsx_fail(p, "row %lu has cells past column XFD", st->row);
+            return;
+        }
+        st->col = st->next_col;
+        st->ref[0] = '\0';
+    }
+    st->next_col = st->col + 1;
+
+    if (!t || strcmp(t, "n") == 0)
+        st->type = CT_N;
+    else if (strcmp(t, "s") == 0)
+        st->type = CT_S;
+    else if (strcmp(t, "str") == 0)
+        st->type = CT_STR;
+    else if (strcmp(t, "inlineStr") == 0)
+        st->type = CT_INLINE;
+    else if (strcmp(t, "b") == 0)
+        st->type = CT_B;
+    else if (strcmp(t, "e") == 0)
+        st->type = CT_E;
+    else if (strcmp(t, "d") == 0)
+        st->type = CT_D;
+    else {
+        xlsx_cell_fail(p, xlsx_ref(st), "unknown cell type '%.20s'", t);
+        return;
+    }
+    st->has_v = 0;
+    tl_buf_clear(&p->x->vbuf);
+    tl_buf_clear(&p->x->tbuf);
+}
+
 static void xlsx_sheet_start(xlsx_parse *p, int el, const XML_Char **attrs)
 {
     xlsx_sheet_state *st = p->state;
-    const char *r, *t;
 
     switch (el) {
     case EL_ROW:
-        /* The row number only serves messages: blank rows are dropped either way. */
-        st->row = xlsx_row_number(xlsx_attr(attrs, "r"), st->row + 1);
-        st->next_col = 0;
-        st->nhdr = 0;
+        xlsx_row_start(p, xlsx_attr(attrs, "r"));
         break;
     case EL_CELL:
-        r = xlsx_attr(attrs, "r");
-        if (r) {
-            if (!xlsx_parse_ref(r, &st->col)) {
-                xlsx_fail(p, "invalid cell reference '%.40s' in row %lu", r, st->row);
-                return;
-            }
-            /* A valid reference is at most "$XFD$1048576": it fits. */
-            memcpy(st->ref, r, strlen(r) + 1);
-        } else {
-            /* No reference: the cell after the previous one of the row.  Its name is only
-             * made if a message needs it (see xlsx_ref). */
-            if (st->next_col > XLSX_MAX_COL) {
-                xlsx_fail(p, "row %lu has cells past column XFD", st->row);
-                return;
-            }
-            st->col = st->next_col;
-            st->ref[0] = '\0';
-        }
-        st->next_col = st->col + 1;
-
-        t = xlsx_attr(attrs, "t");
-        if (!t || strcmp(t, "n") == 0)
-            st->type = CT_N;
-        else if (strcmp(t, "s") == 0)
-            st->type = CT_S;
-        else if (strcmp(t, "str") == 0)
-            st->type = CT_STR;
-        else if (strcmp(t, "inlineStr") == 0)
-            st->type = CT_INLINE;
-        else if (strcmp(t, "b") == 0)
-            st->type = CT_B;
-        else if (strcmp(t, "e") == 0)
-            st->type = CT_E;
-        else if (strcmp(t, "d") == 0)
-            st->type = CT_D;
-        else {
-            xlsx_cell_fail(p, xlsx_ref(st), "unknown cell type '%.20s'", t);
-            return;
-        }
-        st->has_v = 0;
-        tl_buf_clear(&p->x->vbuf);
-        tl_buf_clear(&p->x->tbuf);
+        xlsx_cell_start(p, xlsx_attr(attrs, "r"), xlsx_attr(attrs, "t"));
         break;
     case EL_V:
         st->has_v = 1;
@@ -1300,6 +1533,871 @@ static void xlsx_sheet_end(xlsx_parse *p, int el)
                   TL_TABLE_MAX_CELLS, st->b.t->ncols, st->b.t->nrows + 1);
 }
 
+/* ---- the fast worksheet scanner --------------------------------------------------- */
+
+/*
+ * Through expat, a worksheet costs ~3 times what its inflating does: expat is a general
+ * parser (encodings, DTDs, namespace URIs joined to every name) and calls back for every
+ * element and every piece of text.  This scanner reads exactly the XML that spreadsheet
+ * writers produce, in one pass over the bytes, and hands the same elements and text to the
+ * same handlers (xlsx_classify, xlsx_row_start, xlsx_cell_start, xlsx_sheet_end).
+ *
+ * It must never read a part differently from expat, so it checks well-formedness as it
+ * goes, and gives up (XS_BAIL) on whatever it does not check: comments, CDATA sections,
+ * processing instructions, DTDs, encodings other than UTF-8, non-ASCII names, entities
+ * other than the five predefined ones, namespace declarations it cannot vouch for,
+ * duplicate-looking attributes, tags over XS_MAX_TOKEN, nesting past XS_MAX_DEPTH.
+ * What it does accept is well-formed XML, whose elements, attributes and text it delivers
+ * as expat would (references decoded, line ends and attribute white space normalized).
+ * Giving up costs a second reading by expat, which then gives the result or the error.
+ *
+ * Streaming: each inflated chunk is appended to a window whose tokens are consumed in
+ * turn.  A token cut by the end of the window (a tag, a reference, a CR that may start a
+ * CRLF, a UTF-8 sequence, a "]" that may start "]]>") is left at the start of the window
+ * for the next chunk to complete.  Text is not a token: it is consumed as it comes.
+ */
+
+enum { XS_OK, XS_MORE, XS_BAIL };          /* what a scanning step did */
+enum { XS_START, XS_PROLOG, XS_BODY, XS_EPILOG }; /* where in the document */
+enum { XS_READ, XS_FAILED, XS_GAVE_UP };   /* the outcome of scanning a sheet */
+
+#define XS_MAX_DEPTH 256                   /* worksheets nest ~6 deep */
+#define XS_MAX_ATTRS 32                    /* per tag */
+#define XS_MAX_TOKEN ((size_t)1 << 20)     /* longest tag (a cell tag is ~40 bytes) */
+#define XS_MAX_REF 16                      /* longest reference taken, "&#x0001F600;" */
+
+/* Character classes, one byte of flags per byte value. */
+#define XS_WS 0x01    /* XML white space */
+#define XS_NAME 0x02  /* continues a name: ASCII letters and digits, . - _ : */
+#define XS_FIRST 0x04 /* starts a name (and a local name): ASCII letters, _ */
+#define XS_TSTOP 0x08 /* stops a run of text: < & CR ] non-ASCII, controls XML forbids */
+#define XS_ASTOP 0x10 /* stops a run of attribute value: quotes < & TAB LF CR non-ASCII, controls */
+
+#define XS_CLS(c)                                                                           \
+    ((((c) == ' ' || (c) == '\t' || (c) == '\n' || (c) == '\r') ? XS_WS : 0) |              \
+     ((((c) >= 'a' && (c) <= 'z') || ((c) >= 'A' && (c) <= 'Z') || (c) == '_')             \
+          ? XS_FIRST | XS_NAME                                                              \
+          : 0) |                                                                            \
+     ((((c) >= '0' && (c) <= '9') || (c) == '.' || (c) == '-' || (c) == ':') ? XS_NAME : 0) | \
+     (((c) == '<' || (c) == '&' || (c) == '\r' || (c) == ']' || (c) >= 0x80 ||              \
+       ((c) < 0x20 && (c) != '\t' && (c) != '\n'))                                          \
+          ? XS_TSTOP                                                                        \
+          : 0) |                                                                            \
+     (((c) == '"' || (c) == '\'' || (c) == '<' || (c) == '&' || (c) < 0x20 || (c) >= 0x80)  \
+          ? XS_ASTOP                                                                        \
+          : 0))
+#define XS_CLS4(c) XS_CLS(c), XS_CLS((c) + 1), XS_CLS((c) + 2), XS_CLS((c) + 3)
+#define XS_CLS16(c) XS_CLS4(c), XS_CLS4((c) + 4), XS_CLS4((c) + 8), XS_CLS4((c) + 12)
+static const uint8_t xs_cls[256] = {
+    XS_CLS16(0x00), XS_CLS16(0x10), XS_CLS16(0x20), XS_CLS16(0x30),
+    XS_CLS16(0x40), XS_CLS16(0x50), XS_CLS16(0x60), XS_CLS16(0x70),
+    XS_CLS16(0x80), XS_CLS16(0x90), XS_CLS16(0xA0), XS_CLS16(0xB0),
+    XS_CLS16(0xC0), XS_CLS16(0xD0), XS_CLS16(0xE0), XS_CLS16(0xF0),
+};
+#define XS_IS(c, flag) (xs_cls[(unsigned char)(c)] & (flag))
+
+typedef struct xs_elem {
+    size_t off, len; /* its qualified name, in `names` */
+    int el;          /* its code, as xlsx_on_start would give it */
+} xs_elem;
+
+typedef struct xs_ns {
+    size_t off, len; /* a prefix declared, in `prefixes` */
+    size_t depth;    /* by the element at this depth */
+} xs_ns;
+
+typedef struct xs_attr {
+    char *name;
+    size_t nlen;
+    size_t local; /* where the local part of the name starts: 0, or past the colon */
+    char *val;
+    size_t vlen;
+    int raw; /* the value holds references or white space to normalize */
+} xs_attr;
+
+typedef struct xs {
+    xlsx_parse *p;
+    int stage;
+    xs_elem *stk; /* the open elements */
+    size_t depth, capstk;
+    tl_buf names;
+    xs_ns *ns; /* the namespace prefixes in scope (xml aside) */
+    size_t nns, capns;
+    tl_buf prefixes;
+    xs_attr at[XS_MAX_ATTRS]; /* of the tag at hand */
+    const char *why;          /* why it gave up */
+} xs;
+
+static int xs_bail(xs *s, const char *why)
+{
+    s->why = why;
+    return XS_BAIL;
+}
+
+/*
+ * The UTF-8 sequence at q: its length when it encodes a character XML allows (U+0080 and
+ * up: no surrogates, no U+FFFE or U+FFFF, nothing overlong), 0 when it does not, -1 when
+ * the window ends inside it.
+ */
+static int xs_utf8(const char *q, const char *e)
+{
+    const unsigned char *u = (const unsigned char *)q;
+    unsigned cp;
+    int n;
+
+    if (u[0] < 0xC2 || u[0] > 0xF4)
+        return 0; /* a continuation byte, an overlong lead, or past U+10FFFF */
+    n = u[0] < 0xE0 ? 2 : u[0] < 0xF0 ? 3 : 4;
+    cp = u[0] & (0x7Fu >> n);
+    for (int i = 1; i < n; i++) {
+        if (q + i >= e)
+            return -1;
+        if ((u[i] & 0xC0) != 0x80)
+            return 0;
+        cp = cp << 6 | (u[i] & 0x3Fu);
+    }
+    if (n == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF) || cp >= 0xFFFE))
+        return 0;
+    if (n == 4 && (cp < 0x10000 || cp > 0x10FFFF))
+        return 0;
+    return n;
+}
+
+/*
+ * The reference at q ("&..."): one of the five predefined entities or a character
+ * reference to a character XML allows.  XS_OK with its code point and length, XS_MORE
+ * when the window ends inside it, XS_BAIL for anything else (expat says what is wrong).
+ */
+static int xs_ref(xs *s, const char *q, const char *e, unsigned *cp, size_t *len)
+{
+    size_t avail = (size_t)(e - q), n;
+    const char *semi = memchr(q, ';', avail < XS_MAX_REF ? avail : XS_MAX_REF);
+    const char *b;
+    unsigned long v = 0;
+
+    if (!semi)
+        return avail < XS_MAX_REF ? XS_MORE : xs_bail(s, "a long or unterminated reference");
+    b = q + 1;
+    n = (size_t)(semi - b);
+    *len = n + 2;
+    if (n >= 2 && b[0] == '#') {
+        int hex = b[1] == 'x';
+        size_t i = hex ? 2 : 1;
+        if (i == n)
+            return xs_bail(s, "an empty character reference");
+        for (; i < n; i++) {
+            int d = xlsx_hex(b[i]);
+            if (d < 0 || (!hex && d > 9))
+                return xs_bail(s, "a malformed character reference");
+            v = v * (hex ? 16u : 10u) + (unsigned)d; /* <= 14 digits: no overflow */
+        }
+        if (!(v == 0x9 || v == 0xA || v == 0xD || (v >= 0x20 && v <= 0xD7FF) ||
+              (v >= 0xE000 && v <= 0xFFFD) || (v >= 0x10000 && v <= 0x10FFFF)))
+            return xs_bail(s, "a reference to a character XML forbids");
+        *cp = (unsigned)v;
+        return XS_OK;
+    }
+    if (n == 3 && memcmp(b, "amp", 3) == 0)
+        *cp = '&';
+    else if (n == 2 && memcmp(b, "lt", 2) == 0)
+        *cp = '<';
+    else if (n == 2 && memcmp(b, "gt", 2) == 0)
+        *cp = '>';
+    else if (n == 4 && memcmp(b, "quot", 4) == 0)
+        *cp = '"';
+    else if (n == 4 && memcmp(b, "apos", 4) == 0)
+        *cp = '\'';
+    else
+        return xs_bail(s, "an entity other than the predefined ones");
+    return XS_OK;
+}
+
+/* tl_buf_add, inlined for the many short texts of cells. */
+static inline void xs_add(tl_buf *b, const char *src, size_t n)
+{
+    if (b->len + n + 1 > b->cap)
+        tl_buf_reserve(b, n);
+    memcpy(b->data + b->len, src, n);
+    b->len += n;
+    b->data[b->len] = '\0';
+}
+
+/* Code point -> UTF-8 in out (4 bytes of room); returns the length. */
+static size_t xs_put_utf8(char *out, unsigned cp)
+{
+    if (cp < 0x80) {
+        out[0] = (char)cp;
+        return 1;
+    }
+    if (cp < 0x800) {
+        out[0] = (char)(0xC0 | cp >> 6);
+        out[1] = (char)(0x80 | (cp & 0x3F));
+        return 2;
+    }
+    if (cp < 0x10000) {
+        out[0] = (char)(0xE0 | cp >> 12);
+        out[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+        out[2] = (char)(0x80 | (cp & 0x3F));
+        return 3;
+    }
+    out[0] = (char)(0xF0 | cp >> 18);
+    out[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+    out[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
+    out[3] = (char)(0x80 | (cp & 0x3F));
+    return 4;
+}
+
+/*
+ * A name at q: the end of its run of name characters (e when the window ends first) and
+ * where its colon is (0 for none).  A name must start with XS_FIRST (the caller checks).
+ * *bad is set when the name is no namespace-well-formed QName: more than one colon, or
+ * one not followed by a name start.
+ */
+static inline char *xs_name(char *q, char *e, size_t *colon, int *bad)
+{
+    char *name = q;
+
+    *colon = 0;
+    *bad = 0;
+    while (q < e && XS_IS(*q, XS_NAME)) {
+        if (*q == ':') {
+            if (*colon || q + 1 == e || !XS_IS(q[1], XS_FIRST))
+                *bad = 1;
+            *colon = (size_t)(q - name);
+        }
+        q++;
+    }
+    return q;
+}
+
+/* 1 when a[0..n) and b[0..n) are equal: for the short names of tags, where calling
+ * memcmp costs more than comparing. */
+static inline int xs_eq(const char *a, const char *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (a[i] != b[i])
+            return 0;
+    return 1;
+}
+
+/* 1 when prefix[0..n) is bound here (xml always is). */
+static int xs_bound(const xs *s, const char *prefix, size_t n)
+{
+    if (n == 3 && memcmp(prefix, "xml", 3) == 0)
+        return 1;
+    for (size_t i = s->nns; i-- > 0;)
+        if (s->ns[i].len == n && memcmp(s->prefixes.data + s->ns[i].off, prefix, n) == 0)
+            return 1;
+    return 0;
+}
+
+/* 1 when the attribute declares a namespace ("xmlns" or "xmlns:p"). */
+static int xs_is_decl(const xs_attr *a)
+{
+    return a->nlen >= 5 && memcmp(a->name, "xmlns", 5) == 0 && (a->nlen == 5 || a->local == 6);
+}
+
+/*
+ * Decode an attribute value in place as expat reports it, and NUL-terminate it.  The tag
+ * scan has checked its references.  Line ends are normalized first (CRLF -> LF), then
+ * each literal tab, LF or CR becomes a space; a character reference is taken as it is.
+ */
+static char *xs_value(xs *s, xs_attr *a)
+{
+    char *r = a->val, *e = a->val + a->vlen, *w = a->val;
+
+    if (!a->raw) {
+        *e = '\0';
+        return a->val;
+    }
+    while (r < e) {
+        unsigned cp;
+        size_t len;
+        if (*r == '&' && xs_ref(s, r, e, &cp, &len) == XS_OK) {
+            /* A reference is at least as long as its UTF-8: w never overtakes r. */
+            w += xs_put_utf8(w, cp);
+            r += len;
+        } else if (*r == '\r') {
+            *w++ = ' ';
+            r += r + 1 < e && r[1] == '\n' ? 2 : 1;
+        } else if (*r == '\t' || *r == '\n') {
+            *w++ = ' ';
+            r++;
+        } else {
+            *w++ = *r++;
+        }
+    }
+    *w = '\0';
+    a->raw = 0;
+    a->vlen = (size_t)(w - a->val);
+    return a->val;
+}
+
+/*
+ * The values of the attributes of local names "r" and "t" among the tag's n (NULL for
+ * those missing), as xlsx_attr finds them; the names are unique (xs_open has checked).
+ */
+static void xs_attrs_rt(xs *s, size_t n, const char **r, const char **t)
+{
+    *r = *t = NULL;
+    for (size_t i = 0; i < n; i++) {
+        xs_attr *a = &s->at[i];
+        if (a->nlen - a->local != 1 || xs_is_decl(a))
+            continue;
+        if (a->name[a->local] == 'r')
+            *r = xs_value(s, a);
+        else if (a->name[a->local] == 't')
+            *t = xs_value(s, a);
+    }
+}
+
+/* The element on top of the stack ends.  XS_OK, or XS_BAIL when its handler failed. */
+static int xs_close(xs *s)
+{
+    xlsx_parse *p = s->p;
+    xs_elem *top = &s->stk[--s->depth];
+    int el = top->el;
+
+    s->names.len = top->off;
+    while (s->nns > 0 && s->ns[s->nns - 1].depth == s->depth)
+        s->prefixes.len = s->ns[--s->nns].off;
+    if (s->depth == 0)
+        s->stage = XS_EPILOG;
+    if (el != EL_OTHER) {
+        xlsx_sheet_end(p, el);
+        if (p->failed)
+            return xs_bail(s, "the sheet's handlers failed");
+    }
+    return XS_OK;
+}
+
+/*
+ * A complete start tag: name[0..nlen) with its colon at `colon`, the tag's n attributes
+ * in s->at, `empty` for "<name/>".  The namespace rules expat enforces are checked (or
+ * given up on), the element is classified and pushed, and its handler called.
+ */
+static int xs_open(xs *s, char *name, size_t nlen, size_t colon, size_t n, int empty)
+{
+    xlsx_parse *p = s->p;
+    size_t d = s->depth, local = colon ? colon + 1 : 0;
+    const char *r, *t;
+    int el;
+
+    if (d >= XS_MAX_DEPTH)
+        return xs_bail(s, "elements nested too deep");
+    for (size_t i = 0; i < n; i++) {
+        xs_attr *a = &s->at[i];
+        if (!xs_is_decl(a))
+            continue;
+        /* Reserved names and URIs are errors to expat: leave them to it. */
+        if (a->raw || (a->vlen == 36 && memcmp(a->val, "http://www.w3.org/XML/1998/namespace", 36) == 0) ||
+            (a->vlen == 29 && memcmp(a->val, "http://www.w3.org/2000/xmlns/", 29) == 0))
+            return xs_bail(s, "an unusual namespace declaration");
+        if (a->nlen > 5) {
+            const char *pfx = a->name + 6;
+            size_t pn = a->nlen - 6;
+            if (a->vlen == 0 || (pn == 3 && memcmp(pfx, "xml", 3) == 0) ||
+                (pn == 5 && memcmp(pfx, "xmlns", 5) == 0))
+                return xs_bail(s, "an unusual namespace declaration");
+            TL_GROW(s->ns, s->capns, s->nns + 1);
+            s->ns[s->nns].off = s->prefixes.len;
+            s->ns[s->nns].len = pn;
+            s->ns[s->nns].depth = d;
+            s->nns++;
+            tl_buf_add(&s->prefixes, pfx, pn);
+        }
+    }
+    /* Attributes of one local name, or two declarations of one prefix, may be duplicates
+     * (after namespace processing) that expat refuses; no writer produces them. */
+    for (size_t i = 0; i < n; i++) {
+        const xs_attr *a = &s->at[i];
+        for (size_t j = i + 1; j < n; j++) {
+            const xs_attr *b = &s->at[j];
+            if (a->nlen - a->local == b->nlen - b->local &&
+                xs_eq(a->name + a->local, b->name + b->local, a->nlen - a->local) &&
+                xs_is_decl(a) == xs_is_decl(b))
+                return xs_bail(s, "attributes of the same name");
+        }
+        if (a->local && !xs_is_decl(a) && !xs_bound(s, a->name, a->local - 1))
+            return xs_bail(s, "an attribute prefix not declared");
+    }
+    if (colon && ((colon == 5 && memcmp(name, "xmlns", 5) == 0) || !xs_bound(s, name, colon)))
+        return xs_bail(s, "an element prefix not declared");
+
+    if (d == 0)
+        el = EL_DOC;
+    else if (s->stk[d - 1].el == EL_OTHER)
+        el = EL_OTHER; /* what xlsx_classify says too, faster */
+    else
+        el = xlsx_classify(PART_SHEET, s->stk[d - 1].el, name + local, nlen - local);
+    TL_GROW(s->stk, s->capstk, d + 1);
+    s->stk[d].off = s->names.len;
+    s->stk[d].len = nlen;
+    s->stk[d].el = el;
+    tl_buf_add(&s->names, name, nlen);
+    s->depth = d + 1;
+    s->stage = XS_BODY;
+
+    switch (el) {
+    case EL_ROW:
+        xs_attrs_rt(s, n, &r, &t);
+        xlsx_row_start(p, r);
+        break;
+    case EL_CELL:
+        xs_attrs_rt(s, n, &r, &t);
+        xlsx_cell_start(p, r, t);
+        break;
+    case EL_V:
+        ((xlsx_sheet_state *)p->state)->has_v = 1;
+        break;
+    }
+    if (p->failed)
+        return xs_bail(s, "the sheet's handlers failed");
+    return empty ? xs_close(s) : XS_OK;
+}
+
+/* A start tag at *qp ("<" and a name start).  XS_OK with *qp past it, XS_MORE, XS_BAIL. */
+static int xs_start_tag(xs *s, char **qp, char *e)
+{
+    char *q = *qp + 1, *name = q;
+    size_t ncolon, colon, nlen, n = 0;
+    int bad, empty = 0, r;
+
+    q = xs_name(q, e, &ncolon, &bad);
+    if (q == e)
+        return XS_MORE;
+    if (bad)
+        return xs_bail(s, "a name that is no qualified name");
+    nlen = (size_t)(q - name);
+    for (;;) {
+        char *ws = q, quote;
+        xs_attr *a;
+
+        while (q < e && XS_IS(*q, XS_WS))
+            q++;
+        if (q == e)
+            return XS_MORE;
+        if (*q == '>') {
+            q++;
+            break;
+        }
+        if (*q == '/') {
+            if (q + 1 == e)
+                return XS_MORE;
+            if (q[1] != '>')
+                return xs_bail(s, "a '/' in a tag");
+            empty = 1;
+            q += 2;
+            break;
+        }
+        if (q == ws || !XS_IS(*q, XS_FIRST))
+            return xs_bail(s, "a malformed attribute");
+        if (n == XS_MAX_ATTRS)
+            return xs_bail(s, "too many attributes");
+        a = &s->at[n];
+        a->name = q;
+        q = xs_name(q, e, &colon, &bad);
+        if (q == e)
+            return XS_MORE;
+        if (bad)
+            return xs_bail(s, "a name that is no qualified name");
+        a->nlen = (size_t)(q - a->name);
+        a->local = colon ? colon + 1 : 0;
+        while (q < e && XS_IS(*q, XS_WS))
+            q++;
+        if (q == e)
+            return XS_MORE;
+        if (*q != '=')
+            return xs_bail(s, "a malformed attribute");
+        q++;
+        while (q < e && XS_IS(*q, XS_WS))
+            q++;
+        if (q == e)
+            return XS_MORE;
+        if (*q != '"' && *q != '\'')
+            return xs_bail(s, "a malformed attribute");
+        quote = *q++;
+        a->val = q;
+        a->raw = 0;
+        for (;;) {
+            unsigned char c;
+            while (q < e && !XS_IS(*q, XS_ASTOP))
+                q++;
+            if (q == e)
+                return XS_MORE;
+            c = (unsigned char)*q;
+            if (c == (unsigned char)quote) {
+                break;
+            } else if (c == '"' || c == '\'') {
+                q++;
+            } else if (c == '&') {
+                unsigned cp;
+                size_t len;
+                r = xs_ref(s, q, e, &cp, &len);
+                if (r != XS_OK)
+                    return r;
+                a->raw = 1;
+                q += len;
+            } else if (c == '\t' || c == '\n' || c == '\r') {
+                a->raw = 1;
+                q++;
+            } else if (c >= 0x80) {
+                int k = xs_utf8(q, e);
+                if (k < 0)
+                    return XS_MORE;
+                if (k == 0)
+                    return xs_bail(s, "bytes that are no UTF-8 text XML allows");
+                q += k;
+            } else {
+                return xs_bail(s, "a '<' or a control character in an attribute value");
+            }
+        }
+        a->vlen = (size_t)(q - a->val);
+        q++;
+        n++;
+    }
+    *qp = q;
+    return xs_open(s, name, nlen, ncolon, n, empty);
+}
+
+/* An end tag at *qp ("</").  XS_OK with *qp past it, XS_MORE, XS_BAIL. */
+static int xs_end_tag(xs *s, char **qp, char *e)
+{
+    char *q = *qp + 2, *name = q;
+    size_t colon, nlen;
+    int bad;
+    const xs_elem *top;
+
+    if (q == e)
+        return XS_MORE;
+    if (!XS_IS(*q, XS_FIRST))
+        return xs_bail(s, "a malformed end tag");
+    q = xs_name(q, e, &colon, &bad);
+    nlen = (size_t)(q - name);
+    while (q < e && XS_IS(*q, XS_WS))
+        q++;
+    if (q == e)
+        return XS_MORE;
+    if (*q != '>' || s->depth == 0)
+        return xs_bail(s, "a malformed end tag");
+    top = &s->stk[s->depth - 1];
+    if (top->len != nlen || !xs_eq(s->names.data + top->off, name, nlen))
+        return xs_bail(s, "an end tag that does not match");
+    *qp = q + 1;
+    return xs_close(s);
+}
+
+/* Markup at *qp ("<"): a start or end tag; anything else is given up on. */
+static int xs_markup(xs *s, char **qp, char *e)
+{
+    char *q = *qp;
+
+    if (e - q < 2)
+        return XS_MORE;
+    if (q[1] == '/')
+        return s->stage == XS_BODY ? xs_end_tag(s, qp, e) : xs_bail(s, "an end tag out of place");
+    if (q[1] == '!' || q[1] == '?')
+        return xs_bail(s, "a comment, CDATA section, DTD or processing instruction");
+    if (!XS_IS(q[1], XS_FIRST))
+        return xs_bail(s, "a malformed tag");
+    if (s->stage == XS_EPILOG)
+        return xs_bail(s, "a second root element");
+    return xs_start_tag(s, qp, e);
+}
+
+/*
+ * Character data at *qp, up to the next "<" or the end of the window.  Inside <v> or
+ * <t> it goes, decoded, where xlsx_on_text would put it; elsewhere it is only checked.
+ * XS_OK with *qp past what was consumed (maybe all of the window), XS_MORE when a
+ * reference, a CR, a "]" or a UTF-8 sequence is cut by the end, XS_BAIL.
+ */
+static int xs_text(xs *s, char **qp, char *e)
+{
+    const xlsx_parse *p = s->p;
+    int el = s->stk[s->depth - 1].el;
+    tl_buf *sink = el == EL_V ? p->text_v : el == EL_T ? p->text_t : NULL;
+    char *q = *qp, *run = q;
+    int r = XS_OK;
+
+    for (;;) {
+        unsigned char c;
+
+        while (q < e && !XS_IS(*q, XS_TSTOP))
+            q++;
+        if (q == e)
+            break;
+        c = (unsigned char)*q;
+        if (c == '<') {
+            break;
+        } else if (c == ']') {
+            /* "]]>" may not appear in text. */
+            if (q + 1 < e && q[1] != ']') {
+                q++;
+                continue;
+            }
+            if (q + 2 >= e) {
+                r = XS_MORE;
+                break;
+            }
+            if (q[2] == '>') {
+                r = xs_bail(s, "\"]]>\" in text");
+                break;
+            }
+            q++;
+        } else if (c >= 0x80) {
+            int k = xs_utf8(q, e);
+            if (k <= 0) {
+                r = k < 0 ? XS_MORE : xs_bail(s, "bytes that are no UTF-8 text XML allows");
+                break;
+            }
+            q += k;
+        } else if (c == '&' || c == '\r') {
+            char u[4];
+            size_t len, ulen;
+            unsigned cp;
+            if (c == '&') {
+                r = xs_ref(s, q, e, &cp, &len);
+                if (r != XS_OK)
+                    break;
+                ulen = xs_put_utf8(u, cp);
+            } else {
+                /* CRLF and a lone CR are both a line end, LF, as expat reports them. */
+                if (q + 1 == e) {
+                    r = XS_MORE;
+                    break;
+                }
+                len = q[1] == '\n' ? 2 : 1;
+                u[0] = '\n';
+                ulen = 1;
+            }
+            if (sink) {
+                xs_add(sink, run, (size_t)(q - run));
+                xs_add(sink, u, ulen);
+            }
+            q += len;
+            run = q;
+        } else {
+            r = xs_bail(s, "a control character XML forbids");
+            break;
+        }
+    }
+    if (r == XS_BAIL)
+        return r;
+    if (sink && q > run)
+        xs_add(sink, run, (size_t)(q - run));
+    *qp = q;
+    return r;
+}
+
+/* White space before or after the root element; anything else there is given up on. */
+static int xs_space(xs *s, char **qp, char *e)
+{
+    char *q = *qp;
+
+    while (q < e && XS_IS(*q, XS_WS))
+        q++;
+    *qp = q;
+    if (q < e && *q != '<')
+        return xs_bail(s, "text outside the root element");
+    return XS_OK;
+}
+
+/*
+ * In an XML declaration ending at `end` (its "?>"): white space, `name`, "=" and a quoted
+ * value.  1 with the value, 0 when the next item is not `name` (*pp unchanged), -1 when
+ * malformed.
+ */
+static int xs_decl_item(const char **pp, const char *end, const char *name, const char **v,
+                        size_t *vn)
+{
+    const char *q = *pp, *ws = q;
+    size_t n = strlen(name);
+    char quote;
+
+    while (q < end && XS_IS(*q, XS_WS))
+        q++;
+    if (q == ws || (size_t)(end - q) < n || memcmp(q, name, n) != 0)
+        return 0;
+    q += n;
+    while (q < end && XS_IS(*q, XS_WS))
+        q++;
+    if (q == end || *q++ != '=')
+        return -1;
+    while (q < end && XS_IS(*q, XS_WS))
+        q++;
+    if (q == end || (*q != '"' && *q != '\''))
+        return -1;
+    quote = *q++;
+    *v = q;
+    while (q < end && *q != quote)
+        q++;
+    if (q == end)
+        return -1;
+    *vn = (size_t)(q - *v);
+    *pp = q + 1;
+    return 1;
+}
+
+/*
+ * The start of the part: a UTF-8 byte-order mark, then the XML declaration if there is
+ * one.  Only version 1.0 in UTF-8 is taken (the declaration's three items, in order).
+ */
+static int xs_begin(xs *s, char **qp, char *e, int final)
+{
+    const char *q = *qp, *end, *v;
+    size_t vn;
+    int r;
+
+    if (e - q < 64 && !final)
+        return XS_MORE; /* enough to see the mark and most declarations whole */
+    if (e - q >= 3 && memcmp(q, "\xEF\xBB\xBF", 3) == 0)
+        q += 3;
+    if (e - q >= 6 && memcmp(q, "<?xml", 5) == 0 && XS_IS(q[5], XS_WS)) {
+        for (end = q + 5; end + 1 < e && !(end[0] == '?' && end[1] == '>'); end++)
+            if (end - q > 1024)
+                return xs_bail(s, "a long XML declaration");
+        if (end + 1 >= e)
+            return final ? xs_bail(s, "an unfinished XML declaration") : XS_MORE;
+        q += 5;
+        if (xs_decl_item(&q, end, "version", &v, &vn) != 1 || vn != 3 || memcmp(v, "1.0", 3) != 0)
+            return xs_bail(s, "an XML declaration other than version 1.0");
+        r = xs_decl_item(&q, end, "encoding", &v, &vn);
+        if (r < 0 || (r == 1 && !xlsx_ieq(v, vn, "utf-8")))
+            return xs_bail(s, "an encoding other than UTF-8");
+        r = xs_decl_item(&q, end, "standalone", &v, &vn);
+        if (r < 0 || (r == 1 && !(xlsx_is(v, vn, "yes") || xlsx_is(v, vn, "no"))))
+            return xs_bail(s, "a malformed XML declaration");
+        while (q < end && XS_IS(*q, XS_WS))
+            q++;
+        if (q != end)
+            return xs_bail(s, "a malformed XML declaration");
+        q = end + 2;
+    }
+    *qp = (char *)q;
+    s->stage = XS_PROLOG;
+    return XS_OK;
+}
+
+/*
+ * Scan buf[0..n).  XS_OK when all of it was consumed, XS_MORE when buf[*used..n) is the
+ * start of a token that the next chunk must complete, XS_BAIL.  `final`: there is no next
+ * chunk, and the document must be complete.
+ */
+static int xs_feed(xs *s, char *buf, size_t n, int final, size_t *used)
+{
+    char *q = buf, *e = buf + n;
+    int r = XS_OK;
+
+    if (s->stage == XS_START)
+        r = xs_begin(s, &q, e, final);
+    while (r == XS_OK && q < e) {
+        if (*q == '<')
+            r = xs_markup(s, &q, e);
+        else if (s->stage == XS_BODY)
+            r = xs_text(s, &q, e);
+        else
+            r = xs_space(s, &q, e);
+    }
+    *used = (size_t)(q - buf);
+    if (r == XS_BAIL)
+        return r;
+    if (final && (q < e || s->stage != XS_EPILOG))
+        return xs_bail(s, "the part ends inside the document");
+    return r;
+}
+
+static void xs_free(xs *s)
+{
+    free(s->stk);
+    free(s->ns);
+    tl_buf_free(&s->names);
+    tl_buf_free(&s->prefixes);
+}
+
+/*
+ * Read zip entry `idx`, a worksheet, with the scanner into the sheet state of `p`.
+ * XS_READ, XS_FAILED (p->failed, the error set: a handler's, or the zip's), or XS_GAVE_UP
+ * (the reason in *why, nothing set).
+ */
+static int xs_read_sheet(xlsx_parse *p, zip_int64_t idx, const char **why, size_t *where)
+{
+    xlsx_in in;
+    xs s;
+    char *win = NULL;
+    size_t cap = 0, have = 0, done = 0;
+    int res = XS_READ;
+
+    *why = NULL;
+    *where = 0;
+    if (!xlsx_in_open(p, idx, &in))
+        return XS_FAILED;
+    memset(&s, 0, sizeof s);
+    s.p = p;
+    for (;;) {
+        size_t want = xlsx_in_want(&in), used;
+        zip_int64_t n;
+        int r;
+
+        if (have + want > cap) {
+            cap = have + want;
+            win = tl_xrealloc(win, cap);
+        }
+        n = xlsx_in_read(&in, win + have, want);
+        if (n < 0) {
+            res = XS_FAILED;
+            break;
+        }
+        have += (size_t)n;
+        r = xs_feed(&s, win, have, n == 0, &used);
+        if (r == XS_BAIL) {
+            res = p->failed ? XS_FAILED : XS_GAVE_UP;
+            *where = done + used;
+            break;
+        }
+        /* Keep the unfinished token for the next chunk to complete. */
+        done += used;
+        have -= used;
+        memmove(win, win + used, have);
+        if (have > XS_MAX_TOKEN) {
+            res = XS_GAVE_UP;
+            s.why = "a tag longer than 1 MiB";
+            *where = done;
+            break;
+        }
+        if (n == 0)
+            break;
+    }
+    *why = s.why;
+    free(win);
+    xs_free(&s);
+    xlsx_in_close(&in);
+    return res;
+}
+
+/* Ready the sheet state and a parse context for reading a sheet. */
+static void xlsx_sheet_init(xlsx_parse *p, xlsx_sheet_state *st, tl_xlsx *x, const xlsx_sheet *sh,
+                            tl_arena *arena, tl_error *err)
+{
+    memset(st, 0, sizeof *st);
+    tl_builder_init(&st->b, arena);
+    st->arena = arena;
+    xlsx_parse_init(p, x, PART_SHEET, sh->part, sh->name, err);
+    p->on_start = xlsx_sheet_start;
+    p->on_end = xlsx_sheet_end;
+    p->text_v = &x->vbuf;
+    p->text_t = &x->tbuf;
+    p->state = st;
+}
+
+/* Free what reading a sheet took; the table too when it was not finished. */
+static void xlsx_sheet_done(xlsx_sheet_state *st, int ok)
+{
+    free(st->hdr);
+    free(st->sst_copy);
+    if (!ok)
+        tl_builder_abort(&st->b);
+}
+
 tl_table *tl_xlsx_read_sheet(tl_xlsx *x, const char *sheet, tl_arena *arena, tl_error *err)
 {
     const xlsx_sheet *sh = xlsx_find_sheet(x, sheet);
@@ -1325,23 +2423,33 @@ tl_table *tl_xlsx_read_sheet(tl_xlsx *x, const char *sheet, tl_arena *arena, tl_
     if (!x->sst_loaded && !xlsx_load_sst(x, err))
         return NULL;
 
-    memset(&st, 0, sizeof st);
-    tl_builder_init(&st.b, arena);
-    st.arena = arena;
-    xlsx_parse_init(&p, x, PART_SHEET, sh->part, sh->name, err);
-    p.on_start = xlsx_sheet_start;
-    p.on_end = xlsx_sheet_end;
-    p.text_v = &x->vbuf;
-    p.text_t = &x->tbuf;
-    p.state = &st;
+    if (xlsx_scanner_mode != 1) {
+        /* The scanner first.  Any failure, even one of the sheet's own (a bad cell),
+         * sends the sheet to expat: its message then is the one expat's reading gives,
+         * whatever the scanner got to.  What the scanner had put in `arena` stays there. */
+        tl_error scratch = {0};
+        const char *why;
+        size_t where;
+        int r;
 
-    ok = xlsx_parse_part(&p, idx);
-    free(st.hdr);
-    free(st.sst_copy);
-    if (!ok) {
-        tl_builder_abort(&st.b);
-        return NULL;
+        xlsx_sheet_init(&p, &st, x, sh, arena, xlsx_scanner_mode == 2 ? err : &scratch);
+        r = xs_read_sheet(&p, idx, &why, &where);
+        xlsx_sheet_done(&st, r == XS_READ);
+        if (r == XS_READ)
+            return tl_builder_finish(&st.b);
+        if (xlsx_scanner_mode == 2) {
+            if (r == XS_GAVE_UP)
+                tl_error_set(err, "%s, sheet '%s': the fast scanner gave up at byte %zu: %s",
+                             x->path, sheet, where, why ? why : "?");
+            return NULL;
+        }
     }
+
+    xlsx_sheet_init(&p, &st, x, sh, arena, err);
+    ok = xlsx_parse_part(&p, idx);
+    xlsx_sheet_done(&st, ok);
+    if (!ok)
+        return NULL;
     /* No row with a value at all: no header, so a table of no columns and no rows. */
     return tl_builder_finish(&st.b);
 }

@@ -1475,11 +1475,11 @@ int main(void)
         T(test_xlsx_shared_string_out_of_range),
         T(test_xlsx_duplicate_sheet_names),
         T(test_xlsx_absurd_cell_references),
-        T(test_error_quoting_a_line_break_is_one_line),
         T(test_xlsx_declared_size_bomb),
         T(test_xlsx_inflated_size_bomb),
         /* resource bombs */
         T(test_duplicate_keys_bound_the_merge),
+        T(test_error_quoting_a_line_break_is_one_line),
         T(test_duplicate_keys_bound_the_merge_of_wide_tables),
         T(test_roofline_many_param_columns),
         /* outputs */
