@@ -99,8 +99,10 @@ static int out_put(void *ctx, const tl_result *r, tl_error *err)
         kept->table = NULL;
     }
     /* The workbook's thread renders this table while the CSV is written here. */
-    if (o->xw && tl_xlsx_writer_add(o->xw, r, err) != 0)
+    if (o->xw && tl_xlsx_writer_add(o->xw, r, err) != 0) {
+        name_output(err, o->xlsx_tmp, o->xlsx);
         return -1;
+    }
     if (o->csv_tmp && write_csv(o, r, err) != 0)
         return -1;
     return 0;
