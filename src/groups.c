@@ -156,13 +156,17 @@ typedef struct run_ctx {
     tl_arena *arena;
     tl_error *err;
     tl_sink *sink;
-    int scratch; /* read into the reports' scratch arenas */
+    int scratch;      /* read split sheets into the reports' scratch arenas, in turn */
+    size_t nsplit;    /* split sheets begun: sheet k uses scratch[k % 2] */
+    size_t emitted;   /* results given to the sink */
+    size_t done_at[2]; /* results emitted when the sheet last in scratch[i] was done */
 } run_ctx;
 
 /* Hand a result to the sink (which owns its table from then on). */
 static int emit(run_ctx *c, const char *name, tl_table *t, const char *const *hidden)
 {
     tl_result r = {name, t, hidden, t->nrows, t->ncols};
+    c->emitted++;
     return c->sink->put(c->sink->ctx, &r, c->err);
 }
 
@@ -211,7 +215,7 @@ static int read_all(run_ctx *c, const char *sheet, tl_table **tables)
         int started[TL_READ_THREADS] = {0};
         for (size_t k = 0; k < TL_READ_THREADS && i + k < c->n; k++) {
             tl_report *r = &c->reports[i + k];
-            jobs[i + k] = (read_job){r, c->scratch ? &r->scratch : &r->arena, sheet, NULL, {0}};
+            jobs[i + k] = (read_job){r, c->scratch ? &r->scratch[c->nsplit % 2] : &r->arena, sheet, NULL, {0}};
             /* the last of a batch runs on this thread; a failed start runs here too */
             if (k + 1 < TL_READ_THREADS && i + k + 1 < c->n)
                 started[k] = pthread_create(&th[k], NULL, read_one, &jobs[i + k]) == 0;
@@ -397,19 +401,30 @@ static int run_split(run_ctx *c, const split_sheet *s, int roofline)
     }
     tl_table_free(merged);
     free(keys);
-    /* The sink is done with this sheet's results: its strings can go. */
-    if (rc == 0 && c->sink->sync)
-        rc = c->sink->sync(c->sink->ctx, c->err);
-    for (size_t i = 0; i < c->n; i++)
-        tl_arena_free(&c->reports[i].scratch);
+    c->done_at[c->nsplit % 2] = c->emitted;
     return rc;
 
 skip:
     free_all(tables, c->n);
     free(tables);
     free(keys);
+    return 0;
+}
+
+/*
+ * Make scratch[nsplit % 2] free for the next split sheet: the sink must first be done
+ * with the results of the sheet that used it last (two sheets ago), whose strings live
+ * there.  The previous sheet's results may still be being written meanwhile.
+ */
+static int begin_split(run_ctx *c)
+{
+    if (!c->scratch)
+        return 0;
+    size_t slot = c->nsplit % 2;
+    if (c->sink->sync(c->sink->ctx, c->done_at[slot], c->err) != 0)
+        return -1;
     for (size_t i = 0; i < c->n; i++)
-        tl_arena_free(&c->reports[i].scratch);
+        tl_arena_free(&c->reports[i].scratch[slot]);
     return 0;
 }
 
@@ -429,7 +444,7 @@ int tl_run_groups(tl_report *reports, size_t n, unsigned run, unsigned named, tl
     const char **tags = tl_xmalloc(n * sizeof *tags);
     for (size_t i = 0; i < n; i++)
         tags[i] = reports[i].tag;
-    run_ctx c = {reports, n, tags, arena, err, sink, 0};
+    run_ctx c = {.reports = reports, .n = n, .tags = tags, .arena = arena, .err = err, .sink = sink};
     int rc = 0;
     double t0 = tl_now(), read0 = tl_timing.read;
     double written0 = tl_timing.write_csv + tl_timing.write_xlsx;
@@ -470,9 +485,14 @@ int tl_run_groups(tl_report *reports, size_t n, unsigned run, unsigned named, tl
             continue;
         }
         c.scratch = sink->sync != NULL; /* a sink that keeps results keeps their strings */
-        for (size_t s = 0; s < splits[g].n && rc == 0; s++)
-            if (tl_report_has_sheet(&reports[0], splits[g].sheets[s].sheet))
+        for (size_t s = 0; s < splits[g].n && rc == 0; s++) {
+            if (!tl_report_has_sheet(&reports[0], splits[g].sheets[s].sheet))
+                continue;
+            rc = begin_split(&c);
+            if (rc == 0)
                 rc = run_split(&c, &splits[g].sheets[s], splits[g].roofline);
+            c.nsplit++;
+        }
     }
     free(tags);
     /* what is neither reading nor the sink's writing is comparing */

@@ -47,9 +47,9 @@ int tl_result_hides(const tl_result *r, const char *name);
 typedef struct tl_sink {
     /* Take result r (its table is the sink's from now on).  Returns 0 or -1 (err set). */
     int (*put)(void *ctx, const tl_result *r, tl_error *err);
-    /* The memory of the results given so far is about to be reused: finish with their
+    /* The memory of the first `upto` results is about to be reused: finish with their
      * tables.  Returns 0 or -1 (err set). */
-    int (*sync)(void *ctx, tl_error *err);
+    int (*sync)(void *ctx, size_t upto, tl_error *err);
     void *ctx;
 } tl_sink;
 
@@ -61,7 +61,8 @@ tl_sink tl_results_sink(tl_results *out);
  * SPEC order.  `named` holds the groups named explicitly with --sheets (a named group
  * whose sheet the baseline lacks is an error); `run` the groups to run (named, or all).
  * The results of the split groups (ops_all, roofline) hold strings of the reports'
- * scratch arenas, which are reset after each split sheet (once the sink has synced).
+ * scratch arenas, used in turn: before a split sheet is read, the sink is synced up to
+ * the results of the sheet before the previous one, and that sheet's arena is reset.
  * Returns 0, or -1 with *err set.
  */
 int tl_run_groups(tl_report *reports, size_t n, unsigned run, unsigned named, tl_sink *sink,

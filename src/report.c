@@ -50,7 +50,8 @@ int tl_report_open(tl_report *r, const char *path, tl_error *err)
 {
     memset(r, 0, sizeof *r);
     tl_arena_init(&r->arena);
-    tl_arena_init(&r->scratch);
+    tl_arena_init(&r->scratch[0]);
+    tl_arena_init(&r->scratch[1]);
     r->path = tl_xstrdup(path);
     struct stat st;
     if (stat(path, &st) != 0) {
@@ -102,6 +103,7 @@ void tl_report_close(tl_report *r)
     free(r->path);
     free(r->tag);
     tl_arena_free(&r->arena);
-    tl_arena_free(&r->scratch);
+    tl_arena_free(&r->scratch[0]);
+    tl_arena_free(&r->scratch[1]);
     memset(r, 0, sizeof *r);
 }

@@ -18,9 +18,10 @@ typedef struct tl_report {
     size_t nsheets;
     /* The strings of the sheets read from this report: arenas per report, so that
      * reports can be read in parallel; `scratch` for sheets whose results are written
-     * and dropped at once, reset after each. */
+     * and dropped: two, used in turn, so that one sheet can be read while the previous
+     * one is still being written. */
     tl_arena arena;
-    tl_arena scratch;
+    tl_arena scratch[2];
 } tl_report;
 
 /* Open the report at `path`: a directory is a CSV report, anything else must be an
@@ -31,7 +32,7 @@ int tl_report_open(tl_report *r, const char *path, tl_error *err);
 int tl_report_has_sheet(const tl_report *r, const char *sheet);
 
 /* Read a sheet (NULL and *err set when it is absent or cannot be read), its strings in
- * `arena` (r->arena or r->scratch).  Different reports may be read from different
+ * `arena` (r->arena or one of r->scratch).  Different reports may be read from different
  * threads at once; one report from one thread at a time. */
 tl_table *tl_report_read_sheet(tl_report *r, const char *sheet, tl_arena *arena, tl_error *err);
 

@@ -18,7 +18,8 @@ struct tl_out {
     tl_xlsx_writer *xw;      /* the built-in writer; NULL with libxlsxwriter */
     int lxw;
     tl_results results;      /* every result, in order */
-    tl_table **pending;      /* written tables, freed at the next sync */
+    tl_table **pending;      /* tables being written, oldest first, freed once synced */
+    size_t *pending_index;   /* the result number of each */
     size_t npending, pcap;
     int finished;
 };
@@ -94,7 +95,10 @@ static int out_put(void *ctx, const tl_result *r, tl_error *err)
     tl_result *kept = &o->results.items[o->results.n++];
     *kept = *r;
     if (!o->lxw && !kept_for_summary(r->name)) {
+        size_t cap = o->pcap;
         TL_GROW(o->pending, o->pcap, o->npending + 1);
+        TL_GROW(o->pending_index, cap, o->npending + 1);
+        o->pending_index[o->npending] = o->results.n - 1;
         o->pending[o->npending++] = r->table;
         kept->table = NULL;
     }
@@ -108,22 +112,28 @@ static int out_put(void *ctx, const tl_result *r, tl_error *err)
     return 0;
 }
 
-static void free_pending(tl_out *o)
+/* Free the pending tables of results before number `upto`. */
+static void free_pending(tl_out *o, size_t upto)
 {
-    for (size_t i = 0; i < o->npending; i++)
-        tl_table_free(o->pending[i]);
-    o->npending = 0;
+    size_t k = 0;
+    while (k < o->npending && o->pending_index[k] < upto)
+        tl_table_free(o->pending[k++]);
+    if (k == 0)
+        return;
+    memmove(o->pending, o->pending + k, (o->npending - k) * sizeof *o->pending);
+    memmove(o->pending_index, o->pending_index + k, (o->npending - k) * sizeof *o->pending_index);
+    o->npending -= k;
 }
 
-static int out_sync(void *ctx, tl_error *err)
+static int out_sync(void *ctx, size_t upto, tl_error *err)
 {
     tl_out *o = ctx;
     double t0 = tl_now();
-    int rc = o->xw ? tl_xlsx_writer_sync(o->xw, err) : 0;
+    int rc = o->xw ? tl_xlsx_writer_sync(o->xw, upto, err) : 0;
     tl_timing.write_xlsx += tl_now() - t0;
     if (rc != 0)
         name_output(err, o->xlsx_tmp, o->xlsx);
-    free_pending(o);
+    free_pending(o, upto);
     return rc;
 }
 
@@ -148,7 +158,7 @@ int tl_out_finish(tl_out *o, const tl_summary_sheet *summary, tl_error *err)
     }
     if (rc != 0)
         name_output(err, o->xlsx_tmp, o->xlsx);
-    free_pending(o);
+    free_pending(o, (size_t)-1);
     tl_timing.write_xlsx += tl_now() - t0;
     o->finished = rc == 0;
     return rc;
@@ -173,8 +183,9 @@ void tl_out_free(tl_out *o)
     if (!o)
         return;
     tl_xlsx_writer_abort(o->xw);
-    free_pending(o);
+    free_pending(o, (size_t)-1);
     free(o->pending);
+    free(o->pending_index);
     tl_results_free(&o->results);
     for (size_t i = 0; i < o->nfiles; i++)
         free(o->files[i]);

@@ -1599,11 +1599,11 @@ int tl_xlsx_writer_add(tl_xlsx_writer *w, const tl_result *r, tl_error *err)
     pthread_cond_signal(&w->work);
     pthread_mutex_unlock(&w->mu);
     if (!w->have_thread)
-        return tl_xlsx_writer_sync(w, err);
+        return tl_xlsx_writer_sync(w, (size_t)-1, err);
     return 0;
 }
 
-int tl_xlsx_writer_sync(tl_xlsx_writer *w, tl_error *err)
+int tl_xlsx_writer_sync(tl_xlsx_writer *w, size_t upto, tl_error *err)
 {
     if (!w->have_thread) {
         /* No thread could be started: render here, in order. */
@@ -1612,7 +1612,7 @@ int tl_xlsx_writer_sync(tl_xlsx_writer *w, tl_error *err)
         w->stop = 0;
     } else {
         pthread_mutex_lock(&w->mu);
-        while (w->rendered < w->n && !w->failed)
+        while (w->rendered < w->n && w->rendered < upto && !w->failed)
             pthread_cond_wait(&w->done, &w->mu);
         pthread_mutex_unlock(&w->mu);
     }
@@ -1660,7 +1660,7 @@ void tl_xlsx_writer_abort(tl_xlsx_writer *w)
 
 int tl_xlsx_writer_close(tl_xlsx_writer *w, const tl_summary_sheet *sum, tl_error *err)
 {
-    if (tl_xlsx_writer_sync(w, err) != 0) {
+    if (tl_xlsx_writer_sync(w, (size_t)-1, err) != 0) {
         tl_xlsx_writer_abort(w);
         return -1;
     }
