@@ -476,7 +476,7 @@ static size_t column_chars(const tl_column *col, size_t nrows, int xf)
         case TL_INT: k = number_chars((double)c->v.i, xf); break;
         case TL_FLOAT: k = number_chars(c->v.f, xf); break;
         case TL_BOOL: k = 5; break;
-        case TL_STR: k = text_chars(c->v.s, strlen(c->v.s), XL_WIDTH_MAX); break;
+        case TL_STR: k = text_chars(c->v.s, tl_cell_len(c), XL_WIDTH_MAX); break;
         default: k = 0; break;
         }
         if (k > w)
@@ -635,7 +635,7 @@ static void xb_rows(tl_buf *b, const tl_table *t, const colinfo *ci, size_t firs
                 PUT(p, "</v></c>");
                 break;
             case TL_STR: {
-                size_t n = strlen(cell->v.s);
+                size_t n = tl_cell_len(cell);
                 if (n == 0)
                     break; /* the empty string is missing */
                 p = put_str_cell(b, p, &ci[c], row, rowlen, XF_GENERAL, cell->v.s, n, sc, t->cols[c].name,
