@@ -145,6 +145,17 @@ static int ieq(const char *s, size_t n, const char *word)
 
 int tl_text_to_number(const char *s, size_t n, tl_cell *out)
 {
+    /*
+     * One pass validates the text (pandas' grammar: [+-] digits [. digits] [e [+-]
+     * digits], or inf/infinity) and gathers its significant digits, so that most numbers
+     * are converted without strtod: an integer of up to 18 digits exactly, and a decimal
+     * whose digits fit in 15 (so the integer they make is exact in a double) scaled by an
+     * exact power of ten up to 1e22, which one correctly rounded multiplication or
+     * division turns into the nearest double (the classic fast path of Clinger).
+     * Everything else goes to strtod.
+     */
+    static const double pow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                                   1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
     size_t i = 0;
     int neg = 0;
     if (n == 0)
@@ -153,86 +164,73 @@ int tl_text_to_number(const char *s, size_t n, tl_cell *out)
         neg = s[0] == '-';
         i = 1;
     }
-    if (ieq(s + i, n - i, "inf") || ieq(s + i, n - i, "infinity")) {
-        *out = tl_cell_float(neg ? -INFINITY : INFINITY);
-        return 1;
+    if (i < n && (s[i] == 'i' || s[i] == 'I')) {
+        if (ieq(s + i, n - i, "inf") || ieq(s + i, n - i, "infinity")) {
+            *out = tl_cell_float(neg ? -INFINITY : INFINITY);
+            return 1;
+        }
+        return 0;
     }
-    size_t int_digits = 0, frac_digits = 0;
-    while (i < n && s[i] >= '0' && s[i] <= '9')
-        i++, int_digits++;
+    uint64_t mant = 0;       /* the first 19 significant digits */
+    int sig = 0, many = 0;   /* how many of them; more were dropped */
+    int scale = 0;           /* value = mant * 10^scale (before the exponent) */
+    size_t digits = 0;
     int integral = 1;
+    for (; i < n; i++) {
+        unsigned d = (unsigned)(s[i] - '0');
+        if (d > 9)
+            break;
+        digits++;
+        if (sig < 19 && (sig || d))
+            mant = mant * 10 + d, sig++;
+        else if (sig)
+            many = 1, scale++;
+    }
     if (i < n && s[i] == '.') {
         integral = 0;
-        i++;
-        while (i < n && s[i] >= '0' && s[i] <= '9')
-            i++, frac_digits++;
+        for (i++; i < n; i++) {
+            unsigned d = (unsigned)(s[i] - '0');
+            if (d > 9)
+                break;
+            digits++;
+            if (sig < 19 && (sig || d))
+                mant = mant * 10 + d, sig++, scale--;
+            else if (sig)
+                many = 1;
+            else
+                scale--; /* a zero before the first significant digit */
+        }
     }
-    if (int_digits + frac_digits == 0)
+    if (digits == 0)
         return 0;
+    int exp = 0;
     if (i < n && (s[i] == 'e' || s[i] == 'E')) {
         integral = 0;
-        i++;
-        if (i < n && (s[i] == '+' || s[i] == '-'))
-            i++;
+        int exp_neg = 0;
+        if (++i < n && (s[i] == '+' || s[i] == '-'))
+            exp_neg = s[i++] == '-';
         size_t exp_digits = 0;
-        while (i < n && s[i] >= '0' && s[i] <= '9')
-            i++, exp_digits++;
+        for (; i < n && s[i] >= '0' && s[i] <= '9'; i++, exp_digits++)
+            if (exp < 100000)
+                exp = exp * 10 + (s[i] - '0');
         if (exp_digits == 0)
             return 0;
+        if (exp_neg)
+            exp = -exp;
     }
     if (i != n)
         return 0;
 
-    /*
-     * The text is a valid decimal.  Most are converted here without strtod: an integer of
-     * up to 18 digits exactly, and a decimal whose digits fit in 15 (so the integer they
-     * make is exact in a double) scaled by an exact power of ten up to 1e22, which one
-     * correctly rounded multiplication or division turns into the nearest double (the
-     * classic fast path of Clinger).  Everything else goes to strtod.
-     */
-    if (integral && int_digits <= 18) {
-        int64_t v = 0;
-        for (size_t k = (s[0] == '+' || s[0] == '-'); k < n; k++)
-            v = v * 10 + (s[k] - '0');
-        *out = tl_cell_int(neg ? -v : v);
+    if (integral && !many && sig <= 18) {
+        *out = tl_cell_int(neg ? -(int64_t)mant : (int64_t)mant);
         return 1;
     }
-    if (!integral) {
-        static const double pow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
-                                       1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
-                                       1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
-        uint64_t mant = 0;
-        int digits = 0, scale = 0, exp = 0, exp_neg = 0;
-        size_t k = (s[0] == '+' || s[0] == '-');
-        int after_point = 0;
-        for (; k < n && s[k] != 'e' && s[k] != 'E'; k++) {
-            if (s[k] == '.') {
-                after_point = 1;
-                continue;
-            }
-            if (digits || s[k] != '0') {
-                mant = mant * 10 + (uint64_t)(s[k] - '0');
-                if (++digits > 15)
-                    break;
-            }
-            scale -= after_point;
-        }
-        if (digits <= 15) {
-            if (k < n) { /* exponent */
-                k++;
-                if (s[k] == '+' || s[k] == '-')
-                    exp_neg = s[k++] == '-';
-                for (; k < n && exp < 10000; k++)
-                    exp = exp * 10 + (s[k] - '0');
-            }
-            int e10 = scale + (exp_neg ? -exp : exp);
-            if (e10 >= -22 && e10 <= 22) {
-                double d = (double)mant;
-                d = e10 < 0 ? d / pow10[-e10] : d * pow10[e10];
-                *out = tl_cell_float(neg ? -d : d);
-                return 1;
-            }
-        }
+    int e10 = scale + exp;
+    if (!integral && !many && sig <= 15 && e10 >= -22 && e10 <= 22) {
+        double d = (double)mant;
+        d = e10 < 0 ? d / pow10[-e10] : d * pow10[e10];
+        *out = tl_cell_float(neg ? -d : d);
+        return 1;
     }
     char small[64];
     char *tmp = n < sizeof small ? small : tl_xmalloc(n + 1);
