@@ -1,0 +1,239 @@
+#!/usr/bin/env bash
+# bench.sh - time tlcompare end to end on large synthetic reports (run by `make bench`).
+#
+# Inputs are generated once by build/tools/genreport and cached under $BENCH_DIR
+# (default build/bench; `rm -rf build/bench` to regenerate):
+#   $BENCH_DIR/r20000/{baseline,candidate}/      20k rows per sheet, CSV  (~272 MB each)
+#   $BENCH_DIR/r20000/{baseline,candidate}.xlsx  the same, as workbooks   (~71 MB each)
+#   $BENCH_DIR/r{1000,5000,80000}/...            scaling inputs, CSV only (80k: ~1.1 GB each)
+#
+# Environment:
+#   BENCH_RUNS=5        runs per main case (median, min, max are over these)
+#   BENCH_LXW_RUNS=3    runs of the libxlsxwriter reference writer (slow; 0 skips)
+#   BENCH_SMALL_RUNS=20 runs of the bundled examples
+#   BENCH_SCALING=1     0 skips the 1k/5k/20k/80k scaling run
+#   BENCH_SCALING_RUNS=3
+#   BENCH_DIR, BUILD    where the inputs/outputs and the binaries live
+#
+# Medians of wall time (fork to wait4), per-phase medians from `tlcompare --timings`, and the
+# peak RSS (max ru_maxrss over the runs, from build/tools/benchrun).  Prints PASS/MISS per
+# target of issue 4.  Exits 0 whatever the figures are; 1 only if a run failed or crashed.
+set -u
+cd "$(dirname "$0")/.." || exit 1   # the repository root: examples/, tools/, build/
+
+BUILD=${BUILD:-build}
+TL=$BUILD/tlcompare
+GEN=$BUILD/tools/genreport
+RUN=$BUILD/tools/benchrun
+DIR=${BENCH_DIR:-$BUILD/bench}
+RUNS=${BENCH_RUNS:-5}
+LXW_RUNS=${BENCH_LXW_RUNS:-3}
+SMALL_RUNS=${BENCH_SMALL_RUNS:-20}
+SCALING=${BENCH_SCALING:-1}
+SCALING_RUNS=${BENCH_SCALING_RUNS:-3}
+SEED=1
+
+for b in "$TL" "$GEN" "$RUN"; do
+    [ -x "$b" ] || { echo "bench: $b is missing (run 'make bench')" >&2; exit 1; }
+done
+mkdir -p "$DIR/out" || exit 1
+# Time one binary throughout, even if the tree is rebuilt while the bench runs.
+cp "$TL" "$DIR/tlcompare" || exit 1
+TL=$DIR/tlcompare
+DATA=$DIR/results.tsv       # one line per run: case wall rss_kb cpu read compare summary workbook csv total
+: >"$DATA"
+failed=0
+
+loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
+mb() { awk -v b="$1" 'BEGIN { printf "%.0f", b / 1e6 }'; }
+size_bytes() { du -sb "$@" 2>/dev/null | awk '{ s += $1 } END { print s + 0 }'; }
+
+# ---- inputs -------------------------------------------------------------------------------
+
+GEN_HASH=$(cksum <tools/genreport.c | cut -d' ' -f1)
+
+# gen ROWS [xlsx]: make $DIR/rROWS/{baseline,candidate} (and .xlsx) unless already there.
+gen() {
+    local rows=$1 want_xlsx=${2:-} d=$DIR/r$1 role t0 t1
+    mkdir -p "$d"
+    for role in baseline candidate; do
+        if [ ! -f "$d/$role.csv.done" ]; then
+            echo "bench: generating $rows-row $role report (CSV) in $d/$role/ ..."
+            t0=$(date +%s.%N)
+            rm -rf "${d:?}/$role"
+            "$GEN" --rows "$rows" --seed $SEED --role $role --csv "$d/$role" || return 1
+            echo "$GEN_HASH" >"$d/$role.csv.done"
+            t1=$(date +%s.%N)
+            awk -v a="$t0" -v b="$t1" -v s="$(size_bytes "$d/$role")" \
+                'BEGIN { printf "bench:   %.0f MB in %.1f s\n", s / 1e6, b - a }'
+        elif [ "$(cat "$d/$role.csv.done")" != "$GEN_HASH" ]; then
+            echo "bench: note: $d/$role/ was made by another version of tools/genreport.c;" \
+                 "rm -rf $d to regenerate"
+        fi
+        if [ -n "$want_xlsx" ] && [ ! -f "$d/$role.xlsx.done" ]; then
+            echo "bench: generating $rows-row $role report (xlsx) as $d/$role.xlsx ..."
+            t0=$(date +%s.%N)
+            rm -f "$d/$role.xlsx"
+            "$GEN" --rows "$rows" --seed $SEED --role $role --xlsx "$d/$role.xlsx" || return 1
+            echo "$GEN_HASH" >"$d/$role.xlsx.done"
+            t1=$(date +%s.%N)
+            awk -v a="$t0" -v b="$t1" -v s="$(size_bytes "$d/$role.xlsx")" \
+                'BEGIN { printf "bench:   %.0f MB in %.1f s\n", s / 1e6, b - a }'
+        fi
+    done
+}
+
+# ---- measuring ----------------------------------------------------------------------------
+
+# measure CASE RUNS ENV BASELINE CANDIDATE [small]: run tlcompare RUNS times (workbook + CSVs
+# out), one line per run into $DATA; "small" shows the runs in milliseconds.
+measure() {
+    local name=$1 runs=$2 envs=$3 a=$4 b=$5 small=${6:-} i line t status
+    local out=$DIR/out/cmp.xlsx csvs=$DIR/out/cmp_csvs err=$DIR/out/stderr.txt
+    printf 'bench: %-22s' "$name"
+    for ((i = 1; i <= runs; i++)); do
+        rm -rf "$out" "$csvs"
+        # shellcheck disable=SC2086
+        line=$(env $envs "$RUN" -e "$err" -- "$TL" "$a" "$b" -o "$out" --output_csvs_dir "$csvs" -q --timings)
+        status=$?
+        t=$(sed -n 's/^timings: //p' "$err")
+        if [ "$status" -ne 0 ] || [ -z "$t" ]; then
+            echo
+            echo "bench: $name run $i FAILED (status $status): $line" >&2
+            sed 's/^/bench:   | /' "$err" >&2
+            failed=1
+            return 1
+        fi
+        # wall=W rss_kb=K ...  +  read R s, compare C s, summary S s, workbook X s, csv V s, total T s
+        echo "$line" "$t" | awk -v c="$name" '
+            { for (i = 1; i <= NF; i++) {
+                  if ($i ~ /^[a-z_]+=/) { split($i, kv, "="); v[kv[1]] = kv[2] }
+                  else if ($i ~ /^(read|compare|summary|workbook|csv|total)$/) v[$i] = $(i + 1)
+              }
+              printf "%s\t%s\t%s\t%.3f\t%s\t%s\t%s\t%s\t%s\t%s\n", c, v["wall"], v["rss_kb"], v["user"] + v["sys"],
+                     v["read"], v["compare"], v["summary"], v["workbook"], v["csv"], v["total"] }' >>"$DATA"
+        tail -n 1 "$DATA" | awk -F '\t' -v ms="$small" '{ printf(ms ? " %.1f" : " %.2f", ms ? $2 * 1000 : $2) }'
+    done
+    echo
+    OUT_XLSX_BYTES=$(size_bytes "$out")
+    OUT_CSV_BYTES=$(size_bytes "$csvs")
+}
+
+# stats CASE: "median min max read compare summary workbook csv peak_rss_kb runs cpu" (medians but
+# for min, max and the peak RSS)
+stats() {
+    awk -F '\t' -v c="$1" '
+        function median(a, n,   i, j, t) {
+            for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
+            return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+        }
+        $1 == c { n++; for (k = 2; k <= 10; k++) col[k, n] = $k + 0; if ($3 + 0 > rss) rss = $3 + 0 }
+        END {
+            if (!n) exit 1
+            for (k = 2; k <= 10; k++) { for (i = 1; i <= n; i++) a[i] = col[k, i]; med[k] = median(a, n) }
+            lo = hi = col[2, 1]; for (i = 2; i <= n; i++) { if (col[2, i] < lo) lo = col[2, i]; if (col[2, i] > hi) hi = col[2, i] }
+            printf "%.4f %.4f %.4f %.4f %.4f %.4f %.4f %.4f %d %d %.4f\n", med[2], lo, hi, med[5], med[6], med[7], med[8], med[9],
+                   rss, n, med[4]
+        }' "$DATA"
+}
+
+ROWS_TABLE=""
+row() {  # row CASE: one line of the main table
+    local s
+    s=$(stats "$1") || { ROWS_TABLE+=$(printf '%-24s  (failed)' "$1")$'\n'; return; }
+    ROWS_TABLE+=$(echo "$s" | awk -v c="$1" -v small="${2:-}" '{
+        f = small ? "%9.1f" : "%9.2f"; m = small ? 1000 : 1
+        printf "%-24s" f f f f f f f f f "  %6.0f MB %5d\n", c, $1 * m, $2 * m, $3 * m, $11 * m, $4 * m, $5 * m, $6 * m,
+               $7 * m, $8 * m, $9 * 1024 / 1e6, $10 }')$'\n'
+}
+
+# ---- run ----------------------------------------------------------------------------------
+
+echo "bench: $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs ($(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)),"\
+     "$(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo), load average $(loadavg)"
+LOAD_START=$(loadavg)
+echo "bench: tlcompare built $(date -u -r "$BUILD/tlcompare" '+%Y-%m-%d %H:%M UTC') from commit" \
+     "$(git rev-parse --short HEAD 2>/dev/null || echo '?')$(git diff --quiet HEAD -- src 2>/dev/null || echo ' + uncommitted changes in src/')"
+
+gen 20000 xlsx || { echo "bench: generating the inputs failed" >&2; exit 1; }
+R=$DIR/r20000
+IN_CSV=$(size_bytes "$R/baseline" "$R/candidate")
+IN_XLSX=$(size_bytes "$R/baseline.xlsx" "$R/candidate.xlsx")
+
+measure "20k csv in" "$RUNS" "" "$R/baseline" "$R/candidate"
+OUT1_XLSX=${OUT_XLSX_BYTES:-0} OUT1_CSV=${OUT_CSV_BYTES:-0}
+measure "20k xlsx in" "$RUNS" "" "$R/baseline.xlsx" "$R/candidate.xlsx"
+if [ "$LXW_RUNS" -gt 0 ]; then
+    measure "20k csv in, lxw writer" "$LXW_RUNS" "TLCOMPARE_XLSX_WRITER=libxlsxwriter" "$R/baseline" "$R/candidate"
+fi
+measure "examples (ms)" "$SMALL_RUNS" "" examples/baseline examples/candidate small
+
+SCALE_ROWS="1000 5000 20000 80000"
+if [ "$SCALING" != 0 ]; then
+    for n in $SCALE_ROWS; do
+        gen "$n" || { echo "bench: generating the $n-row inputs failed" >&2; failed=1; continue; }
+        measure "scale $n" "$SCALING_RUNS" "" "$DIR/r$n/baseline" "$DIR/r$n/candidate"
+    done
+fi
+rm -rf "$DIR/out/cmp.xlsx" "$DIR/out/cmp_csvs"
+
+# ---- report -------------------------------------------------------------------------------
+
+echo
+echo "inputs (20k rows per sheet): CSV $(mb "$IN_CSV") MB, xlsx $(mb "$IN_XLSX") MB (baseline + candidate);" \
+     "outputs: workbook $(mb "$OUT1_XLSX") MB, CSVs $(mb "$OUT1_CSV") MB"
+echo
+echo "wall times in seconds (examples: milliseconds): median, min, max over the runs; cpu = user + sys (median);"
+echo "phases: medians of tlcompare --timings (wall); peak RSS: max ru_maxrss over the runs (MB = 10^6 bytes)"
+printf '%-24s%9s%9s%9s%9s%9s%9s%9s%9s%9s  %9s %5s\n' case median min max cpu read compare summary workbook csv \
+    "peak RSS" runs
+row "20k csv in"
+row "20k xlsx in"
+[ "$LXW_RUNS" -gt 0 ] && row "20k csv in, lxw writer"
+row "examples (ms)" small
+printf '%s' "$ROWS_TABLE"
+
+if [ "$SCALING" != 0 ]; then
+    echo
+    echo "scaling (CSV in, workbook + CSVs out; median of $SCALING_RUNS)"
+    printf '%-10s%9s%9s%9s%9s%9s%9s%9s%9s%12s\n' rows/sheet median "us/row" cpu "us/row" read compare \
+        workbook csv "peak RSS"
+    for n in $SCALE_ROWS; do
+        s=$(stats "scale $n") || { printf '%-10s  (failed)\n' "$n"; continue; }
+        echo "$s" | awk -v n="$n" '{ printf "%-10d%9.2f%9.1f%9.2f%9.1f%9.2f%9.2f%9.2f%9.2f%9.0f MB\n",
+                                     n, $1, $1 / n * 1e6, $11, $11 / n * 1e6, $4, $5, $7, $8, $9 * 1024 / 1e6 }'
+    done
+    echo "(us/row: microseconds per row of each sheet; both reports, all sheets, workbook + CSVs)"
+fi
+
+echo
+echo "targets (issue 4):"
+check() {  # check LABEL VALUE LIMIT UNIT
+    awk -v l="$1" -v v="$2" -v lim="$3" -v u="$4" 'BEGIN {
+        if (v == "") { printf "  %-4s %-46s %8s %-2s (target <= %g %s)\n", "n/a", l, "-", u, lim, u; exit }
+        printf "  %-4s %-46s %8.2f %-2s (target <= %g %s)\n", v + 0 <= lim + 0 ? "PASS" : "MISS", l, v, u, lim, u }'
+}
+S1=$(stats "20k csv in") S2=$(stats "20k xlsx in") S3=$(stats "examples (ms)")
+check "20k rows, CSV in -> workbook + CSVs (median)" "$(echo "$S1" | cut -d' ' -f1)" 3 s
+check "20k rows, xlsx in -> workbook + CSVs (median)" "$(echo "$S2" | cut -d' ' -f1)" 5 s
+check "peak RSS, CSV in" "$(echo "$S1" | awk '{ printf "%.1f", $9 * 1024 / 1e6 }')" 600 MB
+check "peak RSS, xlsx in" "$(echo "$S2" | awk '{ printf "%.1f", $9 * 1024 / 1e6 }')" 600 MB
+check "bundled examples (median)" "$(echo "$S3" | awk '{ printf "%.1f", $1 * 1000 }')" 30 ms
+if [ "$SCALING" != 0 ]; then
+    # Linear growth: CPU time per row at 80k within 1.25x of that at 20k.  CPU time, because
+    # on a shared machine the wall time of the long 80k runs moves with the load.
+    ratio() {  # ratio FIELD: (FIELD per row at 80k) / (FIELD per row at 20k)
+        awk -v a="$(stats "scale 20000" | cut -d' ' -f"$1")" -v b="$(stats "scale 80000" | cut -d' ' -f"$1")" \
+            'BEGIN { if (a > 0 && b > 0) printf "%.2f", (b / 80000) / (a / 20000) }'
+    }
+    check "linear: cpu/row at 80k / cpu/row at 20k" "$(ratio 11)" 1.25 x
+    echo "       (the same ratio of wall times: $(ratio 1)x)"
+fi
+echo
+echo "load average: $LOAD_START at the start, $(loadavg) at the end ($(nproc) CPUs; other work on the machine skews the figures)"
+echo "raw runs: $DATA"
+if [ "$failed" != 0 ]; then
+    echo "bench: some runs FAILED (see above)" >&2
+    exit 1
+fi
+exit 0
