@@ -128,7 +128,7 @@ int tl_text_is_missing(const char *s, size_t n)
     return 0;
 }
 
-static int ieq(const char *s, size_t n, const char *word)
+int tl_text_ieq(const char *s, size_t n, const char *word)
 {
     size_t m = strlen(word);
     if (n != m)
@@ -165,7 +165,7 @@ int tl_text_to_number(const char *s, size_t n, tl_cell *out)
         i = 1;
     }
     if (i < n && (s[i] == 'i' || s[i] == 'I')) {
-        if (ieq(s + i, n - i, "inf") || ieq(s + i, n - i, "infinity")) {
+        if (tl_text_ieq(s + i, n - i, "inf") || tl_text_ieq(s + i, n - i, "infinity")) {
             *out = tl_cell_float(neg ? -INFINITY : INFINITY);
             return 1;
         }

@@ -185,6 +185,9 @@ int tl_text_is_missing(const char *s, size_t n);
  * *integral = 1 when the text is an integer such as "48" or "-3") on success. */
 int tl_text_to_number(const char *s, size_t n, tl_cell *out);
 
+/* 1 when s[0..n) is `word` (lower case) but for the case of ASCII letters. */
+int tl_text_ieq(const char *s, size_t n, const char *word);
+
 /* 1 and *out set for "True"/"TRUE"/"true" and "False"/"FALSE"/"false". */
 int tl_text_to_bool(const char *s, size_t n, int *out);
 
