@@ -49,6 +49,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #define XLSX_CHUNK (256u * 1024u) /* bytes inflated and parsed at a time */
 #define XLSX_RAW_CHUNK (64u * 1024u) /* compressed bytes read from the zip at a time */
@@ -404,12 +407,13 @@ static zip_int64_t xlsx_locate(tl_xlsx *x, const char *name)
 /* ---- reading a part's bytes ------------------------------------------------------ */
 
 /*
- * The inflated bytes of one zip entry, read in chunks.  Deflated and stored entries are
- * opened raw (ZIP_FL_COMPRESSED) and inflated here with ISA-L; libzip then checks no
- * checksum, so the CRC-32 and the size are checked here, at the end of the entry.  Other
- * entries (encrypted ones, other methods) are decompressed by libzip, which checks them.
+ * The inflated bytes of one zip entry, read in chunks.  Deflated entries are opened raw
+ * (ZIP_FL_COMPRESSED) and inflated here with ISA-L; libzip then checks no checksum, so the
+ * CRC-32 and the size are checked here, at the end of the entry.  Other entries are left
+ * to libzip, which checks them: stored ones (read as they are), encrypted ones, other
+ * methods.
  */
-typedef enum xlsx_how { IN_LIBZIP, IN_STORED, IN_DEFLATE } xlsx_how;
+typedef enum xlsx_how { IN_LIBZIP, IN_DEFLATE } xlsx_how;
 
 typedef struct xlsx_in {
     xlsx_parse *p; /* for messages */
@@ -420,7 +424,7 @@ typedef struct xlsx_in {
     int raw_eof;               /* the entry's compressed bytes are all read */
     int ended;                 /* the deflate stream's final block is done */
     int at_end;                /* the end has been reached and checked */
-    uint32_t crc, want_crc;    /* IN_STORED, IN_DEFLATE: of the bytes so far; the zip's */
+    uint32_t crc, want_crc;    /* IN_DEFLATE: of the bytes so far; the zip's */
     int check_size;
     zip_uint64_t want_size;
     size_t total, limit; /* bytes inflated so far; the bound on them */
@@ -456,8 +460,8 @@ static int xlsx_in_open(xlsx_parse *p, zip_int64_t idx, xlsx_in *in)
     }
     raw = (st.valid & ZIP_STAT_COMP_METHOD) && (st.valid & ZIP_STAT_ENCRYPTION_METHOD) &&
           (st.valid & ZIP_STAT_CRC) && st.encryption_method == ZIP_EM_NONE &&
-          (st.comp_method == ZIP_CM_DEFLATE || st.comp_method == ZIP_CM_STORE);
-    in->how = !raw ? IN_LIBZIP : st.comp_method == ZIP_CM_DEFLATE ? IN_DEFLATE : IN_STORED;
+          st.comp_method == ZIP_CM_DEFLATE;
+    in->how = raw ? IN_DEFLATE : IN_LIBZIP;
     in->f = zip_fopen_index(x->zip, (zip_uint64_t)idx, raw ? ZIP_FL_COMPRESSED : 0);
     if (!in->f) {
         xlsx_fail(p, "cannot read the part: %s", zip_error_strerror(zip_get_error(x->zip)));
@@ -564,7 +568,7 @@ static zip_int64_t xlsx_in_read(xlsx_in *in, void *buf, size_t want)
     n = in->how == IN_DEFLATE ? xlsx_in_inflate(in, buf, want) : xlsx_in_fread(in, buf, want);
     if (n < 0)
         return -1;
-    if (in->how != IN_LIBZIP && n > 0)
+    if (in->how == IN_DEFLATE && n > 0)
         in->crc = crc32_gzip_refl(in->crc, buf, (uint64_t)n);
     in->total += (size_t)n;
     if (in->total > in->limit) {
@@ -574,7 +578,7 @@ static zip_int64_t xlsx_in_read(xlsx_in *in, void *buf, size_t want)
     if ((size_t)n < want) {
         in->at_end = 1;
         if (in->how == IN_LIBZIP)
-            return n; /* libzip has checked the CRC */
+            return n; /* libzip has checked the CRC-32 and the size */
         /* A damaged archive must not read as silently wrong data. */
         if (in->crc != in->want_crc) {
             snprintf(what, sizeof what, "CRC-32 mismatch (the zip says %08" PRIx32
@@ -675,17 +679,43 @@ static int xlsx_hex(char c)
  * escape undoes that correctly.  _x0000_ and lone surrogates stay as written: they have
  * no place in a C string or in UTF-8.  Returns the new length (and NUL-terminates).
  */
+/* The first "_x" at or after q that leaves room for an escape before e, or NULL.  Text
+ * has many underscores ("total_duration_us") and few escapes: with SSE2 both bytes are
+ * tested 16 positions at a time. */
+static char *xlsx_find_escape(char *q, char *e)
+{
+#ifdef __SSE2__
+    const __m128i us = _mm_set1_epi8('_'), ex = _mm_set1_epi8('x');
+
+    while (e - q >= 17) {
+        __m128i a = _mm_loadu_si128((const __m128i *)(const void *)q);
+        __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(q + 1));
+        unsigned bits = (unsigned)_mm_movemask_epi8(
+            _mm_and_si128(_mm_cmpeq_epi8(a, us), _mm_cmpeq_epi8(b, ex)));
+        if (bits) {
+            q += __builtin_ctz(bits);
+            return e - q >= 7 ? q : NULL;
+        }
+        q += 16;
+    }
+#endif
+    for (; e - q >= 7; q++)
+        if (q[0] == '_' && q[1] == 'x')
+            return q;
+    return NULL;
+}
+
 static size_t xlsx_unescape(char *s, size_t n)
 {
     char *e = s + n, *r = s, *w = s, *q = s, *u;
 
-    /* memchr finds the underscores; bytes between escapes move only once one was found. */
-    while (e - q >= 7 && (u = memchr(q, '_', (size_t)(e - q))) != NULL) {
+    /* Bytes between escapes move only once one was found. */
+    while ((u = xlsx_find_escape(q, e)) != NULL) {
         int h0, h1, h2, h3;
         unsigned cp;
 
         q = u + 1;
-        if (e - u < 7 || u[1] != 'x' || u[6] != '_')
+        if (u[6] != '_')
             continue;
         h0 = xlsx_hex(u[2]), h1 = xlsx_hex(u[3]), h2 = xlsx_hex(u[4]), h3 = xlsx_hex(u[5]);
         if (h0 < 0 || h1 < 0 || h2 < 0 || h3 < 0)
@@ -1187,9 +1217,9 @@ static void xlsx_cell_name(char *buf, size_t n, size_t col, unsigned long row)
 }
 
 /*
- * Parse a cell reference: letters then a row number ("B7"; "$B$7" too).  Returns 1 and
- * the 0-based column, or 0 when it is not one or lies outside the sheet (past XFD or
- * row 1048576).
+ * Parse a cell reference: letters then a row number ("B7"; "$B$7" too).  Returns its
+ * length (1 to 12) and the 0-based column, or 0 when it is not one or lies outside the
+ * sheet (past XFD or row 1048576).
  */
 static int xlsx_parse_ref(const char *r, size_t *col)
 {
@@ -1216,7 +1246,7 @@ static int xlsx_parse_ref(const char *r, size_t *col)
     if (*s || digits == 0 || row == 0 || row > XLSX_MAX_ROW)
         return 0;
     *col = c - 1;
-    return 1;
+    return (int)(s - r);
 }
 
 /* The number of a <row r="..">, or `dflt` when it has none (or a nonsensical one). */
@@ -1439,18 +1469,32 @@ static void xlsx_row_start(xlsx_parse *p, const char *r)
     st->nhdr = 0;
 }
 
+/* strcmp(s, word) == 0, as a loop: a call to strcmp costs more here (see xs_copy). */
+static inline int xlsx_streq(const char *s, const char *word)
+{
+    for (; *word; s++, word++)
+        if (*s != *word)
+            return 0;
+    return *s == '\0';
+}
+
 /* A <c>, with the values of its `r` and `t` attributes (or NULL). */
 static void xlsx_cell_start(xlsx_parse *p, const char *r, const char *t)
 {
     xlsx_sheet_state *st = p->state;
+    tl_xlsx *x = p->x;
+    int n;
 
     if (r) {
-        if (!xlsx_parse_ref(r, &st->col)) {
+        n = xlsx_parse_ref(r, &st->col);
+        if (!n) {
             xlsx_fail(p, "invalid cell reference '%.40s' in row %lu", r, st->row);
             return;
         }
-        /* A valid reference is at most "$XFD$1048576": it fits. */
-        memcpy(st->ref, r, strlen(r) + 1);
+        /* A valid reference is at most "$XFD$1048576": it fits.  (A loop: a call to
+         * memcpy costs more, once per cell.) */
+        for (int i = 0; i <= n; i++)
+            st->ref[i] = r[i];
     } else {
         /* No reference: the cell after the previous one of the row.  Its name is only
          * made if a message needs it (see xlsx_ref). */
@@ -1463,27 +1507,26 @@ static void xlsx_cell_start(xlsx_parse *p, const char *r, const char *t)
     }
     st->next_col = st->col + 1;
 
-    if (!t || strcmp(t, "n") == 0)
+    /* The one-letter types by their letter, the others in full. */
+    if (!t || (t[0] == 'n' && !t[1]))
         st->type = CT_N;
-    else if (strcmp(t, "s") == 0)
-        st->type = CT_S;
-    else if (strcmp(t, "str") == 0)
-        st->type = CT_STR;
-    else if (strcmp(t, "inlineStr") == 0)
+    else if (t[0] && !t[1] && (t[0] == 's' || t[0] == 'b' || t[0] == 'e' || t[0] == 'd'))
+        st->type = t[0] == 's' ? CT_S : t[0] == 'b' ? CT_B : t[0] == 'e' ? CT_E : CT_D;
+    else if (xlsx_streq(t, "inlineStr"))
         st->type = CT_INLINE;
-    else if (strcmp(t, "b") == 0)
-        st->type = CT_B;
-    else if (strcmp(t, "e") == 0)
-        st->type = CT_E;
-    else if (strcmp(t, "d") == 0)
-        st->type = CT_D;
+    else if (xlsx_streq(t, "str"))
+        st->type = CT_STR;
     else {
         xlsx_cell_fail(p, xlsx_ref(st), "unknown cell type '%.20s'", t);
         return;
     }
     st->has_v = 0;
-    tl_buf_clear(&p->x->vbuf);
-    tl_buf_clear(&p->x->tbuf);
+    /* tl_buf_clear, inlined: this runs for every cell. */
+    x->vbuf.len = x->tbuf.len = 0;
+    if (x->vbuf.data)
+        x->vbuf.data[0] = '\0';
+    if (x->tbuf.data)
+        x->tbuf.data[0] = '\0';
 }
 
 static void xlsx_sheet_start(xlsx_parse *p, int el, const XML_Char **attrs)
@@ -1536,11 +1579,14 @@ static void xlsx_sheet_end(xlsx_parse *p, int el)
 /* ---- the fast worksheet scanner --------------------------------------------------- */
 
 /*
- * Through expat, a worksheet costs ~3 times what its inflating does: expat is a general
- * parser (encodings, DTDs, namespace URIs joined to every name) and calls back for every
- * element and every piece of text.  This scanner reads exactly the XML that spreadsheet
- * writers produce, in one pass over the bytes, and hands the same elements and text to the
- * same handlers (xlsx_classify, xlsx_row_start, xlsx_cell_start, xlsx_sheet_end).
+ * Through expat, a 20,000-row report (~0.5 GB of sheet XML) took ~3 s of CPU to parse,
+ * over half of all its reading: expat is a general parser (encodings, DTDs, namespace URIs
+ * joined to every name) and calls back for every element and every piece of text.  This
+ * scanner reads the XML that spreadsheet writers produce in one pass over the bytes
+ * (~0.5 s for the same report), and hands the same elements and text to the same handlers
+ * (xlsx_classify, xlsx_row_start, xlsx_cell_start, xlsx_sheet_end).  Its commonest tokens,
+ * <c r=".." s=".." t="..">, tags without attributes and end tags matching the open
+ * element, take short paths (xs_cell_tag, xs_plain_tag, xs_markup).
  *
  * It must never read a part differently from expat, so it checks well-formedness as it
  * goes, and gives up (XS_BAIL) on whatever it does not check: comments, CDATA sections,
@@ -1557,7 +1603,8 @@ static void xlsx_sheet_end(xlsx_parse *p, int el)
  * for the next chunk to complete.  Text is not a token: it is consumed as it comes.
  */
 
-enum { XS_OK, XS_MORE, XS_BAIL };          /* what a scanning step did */
+enum { XS_OK, XS_MORE, XS_BAIL, XS_SLOW }; /* what a scanning step did (XS_SLOW: a quick
+                                              path left the token to the general one) */
 enum { XS_START, XS_PROLOG, XS_BODY, XS_EPILOG }; /* where in the document */
 enum { XS_READ, XS_FAILED, XS_GAVE_UP };   /* the outcome of scanning a sheet */
 
@@ -1596,9 +1643,13 @@ static const uint8_t xs_cls[256] = {
 };
 #define XS_IS(c, flag) (xs_cls[(unsigned char)(c)] & (flag))
 
+/* An open element: its code, as xlsx_on_start would give it, and its qualified name, for
+ * the end tag to match (longer names are given up on; the longest in worksheets, e.g.
+ * "x14:conditionalFormattings", are half as long). */
+#define XS_MAX_NAME 59
 typedef struct xs_elem {
-    size_t off, len; /* its qualified name, in `names` */
-    int el;          /* its code, as xlsx_on_start would give it */
+    uint8_t el, len;
+    char name[XS_MAX_NAME + 1];
 } xs_elem;
 
 typedef struct xs_ns {
@@ -1612,15 +1663,15 @@ typedef struct xs_attr {
     size_t local; /* where the local part of the name starts: 0, or past the colon */
     char *val;
     size_t vlen;
-    int raw; /* the value holds references or white space to normalize */
+    int raw;  /* the value holds references or white space to normalize */
+    int decl; /* the attribute declares a namespace ("xmlns" or "xmlns:p") */
 } xs_attr;
 
 typedef struct xs {
     xlsx_parse *p;
     int stage;
-    xs_elem *stk; /* the open elements */
-    size_t depth, capstk;
-    tl_buf names;
+    xs_elem *stk; /* the open elements, XS_MAX_DEPTH of them */
+    size_t depth;
     xs_ns *ns; /* the namespace prefixes in scope (xml aside) */
     size_t nns, capns;
     tl_buf prefixes;
@@ -1671,11 +1722,12 @@ static int xs_utf8(const char *q, const char *e)
 static int xs_ref(xs *s, const char *q, const char *e, unsigned *cp, size_t *len)
 {
     size_t avail = (size_t)(e - q), n;
-    const char *semi = memchr(q, ';', avail < XS_MAX_REF ? avail : XS_MAX_REF);
-    const char *b;
-    unsigned long v = 0;
+    const char *semi = q + 1, *lim = q + (avail < XS_MAX_REF ? avail : XS_MAX_REF), *b;
+    uint64_t v = 0;
 
-    if (!semi)
+    while (semi < lim && *semi != ';') /* a loop, not memchr: see xs_copy */
+        semi++;
+    if (semi == lim)
         return avail < XS_MAX_REF ? XS_MORE : xs_bail(s, "a long or unterminated reference");
     b = q + 1;
     n = (size_t)(semi - b);
@@ -1689,7 +1741,7 @@ static int xs_ref(xs *s, const char *q, const char *e, unsigned *cp, size_t *len
             int d = xlsx_hex(b[i]);
             if (d < 0 || (!hex && d > 9))
                 return xs_bail(s, "a malformed character reference");
-            v = v * (hex ? 16u : 10u) + (unsigned)d; /* <= 14 digits: no overflow */
+            v = v * (hex ? 16u : 10u) + (unsigned)d; /* < 14 digits: no overflow */
         }
         if (!(v == 0x9 || v == 0xA || v == 0xD || (v >= 0x20 && v <= 0xD7FF) ||
               (v >= 0xE000 && v <= 0xFFFD) || (v >= 0x10000 && v <= 0x10FFFF)))
@@ -1712,12 +1764,30 @@ static int xs_ref(xs *s, const char *q, const char *e, unsigned *cp, size_t *len
     return XS_OK;
 }
 
+/*
+ * Copy n bytes, for the short texts of cells: an inline loop rather than memcpy, whose
+ * call measured ~70 ns here (the libc routine uses AVX-512 registers, and switching back
+ * to the SSE code around it stalls), more than most of these copies are worth.
+ */
+static inline void xs_copy(char *d, const char *src, size_t n)
+{
+    size_t i = 0;
+
+#ifdef __SSE2__
+    for (; i + 16 <= n; i += 16)
+        _mm_storeu_si128((__m128i *)(void *)(d + i),
+                         _mm_loadu_si128((const __m128i *)(const void *)(src + i)));
+#endif
+    for (; i < n; i++)
+        d[i] = src[i];
+}
+
 /* tl_buf_add, inlined for the many short texts of cells. */
 static inline void xs_add(tl_buf *b, const char *src, size_t n)
 {
     if (b->len + n + 1 > b->cap)
         tl_buf_reserve(b, n);
-    memcpy(b->data + b->len, src, n);
+    xs_copy(b->data + b->len, src, n);
     b->len += n;
     b->data[b->len] = '\0';
 }
@@ -1794,7 +1864,8 @@ static int xs_bound(const xs *s, const char *prefix, size_t n)
 /* 1 when the attribute declares a namespace ("xmlns" or "xmlns:p"). */
 static int xs_is_decl(const xs_attr *a)
 {
-    return a->nlen >= 5 && memcmp(a->name, "xmlns", 5) == 0 && (a->nlen == 5 || a->local == 6);
+    return a->nlen >= 5 && a->name[0] == 'x' && memcmp(a->name, "xmlns", 5) == 0 &&
+           (a->nlen == 5 || a->local == 6);
 }
 
 /*
@@ -1842,7 +1913,7 @@ static void xs_attrs_rt(xs *s, size_t n, const char **r, const char **t)
     *r = *t = NULL;
     for (size_t i = 0; i < n; i++) {
         xs_attr *a = &s->at[i];
-        if (a->nlen - a->local != 1 || xs_is_decl(a))
+        if (a->nlen - a->local != 1 || a->decl)
             continue;
         if (a->name[a->local] == 'r')
             *r = xs_value(s, a);
@@ -1855,15 +1926,15 @@ static void xs_attrs_rt(xs *s, size_t n, const char **r, const char **t)
 static int xs_close(xs *s)
 {
     xlsx_parse *p = s->p;
-    xs_elem *top = &s->stk[--s->depth];
-    int el = top->el;
+    int el = s->stk[--s->depth].el;
 
-    s->names.len = top->off;
     while (s->nns > 0 && s->ns[s->nns - 1].depth == s->depth)
         s->prefixes.len = s->ns[--s->nns].off;
     if (s->depth == 0)
         s->stage = XS_EPILOG;
-    if (el != EL_OTHER) {
+    /* xlsx_sheet_end acts on cells and rows; for other elements it only repeats the
+     * too_big check, which the end of the cell or row that set it has already made. */
+    if (el == EL_CELL || el == EL_ROW) {
         xlsx_sheet_end(p, el);
         if (p->failed)
             return xs_bail(s, "the sheet's handlers failed");
@@ -1871,26 +1942,65 @@ static int xs_close(xs *s)
     return XS_OK;
 }
 
+/* Push an element of code `el` and name name[0..nlen), nlen <= XS_MAX_NAME, on a stack
+ * with room. */
+static inline void xs_push(xs *s, int el, const char *name, size_t nlen)
+{
+    xs_elem *top = &s->stk[s->depth++];
+
+    top->el = (uint8_t)el;
+    top->len = (uint8_t)nlen;
+    for (size_t i = 0; i < nlen; i++) /* a loop: names are a few bytes */
+        top->name[i] = name[i];
+    s->stage = XS_BODY;
+}
+
+/* An element just pushed: its handler, as xlsx_sheet_start would call it (r and t: the
+ * values of its attributes of those local names, or NULL), then its end if it is empty. */
+static int xs_started(xs *s, int el, const char *r, const char *t, int empty)
+{
+    xlsx_parse *p = s->p;
+
+    switch (el) {
+    case EL_ROW:
+        xlsx_row_start(p, r);
+        break;
+    case EL_CELL:
+        xlsx_cell_start(p, r, t);
+        break;
+    case EL_V:
+        ((xlsx_sheet_state *)p->state)->has_v = 1;
+        break;
+    }
+    if (p->failed)
+        return xs_bail(s, "the sheet's handlers failed");
+    return empty ? xs_close(s) : XS_OK;
+}
+
 /*
  * A complete start tag: name[0..nlen) with its colon at `colon`, the tag's n attributes
  * in s->at, `empty` for "<name/>".  The namespace rules expat enforces are checked (or
  * given up on), the element is classified and pushed, and its handler called.
  */
-static int xs_open(xs *s, char *name, size_t nlen, size_t colon, size_t n, int empty)
+static int xs_open(xs *s, char *name, size_t nlen, size_t colon, size_t n, int unusual,
+                   int empty)
 {
-    xlsx_parse *p = s->p;
     size_t d = s->depth, local = colon ? colon + 1 : 0;
     const char *r, *t;
     int el;
 
     if (d >= XS_MAX_DEPTH)
         return xs_bail(s, "elements nested too deep");
-    for (size_t i = 0; i < n; i++) {
+    if (nlen > XS_MAX_NAME)
+        return xs_bail(s, "a long element name");
+    for (size_t i = 0; i < n && unusual; i++) {
         xs_attr *a = &s->at[i];
-        if (!xs_is_decl(a))
+        if (!a->decl)
             continue;
-        /* Reserved names and URIs are errors to expat: leave them to it. */
-        if (a->raw || (a->vlen == 36 && memcmp(a->val, "http://www.w3.org/XML/1998/namespace", 36) == 0) ||
+        /* Reserved names and URIs are errors to expat, and so is a URI holding its
+         * separator (expat 2.4.5 on): leave them to it. */
+        if (a->raw || memchr(a->val, XLSX_NS_SEP, a->vlen) ||
+            (a->vlen == 36 && memcmp(a->val, "http://www.w3.org/XML/1998/namespace", 36) == 0) ||
             (a->vlen == 29 && memcmp(a->val, "http://www.w3.org/2000/xmlns/", 29) == 0))
             return xs_bail(s, "an unusual namespace declaration");
         if (a->nlen > 5) {
@@ -1913,12 +2023,11 @@ static int xs_open(xs *s, char *name, size_t nlen, size_t colon, size_t n, int e
         const xs_attr *a = &s->at[i];
         for (size_t j = i + 1; j < n; j++) {
             const xs_attr *b = &s->at[j];
-            if (a->nlen - a->local == b->nlen - b->local &&
-                xs_eq(a->name + a->local, b->name + b->local, a->nlen - a->local) &&
-                xs_is_decl(a) == xs_is_decl(b))
+            if (a->nlen - a->local == b->nlen - b->local && a->decl == b->decl &&
+                xs_eq(a->name + a->local, b->name + b->local, a->nlen - a->local))
                 return xs_bail(s, "attributes of the same name");
         }
-        if (a->local && !xs_is_decl(a) && !xs_bound(s, a->name, a->local - 1))
+        if (unusual && a->local && !a->decl && !xs_bound(s, a->name, a->local - 1))
             return xs_bail(s, "an attribute prefix not declared");
     }
     if (colon && ((colon == 5 && memcmp(name, "xmlns", 5) == 0) || !xs_bound(s, name, colon)))
@@ -1930,30 +2039,91 @@ static int xs_open(xs *s, char *name, size_t nlen, size_t colon, size_t n, int e
         el = EL_OTHER; /* what xlsx_classify says too, faster */
     else
         el = xlsx_classify(PART_SHEET, s->stk[d - 1].el, name + local, nlen - local);
-    TL_GROW(s->stk, s->capstk, d + 1);
-    s->stk[d].off = s->names.len;
-    s->stk[d].len = nlen;
-    s->stk[d].el = el;
-    tl_buf_add(&s->names, name, nlen);
-    s->depth = d + 1;
-    s->stage = XS_BODY;
+    xs_push(s, el, name, nlen);
+    r = t = NULL;
+    if (el == EL_ROW || el == EL_CELL)
+        xs_attrs_rt(s, n, &r, &t);
+    return xs_started(s, el, r, t, empty);
+}
 
-    switch (el) {
-    case EL_ROW:
-        xs_attrs_rt(s, n, &r, &t);
-        xlsx_row_start(p, r);
-        break;
-    case EL_CELL:
-        xs_attrs_rt(s, n, &r, &t);
-        xlsx_cell_start(p, r, t);
-        break;
-    case EL_V:
-        ((xlsx_sheet_state *)p->state)->has_v = 1;
-        break;
+/*
+ * The commonest tag, a cell's <c r="B7" s="1" t="s">, the quick way: in a row, with
+ * attributes r, s and t only, each written name="value" after one space, with values that
+ * need no decoding.  Anything else is XS_SLOW, for xs_start_tag to read (or refuse).
+ */
+static int xs_cell_tag(xs *s, char **qp, char *e)
+{
+    char *q = *qp + 2, *val[3] = {NULL, NULL, NULL}, *end[3];
+    int empty;
+
+    if (s->depth >= XS_MAX_DEPTH)
+        return XS_SLOW;
+    for (;;) {
+        int k;
+        if (q == e)
+            return XS_MORE;
+        if (*q == '>') {
+            q++;
+            empty = 0;
+            break;
+        }
+        if (*q == '/') {
+            if (q + 1 == e)
+                return XS_MORE;
+            if (q[1] != '>')
+                return XS_SLOW;
+            q += 2;
+            empty = 1;
+            break;
+        }
+        if (*q != ' ')
+            return XS_SLOW;
+        if (e - q < 4)
+            return XS_MORE;
+        k = q[1] == 'r' ? 0 : q[1] == 's' ? 1 : q[1] == 't' ? 2 : -1;
+        if (k < 0 || q[2] != '=' || q[3] != '"' || val[k])
+            return XS_SLOW;
+        q += 4;
+        val[k] = q;
+        while (q < e && !XS_IS(*q, XS_ASTOP))
+            q++;
+        if (q == e)
+            return XS_MORE;
+        if (*q != '"')
+            return XS_SLOW;
+        end[k] = q++;
     }
-    if (p->failed)
-        return xs_bail(s, "the sheet's handlers failed");
-    return empty ? xs_close(s) : XS_OK;
+    *qp = q;
+    /* The tag is whole and well-formed: its values can be terminated in place. */
+    for (int k = 0; k < 3; k++)
+        if (val[k])
+            *end[k] = '\0';
+    xs_push(s, EL_CELL, "c", 1);
+    return xs_started(s, EL_CELL, val[0], val[2], empty);
+}
+
+/*
+ * A tag of no attributes and an unprefixed name inside an element, <v> or <is> or <t>, the
+ * quick way.  XS_SLOW for anything else.
+ */
+static int xs_plain_tag(xs *s, char **qp, char *e)
+{
+    char *q = *qp + 1, *name = q;
+    size_t n, d = s->depth;
+    int el;
+
+    while (q < e && XS_IS(*q, XS_FIRST))
+        q++;
+    if (q == e)
+        return XS_MORE;
+    n = (size_t)(q - name);
+    if (*q != '>' || n > XS_MAX_NAME || d >= XS_MAX_DEPTH)
+        return XS_SLOW;
+    *qp = q + 1;
+    el = s->stk[d - 1].el == EL_OTHER ? EL_OTHER
+                                      : xlsx_classify(PART_SHEET, s->stk[d - 1].el, name, n);
+    xs_push(s, el, name, n);
+    return xs_started(s, el, NULL, NULL, 0);
 }
 
 /* A start tag at *qp ("<" and a name start).  XS_OK with *qp past it, XS_MORE, XS_BAIL. */
@@ -1961,7 +2131,7 @@ static int xs_start_tag(xs *s, char **qp, char *e)
 {
     char *q = *qp + 1, *name = q;
     size_t ncolon, colon, nlen, n = 0;
-    int bad, empty = 0, r;
+    int bad, empty = 0, unusual = 0, r;
 
     q = xs_name(q, e, &ncolon, &bad);
     if (q == e)
@@ -2003,6 +2173,9 @@ static int xs_start_tag(xs *s, char **qp, char *e)
             return xs_bail(s, "a name that is no qualified name");
         a->nlen = (size_t)(q - a->name);
         a->local = colon ? colon + 1 : 0;
+        a->decl = xs_is_decl(a);
+        /* Declarations and prefixes take the namespace checks of xs_open. */
+        unusual |= a->decl || colon;
         while (q < e && XS_IS(*q, XS_WS))
             q++;
         if (q == e)
@@ -2057,7 +2230,7 @@ static int xs_start_tag(xs *s, char **qp, char *e)
         n++;
     }
     *qp = q;
-    return xs_open(s, name, nlen, ncolon, n, empty);
+    return xs_open(s, name, nlen, ncolon, n, unusual, empty);
 }
 
 /* An end tag at *qp ("</").  XS_OK with *qp past it, XS_MORE, XS_BAIL. */
@@ -2081,7 +2254,7 @@ static int xs_end_tag(xs *s, char **qp, char *e)
     if (*q != '>' || s->depth == 0)
         return xs_bail(s, "a malformed end tag");
     top = &s->stk[s->depth - 1];
-    if (top->len != nlen || !xs_eq(s->names.data + top->off, name, nlen))
+    if (top->len != nlen || !xs_eq(top->name, name, nlen))
         return xs_bail(s, "an end tag that does not match");
     *qp = q + 1;
     return xs_close(s);
@@ -2094,41 +2267,113 @@ static int xs_markup(xs *s, char **qp, char *e)
 
     if (e - q < 2)
         return XS_MORE;
-    if (q[1] == '/')
-        return s->stage == XS_BODY ? xs_end_tag(s, qp, e) : xs_bail(s, "an end tag out of place");
+    if (q[1] == '/') {
+        const xs_elem *top;
+        if (s->stage != XS_BODY)
+            return xs_bail(s, "an end tag out of place");
+        /* Most end tags are "</" and the open element's name and ">": a well-formed end
+         * tag, matched without scanning a name. */
+        top = &s->stk[s->depth - 1];
+        if ((size_t)(e - q) > top->len + 2u && q[2 + top->len] == '>' &&
+            xs_eq(q + 2, top->name, top->len)) {
+            *qp = q + 3 + top->len;
+            return xs_close(s);
+        }
+        return xs_end_tag(s, qp, e);
+    }
     if (q[1] == '!' || q[1] == '?')
         return xs_bail(s, "a comment, CDATA section, DTD or processing instruction");
     if (!XS_IS(q[1], XS_FIRST))
         return xs_bail(s, "a malformed tag");
     if (s->stage == XS_EPILOG)
         return xs_bail(s, "a second root element");
+    if (s->depth > 0) {
+        int r = s->stk[s->depth - 1].el == EL_ROW && q[1] == 'c' ? xs_cell_tag(s, qp, e)
+                                                                  : xs_plain_tag(s, qp, e);
+        if (r != XS_SLOW)
+            return r;
+    }
     return xs_start_tag(s, qp, e);
 }
 
 /*
+ * The first byte at or after q that may stop a run of text (XS_TSTOP), or e.  With SSE2
+ * (every x86-64) 16 bytes are tested at a time, for < & ] and for anything below 0x20
+ * or above 0x7F (one signed comparison); that also stops at TAB and LF, which the caller
+ * steps over.
+ */
+static inline char *xs_skip_text(char *q, char *e)
+{
+#ifdef __SSE2__
+    const __m128i lt = _mm_set1_epi8('<'), amp = _mm_set1_epi8('&'), rb = _mm_set1_epi8(']');
+    const __m128i sp = _mm_set1_epi8(0x20);
+
+    while (e - q >= 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)q);
+        __m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, lt), _mm_cmpeq_epi8(v, amp)),
+                                 _mm_or_si128(_mm_cmpeq_epi8(v, rb), _mm_cmplt_epi8(v, sp)));
+        unsigned bits = (unsigned)_mm_movemask_epi8(m);
+        if (bits)
+            return q + __builtin_ctz(bits);
+        q += 16;
+    }
+#endif
+    while (q < e && !XS_IS(*q, XS_TSTOP))
+        q++;
+    return q;
+}
+
+/* Decode checked text t[0..n) in place: references, and CRLF or CR -> LF.  Returns the
+ * new length. */
+static size_t xs_decode_text(xs *s, char *t, size_t n)
+{
+    char *r = t, *w = t, *e = t + n;
+
+    while (r < e) {
+        unsigned cp;
+        size_t len;
+        if (*r == '&' && xs_ref(s, r, e, &cp, &len) == XS_OK) {
+            /* A reference is at least as long as its UTF-8: w never overtakes r. */
+            w += xs_put_utf8(w, cp);
+            r += len;
+        } else if (*r == '\r') {
+            *w++ = '\n';
+            r += r + 1 < e && r[1] == '\n' ? 2 : 1;
+        } else {
+            *w++ = *r++;
+        }
+    }
+    return (size_t)(w - t);
+}
+
+/*
  * Character data at *qp, up to the next "<" or the end of the window.  Inside <v> or
- * <t> it goes, decoded, where xlsx_on_text would put it; elsewhere it is only checked.
- * XS_OK with *qp past what was consumed (maybe all of the window), XS_MORE when a
- * reference, a CR, a "]" or a UTF-8 sequence is cut by the end, XS_BAIL.
+ * <t> it goes, decoded, where xlsx_on_text would put it (in one copy, decoded there);
+ * elsewhere it is only checked.  XS_OK with *qp past what was consumed (maybe all of
+ * the window), XS_MORE when a reference, a CR, a "]" or a UTF-8 sequence is cut by the
+ * end, XS_BAIL.
  */
 static int xs_text(xs *s, char **qp, char *e)
 {
     const xlsx_parse *p = s->p;
-    int el = s->stk[s->depth - 1].el;
+    int el = s->stk[s->depth - 1].el, decode = 0, r = XS_OK;
     tl_buf *sink = el == EL_V ? p->text_v : el == EL_T ? p->text_t : NULL;
-    char *q = *qp, *run = q;
-    int r = XS_OK;
+    char *q = *qp, *start = q;
 
     for (;;) {
         unsigned char c;
+        unsigned cp;
+        size_t len;
+        int k;
 
-        while (q < e && !XS_IS(*q, XS_TSTOP))
-            q++;
+        q = xs_skip_text(q, e);
         if (q == e)
             break;
         c = (unsigned char)*q;
-        if (c == '<') {
+        if (c == '<')
             break;
+        if (c == '\t' || c == '\n') {
+            q++;
         } else if (c == ']') {
             /* "]]>" may not appear in text. */
             if (q + 1 < e && q[1] != ']') {
@@ -2139,52 +2384,46 @@ static int xs_text(xs *s, char **qp, char *e)
                 r = XS_MORE;
                 break;
             }
-            if (q[2] == '>') {
-                r = xs_bail(s, "\"]]>\" in text");
-                break;
-            }
+            if (q[2] == '>')
+                return xs_bail(s, "\"]]>\" in text");
             q++;
         } else if (c >= 0x80) {
-            int k = xs_utf8(q, e);
-            if (k <= 0) {
-                r = k < 0 ? XS_MORE : xs_bail(s, "bytes that are no UTF-8 text XML allows");
+            k = xs_utf8(q, e);
+            if (k == 0)
+                return xs_bail(s, "bytes that are no UTF-8 text XML allows");
+            if (k < 0) {
+                r = XS_MORE;
                 break;
             }
             q += k;
-        } else if (c == '&' || c == '\r') {
-            char u[4];
-            size_t len, ulen;
-            unsigned cp;
-            if (c == '&') {
-                r = xs_ref(s, q, e, &cp, &len);
-                if (r != XS_OK)
-                    break;
-                ulen = xs_put_utf8(u, cp);
-            } else {
-                /* CRLF and a lone CR are both a line end, LF, as expat reports them. */
-                if (q + 1 == e) {
-                    r = XS_MORE;
-                    break;
-                }
-                len = q[1] == '\n' ? 2 : 1;
-                u[0] = '\n';
-                ulen = 1;
-            }
-            if (sink) {
-                xs_add(sink, run, (size_t)(q - run));
-                xs_add(sink, u, ulen);
-            }
+        } else if (c == '&') {
+            r = xs_ref(s, q, e, &cp, &len);
+            if (r == XS_BAIL)
+                return r;
+            if (r == XS_MORE)
+                break;
+            decode = 1;
             q += len;
-            run = q;
+        } else if (c == '\r') {
+            /* CRLF and a lone CR are both a line end, LF, as expat reports them. */
+            if (q + 1 == e) {
+                r = XS_MORE;
+                break;
+            }
+            decode = 1;
+            q += q[1] == '\n' ? 2 : 1;
         } else {
-            r = xs_bail(s, "a control character XML forbids");
-            break;
+            return xs_bail(s, "a control character XML forbids");
         }
     }
-    if (r == XS_BAIL)
-        return r;
-    if (sink && q > run)
-        xs_add(sink, run, (size_t)(q - run));
+    if (sink && q > start) {
+        size_t old = sink->len;
+        xs_add(sink, start, (size_t)(q - start));
+        if (decode) {
+            sink->len = old + xs_decode_text(s, sink->data + old, (size_t)(q - start));
+            sink->data[sink->len] = '\0';
+        }
+    }
     *qp = q;
     return r;
 }
@@ -2310,7 +2549,6 @@ static void xs_free(xs *s)
 {
     free(s->stk);
     free(s->ns);
-    tl_buf_free(&s->names);
     tl_buf_free(&s->prefixes);
 }
 
@@ -2333,6 +2571,7 @@ static int xs_read_sheet(xlsx_parse *p, zip_int64_t idx, const char **why, size_
         return XS_FAILED;
     memset(&s, 0, sizeof s);
     s.p = p;
+    s.stk = tl_xmalloc(XS_MAX_DEPTH * sizeof *s.stk);
     for (;;) {
         size_t want = xlsx_in_want(&in), used;
         zip_int64_t n;

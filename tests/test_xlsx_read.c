@@ -5,16 +5,30 @@
  * The fixtures are built here, part by part, with libzip from hand-written XML, so that
  * each test shows exactly which markup it exercises; one test round-trips a workbook
  * written by libxlsxwriter, the library the writer side uses.
+ *
+ * Worksheets are read by a fast scanner that falls back to expat (see xlsx_read.c).  All
+ * the tests run twice: as the reader runs (the scanner first), and with expat alone.  The
+ * tests of the scanner itself read the same sheets both ways and compare, with chunk
+ * boundaries everywhere, and check where it gives up that the fallback changes nothing.
  */
 #include "testutil.h"
 
 #include "xlsx_read.h"
 
+#include <glob.h>
 #include <xlsxwriter.h>
 #include <zip.h>
 
 /* Internal to xlsx_read.c: lowers the decompression-bomb bound (0 restores it). */
 void tl_xlsx_set_part_limit(size_t limit);
+/* Internal to xlsx_read.c: 0 reads worksheets with the scanner and falls back to expat,
+ * 1 with expat alone, 2 with the scanner alone ("gave up" is then an error). */
+void tl_xlsx_set_scanner(int mode);
+/* Internal to xlsx_read.c: inflated bytes parsed at a time (0 restores the default). */
+void tl_xlsx_set_chunk(size_t bytes);
+
+/* The scanner mode the current group of tests runs in (0 or 1). */
+static int group_mode;
 
 /* ---- fixtures ------------------------------------------------------------------- */
 
@@ -62,6 +76,8 @@ static int teardown(void **state)
 {
     fixture *f = *state;
     tl_xlsx_set_part_limit(0);
+    tl_xlsx_set_scanner(group_mode);
+    tl_xlsx_set_chunk(0);
     tl_arena_free(&f->arena);
     tt_rmrf(f->dir);
     free(f->dir);
@@ -93,8 +109,9 @@ static const char *path_of(fixture *f, const char *name)
     return f->path;
 }
 
-/* Write a zip archive of (name, content) pairs, the list ending with NULL. */
-static void write_zip(const char *path, const char *const *parts)
+/* Write a zip archive of (name, content) pairs, the list ending with NULL, each entry
+ * compressed with `method` (a ZIP_CM_*; ZIP_CM_DEFAULT is deflate). */
+static void write_zip_method(const char *path, const char *const *parts, zip_int32_t method)
 {
     int e = 0;
     zip_t *z = zip_open(path, ZIP_CREATE | ZIP_TRUNCATE, &e);
@@ -102,9 +119,17 @@ static void write_zip(const char *path, const char *const *parts)
     for (size_t i = 0; parts[i]; i += 2) {
         zip_source_t *src = zip_source_buffer(z, parts[i + 1], strlen(parts[i + 1]), 0);
         assert_non_null(src);
-        assert_true(zip_file_add(z, parts[i], src, ZIP_FL_OVERWRITE) >= 0);
+        zip_int64_t idx = zip_file_add(z, parts[i], src, ZIP_FL_OVERWRITE);
+        assert_true(idx >= 0);
+        assert_int_equal(zip_set_file_compression(z, (zip_uint64_t)idx, method, 0), 0);
     }
     assert_int_equal(zip_close(z), 0);
+}
+
+/* Write a zip archive of (name, content) pairs, the list ending with NULL. */
+static void write_zip(const char *path, const char *const *parts)
+{
+    write_zip_method(path, parts, ZIP_CM_DEFAULT);
 }
 
 /* A worksheet part holding the given <sheetData> content. */
@@ -922,6 +947,575 @@ static void test_xlsxwriter_roundtrip(void **state)
     }
 }
 
+/* ---- the fast worksheet scanner against expat ------------------------------------------ */
+
+/* A workbook whose one sheet "Sheet1" is the worksheet part `sheet` (the whole XML), with
+ * shared strings when `sst` (the <si> elements) is not NULL, compressed by `method`. */
+static const char *book(fixture *f, const char *name, const char *sheet, const char *sst,
+                        zip_int32_t method)
+{
+    char *strings = sst ? fmt(XML_DECL "<sst xmlns=\"" NS_MAIN "\">%s</sst>", sst) : NULL;
+    const char *parts[] = {
+        "_rels/.rels", ROOT_RELS,
+        "xl/workbook.xml", WB_ONE,
+        "xl/_rels/workbook.xml.rels", WB_RELS_ONE,
+        "xl/worksheets/sheet1.xml", sheet,
+        strings ? "xl/sharedStrings.xml" : NULL, strings,
+        NULL,
+    };
+    path_of(f, name);
+    write_zip_method(f->path, parts, method);
+    free(strings);
+    return f->path;
+}
+
+/* Read a sheet in scanner mode `mode` (see tl_xlsx_set_scanner). */
+static tl_table *read_mode(fixture *f, const char *path, const char *sheet, int mode)
+{
+    tl_xlsx_set_scanner(mode);
+    tl_table *t = read_sheet(f, path, sheet);
+    tl_xlsx_set_scanner(group_mode);
+    return t;
+}
+
+static void assert_same_cell(const tl_cell *a, const tl_cell *b, const char *col, size_t row)
+{
+    if (a->kind != b->kind)
+        fail_msg("column '%s', row %zu: kinds %d and %d", col, row, a->kind, b->kind);
+    switch (a->kind) {
+    case TL_INT:
+        assert_true(a->v.i == b->v.i);
+        break;
+    case TL_FLOAT:
+        assert_memory_equal(&a->v.f, &b->v.f, sizeof a->v.f);
+        break;
+    case TL_BOOL:
+        assert_int_equal(a->v.b, b->v.b);
+        break;
+    case TL_STR:
+        assert_int_equal(tl_cell_len(a), strlen(a->v.s));
+        assert_int_equal(tl_cell_len(b), strlen(b->v.s));
+        if (strcmp(a->v.s, b->v.s) != 0)
+            fail_msg("column '%s', row %zu: '%s' and '%s'", col, row, a->v.s, b->v.s);
+        break;
+    }
+}
+
+/* Two tables with the same columns (names, types) and cells. */
+static void assert_same_table(const tl_table *a, const tl_table *b)
+{
+    assert_int_equal(a->ncols, b->ncols);
+    assert_int_equal(a->nrows, b->nrows);
+    for (size_t c = 0; c < a->ncols; c++) {
+        assert_string_equal(a->cols[c].name, b->cols[c].name);
+        assert_int_equal(a->cols[c].type, b->cols[c].type);
+        for (size_t r = 0; r < a->nrows; r++)
+            assert_same_cell(&a->cols[c].cells[r], &b->cols[c].cells[r], a->cols[c].name, r);
+    }
+}
+
+/* Expat's reading of a sheet: the table, or NULL and the message in `err`. */
+static tl_table *expat_read(fixture *f, const char *path, const char *sheet, tl_error *err)
+{
+    tl_table *t = read_mode(f, path, sheet, 1);
+    *err = f->err;
+    return t;
+}
+
+/* `t` (or f->err) is what expat read (`want`, or `want_err`); frees both tables. */
+static void expect_as_expat(fixture *f, tl_table *want, const tl_error *want_err, tl_table *t)
+{
+    if (!want) {
+        if (t)
+            fail_msg("expat failed (%s), the scanner did not", want_err->msg);
+        assert_string_equal(f->err.msg, want_err->msg);
+        return;
+    }
+    if (!t)
+        fail_msg("expat read the sheet, the scanner did not: %s", f->err.msg);
+    assert_same_table(want, t);
+    tl_table_free(want);
+    tl_table_free(t);
+}
+
+/* The scanner alone reads the sheet (it must not give up) exactly as expat does: the same
+ * table, or the same error. */
+static void expect_scanner_same(fixture *f, const char *path, const char *sheet)
+{
+    tl_error want_err;
+    tl_table *want = expat_read(f, path, sheet, &want_err);
+    expect_as_expat(f, want, &want_err, read_mode(f, path, sheet, 2));
+}
+
+/* The scanner gives up on the sheet, and the reader (falling back to expat) then reads it
+ * exactly as expat does. */
+static void expect_scanner_gives_up(fixture *f, const char *path, const char *why)
+{
+    tl_table *t = read_mode(f, path, "Sheet1", 2);
+    if (t)
+        fail_msg("the scanner read a sheet it should have given up on (%s)", why);
+    if (!strstr(f->err.msg, "the fast scanner gave up") || !strstr(f->err.msg, why))
+        fail_msg("the scanner failed otherwise than by giving up on %s: %s", why, f->err.msg);
+    tl_error want_err;
+    tl_table *want = expat_read(f, path, "Sheet1", &want_err);
+    expect_as_expat(f, want, &want_err, read_mode(f, path, "Sheet1", 0));
+}
+
+#define WS_HEAD XML_DECL "<worksheet xmlns=\"" NS_MAIN "\" xmlns:r=\"" NS_REL "\">"
+#define WS_DATA(rows) WS_HEAD "<sheetData>" rows "</sheetData></worksheet>"
+#define NS_X14AC "http://schemas.microsoft.com/office/spreadsheetml/2009/9/ac"
+#define NS_MC "http://schemas.openxmlformats.org/markup-compatibility/2006"
+
+/* Worksheets with every construct the scanner reads itself. */
+static const char *const SCANNER_SHEETS[] = {
+    /* as Excel writes them: namespaces, markup before and after the data, shared and
+     * inline strings, formulas with cached values, rich text with phonetic runs */
+    "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>\r\n"
+    "<worksheet xmlns=\"" NS_MAIN "\" xmlns:r=\"" NS_REL "\" xmlns:mc=\"" NS_MC "\" "
+    "mc:Ignorable=\"x14ac\" xmlns:x14ac=\"" NS_X14AC "\"><dimension ref=\"A1:C4\"/>"
+    "<sheetViews><sheetView tabSelected=\"1\" workbookViewId=\"0\"/></sheetViews>"
+    "<sheetFormatPr defaultRowHeight=\"15\" x14ac:dyDescent=\"0.25\"/><cols><col min=\"1\" "
+    "max=\"1\" width=\"9.5\"/></cols><sheetData>"
+    "<row r=\"1\" spans=\"1:3\" x14ac:dyDescent=\"0.25\"><c r=\"A1\" t=\"s\"><v>0</v></c>"
+    "<c r=\"B1\" t=\"s\"><v>1</v></c><c r=\"C1\" s=\"3\" t=\"inlineStr\"><is><t>c</t></is></c>"
+    "</row><row r=\"2\" spans=\"1:3\"><c r=\"A2\" s=\"1\"><v>1.5</v></c><c r=\"B2\" t=\"str\">"
+    "<f>A2&amp;\"x\"</f><v>1.5x</v></c><c r=\"C2\" t=\"b\"><v>1</v></c></row>"
+    "<row r=\"3\"><c r=\"A3\"><f t=\"shared\" ref=\"A3:A4\" si=\"0\">A2+1</f><v>2.5</v></c>"
+    "<c r=\"B3\" t=\"e\"><f>1/0</f><v>#DIV/0!</v></c><c r=\"C3\" t=\"inlineStr\"><is><r><rPr>"
+    "<b/><sz val=\"11\"/><rFont val=\"Calibri\"/></rPr><t xml:space=\"preserve\">rich </t></r>"
+    "<r><t>text</t></r><rPh sb=\"0\" eb=\"1\"><t>ph</t></rPh><phoneticPr fontId=\"1\"/></is>"
+    "</c></row><row r=\"4\"><c r=\"A4\"><f t=\"shared\" si=\"0\"/><v>3.5</v></c>"
+    "<c r=\"B4\" s=\"2\"/><c r=\"C4\" t=\"d\"><v>2024-01-02T03:04:05</v></c></row>"
+    "</sheetData><pageMargins left=\"0.7\" right=\"0.7\" top=\"0.75\" bottom=\"0.75\" "
+    "header=\"0.3\" footer=\"0.3\"/><extLst><ext uri=\"{05C60535}\" xmlns:x14=\"urn:x14\">"
+    "<x14:ignoredErrors><x14:ignoredError sqref=\"A1\"/></x14:ignoredErrors></ext></extLst>"
+    "</worksheet>",
+    /* references in text and in the attributes read, the other quote inside a value */
+    WS_DATA("<row><c r=\"A1\" t=\"inlineStr\"><is><t>a &amp; b &lt;c&gt; &quot;d&quot; "
+            "&apos;e&apos; &#65;&#x42;&#x20AC;&#128512;&#x1F600;&#000065;</t></is></c>"
+            "<c r=\"&#66;1\" t='inline&#x53;tr'><is><t>\"q\" 'a'</t></is></c>"
+            "<c r='C1' t=\"str\" s='a\"b'><v>&#9;tab&#10;nl&#13;cr</v></c></row>"
+            "<row r=\"&#50;\"><c r=\"A2\" t=\"&#115;\"><v>&#48;</v></c><c r=\"B2\">"
+            "<v>&#x31;&#x2e;5</v></c><c r=\"C2\" t=\"e\"><v>#N/A</v></c></row>"),
+    /* white space wherever XML allows it; CRLF and CR line ends, in text and in values */
+    XML_DECL "<worksheet\r\n xmlns=\"" NS_MAIN "\"\t>\n <sheetData >\r\n  <row\tr = \"1\" >\n"
+    "   <c\n r = 'A1'\tt = \"inlineStr\" ><is ><t >one\r\ntwo\rthree\n</t ></is ></c >\r\n"
+    "   <c r=\"B1\" t=\"inlineStr\"><is><t xml:space = \"preserve\">  pad\r\n\r\n </t></is></c>"
+    "\n  </row >\n  <row r=\"2\"><c r=\"A2\" t=\"str\"><v>\r\n x \r\n</v></c>"
+    "<c r=\"B2\"><v>\r\n 42 \r\n</v></c></row>\r\n <row r=\"3\"><c r=\"A3\" t=\"s\"\r\n"
+    "><v>0</v></c><c r=\"B3\" t=\"n\" s=\"1\r\n\"><v>7</v></c></row></sheetData>\r\n"
+    "</worksheet>\r\n\r\n",
+    /* prefixes: every element prefixed, prefixed attributes, a prefix declared inside */
+    XML_DECL "<x:worksheet xmlns:x=\"" NS_MAIN "\"><x:sheetData><x:row r=\"1\">"
+    "<x:c r=\"A1\" t=\"inlineStr\"><x:is><x:t>h</x:t></x:is></x:c><x:c r=\"B1\" "
+    "t=\"inlineStr\"><x:is><x:r><x:t>k</x:t></x:r></x:is></x:c></x:row>"
+    "<x:row xmlns:y=\"" NS_MAIN "\" y:spans=\"1:2\"><y:c><y:v>5</y:v></y:c><x:c y:r=\"B2\">"
+    "<x:v>6</x:v></x:c></x:row><row xmlns=\"" NS_MAIN "\"><c r=\"A3\"><v>1</v></c></row>"
+    "</x:sheetData></x:worksheet>",
+    /* UTF-8 of every length, "]" and ">" in text, attributes of other names */
+    WS_DATA("<row><c r=\"A1\" t=\"inlineStr\" cm=\"1\"><is><t>\xc3\xa9\xe2\x82\xac\xf0\x9f\x98"
+            "\x80 \xc2\x85 \xef\xbf\xbd ] ]] ]> ] ]> a]b &gt;&gt; x>y [1, 2]]</t></is></c>"
+            "<c r=\"B1\" t=\"inlineStr\" vm=\"1\" ph=\"1\"><is><t>\xce\xbc"
+            "s</t></is></c></row><row r=\"2\" ht=\"20\" customHeight=\"1\" hidden=\"0\">"
+            "<c r=\"A2\" t=\"inlineStr\"><is><t>]]</t></is></c><c r=\"B2\"><v>2</v></c></row>"),
+    /* empty and self-closing elements; a sheet of two sheetData */
+    WS_HEAD "<sheetData><row r=\"1\"/><row r=\"2\"><c r=\"A2\" t=\"inlineStr\"><is><t>h</t>"
+    "</is></c><c r=\"B2\" t=\"inlineStr\"><is><t/></is></c><c r=\"C2\" t=\"inlineStr\">"
+    "<is><t>c</t></is></c></row><row r=\"3\"><c r=\"A3\"/><c r=\"B3\"><v/></c><c r=\"C3\" "
+    "t=\"inlineStr\"><is/></c><c/><c><v>4</v></c></row><row/></sheetData><sheetData/>"
+    "<sheetData><row r=\"9\"><c r=\"A9\" t=\"inlineStr\"><is><t>z</t></is></c></row>"
+    "</sheetData></worksheet>",
+    /* a byte-order mark and a declaration in single quotes; no sheetData at all */
+    "\xef\xbb\xbf<?xml version='1.0' encoding='utf-8' standalone='no' ?><worksheet/>",
+    /* no declaration */
+    "<worksheet><sheetData><row><c t=\"inlineStr\"><is><t>n</t></is></c></row>"
+    "<row><c><v>1</v></c></row></sheetData></worksheet>",
+    /* stray elements, text and cells where they mean nothing (as in test_hostile_xml) */
+    WS_DATA("<row><c t=\"inlineStr\"><is><t>h<b>IGNORED</b>ead</t><u>x</u></is>text</c>"
+            "</row><c r=\"A9\"><v>5</v></c><v>6</v><row><c><v>1<x>2</x>0<x/></v><extLst>"
+            "<ext><v>9</v></ext></extLst></c><c r=\"B2\"><v>3</v><is><t>i</t></is></c>"
+            "<c r=\"C2\" t=\"inlineStr\"><v>v wins</v><is><t>i</t></is></c>"
+            "<c r=\"D2\" t=\"inlineStr\"><is><t>a</t></is><is><t>b</t></is></c>"
+            "<c r=\"E2\"><v>1</v><v>2</v></c><c r=\"F2\" t=\"inlineStr\"><t>no</t></c>"
+            "<deep><deeper><row><c><v>8</v></c></row></deeper></deep></row>"
+            "<row><c r=\"A3\"><f>SUM(A1:A2)</f></c><c r=\"B3\"><f>1</f><v>9</v></c></row>"),
+    /* the cell kinds, numbers written every way, header cells of every kind */
+    WS_DATA("<row><c r=\"A1\"><v>7</v></c><c r=\"B1\"><v>2.5</v></c><c r=\"C1\" t=\"b\"><v>1"
+            "</v></c><c r=\"D1\" t=\"e\"><v>#DIV/0!</v></c><c r=\"E1\" t=\"inlineStr\"><is><t>NA"
+            "</t></is></c><c r=\"F1\"><v>48.0</v></c><c r=\"G1\"><v>0.1</v></c><c r=\"H1\" "
+            "t=\"str\"><v>x_x0041_y</v></c></row>"
+            "<row><c r=\"A2\"><v>1e3</v></c><c r=\"B2\"><v> -0.25 </v></c><c r=\"C2\" t=\"b\">"
+            "<v>false</v></c><c r=\"D2\" t=\"e\"><v>#N/A</v></c><c r=\"E2\" t=\"inlineStr\">"
+            "<is><t>nan</t></is></c><c r=\"F2\"><v>12345678901234567890</v></c><c r=\"G2\">"
+            "<v>0.30000000000000004</v></c><c r=\"H2\" t=\"str\"><v>_x000D__x005F_x0041_</v>"
+            "</c></row><row><c r=\"A3\"><v>NaN</v></c><c r=\"B3\"><v>-INF</v></c>"
+            "<c r=\"C3\" t=\"b\"><v>TRUE</v></c><c r=\"E3\" t=\"s\"><v> 1 </v></c></row>"),
+    /* errors of the sheet's own: the same message both ways */
+    WS_DATA("<row><c r=\"A1\"><v>1</v></c></row><row><c r=\"A2\"><v>12abc</v></c></row>"),
+    WS_DATA("<row r=\"3\"><c r=\"XFE3\"><v>1</v></c></row>"),
+    WS_DATA("<row><c r=\"A1\" t=\"zz\"><v>1</v></c></row>"),
+    WS_DATA("<row><c r=\"A1\" t=\"s\"><v>9</v></c></row>"),
+    WS_DATA("<row><c r=\"A&#9;1\"><v>1</v></c></row>"),
+    WS_DATA("<row><c r=\"XFC1\"><v>1</v></c><c><v>2</v></c><c><v>3</v></c></row>"),
+};
+
+static void test_scanner_constructs(void **state)
+{
+    fixture *f = *state;
+    for (size_t i = 0; i < sizeof SCANNER_SHEETS / sizeof *SCANNER_SHEETS; i++) {
+        book(f, "scan.xlsx", SCANNER_SHEETS[i], "<si><t>s0</t></si><si><t>s1</t></si>",
+             ZIP_CM_DEFAULT);
+        expect_scanner_same(f, f->path, "Sheet1");
+    }
+    /* workbooks as libxlsxwriter writes them, shared strings and inline ones */
+    for (int cm = 0; cm <= 1; cm++) {
+        path_of(f, "lxw.xlsx");
+        write_with_xlsxwriter(f->path, cm);
+        expect_scanner_same(f, f->path, "Sheet1");
+    }
+}
+
+/* Chunk boundaries anywhere: every chunk size from 1 byte (a boundary at every byte) up. */
+static void test_scanner_chunks(void **state)
+{
+    fixture *f = *state;
+    const size_t sheets[] = {0, 1, 2, 3, 4, 5, 9};
+    for (size_t k = 0; k < sizeof sheets / sizeof *sheets; k++) {
+        const char *sheet = SCANNER_SHEETS[sheets[k]];
+        size_t n = strlen(sheet);
+        book(f, "chunks.xlsx", sheet, "<si><t>s0</t></si><si><t>s1</t></si>", ZIP_CM_DEFAULT);
+        tl_error want_err;
+        tl_table *want = expat_read(f, f->path, "Sheet1", &want_err);
+        assert_non_null(want);
+        for (size_t chunk = 1; chunk <= n + 1; chunk += chunk < 80 ? 1 : 97) {
+            tl_xlsx_set_chunk(chunk);
+            tl_table *t = read_mode(f, f->path, "Sheet1", 2);
+            tl_xlsx_set_chunk(0);
+            if (!t)
+                fail_msg("sheet %zu, chunks of %zu bytes: %s", sheets[k], chunk, f->err.msg);
+            assert_same_table(want, t);
+            tl_table_free(t);
+        }
+        tl_table_free(want);
+    }
+}
+
+/* What the scanner does not read itself, it leaves to expat, which reads it as ever. */
+static void test_scanner_gives_up(void **state)
+{
+    fixture *f = *state;
+    static const struct {
+        const char *sheet, *why;
+    } cases[] = {
+        {WS_DATA("<row><c><v>1</v></c><!-- a comment --></row>"), "comment"},
+        {WS_DATA("<row><c t=\"inlineStr\"><is><t><![CDATA[a<b]]></t></is></c></row>"), "CDATA"},
+        {WS_DATA("<?pi x?><row><c><v>1</v></c></row>"), "processing instruction"},
+        {"<?xml version=\"1.0\"?>\n<!DOCTYPE worksheet [<!ENTITY e \"x\">]><worksheet>"
+         "<sheetData><row><c t=\"inlineStr\"><is><t>&e;</t></is></c></row></sheetData>"
+         "</worksheet>", "DTD"},
+        {WS_DATA("<row><c t=\"inlineStr\"><is><t>&nbsp;</t></is></c></row>"), "entity"},
+        {WS_DATA("<row><c t=\"inlineStr\"><is><t>&#0;</t></is></c></row>"), "character"},
+        {WS_DATA("<row><c t=\"inlineStr\"><is><t>&#xD800;</t></is></c></row>"), "character"},
+        {WS_DATA("<row><c t=\"inlineStr\"><is><t>&#xFFFE;</t></is></c></row>"), "character"},
+        {WS_DATA("<row><c t=\"inlineStr\"><is><t>&amp</t></is></c></row>"), "reference"},
+        {WS_DATA("<row><c t=\"inlineStr\"><is><t>&amp x;</t></is></c></row>"), "entity"},
+        {WS_DATA("<row><c t=\"inlineStr\"><is><t>a ]]> b</t></is></c></row>"), "]]>"},
+        {WS_DATA("<row><c t=\"inlineStr\"><is><t>\xff</t></is></c></row>"), "UTF-8"},
+        {WS_DATA("<row><c t=\"inlineStr\"><is><t>\xc0\xa0</t></is></c></row>"), "UTF-8"},
+        {WS_DATA("<row><c t=\"inlineStr\"><is><t>\xed\xa0\x80</t></is></c></row>"), "UTF-8"},
+        {WS_DATA("<row><c t=\"inlineStr\"><is><t>\xef\xbf\xbe</t></is></c></row>"), "UTF-8"},
+        {WS_DATA("<row><c t=\"inlineStr\"><is><t>\x01</t></is></c></row>"), "control"},
+        {WS_DATA("<row><c r=\"A1\" r=\"B1\"><v>1</v></c></row>"), "same name"},
+        {WS_DATA("<row><c r=\"A1\" r:r=\"B1\"><v>1</v></c></row>"), "same name"},
+        {WS_DATA("<row><y:c><v>1</v></y:c></row>"), "prefix"},
+        {WS_DATA("<row><c y:r=\"A1\"><v>1</v></c></row>"), "prefix"},
+        {WS_DATA("<row><c xmlns:y=\"\"><v>1</v></c></row>"), "namespace"},
+        {WS_DATA("<row><c xmlns:z=\"http://www.w3.org/2000/xmlns/\"><v>1</v></c></row>"),
+         "namespace"},
+        /* a URI holding expat's namespace separator, which expat refuses */
+        {"<x:worksheet xmlns:x=\"a|b\"><x:sheetData/></x:worksheet>", "namespace"},
+        {"<worksheet xmlns=\"a|b\"><sheetData/></worksheet>", "namespace"},
+        {WS_DATA("<row><c><v>1</v></row>"), "does not match"},
+        {WS_DATA("<row><c r=\"A1\"t=\"n\"><v>1</v></c></row>"), "malformed attribute"},
+        {WS_DATA("<row><c r=A1><v>1</v></c></row>"), "malformed attribute"},
+        {WS_DATA("<row><c r=\"<\"><v>1</v></c></row>"), "attribute value"},
+        {WS_DATA("<row><a:b:c/></row>"), "qualified name"},
+        {WS_DATA("<row>< c/></row>"), "malformed tag"},
+        {WS_DATA("<row></ row></row>"), "end tag"},
+        {WS_HEAD "<sheetData/></worksheet><worksheet/>", "second root"},
+        {WS_HEAD "<sheetData/></worksheet>junk", "outside the root"},
+        {WS_HEAD "<sheetData/></worksheet><!-- -->", "comment"},
+        {WS_HEAD "<sheetData><row><c><v>1</v></c></row>", "ends inside"},
+        {"", "ends inside"},
+        {"<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><worksheet/>", "encoding"},
+        {"<?xml version=\"1.1\"?><worksheet/>", "version 1.0"},
+        {"<?xml encoding=\"UTF-8\"?><worksheet/>", "version 1.0"},
+        {"<?xml version=\"1.0\" standalone=\"maybe\"?><worksheet/>", "declaration"},
+        {" <?xml version=\"1.0\"?><worksheet/>", "processing instruction"},
+        {"\xfe\xff<worksheet/>", "outside the root"},
+        {WS_DATA("<row><c><v>1</v></c><\xc3\xa9/></row>"), "malformed tag"},
+        {WS_DATA("<row><c\xc3\xa9><v>1</v></c></row>"), "malformed attribute"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        book(f, "up.xlsx", cases[i].sheet, NULL, ZIP_CM_STORE);
+        expect_scanner_gives_up(f, f->path, cases[i].why);
+    }
+
+    /* limits of its own: nesting, name and tag lengths, attribute count */
+    tl_buf b = {0};
+    tl_buf_adds(&b, WS_HEAD "<sheetData>");
+    for (int i = 0; i < 300; i++)
+        tl_buf_adds(&b, "<d>");
+    for (int i = 0; i < 300; i++)
+        tl_buf_adds(&b, "</d>");
+    tl_buf_adds(&b, "<row><c><v>1</v></c></row></sheetData></worksheet>");
+    book(f, "deep.xlsx", tl_buf_cstr(&b), NULL, ZIP_CM_DEFAULT);
+    expect_scanner_gives_up(f, f->path, "nested too deep");
+
+    tl_buf_clear(&b);
+    tl_buf_adds(&b, WS_HEAD "<sheetData><row><c r=\"A1\" t=\"inlineStr\"><is><t>h</t></is></c>"
+                            "</row><row>");
+    for (int i = 0; i < 33; i++)
+        tl_buf_printf(&b, "<c a%d=\"1\"><v>%d</v></c>", i, i);
+    tl_buf_adds(&b, "<c");
+    for (int i = 0; i < 33; i++)
+        tl_buf_printf(&b, " a%d=\"1\"", i);
+    tl_buf_adds(&b, "><v>1</v></c></row></sheetData></worksheet>");
+    book(f, "attrs.xlsx", tl_buf_cstr(&b), NULL, ZIP_CM_DEFAULT);
+    expect_scanner_gives_up(f, f->path, "too many attributes");
+
+    tl_buf_clear(&b);
+    tl_buf_adds(&b, WS_HEAD "<sheetData><row><c><v>1</v></c><");
+    for (int i = 0; i < 60; i++)
+        tl_buf_addc(&b, 'n');
+    tl_buf_adds(&b, "/></row></sheetData></worksheet>");
+    book(f, "name.xlsx", tl_buf_cstr(&b), NULL, ZIP_CM_DEFAULT);
+    expect_scanner_gives_up(f, f->path, "long element name");
+
+    tl_buf_clear(&b);
+    tl_buf_adds(&b, WS_HEAD "<sheetData><row><c><v>1</v></c></row></sheetData><x a=\"");
+    for (int i = 0; i < (2 << 20); i++)
+        tl_buf_addc(&b, 'a' + i % 26);
+    tl_buf_adds(&b, "\"/></worksheet>");
+    book(f, "tag.xlsx", tl_buf_cstr(&b), NULL, ZIP_CM_DEFAULT);
+    expect_scanner_gives_up(f, f->path, "longer than 1 MiB");
+    tl_buf_free(&b);
+}
+
+/* The workbooks the conformance suite reads (written by openpyxl) read the same both ways,
+ * the scanner never giving up.  Skipped when the suite is not there. */
+static void test_scanner_conformance_inputs(void **state)
+{
+    fixture *f = *state;
+    const char *top = getenv("TL_TOP");
+    char pattern[4096];
+    glob_t g;
+
+    snprintf(pattern, sizeof pattern, "%s/../shared/conformance/cases/*/inputs/*.xlsx",
+             top ? top : ".");
+    if (glob(pattern, 0, NULL, &g) != 0 || g.gl_pathc == 0) {
+        globfree(&g);
+        skip();
+    }
+    for (size_t k = 0; k < g.gl_pathc; k++) {
+        const char *path = g.gl_pathv[k];
+        memset(&f->err, 0, sizeof f->err);
+        tl_xlsx *x = tl_xlsx_open(path, &f->err);
+        assert_non_null(x);
+        size_t n = tl_xlsx_sheet_count(x);
+        char **names = calloc(n, sizeof *names);
+        for (size_t i = 0; i < n; i++)
+            names[i] = strdup(tl_xlsx_sheet_name(x, i));
+        tl_xlsx_close(x);
+        for (size_t i = 0; i < n; i++) {
+            expect_scanner_same(f, path, names[i]);
+            free(names[i]);
+        }
+        free(names);
+    }
+    globfree(&g);
+}
+
+/* ---- inflating ------------------------------------------------------------------------ */
+
+/* Find the zip headers of entry `name` in buf and set its CRC-32 to `crc`. */
+static void patch_crc(unsigned char *buf, size_t n, const char *name, uint32_t crc)
+{
+    size_t len = strlen(name);
+    int patched = 0;
+    for (size_t i = 0; i + 46 + len <= n; i++) {
+        size_t at = 0;
+        if (memcmp(buf + i, "PK\3\4", 4) == 0 && memcmp(buf + i + 30, name, len) == 0)
+            at = i + 14; /* local file header */
+        else if (memcmp(buf + i, "PK\1\2", 4) == 0 && memcmp(buf + i + 46, name, len) == 0)
+            at = i + 16; /* central directory header */
+        if (at) {
+            for (int k = 0; k < 4; k++)
+                buf[at + (size_t)k] = (unsigned char)(crc >> (8 * k));
+            patched++;
+        }
+    }
+    assert_int_equal(patched, 2);
+}
+
+/* The whole file into buf (static, 1 MiB); returns its size. */
+static size_t slurp(const char *path, unsigned char *buf, size_t cap)
+{
+    FILE *fp = fopen(path, "rb");
+    assert_non_null(fp);
+    size_t n = fread(buf, 1, cap, fp);
+    fclose(fp);
+    assert_true(n > 0 && n < cap);
+    return n;
+}
+
+/* Deflated, stored and bzip2 entries (the last decompressed by libzip) all read alike;
+ * parts larger than a chunk, inflated in many steps, too. */
+static void test_inflate_methods(void **state)
+{
+    fixture *f = *state;
+    tl_buf rows = {0};
+    tl_buf_adds(&rows, "<row>" INL("A1", "name") INL("B1", "value") "</row>");
+    for (int i = 2; i < 20000; i++)
+        tl_buf_printf(&rows, "<row r=\"%d\">" INL("A%d", "kernel_%d &amp; co")
+                             "<c r=\"B%d\"><v>%d.25</v></c></row>", i, i, i, i, i);
+    char *sheet = sheet_xml(tl_buf_cstr(&rows));
+    tl_buf_free(&rows);
+    assert_true(strlen(sheet) > (size_t)1 << 20); /* many chunks */
+
+    zip_int32_t methods[] = {ZIP_CM_DEFLATE, ZIP_CM_STORE, ZIP_CM_BZIP2};
+    tl_table *first = NULL;
+    for (size_t m = 0; m < 3; m++) {
+        if (!zip_compression_method_supported(methods[m], 1))
+            continue;
+        book(f, "methods.xlsx", sheet, "<si><t>x</t></si>", methods[m]);
+        for (int mode = 0; mode <= 1; mode++) {
+            tl_table *t = read_mode(f, f->path, "Sheet1", mode);
+            if (!t)
+                fail_msg("method %d, mode %d: %s", methods[m], mode, f->err.msg);
+            assert_int_equal(t->nrows, 19998);
+            assert_str(cell(t, "name", 19997), "kernel_19999 & co");
+            assert_float(cell(t, "value", 0), 2.25);
+            if (!first) {
+                first = t;
+            } else {
+                assert_same_table(first, t);
+                tl_table_free(t);
+            }
+        }
+    }
+    tl_table_free(first);
+    free(sheet);
+}
+
+/* A damaged archive does not read as silently wrong data: the CRC-32 and the size of what
+ * was inflated are checked against the zip's directory. */
+static void test_inflate_damage(void **state)
+{
+    fixture *f = *state;
+    char want[8192];
+    static unsigned char buf[1 << 20];
+    const char *rows = "<row>" INL("A1", "a") "</row><row><c r=\"A2\"><v>1</v></c></row>";
+    char *sheet = sheet_xml(rows);
+    size_t n;
+
+    for (int stored = 0; stored <= 1; stored++) {
+        for (int mode = 0; mode <= 2; mode++) {
+            /* a wrong CRC-32 in the zip's headers */
+            book(f, "crc.xlsx", sheet, NULL, stored ? ZIP_CM_STORE : ZIP_CM_DEFLATE);
+            n = slurp(f->path, buf, sizeof buf);
+            patch_crc(buf, n, "xl/worksheets/sheet1.xml", 0x12345678);
+            tt_write_file(f->path, (const char *)buf, n);
+            memset(&f->err, 0, sizeof f->err);
+            tl_table *t = read_mode(f, f->path, "Sheet1", mode);
+            assert_null(t);
+            /* stored parts are checked by libzip, deflated ones inflated and checked here */
+            snprintf(want, sizeof want, "%s, sheet 'Sheet1': damaged zip data in part "
+                     "xl/worksheets/sheet1.xml: %s", f->path,
+                     stored ? "CRC error" : "CRC-32 mismatch (the zip says 12345678, the "
+                                            "data gives ");
+            if (strncmp(f->err.msg, want, strlen(want)) != 0)
+                fail_msg("stored %d, mode %d: %s", stored, mode, f->err.msg);
+
+            /* a wrong uncompressed size (within the bound) */
+            book(f, "size.xlsx", sheet, NULL, stored ? ZIP_CM_STORE : ZIP_CM_DEFLATE);
+            n = slurp(f->path, buf, sizeof buf);
+            patch_size(buf, n, "xl/worksheets/sheet1.xml", (uint32_t)strlen(sheet) + 5);
+            tt_write_file(f->path, (const char *)buf, n);
+            t = read_mode(f, f->path, "Sheet1", mode);
+            assert_null(t);
+            if (stored)
+                snprintf(want, sizeof want, "%s, sheet 'Sheet1': damaged zip data in part "
+                         "xl/worksheets/sheet1.xml: ", f->path);
+            else
+                snprintf(want, sizeof want, "%s, sheet 'Sheet1': damaged zip data in part "
+                         "xl/worksheets/sheet1.xml: %zu bytes where the zip directory says "
+                         "%zu", f->path, strlen(sheet), strlen(sheet) + 5);
+            if (strncmp(f->err.msg, want, strlen(want)) != 0)
+                fail_msg("stored %d, mode %d: %s", stored, mode, f->err.msg);
+        }
+    }
+
+    /* the small parts are checked too, and named */
+    book(f, "wbcrc.xlsx", sheet, NULL, ZIP_CM_DEFLATE);
+    n = slurp(f->path, buf, sizeof buf);
+    patch_crc(buf, n, "xl/workbook.xml", 0);
+    tt_write_file(f->path, (const char *)buf, n);
+    memset(&f->err, 0, sizeof f->err);
+    assert_null(tl_xlsx_open(f->path, &f->err));
+    snprintf(want, sizeof want,
+             "%s, part xl/workbook.xml: damaged zip data: CRC-32 mismatch (the zip says "
+             "00000000, the data gives ", f->path);
+    assert_true(strncmp(f->err.msg, want, strlen(want)) == 0);
+
+    /* garbled and cut deflate data: an error, whatever the scanner mode */
+    book(f, "garbled.xlsx", sheet, NULL, ZIP_CM_DEFLATE);
+    n = slurp(f->path, buf, sizeof buf);
+    size_t at = 0;
+    for (size_t i = 0; i + 24 <= n && !at; i++)
+        if (memcmp(buf + i, "PK\3\4", 4) == 0 && memcmp(buf + i + 30, "xl/worksheets/sheet1.xml", 24) == 0)
+            at = i + 30 + 24 + (size_t)(buf[i + 28] | buf[i + 29] << 8);
+    assert_true(at > 0);
+    for (int variant = 0; variant < 2; variant++) {
+        unsigned char *copy = malloc(n);
+        memcpy(copy, buf, n);
+        if (variant == 0) {
+            for (size_t i = 0; i < 8; i++)
+                copy[at + i] = 0xFF; /* an invalid block type */
+        } else {
+            copy[at] = 0x00; /* a stored block, not final, that runs past the data */
+        }
+        tt_write_file(f->path, (const char *)copy, n);
+        free(copy);
+        for (int mode = 0; mode <= 2; mode++) {
+            tl_table *t = read_mode(f, f->path, "Sheet1", mode);
+            assert_null(t);
+            snprintf(want, sizeof want, "%s, sheet 'Sheet1': damaged zip data in part "
+                     "xl/worksheets/sheet1.xml: ", f->path);
+            if (strncmp(f->err.msg, want, strlen(want)) != 0)
+                fail_msg("variant %d, mode %d: %s", variant, mode, f->err.msg);
+        }
+    }
+    free(sheet);
+}
+
+/* Run every test with the reader as it is (the scanner first), then with expat alone. */
+static int group_default(void **state)
+{
+    (void)state;
+    group_mode = 0;
+    tl_xlsx_set_scanner(0);
+    return 0;
+}
+
+static int group_expat(void **state)
+{
+    (void)state;
+    group_mode = 1;
+    tl_xlsx_set_scanner(1);
+    return 0;
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -941,6 +1535,18 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_decompression_bound, setup, teardown),
         cmocka_unit_test_setup_teardown(test_hostile_xml, setup, teardown),
         cmocka_unit_test_setup_teardown(test_xlsxwriter_roundtrip, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_inflate_methods, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_inflate_damage, setup, teardown),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    const struct CMUnitTest scanner[] = {
+        cmocka_unit_test_setup_teardown(test_scanner_constructs, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_scanner_chunks, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_scanner_gives_up, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_scanner_conformance_inputs, setup, teardown),
+    };
+    int failed = cmocka_run_group_tests_name("xlsx_read", tests, group_default, NULL);
+    failed += cmocka_run_group_tests_name("xlsx_read, expat alone", tests, group_expat, NULL);
+    failed += cmocka_run_group_tests_name("xlsx_read, scanner against expat", scanner,
+                                          group_default, NULL);
+    return failed;
 }
