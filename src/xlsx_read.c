@@ -779,20 +779,6 @@ static const char *xlsx_trimmed(tl_buf *b, size_t *n)
     return s;
 }
 
-/* Case-insensitive comparison of s[0..n) with a lower-case word. */
-static int xlsx_ieq(const char *s, size_t n, const char *word)
-{
-    if (strlen(word) != n)
-        return 0;
-    for (size_t i = 0; i < n; i++) {
-        char c = s[i];
-        if (c >= 'A' && c <= 'Z')
-            c = (char)(c - 'A' + 'a');
-        if (c != word[i])
-            return 0;
-    }
-    return 1;
-}
 
 /* ---- opening: relationships and the sheet list ------------------------------------ */
 
@@ -1300,7 +1286,7 @@ static int xlsx_number(const char *s, size_t n, tl_cell *out)
 {
     size_t i = s[0] == '+' || s[0] == '-';
 
-    if (xlsx_ieq(s + i, n - i, "nan")) {
+    if (tl_text_ieq(s + i, n - i, "nan")) {
         *out = tl_cell_missing();
         return 1;
     }
@@ -1385,9 +1371,9 @@ static int xlsx_cell_value(xlsx_parse *p, xlsx_sheet_state *st, tl_cell *out)
         return 1;
     case CT_B:
         s = xlsx_trimmed(&x->vbuf, &n);
-        if ((n == 1 && s[0] == '1') || xlsx_ieq(s, n, "true")) {
+        if ((n == 1 && s[0] == '1') || tl_text_ieq(s, n, "true")) {
             *out = tl_cell_bool(1);
-        } else if ((n == 1 && s[0] == '0') || xlsx_ieq(s, n, "false")) {
+        } else if ((n == 1 && s[0] == '0') || tl_text_ieq(s, n, "false")) {
             *out = tl_cell_bool(0);
         } else {
             xlsx_cell_fail(p, xlsx_ref(st), "boolean cell holds '%.40s'", s);
@@ -2501,7 +2487,7 @@ static int xs_begin(xs *s, char **qp, char *e, int final)
         if (xs_decl_item(&q, end, "version", &v, &vn) != 1 || vn != 3 || memcmp(v, "1.0", 3) != 0)
             return xs_bail(s, "an XML declaration other than version 1.0");
         r = xs_decl_item(&q, end, "encoding", &v, &vn);
-        if (r < 0 || (r == 1 && !xlsx_ieq(v, vn, "utf-8")))
+        if (r < 0 || (r == 1 && !tl_text_ieq(v, vn, "utf-8")))
             return xs_bail(s, "an encoding other than UTF-8");
         r = xs_decl_item(&q, end, "standalone", &v, &vn);
         if (r < 0 || (r == 1 && !(xlsx_is(v, vn, "yes") || xlsx_is(v, vn, "no"))))
