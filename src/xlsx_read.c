@@ -779,7 +779,6 @@ static const char *xlsx_trimmed(tl_buf *b, size_t *n)
     return s;
 }
 
-
 /* ---- opening: relationships and the sheet list ------------------------------------ */
 
 /* Append the path segments of `s` to out[0..*w), resolving "." and "..". */

@@ -1,7 +1,9 @@
 /*
  * xlsx_read.h - read the sheets of an .xlsx workbook into tables (SPEC §1, "XLSX").
  *
- * The workbook is a zip (libzip) of XML parts (expat, streamed).  Opening reads the
+ * The workbook is a zip (libzip; deflate inflated with ISA-L, CRC-checked) of XML parts,
+ * streamed: worksheets through a bounded hand-written scanner that falls back to expat
+ * on anything it does not check, everything else through expat.  Opening reads the
  * sheet list (xl/workbook.xml + xl/_rels/workbook.xml.rels); shared strings are read
  * once, on the first sheet read; each sheet is parsed only when asked for.
  *
