@@ -239,7 +239,7 @@ static void add_diff(tl_table *t, const tl_column *base, const tl_column *var, c
 {
     size_t dc = tl_table_add_column(t, tl_arena_printf(arena, "%s__%s_diff", metric, tag));
     size_t pc = tl_table_add_column(t, tl_arena_printf(arena, "%s__%s_pct", metric, tag));
-    /* add_column may move the array: look the sources up again by position */
+    /* base and var are copies of the source columns' headers (their cells do not move) */
     tl_column *d = &t->cols[dc], *p = &t->cols[pc];
     d->role = p->role = TL_ROLE_DIFF;
     d->tag = p->tag = tag_index;

@@ -104,6 +104,20 @@ static const char *option_value(int argc, char **argv, int *i, const char *eq)
     return NULL;
 }
 
+/* One --sheets word: a group's bit into *named, or "all" into *all.  0, or the usage error's status. */
+static int add_group(const char *g, unsigned *named, int *all)
+{
+    unsigned bit = tl_group_from_name(g);
+    if (!bit)
+        return usage_error("--sheets: unknown group '%s' (choose from gpu_timeline, "
+                           "ops_summary, kernel_summary, ops_all, roofline, all)", g);
+    if (bit == TL_GROUP_ALL)
+        *all = 1;
+    else
+        *named |= bit;
+    return 0;
+}
+
 static int parse_args(int argc, char **argv, options *o)
 {
     o->reports = tl_xcalloc((size_t)argc, sizeof *o->reports);
@@ -183,28 +197,13 @@ static int parse_args(int argc, char **argv, options *o)
                 o->names[o->nnames++] = argv[++i];
         } else if (!strcmp(name, "--sheets")) {
             sheets_given = 1;
-            int got = 0;
-            if (eq) {
-                unsigned bit = tl_group_from_name(eq);
-                if (bit == TL_GROUP_ALL) {
-                    all_given = 1;
-                    bit = 0;
-                } else if (!bit)
-                    return usage_error("--sheets: unknown group '%s' (choose from gpu_timeline, "
-                                       "ops_summary, kernel_summary, ops_all, roofline, all)", eq);
-                sheets_named |= bit;
-                got++;
-            }
+            int got = 0, rc;
+            if (eq && (rc = add_group(eq, &sheets_named, &all_given)) != 0)
+                return rc;
+            got += eq != NULL;
             while (i + 1 < argc && !is_option(argv[i + 1])) {
-                const char *g = argv[++i];
-                unsigned bit = tl_group_from_name(g);
-                if (bit == TL_GROUP_ALL) {
-                    all_given = 1;
-                    bit = 0;
-                } else if (!bit)
-                    return usage_error("--sheets: unknown group '%s' (choose from gpu_timeline, "
-                                       "ops_summary, kernel_summary, ops_all, roofline, all)", g);
-                sheets_named |= bit;
+                if ((rc = add_group(argv[++i], &sheets_named, &all_given)) != 0)
+                    return rc;
                 got++;
             }
             if (!got)
