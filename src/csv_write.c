@@ -74,14 +74,22 @@ static void put_field(csv_out *o, const char *s, size_t n)
     putc_(o, '"');
 }
 
-/* Returns 1 when the cell wrote any text. */
-static int put_cell(csv_out *o, const tl_cell *c)
+/* Cell r of column col; returns 1 when the cell wrote any text. */
+static int put_cell(csv_out *o, const tl_table *t, size_t col, size_t r)
 {
     char num[TL_NUMFMT_MAX];
+    const tl_cell *c = &t->cols[col].cells[r];
+    const char *text;
+    size_t n;
     switch (c->kind) {
     case TL_MISSING: return 0;
     case TL_INT: put(o, num, tl_fmt_int(c->v.i, num)); return 1;
-    case TL_FLOAT: put(o, num, tl_fmt_double(c->v.f, num)); return 1;
+    case TL_FLOAT:
+        if ((text = tl_float_text(t, col, c, &n)) != NULL)
+            put(o, text, n);
+        else
+            put(o, num, tl_fmt_double(c->v.f, num));
+        return 1;
     case TL_BOOL: c->v.b ? put(o, "True", 4) : put(o, "False", 5); return 1;
     case TL_STR: put_field(o, c->v.s, tl_cell_len(c)); return c->v.s[0] != '\0';
     }
@@ -101,7 +109,7 @@ static void write_table(csv_out *o, const tl_table *t)
         for (size_t c = 0; c < t->ncols; c++) {
             if (c)
                 putc_(o, ',');
-            any |= put_cell(o, &t->cols[c].cells[r]);
+            any |= put_cell(o, t, c, r);
         }
         /* Python's csv module writes a lone empty field as "" so the row is not blank. */
         if (!any && t->ncols == 1)

@@ -447,7 +447,7 @@ int tl_run_groups(tl_report *reports, size_t n, unsigned run, unsigned named, tl
     run_ctx c = {.reports = reports, .n = n, .tags = tags, .arena = arena, .err = err, .sink = sink};
     int rc = 0;
     double t0 = tl_now(), read0 = tl_timing.read;
-    double written0 = tl_timing.write_csv + tl_timing.write_xlsx;
+    double written0 = tl_timing.format + tl_timing.write_csv + tl_timing.write_xlsx;
 
     static const struct { unsigned bit; const summary_group *g; } summaries[] = {
         {TL_GROUP_GPU_TIMELINE, &gpu_timeline},
@@ -497,6 +497,6 @@ int tl_run_groups(tl_report *reports, size_t n, unsigned run, unsigned named, tl
     free(tags);
     /* what is neither reading nor the sink's writing is comparing */
     tl_timing.compare += tl_now() - t0 - (tl_timing.read - read0) -
-                         (tl_timing.write_csv + tl_timing.write_xlsx - written0);
+                         (tl_timing.format + tl_timing.write_csv + tl_timing.write_xlsx - written0);
     return rc;
 }

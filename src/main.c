@@ -400,9 +400,9 @@ int main(int argc, char **argv)
     }
     tl_timing.total = tl_now() - t_start;
     if (o.timings)
-        fprintf(stderr, "timings: read %.3f s, compare %.3f s, summary %.3f s, workbook %.3f s, csv %.3f s, "
-                        "total %.3f s\n", tl_timing.read, tl_timing.compare, tl_timing.summary,
-                tl_timing.write_xlsx, tl_timing.write_csv, tl_timing.total);
+        fprintf(stderr, "timings: read %.3f s, compare %.3f s, format %.3f s, summary %.3f s, workbook %.3f s, "
+                        "csv %.3f s, total %.3f s\n", tl_timing.read, tl_timing.compare, tl_timing.format,
+                tl_timing.summary, tl_timing.write_xlsx, tl_timing.write_csv, tl_timing.total);
     rc = 0;
     if (summary.gate_failed) {
         tl_summary_print_violations(&summary, stderr);

@@ -27,7 +27,8 @@ typedef struct tl_timings {
     double read;        /* reading and typing sheets */
     double compare;     /* merge, diff, order, split */
     double summary;     /* the summary and its renderings */
-    double write_xlsx;  /* the workbook */
+    double format;      /* formatting the results' numbers, once for both writers */
+    double write_xlsx;  /* the workbook: waiting for (and helping) its thread */
     double write_csv;   /* the CSV directory */
     double total;
 } tl_timings;

@@ -5,16 +5,23 @@
 
 #include "csv_write.h"
 #include "output.h"
+#include "pool.h"
 #include "progress.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+/* The threads that render the workbook while the caller reads, compares and writes the
+ * CSVs (and helps when it has to wait).  On two cores one is right: with two, the
+ * extra thread competed with the reading and cost more CPU than it saved. */
+#define TL_OUT_THREADS 1
 
 struct tl_out {
     char *xlsx, *xlsx_tmp;   /* the workbook and its temporary name */
     char *csv_dir, *csv_tmp; /* the CSV directory and its temporary twin, or NULL */
     char **files;            /* the CSV files written, by name */
     size_t nfiles, fcap;
+    tl_pool *pool;           /* writes the workbook's sheets */
     tl_xlsx_writer *xw;      /* the built-in writer; NULL with libxlsxwriter */
     int lxw;
     tl_results results;      /* every result, in order */
@@ -45,6 +52,7 @@ tl_out *tl_out_open(const char *xlsx, const char *csv_dir, int summary_first, in
     tl_out *o = tl_xcalloc(1, sizeof *o);
     o->xlsx = tl_xstrdup(xlsx);
     o->lxw = lxw;
+    o->pool = tl_pool_new(TL_OUT_THREADS);
     o->xlsx_tmp = tl_output_temp_file(xlsx, err);
     if (!o->xlsx_tmp)
         return tl_out_free(o), NULL;
@@ -55,7 +63,7 @@ tl_out *tl_out_open(const char *xlsx, const char *csv_dir, int summary_first, in
             return tl_out_free(o), NULL;
     }
     if (!lxw) {
-        o->xw = tl_xlsx_writer_open(o->xlsx_tmp, summary_first, err);
+        o->xw = tl_xlsx_writer_open(o->xlsx_tmp, summary_first, o->pool, err);
         if (!o->xw) {
             name_output(err, o->xlsx_tmp, o->xlsx);
             return tl_out_free(o), NULL;
@@ -70,7 +78,6 @@ static int write_csv(tl_out *o, const tl_result *r, tl_error *err)
         tl_error_set(err, "result '%s' cannot be a file name (a tag holds '/')", r->name);
         return -1;
     }
-    double t0 = tl_now();
     TL_GROW(o->files, o->fcap, o->nfiles + 1);
     char *file = tl_xmalloc(strlen(r->name) + 5);
     sprintf(file, "%s.csv", r->name);
@@ -82,7 +89,6 @@ static int write_csv(tl_out *o, const tl_result *r, tl_error *err)
     if (rc != 0)
         name_output(err, o->csv_tmp, o->csv_dir);
     free(path);
-    tl_timing.write_csv += tl_now() - t0;
     return rc;
 }
 
@@ -102,14 +108,22 @@ static int out_put(void *ctx, const tl_result *r, tl_error *err)
         o->pending[o->npending++] = r->table;
         kept->table = NULL;
     }
-    /* The workbook's thread renders this table while the CSV is written here. */
+    /* Each double is formatted once, here, for both writers: this also takes that work
+     * off the workbook's thread, the busier one. */
+    double t0 = tl_now();
+    tl_table_format_floats(r->table);
+    tl_timing.format += tl_now() - t0;
+    /* The pool's thread renders this table into the workbook while the CSV is written
+     * here, from the same table while it is still in the cache (a CSV job on another
+     * thread, later, cost more CPU than it saved). */
     if (o->xw && tl_xlsx_writer_add(o->xw, r, err) != 0) {
         name_output(err, o->xlsx_tmp, o->xlsx);
         return -1;
     }
-    if (o->csv_tmp && write_csv(o, r, err) != 0)
-        return -1;
-    return 0;
+    t0 = tl_now();
+    int rc = o->csv_tmp ? write_csv(o, r, err) : 0;
+    tl_timing.write_csv += tl_now() - t0;
+    return rc;
 }
 
 /* Free the pending tables of results before number `upto`. */
@@ -125,6 +139,8 @@ static void free_pending(tl_out *o, size_t upto)
     o->npending -= k;
 }
 
+/* Wait until the first `upto` results are in the workbook (helping meanwhile); free
+ * their tables. */
 static int out_sync(void *ctx, size_t upto, tl_error *err)
 {
     tl_out *o = ctx;
@@ -147,9 +163,9 @@ const tl_results *tl_out_results(const tl_out *o) { return &o->results; }
 
 int tl_out_finish(tl_out *o, const tl_summary_sheet *summary, tl_error *err)
 {
+    tl_progress("finishing %s", o->xlsx);
     double t0 = tl_now();
     int rc;
-    tl_progress("finishing %s", o->xlsx);
     if (o->lxw) {
         rc = tl_xlsx_write_lxw(&o->results, o->xlsx_tmp, err);
     } else {
@@ -182,7 +198,9 @@ void tl_out_free(tl_out *o)
 {
     if (!o)
         return;
+    /* the jobs first: they read the tables */
     tl_xlsx_writer_abort(o->xw);
+    tl_pool_free(o->pool, 1);
     free_pending(o, (size_t)-1);
     free(o->pending);
     free(o->pending_index);

@@ -3,6 +3,8 @@
  */
 #include "table.h"
 
+#include "numfmt.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -53,10 +55,21 @@ int tl_cell_key_cmp(const tl_cell *a, const tl_cell *b)
 
 tl_table *tl_table_new(void) { return tl_xcalloc(1, sizeof(tl_table)); }
 
+static void drop_float_texts(tl_table *t)
+{
+    if (!t->float_texts)
+        return;
+    for (size_t i = 0; i < t->ncols; i++)
+        free(t->float_texts[i]);
+    free(t->float_texts);
+    t->float_texts = NULL;
+}
+
 void tl_table_free(tl_table *t)
 {
     if (!t)
         return;
+    drop_float_texts(t);
     for (size_t i = 0; i < t->ncols; i++)
         free(t->cols[i].cells);
     free(t->cols);
@@ -65,6 +78,7 @@ void tl_table_free(tl_table *t)
 
 size_t tl_table_add_column(tl_table *t, const char *name)
 {
+    drop_float_texts(t);
     t->cols = tl_xrealloc(t->cols, (t->ncols + 1) * sizeof *t->cols);
     tl_column *c = &t->cols[t->ncols];
     memset(c, 0, sizeof *c);
@@ -84,6 +98,7 @@ long tl_table_find(const tl_table *t, const char *name)
 
 void tl_table_remove_column(tl_table *t, size_t i)
 {
+    drop_float_texts(t);
     free(t->cols[i].cells);
     memmove(&t->cols[i], &t->cols[i + 1], (t->ncols - i - 1) * sizeof *t->cols);
     t->ncols--;
@@ -100,6 +115,33 @@ void tl_table_take_rows(tl_table *t, const size_t *rows, size_t n)
         t->cols[c].cells = cells;
     }
     t->nrows = n;
+}
+
+void tl_table_format_floats(tl_table *t)
+{
+    if (t->float_texts)
+        return;
+    /* Offsets live in a cell's 32-bit len: a column of texts must stay below 4 GiB. */
+    if (t->nrows > (UINT32_MAX - TL_FLOAT_TEXT_SLACK) / TL_NUMFMT_MAX)
+        return;
+    t->float_texts = tl_xcalloc(t->ncols ? t->ncols : 1, sizeof *t->float_texts);
+    for (size_t c = 0; c < t->ncols; c++) {
+        tl_cell *cells = t->cols[c].cells;
+        char *buf = NULL;
+        size_t used = 0;
+        for (size_t r = 0; r < t->nrows; r++) {
+            if (cells[r].kind != TL_FLOAT)
+                continue;
+            if (!buf) /* room for every row, as if all were floats; untouched pages cost nothing */
+                buf = tl_xmalloc(t->nrows * TL_NUMFMT_MAX + TL_FLOAT_TEXT_SLACK);
+            size_t n = tl_fmt_double(cells[r].v.f, buf + used + 1);
+            buf[used] = (char)n;
+            cells[r].len = (uint32_t)used;
+            used += n + 1;
+        }
+        /* give back the room the non-float cells and short texts left unused */
+        t->float_texts[c] = buf ? tl_xrealloc(buf, used + TL_FLOAT_TEXT_SLACK) : NULL;
+    }
 }
 
 /* ---- text classification -------------------------------------------------------- */

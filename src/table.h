@@ -61,7 +61,8 @@ typedef struct tl_column {
 typedef struct tl_table {
     size_t nrows;
     size_t ncols;
-    tl_column *cols; /* malloc'd */
+    tl_column *cols;    /* malloc'd */
+    char **float_texts; /* NULL, or what tl_table_format_floats() made (one per column) */
 } tl_table;
 
 /* ---- cells ---------------------------------------------------------------------- */
@@ -125,6 +126,28 @@ void tl_table_remove_column(tl_table *t, size_t i);
 /* Keep only the rows listed in `rows` (n entries, indexes into the table, may repeat),
  * in that order. */
 void tl_table_take_rows(tl_table *t, const size_t *rows, size_t n);
+
+/*
+ * Format every TL_FLOAT cell once, as numfmt.h's tl_fmt_double() does, for the writers
+ * that would each format it again (the workbook and the CSV file of a result): the
+ * largest single cost of writing is formatting doubles.  Afterwards tl_float_text()
+ * gives a cell's text.  The texts are kept per column, each cell's at the offset its
+ * `len` field holds (a float does not use it otherwise): a length byte, then the text.
+ * Adding or removing a column drops them; reordering rows keeps them.
+ */
+void tl_table_format_floats(tl_table *t);
+
+/* The text of float cell `cell` of column c, and its length in *n; NULL when the table
+ * was not formatted.  At least TL_FLOAT_TEXT_SLACK bytes may be read from the text. */
+#define TL_FLOAT_TEXT_SLACK 32
+static inline const char *tl_float_text(const tl_table *t, size_t c, const tl_cell *cell, size_t *n)
+{
+    if (!t->float_texts)
+        return NULL;
+    const char *p = t->float_texts[c] + cell->len;
+    *n = (unsigned char)p[0];
+    return p + 1;
+}
 
 /* ---- building a table from a reader --------------------------------------------- */
 

@@ -47,6 +47,7 @@
 #include "xlsx_write.h"
 
 #include "numfmt.h"
+#include "pool.h"
 #include "zip_write.h"
 
 #include <math.h>
@@ -616,7 +617,14 @@ static void xb_rows(tl_buf *b, const tl_table *t, const colinfo *ci, size_t firs
             case TL_FLOAT:
                 if (isfinite(cell->v.f)) {
                     p = put_num_cell(p, &ci[c], row, rowlen);
-                    p += tl_fmt_double(cell->v.f, p);
+                    size_t n;
+                    const char *text = tl_float_text(t, c, cell, &n);
+                    if (text) { /* made once for this and the CSV (a fixed-size move) */
+                        memcpy(p, text, TL_FLOAT_TEXT_SLACK);
+                        p += n;
+                    } else {
+                        p += tl_fmt_double(cell->v.f, p);
+                    }
                     PUT(p, "</v></c>");
                 } else if (isinf(cell->v.f)) {
                     /* Excel has no infinities: text, as the CSV has it */
@@ -1060,7 +1068,6 @@ typedef struct sheet_job {
     size_t file;          /* its part: xl/worksheets/sheet<file>.xml */
     size_t nrows, ncols;  /* SHEET_RESULT: its size, for the workbook's filter names */
     tl_zip_blob blob;     /* the compressed XML, once done */
-    int done;
 } sheet_job;
 
 typedef struct book {
@@ -1250,45 +1257,6 @@ static void render_job(const book *bk, size_t i, tl_buf *b, tl_zip_compressor *c
     tl_zip_stream_finish(comp);
 }
 
-typedef struct pool {
-    book *bk;
-    pthread_mutex_t mu;
-    pthread_cond_t work; /* a worker may take the next sheet */
-    pthread_cond_t done; /* a sheet is ready */
-    size_t next;         /* the next sheet to take */
-    size_t written;      /* sheets written to the zip */
-    size_t window;       /* sheets taken ahead of `written`, at most */
-    int stop;
-} pool;
-
-static void *pool_worker(void *arg)
-{
-    pool *pl = arg;
-    tl_zip_compressor *comp = tl_zip_compressor_new(TL_ZIP_LEVEL);
-    tl_buf xml = {0};
-    pthread_mutex_lock(&pl->mu);
-    for (;;) {
-        while (!pl->stop && pl->next < pl->bk->nsheets && pl->next >= pl->written + pl->window)
-            pthread_cond_wait(&pl->work, &pl->mu);
-        if (pl->stop || pl->next >= pl->bk->nsheets)
-            break;
-        size_t i = pl->next++;
-        pthread_mutex_unlock(&pl->mu);
-
-        tl_zip_blob blob;
-        render_job(pl->bk, i, &xml, comp, &blob);
-
-        pthread_mutex_lock(&pl->mu);
-        pl->bk->jobs[i].blob = blob;
-        pl->bk->jobs[i].done = 1;
-        pthread_cond_broadcast(&pl->done);
-    }
-    pthread_mutex_unlock(&pl->mu);
-    tl_buf_free(&xml);
-    tl_zip_compressor_free(comp);
-    return NULL;
-}
-
 static int write_sheet(tl_zip *z, size_t i, sheet_job *j, tl_error *err)
 {
     char name[48];
@@ -1299,61 +1267,79 @@ static int write_sheet(tl_zip *z, size_t i, sheet_job *j, tl_error *err)
     return rc;
 }
 
+/* Each thread's compressor and XML buffer, reused from sheet to sheet. */
+typedef struct render_state {
+    tl_zip_compressor *comp; /* made on the first sheet a thread renders */
+    tl_buf xml;
+} render_state;
+
+static render_state *render_states_new(int n) { return tl_xcalloc((size_t)n, sizeof(render_state)); }
+
+static void render_states_free(render_state *st, int n)
+{
+    for (int i = 0; i < n; i++) {
+        tl_zip_compressor_free(st[i].comp);
+        tl_buf_free(&st[i].xml);
+    }
+    free(st);
+}
+
+/* The sheets of a whole book, rendered by a pool and stored in any order. */
+typedef struct book_writer {
+    book *bk;
+    tl_zip *z;
+    render_state *states;
+    pthread_mutex_t mu; /* the zip, failed, err */
+    int failed;
+    tl_error err;
+} book_writer;
+
+typedef struct book_sheet {
+    book_writer *bw;
+    size_t i;
+} book_sheet;
+
+static void render_book_sheet(void *arg, int worker)
+{
+    book_sheet *bs = arg;
+    book_writer *bw = bs->bw;
+    render_state *st = &bw->states[worker];
+    pthread_mutex_lock(&bw->mu);
+    int failed = bw->failed;
+    pthread_mutex_unlock(&bw->mu);
+    if (failed)
+        return;
+    if (!st->comp)
+        st->comp = tl_zip_compressor_new(TL_ZIP_LEVEL);
+    sheet_job j = bw->bk->jobs[bs->i];
+    render_job(bw->bk, bs->i, &st->xml, st->comp, &j.blob);
+    pthread_mutex_lock(&bw->mu);
+    if (!bw->failed && write_sheet(bw->z, bs->i, &j, &bw->err) != 0)
+        bw->failed = 1;
+    tl_zip_blob_free(&j.blob); /* when not written */
+    pthread_mutex_unlock(&bw->mu);
+}
+
+/* Render, compress and store every sheet of the book, on `threads` threads (this one
+ * among them). */
 static int write_sheets(book *bk, int threads, tl_zip *z, tl_error *err)
 {
-    if (threads <= 1 || bk->nsheets <= 1) {
-        tl_zip_compressor *comp = tl_zip_compressor_new(TL_ZIP_LEVEL);
-        tl_buf xml = {0};
-        int rc = 0;
-        for (size_t i = 0; i < bk->nsheets && rc == 0; i++) {
-            render_job(bk, i, &xml, comp, &bk->jobs[i].blob);
-            rc = write_sheet(z, i, &bk->jobs[i], err);
-        }
-        tl_buf_free(&xml);
-        tl_zip_compressor_free(comp);
-        return rc;
+    tl_pool *pool = tl_pool_new(threads - 1);
+    book_writer bw = {.bk = bk, .z = z, .states = render_states_new(tl_pool_slots(pool))};
+    pthread_mutex_init(&bw.mu, NULL);
+    book_sheet *sheets = tl_xcalloc(bk->nsheets, sizeof *sheets);
+    for (size_t i = 0; i < bk->nsheets; i++) {
+        sheets[i] = (book_sheet){&bw, i};
+        tl_pool_add(pool, render_book_sheet, &sheets[i]);
     }
-
-    pool pl = {.bk = bk, .window = (size_t)threads + 1};
-    pthread_mutex_init(&pl.mu, NULL);
-    pthread_cond_init(&pl.work, NULL);
-    pthread_cond_init(&pl.done, NULL);
-    pthread_t *tid = tl_xcalloc((size_t)threads, sizeof *tid);
-    int started = 0, rc = 0;
-    for (; started < threads; started++)
-        if (pthread_create(&tid[started], NULL, pool_worker, &pl) != 0)
-            break;
-    if (started == 0) {
-        /* No thread at all: do it here. */
-        free(tid);
-        pthread_cond_destroy(&pl.done);
-        pthread_cond_destroy(&pl.work);
-        pthread_mutex_destroy(&pl.mu);
-        return write_sheets(bk, 1, z, err);
-    }
-    for (size_t i = 0; i < bk->nsheets && rc == 0; i++) {
-        pthread_mutex_lock(&pl.mu);
-        while (!bk->jobs[i].done)
-            pthread_cond_wait(&pl.done, &pl.mu);
-        pthread_mutex_unlock(&pl.mu);
-        rc = write_sheet(z, i, &bk->jobs[i], err);
-        pthread_mutex_lock(&pl.mu);
-        pl.written = i + 1;
-        if (rc != 0)
-            pl.stop = 1;
-        pthread_cond_broadcast(&pl.work);
-        pthread_mutex_unlock(&pl.mu);
-    }
-    for (int t = 0; t < started; t++)
-        pthread_join(tid[t], NULL);
-    /* After a failure, sheets finished but never written. */
-    for (size_t i = 0; i < bk->nsheets; i++)
-        tl_zip_blob_free(&bk->jobs[i].blob);
-    free(tid);
-    pthread_cond_destroy(&pl.done);
-    pthread_cond_destroy(&pl.work);
-    pthread_mutex_destroy(&pl.mu);
-    return rc;
+    int slots = tl_pool_slots(pool);
+    tl_pool_free(pool, 0); /* runs them all */
+    render_states_free(bw.states, slots);
+    free(sheets);
+    pthread_mutex_destroy(&bw.mu);
+    if (bw.failed)
+        *err = bw.err;
+    return bw.failed ? -1 : 0;
 }
 
 /* ---- the workbook ------------------------------------------------------------------------- */
@@ -1492,71 +1478,69 @@ int tl_xlsx_write(const tl_results *results, const tl_xlsx_write_opts *opts, con
 /* ---- the streaming writer -------------------------------------------------------------- */
 
 /*
- * One background thread renders and compresses the queued results in order and stores
- * each in the zip at once, while the caller goes on (writing the CSVs, reading the next
- * sheets).  Only that thread touches the zip until close(), so it needs no lock; the
- * queue (the job array) is shared under `mu`.  Results are numbered sheet1.xml,
- * sheet2.xml, ... as they come; the summary, made last, gets the next number and is
- * listed first in workbook.xml (zip order does not matter to readers).
+ * Each added result becomes a job of the caller's pool (pool.h): render it, compress it
+ * into a blob of its own, store the blob in the zip.  The pool's threads take jobs
+ * oldest first while the caller goes on (reading and comparing the next sheets), and the
+ * caller takes the newest when it waits in sync(), so sheets are stored in any order:
+ * readers find parts through the central directory, and a sheet's file name, not its
+ * place in the zip, says where it goes.  Results are numbered sheet1.xml, sheet2.xml,
+ * ... as they come; the summary, made last, gets the next number and is listed first in
+ * workbook.xml.  The zip and the failure are shared under `mu`; the rest is the caller's.
  */
+typedef struct stream_sheet {
+    tl_xlsx_writer *w;
+    tl_result res;        /* a copy: the caller's may move */
+    size_t index;         /* 0, 1, ... in the order added */
+    size_t job;           /* the pool's job count once it was queued */
+} stream_sheet;
+
 struct tl_xlsx_writer {
     char *path;
     tl_zip *z;
+    tl_pool *pool;
+    render_state *states; /* one per pool slot: each thread's compressor and buffer */
+    int nstates;
     int summary_first;
-    sheet_job *jobs;      /* results, in order */
-    tl_result **res;      /* each job's result (stable copies: jobs may move) */
+    stream_sheet **sheets;
+    sheet_job *jobs;      /* what close() needs of each sheet */
     const char **names;
     size_t n, cap;
-    pthread_t thread;
-    int have_thread;
-    pthread_mutex_t mu;
-    pthread_cond_t work, done;
-    size_t rendered;      /* jobs 0..rendered-1 are in the zip */
-    int stop, failed;
-    tl_error werr;        /* the thread's failure */
+    pthread_mutex_t mu;   /* the zip, `failed` and `werr` */
+    int failed;
+    tl_error werr;        /* the first failure */
 };
 
-static void *writer_thread(void *arg)
+static void render_sheet_job(void *arg, int worker)
 {
-    tl_xlsx_writer *w = arg;
-    tl_zip_compressor *comp = tl_zip_compressor_new(TL_ZIP_LEVEL);
-    tl_buf xml = {0};
+    stream_sheet *sh = arg;
+    tl_xlsx_writer *w = sh->w;
+    render_state *st = &w->states[worker];
     pthread_mutex_lock(&w->mu);
-    for (;;) {
-        while (!w->stop && w->rendered == w->n)
-            pthread_cond_wait(&w->work, &w->mu);
-        if (w->rendered == w->n || w->failed)
-            break; /* stopped, with nothing left to do */
-        size_t i = w->rendered;
-        sheet_job j = w->jobs[i];
-        const tl_result *res = w->res[i];
-        pthread_mutex_unlock(&w->mu);
-
-        tl_zip_blob blob;
-        tl_buf_clear(&xml);
-        tl_zip_stream_begin(comp, &blob);
-        render_result(res, !w->summary_first && i == 0, &xml, comp);
-        xb_flush(&xml, comp);
-        tl_zip_stream_finish(comp);
-        tl_error err = {0};
-        j.blob = blob;
-        int rc = write_sheet(w->z, i, &j, &err);
-
-        pthread_mutex_lock(&w->mu);
-        if (rc != 0) {
-            w->failed = 1;
-            w->werr = err;
-        }
-        w->rendered = i + 1;
-        pthread_cond_broadcast(&w->done);
-    }
+    int failed = w->failed;
     pthread_mutex_unlock(&w->mu);
-    tl_buf_free(&xml);
-    tl_zip_compressor_free(comp);
-    return NULL;
+    if (failed)
+        return; /* the workbook is lost anyway */
+    if (!st->comp)
+        st->comp = tl_zip_compressor_new(TL_ZIP_LEVEL);
+
+    sheet_job j = {.file = sh->index + 1};
+    tl_buf_clear(&st->xml);
+    tl_zip_stream_begin(st->comp, &j.blob);
+    render_result(&sh->res, !w->summary_first && sh->index == 0, &st->xml, st->comp);
+    xb_flush(&st->xml, st->comp);
+    tl_zip_stream_finish(st->comp);
+
+    tl_error err = {0};
+    pthread_mutex_lock(&w->mu);
+    if (!w->failed && write_sheet(w->z, sh->index, &j, &err) != 0) {
+        w->failed = 1;
+        w->werr = err;
+    }
+    tl_zip_blob_free(&j.blob); /* when not written */
+    pthread_mutex_unlock(&w->mu);
 }
 
-tl_xlsx_writer *tl_xlsx_writer_open(const char *path, int summary_first, tl_error *err)
+tl_xlsx_writer *tl_xlsx_writer_open(const char *path, int summary_first, tl_pool *pool, tl_error *err)
 {
     tl_xlsx_writer *w = tl_xcalloc(1, sizeof *w);
     w->path = tl_xstrdup(path);
@@ -1567,10 +1551,10 @@ tl_xlsx_writer *tl_xlsx_writer_open(const char *path, int summary_first, tl_erro
         free(w);
         return NULL;
     }
+    w->pool = pool;
+    w->nstates = tl_pool_slots(pool);
+    w->states = render_states_new(w->nstates);
     pthread_mutex_init(&w->mu, NULL);
-    pthread_cond_init(&w->work, NULL);
-    pthread_cond_init(&w->done, NULL);
-    w->have_thread = pthread_create(&w->thread, NULL, writer_thread, w) == 0;
     return w;
 }
 
@@ -1582,68 +1566,54 @@ int tl_xlsx_writer_add(tl_xlsx_writer *w, const tl_result *r, tl_error *err)
                           "(1,048,575 x 16,384)", w->path, r->name, t->nrows, t->ncols);
         return -1;
     }
-    tl_result *copy = tl_xmalloc(sizeof *copy);
-    *copy = *r;
-    pthread_mutex_lock(&w->mu);
     if (w->n == w->cap) {
         w->cap = w->cap ? 2 * w->cap : 64;
+        w->sheets = tl_xrealloc(w->sheets, w->cap * sizeof *w->sheets);
         w->jobs = tl_xrealloc(w->jobs, w->cap * sizeof *w->jobs);
-        w->res = tl_xrealloc(w->res, w->cap * sizeof *w->res);
         w->names = tl_xrealloc(w->names, w->cap * sizeof *w->names);
     }
-    w->res[w->n] = copy;
+    stream_sheet *sh = tl_xmalloc(sizeof *sh);
+    *sh = (stream_sheet){w, *r, w->n, 0};
+    w->sheets[w->n] = sh;
     w->names[w->n] = r->name;
-    w->jobs[w->n] = (sheet_job){.kind = SHEET_RESULT, .res = NULL, .file = w->n + 1, .nrows = t->nrows,
-                                .ncols = t->ncols};
+    w->jobs[w->n] = (sheet_job){.kind = SHEET_RESULT, .file = w->n + 1, .nrows = t->nrows, .ncols = t->ncols};
     w->n++;
-    pthread_cond_signal(&w->work);
-    pthread_mutex_unlock(&w->mu);
-    if (!w->have_thread)
-        return tl_xlsx_writer_sync(w, (size_t)-1, err);
+    sh->job = tl_pool_add(w->pool, render_sheet_job, sh);
     return 0;
 }
 
 int tl_xlsx_writer_sync(tl_xlsx_writer *w, size_t upto, tl_error *err)
 {
-    if (!w->have_thread) {
-        /* No thread could be started: render here, in order. */
-        w->stop = 1; /* the loop drains the queue, then returns */
-        writer_thread(w);
-        w->stop = 0;
-    } else {
-        pthread_mutex_lock(&w->mu);
-        while (w->rendered < w->n && w->rendered < upto && !w->failed)
-            pthread_cond_wait(&w->done, &w->mu);
-        pthread_mutex_unlock(&w->mu);
-    }
-    if (w->failed) {
+    if (upto > w->n)
+        upto = w->n;
+    if (upto > 0)
+        tl_pool_wait(w->pool, w->sheets[upto - 1]->job);
+    pthread_mutex_lock(&w->mu);
+    int failed = w->failed;
+    if (failed)
         tl_error_set(err, "%s", w->werr.msg);
-        return -1;
-    }
-    return 0;
+    pthread_mutex_unlock(&w->mu);
+    return failed ? -1 : 0;
 }
 
+/* Let every queued sheet's job end (quickly: a failed writer renders nothing). */
 static void writer_stop(tl_xlsx_writer *w)
 {
-    if (w->have_thread) {
-        pthread_mutex_lock(&w->mu);
-        w->stop = 1;
-        pthread_cond_broadcast(&w->work);
-        pthread_mutex_unlock(&w->mu);
-        pthread_join(w->thread, NULL);
-        w->have_thread = 0;
-    }
+    pthread_mutex_lock(&w->mu);
+    w->failed = 1;
+    pthread_mutex_unlock(&w->mu);
+    if (w->n > 0)
+        tl_pool_wait(w->pool, w->sheets[w->n - 1]->job);
 }
 
 static void writer_free(tl_xlsx_writer *w)
 {
     for (size_t i = 0; i < w->n; i++)
-        free(w->res[i]);
-    free(w->res);
+        free(w->sheets[i]);
+    free(w->sheets);
     free(w->jobs);
     free(w->names);
-    pthread_cond_destroy(&w->done);
-    pthread_cond_destroy(&w->work);
+    render_states_free(w->states, w->nstates);
     pthread_mutex_destroy(&w->mu);
     free(w->path);
     free(w);
@@ -1664,7 +1634,6 @@ int tl_xlsx_writer_close(tl_xlsx_writer *w, const tl_summary_sheet *sum, tl_erro
         tl_xlsx_writer_abort(w);
         return -1;
     }
-    writer_stop(w);
 
     /* The book in tab order: the summary (if any), then the results. */
     book bk = {0};

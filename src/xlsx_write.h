@@ -69,15 +69,19 @@ int tl_xlsx_write(const tl_results *results, const tl_xlsx_write_opts *opts, con
 
 /*
  * Writing a result at a time, so that a result's table can be freed as soon as it is in
- * the workbook: add() queues the result for a background thread that renders,
- * compresses and stores it; sync() waits until every queued table has been rendered
- * (they may be freed after it) - or only the first `upto` of them; close() adds the summary sheet (first in tab order,
- * when given) and the workbook's other parts.  After any failure, abort().
+ * the workbook: add() queues a job on `pool` that renders, compresses and stores the
+ * result (pool.h: the pool's threads do it while the caller goes on); sync() returns
+ * once the first `upto` results are stored - their tables may be freed then - helping
+ * with queued jobs meanwhile; close() adds the summary sheet (first in tab order, when
+ * given) and the workbook's other parts.  After any failure, abort(), which waits for
+ * the writer's queued jobs (they end at once) and deletes nothing itself: the caller
+ * writes to a temporary path.  The pool must outlive the writer.
  */
 typedef struct tl_xlsx_writer tl_xlsx_writer;
+typedef struct tl_pool tl_pool;
 
 /* summary_first: a summary sheet will come first (it carries the initial selection). */
-tl_xlsx_writer *tl_xlsx_writer_open(const char *path, int summary_first, tl_error *err);
+tl_xlsx_writer *tl_xlsx_writer_open(const char *path, int summary_first, tl_pool *pool, tl_error *err);
 int tl_xlsx_writer_add(tl_xlsx_writer *w, const tl_result *r, tl_error *err);
 int tl_xlsx_writer_sync(tl_xlsx_writer *w, size_t upto, tl_error *err);
 int tl_xlsx_writer_close(tl_xlsx_writer *w, const tl_summary_sheet *summary, tl_error *err);

@@ -1,0 +1,158 @@
+/*
+ * test_pool.c - the worker pool (pool.h): every job runs exactly once, wait(upto) returns
+ * only when jobs 0 .. upto-1 have ended, the caller takes part, and discarding drops the
+ * jobs that had not started.
+ */
+#include "testutil.h"
+
+#include "pool.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <time.h>
+
+#define NJOBS 200
+
+typedef struct counter {
+    atomic_int runs;        /* times this job ran */
+    atomic_int worker;      /* the worker slot that ran it */
+    int slots;
+    int spin_us;            /* how long the job takes */
+    atomic_int *started;    /* shared: jobs begun */
+    atomic_int *seq;        /* shared: jobs ended, to see the order */
+    int pos;                /* this job's place in that order */
+} counter;
+
+static atomic_int bad_worker; /* a job saw a worker slot out of range (cmocka asserts only
+                                 on the test's own thread) */
+
+static void sleep_us(int us)
+{
+    struct timespec ts = {0, (long)us * 1000};
+    nanosleep(&ts, NULL);
+}
+
+static void count_job(void *arg, int worker)
+{
+    counter *c = arg;
+    if (worker < 0 || worker >= c->slots)
+        atomic_store(&bad_worker, 1);
+    if (c->started)
+        atomic_fetch_add(c->started, 1);
+    if (c->spin_us)
+        sleep_us(c->spin_us);
+    atomic_store(&c->worker, worker);
+    if (c->seq)
+        c->pos = atomic_fetch_add(c->seq, 1);
+    atomic_fetch_add(&c->runs, 1);
+}
+
+static void run_all(int threads)
+{
+    tl_pool *p = tl_pool_new(threads);
+    int slots = tl_pool_slots(p);
+    assert_int_equal(slots, threads + 1); /* threads start on this machine */
+    static counter jobs[NJOBS];
+    for (int i = 0; i < NJOBS; i++) {
+        jobs[i] = (counter){.slots = slots, .spin_us = i % 7 == 0 ? 200 : 0};
+        assert_int_equal(tl_pool_add(p, count_job, &jobs[i]), (size_t)i + 1);
+    }
+    /* wait(k) must see jobs 0..k-1 ended, whoever ran them */
+    for (size_t k = 1; k <= NJOBS; k += 37) {
+        tl_pool_wait(p, k);
+        for (size_t i = 0; i < k; i++)
+            assert_int_equal(atomic_load(&jobs[i].runs), 1);
+    }
+    tl_pool_wait(p, (size_t)-1); /* beyond the queue: all of it */
+    int by_caller = 0;
+    for (int i = 0; i < NJOBS; i++) {
+        assert_int_equal(atomic_load(&jobs[i].runs), 1);
+        by_caller += atomic_load(&jobs[i].worker) == threads;
+    }
+    if (threads == 0)
+        assert_int_equal(by_caller, NJOBS); /* no thread: the caller ran every job */
+    assert_int_equal(atomic_load(&bad_worker), 0);
+    tl_pool_free(p, 0);
+}
+
+static void test_every_job_runs_once(void **state)
+{
+    (void)state;
+    run_all(0);
+    run_all(1);
+    run_all(3);
+}
+
+/* The caller helps: with one slow worker busy, wait() runs the queued jobs itself,
+ * newest first. */
+static void test_caller_helps_newest_first(void **state)
+{
+    (void)state;
+    tl_pool *p = tl_pool_new(1);
+    atomic_int started = 0, seq = 0;
+    counter slow = {.slots = 2, .spin_us = 300000, .started = &started};
+    counter quick[4];
+    tl_pool_add(p, count_job, &slow);
+    while (atomic_load(&started) == 0) /* the worker has taken the slow job */
+        sleep_us(100);
+    for (int i = 0; i < 4; i++) {
+        quick[i] = (counter){.slots = 2, .seq = &seq};
+        tl_pool_add(p, count_job, &quick[i]);
+    }
+    tl_pool_wait(p, 5);
+    for (int i = 0; i < 4; i++) {
+        assert_int_equal(atomic_load(&quick[i].runs), 1);
+        assert_int_equal(atomic_load(&quick[i].worker), 1); /* the caller's slot */
+        assert_int_equal(quick[i].pos, 3 - i);              /* newest first */
+    }
+    assert_int_equal(atomic_load(&slow.runs), 1);
+    tl_pool_free(p, 0);
+}
+
+/* free(discard): the running job ends, the queued ones never start. */
+static void test_discard(void **state)
+{
+    (void)state;
+    tl_pool *p = tl_pool_new(1);
+    atomic_int started = 0;
+    counter jobs[6];
+    for (int i = 0; i < 6; i++) {
+        jobs[i] = (counter){.slots = 2, .spin_us = 50000, .started = &started};
+        tl_pool_add(p, count_job, &jobs[i]);
+    }
+    while (atomic_load(&started) == 0)
+        sleep_us(100);
+    tl_pool_free(p, 1);
+    int ran = 0;
+    for (int i = 0; i < 6; i++)
+        ran += atomic_load(&jobs[i].runs);
+    assert_int_equal(atomic_load(&jobs[0].runs), 1);
+    assert_true(ran < 6);
+}
+
+/* free without discard runs what is left, even with no thread. */
+static void test_free_runs_the_rest(void **state)
+{
+    (void)state;
+    tl_pool *p = tl_pool_new(0);
+    counter jobs[5];
+    for (int i = 0; i < 5; i++) {
+        jobs[i] = (counter){.slots = 1};
+        tl_pool_add(p, count_job, &jobs[i]);
+    }
+    assert_int_equal(atomic_load(&jobs[0].runs), 0); /* nothing runs until asked */
+    tl_pool_free(p, 0);
+    for (int i = 0; i < 5; i++)
+        assert_int_equal(atomic_load(&jobs[i].runs), 1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_every_job_runs_once),
+        cmocka_unit_test(test_caller_helps_newest_first),
+        cmocka_unit_test(test_discard),
+        cmocka_unit_test(test_free_runs_the_rest),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
