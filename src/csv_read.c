@@ -2,8 +2,9 @@
  * csv_read.c - the CSV reader (see csv_read.h).
  *
  * One pass over the bytes with a tiny state machine.  A field's text is collected in a
- * reused buffer only when it needs unquoting; otherwise it is copied straight from the
- * input into the arena.
+ * reused buffer only when it needs unquoting; otherwise the cell points into the input
+ * until the columns are typed, and only the text of string columns is then copied into
+ * the arena.
  */
 #include "csv_read.h"
 
@@ -176,9 +177,12 @@ tl_table *tl_csv_parse(const char *data, size_t len, const char *label, tl_arena
                              record_line, fields, nnames);
                 goto fail;
             }
-            tl_cell c = tl_text_is_missing(text, n) ? tl_cell_missing()
-                                                    : tl_cell_strn(tl_arena_strndup(&scratch, text, n), n);
-            tl_builder_cell(&b, col++, c);
+            /* Unquoted text stays where it is in the input (which outlives the parse) until
+             * the columns are typed; unquoted text, in the reused field buffer, is copied.
+             * The builder turns the missing-value spellings into missing cells. */
+            if (text == ps.field.data || n >= UINT32_MAX)
+                text = tl_arena_strndup(&scratch, text, n);
+            tl_builder_cell(&b, col++, tl_cell_strn(text, n));
         }
         /* Short records keep their missing tail; a record is never blank here. */
         tl_builder_end_row(&b, 1);
@@ -227,6 +231,7 @@ tl_table *tl_csv_read_file(const char *path, tl_arena *arena, tl_error *err)
     size_t size = (size_t)st.st_size;
     char *data = tl_xmalloc(size + 1);
     size_t got = fread(data, 1, size, f);
+    data[got < size ? got : size] = '\0';
     int bad = ferror(f);
     fclose(f);
     if (bad || got != size) {

@@ -40,7 +40,7 @@ mkdir -p "$DIR/out" || exit 1
 # Time one binary throughout, even if the tree is rebuilt while the bench runs.
 cp "$TL" "$DIR/tlcompare" || exit 1
 TL=$DIR/tlcompare
-DATA=$DIR/results.tsv       # one line per run: case wall rss_kb cpu read compare summary workbook csv total
+DATA=$DIR/results.tsv       # one line per run: case wall rss_kb cpu read compare format workbook csv total
 : >"$DATA"
 failed=0
 
@@ -104,14 +104,15 @@ measure() {
             failed=1
             return 1
         fi
-        # wall=W rss_kb=K ...  +  read R s, compare C s, summary S s, workbook X s, csv V s, total T s
+        # wall=W rss_kb=K ...  +  read R s, compare C s, format F s, summary S s, workbook X s, csv V s,
+        # total T s (the summary phase, a few ms, is left out of the tables)
         echo "$line" "$t" | awk -v c="$name" '
             { for (i = 1; i <= NF; i++) {
                   if ($i ~ /^[a-z_]+=/) { split($i, kv, "="); v[kv[1]] = kv[2] }
-                  else if ($i ~ /^(read|compare|summary|workbook|csv|total)$/) v[$i] = $(i + 1)
+                  else if ($i ~ /^(read|compare|format|workbook|csv|total)$/) v[$i] = $(i + 1)
               }
               printf "%s\t%s\t%s\t%.3f\t%s\t%s\t%s\t%s\t%s\t%s\n", c, v["wall"], v["rss_kb"], v["user"] + v["sys"],
-                     v["read"], v["compare"], v["summary"], v["workbook"], v["csv"], v["total"] }' >>"$DATA"
+                     v["read"], v["compare"], v["format"], v["workbook"], v["csv"], v["total"] }' >>"$DATA"
         tail -n 1 "$DATA" | awk -F '\t' -v ms="$small" '{ printf(ms ? " %.1f" : " %.2f", ms ? $2 * 1000 : $2) }'
     done
     echo
@@ -119,7 +120,7 @@ measure() {
     OUT_CSV_BYTES=$(size_bytes "$csvs")
 }
 
-# stats CASE: "median min max read compare summary workbook csv peak_rss_kb runs cpu" (medians but
+# stats CASE: "median min max read compare format workbook csv peak_rss_kb runs cpu" (medians but
 # for min, max and the peak RSS)
 stats() {
     awk -F '\t' -v c="$1" '
@@ -185,7 +186,7 @@ echo "inputs (20k rows per sheet): CSV $(mb "$IN_CSV") MB, xlsx $(mb "$IN_XLSX")
 echo
 echo "wall times in seconds (examples: milliseconds): median, min, max over the runs; cpu = user + sys (median);"
 echo "phases: medians of tlcompare --timings (wall); peak RSS: max ru_maxrss over the runs (MB = 10^6 bytes)"
-printf '%-24s%9s%9s%9s%9s%9s%9s%9s%9s%9s  %9s %5s\n' case median min max cpu read compare summary workbook csv \
+printf '%-24s%9s%9s%9s%9s%9s%9s%9s%9s%9s  %9s %5s\n' case median min max cpu read compare format workbook csv \
     "peak RSS" runs
 row "20k csv in"
 row "20k xlsx in"
