@@ -6,6 +6,9 @@
 #include "compare.h"
 #include "csv_read.h"
 #include "csv_write.h"
+#include "sort.h"
+
+#include <math.h>
 
 static tl_arena arena;
 
@@ -222,6 +225,468 @@ static void test_split(void **state)
     tl_table_free(m);
 }
 
+
+/* ---- key order: hand-made tables, and a reference merge -------------------------------- */
+
+/* The type the readers would give a column of these cells (numbers, booleans, or text). */
+static uint8_t type_of(const tl_cell *cells, size_t n)
+{
+    int num = 1, boolean = 1;
+    for (size_t r = 0; r < n; r++) {
+        num &= cells[r].kind != TL_STR && cells[r].kind != TL_BOOL;
+        boolean &= cells[r].kind == TL_MISSING || cells[r].kind == TL_BOOL;
+    }
+    return num ? TL_COL_NUM : boolean ? TL_COL_BOOL : TL_COL_STR;
+}
+
+/* A table with key columns k0.. (cells given row by row, nk a row) and an "id" column
+ * holding each row's number. */
+static const char *knames[] = {"k0", "k1", "k2", "k3"};
+static tl_table *keyed_table(const tl_cell *keys, size_t nk, size_t nrows)
+{
+    tl_table *t = tl_table_new();
+    t->nrows = nrows;
+    tl_cell *col = malloc((nrows ? nrows : 1) * sizeof *col);
+    for (size_t k = 0; k < nk; k++) {
+        size_t c = tl_table_add_column(t, knames[k]);
+        for (size_t r = 0; r < nrows; r++)
+            col[r] = t->cols[c].cells[r] = keys[r * nk + k];
+        t->cols[c].type = type_of(col, nrows);
+    }
+    free(col);
+    size_t c = tl_table_add_column(t, "id");
+    for (size_t r = 0; r < nrows; r++)
+        t->cols[c].cells[r] = tl_cell_int((int64_t)r);
+    t->cols[c].type = TL_COL_NUM;
+    return t;
+}
+
+#define REF_MAX_KEYS 4
+#define REF_MAX_TABLES 3
+
+/* A row of the reference merge: its key cells and, per report, the row it came from. */
+typedef struct ref_row {
+    const tl_cell *key[REF_MAX_KEYS];
+    long id[REF_MAX_TABLES];
+} ref_row;
+
+typedef struct ref_ctx {
+    const ref_row *rows;
+    size_t nk;
+} ref_ctx;
+
+static int ref_cmp(const ref_row *a, const ref_row *b, size_t nk)
+{
+    for (size_t k = 0; k < nk; k++) {
+        int c = tl_cell_key_cmp(a->key[k], b->key[k]);
+        if (c)
+            return c;
+    }
+    return 0;
+}
+
+static int ref_cmp_idx(size_t a, size_t b, void *ctx)
+{
+    const ref_ctx *r = ctx;
+    return ref_cmp(&r->rows[a], &r->rows[b], r->nk);
+}
+
+static size_t *ref_sorted(const ref_row *rows, size_t n, size_t nk)
+{
+    size_t *idx = malloc((n ? n : 1) * sizeof *idx);
+    for (size_t i = 0; i < n; i++)
+        idx[i] = i;
+    ref_ctx ctx = {rows, nk};
+    tl_sort_rows(idx, n, ref_cmp_idx, &ctx);
+    return idx;
+}
+
+/*
+ * SPEC §2's merge written plainly: each side stably sorted by tl_cell_key_cmp, runs of
+ * equal keys matched, a run found on both sides giving every pair, the key taken from the
+ * left row where there is one.  R's rows are report `t`.
+ */
+static ref_row *ref_merge(const ref_row *L, size_t nl, const ref_row *R, size_t nr, size_t nk, int t,
+                          size_t *nout)
+{
+    size_t *li = ref_sorted(L, nl, nk), *ri = ref_sorted(R, nr, nk), n = 0, cap = 16;
+    ref_row *out = malloc(cap * sizeof *out);
+    size_t i = 0, j = 0;
+    while (i < nl || j < nr) {
+        int c = i == nl ? 1 : j == nr ? -1 : ref_cmp(&L[li[i]], &R[ri[j]], nk);
+        size_t i2 = i, j2 = j;
+        if (c <= 0)
+            for (i2 = i + 1; i2 < nl && ref_cmp(&L[li[i]], &L[li[i2]], nk) == 0;)
+                i2++;
+        if (c >= 0)
+            for (j2 = j + 1; j2 < nr && ref_cmp(&R[ri[j]], &R[ri[j2]], nk) == 0;)
+                j2++;
+        size_t add = c == 0 ? (i2 - i) * (j2 - j) : (i2 - i) + (j2 - j);
+        while (n + add > cap)
+            cap *= 2;
+        out = realloc(out, cap * sizeof *out);
+        for (size_t a = i; a < (c <= 0 ? i2 : i + 1); a++) {
+            for (size_t b = j; b < (c >= 0 ? j2 : j + 1); b++) {
+                ref_row row;
+                const ref_row *l = c <= 0 ? &L[li[a]] : NULL, *r = c >= 0 ? &R[ri[b]] : NULL;
+                for (size_t k = 0; k < nk; k++)
+                    row.key[k] = l ? l->key[k] : r->key[k];
+                for (int x = 0; x < REF_MAX_TABLES; x++)
+                    row.id[x] = l ? l->id[x] : -1;
+                row.id[t] = r ? r->id[t] : -1;
+                out[n++] = row;
+            }
+        }
+        i = i2;
+        j = j2;
+    }
+    free(li);
+    free(ri);
+    *nout = n;
+    return out;
+}
+
+/* Merge tables of key cells with tl_compare and with the reference: the same rows, keys
+ * and pairing, in the same order. */
+static void check_merge(tl_cell *const *keys, const size_t *nrows, size_t ntables, size_t nk)
+{
+    static const char *tags[] = {"a", "b", "c"};
+    tl_table *in[REF_MAX_TABLES];
+    ref_row *ref = NULL;
+    size_t nref = 0;
+    for (size_t t = 0; t < ntables; t++) {
+        in[t] = keyed_table(keys[t], nk, nrows[t]);
+        ref_row *rows = malloc((nrows[t] ? nrows[t] : 1) * sizeof *rows);
+        for (size_t r = 0; r < nrows[t]; r++) {
+            for (size_t k = 0; k < nk; k++)
+                rows[r].key[k] = &keys[t][r * nk + k];
+            for (int x = 0; x < REF_MAX_TABLES; x++)
+                rows[r].id[x] = x == (int)t ? (long)r : -1;
+        }
+        if (t == 0) {
+            ref = rows;
+            nref = nrows[0];
+        } else {
+            size_t n;
+            ref_row *m = ref_merge(ref, nref, rows, nrows[t], nk, (int)t, &n);
+            free(ref);
+            free(rows);
+            ref = m;
+            nref = n;
+        }
+    }
+    tl_error err = {0};
+    const char *diffs[] = {"id"};
+    tl_compare_spec spec = {"s", knames, nk, diffs, 1};
+    tl_table *m = tl_compare(in, tags, ntables, &spec, &arena, &err);
+    assert_non_null(m);
+    assert_int_equal(m->nrows, nref);
+    long idcol[REF_MAX_TABLES];
+    for (size_t t = 0; t < ntables; t++) {
+        idcol[t] = tl_table_find(m, tl_arena_printf(&arena, "%s::id", tags[t]));
+        assert_true(idcol[t] >= 0);
+    }
+    for (size_t r = 0; r < nref; r++) {
+        for (size_t k = 0; k < nk; k++) {
+            const tl_cell *got = &m->cols[k].cells[r], *want = ref[r].key[k];
+            assert_int_equal(tl_cell_key_cmp(got, want), 0);
+            if (want->kind == TL_STR)
+                assert_ptr_equal(got->v.s, want->v.s); /* the very cell */
+        }
+        for (size_t t = 0; t < ntables; t++) {
+            const tl_cell *c = &m->cols[idcol[t]].cells[r];
+            long id = c->kind == TL_MISSING ? -1 : (long)tl_cell_number(c);
+            if (id != ref[r].id[t])
+                print_error("row %zu report %zu: id %ld, want %ld\n", r, t, id, ref[r].id[t]);
+            assert_int_equal(id, ref[r].id[t]);
+        }
+    }
+    tl_table_free(m);
+    free(ref);
+}
+
+static void test_mixed_kind_keys(void **state)
+{
+    (void)state;
+    /* baseline: 2, "b", missing, True, 1.5, "a"; variant: 1, "a", 2.0, missing, "é", "B" */
+    tl_cell a[] = {tl_cell_int(2), tl_cell_str("b"), tl_cell_missing(), tl_cell_bool(1), tl_cell_float(1.5),
+                   tl_cell_str("a")};
+    tl_cell b[] = {tl_cell_int(1), tl_cell_str("a"), tl_cell_float(2.0), tl_cell_missing(),
+                   tl_cell_str("\xc3\xa9"), tl_cell_str("B")};
+    tl_table *in[2] = {keyed_table(a, 1, 6), keyed_table(b, 1, 6)};
+    const char *diffs[] = {"id"};
+    tl_compare_spec spec = {"s", knames, 1, diffs, 1};
+    tl_error err = {0};
+    tl_table *t = tl_compare(in, tags2, 2, &spec, &arena, &err);
+    assert_non_null(t);
+    /* numbers by value (True is 1, 2 is 2.0), then strings by code point, missing last
+     * (and matching missing); the key cell is the baseline's where it has the row */
+    assert_table(t, "k0,id__new_diff,id__new_pct,base::id,new::id\n"
+                    "True,-3.0,-100.0,3.0,0.0\n"
+                    "1.5,,,4.0,\n"
+                    "2,2.0,,0.0,2.0\n"
+                    "B,,,,5.0\n"
+                    "a,-4.0,-80.0,5.0,1.0\n"
+                    "b,,,1.0,\n"
+                    "\xc3\xa9,,,,4.0\n"
+                    ",1.0,50.0,2.0,3.0\n");
+    tl_table_free(t);
+}
+
+static void test_ties_and_duplicates_on_several_keys(void **state)
+{
+    (void)state;
+    tl_error err = {0};
+    const char *keys[] = {"k", "j"};
+    /* k ties everywhere but the last rows; j decides, missing last; x/1 is twice on each
+     * side (2 x 2 pairs, in row order) */
+    tl_table *t = compare2("k,j,t\nx,2,1\nx,1,2\nx,,3\nx,1,4\ny,1,5\n",
+                           "k,j,t\nx,1,10\nx,,20\nw,9,30\nx,1,40\nx,3,50\n", keys, 2, d_t, 1, &err);
+    assert_non_null(t);
+    assert_table(t, "k,j,t__new_diff,t__new_pct,base::t,new::t\n"
+                    "w,9.0,,,,30.0\n"
+                    "x,1.0,8.0,400.0,2.0,10.0\n"
+                    "x,1.0,38.0,1900.0,2.0,40.0\n"
+                    "x,1.0,6.0,150.0,4.0,10.0\n"
+                    "x,1.0,36.0,900.0,4.0,40.0\n"
+                    "x,2.0,,,1.0,\n"
+                    "x,3.0,,,,50.0\n"
+                    "x,,17.0,566.6666666666667,3.0,20.0\n"
+                    "y,1.0,,,5.0,\n");
+    tl_table_free(t);
+}
+
+static void test_big_integers_beside_floats(void **state)
+{
+    (void)state;
+    tl_error err = {0};
+    const char *keys[] = {"k"};
+    /* 2^53 + 1 and 2^53 differ as integers, yet both equal the float 2^53: the merge
+     * compares pair by pair as tl_cell_key_cmp does, and matches the float with the first
+     * integer of the sorted baseline only */
+    tl_table *t = compare2("k,t\n9007199254740993,1\n9007199254740992,2\n", "k,t\n9007199254740992.0,5\n",
+                           keys, 1, d_t, 1, &err);
+    assert_non_null(t);
+    assert_table(t, "k,t__new_diff,t__new_pct,base::t,new::t\n"
+                    "9007199254740992,3.0,150.0,2,5.0\n"
+                    "9007199254740993,,,1,\n");
+    tl_table_free(t);
+}
+
+static void test_nan_key(void **state)
+{
+    (void)state;
+    /* no reader makes a NaN key, but a NaN compares equal to every number: the merge then
+     * goes by tl_cell_key_cmp pair by pair (NaN and 1.0 form one run, matched with 1.0) */
+    tl_cell a[] = {tl_cell_float(NAN), tl_cell_float(1.0)};
+    tl_cell b[] = {tl_cell_float(1.0)};
+    tl_table *in[2] = {keyed_table(a, 1, 2), keyed_table(b, 1, 1)};
+    const char *diffs[] = {"id"};
+    tl_compare_spec spec = {"s", knames, 1, diffs, 1};
+    tl_error err = {0};
+    tl_table *t = tl_compare(in, tags2, 2, &spec, &arena, &err);
+    assert_non_null(t);
+    assert_int_equal(t->nrows, 2);
+    assert_true(isnan(t->cols[0].cells[0].v.f));
+    assert_true(t->cols[0].cells[1].v.f == 1.0);
+    long bc = tl_table_find(t, "base::id"), vc = tl_table_find(t, "new::id");
+    assert_int_equal(t->cols[bc].cells[0].v.i, 0);
+    assert_int_equal(t->cols[bc].cells[1].v.i, 1);
+    assert_int_equal(t->cols[vc].cells[0].v.i, 0);
+    assert_int_equal(t->cols[vc].cells[1].v.i, 0);
+    tl_table_free(t);
+}
+
+static void test_nan_in_a_later_key(void **state)
+{
+    (void)state;
+    /* the first key tells almost every row apart; a later key holds a NaN: still the
+     * pair-by-pair order of tl_cell_key_cmp */
+    enum { N = 64 };
+    tl_cell a[N * 2], b[N * 2];
+    for (size_t r = 0; r < N; r++) {
+        a[2 * r] = tl_cell_int((int64_t)(r * 7 % N));
+        a[2 * r + 1] = r % 5 ? tl_cell_float((double)(r % 3)) : tl_cell_float(NAN);
+        b[2 * r] = tl_cell_int((int64_t)(r * 11 % N));
+        b[2 * r + 1] = tl_cell_float((double)(r % 2));
+    }
+    a[2] = a[0]; /* a repeated first key: a class of two rows for the second key */
+    tl_cell *keys[2] = {a, b};
+    size_t rows[2] = {N, N};
+    check_merge(keys, rows, 2, 2);
+}
+
+/* Texts sharing long prefixes (past 8 bytes, past 256), prefixes of one another, bytes
+ * above 127: in code point order, which for UTF-8 is the order of unsigned bytes. */
+static void test_long_common_prefixes(void **state)
+{
+    (void)state;
+    enum { N = 120 };
+    char *p300 = tl_arena_alloc(&arena, 301);
+    memset(p300, 'x', 300);
+    p300[300] = '\0';
+    tl_cell a[N], b[N];
+    const char *tails[] = {"", "a", "ab", "b", "\xc3\xa9", "A", "~", "aa", "abcdefgh", "abcdefghi"};
+    size_t n = 0;
+    for (size_t i = 0; i < N; i++) {
+        const char *s;
+        switch (i % 4) {
+        case 0: s = tl_arena_printf(&arena, "%s%s%zu", p300, tails[i % 10], i / 10); break;
+        case 1: s = tl_arena_printf(&arena, "abcdefgh%s%zu", tails[i % 10], i / 10); break;
+        case 2: s = tl_arena_printf(&arena, "%s", tails[i % 10][0] ? tails[i % 10] : "z"); break;
+        default: s = tl_arena_printf(&arena, "%.*s%zu", (int)(i % 40), p300, i); break;
+        }
+        a[n] = tl_cell_str(s);
+        b[N - 1 - n] = tl_cell_str(tl_arena_strdup(&arena, s)); /* the same texts, reversed */
+        n++;
+    }
+    tl_cell *keys[2] = {a, b};
+    size_t rows[2] = {N / 2 + 7, N};
+    check_merge(keys, rows, 2, 1); /* the baseline has some of the texts, the variant all */
+    /* and the result is in strcmp order */
+    tl_table *in[2] = {keyed_table(a, 1, N), keyed_table(b, 1, N)};
+    const char *diffs[] = {"id"};
+    tl_compare_spec spec = {"s", knames, 1, diffs, 1};
+    tl_error err = {0};
+    tl_table *t = tl_compare(in, tags2, 2, &spec, &arena, &err);
+    assert_non_null(t);
+    for (size_t r = 1; r < t->nrows; r++)
+        assert_true(strcmp(t->cols[0].cells[r - 1].v.s, t->cols[0].cells[r].v.s) <= 0);
+    tl_table_free(t);
+}
+
+static uint64_t rng_state;
+static uint32_t rnd(uint32_t n)
+{
+    rng_state = rng_state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (uint32_t)((rng_state >> 33) % n);
+}
+
+/* A random key cell: `kinds` says which kinds may come, `spread` how many values. */
+static tl_cell random_key(unsigned kinds, uint32_t spread, const char *const *texts, size_t ntexts)
+{
+    for (;;) {
+        switch (rnd(6)) {
+        case 0:
+            if (kinds & 1)
+                return tl_cell_int((int64_t)rnd(spread) - (int64_t)spread / 4);
+            break;
+        case 1:
+            if (kinds & 2) {
+                double x = (double)rnd(spread) / 2 - 1;
+                return tl_cell_float(x == 0 && rnd(2) ? -0.0 : x);
+            }
+            break;
+        case 2:
+            if (kinds & 4)
+                return tl_cell_bool((int)rnd(2));
+            break;
+        case 3:
+        case 4:
+            if (kinds & 8)
+                return tl_cell_str(texts[rnd(spread < ntexts ? spread : (uint32_t)ntexts)]);
+            break;
+        default:
+            if (kinds & 16 && rnd(3) == 0)
+                return tl_cell_missing();
+            if (kinds & 32 && rnd(4) == 0) {
+                /* what ranks cannot stand for: NaN, integers past 2^53 beside floats */
+                switch (rnd(3)) {
+                case 0: return tl_cell_float(NAN);
+                case 1: return tl_cell_int(((int64_t)1 << 53) + rnd(3));
+                default: return tl_cell_float((double)((int64_t)1 << 53));
+                }
+            }
+            break;
+        }
+    }
+}
+
+/* Many random merges, against the reference: kinds mixed or not, few values (long runs
+ * of duplicates) or many (classes of one or two rows), several keys, 2 or 3 reports. */
+static void test_merge_matches_reference(void **state)
+{
+    (void)state;
+    enum { NTEXTS = 400 };
+    const char *texts[NTEXTS];
+    const char *stems[] = {"aten::mm", "aten::add_", "((2, 171480, 11008), (2, 11008, 14336))", "a", "B", "\xc3\xa9t\xc3\xa9"};
+    for (size_t i = 0; i < NTEXTS; i++)
+        texts[i] = i < 6 ? stems[i] : tl_arena_printf(&arena, "%s%zu", stems[i % 6], i / 3);
+    static const unsigned kind_sets[] = {1, 1 | 16, 2 | 16, 1 | 2 | 16, 8, 8 | 16, 1 | 4 | 8 | 16, 31, 1 | 4,
+                                         1 | 2 | 32, 31 | 32};
+    rng_state = 42;
+    for (int trial = 0; trial < 600; trial++) {
+        size_t ntables = rnd(4) == 0 ? 3 : 2, nk = 1 + rnd(3);
+        size_t maxrows = trial % 50 == 0 ? 400 : 40;
+        tl_cell *keys[REF_MAX_TABLES];
+        size_t rows[REF_MAX_TABLES];
+        unsigned kinds[REF_MAX_KEYS];
+        uint32_t spread[REF_MAX_KEYS];
+        for (size_t k = 0; k < nk; k++) {
+            kinds[k] = kind_sets[rnd(sizeof kind_sets / sizeof *kind_sets)];
+            spread[k] = rnd(3) == 0 ? 2 + rnd(3) : 5 + rnd(maxrows * 2);
+        }
+        for (size_t t = 0; t < ntables; t++) {
+            rows[t] = rnd((uint32_t)maxrows + 1);
+            keys[t] = malloc((rows[t] * nk + 1) * sizeof(tl_cell));
+            for (size_t r = 0; r < rows[t]; r++)
+                for (size_t k = 0; k < nk; k++)
+                    keys[t][r * nk + k] = random_key(kinds[k], spread[k], texts, NTEXTS);
+            /* often a row repeated from another table: matches */
+            if (t > 0 && rows[0] && rows[t])
+                for (size_t r = 0; r < rows[t]; r++)
+                    if (rnd(2))
+                        memcpy(&keys[t][r * nk], &keys[0][rnd((uint32_t)rows[0]) * nk], nk * sizeof(tl_cell));
+        }
+        check_merge(keys, rows, ntables, nk);
+        for (size_t t = 0; t < ntables; t++)
+            free(keys[t]);
+    }
+}
+
+/* The descending sort, against tl_sort_rows with the comparison it replaces. */
+static int ref_desc(size_t a, size_t b, void *ctx)
+{
+    const tl_cell *ca = &((const tl_cell *)ctx)[a], *cb = &((const tl_cell *)ctx)[b];
+    int na = tl_cell_is_number(ca) && !isnan(tl_cell_number(ca));
+    int nb = tl_cell_is_number(cb) && !isnan(tl_cell_number(cb));
+    if (!na || !nb)
+        return nb - na;
+    double x = tl_cell_number(ca), y = tl_cell_number(cb);
+    return x > y ? -1 : x < y;
+}
+
+static void test_sort_desc_matches_reference(void **state)
+{
+    (void)state;
+    const tl_cell pool[] = {tl_cell_float(-0.0), tl_cell_float(0.0), tl_cell_int(0), tl_cell_bool(0),
+                            tl_cell_bool(1), tl_cell_int(1), tl_cell_float(1.0), tl_cell_float(NAN),
+                            tl_cell_float(INFINITY), tl_cell_float(-INFINITY), tl_cell_str("9"),
+                            tl_cell_missing(), tl_cell_int(INT64_MAX), tl_cell_int(INT64_MIN),
+                            tl_cell_int(-7), tl_cell_float(-7.5), tl_cell_float(1e300), tl_cell_float(4.9e-324)};
+    rng_state = 7;
+    for (int trial = 0; trial < 200; trial++) {
+        size_t n = rnd(trial % 20 == 0 ? 3000 : 60);
+        tl_table *t = tl_table_new();
+        t->nrows = n;
+        size_t id = tl_table_add_column(t, "id"), v = tl_table_add_column(t, "v");
+        for (size_t r = 0; r < n; r++) {
+            t->cols[id].cells[r] = tl_cell_int((int64_t)r);
+            t->cols[v].cells[r] = rnd(4) ? pool[rnd(sizeof pool / sizeof *pool)]
+                                         : tl_cell_float((double)rnd(1000) / 8 - 60);
+        }
+        size_t *want = malloc((n ? n : 1) * sizeof *want);
+        for (size_t r = 0; r < n; r++)
+            want[r] = r;
+        tl_sort_rows(want, n, ref_desc, t->cols[v].cells);
+        tl_sort_desc(t, v);
+        for (size_t r = 0; r < n; r++)
+            assert_int_equal(t->cols[id].cells[r].v.i, (int64_t)want[r]);
+        free(want);
+        tl_table_free(t);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -235,6 +700,14 @@ int main(void)
         cmocka_unit_test(test_merge_bound),
         cmocka_unit_test(test_sort_desc_is_stable_missing_last),
         cmocka_unit_test(test_split),
+        cmocka_unit_test(test_mixed_kind_keys),
+        cmocka_unit_test(test_ties_and_duplicates_on_several_keys),
+        cmocka_unit_test(test_big_integers_beside_floats),
+        cmocka_unit_test(test_nan_key),
+        cmocka_unit_test(test_nan_in_a_later_key),
+        cmocka_unit_test(test_long_common_prefixes),
+        cmocka_unit_test(test_merge_matches_reference),
+        cmocka_unit_test(test_sort_desc_matches_reference),
     };
     return cmocka_run_group_tests_name("compare", tests, setup, teardown);
 }
