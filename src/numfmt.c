@@ -1,5 +1,5 @@
 /*
- * numfmt.c - Python-style number formatting (see numfmt.h).
+ * numfmt.c - Python-style number formatting, and decimal to double (see numfmt.h).
  *
  * Shortest round-trip digits
  * --------------------------
@@ -60,8 +60,33 @@
  * so the common case then strips its trailing zeros by a few divisibility tests rather
  * than a digit at a time.
  *
- * The multiplier tables (326 powers of 5, 291 reciprocals) are computed exactly with a
- * small big-number routine on first use, under pthread_once.
+ * Decimal to double
+ * -----------------
+ * tl_decimal_to_double rounds w * 10^q (w < 2^64) the way of Eisel and Lemire (Daniel
+ * Lemire, "Number Parsing at a Gigabyte per Second", Software: Practice and Experience,
+ * 2021), written afresh here with its own check of when the product decides.  With w
+ * shifted left until its top bit is set (x = w * 2^l) and 10^q = (T + f) * 2^E, T the
+ * 128 bits of 10^q truncated (so 0 <= f < 1, f = 0 for q in [0, 55], where 5^q has at
+ * most 128 bits), the scaled value X = x * 10^q / 2^E lies in [P, P + x) for the 192-bit
+ * P = x * T, and equals P when f = 0.  The result's 53 bits are the top ones of P
+ * (P >= 2^190), and the rounding is decided by the bits below: above a midpoint (the
+ * bit after the 53 set, the rest zero) round up, below it round down, at it to even.
+ * The rounding of X can only differ from P's when [P, P + x) reaches a midpoint; as
+ * x < 2^64 and midpoints are 2^138 or more apart, that takes the 137 or 138 bits under
+ * P's rounding bit to be all ones (the rounding bit clear) with a carry when x is added
+ * to the lowest 64, or all zeros (P itself a midpoint, with X above it unless f = 0).
+ * Most of the time the top 128 bits of P, from T's high half alone, settle it: they are
+ * short of P / 2^64 by less than 2^64, which can only matter when the 9 or 10 bits of
+ * the top word under the rounding bit are all ones (or all zero with the second word),
+ * and only then, about one time in 500 to 1000, does the low half of T join in.  What
+ * stays in doubt with f > 0 (about one random input in 2^74) is declined, but for the
+ * true ties with q < 0 (which need q >= -4: a midpoint has 54 significant bits and
+ * w < 2^64), which are dyadic and computed exactly.  Results below 2^-1022 are declined
+ * too: their rounding position differs.  The caller (tl_text_to_number) then uses strtod.
+ *
+ * The multiplier tables (the powers of 5 up to 5^342 and their reciprocals, the parser's
+ * 651 truncated powers of 10 taken from both) are computed exactly with a small
+ * big-number routine on first use, under pthread_once (about 50 microseconds).
  */
 #include "numfmt.h"
 
@@ -137,8 +162,10 @@ static int shortest_digits_slow(double d, char *digits, size_t *ndigits)
 
 /* ---- the multiplier tables --------------------------------------------------------- */
 
-#define POW5_MAX 325 /* largest -e10: e2 = -1076 (subnormals) */
-#define INV5_MAX 290 /* largest e10: e2 = 969 (DBL_MAX) */
+#define POW5_MAX 325 /* largest -e10 of the formatter: e2 = -1076 (subnormals) */
+#define INV5_MAX 290 /* largest e10 of the formatter: e2 = 969 (DBL_MAX) */
+#define EL_Q_MIN (-342) /* the parser's decimal exponents (see tl_decimal_to_double) */
+#define EL_Q_MAX 308
 
 /* pow5_m[n] = floor(5^n / 2^pow5_b[n]), in [2^127, 2^128). */
 static u128 pow5_m[POW5_MAX + 1];
@@ -146,14 +173,20 @@ static int pow5_b[POW5_MAX + 1];
 /* inv5_m[q] = ceil(2^inv5_b[q] / 5^q), in [2^127, 2^128). */
 static u128 inv5_m[INV5_MAX + 1];
 static int inv5_b[INV5_MAX + 1];
-/* 5^q for q <= 27, for the exact divisibility test. */
+/* 5^q for q <= 27, for the exact divisibility tests. */
 static uint64_t pow5_64[28];
 /* "00" "01" ... "99" */
 static char digit_pairs[200];
+/* For the parser, 10^q truncated to 128 bits, for q in [EL_Q_MIN, EL_Q_MAX]: 10^q lies
+ * in [el_m, el_m + 1) * 2^el_e, el_m in [2^127, 2^128), el_m exact for q in [0, 55].
+ * That is floor(5^q / 2^b) * 2^(b + q) for q >= 0 (pow5_m) and floor(2^b / 5^-q) *
+ * 2^(q - b) for q < 0 (inv5_m less one, where it reaches).  Index q - EL_Q_MIN. */
+static u128 el_m[EL_Q_MAX - EL_Q_MIN + 1];
+static int16_t el_e[EL_Q_MAX - EL_Q_MIN + 1];
 
-/* Little-endian 32-bit limbs, enough for 2^863 (5^325 < 2^755). */
-#define BIG_LIMBS 27
-#define INV_P 832 /* the reciprocals come from floor(2^INV_P / 5^q) */
+/* Little-endian 32-bit limbs, enough for 2^960 (5^342 < 2^795). */
+#define BIG_LIMBS 31
+#define INV_P 960 /* the reciprocals come from floor(2^INV_P / 5^q): 128 bits or more */
 
 static int big_bitlen(const uint32_t *w)
 {
@@ -163,16 +196,20 @@ static int big_bitlen(const uint32_t *w)
     return 0;
 }
 
+static uint32_t big_limb(const uint32_t *w, int i)
+{
+    return i >= 0 && i < BIG_LIMBS ? w[i] : 0;
+}
+
 /* floor(A / 2^lo) mod 2^128; lo < 0 shifts left. */
 static u128 big_bits(const uint32_t *w, int lo)
 {
-    u128 r = 0;
-    for (int i = 0; i < 128; i++) {
-        int bit = lo + i;
-        if (bit >= 0 && bit < BIG_LIMBS * 32 && (w[bit / 32] >> (bit % 32) & 1))
-            r |= (u128)1 << i;
-    }
-    return r;
+    /* lo = 32 k + s, 0 <= s < 32: the five limbs from k hold the 128 bits wanted. */
+    int k = lo >= 0 ? lo / 32 : -((31 - lo) / 32), s = lo - 32 * k;
+    u128 v = 0;
+    for (int j = 4; j >= 1; j--)
+        v = v << 32 | big_limb(w, k + j);
+    return v << (32 - s) | big_limb(w, k) >> s;
 }
 
 static void big_mul5(uint32_t *w)
@@ -205,35 +242,51 @@ static int floor_log10_pow2(int e2)
     return (int)(t >> 32) - 2000;
 }
 
+static atomic_bool tables_built;
+
 static void init_tables(void)
 {
     uint32_t w[BIG_LIMBS] = {1};
-    for (int n = 0; n <= POW5_MAX; n++) {
+    int len5[-EL_Q_MIN + 1]; /* bit length of 5^n */
+    for (int n = 0; n <= -EL_Q_MIN; n++) {
         if (n)
             big_mul5(w);
         int len = big_bitlen(w);
-        pow5_b[n] = len - 128;
-        pow5_m[n] = big_bits(w, len - 128);
+        len5[n] = len;
+        if (n <= POW5_MAX) {
+            pow5_b[n] = len - 128;
+            pow5_m[n] = big_bits(w, len - 128);
+        }
         if (n < 28)
             pow5_64[n] = (uint64_t)big_bits(w, 0);
     }
     /* w = floor(2^INV_P / 5^q): floor(floor(a / b) / c) = floor(a / (b c)) keeps it exact. */
     memset(w, 0, sizeof w);
     w[INV_P / 32] = 1u << (INV_P % 32);
-    for (int q = 0; q <= INV5_MAX; q++) {
+    for (int q = 0; q <= -EL_Q_MIN; q++) {
         if (q)
             big_div5(w);
         /* 2^(len-1) < 5^q < 2^len (len its bit length), except 5^0 = 2^0: len = 0. */
-        int len = q ? pow5_b[q] + 128 : 0;
+        int len = q ? len5[q] : 0;
         int b = len + 127;
-        inv5_b[q] = b;
         /* floor(2^b / 5^q), below 2^128; plus one unless exact (q = 0). */
         if (big_bitlen(w) > INV_P - b + 128)
             abort();
         u128 f = big_bits(w, INV_P - b);
         if (!(f >> 127) || (q && f == ~(u128)0))
             abort();
-        inv5_m[q] = f + (q != 0);
+        if (q <= INV5_MAX) {
+            inv5_b[q] = b;
+            inv5_m[q] = f + (q != 0);
+        }
+        if (q) {
+            el_m[-q - EL_Q_MIN] = f;
+            el_e[-q - EL_Q_MIN] = (int16_t)(-q - b);
+        }
+    }
+    for (int q = 0; q <= EL_Q_MAX; q++) {
+        el_m[q - EL_Q_MIN] = pow5_m[q];
+        el_e[q - EL_Q_MIN] = (int16_t)(pow5_b[q] + q);
     }
     for (int i = 0; i < 100; i++) {
         digit_pairs[2 * i] = (char)('0' + i / 10);
@@ -246,9 +299,17 @@ static void init_tables(void)
         if (e10 > INV5_MAX || -e10 > POW5_MAX || sh < 121 || sh > 124)
             abort();
     }
+    atomic_store_explicit(&tables_built, true, memory_order_release);
 }
 
 static pthread_once_t tables_once = PTHREAD_ONCE_INIT;
+
+/* The tables, built by the first caller (any thread; the others wait for it). */
+static inline void need_tables(void)
+{
+    if (!atomic_load_explicit(&tables_built, memory_order_acquire))
+        pthread_once(&tables_once, init_tables);
+}
 
 /* ---- the fast path ----------------------------------------------------------------- */
 
@@ -457,7 +518,7 @@ size_t tl_fmt_double(double d, char *buf)
 {
     char *p = buf, *end = put_special(d, &p);
     if (!end) {
-        pthread_once(&tables_once, init_tables);
+        need_tables();
         uint64_t bits, out;
         int exp10;
         memcpy(&bits, &d, sizeof bits);
@@ -516,4 +577,84 @@ size_t tl_fmt_int(int64_t i, char *buf)
         *p++ = tmp[--n];
     *p = '\0';
     return (size_t)(p - buf);
+}
+
+/* ---- decimal to binary (Eisel-Lemire) ---------------------------------------------- */
+
+/* A tie, or a value the 192-bit product leaves in doubt, with q < 0: w * 10^q is dyadic
+ * (so possibly a tie) only when 5^-q divides w, and is then w / 5^-q (an integer, which
+ * the conversion rounds correctly) times 2^q (exact: the result is at least 2^-27). */
+static int decimal_dyadic(uint64_t w, int q, double *out)
+{
+    if (q >= 0 || q < -27 || w % pow5_64[-q] != 0)
+        return 0;
+    *out = ldexp((double)(w / pow5_64[-q]), q);
+    return 1;
+}
+
+int tl_decimal_to_double(uint64_t w, int q, double *out)
+{
+    if (w == 0 || q < EL_Q_MIN) {
+        /* w * 10^q < 2^64 * 10^-343 < 2^-1075, half the smallest subnormal */
+        *out = 0.0;
+        return 1;
+    }
+    if (q > EL_Q_MAX) {
+        *out = INFINITY;
+        return 1;
+    }
+    need_tables();
+    int l = __builtin_clzll(w);
+    uint64_t x = w << l;
+    u128 t = el_m[q - EL_Q_MIN];
+    /* The exact product X = x * 10^q / 2^(el_e - l) lies in [P, P + x), P = x * el_m
+     * (192 bits, in [2^190, 2^192)), and equals P when el_m is exact (q in [0, 55]).
+     * First its top 128 bits without el_m's low half: X / 2^64 lies in [H, H + 2^64). */
+    u128 h = (u128)x * (uint64_t)(t >> 64);
+    uint64_t p2 = (uint64_t)(h >> 64), p1 = (uint64_t)h, p0;
+    /* The 53 bits of the significand are the top ones of p2; below them comes the
+     * rounding bit (half), then the rest (below, the low rb bits of p2, then p1, p0). */
+    int rb = 9 + (int)(p2 >> 63);
+    uint64_t mask = ((uint64_t)1 << rb) - 1, below = p2 & mask;
+    unsigned half = (unsigned)(p2 >> rb) & 1;
+    int tie = 0;
+    /* The rounding of X only changes at a midpoint (half set, the rest zero).  X lies
+     * within 2^128 above H * 2^64, which can reach the next midpoint only when the bits
+     * below the rounding bit are all ones, and equal a midpoint only when H is one. */
+    if (half ? below == 0 && p1 == 0 : below == mask) {
+        /* So take the whole product: X in [P, P + x). */
+        u128 lo = (u128)x * (uint64_t)t;
+        uint64_t c = (uint64_t)(lo >> 64);
+        p0 = (uint64_t)lo;
+        p1 += c;
+        p2 += p1 < c;
+        rb = 9 + (int)(p2 >> 63);
+        mask = ((uint64_t)1 << rb) - 1, below = p2 & mask;
+        half = (unsigned)(p2 >> rb) & 1;
+        if (q >= 0 && q <= 55) {
+            tie = half && below == 0 && p1 == 0 && p0 == 0; /* X = P */
+        } else if (!half && below == mask && p1 == UINT64_MAX && p0 > (uint64_t)0 - x) {
+            /* X > P (when P is a midpoint, X is above it and rounds up), but [P, P + x)
+             * holds the next midpoint: in doubt, unless X is dyadic (a tie with q in
+             * [-4, -1] comes here).  Otherwise about one random input in 2^74. */
+            return decimal_dyadic(w, q, out);
+        }
+    }
+    uint64_t m = p2 >> (rb + 1); /* in [2^52, 2^53) */
+    /* w * 10^q = X * 2^(el_e - l) and X is m * 2^(rb + 129) before rounding. */
+    int biased = rb + 129 + el_e[q - EL_Q_MIN] - l + 1075;
+    if (biased <= 0)
+        return 0; /* subnormal (or zero): the rounding position differs; strtod's case */
+    m += half && (!tie || (m & 1));
+    if (m >> 53) {
+        m >>= 1;
+        biased++;
+    }
+    if (biased >= 2047) {
+        *out = INFINITY; /* at least 2^1024 rounded to 53 bits: beyond DBL_MAX's midpoint */
+        return 1;
+    }
+    uint64_t bits = (uint64_t)biased << 52 | (m & (((uint64_t)1 << 52) - 1));
+    memcpy(out, &bits, sizeof *out);
+    return 1;
 }

@@ -193,8 +193,11 @@ int tl_text_to_number(const char *s, size_t n, tl_cell *out)
      * are converted without strtod: an integer of up to 18 digits exactly, and a decimal
      * whose digits fit in 15 (so the integer they make is exact in a double) scaled by an
      * exact power of ten up to 1e22, which one correctly rounded multiplication or
-     * division turns into the nearest double (the classic fast path of Clinger).
-     * Everything else goes to strtod.
+     * division turns into the nearest double (the classic fast path of Clinger).  Other
+     * decimals whose significant digits all fit in 19 go to tl_decimal_to_double
+     * (Eisel-Lemire), the repr() of most doubles among them, and so do integers of 19
+     * digits beyond int64.  Everything else (more than 19 significant digits, and what
+     * tl_decimal_to_double declines, such as subnormals) goes to strtod.
      */
     static const double pow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
                                    1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
@@ -274,6 +277,11 @@ int tl_text_to_number(const char *s, size_t n, tl_cell *out)
         *out = tl_cell_float(neg ? -d : d);
         return 1;
     }
+    double d;
+    if (!integral && !many && tl_decimal_to_double(mant, e10, &d)) {
+        *out = tl_cell_float(neg ? -d : d);
+        return 1;
+    }
     char small[64];
     char *tmp = n < sizeof small ? small : tl_xmalloc(n + 1);
     memcpy(tmp, s, n);
@@ -289,7 +297,11 @@ int tl_text_to_number(const char *s, size_t n, tl_cell *out)
         }
         /* Too large for int64: pandas falls back to floating point too. */
     }
-    *out = tl_cell_float(strtod(tmp, NULL));
+    if (integral && !many && tl_decimal_to_double(mant, e10, &d))
+        d = neg ? -d : d; /* 19 digits, beyond int64 */
+    else
+        d = strtod(tmp, NULL);
+    *out = tl_cell_float(d);
     if (tmp != small)
         free(tmp);
     return 1;

@@ -1,19 +1,29 @@
 /*
- * test_numfmt.c - numbers must read exactly as Python's repr() writes them.
+ * test_numfmt.c - numbers must read exactly as Python's repr() writes them, and read
+ * back exactly as strtod reads them.
  *
  * Besides fixed cases, tl_fmt_double (Ryu-style digit generation) is compared byte for
  * byte with numfmt.c's snprintf/strtod reference on random bit patterns and on families
- * of awkward values.  The environment tunes the run:
+ * of awkward values; tl_decimal_to_double (Eisel-Lemire), and tl_text_to_number which
+ * uses it, are compared bit for bit with strtod on random doubles printed in several
+ * ways, random decimals over the whole exponent range, and exact ties.  The environment
+ * tunes the run:
  *   TL_NUMFMT_EXHAUSTIVE=1   10 million random bit patterns (default 2 million) and five
  *                            times more of every other family: about 30 s of CPU;
  *   TL_NUMFMT_QUICK=1        a fiftieth of the default, for valgrind;
+ *   TL_NUMFMT_PARSE_SOAK=N   N cases (instead of 100000 / 300000, and N / 10 ties
+ *                            instead of 3000) in each random test of the parser, e.g.
+ *                            100000000: four and a half minutes on two cores;
  *   TL_NUMFMT_BENCH=1        no tests: time fast and slow paths on 1M values of the form
- *                            random() * 1000.0 / 7 and print ns per number.
+ *                            random() * 1000.0 / 7 and print ns per number, and the
+ *                            parser on their repr() against strtod.
  */
 #include "testutil.h"
 
 #include "numfmt.h"
+#include "table.h"
 
+#include <errno.h>
 #include <float.h>
 #include <math.h>
 #include <pthread.h>
@@ -129,6 +139,67 @@ static uint64_t to_bits(double d)
     return b;
 }
 
+/* ---- the parser against strtod: helpers -------------------------------------------- */
+
+/* 0 when tl_text_to_number reads text bit for bit as strtod does (as strtoll does, for
+ * an integer); otherwise prints the case and returns 1. */
+static int parse_differs(const char *text)
+{
+    tl_cell c;
+    double want = strtod(text, NULL);
+    if (!tl_text_to_number(text, strlen(text), &c)) {
+        print_error("\"%s\": not read as a number\n", text);
+        return 1;
+    }
+    if (c.kind == TL_INT) {
+        errno = 0;
+        long long v = strtoll(text, NULL, 10);
+        if (strpbrk(text, ".eE") || errno || c.v.i != v) {
+            print_error("\"%s\": read as the integer %lld\n", text, (long long)c.v.i);
+            return 1;
+        }
+        return 0;
+    }
+    if (c.kind != TL_FLOAT || to_bits(c.v.f) != to_bits(want)) {
+        print_error("\"%s\": read as %a (bits %016llx, kind %d), strtod: %a (bits %016llx)\n",
+                    text, c.v.f, (unsigned long long)to_bits(c.v.f), c.kind, want,
+                    (unsigned long long)to_bits(want));
+        return 1;
+    }
+    return 0;
+}
+
+/* 0 when tl_decimal_to_double(w, q) gives strtod's double for "<w>e<q>", or declines a
+ * result that is not above DBL_MIN (subnormal, zero, or rounded up to DBL_MIN); it must
+ * not decline other values (it may in theory, about once in 2^74 random inputs, which
+ * these deterministic tests do not meet).  Otherwise prints the case and returns 1. */
+static int decimal_differs(uint64_t w, int q)
+{
+    char text[48];
+    snprintf(text, sizeof text, "%llue%d", (unsigned long long)w, q);
+    double want = strtod(text, NULL), got = -1.0;
+    if (!tl_decimal_to_double(w, q, &got)) {
+        if (want <= DBL_MIN)
+            return 0;
+        print_error("%s: declined, strtod gives %a\n", text, want);
+        return 1;
+    }
+    if (to_bits(got) != to_bits(want)) {
+        print_error("%s: %a (bits %016llx), strtod: %a (bits %016llx)\n", text, got,
+                    (unsigned long long)to_bits(got), want, (unsigned long long)to_bits(want));
+        return 1;
+    }
+    return 0;
+}
+
+static uint64_t splitmix(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9E3779B97F4A7C15u);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9u;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBu;
+    return z ^ (z >> 31);
+}
+
 static long n_compared;
 
 /* 0 when the fast and slow paths agree on d (and on -d). */
@@ -172,9 +243,11 @@ static void same_around(double d, int n)
     }
 }
 
-/* Runs first, so the tables are built while two threads race to use them. */
+/* Runs first, so the tables are built while two threads race to use them, one through
+ * the formatter, the other through the parser. */
 struct thread_arg {
     uint64_t seed;
+    int parse_first; /* the first call: the parser's, else the formatter's */
     long bad;
 };
 
@@ -187,10 +260,15 @@ static void *thread_body(void *p)
         double d = i & 1 ? from_bits(x) : (double)(x >> 40) / 1000.0;
         if (!isfinite(d))
             continue;
-        char fast[TL_NUMFMT_MAX], slow[TL_NUMFMT_MAX];
+        char fast[TL_NUMFMT_MAX], slow[TL_NUMFMT_MAX], text[40];
+        if (a->parse_first) { /* mostly 17 digits: past the integer and Clinger paths */
+            snprintf(text, sizeof text, "%.17g", d);
+            a->bad += parse_differs(text);
+        }
         tl_fmt_double(d, fast);
         tl__fmt_double_slow(d, slow);
         a->bad += strcmp(fast, slow) != 0;
+        a->bad += parse_differs(fast);
     }
     return NULL;
 }
@@ -198,7 +276,7 @@ static void *thread_body(void *p)
 static void test_fast_two_threads_first_use(void **state)
 {
     (void)state;
-    struct thread_arg a[2] = {{0x9E3779B97F4A7C15u, 0}, {0xD1B54A32D192ED03u, 0}};
+    struct thread_arg a[2] = {{0x9E3779B97F4A7C15u, 0, 0}, {0xD1B54A32D192ED03u, 1, 0}};
     pthread_t t[2];
     for (int i = 0; i < 2; i++)
         assert_int_equal(pthread_create(&t[i], NULL, thread_body, &a[i]), 0);
@@ -374,6 +452,330 @@ static void test_fast_dense_binades(void **state)
     print_message("%ld values compared, fast path against slow, in all\n", n_compared);
 }
 
+/* ---- the parser: tl_decimal_to_double and tl_text_to_number against strtod ---------- */
+
+/* Cases per random test of the parser: TL_NUMFMT_PARSE_SOAK, else scaled(n). */
+static long parse_count(long n)
+{
+    const char *soak = getenv("TL_NUMFMT_PARSE_SOAK");
+    if (soak && atol(soak) > 0)
+        return atol(soak);
+    return scaled(n);
+}
+
+static void parse_same(const char *text)
+{
+    if (parse_differs(text))
+        fail();
+}
+
+/* text reads as want, bit for bit, and as strtod reads it. */
+static void parse_is(const char *text, double want)
+{
+    tl_cell c;
+    assert_true(tl_text_to_number(text, strlen(text), &c));
+    if (c.kind != TL_FLOAT || to_bits(c.v.f) != to_bits(want)) {
+        print_error("\"%s\": read as %a (kind %d), want %a\n", text, c.v.f, c.kind, want);
+        fail();
+    }
+    parse_same(text);
+}
+
+/* tl_decimal_to_double(w, q) decides, and gives want. */
+static void decimal_is(uint64_t w, int q, double want)
+{
+    double got = -1.0;
+    if (!tl_decimal_to_double(w, q, &got) || to_bits(got) != to_bits(want)) {
+        print_error("%llue%d: got %a, want %a\n", (unsigned long long)w, q, got, want);
+        fail();
+    }
+    if (decimal_differs(w, q))
+        fail();
+}
+
+/* Hard cases, with the answer written out (and strtod's agreeing). */
+static void test_parse_known_answers(void **state)
+{
+    (void)state;
+    /* ties and near ties at 2^53 (spacing 2) and 2^52 (spacing 1) */
+    parse_is("9007199254740993.0", 0x1p53);
+    parse_is("9007199254740993e0", 0x1p53);
+    parse_is("9007199254740995.0", 0x1p53 + 4);
+    parse_is("9007199254740993.01", 0x1p53 + 2);
+    parse_is("9007199254740992.99", 0x1p53);
+    parse_is("9007199254740992.5", 0x1p53);
+    parse_is("4503599627370496.5", 0x1p52);
+    parse_is("4503599627370497.5", 0x1p52 + 2);
+    parse_is("4503599627370497.4999", 0x1p52 + 1);
+    parse_is("4503599627370497.5001", 0x1p52 + 2);
+    /* on either side of 1 + 2^-53 = 1.000000000000000111022... */
+    parse_is("1.000000000000000112", 0x1.0000000000001p0);
+    parse_is("1.000000000000000111", 0x1p0);
+    /* more than 19 digits: strtod's; this one is exactly 1 + 2^-53, a tie */
+    parse_is("1.00000000000000011102230246251565404236316680908203125", 1.0);
+    parse_is("1.00000000000000011102230246251565404236316680908203126", 0x1.0000000000001p0);
+    /* the normal/subnormal boundary, the smallest and largest doubles */
+    parse_is("2.2250738585072011e-308", 0x0.fffffffffffffp-1022);
+    parse_is("2.2250738585072012e-308", 0x1p-1022);
+    parse_is("2.2250738585072014e-308", 0x1p-1022);
+    parse_is("4.4501477170144023e-308", 0x1.fffffffffffffp-1022);
+    parse_is("4.9406564584124654e-324", 0x1p-1074);
+    parse_is("2.4703282292062328e-324", 0x1p-1074);
+    parse_is("2.4703282292062327e-324", 0.0);
+    parse_is("1e-400", 0.0);
+    parse_is("1.7976931348623157e308", DBL_MAX);
+    parse_is("1.7976931348623158e308", DBL_MAX);
+    parse_is("1.7976931348623159e308", INFINITY);
+    parse_is("1797693134862315807e290", DBL_MAX); /* DBL_MAX's upper midpoint is */
+    parse_is("1797693134862315808e290", INFINITY); /* 1.7976931348623158079e308 */
+    parse_is("1e308", 0x1.1ccf385ebc8ap1023);
+    parse_is("1e309", INFINITY);
+    parse_is("-1e309", -INFINITY);
+    parse_is("8.98846567431158e307", 0x1p1023);
+    /* classics */
+    parse_is("1e23", 0x1.52d02c7e14af6p76);
+    parse_is("7.2057594037927933e16", 0x1p56);
+    parse_is("0.1", 0.1);
+    parse_is("0.3", 0.3);
+    parse_is("1e-23", 1e-23);
+    parse_is("3.0517578125e-5", 0x1p-15);
+    parse_is("0.09218478672129195", 0.09218478672129195);
+    parse_is("2764.172165254454", 2764.172165254454);
+    parse_is("2738.978795898438", 2738.978795898438);
+    parse_is("1.2345678901234568e+17", 1.2345678901234568e+17);
+    parse_is("-0.30000000000000004", -0.30000000000000004);
+    /* zeros keep their sign */
+    parse_is("-0.0", -0.0);
+    parse_is("-0e-400", -0.0);
+    parse_is("0e999", 0.0);
+    parse_is("-0.000000000000000000000000e50", -0.0);
+    /* integers: int64 stays an integer, beyond it a float */
+    tl_cell c;
+    assert_true(tl_text_to_number("123456789012345678", 18, &c));
+    assert_int_equal(c.kind, TL_INT);
+    assert_true(c.v.i == 123456789012345678);
+    assert_true(tl_text_to_number("-9223372036854775808", 20, &c));
+    assert_int_equal(c.kind, TL_INT);
+    assert_true(c.v.i == INT64_MIN);
+    parse_is("9223372036854775808", 0x1p63);
+    parse_is("-9999999999999999999", -1e19);
+    parse_is("18446744073709551615", 0x1p64);
+    parse_is("123456789012345678.0", 123456789012345678.0);
+
+    /* the function itself: these it must decide */
+    decimal_is(9007199254740993u, 0, 0x1p53);
+    decimal_is(45035996273704965u, -1, 0x1p52);   /* a tie with q < 0 */
+    decimal_is(45035996273704975u, -1, 0x1p52 + 2);
+    decimal_is(22250738585072014u, -324, 0x1p-1022);
+    decimal_is(17976931348623157u, 292, DBL_MAX);
+    decimal_is(17976931348623159u, 292, INFINITY);
+    decimal_is(1, 309, INFINITY);
+    decimal_is(1, 308, 1e308);
+    decimal_is(18446744073709551615u, 0, 0x1p64);
+    decimal_is(18446744073709551615u, -343, 0.0); /* below half the smallest subnormal */
+    decimal_is(1, -343, 0.0);
+    decimal_is(0, 0, 0.0);
+    decimal_is(0, 400, 0.0);
+    decimal_is(0, -400, 0.0);
+    decimal_is(1, 0, 1.0);
+    decimal_is(1, -1, 0.1);
+    decimal_is(1, 23, 1e23);
+    decimal_is(72057594037927933u, 0, 0x1p56);
+    /* and these it may decline (subnormal), but not get wrong */
+    assert_int_equal(decimal_differs(49406564584124654u, -340), 0);
+    assert_int_equal(decimal_differs(22250738585072011u, -324), 0);
+    assert_int_equal(decimal_differs(22250738585072013u, -324), 0);
+    assert_int_equal(decimal_differs(1, -342), 0);
+    assert_int_equal(decimal_differs(18446744073709551615u, -342), 0);
+}
+
+/* Leading and trailing zeros, points and exponents in every place the grammar allows. */
+static void test_parse_zeros_and_forms(void **state)
+{
+    (void)state;
+    static const char *const texts[] = {
+        "0.000123", "1230000e-3", "000123.4500", "0000.0000", "00", "-00.0e-0", "+.5", "5.",
+        "-.000000000000000000000000000000012345678901234567", "0.0000000000000000000001",
+        "100000000000000000000000.0", "1000000000000000000000000", "1e+22", "1E22",
+        "1.e-7", ".1e1", "123456789012345678901234567890e-30",
+        "0.00000000000000000000000000000000000000000000000000000000000000000000000012",
+        "4.000000000000000000000000000000000000000000000000000000000000000000001",
+        "0.09218478672129195000", "09218478672129195e-17", "2764.1721652544540000000",
+        "9007199254740993.000000000000000000001", "9.007199254740993e15",
+        "1.7976931348623157e+308", "179769313486231570000000000e282", "+1e-0", "-1E+000010",
+        "0.000000000000000000000000000000000000000000000000000000000000000000000000000000"
+        "0000000000000000000000000000000000000000000000000000000000000000000000000000000000"
+        "0000000000000000000000000000000000000000000000000000000000000000000000000000000000"
+        "00000000000000000000000000000000000000000000000000000000000000000000000000000049",
+        "1e-99999999", "1e99999999", "-1e-99999999",
+    };
+    for (size_t i = 0; i < sizeof texts / sizeof *texts; i++)
+        parse_same(texts[i]);
+}
+
+/* Random doubles (bit patterns, and values as reports hold them) printed with %.17g,
+ * %.16g, %.15g and repr(): n of each per thread. */
+struct parse_arg {
+    uint64_t state;
+    long n, bad;
+};
+
+static void *parse_doubles_body(void *p)
+{
+    struct parse_arg *a = p;
+    static const char *const fmts[] = {"%.17g", "%.16g", "%.15g"};
+    char text[40];
+    for (long i = 0; i < a->n && a->bad < 10; i++) {
+        uint64_t z = splitmix(&a->state);
+        double d;
+        switch (i & 3) {
+        case 0: d = (double)(z % 100000000000000u) / 1e9; break; /* ms from ns */
+        case 1: d = (double)(z >> 33) * 1000.0 / 7; break;
+        default: d = from_bits(z); break;
+        }
+        if (!isfinite(d))
+            continue;
+        for (int f = 0; f < 3; f++) {
+            snprintf(text, sizeof text, fmts[f], d);
+            a->bad += parse_differs(text);
+        }
+        tl_fmt_double(d, text);
+        a->bad += parse_differs(text);
+    }
+    return NULL;
+}
+
+static void test_parse_random_doubles(void **state)
+{
+    (void)state;
+    long n = parse_count(100000);
+    struct parse_arg a[2] = {{0x3243F6A8885A308Du, n / 2, 0}, {0x13198A2E03707344u, n - n / 2, 0}};
+    pthread_t t[2];
+    for (int i = 0; i < 2; i++)
+        assert_int_equal(pthread_create(&t[i], NULL, parse_doubles_body, &a[i]), 0);
+    for (int i = 0; i < 2; i++)
+        assert_int_equal(pthread_join(t[i], NULL), 0);
+    assert_int_equal(a[0].bad + a[1].bad, 0);
+    print_message("%ld random doubles, each read in four spellings (two threads)\n", n);
+}
+
+static const uint64_t pow10_64[20] = {
+    1u, 10u, 100u, 1000u, 10000u, 100000u, 1000000u, 10000000u, 100000000u,
+    1000000000u, 10000000000u, 100000000000u, 1000000000000u, 10000000000000u,
+    100000000000000u, 1000000000000000u, 10000000000000000u, 100000000000000000u,
+    1000000000000000000u, 10000000000000000000u};
+
+/* Spell w * 10^q (w > 0) at random: "<w>e<q>", the point inside or before the digits,
+ * fixed notation, leading zeros, trailing zeros after a point, a sign. */
+static void spell(uint64_t w, int q, uint64_t r, char *text, size_t size)
+{
+    char digits[24];
+    int len = snprintf(digits, sizeof digits, "%llu", (unsigned long long)w);
+    const char *sign = r & 1 ? "-" : r & 2 ? "+" : "";
+    const char *e = r & 4 ? "E" : "e";
+    const char *lead = r & 8 ? "000" : "";
+    r >>= 4;
+    switch (r % 4) {
+    case 0:
+        snprintf(text, size, "%s%s%s%s%d", sign, lead, digits, e, q);
+        break;
+    case 1: { /* d.ddd e, or .dddd e */
+        int at = (int)(r / 4 % (unsigned)(len + 1));
+        snprintf(text, size, "%s%s%.*s.%s%s%+d", sign, lead, at, digits, digits + at, e,
+                 q + len - at);
+        break;
+    }
+    default: /* fixed notation where short enough, trailing zeros after a point */
+        if (q >= 0 && q <= 30)
+            snprintf(text, size, "%s%s%s%0*d.%s", sign, lead, digits, q, 0,
+                     r & 64 ? "000" : "0");
+        else if (q < 0 && q >= -40 && -q < len)
+            snprintf(text, size, "%s%s%.*s.%s%s", sign, lead, len + q, digits,
+                     digits + len + q, r & 64 ? "000" : "");
+        else if (q < 0 && q >= -40)
+            snprintf(text, size, "%s0.%0*d%s", sign, -q - len, 0, digits);
+        else
+            snprintf(text, size, "%s%s%s%s%d", sign, lead, digits, e, q);
+        break;
+    }
+}
+
+/* Random w of 1 to 19 digits (a quarter with trailing zeros), random q in [-360, 330]:
+ * tl_decimal_to_double directly, and tl_text_to_number on a random spelling. */
+static void *parse_decimals_body(void *p)
+{
+    struct parse_arg *a = p;
+    char text[128];
+    for (long i = 0; i < a->n && a->bad < 10; i++) {
+        int k = 1 + (int)(splitmix(&a->state) % 19);
+        uint64_t w = pow10_64[k - 1] + splitmix(&a->state) % (pow10_64[k] - pow10_64[k - 1]);
+        uint64_t r = splitmix(&a->state);
+        if ((r & 3) == 0) {
+            int z = (int)((r >> 2) % (unsigned)k);
+            w = w / pow10_64[z] * pow10_64[z];
+        }
+        int q = (int)(splitmix(&a->state) % 691) - 360;
+        a->bad += decimal_differs(w, q);
+        spell(w, q, splitmix(&a->state), text, sizeof text);
+        a->bad += parse_differs(text);
+    }
+    return NULL;
+}
+
+static void test_parse_random_decimals(void **state)
+{
+    (void)state;
+    long n = parse_count(300000);
+    struct parse_arg a[2] = {{0xA4093822299F31D0u, n / 2, 0}, {0x082EFA98EC4E6C89u, n - n / 2, 0}};
+    pthread_t t[2];
+    for (int i = 0; i < 2; i++)
+        assert_int_equal(pthread_create(&t[i], NULL, parse_decimals_body, &a[i]), 0);
+    for (int i = 0; i < 2; i++)
+        assert_int_equal(pthread_join(t[i], NULL), 0);
+    assert_int_equal(a[0].bad + a[1].bad, 0);
+    print_message("%ld random decimals w * 10^q, q in [-360, 330] (two threads)\n", n);
+}
+
+/* Exact ties w * 10^q = c * 2^f (c odd, 54 bits: a midpoint between two doubles) and
+ * their decimal neighbours w - 1 and w + 1.  They exist only for q in [-4, 23]: then
+ * w = (c / 5^q) * 2^g, or w = c * 5^-q * 2^g. */
+static void test_parse_ties(void **state)
+{
+    (void)state;
+    long n = parse_count(30000) / 10; /* three cases each */
+    uint64_t st = 0x452821E638D01377u;
+    char text[128];
+    for (long i = 0; i < n; i++) {
+        int q = -4 + (int)(splitmix(&st) % 28);
+        uint64_t p5 = 1, base;
+        for (int j = 0; j < (q < 0 ? -q : q); j++)
+            p5 *= 5;
+        if (q > 0) {
+            uint64_t lo = (((uint64_t)1 << 53) + p5 - 1) / p5, hi = (((uint64_t)1 << 54) - 1) / p5;
+            base = lo + splitmix(&st) % (hi - lo + 1);
+            if (!(base & 1))
+                base += base < hi ? 1 : (uint64_t)-1;
+            if (!(base & 1) || base < lo)
+                continue;
+        } else {
+            base = ((uint64_t)1 << 53 | (splitmix(&st) & (((uint64_t)1 << 53) - 1)) | 1) * p5;
+        }
+        uint64_t w = base << splitmix(&st) % (unsigned)(__builtin_clzll(base) + 1);
+        for (uint64_t x = w - 1; x != w + 2; x++) {
+            double got;
+            if (!tl_decimal_to_double(x, q, &got)) {
+                print_error("%llue%d: declined\n", (unsigned long long)x, q);
+                fail();
+            }
+            if (decimal_differs(x, q))
+                fail();
+            spell(x, q, splitmix(&st), text, sizeof text);
+            parse_same(text);
+        }
+    }
+    print_message("%ld ties with their neighbours\n", n);
+}
+
 /* ---- the micro-benchmark (TL_NUMFMT_BENCH=1) --------------------------------------- */
 
 static double now_ns(void)
@@ -408,6 +810,32 @@ static int bench(void)
         printf("%-26s %7.1f ns/number (best of 3 over %d values, %zu chars)\n", names[f],
                best, N, total);
     }
+    /* Reading their repr() back: tl_text_to_number, then strtod alone. */
+    char(*texts)[TL_NUMFMT_MAX] = malloc(N * sizeof *texts);
+    size_t *lens = malloc(N * sizeof *lens);
+    if (!texts || !lens)
+        return 1;
+    for (int i = 0; i < N; i++)
+        lens[i] = tl_fmt_double(v[i], texts[i]);
+    for (int f = 0; f < 2; f++) {
+        double best = 1e300, sum = 0;
+        for (int round = 0; round < 3; round++) {
+            double t0 = now_ns();
+            for (int i = 0; i < N; i++) {
+                tl_cell c;
+                if (f == 0 && tl_text_to_number(texts[i], lens[i], &c))
+                    sum += c.v.f;
+                else if (f == 1)
+                    sum += strtod(texts[i], NULL);
+            }
+            double t = (now_ns() - t0) / N;
+            best = t < best ? t : best;
+        }
+        printf("%-26s %7.1f ns/number (best of 3, reading the repr() back; sum %g)\n",
+               f == 0 ? "tl_text_to_number" : "strtod", best, sum);
+    }
+    free(texts);
+    free(lens);
     free(v);
     return 0;
 }
@@ -440,6 +868,11 @@ int main(void)
         cmocka_unit_test(test_fast_decimal_looking),
         cmocka_unit_test(test_fast_powers_and_extremes),
         cmocka_unit_test(test_fast_dense_binades),
+        cmocka_unit_test(test_parse_known_answers),
+        cmocka_unit_test(test_parse_zeros_and_forms),
+        cmocka_unit_test(test_parse_random_doubles),
+        cmocka_unit_test(test_parse_random_decimals),
+        cmocka_unit_test(test_parse_ties),
     };
     return cmocka_run_group_tests_name("numfmt", tests, NULL, NULL);
 }
