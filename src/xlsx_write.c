@@ -36,13 +36,13 @@
  * compressor as soon as it is full (and still in cache), so only compressed sheets are
  * ever whole in memory.
  *
- * Threads: the sheets are jobs taken in workbook order by `threads` workers (each with
- * its own compressor and XML buffer); the calling thread writes finished sheets to the
- * zip in order and frees them.  A worker takes a sheet only while fewer than threads + 1
- * sheets are taken and not yet written, so at most threads + 1 compressed sheets are
- * alive at once, whatever the number of sheets.  Rendering and compressing are nearly all the work; writing
- * compressed bytes is cheap, so the writing thread mostly waits.  With one thread
- * everything happens inline, in order.
+ * Threads: rendering and compressing are nearly all the work, and a sheet's compressed
+ * blob goes into the zip whole, in any order (readers find parts through the central
+ * directory), so sheets are jobs of a pool (pool.h) - in the streaming writer, pieces
+ * of ~10 MB of a sheet's XML are, each compressed on its own, ended with a sync flush
+ * and joined into the part, so that even the last big sheet is shared between the pool's
+ * thread and the caller helping at the end.  Each thread has its own compressor and XML
+ * buffer; the zip is written under a lock.
  */
 #include "xlsx_write.h"
 
@@ -590,14 +590,14 @@ static void xb_flush(tl_buf *b, tl_zip_compressor *comp)
     }
 }
 
-/* The records of table t as rows first_row, first_row + 1, ...; every ~XL_CHUNK bytes
+/* Records r0 .. r1-1 of table t as worksheet rows first_row + r; every ~XL_CHUNK bytes
  * go to the compressor, so a sheet's XML is never whole in memory. */
-static void xb_rows(tl_buf *b, const tl_table *t, const colinfo *ci, size_t first_row, const sheet_ctx *sc,
-                    tl_zip_compressor *comp)
+static void xb_rows(tl_buf *b, const tl_table *t, const colinfo *ci, size_t r0, size_t r1, size_t first_row,
+                    const sheet_ctx *sc, tl_zip_compressor *comp)
 {
     size_t ncols = t->ncols;
     size_t need = ncols * XL_CELL_MAX + 64;
-    for (size_t r = 0; r < t->nrows; r++) {
+    for (size_t r = r0; r < r1; r++) {
         char row[24] = {0};
         size_t rownum = first_row + r;
         size_t rowlen = dec(rownum, row);
@@ -715,15 +715,12 @@ static void render_empty(tl_buf *b, int selected)
                   selected ? " tabSelected=\"1\"" : "", SHEET_TAIL);
 }
 
-static void render_result(const tl_result *res, int selected, tl_buf *b, tl_zip_compressor *comp)
+/* A result sheet's columns: letters, number styles, colourings, hidden, widths (from
+ * the names and the first rows).  Computed once per sheet, whatever its pieces. */
+static colinfo *sheet_columns(const tl_result *res)
 {
     const tl_table *t = res->table;
-    if (!t || t->ncols == 0) {
-        render_empty(b, selected);
-        return;
-    }
-    sheet_ctx sc = {res->name};
-    colinfo *ci = tl_xcalloc(t->ncols, sizeof *ci);
+    colinfo *ci = tl_xcalloc(t->ncols ? t->ncols : 1, sizeof *ci);
     for (size_t c = 0; c < t->ncols; c++) {
         const tl_column *col = &t->cols[c];
         ci[c].reflen = (uint8_t)col_letters(c, ci[c].ref);
@@ -733,19 +730,37 @@ static void render_result(const tl_result *res, int selected, tl_buf *b, tl_zip_
         size_t body = column_chars(col, t->nrows, ci[c].xf);
         ci[c].width = fit_width(head > body ? head : body);
     }
+    return ci;
+}
+
+/*
+ * Records r0 .. r1-1 of result res (a table with columns) as worksheet XML: the piece
+ * that starts at record 0 opens the worksheet (and writes the header row), the one that
+ * ends at the last record closes it.  Pieces rendered separately and put together in
+ * order make the same XML as the whole.
+ */
+static void render_result_rows(const tl_result *res, const colinfo *ci, int selected, size_t r0, size_t r1,
+                               tl_buf *b, tl_zip_compressor *comp)
+{
+    const tl_table *t = res->table;
+    sheet_ctx sc = {res->name};
     size_t last_row = t->nrows + 1;
-    xb_sheet_open(b);
-    tl_buf_printf(b, "<dimension ref=\"A1:%s%zu\"/>", ci[t->ncols - 1].ref, last_row);
-    tl_buf_printf(b,
-                  "<sheetViews><sheetView%s workbookViewId=\"0\">"
-                  "<pane ySplit=\"1\" topLeftCell=\"A2\" activePane=\"bottomLeft\" state=\"frozen\"/>"
-                  "<selection pane=\"bottomLeft\" activeCell=\"A2\" sqref=\"A2\"/></sheetView></sheetViews>"
-                  "<sheetFormatPr defaultRowHeight=\"15\"/>",
-                  selected ? " tabSelected=\"1\"" : "");
-    xb_cols(b, ci, t->ncols);
-    tl_buf_adds(b, "<sheetData>");
-    xb_header_row(b, t, ci, 1, &sc);
-    xb_rows(b, t, ci, 2, &sc, comp);
+    if (r0 == 0) {
+        xb_sheet_open(b);
+        tl_buf_printf(b, "<dimension ref=\"A1:%s%zu\"/>", ci[t->ncols - 1].ref, last_row);
+        tl_buf_printf(b,
+                      "<sheetViews><sheetView%s workbookViewId=\"0\">"
+                      "<pane ySplit=\"1\" topLeftCell=\"A2\" activePane=\"bottomLeft\" state=\"frozen\"/>"
+                      "<selection pane=\"bottomLeft\" activeCell=\"A2\" sqref=\"A2\"/></sheetView></sheetViews>"
+                      "<sheetFormatPr defaultRowHeight=\"15\"/>",
+                      selected ? " tabSelected=\"1\"" : "");
+        xb_cols(b, ci, t->ncols);
+        tl_buf_adds(b, "<sheetData>");
+        xb_header_row(b, t, ci, 1, &sc);
+    }
+    xb_rows(b, t, ci, r0, r1, 2, &sc, comp);
+    if (r1 < t->nrows)
+        return;
     tl_buf_adds(b, "</sheetData>");
     tl_buf_printf(b, "<autoFilter ref=\"A1:%s%zu\"/>", ci[t->ncols - 1].ref, last_row);
     if (t->nrows) {
@@ -759,6 +774,18 @@ static void render_result(const tl_result *res, int selected, tl_buf *b, tl_zip_
     }
     tl_buf_adds(b, SHEET_TAIL);
     tl_buf_adds(b, "</worksheet>");
+}
+
+static int result_is_empty(const tl_result *res) { return !res->table || res->table->ncols == 0; }
+
+static void render_result(const tl_result *res, int selected, tl_buf *b, tl_zip_compressor *comp)
+{
+    if (result_is_empty(res)) {
+        render_empty(b, selected);
+        return;
+    }
+    colinfo *ci = sheet_columns(res);
+    render_result_rows(res, ci, selected, 0, res->table->nrows, b, comp);
     free(ci);
 }
 
@@ -906,7 +933,7 @@ static void render_summary(const summary_plan *pl, const char *tab, int selected
         if (pl->head_row[i]) {
             const tl_table *t = bl->table;
             xb_header_row(b, t, ci[i], pl->head_row[i], &sc);
-            xb_rows(b, t, ci[i], pl->head_row[i] + 1, &sc, comp);
+            xb_rows(b, t, ci[i], 0, t->nrows, pl->head_row[i] + 1, &sc, comp);
             if (t->nrows)
                 for (size_t c = 0; c < t->ncols; c++)
                     if (ci[i][c].cf != CF_NONE)
@@ -1478,8 +1505,9 @@ int tl_xlsx_write(const tl_results *results, const tl_xlsx_write_opts *opts, con
 /* ---- the streaming writer -------------------------------------------------------------- */
 
 /*
- * Each added result becomes a job of the caller's pool (pool.h): render it, compress it
- * into a blob of its own, store the blob in the zip.  The pool's threads take jobs
+ * Each added result becomes jobs of the caller's pool (pool.h), one per piece of its
+ * records: render the piece and compress it into a blob of its own; the last piece to end
+ * joins the blobs and stores the sheet in the zip.  The pool's threads take jobs
  * oldest first while the caller goes on (reading and comparing the next sheets), and the
  * caller takes the newest when it waits in sync(), so sheets are stored in any order:
  * readers find parts through the central directory, and a sheet's file name, not its
@@ -1487,12 +1515,32 @@ int tl_xlsx_write(const tl_results *results, const tl_xlsx_write_opts *opts, con
  * ... as they come; the summary, made last, gets the next number and is listed first in
  * workbook.xml.  The zip and the failure are shared under `mu`; the rest is the caller's.
  */
-typedef struct stream_sheet {
+typedef struct stream_sheet stream_sheet;
+
+/* A run of a sheet's records: one job. */
+typedef struct sheet_piece {
+    stream_sheet *sh;
+    size_t k;             /* its place among the sheet's pieces */
+} sheet_piece;
+
+struct stream_sheet {
     tl_xlsx_writer *w;
     tl_result res;        /* a copy: the caller's may move */
     size_t index;         /* 0, 1, ... in the order added */
-    size_t job;           /* the pool's job count once it was queued */
-} stream_sheet;
+    size_t job;           /* the pool's job count once its last piece was queued */
+    colinfo *ci;          /* its columns (NULL for an empty result) */
+    size_t npieces, left; /* left: pieces not done yet, under the writer's `mu` */
+    sheet_piece *pieces;
+    tl_zip_blob *blobs;   /* each piece, compressed */
+};
+
+/*
+ * Cells per piece.  A big sheet is rendered and compressed in pieces, each a job, so
+ * that the caller helping at the end of the run (and the pool's threads) can share even
+ * the last sheet; ~10 MB of XML each, large enough that a piece's fresh DEFLATE history
+ * costs nothing measurable.
+ */
+#define XL_PIECE_CELLS 250000
 
 struct tl_xlsx_writer {
     char *path;
@@ -1505,38 +1553,55 @@ struct tl_xlsx_writer {
     sheet_job *jobs;      /* what close() needs of each sheet */
     const char **names;
     size_t n, cap;
-    pthread_mutex_t mu;   /* the zip, `failed` and `werr` */
+    pthread_mutex_t mu;   /* the zip, the pieces' countdown, `failed` and `werr` */
     int failed;
     tl_error werr;        /* the first failure */
 };
 
-static void render_sheet_job(void *arg, int worker)
+static void render_piece_job(void *arg, int worker)
 {
-    stream_sheet *sh = arg;
+    sheet_piece *pc = arg;
+    stream_sheet *sh = pc->sh;
     tl_xlsx_writer *w = sh->w;
     render_state *st = &w->states[worker];
     pthread_mutex_lock(&w->mu);
     int failed = w->failed;
     pthread_mutex_unlock(&w->mu);
-    if (failed)
-        return; /* the workbook is lost anyway */
-    if (!st->comp)
-        st->comp = tl_zip_compressor_new(TL_ZIP_LEVEL);
 
-    sheet_job j = {.file = sh->index + 1};
-    tl_buf_clear(&st->xml);
-    tl_zip_stream_begin(st->comp, &j.blob);
-    render_result(&sh->res, !w->summary_first && sh->index == 0, &st->xml, st->comp);
-    xb_flush(&st->xml, st->comp);
-    tl_zip_stream_finish(st->comp);
-
-    tl_error err = {0};
-    pthread_mutex_lock(&w->mu);
-    if (!w->failed && write_sheet(w->z, sh->index, &j, &err) != 0) {
-        w->failed = 1;
-        w->werr = err;
+    tl_zip_blob blob = {0};
+    if (!failed) { /* after a failure the workbook is lost anyway: only count down */
+        if (!st->comp)
+            st->comp = tl_zip_compressor_new(TL_ZIP_LEVEL);
+        int selected = !w->summary_first && sh->index == 0, last = pc->k + 1 == sh->npieces;
+        tl_buf_clear(&st->xml);
+        tl_zip_stream_begin(st->comp, &blob);
+        if (!sh->ci) {
+            render_empty(&st->xml, selected);
+        } else {
+            size_t nrows = sh->res.table->nrows;
+            size_t r0 = nrows * pc->k / sh->npieces, r1 = nrows * (pc->k + 1) / sh->npieces;
+            render_result_rows(&sh->res, sh->ci, selected, r0, r1, &st->xml, st->comp);
+        }
+        xb_flush(&st->xml, st->comp);
+        if (last)
+            tl_zip_stream_finish(st->comp);
+        else
+            tl_zip_stream_finish_piece(st->comp);
     }
-    tl_zip_blob_free(&j.blob); /* when not written */
+
+    pthread_mutex_lock(&w->mu);
+    sh->blobs[pc->k] = blob;
+    if (--sh->left == 0) {
+        /* the sheet's last piece to end joins them and stores the sheet */
+        sheet_job j = {.file = sh->index + 1};
+        tl_zip_blob_join(sh->blobs, sh->npieces, &j.blob);
+        tl_error err = {0};
+        if (!w->failed && write_sheet(w->z, sh->index, &j, &err) != 0) {
+            w->failed = 1;
+            w->werr = err;
+        }
+        tl_zip_blob_free(&j.blob); /* when not written */
+    }
     pthread_mutex_unlock(&w->mu);
 }
 
@@ -1572,13 +1637,26 @@ int tl_xlsx_writer_add(tl_xlsx_writer *w, const tl_result *r, tl_error *err)
         w->jobs = tl_xrealloc(w->jobs, w->cap * sizeof *w->jobs);
         w->names = tl_xrealloc(w->names, w->cap * sizeof *w->names);
     }
-    stream_sheet *sh = tl_xmalloc(sizeof *sh);
-    *sh = (stream_sheet){w, *r, w->n, 0};
+    stream_sheet *sh = tl_xcalloc(1, sizeof *sh);
+    sh->w = w;
+    sh->res = *r;
+    sh->index = w->n;
+    sh->ci = result_is_empty(r) ? NULL : sheet_columns(r);
+    size_t cells = sh->ci ? t->nrows * t->ncols : 0;
+    sh->npieces = cells / XL_PIECE_CELLS + 1;
+    if (sh->npieces > t->nrows)
+        sh->npieces = t->nrows ? t->nrows : 1;
+    sh->left = sh->npieces;
+    sh->pieces = tl_xcalloc(sh->npieces, sizeof *sh->pieces);
+    sh->blobs = tl_xcalloc(sh->npieces, sizeof *sh->blobs);
     w->sheets[w->n] = sh;
     w->names[w->n] = r->name;
     w->jobs[w->n] = (sheet_job){.kind = SHEET_RESULT, .file = w->n + 1, .nrows = t->nrows, .ncols = t->ncols};
     w->n++;
-    sh->job = tl_pool_add(w->pool, render_sheet_job, sh);
+    for (size_t k = 0; k < sh->npieces; k++) {
+        sh->pieces[k] = (sheet_piece){sh, k};
+        sh->job = tl_pool_add(w->pool, render_piece_job, &sh->pieces[k]);
+    }
     return 0;
 }
 
@@ -1608,8 +1686,12 @@ static void writer_stop(tl_xlsx_writer *w)
 
 static void writer_free(tl_xlsx_writer *w)
 {
-    for (size_t i = 0; i < w->n; i++)
+    for (size_t i = 0; i < w->n; i++) {
+        free(w->sheets[i]->ci);
+        free(w->sheets[i]->pieces);
+        free(w->sheets[i]->blobs);
         free(w->sheets[i]);
+    }
     free(w->sheets);
     free(w->jobs);
     free(w->names);

@@ -34,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <zlib.h>
 
 #define ZIP_LOCAL_SIG 0x04034b50u
 #define ZIP_CENTRAL_SIG 0x02014b50u
@@ -150,6 +151,52 @@ void tl_zip_stream_write(tl_zip_compressor *c, const void *data, size_t len)
         zip_stream_run(c, 0); /* ISA-L takes all of it (keeping what it needs): p is free again */
         p += n;
         len -= n;
+    }
+}
+
+void tl_zip_stream_finish_piece(tl_zip_compressor *c)
+{
+    struct isal_zstream *s = &c->stream;
+    tl_zip_blob *out = c->out;
+    s->avail_in = 0;
+    s->flush = SYNC_FLUSH; /* all input out, then an empty stored block: byte-aligned */
+    do {
+        if (c->cap - out->size < 4096) {
+            size_t want = c->cap < 65536 ? 65536 : c->cap * 2;
+            out->data = tl_xrealloc(out->data, want);
+            c->cap = want;
+        }
+        size_t room = c->cap - out->size;
+        s->next_out = out->data + out->size;
+        s->avail_out = (uint32_t)(room < ZIP_CHUNK ? room : ZIP_CHUNK);
+        uint32_t before = s->avail_out;
+        if (isal_deflate(s) != COMP_OK) {
+            fprintf(stderr, "tlcompare: internal error: deflate failed\n");
+            abort();
+        }
+        out->size += before - s->avail_out;
+    } while (s->internal_state.state != ZSTATE_NEW_HDR);
+    out->data = tl_xrealloc(out->data, out->size ? out->size : 1);
+    c->out = NULL;
+}
+
+void tl_zip_blob_join(tl_zip_blob *pieces, size_t n, tl_zip_blob *out)
+{
+    memset(out, 0, sizeof *out);
+    out->method = 8;
+    for (size_t i = 0; i < n; i++)
+        out->size += pieces[i].size;
+    out->data = tl_xmalloc(out->size ? out->size : 1);
+    size_t at = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (pieces[i].size)
+            memcpy(out->data + at, pieces[i].data, pieces[i].size);
+        at += pieces[i].size;
+        /* the CRC of the whole from the pieces' (zlib's combination: the same CRC-32) */
+        out->crc = i == 0 ? pieces[i].crc
+                          : (uint32_t)crc32_combine(out->crc, pieces[i].crc, (z_off_t)pieces[i].raw_size);
+        out->raw_size += pieces[i].raw_size;
+        tl_zip_blob_free(&pieces[i]);
     }
 }
 

@@ -49,6 +49,15 @@ void tl_zip_stream_write(tl_zip_compressor *c, const void *data, size_t len);
 void tl_zip_stream_finish(tl_zip_compressor *c);
 void tl_zip_blob_free(tl_zip_blob *b);
 
+/*
+ * A part compressed in pieces, each on its own (on any thread), then joined: every
+ * piece but the last ends with tl_zip_stream_finish_piece() (a sync flush, so that the
+ * next piece's DEFLATE blocks may follow it), the last with tl_zip_stream_finish().
+ * tl_zip_blob_join() makes the part of n pieces, in order (it frees them).
+ */
+void tl_zip_stream_finish_piece(tl_zip_compressor *c);
+void tl_zip_blob_join(tl_zip_blob *pieces, size_t n, tl_zip_blob *out);
+
 /* ---- the archive ---------------------------------------------------------------------- */
 
 typedef struct tl_zip tl_zip;
