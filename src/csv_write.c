@@ -2,15 +2,22 @@
  * csv_write.c - CSV output (see csv_write.h).
  *
  * Written through a fixed buffer straight to the file: a result can be hundreds of MB,
- * so it is never built whole in memory, and the per-cell work is a few memcpys.
+ * so it is never built whole in memory.  The per-cell work is a fixed-size move for a
+ * number, and one pass over a text that both looks for the bytes that make it quoted
+ * and copies it, a block of bytes at a time.
  */
 #include "csv_write.h"
 
 #include "numfmt.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+#if defined(__SSE2__) && !defined(TL_NO_SIMD)
+#include <emmintrin.h>
+#endif
 
 #define OUT_BUF (1u << 20)
 
@@ -54,7 +61,173 @@ static inline void putc_(csv_out *o, char c)
     o->buf[o->pos++] = c;
 }
 
-static void put_field(csv_out *o, const char *s, size_t n)
+/*
+ * Fields are copied a block at a time while they are looked at (16 bytes with SSE2,
+ * every x86-64; else 8 in a uint64_t, SWAR): a block is stored whole, then the output
+ * moves on to its first flagged byte.  The SWAR flags are exact up to the first flagged
+ * byte but may include bytes after it, so a flagged byte is tested again.  Defining
+ * TL_NO_SIMD takes the SWAR path on x86-64 too (to test it).
+ */
+#if defined(__SSE2__) && !defined(TL_NO_SIMD)
+#define BLK 16
+typedef __m128i blk;
+typedef unsigned blk_mask;
+
+static inline blk blk_load(const unsigned char *s) { return _mm_loadu_si128((const __m128i *)(const void *)s); }
+static inline void blk_store(char *p, blk v) { _mm_storeu_si128((__m128i *)(void *)p, v); }
+
+/* Bytes that make a field quoted: , " \r \n (and NUL, see csv_field). */
+static inline blk_mask blk_quoting(blk v)
+{
+    __m128i m = _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(',')), _mm_cmpeq_epi8(v, _mm_set1_epi8('"')));
+    m = _mm_or_si128(m, _mm_cmpeq_epi8(v, _mm_set1_epi8('\r')));
+    m = _mm_or_si128(m, _mm_cmpeq_epi8(v, _mm_set1_epi8('\n')));
+    m = _mm_or_si128(m, _mm_cmpeq_epi8(v, _mm_setzero_si128()));
+    return (unsigned)_mm_movemask_epi8(m);
+}
+
+static inline blk_mask blk_quotes(blk v) { return (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('"'))); }
+
+#define BLK_INDEX(m) ((size_t)__builtin_ctz(m)) /* the first flagged byte */
+#define BLK_DROP(m, d) ((m) >> (d))              /* the flags of bytes d.. */
+#else
+#define BLK 8
+typedef uint64_t blk;
+typedef uint64_t blk_mask;
+#define SW_ONES 0x0101010101010101u
+#define SW_HIGH (SW_ONES * 0x80)
+
+static inline blk blk_load(const unsigned char *s)
+{
+    uint64_t w;
+    memcpy(&w, s, 8);
+    return w;
+}
+
+static inline void blk_store(char *p, blk w) { memcpy(p, &w, 8); }
+
+/* The high bit of each byte of v that is 0 (and perhaps of bytes after one). */
+static inline uint64_t sw_zero(uint64_t v) { return (v - SW_ONES) & ~v & SW_HIGH; }
+
+static inline uint64_t sw_order(uint64_t w)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    w = __builtin_bswap64(w); /* byte k of the text in bits 8k..8k+7 */
+#endif
+    return w;
+}
+
+static inline blk_mask blk_quoting(blk w)
+{
+    w = sw_order(w);
+    return sw_zero(w ^ SW_ONES * ',') | sw_zero(w ^ SW_ONES * '"') | sw_zero(w ^ SW_ONES * '\r') |
+           sw_zero(w ^ SW_ONES * '\n') | sw_zero(w);
+}
+
+static inline blk_mask blk_quotes(blk w) { return sw_zero(sw_order(w) ^ SW_ONES * '"'); }
+
+#define BLK_INDEX(m) ((size_t)__builtin_ctzll(m) >> 3)
+#define BLK_DROP(m, d) ((m) >> 8 * (d))
+#endif
+
+static inline int quoting_byte(unsigned char c) { return c == ',' || c == '"' || c == '\r' || c == '\n' || !c; }
+
+/*
+ * Field s[0..n) as CSV at d, which has room for 2n + 2 bytes; returns its length.  It is
+ * quoted when it holds a comma, a quote, CR or LF (quotes doubled), as Python's csv
+ * module writes it; and, as the strcspn() test this replaces did, when it holds a NUL
+ * (no reader makes one).  A block is stored only where at least a block of the field
+ * is left, so within the bytes the field takes.
+ */
+static size_t csv_field(char *d, const char *src, size_t n)
+{
+    const unsigned char *s = (const unsigned char *)src;
+    size_t i = 0;
+    /* as it is, up to the first byte that makes it quoted */
+    for (;;) {
+        if (n - i >= BLK) {
+            blk v = blk_load(s + i);
+            blk_store(d + i, v);
+            blk_mask m = blk_quoting(v);
+            if (!m) {
+                i += BLK;
+                continue;
+            }
+            i += BLK_INDEX(m);
+        } else if (i == n) {
+            return n;
+        } else if (n >= BLK) {
+            /* the last block, over bytes already copied (BLK - (n - i) >= 1 of them) */
+            blk v = blk_load(s + n - BLK);
+            blk_store(d + n - BLK, v);
+            blk_mask m = BLK_DROP(blk_quoting(v), BLK - (n - i));
+            if (!m)
+                return n;
+            i += BLK_INDEX(m);
+        } else {
+            while (i < n && !quoting_byte(s[i])) {
+                d[i] = (char)s[i];
+                i++;
+            }
+            if (i == n)
+                return n;
+        }
+        if (quoting_byte(s[i]))
+            break;
+        d[i] = (char)s[i]; /* a SWAR false alarm */
+        i++;
+    }
+    /* quoted: the bytes so far move one along; then the rest, with quotes doubled */
+    memmove(d + 1, d, i);
+    d[0] = '"';
+    char *w = d + 1 + i;
+    size_t run = 0; /* s[run..i) is what the output holds just before w, byte for byte */
+    for (;;) {
+        if (n - i >= BLK) {
+            blk v = blk_load(s + i);
+            blk_store(w, v);
+            blk_mask m = blk_quotes(v);
+            if (!m) {
+                i += BLK;
+                w += BLK;
+                continue;
+            }
+            size_t k = BLK_INDEX(m);
+            i += k;
+            w += k;
+        } else if (i == n) {
+            break;
+        } else if (n - run >= BLK) {
+            /* the last block, over bytes already copied as they are */
+            size_t back = BLK - (n - i);
+            blk v = blk_load(s + n - BLK);
+            blk_store(w - back, v);
+            blk_mask m = BLK_DROP(blk_quotes(v), back);
+            if (!m) {
+                w += n - i;
+                break;
+            }
+            size_t k = BLK_INDEX(m);
+            i += k;
+            w += k;
+        } else {
+            while (i < n && s[i] != '"')
+                *w++ = (char)s[i++];
+            if (i == n)
+                break;
+        }
+        *w++ = (char)s[i];
+        if (s[i++] == '"') {
+            *w++ = '"'; /* a quote is doubled */
+            run = i;
+        }
+    }
+    *w++ = '"';
+    return (size_t)(w - d);
+}
+
+/* A field too long for the buffer, written in pieces. */
+static void put_long_field(csv_out *o, const char *s, size_t n)
 {
     if (strcspn(s, ",\"\r\n") >= n) {
         put(o, s, n);
@@ -74,26 +247,77 @@ static void put_field(csv_out *o, const char *s, size_t n)
     putc_(o, '"');
 }
 
-/* Cell r of column col; returns 1 when the cell wrote any text. */
-static int put_cell(csv_out *o, const tl_table *t, size_t col, size_t r)
+static void put_field(csv_out *o, const char *s, size_t n)
 {
-    char num[TL_NUMFMT_MAX];
+    if (n > (OUT_BUF - 2) / 2) {
+        put_long_field(o, s, n);
+        return;
+    }
+    if (OUT_BUF - o->pos < 2 * n + 2)
+        flush(o);
+    o->pos += csv_field(o->buf + o->pos, s, n);
+}
+
+/* Room for a comma and a number (its text copied in a fixed-size move). */
+#define CELL_ROOM (1 + TL_NUMFMT_MAX + TL_FLOAT_TEXT_SLACK)
+
+/* Cell r of column col, after a comma when `sep`; returns 1 when the cell wrote any text. */
+static int put_cell(csv_out *o, const tl_table *t, size_t col, size_t r, int sep)
+{
     const tl_cell *c = &t->cols[col].cells[r];
+    if (OUT_BUF - o->pos < CELL_ROOM)
+        flush(o);
+    char *d = o->buf + o->pos;
+    if (sep) {
+        *d++ = ',';
+        o->pos++;
+    }
     const char *text;
     size_t n;
     switch (c->kind) {
     case TL_MISSING: return 0;
-    case TL_INT: put(o, num, tl_fmt_int(c->v.i, num)); return 1;
+    case TL_INT: o->pos += tl_fmt_int(c->v.i, d); return 1;
     case TL_FLOAT:
-        if ((text = tl_float_text(t, col, c, &n)) != NULL)
-            put(o, text, n);
-        else
-            put(o, num, tl_fmt_double(c->v.f, num));
+        if ((text = tl_float_text(t, col, c, &n)) != NULL) {
+            memcpy(d, text, TL_FLOAT_TEXT_SLACK); /* made once for this and the workbook */
+            o->pos += n;
+        } else {
+            o->pos += tl_fmt_double(c->v.f, d);
+        }
         return 1;
-    case TL_BOOL: c->v.b ? put(o, "True", 4) : put(o, "False", 5); return 1;
+    case TL_BOOL:
+        memcpy(d, c->v.b ? "True" : "False", 5);
+        o->pos += c->v.b ? 4 : 5;
+        return 1;
     case TL_STR: put_field(o, c->v.s, tl_cell_len(c)); return c->v.s[0] != '\0';
     }
     return 0;
+}
+
+/* A row's cells are as many streams through memory as the table has columns, more than
+ * the hardware prefetcher follows: before row r, the cells of row r + 2 * AHEAD are
+ * fetched, and the texts that the cells of row r + AHEAD point to. */
+#define AHEAD 8
+
+static inline void prefetch_rows(const tl_table *t, size_t r)
+{
+    size_t near = r + AHEAD, far = r + 2 * AHEAD;
+    if (near >= t->nrows)
+        return;
+    for (size_t c = 0; c < t->ncols; c++) {
+        const tl_cell *cells = t->cols[c].cells, *x = &cells[near];
+        if (far < t->nrows)
+            __builtin_prefetch(&cells[far]);
+        if (x->kind == TL_STR) {
+            /* the text's cache lines (len: its length, or UINT32_MAX), up to 4 KiB */
+            uintptr_t a = (uintptr_t)x->v.s & ~(uintptr_t)63;
+            uintptr_t e = (uintptr_t)x->v.s + (x->len < 4096 ? x->len : 4096);
+            for (; a < e; a += 64)
+                __builtin_prefetch((const void *)a);
+        } else if (x->kind == TL_FLOAT && t->float_texts) {
+            __builtin_prefetch(t->float_texts[c] + x->len);
+        }
+    }
 }
 
 static void write_table(csv_out *o, const tl_table *t)
@@ -106,11 +330,9 @@ static void write_table(csv_out *o, const tl_table *t)
     putc_(o, '\n');
     for (size_t r = 0; r < t->nrows && !o->failed; r++) {
         int any = 0;
-        for (size_t c = 0; c < t->ncols; c++) {
-            if (c)
-                putc_(o, ',');
-            any |= put_cell(o, t, c, r);
-        }
+        prefetch_rows(t, r);
+        for (size_t c = 0; c < t->ncols; c++)
+            any |= put_cell(o, t, c, r, c > 0);
         /* Python's csv module writes a lone empty field as "" so the row is not blank. */
         if (!any && t->ncols == 1)
             put(o, "\"\"", 2);

@@ -59,6 +59,10 @@
 #include <strings.h>
 #include <time.h>
 
+#if defined(__SSE2__) && !defined(TL_NO_SIMD)
+#include <emmintrin.h>
+#endif
+
 #define XL_MAX_ROWS 1048576u
 #define XL_MAX_COLS 16384u
 #define XL_MAX_TEXT 32767u    /* Excel's limit on a cell's text, in characters */
@@ -98,6 +102,16 @@ static inline void xb_done(tl_buf *b, char *p)
 {
     b->len = (size_t)(p - b->data);
     b->data[b->len] = '\0';
+}
+
+/* Room for n more bytes (and the NUL) at p, the end of what is written so far (b->len
+ * may lag behind it): p itself when the room is there, else where p's bytes moved. */
+static inline char *xb_ensure(tl_buf *b, char *p, size_t n)
+{
+    if ((size_t)(b->data + b->cap - p) > n)
+        return p;
+    xb_done(b, p);
+    return xb_room(b, n);
 }
 
 #define PUT(p, lit) (memcpy((p), (lit), sizeof(lit) - 1), (p) += sizeof(lit) - 1)
@@ -171,6 +185,70 @@ static size_t utf8_seq(const unsigned char *s, size_t n, size_t *bad)
 }
 
 /*
+ * Runs of plain text are found and copied a block at a time: 16 bytes with SSE2 (every
+ * x86-64), else 8 in a uint64_t (SWAR).  A block is stored whole before it is looked at
+ * and the output moves on only to its first flagged byte; the store never passes the
+ * room put_text() needs, as a block is stored only where at least a block of text is
+ * left, and each byte of text has 7 bytes of room.  blk_flags() flags every byte that
+ * xml_special[] marks, except that an 'x' is flagged only after '_' (`under`: the byte
+ * before the block is '_'), the one place an 'x' matters.  The SWAR flags are exact up
+ * to the first flagged byte and may include some bytes after it (a borrow carries into
+ * the next byte), so a flagged byte is looked at again with the table.  Defining
+ * TL_NO_SIMD takes the SWAR path on x86-64 too (to test it).
+ */
+#if defined(__SSE2__) && !defined(TL_NO_SIMD)
+#define TXT_BLK 16
+typedef __m128i txt_blk;
+typedef unsigned txt_mask;
+
+static inline txt_blk blk_load(const unsigned char *s) { return _mm_loadu_si128((const __m128i *)(const void *)s); }
+static inline void blk_store(char *p, txt_blk v) { _mm_storeu_si128((__m128i *)(void *)p, v); }
+
+static inline txt_mask blk_flags(txt_blk v, unsigned under)
+{
+    /* a signed comparison: the controls and every byte >= 0x80; then " & and < > in pairs */
+    __m128i m = _mm_cmplt_epi8(v, _mm_set1_epi8(0x20));
+    m = _mm_or_si128(m, _mm_cmpeq_epi8(_mm_or_si128(v, _mm_set1_epi8(0x04)), _mm_set1_epi8(0x26)));
+    m = _mm_or_si128(m, _mm_cmpeq_epi8(_mm_or_si128(v, _mm_set1_epi8(0x02)), _mm_set1_epi8(0x3E)));
+    unsigned x = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('x')));
+    unsigned u = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('_')));
+    return (unsigned)_mm_movemask_epi8(m) | (x & (u << 1 | under));
+}
+#define BLK_INDEX(m) ((size_t)__builtin_ctz(m))  /* the first flagged byte */
+#define BLK_DROP(m, d) ((m) >> (d))               /* the flags of bytes d.. */
+#else
+#define TXT_BLK 8
+typedef uint64_t txt_blk;
+typedef uint64_t txt_mask;
+#define SW_ONES 0x0101010101010101u
+#define SW_HIGH (SW_ONES * 0x80)
+
+static inline txt_blk blk_load(const unsigned char *s)
+{
+    uint64_t w;
+    memcpy(&w, s, 8);
+    return w;
+}
+static inline void blk_store(char *p, txt_blk w) { memcpy(p, &w, 8); }
+
+/* The high bit of each byte of v that is 0 (and perhaps of bytes after one). */
+static inline uint64_t sw_zero(uint64_t v) { return (v - SW_ONES) & ~v & SW_HIGH; }
+
+static inline txt_mask blk_flags(txt_blk w, unsigned under)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    w = __builtin_bswap64(w); /* byte k of the text in bits 8k..8k+7 */
+#endif
+    uint64_t m = ((w - SW_ONES * 0x20) | w) & SW_HIGH; /* controls, bytes >= 0x80 */
+    m |= sw_zero((w | SW_ONES * 0x04) ^ SW_ONES * 0x26);  /* " & */
+    m |= sw_zero((w | SW_ONES * 0x02) ^ SW_ONES * 0x3E);  /* < > */
+    return m | (sw_zero(w ^ SW_ONES * 'x') & (sw_zero(w ^ SW_ONES * '_') << 8 | (uint64_t)under << 7));
+}
+#define BLK_INDEX(m) ((size_t)__builtin_ctzll(m) >> 3)
+#define BLK_DROP(m, d) ((m) >> 8 * (d))
+#endif
+
+/*
  * Write text s[0..n) as XML character data (TX_CELL: cell text, with OOXML's _xHHHH_
  * escapes; TX_PLAIN: other element text; TX_ATTR: an attribute value).  Needs 7n bytes
  * of room at p.  Returns the new end.
@@ -179,16 +257,47 @@ static char *put_text(char *p, const char *src, size_t n, int mode)
 {
     const unsigned char *s = (const unsigned char *)src;
     size_t i = 0;
+    size_t run = 0; /* s[run..i) is what the output holds just before p, byte for byte */
     for (;;) {
-        size_t j = i;
-        while (j < n && !xml_special[s[j]])
-            j++;
-        memcpy(p, s + i, j - i);
-        p += j - i;
-        if (j >= n)
+        /* copy plain bytes; s[i] is then the next byte that may need a look */
+        if (n - i >= TXT_BLK) {
+            txt_blk v = blk_load(s + i);
+            blk_store(p, v);
+            txt_mask m = blk_flags(v, i && s[i - 1] == '_');
+            if (!m) {
+                i += TXT_BLK;
+                p += TXT_BLK;
+                continue;
+            }
+            size_t k = BLK_INDEX(m);
+            i += k;
+            p += k;
+        } else if (i == n) {
             return p;
-        unsigned c = s[j];
-        i = j + 1;
+        } else if (n - run >= TXT_BLK) {
+            /* the last block, over bytes already copied as they are: d >= 1 of them (so the
+             * flag of its first byte, which would need `under`, is dropped) */
+            size_t d = TXT_BLK - (n - i);
+            txt_blk v = blk_load(s + n - TXT_BLK);
+            blk_store(p - d, v);
+            txt_mask m = BLK_DROP(blk_flags(v, 0), d);
+            if (!m)
+                return p + (n - i);
+            size_t k = BLK_INDEX(m);
+            i += k;
+            p += k;
+        } else {
+            while (i < n && !xml_special[s[i]])
+                *p++ = (char)s[i++];
+            if (i == n)
+                return p;
+        }
+        unsigned c = s[i];
+        size_t j = i++;
+        if (!xml_special[c]) { /* a SWAR false alarm */
+            *p++ = (char)c;
+            continue;
+        }
         if (c >= 0x80) {
             size_t bad = 0, len = utf8_seq(s + j, n - j, &bad);
             if (len == 3 && c == 0xEF && s[j + 1] == 0xBF && s[j + 2] >= 0xBE) {
@@ -200,14 +309,14 @@ static char *put_text(char *p, const char *src, size_t n, int mode)
                 } else {
                     PUT(p, "\xEF\xBF\xBD");
                 }
-                i = j + 3;
+                i = run = j + 3;
             } else if (len) {
-                memcpy(p, s + j, len);
+                memcpy(p, s + j, len); /* as it is: the run goes on */
                 p += len;
                 i = j + len;
             } else {
                 PUT(p, "\xEF\xBF\xBD");
-                i = j + bad;
+                i = run = j + bad;
             }
             continue;
         }
@@ -220,10 +329,12 @@ static char *put_text(char *p, const char *src, size_t n, int mode)
             /* Text a reader would take for an escape: its underscore, already copied, becomes
              * the escape "_x005F_" (so "_x0041_" is written "_x005F_x0041_"). */
             if (mode == TX_CELL && j >= 1 && s[j - 1] == '_' && n - j >= 6 && is_hex(s[j + 1]) &&
-                is_hex(s[j + 2]) && is_hex(s[j + 3]) && is_hex(s[j + 4]) && s[j + 5] == '_')
-                PUT(p, "x005F_");
+                is_hex(s[j + 2]) && is_hex(s[j + 3]) && is_hex(s[j + 4]) && s[j + 5] == '_') {
+                PUT(p, "x005F_x");
+                break;
+            }
             *p++ = 'x';
-            break;
+            continue; /* as it is */
         case '\t':
         case '\n':
             if (mode == TX_ATTR) {
@@ -231,10 +342,10 @@ static char *put_text(char *p, const char *src, size_t n, int mode)
                     PUT(p, "&#9;");
                 else
                     PUT(p, "&#10;");
-            } else {
-                *p++ = (char)c;
+                break;
             }
-            break;
+            *p++ = (char)c;
+            continue; /* as it is */
         default: /* the other control characters */
             if (mode == TX_CELL) {
                 PUT(p, "_x00");
@@ -248,6 +359,7 @@ static char *put_text(char *p, const char *src, size_t n, int mode)
             }
             break;
         }
+        run = i; /* an escape: the output no longer holds the text as it is */
     }
 }
 
@@ -532,8 +644,7 @@ static char *put_str_cell(tl_buf *b, char *p, const colinfo *ci, const char *row
                 sc->name, colname, rownum, XL_MAX_TEXT);
         pthread_mutex_unlock(&warn_mu);
     }
-    xb_done(b, p);
-    p = xb_room(b, 7 * n + XL_CELL_MAX);
+    p = xb_ensure(b, p, 7 * n + XL_CELL_MAX);
     PUT(p, "<c r=\"");
     p = put_ref(p, ci, row, rowlen);
     if (xf == XF_BOLD)
@@ -590,6 +701,32 @@ static void xb_flush(tl_buf *b, tl_zip_compressor *comp)
     }
 }
 
+/* A row's cells are as many streams through memory as the table has columns, more than
+ * the hardware prefetcher follows: before row r, the cells of row r + 2 * XL_AHEAD are
+ * fetched, and the texts that the cells of row r + XL_AHEAD point to. */
+#define XL_AHEAD 8
+
+static inline void prefetch_rows(const tl_table *t, size_t r)
+{
+    size_t near = r + XL_AHEAD, far = r + 2 * XL_AHEAD;
+    if (near >= t->nrows)
+        return;
+    for (size_t c = 0; c < t->ncols; c++) {
+        const tl_cell *cells = t->cols[c].cells, *x = &cells[near];
+        if (far < t->nrows)
+            __builtin_prefetch(&cells[far]);
+        if (x->kind == TL_STR) {
+            /* the text's cache lines (len: its length, or UINT32_MAX), up to 4 KiB */
+            uintptr_t a = (uintptr_t)x->v.s & ~(uintptr_t)63;
+            uintptr_t e = (uintptr_t)x->v.s + (x->len < 4096 ? x->len : 4096);
+            for (; a < e; a += 64)
+                __builtin_prefetch((const void *)a);
+        } else if (x->kind == TL_FLOAT && t->float_texts) {
+            __builtin_prefetch(t->float_texts[c] + x->len);
+        }
+    }
+}
+
 /* Records r0 .. r1-1 of table t as worksheet rows first_row + r; every ~XL_CHUNK bytes
  * go to the compressor, so a sheet's XML is never whole in memory. */
 static void xb_rows(tl_buf *b, const tl_table *t, const colinfo *ci, size_t r0, size_t r1, size_t first_row,
@@ -601,6 +738,7 @@ static void xb_rows(tl_buf *b, const tl_table *t, const colinfo *ci, size_t r0, 
         char row[24] = {0};
         size_t rownum = first_row + r;
         size_t rowlen = dec(rownum, row);
+        prefetch_rows(t, r);
         char *p = xb_room(b, need);
         PUT(p, "<row r=\"");
         memcpy(p, row, rowlen);
@@ -631,8 +769,7 @@ static void xb_rows(tl_buf *b, const tl_table *t, const colinfo *ci, size_t r0, 
                     const char *s = cell->v.f < 0 ? "-inf" : "inf";
                     p = put_str_cell(b, p, &ci[c], row, rowlen, XF_GENERAL, s, strlen(s), sc,
                                      t->cols[c].name, rownum);
-                    xb_done(b, p);
-                    p = xb_room(b, need);
+                    p = xb_ensure(b, p, need);
                 }
                 break; /* NaN: an empty cell */
             case TL_BOOL:
@@ -648,8 +785,7 @@ static void xb_rows(tl_buf *b, const tl_table *t, const colinfo *ci, size_t r0, 
                     break; /* the empty string is missing */
                 p = put_str_cell(b, p, &ci[c], row, rowlen, XF_GENERAL, cell->v.s, n, sc, t->cols[c].name,
                                  rownum);
-                xb_done(b, p);
-                p = xb_room(b, need);
+                p = xb_ensure(b, p, need);
                 break;
             }
             default:

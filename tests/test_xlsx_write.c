@@ -1,7 +1,8 @@
 /*
  * test_xlsx_write.c - worksheet names (31 characters, collisions) and the workbook writer:
  * round trips through the project's reader, the package's structure, the summary sheet
- * and its chart, and the zip writer's ZIP64 end records.
+ * and its chart, the zip writer's ZIP64 end records, and the escaping of text with the
+ * special bytes at every offset (checked exactly against a byte-at-a-time model).
  */
 #include "testutil.h"
 
@@ -680,6 +681,417 @@ static void test_zip64_many_entries(void **state)
     free(dir);
 }
 
+/* ---- text escaping at every offset (the writer copies plain text a block at a time) --------- */
+
+static int model_hex(unsigned char c)
+{
+    return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'F') || (c >= 'a' && c <= 'f');
+}
+
+/* The length of the valid UTF-8 sequence at s[0..n) (s[0] >= 0x80), or 0 with *skip = the
+ * bytes one U+FFFD stands for (the maximal ill-formed prefix, at least 1). */
+static size_t model_utf8(const unsigned char *s, size_t n, size_t *skip)
+{
+    static const struct { unsigned char first_lo, first_hi, len, lo, hi; } forms[] = {
+        {0xC2, 0xDF, 2, 0x80, 0xBF}, {0xE0, 0xE0, 3, 0xA0, 0xBF}, {0xE1, 0xEC, 3, 0x80, 0xBF},
+        {0xED, 0xED, 3, 0x80, 0x9F}, {0xEE, 0xEF, 3, 0x80, 0xBF}, {0xF0, 0xF0, 4, 0x90, 0xBF},
+        {0xF1, 0xF3, 4, 0x80, 0xBF}, {0xF4, 0xF4, 4, 0x80, 0x8F},
+    };
+    for (size_t f = 0; f < sizeof forms / sizeof *forms; f++) {
+        if (s[0] < forms[f].first_lo || s[0] > forms[f].first_hi)
+            continue;
+        size_t k = 1;
+        while (k < forms[f].len && k < n &&
+               (k == 1 ? s[k] >= forms[f].lo && s[k] <= forms[f].hi : s[k] >= 0x80 && s[k] <= 0xBF))
+            k++;
+        if (k == forms[f].len)
+            return k;
+        *skip = k;
+        return 0;
+    }
+    *skip = 1;
+    return 0;
+}
+
+/* What the writer should make of text s[0..n), byte by byte from the rules: in a cell
+ * (`cell`) or in an attribute value. */
+static void model_text(tl_buf *b, const unsigned char *s, size_t n, int cell)
+{
+    for (size_t i = 0; i < n;) {
+        unsigned char c = s[i];
+        if (c >= 0x80) {
+            size_t skip = 0, len = model_utf8(s + i, n - i, &skip);
+            if (len == 3 && c == 0xEF && s[i + 1] == 0xBF && s[i + 2] >= 0xBE)
+                tl_buf_adds(b, !cell ? "\xEF\xBF\xBD" : s[i + 2] == 0xBE ? "_xFFFE_" : "_xFFFF_");
+            else if (len)
+                tl_buf_add(b, s + i, len);
+            else
+                tl_buf_adds(b, "\xEF\xBF\xBD");
+            i += len ? len : skip;
+            continue;
+        }
+        if (c == '&')
+            tl_buf_adds(b, "&amp;");
+        else if (c == '<')
+            tl_buf_adds(b, "&lt;");
+        else if (c == '>')
+            tl_buf_adds(b, "&gt;");
+        else if (c == '"')
+            tl_buf_adds(b, "&quot;");
+        else if (c == '\t' || c == '\n')
+            cell ? tl_buf_addc(b, (char)c) : tl_buf_adds(b, c == '\t' ? "&#9;" : "&#10;");
+        else if (c < 0x20 && cell)
+            tl_buf_printf(b, "_x%04X_", c);
+        else if (c == '\r')
+            tl_buf_adds(b, "&#13;");
+        else if (c < 0x20)
+            tl_buf_adds(b, "\xEF\xBF\xBD");
+        else if (c == 'x' && cell && i >= 1 && s[i - 1] == '_' && n - i >= 6 && model_hex(s[i + 1]) &&
+                 model_hex(s[i + 2]) && model_hex(s[i + 3]) && model_hex(s[i + 4]) && s[i + 5] == '_')
+            tl_buf_adds(b, "x005F_x");
+        else
+            tl_buf_addc(b, (char)c);
+        i++;
+    }
+}
+
+/* The XML of a text cell (at `ref`, "A7"), from the model. */
+static void model_cell(tl_buf *b, const char *ref, const char *s, size_t n, int bold)
+{
+    tl_buf_printf(b, "<c r=\"%s\"%s t=\"inlineStr\"><is><t", ref, bold ? " s=\"1\"" : "");
+    const char *ws = " \t\n\r";
+    if (strchr(ws, s[0]) || strchr(ws, s[n - 1]))
+        tl_buf_adds(b, " xml:space=\"preserve\"");
+    tl_buf_addc(b, '>');
+    model_text(b, (const unsigned char *)s, n, 1);
+    tl_buf_adds(b, "</t></is></c>");
+}
+
+/* Texts of nrows x ncols cells, each malloc'd to its exact size (so the sanitizer build
+ * catches a read past one); column 0 of row r is at texts[r * ncols]. */
+typedef struct text_sheet {
+    size_t nrows, ncols;
+    char **texts;
+    size_t *lens;
+} text_sheet;
+
+static void text_sheet_init(text_sheet *ts, size_t ncols)
+{
+    memset(ts, 0, sizeof *ts);
+    ts->ncols = ncols;
+}
+
+static void text_sheet_row(text_sheet *ts, const char *const *cols, const size_t *lens)
+{
+    ts->texts = realloc(ts->texts, (ts->nrows + 1) * ts->ncols * sizeof *ts->texts);
+    ts->lens = realloc(ts->lens, (ts->nrows + 1) * ts->ncols * sizeof *ts->lens);
+    for (size_t c = 0; c < ts->ncols; c++) {
+        char *t = malloc(lens[c] + 1);
+        memcpy(t, cols[c], lens[c]);
+        t[lens[c]] = '\0';
+        ts->texts[ts->nrows * ts->ncols + c] = t;
+        ts->lens[ts->nrows * ts->ncols + c] = lens[c];
+    }
+    ts->nrows++;
+}
+
+static void text_sheet_free(text_sheet *ts)
+{
+    for (size_t i = 0; i < ts->nrows * ts->ncols; i++)
+        free(ts->texts[i]);
+    free(ts->texts);
+    free(ts->lens);
+}
+
+/* Write the texts as a one-sheet workbook (column names `names`), with an integer
+ * column after them; check every row's XML against the model, exactly. */
+static void check_text_sheet(const text_sheet *ts, const char *const *names)
+{
+    tl_table *t = new_table(ts->nrows);
+    for (size_t c = 0; c < ts->ncols; c++) {
+        tl_column *col = put_col(t, names[c], NULL);
+        for (size_t r = 0; r < ts->nrows; r++)
+            col->cells[r] = tl_cell_strn(ts->texts[r * ts->ncols + c], ts->lens[r * ts->ncols + c]);
+    }
+    tl_column *num = put_col(t, "n", NULL);
+    for (size_t r = 0; r < ts->nrows; r++)
+        num->cells[r] = tl_cell_int((int64_t)r);
+    tl_results res = {0};
+    add_result(&res, "texts", t, NULL);
+    char *dir = tt_tmpdir();
+    char *path = tmp_path(dir, "texts.xlsx");
+    tl_error err = {0};
+    if (tl_xlsx_write(&res, NULL, path, &err) != 0)
+        fail_msg("tl_xlsx_write: %s", err.msg);
+    int zerr = 0;
+    zip_t *z = zip_open(path, ZIP_RDONLY, &zerr);
+    assert_non_null(z);
+    char *xml = zip_text(z, "xl/worksheets/sheet1.xml");
+    assert_non_null(xml);
+    zip_close(z);
+
+    tl_buf want = {0};
+    char ref[32];
+    tl_buf_adds(&want, "<row r=\"1\">");
+    for (size_t c = 0; c <= ts->ncols; c++) {
+        snprintf(ref, sizeof ref, "%c1", (char)('A' + c));
+        model_cell(&want, ref, c < ts->ncols ? names[c] : "n", strlen(c < ts->ncols ? names[c] : "n"), 1);
+    }
+    tl_buf_adds(&want, "</row>");
+    const char *at = strstr(xml, want.data);
+    if (!at)
+        fail_msg("header row: want %s", want.data);
+    for (size_t r = 0; r < ts->nrows; r++) {
+        tl_buf_clear(&want);
+        tl_buf_printf(&want, "<row r=\"%zu\">", r + 2);
+        for (size_t c = 0; c < ts->ncols; c++) {
+            size_t n = ts->lens[r * ts->ncols + c];
+            snprintf(ref, sizeof ref, "%c%zu", (char)('A' + c), r + 2);
+            if (n)
+                model_cell(&want, ref, ts->texts[r * ts->ncols + c], n, 0);
+        }
+        tl_buf_printf(&want, "<c r=\"%c%zu\"><v>%zu</v></c></row>", (char)('A' + ts->ncols), r + 2, r);
+        at = strstr(at, want.data);
+        if (!at) {
+            tl_buf got = {0}; /* for the message: what the row holds */
+            char key[40];
+            snprintf(key, sizeof key, "<row r=\"%zu\">", r + 2);
+            const char *g = strstr(xml, key), *e = g ? strstr(g, "</row>") : NULL;
+            if (g && e)
+                tl_buf_add(&got, g, (size_t)(e - g) + 6);
+            fail_msg("row %zu:\nwant %s\ngot  %s", r + 2, want.data, got.data ? got.data : "(none)");
+        }
+        at += want.len;
+    }
+    free(want.data);
+    free(xml);
+    tl_results_free(&res);
+    free(path);
+    tt_rmrf(dir);
+    free(dir);
+}
+
+/* Pieces that need a look, put into plain text at every offset. */
+static const char *const PIECES[] = {
+    "&", "<", ">", "\"", "x", "_", "_x", "\t", "\n", "\r", "\x01", "\x1f", "\x7f", " ",
+    "\xc2\xb5",                 /* µ: two bytes */
+    "\xe2\x82\xac",             /* €: three */
+    "\xf0\x9f\x98\x80",         /* four */
+    "\xef\xbf\xbd",             /* U+FFFD itself */
+    "\xef\xbf\xbe", "\xef\xbf\xbf", /* U+FFFE, U+FFFF: no XML characters */
+    "\xff", "\x80", "\xc2", "\xe2\x82", "\xf0\x9f\x98", /* invalid, truncated */
+    "\xed\xa0\x80", "\xe0\x80\x80", "\xf4\x90\x80\x80", "\xc0\xaf", /* surrogate, overlong, too big */
+    "_x0041_", "_x005F_", "_xabcd_", "_xFFFF_", /* look-alikes, escaped */
+    "_x004g_", "_x0041", "_X0041_", "x0041_", "_x00411_", "__x0041_", "_x_x0041_", /* and not */
+    "^x", "#", "'", "=", "?", "y", "-", /* bytes next to the special ones */
+};
+
+static void test_text_escapes_at_every_offset(void **state)
+{
+    (void)state;
+    static const char fill[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+    text_sheet ts;
+    text_sheet_init(&ts, 1);
+    char buf[128];
+    for (size_t p = 0; p < sizeof PIECES / sizeof *PIECES; p++) {
+        size_t pl = strlen(PIECES[p]);
+        for (size_t len = 0; len <= 40; len++) {
+            if (len < pl) { /* plain text of that length */
+                if (p == 0) {
+                    memcpy(buf, fill, len);
+                    const char *cols[] = {buf};
+                    text_sheet_row(&ts, cols, &len);
+                }
+                continue;
+            }
+            for (size_t off = 0; off <= 17 && off + pl <= len; off++) {
+                memcpy(buf, fill, len);
+                memcpy(buf + off, PIECES[p], pl);
+                const char *cols[] = {buf};
+                text_sheet_row(&ts, cols, &len);
+            }
+        }
+    }
+    /* two pieces: every pair of offsets in a 40-byte text, for a few pieces */
+    static const char *const pairs[] = {"&", "\xc2\xb5", "_x0041_", "\xff", "\x01"};
+    for (size_t a = 0; a < 5; a++)
+        for (size_t b = 0; b < 5; b++) {
+            size_t la = strlen(pairs[a]), lb = strlen(pairs[b]), len = 40;
+            for (size_t o1 = 0; o1 <= 17; o1++)
+                for (size_t o2 = o1 + la; o2 + lb <= len && o2 <= 33; o2 += 3) {
+                    memcpy(buf, fill, len);
+                    memcpy(buf + o1, pairs[a], la);
+                    memcpy(buf + o2, pairs[b], lb);
+                    const char *cols[] = {buf};
+                    text_sheet_row(&ts, cols, &len);
+                }
+        }
+    const char *names[] = {"text"};
+    check_text_sheet(&ts, names);
+    text_sheet_free(&ts);
+}
+
+/* A few cells written out in full, so that the model above is anchored too. */
+static void test_text_escapes_literal(void **state)
+{
+    (void)state;
+    static const struct { const char *in, *out; } cases[] = {
+        {"0123456789abcdef_x0041_", "<t>0123456789abcdef_x005F_x0041_</t>"},
+        {"0123456789abcde_x0041_", "<t>0123456789abcde_x005F_x0041_</t>"},
+        {"0123456789abcdefghijklmn_x0041_", "<t>0123456789abcdefghijklmn_x005F_x0041_</t>"},
+        {"0123456789abcdefghijklm\xe2\x82\xac", "<t>0123456789abcdefghijklm\xe2\x82\xac</t>"},
+        {"0123456789abcdefghijklmn\xe2\x82", "<t>0123456789abcdefghijklmn\xef\xbf\xbd</t>"},
+        {"0123456789abcdefghijklmn\x01z", "<t>0123456789abcdefghijklmn_x0001_z</t>"},
+        {"0123456789abcdef <a & \"b\">", "<t>0123456789abcdef &lt;a &amp; &quot;b&quot;&gt;</t>"},
+        {"0123456789abcdef\xef\xbf\xbe ", "<t xml:space=\"preserve\">0123456789abcdef_xFFFE_ </t>"},
+        {"0123456789abcdefghijklmnopqrstu_", "<t>0123456789abcdefghijklmnopqrstu_</t>"},
+        {"0123456789abcdefghijklmnopqrst_x", "<t>0123456789abcdefghijklmnopqrst_x</t>"},
+    };
+    size_t n = sizeof cases / sizeof *cases;
+    tl_table *t = new_table(n);
+    tl_column *col = put_col(t, "t", NULL);
+    for (size_t i = 0; i < n; i++)
+        col->cells[i] = tl_cell_str(cases[i].in);
+    tl_results res = {0};
+    add_result(&res, "lit", t, NULL);
+    char *dir = tt_tmpdir();
+    char *path = tmp_path(dir, "lit.xlsx");
+    tl_error err = {0};
+    assert_int_equal(tl_xlsx_write(&res, NULL, path, &err), 0);
+    int zerr = 0;
+    zip_t *z = zip_open(path, ZIP_RDONLY, &zerr);
+    char *xml = zip_text(z, "xl/worksheets/sheet1.xml");
+    zip_close(z);
+    for (size_t i = 0; i < n; i++) {
+        char want[256];
+        snprintf(want, sizeof want, "<c r=\"A%zu\" t=\"inlineStr\"><is>%s</is></c></row>", i + 2, cases[i].out);
+        if (!strstr(xml, want))
+            fail_msg("case %zu: no %s", i, want);
+    }
+    free(xml);
+    tl_results_free(&res);
+    free(path);
+    tt_rmrf(dir);
+    free(dir);
+}
+
+/* Random texts, dense in special bytes, several to a row and long enough to make the
+ * sheet many compressor pieces long (and the buffer grow inside rows). */
+static void test_text_escapes_random(void **state)
+{
+    (void)state;
+    static const char alphabet[] = "aaaaaaaabcxxxx____0123456789ABCDEFf&<>\"' ^#=?-y\t\n\r\x01\x1f\x7f"
+                                   "\x80\xbf\xc2\xe0\xed\xef\xbe\xbf\xf0\xf4\x90\xa0\x8f\xff";
+    uint64_t seed = 0x9E3779B97F4A7C15u;
+    text_sheet ts;
+    text_sheet_init(&ts, 3);
+    char buf[3][2100];
+    for (size_t r = 0; r < 2500; r++) {
+        const char *cols[3];
+        size_t lens[3];
+        for (size_t c = 0; c < 3; c++) {
+            seed = seed * 6364136223846793005u + 1442695040888963407u;
+            size_t len = (size_t)(seed >> 33) % (c == 2 ? 2000 : 80);
+            int plain = (int)((seed >> 20) % 3) == 0;
+            for (size_t i = 0; i < len; i++) {
+                seed = seed * 6364136223846793005u + 1442695040888963407u;
+                unsigned k = (unsigned)(seed >> 40);
+                buf[c][i] = plain && k % 8 ? (char)('a' + k % 26) : alphabet[k % (sizeof alphabet - 1)];
+            }
+            cols[c] = buf[c];
+            lens[c] = len;
+        }
+        text_sheet_row(&ts, cols, lens);
+    }
+    const char *names[] = {"a", "b & <c>", "_x0041_ \xc2\xb5 \xff"};
+    check_text_sheet(&ts, names);
+    text_sheet_free(&ts);
+}
+
+/* Attribute values (the sheet names in workbook.xml) at every offset. */
+static void test_attr_escapes_at_every_offset(void **state)
+{
+    (void)state;
+    static const char *const pieces[] = {"&", "<", ">", "\"", "\t", "\n", "\r", "\x01", "\xc2\xb5",
+                                         "\xef\xbf\xbe", "\xff", "_x0041_", "'"};
+    size_t np = sizeof pieces / sizeof *pieces, nres = 0;
+    char names[13 * 31][40];
+    tl_results res = {0};
+    for (size_t p = 0; p < np; p++)
+        for (size_t off = 0; off + strlen(pieces[p]) <= 30; off++) {
+            char *nm = names[nres++];
+            snprintf(nm, 40, "%03zu_abcdefghijklmnopqrstuvwxyz", nres); /* 30 bytes, unique */
+            memcpy(nm + off, pieces[p], strlen(pieces[p]));
+            add_result(&res, nm, new_table(0), NULL);
+        }
+    char *dir = tt_tmpdir();
+    char *path = tmp_path(dir, "names.xlsx");
+    tl_error err = {0};
+    assert_int_equal(tl_xlsx_write(&res, NULL, path, &err), 0);
+    int zerr = 0;
+    zip_t *z = zip_open(path, ZIP_RDONLY, &zerr);
+    char *xml = zip_text(z, "xl/workbook.xml");
+    zip_close(z);
+    const char **list = malloc(nres * sizeof *list);
+    for (size_t i = 0; i < nres; i++)
+        list[i] = names[i];
+    char **tabs = tl_tab_names(list, nres);
+    for (size_t i = 0; i < nres; i++) {
+        tl_buf want = {0};
+        tl_buf_adds(&want, "<sheet name=\"");
+        model_text(&want, (const unsigned char *)tabs[i], strlen(tabs[i]), 0);
+        tl_buf_printf(&want, "\" sheetId=\"%zu\"", i + 1);
+        if (!strstr(xml, want.data))
+            fail_msg("sheet %zu: no %s", i, want.data);
+        free(want.data);
+    }
+    tl_tab_names_free(tabs, nres);
+    free(list);
+    free(xml);
+    tl_results_free(&res);
+    free(path);
+    tt_rmrf(dir);
+    free(dir);
+}
+
+/* The cut to Excel's 32,767 characters falls where it did, escapes and all. */
+static void test_long_text_cut_escaped(void **state)
+{
+    (void)state;
+    size_t n = 32766;
+    char *s = malloc(n + 64);
+    memset(s, 'a', n);
+    strcpy(s + n, "&\xc2\xb5<tail>"); /* character 32,767 is '&'; the rest is cut */
+    char *u = malloc(2 * n + 64); /* two-byte characters: 32,766 of them, then "_x0041_" */
+    for (size_t i = 0; i < n; i++)
+        memcpy(u + 2 * i, "\xc2\xb5", 2);
+    strcpy(u + 2 * n, "_x0041_");
+    tl_table *t = new_table(2);
+    put_col(t, "t", (tl_cell[]){tl_cell_str(s), tl_cell_str(u)});
+    tl_results res = {0};
+    add_result(&res, "cut", t, NULL);
+    char *dir = tt_tmpdir();
+    char *path = tmp_path(dir, "cut.xlsx");
+    tl_error err = {0};
+    int quiet = tl_quiet;
+    tl_quiet = 1;
+    assert_int_equal(tl_xlsx_write(&res, NULL, path, &err), 0);
+    tl_quiet = quiet;
+    int zerr = 0;
+    zip_t *z = zip_open(path, ZIP_RDONLY, &zerr);
+    char *xml = zip_text(z, "xl/worksheets/sheet1.xml");
+    zip_close(z);
+    assert_non_null(strstr(xml, "aaaa&amp;</t></is></c></row>"));
+    assert_non_null(strstr(xml, "\xc2\xb5\xc2\xb5_</t></is></c></row>")); /* "_x0041_" cut to "_": no escape */
+    free(xml);
+    tl_results_free(&res);
+    free(s);
+    free(u);
+    free(path);
+    tt_rmrf(dir);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -695,6 +1107,11 @@ int main(void)
         cmocka_unit_test(test_long_text_is_cut),
         cmocka_unit_test(test_large_sheet_round_trip),
         cmocka_unit_test(test_zip64_many_entries),
+        cmocka_unit_test(test_text_escapes_at_every_offset),
+        cmocka_unit_test(test_text_escapes_literal),
+        cmocka_unit_test(test_text_escapes_random),
+        cmocka_unit_test(test_attr_escapes_at_every_offset),
+        cmocka_unit_test(test_long_text_cut_escaped),
     };
     return cmocka_run_group_tests_name("xlsx_write", tests, NULL, NULL);
 }
