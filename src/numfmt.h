@@ -17,7 +17,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Longest text either function writes, NUL included. */
+/* The room either function needs: the longest text is 24 characters and a NUL
+ * ("-1.2345678901234567e-308"), and they store whole 8- and 16-byte words, so they may
+ * also write scratch bytes after the NUL, within the first 27 (tests/test_numfmt.c). */
 #define TL_NUMFMT_MAX 32
 
 /* Write repr(d) into buf (at least TL_NUMFMT_MAX bytes); returns the length. */

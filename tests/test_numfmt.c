@@ -2,12 +2,14 @@
  * test_numfmt.c - numbers must read exactly as Python's repr() writes them, and read
  * back exactly as strtod reads them.
  *
- * Besides fixed cases, tl_fmt_double (Ryu-style digit generation) is compared byte for
- * byte with numfmt.c's snprintf/strtod reference on random bit patterns and on families
- * of awkward values; tl_decimal_to_double (Eisel-Lemire), and tl_text_to_number which
- * uses it, are compared bit for bit with strtod on random doubles printed in several
- * ways, random decimals over the whole exponent range, and exact ties.  The environment
- * tunes the run:
+ * Besides fixed cases, tl_fmt_double (Ryu/Schubfach-style digit generation) is compared
+ * byte for byte with numfmt.c's snprintf/strtod reference on random bit patterns and on
+ * families of awkward values (test_numfmt_scalar.c does the same for the build without
+ * SSE2), tl_fmt_int with snprintf, and neither may write past the room numfmt.h
+ * promises.  tl_decimal_to_double (Eisel-Lemire), and tl_text_to_number which uses it,
+ * are compared bit for bit with strtod on random doubles printed in several ways, random
+ * decimals over the whole exponent range, and exact ties.  The environment tunes the
+ * run:
  *   TL_NUMFMT_EXHAUSTIVE=1   10 million random bit patterns (default 2 million) and five
  *                            times more of every other family: about 30 s of CPU;
  *   TL_NUMFMT_QUICK=1        a fiftieth of the default, for valgrind;
@@ -15,8 +17,9 @@
  *                            instead of 3000) in each random test of the parser, e.g.
  *                            100000000: four and a half minutes on two cores;
  *   TL_NUMFMT_BENCH=1        no tests: time fast and slow paths on 1M values of the form
- *                            random() * 1000.0 / 7 and print ns per number, and the
- *                            parser on their repr() against strtod.
+ *                            random() * 1000.0 / 7 and print ns per number, tl_fmt_int
+ *                            on 1M integers of 1 to 19 digits, and the parser on the
+ *                            doubles' repr() against strtod.
  */
 #include "testutil.h"
 
@@ -29,9 +32,12 @@
 #include <pthread.h>
 #include <time.h>
 
-/* numfmt.c internals for the tests: the slow reference and the fast path's fallbacks. */
+/* numfmt.c internals for the tests: the slow reference, the general path alone, and how
+ * often the fast path fell back. */
 size_t tl__fmt_double_slow(double d, char *buf);
+size_t tl__fmt_double_general(double d, char *buf);
 unsigned long tl__fmt_double_fallbacks(void);
+unsigned long tl__fmt_double_doubts(void);
 
 static void check_double(double d, const char *want)
 {
@@ -345,7 +351,7 @@ static void test_fast_random_bits(void **state)
 {
     (void)state;
     long n = scaled(2000000);
-    unsigned long fallbacks = tl__fmt_double_fallbacks();
+    unsigned long fallbacks = tl__fmt_double_fallbacks(), doubts = tl__fmt_double_doubts();
     struct random_arg a[2] = {{0x0123456789ABCDEFu, n / 2, 0, 0},
                               {0xFEDCBA9876543210u, n - n / 2, 0, 0}};
     pthread_t t[2];
@@ -358,8 +364,28 @@ static void test_fast_random_bits(void **state)
             differs(from_bits(a[i].first_bad)); /* prints it */
     assert_int_equal(a[0].bad + a[1].bad, 0);
     n_compared += n;
-    print_message("%ld random bit patterns (two threads); slow-path fallbacks: %lu\n", n,
-                  tl__fmt_double_fallbacks() - fallbacks);
+    print_message("%ld random bit patterns (two threads); products in doubt: %lu; slow-path "
+                  "fallbacks: %lu\n",
+                  n, tl__fmt_double_doubts() - doubts, tl__fmt_double_fallbacks() - fallbacks);
+}
+
+/* The general path, which the common one leaves the products in doubt to (never in
+ * these tests): on its own, against the slow reference. */
+static void test_general_path(void **state)
+{
+    (void)state;
+    char general[TL_NUMFMT_MAX], slow[TL_NUMFMT_MAX];
+    long n = scaled(200000);
+    for (long i = 0; i < n; i++) {
+        uint64_t b = rng();
+        double d = i & 1 ? from_bits(b) : (double)(b >> (11 + b % 40)) / 1000.0;
+        size_t len = tl__fmt_double_general(d, general);
+        tl__fmt_double_slow(d, slow);
+        if (strcmp(general, slow) != 0 || len != strlen(slow)) {
+            print_error("%a: general \"%s\", slow \"%s\"\n", d, general, slow);
+            fail();
+        }
+    }
 }
 
 /* Every binary exponent, with edge and random significands. */
@@ -810,6 +836,24 @@ static int bench(void)
         printf("%-26s %7.1f ns/number (best of 3 over %d values, %zu chars)\n", names[f],
                best, N, total);
     }
+    /* Integers as reports hold them: counts and nanosecond times, 1 to 19 digits. */
+    int64_t *iv = malloc(N * sizeof *iv);
+    if (!iv)
+        return 1;
+    for (int i = 0; i < N; i++)
+        iv[i] = (int64_t)(((uint64_t)random() << 32 | (uint64_t)random()) >> (random() % 64));
+    double best_int = 1e300;
+    size_t int_chars = 0;
+    for (int round = 0; round < 3; round++) {
+        double t0 = now_ns();
+        for (int i = 0; i < N; i++)
+            int_chars += tl_fmt_int(iv[i], buf);
+        double t = (now_ns() - t0) / N;
+        best_int = t < best_int ? t : best_int;
+    }
+    printf("%-26s %7.1f ns/number (best of 3 over %d integers, %zu chars)\n", "tl_fmt_int", best_int,
+           N, int_chars);
+    free(iv);
     /* Reading their repr() back: tl_text_to_number, then strtod alone. */
     char(*texts)[TL_NUMFMT_MAX] = malloc(N * sizeof *texts);
     size_t *lens = malloc(N * sizeof *lens);
@@ -840,18 +884,118 @@ static int bench(void)
     return 0;
 }
 
+static void int_is(int64_t i)
+{
+    char want[32], buf[TL_NUMFMT_MAX];
+    snprintf(want, sizeof want, "%lld", (long long)i);
+    size_t n = tl_fmt_int(i, buf);
+    if (strcmp(buf, want) != 0 || n != strlen(want)) {
+        print_error("%s: \"%s\" (%zu)\n", want, buf, n);
+        fail();
+    }
+}
+
+/* Integers against snprintf: the extremes, every power of ten and its neighbours, and
+ * random values of every length. */
 static void test_integers(void **state)
 {
     (void)state;
-    char buf[TL_NUMFMT_MAX];
-    tl_fmt_int(0, buf);
-    assert_string_equal(buf, "0");
-    tl_fmt_int(-48, buf);
-    assert_string_equal(buf, "-48");
-    tl_fmt_int(INT64_MIN, buf);
-    assert_string_equal(buf, "-9223372036854775808");
-    tl_fmt_int(INT64_MAX, buf);
-    assert_string_equal(buf, "9223372036854775807");
+    int_is(0);
+    int_is(1);
+    int_is(-1);
+    int_is(-48);
+    int_is(INT64_MIN);
+    int_is(INT64_MIN + 1);
+    int_is(INT64_MAX);
+    int_is(INT64_MAX - 1);
+    for (int64_t p = 1;; p *= 10) {
+        for (int64_t d = -1; d <= 1; d++) {
+            int_is(p + d);
+            int_is(-(p + d));
+        }
+        for (int64_t m = 2; m <= 9; m++)
+            if (p <= INT64_MAX / m)
+                int_is(m * p);
+        if (p > INT64_MAX / 10)
+            break;
+    }
+    long n = scaled(1000000);
+    for (long k = 0; k < n; k++) {
+        uint64_t r = rng();
+        int64_t i = (int64_t)(r >> (rng() % 64));
+        int_is(k & 1 ? i : -i);
+    }
+}
+
+/* Every length of significand (1 to 17 digits) at every decimal position repr() writes
+ * in fixed notation and around it: the writer places the point, pads with zeros or
+ * switches to scientific notation by these two. */
+static void test_fast_every_layout(void **state)
+{
+    (void)state;
+    long per = scaled(40);
+    for (int n = 1; n <= 17; n++)
+        for (int decpt = -8; decpt <= 20; decpt++)
+            for (long i = 0; i < per; i++) {
+                char text[48];
+                uint64_t digits = rng() % 100000000000000000u, p = 1;
+                for (int j = 1; j < n; j++)
+                    p *= 10;
+                digits = p + digits % (9 * p); /* exactly n digits */
+                if (i == 0)
+                    digits = p; /* 1 followed by zeros */
+                else if (i == 1)
+                    digits = 10 * p - 1; /* all nines */
+                snprintf(text, sizeof text, "%llue%d", (unsigned long long)digits, decpt - n);
+                same(strtod(text, NULL));
+            }
+}
+
+/* The functions write nothing past buf[26] (numfmt.h: they may write scratch bytes after
+ * the NUL, within the first 27 of the TL_NUMFMT_MAX).  The sanitizer build also sees the
+ * edge of a heap buffer of TL_NUMFMT_MAX bytes. */
+enum { WRITTEN_MAX = 27 };
+
+static void bounded(double d, int64_t i, unsigned char *guard, char *heap)
+{
+    memset(guard, 0xA5, TL_NUMFMT_MAX + 16);
+    size_t n = tl_fmt_double(d, (char *)guard);
+    assert_int_equal(n, strlen((char *)guard));
+    for (int k = WRITTEN_MAX; k < TL_NUMFMT_MAX + 16; k++)
+        if (guard[k] != 0xA5) {
+            print_error("%a: byte %d written\n", d, k);
+            fail();
+        }
+    memset(guard, 0xA5, TL_NUMFMT_MAX + 16);
+    n = tl_fmt_int(i, (char *)guard);
+    assert_int_equal(n, strlen((char *)guard));
+    for (int k = WRITTEN_MAX; k < TL_NUMFMT_MAX + 16; k++)
+        if (guard[k] != 0xA5) {
+            print_error("%lld: byte %d written\n", (long long)i, k);
+            fail();
+        }
+    tl_fmt_double(d, heap);
+    tl_fmt_int(i, heap);
+}
+
+static void test_bounded_writes(void **state)
+{
+    (void)state;
+    unsigned char guard[TL_NUMFMT_MAX + 16];
+    char *heap = malloc(TL_NUMFMT_MAX);
+    assert_non_null(heap);
+    static const double fixed[] = {0.0, -0.0, INFINITY, -INFINITY, NAN, DBL_MAX, -DBL_MAX, DBL_MIN,
+                                   -DBL_TRUE_MIN, -1.2345678901234567e-308, -1.2345678901234567e+300,
+                                   -0.00012345678901234567, -1234567890123456.7, -9999999999999998.0};
+    for (size_t k = 0; k < sizeof fixed / sizeof fixed[0]; k++)
+        bounded(fixed[k], INT64_MIN, guard, heap);
+    long n = scaled(200000);
+    for (long k = 0; k < n; k++) {
+        uint64_t r = rng();
+        bounded(from_bits(r), (int64_t)rng(), guard, heap);
+        bounded(-(double)(r >> 11) / (double)((uint64_t)1 << (r % 64)), -(int64_t)(r >> (r % 64)), guard, heap);
+    }
+    free(heap);
 }
 
 int main(void)
@@ -864,10 +1008,12 @@ int main(void)
         cmocka_unit_test(test_fixed_notation), cmocka_unit_test(test_scientific_notation),
         cmocka_unit_test(test_special_values), cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_integers), cmocka_unit_test(test_fast_known_answers),
-        cmocka_unit_test(test_fast_random_bits), cmocka_unit_test(test_fast_every_exponent),
+        cmocka_unit_test(test_fast_random_bits), cmocka_unit_test(test_general_path),
+        cmocka_unit_test(test_fast_every_exponent),
         cmocka_unit_test(test_fast_decimal_looking),
         cmocka_unit_test(test_fast_powers_and_extremes),
-        cmocka_unit_test(test_fast_dense_binades),
+        cmocka_unit_test(test_fast_every_layout), cmocka_unit_test(test_fast_dense_binades),
+        cmocka_unit_test(test_bounded_writes),
         cmocka_unit_test(test_parse_known_answers),
         cmocka_unit_test(test_parse_zeros_and_forms),
         cmocka_unit_test(test_parse_random_doubles),
