@@ -7,6 +7,7 @@
 #include "groups.h"
 
 #include "compare.h"
+#include "output.h"
 #include "progress.h"
 
 #include <pthread.h>
@@ -218,7 +219,7 @@ static int read_all(run_ctx *c, const char *sheet, tl_table **tables)
             jobs[i + k] = (read_job){r, c->scratch ? &r->scratch[c->nsplit % 2] : &r->arena, sheet, NULL, {0}};
             /* the last of a batch runs on this thread; a failed start runs here too */
             if (k + 1 < TL_READ_THREADS && i + k + 1 < c->n)
-                started[k] = pthread_create(&th[k], NULL, read_one, &jobs[i + k]) == 0;
+                started[k] = tl_thread_create(&th[k], read_one, &jobs[i + k]) == 0;
             if (!started[k])
                 read_one(&jobs[i + k]);
         }

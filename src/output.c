@@ -75,6 +75,19 @@ void tl_output_install_cleanup(void)
     sigaction(SIGHUP, &sa, NULL);
 }
 
+int tl_thread_create(pthread_t *thread, void *(*fn)(void *), void *arg)
+{
+    sigset_t block, old;
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGTERM);
+    sigaddset(&block, SIGHUP);
+    pthread_sigmask(SIG_BLOCK, &block, &old); /* the new thread inherits the mask */
+    int rc = pthread_create(thread, NULL, fn, arg);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return rc;
+}
+
 /* "<dir>/.<base>.tmp-XXXXXX" for target "<dir>/<base>". */
 static char *temp_template(const char *target)
 {

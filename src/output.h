@@ -11,8 +11,19 @@
 
 #include "util.h"
 
+#include <pthread.h>
+
 /* Install the signal handlers that remove temporary outputs.  Call once, early. */
 void tl_output_install_cleanup(void);
+
+/*
+ * pthread_create() for helper threads (readers, the workbook's worker): the signals the
+ * cleanup catches are blocked in the new thread, so that the handler always runs on the
+ * main thread.  The main thread creates the output files; a handler running on another
+ * thread could remove a temporary directory's files while the main thread adds one, and
+ * leave the directory behind.
+ */
+int tl_thread_create(pthread_t *thread, void *(*fn)(void *), void *arg);
 
 /* A new temporary file beside `target` (created empty, mode 0644 less the umask).
  * Returns its malloc'd path, or NULL with *err set. */

@@ -3,6 +3,7 @@
  */
 #include "pool.h"
 
+#include "output.h"
 #include "util.h"
 
 #include <pthread.h>
@@ -86,7 +87,7 @@ tl_pool *tl_pool_new(int threads)
         threads = POOL_MAX_THREADS;
     for (int t = 0; t < threads; t++) {
         p->workers[t] = (pool_worker){p, t, 0};
-        if (pthread_create(&p->workers[t].thread, NULL, worker_main, &p->workers[t]) != 0)
+        if (tl_thread_create(&p->workers[t].thread, worker_main, &p->workers[t]) != 0)
             break; /* fewer threads; with none, the caller runs every job */
         p->nthreads = t + 1;
     }
