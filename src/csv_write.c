@@ -294,31 +294,6 @@ static int put_cell(csv_out *o, const tl_table *t, size_t col, size_t r, int sep
     return 0;
 }
 
-/* A row's cells are as many streams through memory as the table has columns, more than
- * the hardware prefetcher follows: before row r, the cells of row r + 2 * AHEAD are
- * fetched, and the texts that the cells of row r + AHEAD point to. */
-#define AHEAD 8
-
-static inline void prefetch_rows(const tl_table *t, size_t r)
-{
-    size_t near = r + AHEAD, far = r + 2 * AHEAD;
-    if (near >= t->nrows)
-        return;
-    for (size_t c = 0; c < t->ncols; c++) {
-        const tl_cell *cells = t->cols[c].cells, *x = &cells[near];
-        if (far < t->nrows)
-            __builtin_prefetch(&cells[far]);
-        if (x->kind == TL_STR) {
-            /* the text's cache lines (len: its length, or UINT32_MAX), up to 4 KiB */
-            uintptr_t a = (uintptr_t)x->v.s & ~(uintptr_t)63;
-            uintptr_t e = (uintptr_t)x->v.s + (x->len < 4096 ? x->len : 4096);
-            for (; a < e; a += 64)
-                __builtin_prefetch((const void *)a);
-        } else if (x->kind == TL_FLOAT && t->float_texts) {
-            __builtin_prefetch(t->float_texts[c] + x->len);
-        }
-    }
-}
 
 static void write_table(csv_out *o, const tl_table *t)
 {
@@ -330,7 +305,7 @@ static void write_table(csv_out *o, const tl_table *t)
     putc_(o, '\n');
     for (size_t r = 0; r < t->nrows && !o->failed; r++) {
         int any = 0;
-        prefetch_rows(t, r);
+        tl_table_prefetch_row(t, r);
         for (size_t c = 0; c < t->ncols; c++)
             any |= put_cell(o, t, c, r, c > 0);
         /* Python's csv module writes a lone empty field as "" so the row is not blank. */

@@ -701,31 +701,6 @@ static void xb_flush(tl_buf *b, tl_zip_compressor *comp)
     }
 }
 
-/* A row's cells are as many streams through memory as the table has columns, more than
- * the hardware prefetcher follows: before row r, the cells of row r + 2 * XL_AHEAD are
- * fetched, and the texts that the cells of row r + XL_AHEAD point to. */
-#define XL_AHEAD 8
-
-static inline void prefetch_rows(const tl_table *t, size_t r)
-{
-    size_t near = r + XL_AHEAD, far = r + 2 * XL_AHEAD;
-    if (near >= t->nrows)
-        return;
-    for (size_t c = 0; c < t->ncols; c++) {
-        const tl_cell *cells = t->cols[c].cells, *x = &cells[near];
-        if (far < t->nrows)
-            __builtin_prefetch(&cells[far]);
-        if (x->kind == TL_STR) {
-            /* the text's cache lines (len: its length, or UINT32_MAX), up to 4 KiB */
-            uintptr_t a = (uintptr_t)x->v.s & ~(uintptr_t)63;
-            uintptr_t e = (uintptr_t)x->v.s + (x->len < 4096 ? x->len : 4096);
-            for (; a < e; a += 64)
-                __builtin_prefetch((const void *)a);
-        } else if (x->kind == TL_FLOAT && t->float_texts) {
-            __builtin_prefetch(t->float_texts[c] + x->len);
-        }
-    }
-}
 
 /* Records r0 .. r1-1 of table t as worksheet rows first_row + r; every ~XL_CHUNK bytes
  * go to the compressor, so a sheet's XML is never whole in memory. */
@@ -738,7 +713,7 @@ static void xb_rows(tl_buf *b, const tl_table *t, const colinfo *ci, size_t r0, 
         char row[24] = {0};
         size_t rownum = first_row + r;
         size_t rowlen = dec(rownum, row);
-        prefetch_rows(t, r);
+        tl_table_prefetch_row(t, r);
         char *p = xb_room(b, need);
         PUT(p, "<row r=\"");
         memcpy(p, row, rowlen);

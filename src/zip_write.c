@@ -112,31 +112,35 @@ void tl_zip_stream_begin(tl_zip_compressor *c, tl_zip_blob *out)
     s->avail_out = 0;
 }
 
-/* Run the compressor over what it was given (and, when `last`, to the end of the
- * stream), growing the output as needed. */
-static void zip_stream_run(tl_zip_compressor *c, int last)
+/* One call of the compressor into the output, grown as needed. */
+static void deflate_step(tl_zip_compressor *c)
 {
     struct isal_zstream *s = &c->stream;
     tl_zip_blob *out = c->out;
-    for (;;) {
-        if (last ? s->internal_state.state == ZSTATE_END : s->avail_in == 0)
-            return;
-        if (c->cap - out->size < 4096) {
-            size_t want = c->cap < 65536 ? 65536 : c->cap * 2;
-            out->data = tl_xrealloc(out->data, want);
-            c->cap = want;
-        }
-        size_t room = c->cap - out->size;
-        s->next_out = out->data + out->size;
-        s->avail_out = (uint32_t)(room < ZIP_CHUNK ? room : ZIP_CHUNK);
-        uint32_t before = s->avail_out;
-        if (isal_deflate(s) != COMP_OK) {
-            /* Only bad parameters fail, and ours are fixed: a programming error. */
-            fprintf(stderr, "tlcompare: internal error: deflate failed\n");
-            abort();
-        }
-        out->size += before - s->avail_out;
+    if (c->cap - out->size < 4096) {
+        size_t want = c->cap < 65536 ? 65536 : c->cap * 2;
+        out->data = tl_xrealloc(out->data, want);
+        c->cap = want;
     }
+    size_t room = c->cap - out->size;
+    s->next_out = out->data + out->size;
+    s->avail_out = (uint32_t)(room < ZIP_CHUNK ? room : ZIP_CHUNK);
+    uint32_t before = s->avail_out;
+    if (isal_deflate(s) != COMP_OK) {
+        /* Only bad parameters fail, and ours are fixed: a programming error. */
+        fprintf(stderr, "tlcompare: internal error: deflate failed\n");
+        abort();
+    }
+    out->size += before - s->avail_out;
+}
+
+/* Run the compressor over what it was given (and, when `last`, to the end of the
+ * stream). */
+static void zip_stream_run(tl_zip_compressor *c, int last)
+{
+    struct isal_zstream *s = &c->stream;
+    while (last ? s->internal_state.state != ZSTATE_END : s->avail_in != 0)
+        deflate_step(c);
 }
 
 void tl_zip_stream_write(tl_zip_compressor *c, const void *data, size_t len)
@@ -160,22 +164,9 @@ void tl_zip_stream_finish_piece(tl_zip_compressor *c)
     tl_zip_blob *out = c->out;
     s->avail_in = 0;
     s->flush = SYNC_FLUSH; /* all input out, then an empty stored block: byte-aligned */
-    do {
-        if (c->cap - out->size < 4096) {
-            size_t want = c->cap < 65536 ? 65536 : c->cap * 2;
-            out->data = tl_xrealloc(out->data, want);
-            c->cap = want;
-        }
-        size_t room = c->cap - out->size;
-        s->next_out = out->data + out->size;
-        s->avail_out = (uint32_t)(room < ZIP_CHUNK ? room : ZIP_CHUNK);
-        uint32_t before = s->avail_out;
-        if (isal_deflate(s) != COMP_OK) {
-            fprintf(stderr, "tlcompare: internal error: deflate failed\n");
-            abort();
-        }
-        out->size += before - s->avail_out;
-    } while (s->internal_state.state != ZSTATE_NEW_HDR);
+    do
+        deflate_step(c);
+    while (s->internal_state.state != ZSTATE_NEW_HDR);
     out->data = tl_xrealloc(out->data, out->size ? out->size : 1);
     c->out = NULL;
 }
