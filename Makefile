@@ -36,7 +36,7 @@ DEB_PKGS    := build-essential pkg-config libxlsxwriter-dev libzip-dev libexpat1
                zlib1g-dev libisal-dev libcmocka-dev valgrind python3 \
                clang libclang-rt-14-dev
 
-.PHONY: all test unit-test sanitize-test conformance demo deps install uninstall clean \
+.PHONY: nosimd-test all test unit-test sanitize-test conformance demo deps install uninstall clean \
         valgrind examples bench fuzz
 
 all: $(BUILD)/tlcompare
@@ -74,11 +74,21 @@ sanitize-test:
 	  echo "conformance under AddressSanitizer + UBSan:"; \
 	  $(CONFORMANCE)/run build/asan/tlcompare | tail -n 1; fi
 
+# The writers' portable (SWAR) text scanning, which x86-64 builds otherwise never take
+# (textblock.h): their tests again with TL_NO_SIMD, in its own tree.
+NOSIMD_TESTS := test_csv_write test_xlsx_write test_xlsx_stream
+nosimd-test:
+	@$(MAKE) --no-print-directory BUILD=build/nosimd OPT="-O2 -DTL_NO_SIMD" \
+	  $(NOSIMD_TESTS:%=build/nosimd/tests/%) >/dev/null
+	@for t in $(NOSIMD_TESTS); do \
+	  out=$$(build/nosimd/tests/$$t 2>&1) || { echo "$$out"; exit 1; }; \
+	  echo "$$t (TL_NO_SIMD): $$(echo "$$out" | tail -n 1)"; done
+
 conformance: $(BUILD)/tlcompare
 	@if [ -x $(CONFORMANCE)/run ]; then $(CONFORMANCE)/run $(BUILD)/tlcompare; \
 	else echo "conformance suite not found at $(CONFORMANCE): skipped"; fi
 
-test: deps-check unit-test sanitize-test conformance
+test: deps-check unit-test nosimd-test sanitize-test conformance
 
 # valgrind over every conformance case and the examples: no errors, no leaks.
 valgrind: $(BUILD)/tlcompare

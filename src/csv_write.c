@@ -9,15 +9,13 @@
 #include "csv_write.h"
 
 #include "numfmt.h"
+#include "textblock.h"
 
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#if defined(__SSE2__) && !defined(TL_NO_SIMD)
-#include <emmintrin.h>
-#endif
 
 #define OUT_BUF (1u << 20)
 
@@ -62,72 +60,30 @@ static inline void putc_(csv_out *o, char c)
 }
 
 /*
- * Fields are copied a block at a time while they are looked at (16 bytes with SSE2,
- * every x86-64; else 8 in a uint64_t, SWAR): a block is stored whole, then the output
- * moves on to its first flagged byte.  The SWAR flags are exact up to the first flagged
- * byte but may include bytes after it, so a flagged byte is tested again.  Defining
- * TL_NO_SIMD takes the SWAR path on x86-64 too (to test it).
+ * Fields are copied a block at a time while they are looked at (textblock.h): a block is
+ * stored whole, then the output moves on to its first flagged byte, which is tested
+ * again (SWAR flags may include bytes after the first).
  */
-#if defined(__SSE2__) && !defined(TL_NO_SIMD)
-#define BLK 16
-typedef __m128i blk;
-typedef unsigned blk_mask;
-
-static inline blk blk_load(const unsigned char *s) { return _mm_loadu_si128((const __m128i *)(const void *)s); }
-static inline void blk_store(char *p, blk v) { _mm_storeu_si128((__m128i *)(void *)p, v); }
-
+#if TL_BLK_SSE2
 /* Bytes that make a field quoted: , " \r \n (and NUL, see csv_field). */
-static inline blk_mask blk_quoting(blk v)
+static inline tl_blk_mask blk_quoting(tl_blk v)
 {
     __m128i m = _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(',')), _mm_cmpeq_epi8(v, _mm_set1_epi8('"')));
     m = _mm_or_si128(m, _mm_cmpeq_epi8(v, _mm_set1_epi8('\r')));
     m = _mm_or_si128(m, _mm_cmpeq_epi8(v, _mm_set1_epi8('\n')));
     m = _mm_or_si128(m, _mm_cmpeq_epi8(v, _mm_setzero_si128()));
-    return (unsigned)_mm_movemask_epi8(m);
+    return (unsigned)_mm_movemask_epi8(m); /* one movemask for all five */
 }
 
-static inline blk_mask blk_quotes(blk v) { return (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('"'))); }
-
-#define BLK_INDEX(m) ((size_t)__builtin_ctz(m)) /* the first flagged byte */
-#define BLK_DROP(m, d) ((m) >> (d))              /* the flags of bytes d.. */
+static inline tl_blk_mask blk_quotes(tl_blk v) { return tl_blk_eq(v, '"'); }
 #else
-#define BLK 8
-typedef uint64_t blk;
-typedef uint64_t blk_mask;
-#define SW_ONES 0x0101010101010101u
-#define SW_HIGH (SW_ONES * 0x80)
-
-static inline blk blk_load(const unsigned char *s)
+static inline tl_blk_mask blk_quoting(tl_blk w)
 {
-    uint64_t w;
-    memcpy(&w, s, 8);
-    return w;
+    w = tl_sw_order(w);
+    return tl_sw_eq(w, ',') | tl_sw_eq(w, '"') | tl_sw_eq(w, '\r') | tl_sw_eq(w, '\n') | tl_sw_zero(w);
 }
 
-static inline void blk_store(char *p, blk w) { memcpy(p, &w, 8); }
-
-/* The high bit of each byte of v that is 0 (and perhaps of bytes after one). */
-static inline uint64_t sw_zero(uint64_t v) { return (v - SW_ONES) & ~v & SW_HIGH; }
-
-static inline uint64_t sw_order(uint64_t w)
-{
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    w = __builtin_bswap64(w); /* byte k of the text in bits 8k..8k+7 */
-#endif
-    return w;
-}
-
-static inline blk_mask blk_quoting(blk w)
-{
-    w = sw_order(w);
-    return sw_zero(w ^ SW_ONES * ',') | sw_zero(w ^ SW_ONES * '"') | sw_zero(w ^ SW_ONES * '\r') |
-           sw_zero(w ^ SW_ONES * '\n') | sw_zero(w);
-}
-
-static inline blk_mask blk_quotes(blk w) { return sw_zero(sw_order(w) ^ SW_ONES * '"'); }
-
-#define BLK_INDEX(m) ((size_t)__builtin_ctzll(m) >> 3)
-#define BLK_DROP(m, d) ((m) >> 8 * (d))
+static inline tl_blk_mask blk_quotes(tl_blk w) { return tl_sw_eq(tl_sw_order(w), '"'); }
 #endif
 
 static inline int quoting_byte(unsigned char c) { return c == ',' || c == '"' || c == '\r' || c == '\n' || !c; }
@@ -145,25 +101,25 @@ static size_t csv_field(char *d, const char *src, size_t n)
     size_t i = 0;
     /* as it is, up to the first byte that makes it quoted */
     for (;;) {
-        if (n - i >= BLK) {
-            blk v = blk_load(s + i);
-            blk_store(d + i, v);
-            blk_mask m = blk_quoting(v);
+        if (n - i >= TL_BLK) {
+            tl_blk v = tl_blk_load(s + i);
+            tl_blk_store(d + i, v);
+            tl_blk_mask m = blk_quoting(v);
             if (!m) {
-                i += BLK;
+                i += TL_BLK;
                 continue;
             }
-            i += BLK_INDEX(m);
+            i += TL_BLK_INDEX(m);
         } else if (i == n) {
             return n;
-        } else if (n >= BLK) {
-            /* the last block, over bytes already copied (BLK - (n - i) >= 1 of them) */
-            blk v = blk_load(s + n - BLK);
-            blk_store(d + n - BLK, v);
-            blk_mask m = BLK_DROP(blk_quoting(v), BLK - (n - i));
+        } else if (n >= TL_BLK) {
+            /* the last block, over bytes already copied (TL_BLK - (n - i) >= 1 of them) */
+            tl_blk v = tl_blk_load(s + n - TL_BLK);
+            tl_blk_store(d + n - TL_BLK, v);
+            tl_blk_mask m = TL_BLK_DROP(blk_quoting(v), TL_BLK - (n - i));
             if (!m)
                 return n;
-            i += BLK_INDEX(m);
+            i += TL_BLK_INDEX(m);
         } else {
             while (i < n && !quoting_byte(s[i])) {
                 d[i] = (char)s[i];
@@ -183,31 +139,31 @@ static size_t csv_field(char *d, const char *src, size_t n)
     char *w = d + 1 + i;
     size_t run = 0; /* s[run..i) is what the output holds just before w, byte for byte */
     for (;;) {
-        if (n - i >= BLK) {
-            blk v = blk_load(s + i);
-            blk_store(w, v);
-            blk_mask m = blk_quotes(v);
+        if (n - i >= TL_BLK) {
+            tl_blk v = tl_blk_load(s + i);
+            tl_blk_store(w, v);
+            tl_blk_mask m = blk_quotes(v);
             if (!m) {
-                i += BLK;
-                w += BLK;
+                i += TL_BLK;
+                w += TL_BLK;
                 continue;
             }
-            size_t k = BLK_INDEX(m);
+            size_t k = TL_BLK_INDEX(m);
             i += k;
             w += k;
         } else if (i == n) {
             break;
-        } else if (n - run >= BLK) {
+        } else if (n - run >= TL_BLK) {
             /* the last block, over bytes already copied as they are */
-            size_t back = BLK - (n - i);
-            blk v = blk_load(s + n - BLK);
-            blk_store(w - back, v);
-            blk_mask m = BLK_DROP(blk_quotes(v), back);
+            size_t back = TL_BLK - (n - i);
+            tl_blk v = tl_blk_load(s + n - TL_BLK);
+            tl_blk_store(w - back, v);
+            tl_blk_mask m = TL_BLK_DROP(blk_quotes(v), back);
             if (!m) {
                 w += n - i;
                 break;
             }
-            size_t k = BLK_INDEX(m);
+            size_t k = TL_BLK_INDEX(m);
             i += k;
             w += k;
         } else {

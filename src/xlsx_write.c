@@ -48,6 +48,7 @@
 
 #include "numfmt.h"
 #include "pool.h"
+#include "textblock.h"
 #include "zip_write.h"
 
 #include <math.h>
@@ -59,9 +60,6 @@
 #include <strings.h>
 #include <time.h>
 
-#if defined(__SSE2__) && !defined(TL_NO_SIMD)
-#include <emmintrin.h>
-#endif
 
 #define XL_MAX_ROWS 1048576u
 #define XL_MAX_COLS 16384u
@@ -185,67 +183,33 @@ static size_t utf8_seq(const unsigned char *s, size_t n, size_t *bad)
 }
 
 /*
- * Runs of plain text are found and copied a block at a time: 16 bytes with SSE2 (every
- * x86-64), else 8 in a uint64_t (SWAR).  A block is stored whole before it is looked at
+ * Runs of plain text are found and copied a block at a time (textblock.h).  A block is
+ * stored whole before it is looked at
  * and the output moves on only to its first flagged byte; the store never passes the
  * room put_text() needs, as a block is stored only where at least a block of text is
  * left, and each byte of text has 7 bytes of room.  blk_flags() flags every byte that
  * xml_special[] marks, except that an 'x' is flagged only after '_' (`under`: the byte
- * before the block is '_'), the one place an 'x' matters.  The SWAR flags are exact up
- * to the first flagged byte and may include some bytes after it (a borrow carries into
- * the next byte), so a flagged byte is looked at again with the table.  Defining
- * TL_NO_SIMD takes the SWAR path on x86-64 too (to test it).
+ * before the block is '_'), the one place an 'x' matters.  A flagged byte is looked at
+ * again with the table.
  */
-#if defined(__SSE2__) && !defined(TL_NO_SIMD)
-#define TXT_BLK 16
-typedef __m128i txt_blk;
-typedef unsigned txt_mask;
-
-static inline txt_blk blk_load(const unsigned char *s) { return _mm_loadu_si128((const __m128i *)(const void *)s); }
-static inline void blk_store(char *p, txt_blk v) { _mm_storeu_si128((__m128i *)(void *)p, v); }
-
-static inline txt_mask blk_flags(txt_blk v, unsigned under)
+#if TL_BLK_SSE2
+static inline tl_blk_mask blk_flags(tl_blk v, unsigned under)
 {
     /* a signed comparison: the controls and every byte >= 0x80; then " & and < > in pairs */
     __m128i m = _mm_cmplt_epi8(v, _mm_set1_epi8(0x20));
     m = _mm_or_si128(m, _mm_cmpeq_epi8(_mm_or_si128(v, _mm_set1_epi8(0x04)), _mm_set1_epi8(0x26)));
     m = _mm_or_si128(m, _mm_cmpeq_epi8(_mm_or_si128(v, _mm_set1_epi8(0x02)), _mm_set1_epi8(0x3E)));
-    unsigned x = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('x')));
-    unsigned u = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('_')));
-    return (unsigned)_mm_movemask_epi8(m) | (x & (u << 1 | under));
+    return (unsigned)_mm_movemask_epi8(m) | (tl_blk_eq(v, 'x') & (tl_blk_eq(v, '_') << 1 | under));
 }
-#define BLK_INDEX(m) ((size_t)__builtin_ctz(m))  /* the first flagged byte */
-#define BLK_DROP(m, d) ((m) >> (d))               /* the flags of bytes d.. */
 #else
-#define TXT_BLK 8
-typedef uint64_t txt_blk;
-typedef uint64_t txt_mask;
-#define SW_ONES 0x0101010101010101u
-#define SW_HIGH (SW_ONES * 0x80)
-
-static inline txt_blk blk_load(const unsigned char *s)
+static inline tl_blk_mask blk_flags(tl_blk w, unsigned under)
 {
-    uint64_t w;
-    memcpy(&w, s, 8);
-    return w;
+    w = tl_sw_order(w);
+    uint64_t m = ((w - TL_SW_ONES * 0x20) | w) & TL_SW_HIGH;       /* controls, bytes >= 0x80 */
+    m |= tl_sw_zero((w | TL_SW_ONES * 0x04) ^ TL_SW_ONES * 0x26);  /* " & */
+    m |= tl_sw_zero((w | TL_SW_ONES * 0x02) ^ TL_SW_ONES * 0x3E);  /* < > */
+    return m | (tl_sw_eq(w, 'x') & (tl_sw_eq(w, '_') << 8 | (uint64_t)under << 7));
 }
-static inline void blk_store(char *p, txt_blk w) { memcpy(p, &w, 8); }
-
-/* The high bit of each byte of v that is 0 (and perhaps of bytes after one). */
-static inline uint64_t sw_zero(uint64_t v) { return (v - SW_ONES) & ~v & SW_HIGH; }
-
-static inline txt_mask blk_flags(txt_blk w, unsigned under)
-{
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    w = __builtin_bswap64(w); /* byte k of the text in bits 8k..8k+7 */
-#endif
-    uint64_t m = ((w - SW_ONES * 0x20) | w) & SW_HIGH; /* controls, bytes >= 0x80 */
-    m |= sw_zero((w | SW_ONES * 0x04) ^ SW_ONES * 0x26);  /* " & */
-    m |= sw_zero((w | SW_ONES * 0x02) ^ SW_ONES * 0x3E);  /* < > */
-    return m | (sw_zero(w ^ SW_ONES * 'x') & (sw_zero(w ^ SW_ONES * '_') << 8 | (uint64_t)under << 7));
-}
-#define BLK_INDEX(m) ((size_t)__builtin_ctzll(m) >> 3)
-#define BLK_DROP(m, d) ((m) >> 8 * (d))
 #endif
 
 /*
@@ -260,30 +224,30 @@ static char *put_text(char *p, const char *src, size_t n, int mode)
     size_t run = 0; /* s[run..i) is what the output holds just before p, byte for byte */
     for (;;) {
         /* copy plain bytes; s[i] is then the next byte that may need a look */
-        if (n - i >= TXT_BLK) {
-            txt_blk v = blk_load(s + i);
-            blk_store(p, v);
-            txt_mask m = blk_flags(v, i && s[i - 1] == '_');
+        if (n - i >= TL_BLK) {
+            tl_blk v = tl_blk_load(s + i);
+            tl_blk_store(p, v);
+            tl_blk_mask m = blk_flags(v, i && s[i - 1] == '_');
             if (!m) {
-                i += TXT_BLK;
-                p += TXT_BLK;
+                i += TL_BLK;
+                p += TL_BLK;
                 continue;
             }
-            size_t k = BLK_INDEX(m);
+            size_t k = TL_BLK_INDEX(m);
             i += k;
             p += k;
         } else if (i == n) {
             return p;
-        } else if (n - run >= TXT_BLK) {
+        } else if (n - run >= TL_BLK) {
             /* the last block, over bytes already copied as they are: d >= 1 of them (so the
              * flag of its first byte, which would need `under`, is dropped) */
-            size_t d = TXT_BLK - (n - i);
-            txt_blk v = blk_load(s + n - TXT_BLK);
-            blk_store(p - d, v);
-            txt_mask m = BLK_DROP(blk_flags(v, 0), d);
+            size_t d = TL_BLK - (n - i);
+            tl_blk v = tl_blk_load(s + n - TL_BLK);
+            tl_blk_store(p - d, v);
+            tl_blk_mask m = TL_BLK_DROP(blk_flags(v, 0), d);
             if (!m)
                 return p + (n - i);
-            size_t k = BLK_INDEX(m);
+            size_t k = TL_BLK_INDEX(m);
             i += k;
             p += k;
         } else {
