@@ -38,10 +38,11 @@
  *
  * Threads: rendering and compressing are nearly all the work, and a sheet's compressed
  * blob goes into the zip whole, in any order (readers find parts through the central
- * directory), so sheets are jobs of a pool (pool.h) - in the streaming writer, pieces
- * of ~10 MB of a sheet's XML are, each compressed on its own, ended with a sync flush
- * and joined into the part, so that even the last big sheet is shared between the pool's
- * thread and the caller helping at the end.  Each thread has its own compressor and XML
+ * directory), so sheets are jobs of a pool (pool.h) - pieces of ~10 MB of a sheet's XML
+ * are, each compressed on its own, ended with a sync flush and joined into the part, so
+ * that even the last big sheet is shared between the pool's thread and the caller
+ * helping at the end.  Writing a whole book at once (tl_xlsx_write) is the streaming
+ * writer given every result.  Each thread has its own compressor and XML
  * buffer; the zip is written under a lock.
  */
 #include "xlsx_write.h"
@@ -1342,7 +1343,7 @@ static void part_rels_one(tl_buf *b, const char *type, const char *target)
                   NS_PKGREL, NS_REL, type, target);
 }
 
-/* ---- rendering the sheets, in parallel ------------------------------------------------ */
+/* ---- rendering the sheets ------------------------------------------------------------- */
 
 /* Render sheet i and compress it, as it is made, into *blob (b: a buffer to reuse). */
 static void render_job(const book *bk, size_t i, tl_buf *b, tl_zip_compressor *comp, tl_zip_blob *blob)
@@ -1359,10 +1360,9 @@ static void render_job(const book *bk, size_t i, tl_buf *b, tl_zip_compressor *c
     tl_zip_stream_finish(comp);
 }
 
-static int write_sheet(tl_zip *z, size_t i, sheet_job *j, tl_error *err)
+static int write_sheet(tl_zip *z, sheet_job *j, tl_error *err)
 {
     char name[48];
-    (void)i;
     snprintf(name, sizeof name, "xl/worksheets/sheet%zu.xml", j->file);
     int rc = tl_zip_add_blob(z, name, &j->blob, err);
     tl_zip_blob_free(&j->blob);
@@ -1384,64 +1384,6 @@ static void render_states_free(render_state *st, int n)
         tl_buf_free(&st[i].xml);
     }
     free(st);
-}
-
-/* The sheets of a whole book, rendered by a pool and stored in any order. */
-typedef struct book_writer {
-    book *bk;
-    tl_zip *z;
-    render_state *states;
-    pthread_mutex_t mu; /* the zip, failed, err */
-    int failed;
-    tl_error err;
-} book_writer;
-
-typedef struct book_sheet {
-    book_writer *bw;
-    size_t i;
-} book_sheet;
-
-static void render_book_sheet(void *arg, int worker)
-{
-    book_sheet *bs = arg;
-    book_writer *bw = bs->bw;
-    render_state *st = &bw->states[worker];
-    pthread_mutex_lock(&bw->mu);
-    int failed = bw->failed;
-    pthread_mutex_unlock(&bw->mu);
-    if (failed)
-        return;
-    if (!st->comp)
-        st->comp = tl_zip_compressor_new(TL_ZIP_LEVEL);
-    sheet_job j = bw->bk->jobs[bs->i];
-    render_job(bw->bk, bs->i, &st->xml, st->comp, &j.blob);
-    pthread_mutex_lock(&bw->mu);
-    if (!bw->failed && write_sheet(bw->z, bs->i, &j, &bw->err) != 0)
-        bw->failed = 1;
-    tl_zip_blob_free(&j.blob); /* when not written */
-    pthread_mutex_unlock(&bw->mu);
-}
-
-/* Render, compress and store every sheet of the book, on `threads` threads (this one
- * among them). */
-static int write_sheets(book *bk, int threads, tl_zip *z, tl_error *err)
-{
-    tl_pool *pool = tl_pool_new(threads - 1);
-    book_writer bw = {.bk = bk, .z = z, .states = render_states_new(tl_pool_slots(pool))};
-    pthread_mutex_init(&bw.mu, NULL);
-    book_sheet *sheets = tl_xcalloc(bk->nsheets, sizeof *sheets);
-    for (size_t i = 0; i < bk->nsheets; i++) {
-        sheets[i] = (book_sheet){&bw, i};
-        tl_pool_add(pool, render_book_sheet, &sheets[i]);
-    }
-    int slots = tl_pool_slots(pool);
-    tl_pool_free(pool, 0); /* runs them all */
-    render_states_free(bw.states, slots);
-    free(sheets);
-    pthread_mutex_destroy(&bw.mu);
-    if (bw.failed)
-        *err = bw.err;
-    return bw.failed ? -1 : 0;
 }
 
 /* ---- the workbook ------------------------------------------------------------------------- */
@@ -1479,102 +1421,58 @@ static char *summary_tab(const char *name, char **tabs, size_t n)
     return tab;
 }
 
+/* Whether result r fits a worksheet (else *err says so, naming `path`). */
+static int result_fits(const tl_result *r, const char *path, tl_error *err)
+{
+    const tl_table *t = r->table;
+    if (t->ncols <= XL_MAX_COLS && t->nrows + 1 <= XL_MAX_ROWS)
+        return 1;
+    tl_error_set(err, "%s: result '%s' has %zu rows x %zu columns, more than a worksheet holds "
+                      "(1,048,575 x 16,384)", path, r->name, t->nrows, t->ncols);
+    return 0;
+}
+
+/* Whether summary plan pl fits a worksheet (else *err says so, naming `path`). */
+static int summary_fits(const summary_plan *pl, const char *path, tl_error *err)
+{
+    if (pl->nrows <= XL_MAX_ROWS && pl->ncols <= XL_MAX_COLS - 14)
+        return 1;
+    tl_error_set(err, "%s: the summary sheet is larger than a worksheet", path);
+    return 0;
+}
+
+/* The whole workbook at once: the streaming writer below, given every result. */
 int tl_xlsx_write(const tl_results *results, const tl_xlsx_write_opts *opts, const char *path,
                   tl_error *err)
 {
+    /* what cannot be written is refused before the file is made */
     const tl_summary_sheet *sum = opts ? opts->summary : NULL;
-    for (size_t i = 0; i < results->n; i++) {
-        const tl_table *t = results->items[i].table;
-        if (t && (t->ncols > XL_MAX_COLS || t->nrows + 1 > XL_MAX_ROWS)) {
-            tl_error_set(err, "%s: result '%s' has %zu rows x %zu columns, more than a worksheet holds "
-                              "(1,048,575 x 16,384)",
-                         path, results->items[i].name, t->nrows, t->ncols);
-            return -1;
-        }
-    }
-
-    book bk = {0};
-    const char **names = tl_xmalloc((results->n ? results->n : 1) * sizeof *names);
     for (size_t i = 0; i < results->n; i++)
-        names[i] = results->items[i].name;
-    bk.tabs = tl_tab_names(names, results->n);
-    free(names);
+        if (!result_fits(&results->items[i], path, err))
+            return -1;
     if (sum) {
-        summary_plan_init(&bk.plan, sum);
-        bk.has_summary = 1;
-        bk.has_chart = sum->chart != NULL;
-        if (bk.plan.nrows > XL_MAX_ROWS || bk.plan.ncols > XL_MAX_COLS - 14) {
-            tl_error_set(err, "%s: the summary sheet is larger than a worksheet", path);
-            summary_plan_free(&bk.plan);
-            tl_tab_names_free(bk.tabs, results->n);
+        summary_plan plan;
+        summary_plan_init(&plan, sum);
+        int fits = summary_fits(&plan, path, err);
+        summary_plan_free(&plan);
+        if (!fits)
             return -1;
-        }
-        bk.summary_tab = summary_tab(sum->name, bk.tabs, results->n);
     }
-    bk.nsheets = results->n + (size_t)bk.has_summary;
-    if (bk.nsheets == 0)
-        bk.nsheets = 1; /* a workbook needs a sheet */
-    bk.jobs = tl_xcalloc(bk.nsheets, sizeof *bk.jobs);
-    size_t k = 0;
-    if (bk.has_summary)
-        bk.jobs[k] = (sheet_job){.kind = SHEET_SUMMARY, .tab = bk.summary_tab, .file = k + 1}, k++;
-    for (size_t i = 0; i < results->n; i++)
-        bk.jobs[k] = (sheet_job){.kind = SHEET_RESULT, .res = &results->items[i], .tab = bk.tabs[i],
-                                 .file = k + 1, .nrows = results->items[i].table->nrows,
-                                 .ncols = results->items[i].table->ncols}, k++;
-    if (k == 0)
-        bk.jobs[k] = (sheet_job){.kind = SHEET_EMPTY, .tab = "Sheet1", .file = k + 1}, k++;
 
     int threads = opts && opts->threads > 0 ? opts->threads : 2;
     if (threads > XL_MAX_THREADS)
         threads = XL_MAX_THREADS;
-    if ((size_t)threads > bk.nsheets)
-        threads = (int)bk.nsheets;
-
-    int rc = -1;
-    tl_zip *z = tl_zip_create(path, err);
-    if (z) {
-        tl_buf b = {0};
-        rc = 0;
-        part_content_types(&bk, &b);
-        rc = rc ? rc : add_part(z, "[Content_Types].xml", &b, err);
-        part_root_rels(&b);
-        rc = rc ? rc : add_part(z, "_rels/.rels", &b, err);
-        part_app(&b);
-        rc = rc ? rc : add_part(z, "docProps/app.xml", &b, err);
-        part_core(&b);
-        rc = rc ? rc : add_part(z, "docProps/core.xml", &b, err);
-        part_workbook(&bk, &b);
-        rc = rc ? rc : add_part(z, "xl/workbook.xml", &b, err);
-        part_workbook_rels(&bk, &b);
-        rc = rc ? rc : add_part(z, "xl/_rels/workbook.xml.rels", &b, err);
-        part_styles(&b);
-        rc = rc ? rc : add_part(z, "xl/styles.xml", &b, err);
-        if (bk.has_chart && rc == 0) {
-            part_rels_one(&b, "drawing", "../drawings/drawing1.xml");
-            rc = rc ? rc : add_part(z, "xl/worksheets/_rels/sheet1.xml.rels", &b, err); /* summary: sheet1 */
-            render_drawing(&bk.plan, &b);
-            rc = rc ? rc : add_part(z, "xl/drawings/drawing1.xml", &b, err);
-            part_rels_one(&b, "chart", "../charts/chart1.xml");
-            rc = rc ? rc : add_part(z, "xl/drawings/_rels/drawing1.xml.rels", &b, err);
-            render_chart(&bk.plan, bk.summary_tab, &b);
-            rc = rc ? rc : add_part(z, "xl/charts/chart1.xml", &b, err);
-        }
-        tl_buf_free(&b);
-        if (rc == 0)
-            rc = write_sheets(&bk, threads, z, err);
-        if (rc == 0)
-            rc = tl_zip_close(z, err);
-        else
-            tl_zip_abort(z);
-    }
-
-    if (bk.has_summary)
-        summary_plan_free(&bk.plan);
-    free(bk.summary_tab);
-    free(bk.jobs);
-    tl_tab_names_free(bk.tabs, results->n);
-    return rc ? -1 : 0;
+    tl_pool *pool = tl_pool_new(threads - 1); /* the caller renders too, in close() */
+    tl_xlsx_writer *w = tl_xlsx_writer_open(path, sum != NULL, pool, err);
+    int rc = w ? 0 : -1;
+    for (size_t i = 0; i < results->n && rc == 0; i++)
+        rc = tl_xlsx_writer_add(w, &results->items[i], err);
+    if (rc == 0)
+        rc = tl_xlsx_writer_close(w, sum, err);
+    else if (w)
+        tl_xlsx_writer_abort(w);
+    tl_pool_free(pool, rc != 0);
+    return rc;
 }
 
 /* ---- the streaming writer -------------------------------------------------------------- */
@@ -1587,8 +1485,9 @@ int tl_xlsx_write(const tl_results *results, const tl_xlsx_write_opts *opts, con
  * caller takes the newest when it waits in sync(), so sheets are stored in any order:
  * readers find parts through the central directory, and a sheet's file name, not its
  * place in the zip, says where it goes.  Results are numbered sheet1.xml, sheet2.xml,
- * ... as they come; the summary, made last, gets the next number and is listed first in
- * workbook.xml.  The zip and the failure are shared under `mu`; the rest is the caller's.
+ * ... as they come, from sheet2.xml when a summary will lead the book: the summary, made
+ * last, is sheet1.xml then.  The zip and the failure are shared under `mu`; the rest is
+ * the caller's.
  */
 typedef struct stream_sheet stream_sheet;
 
@@ -1602,6 +1501,7 @@ struct stream_sheet {
     tl_xlsx_writer *w;
     tl_result res;        /* a copy: the caller's may move */
     size_t index;         /* 0, 1, ... in the order added */
+    size_t file;          /* its part: xl/worksheets/sheet<file>.xml */
     size_t job;           /* the pool's job count once its last piece was queued */
     colinfo *ci;          /* its columns (NULL for an empty result) */
     size_t npieces, left; /* left: pieces not done yet, under the writer's `mu` */
@@ -1616,6 +1516,12 @@ struct stream_sheet {
  * costs nothing measurable.
  */
 #define XL_PIECE_CELLS 250000
+
+/* The unit tests write a sheet in one piece too, to compare, through a setter they
+ * declare themselves (it stays out of the public interface); 0: XL_PIECE_CELLS. */
+static size_t piece_cells_set;
+void tl_xlsx_set_piece_cells(size_t cells);
+void tl_xlsx_set_piece_cells(size_t cells) { piece_cells_set = cells; }
 
 struct tl_xlsx_writer {
     char *path;
@@ -1668,10 +1574,10 @@ static void render_piece_job(void *arg, int worker)
     sh->blobs[pc->k] = blob;
     if (--sh->left == 0) {
         /* the sheet's last piece to end joins them and stores the sheet */
-        sheet_job j = {.file = sh->index + 1};
+        sheet_job j = {.file = sh->file};
         tl_zip_blob_join(sh->blobs, sh->npieces, &j.blob);
         tl_error err = {0};
-        if (!w->failed && write_sheet(w->z, sh->index, &j, &err) != 0) {
+        if (!w->failed && write_sheet(w->z, &j, &err) != 0) {
             w->failed = 1;
             w->werr = err;
         }
@@ -1701,11 +1607,8 @@ tl_xlsx_writer *tl_xlsx_writer_open(const char *path, int summary_first, tl_pool
 int tl_xlsx_writer_add(tl_xlsx_writer *w, const tl_result *r, tl_error *err)
 {
     const tl_table *t = r->table;
-    if (t->ncols > XL_MAX_COLS || t->nrows + 1 > XL_MAX_ROWS) {
-        tl_error_set(err, "%s: result '%s' has %zu rows x %zu columns, more than a worksheet holds "
-                          "(1,048,575 x 16,384)", w->path, r->name, t->nrows, t->ncols);
+    if (!result_fits(r, w->path, err))
         return -1;
-    }
     if (w->n == w->cap) {
         w->cap = w->cap ? 2 * w->cap : 64;
         w->sheets = tl_xrealloc(w->sheets, w->cap * sizeof *w->sheets);
@@ -1716,9 +1619,10 @@ int tl_xlsx_writer_add(tl_xlsx_writer *w, const tl_result *r, tl_error *err)
     sh->w = w;
     sh->res = *r;
     sh->index = w->n;
+    sh->file = w->n + (w->summary_first ? 2 : 1); /* sheet1.xml: the summary, when it leads */
     sh->ci = result_is_empty(r) ? NULL : sheet_columns(r);
     size_t cells = sh->ci ? t->nrows * t->ncols : 0;
-    sh->npieces = cells / XL_PIECE_CELLS + 1;
+    sh->npieces = cells / (piece_cells_set ? piece_cells_set : XL_PIECE_CELLS) + 1;
     if (sh->npieces > t->nrows)
         sh->npieces = t->nrows ? t->nrows : 1;
     sh->left = sh->npieces;
@@ -1726,7 +1630,7 @@ int tl_xlsx_writer_add(tl_xlsx_writer *w, const tl_result *r, tl_error *err)
     sh->blobs = tl_xcalloc(sh->npieces, sizeof *sh->blobs);
     w->sheets[w->n] = sh;
     w->names[w->n] = r->name;
-    w->jobs[w->n] = (sheet_job){.kind = SHEET_RESULT, .file = w->n + 1, .nrows = t->nrows, .ncols = t->ncols};
+    w->jobs[w->n] = (sheet_job){.kind = SHEET_RESULT, .file = sh->file, .nrows = t->nrows, .ncols = t->ncols};
     w->n++;
     for (size_t k = 0; k < sh->npieces; k++) {
         sh->pieces[k] = (sheet_piece){sh, k};
@@ -1799,8 +1703,7 @@ int tl_xlsx_writer_close(tl_xlsx_writer *w, const tl_summary_sheet *sum, tl_erro
         summary_plan_init(&bk.plan, sum);
         bk.has_summary = 1;
         bk.has_chart = sum->chart != NULL;
-        if (bk.plan.nrows > XL_MAX_ROWS || bk.plan.ncols > XL_MAX_COLS - 14) {
-            tl_error_set(err, "%s: the summary sheet is larger than a worksheet", w->path);
+        if (!summary_fits(&bk.plan, w->path, err)) {
             summary_plan_free(&bk.plan);
             tl_tab_names_free(bk.tabs, w->n);
             tl_xlsx_writer_abort(w);
@@ -1812,7 +1715,7 @@ int tl_xlsx_writer_close(tl_xlsx_writer *w, const tl_summary_sheet *sum, tl_erro
     if (bk.nsheets == 0)
         bk.nsheets = 1;
     bk.jobs = tl_xcalloc(bk.nsheets, sizeof *bk.jobs);
-    size_t k = 0, summary_file = w->n + 1;
+    size_t k = 0, summary_file = w->summary_first ? 1 : w->n + 1;
     if (bk.has_summary)
         bk.jobs[k] = (sheet_job){.kind = SHEET_SUMMARY, .tab = bk.summary_tab, .file = summary_file}, k++;
     for (size_t i = 0; i < w->n; i++) {
@@ -1831,7 +1734,7 @@ int tl_xlsx_writer_close(tl_xlsx_writer *w, const tl_summary_sheet *sum, tl_erro
         tl_zip_compressor *comp = tl_zip_compressor_new(TL_ZIP_LEVEL);
         render_job(&bk, 0, &b, comp, &bk.jobs[0].blob);
         tl_zip_compressor_free(comp);
-        rc = write_sheet(w->z, 0, &bk.jobs[0], err);
+        rc = write_sheet(w->z, &bk.jobs[0], err);
         tl_buf_clear(&b);
     }
     part_content_types(&bk, &b);
