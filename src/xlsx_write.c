@@ -519,8 +519,9 @@ static void classify_column(const tl_column *col, size_t nrows, colinfo *ci)
         ci->cf = has(m, n, "TFLOPS/s") || has(m, n, "TB/s") ? CF_HIGHER_BETTER : CF_LOWER_BETTER;
 }
 
-/* Characters a number takes when shown in style xf. */
-static size_t number_chars(double v, int xf)
+/* Characters a number takes when shown in style xf; `text`: its repr() length when
+ * already formatted (tl_float_text), else 0. */
+static size_t number_chars(double v, int xf, size_t text)
 {
     char tmp[TL_NUMFMT_MAX];
     if (!isfinite(v))
@@ -536,23 +537,21 @@ static size_t number_chars(double v, int xf)
     case XF_US: return neg + digits + (digits - 1) / 3 + 3;
     case XF_COUNT: return neg + digits + (digits - 1) / 3;
     default: {
-        size_t n = tl_fmt_double(v, tmp);
+        size_t n = text ? text : tl_fmt_double(v, tmp);
         return n > 11 ? 11 : n; /* General shows about 11 characters */
     }
     }
 }
 
-/* The widest of rows [0, min(nrows, XL_WIDTH_ROWS)) of a column, in characters. */
-static size_t column_chars(const tl_column *col, size_t nrows, int xf)
+/* The widest of rows [0, min(nrows, XL_WIDTH_ROWS)) of column `col` of t, in characters. */
+static size_t column_chars(const tl_table *t, size_t col, int xf)
 {
-    size_t w = 0, k;
-    if (nrows > XL_WIDTH_ROWS)
-        nrows = XL_WIDTH_ROWS;
+    size_t w = 0, k, nrows = t->nrows < XL_WIDTH_ROWS ? t->nrows : XL_WIDTH_ROWS, text;
     for (size_t r = 0; r < nrows && w < XL_WIDTH_MAX; r++) {
-        const tl_cell *c = &col->cells[r];
+        const tl_cell *c = &t->cols[col].cells[r];
         switch (c->kind) {
-        case TL_INT: k = number_chars((double)c->v.i, xf); break;
-        case TL_FLOAT: k = number_chars(c->v.f, xf); break;
+        case TL_INT: k = number_chars((double)c->v.i, xf, 0); break;
+        case TL_FLOAT: k = number_chars(c->v.f, xf, tl_float_text(t, col, c, &text) ? text : 0); break;
         case TL_BOOL: k = 5; break;
         case TL_STR: k = text_chars(c->v.s, tl_cell_len(c), XL_WIDTH_MAX); break;
         default: k = 0; break;
@@ -803,7 +802,7 @@ static colinfo *sheet_columns(const tl_result *res)
         classify_column(col, t->nrows, &ci[c]);
         ci[c].hidden = (uint8_t)tl_result_hides(res, col->name);
         size_t head = text_chars(col->name, strlen(col->name), XL_WIDTH_MAX) + 3; /* bold, filter button */
-        size_t body = column_chars(col, t->nrows, ci[c].xf);
+        size_t body = column_chars(t, c, ci[c].xf);
         ci[c].width = fit_width(head > body ? head : body);
     }
     return ci;
@@ -966,7 +965,7 @@ static void render_summary(const summary_plan *pl, const char *tab, int selected
             if (ci[i][c].xf == XF_GENERAL)
                 ci[i][c].xf = XF_MS;
             size_t head = col->name ? text_chars(col->name, strlen(col->name), XL_WIDTH_MAX) + 1 : 0;
-            size_t body = column_chars(col, t->nrows, ci[i][c].xf);
+            size_t body = column_chars(t, c, ci[i][c].xf);
             size_t w = fit_width(head > body ? head : body);
             if (w > width[c].width)
                 width[c].width = w;
