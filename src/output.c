@@ -91,12 +91,8 @@ int tl_thread_create(pthread_t *thread, void *(*fn)(void *), void *arg)
 /* "<dir>/.<base>.tmp-XXXXXX" for target "<dir>/<base>". */
 static char *temp_template(const char *target)
 {
-    size_t n = strlen(target);
-    while (n > 1 && target[n - 1] == '/')
-        n--;
-    size_t slash = n;
-    while (slash > 0 && target[slash - 1] != '/')
-        slash--;
+    size_t slash, n;
+    tl_path_base(target, &slash, &n);
     tl_buf b = {0};
     tl_buf_add(&b, target, slash);
     tl_buf_addc(&b, '.');
@@ -126,54 +122,42 @@ static int check_target(const char *target, int want_dir, tl_error *err)
     return 0;
 }
 
-char *tl_output_temp_file(const char *target, tl_error *err)
+/* A new temporary file (dir = 0) or directory (dir = 1) beside `target`, tracked. */
+static char *make_temp(const char *target, int dir, tl_error *err)
 {
-    if (check_target(target, 0, err) != 0)
+    if (check_target(target, dir, err) != 0)
         return NULL;
     char *tmp = temp_template(target);
-    /* block signals while the file exists but is not yet tracked */
+    /* block signals while it exists but is not yet tracked */
     sigset_t all, old;
     sigfillset(&all);
     sigprocmask(SIG_BLOCK, &all, &old);
-    int fd = mkstemp(tmp);
-    if (fd >= 0)
+    int fd = -1, made = dir ? mkdtemp(tmp) != NULL : (fd = mkstemp(tmp)) >= 0;
+    if (made)
         tl_output_track(tmp);
     sigprocmask(SIG_SETMASK, &old, NULL);
-    if (fd < 0) {
-        tl_error_set(err, "%s: cannot create a file in its directory: %s", target, strerror(errno));
+    if (!made) {
+        tl_error_set(err, dir ? "%s: cannot create a directory beside it: %s"
+                              : "%s: cannot create a file in its directory: %s",
+                     target, strerror(errno));
         free(tmp);
         return NULL;
     }
-    /* mkstemp makes 0600; an output should have the usual permissions */
+    /* mkstemp and mkdtemp make 0600 and 0700; an output should have the usual permissions */
     mode_t mask = umask(0);
     umask(mask);
-    fchmod(fd, 0666 & ~mask);
-    close(fd);
+    if (dir) {
+        chmod(tmp, 0777 & ~mask);
+    } else {
+        fchmod(fd, 0666 & ~mask);
+        close(fd);
+    }
     return tmp;
 }
 
-char *tl_output_temp_dir(const char *target, tl_error *err)
-{
-    if (check_target(target, 1, err) != 0)
-        return NULL;
-    char *tmp = temp_template(target);
-    sigset_t all, old;
-    sigfillset(&all);
-    sigprocmask(SIG_BLOCK, &all, &old);
-    char *d = mkdtemp(tmp);
-    if (d)
-        tl_output_track(tmp);
-    sigprocmask(SIG_SETMASK, &old, NULL);
-    if (!d) {
-        tl_error_set(err, "%s: cannot create a directory beside it: %s", target, strerror(errno));
-        free(tmp);
-        return NULL;
-    }
-    mode_t mask = umask(0);
-    umask(mask);
-    chmod(tmp, 0777 & ~mask);
-    return tmp;
-}
+char *tl_output_temp_file(const char *target, tl_error *err) { return make_temp(target, 0, err); }
+
+char *tl_output_temp_dir(const char *target, tl_error *err) { return make_temp(target, 1, err); }
 
 int tl_output_commit_file(const char *tmp, const char *target, tl_error *err)
 {

@@ -172,14 +172,22 @@ void tl_buf_free(tl_buf *b)
     b->len = b->cap = 0;
 }
 
+void tl_path_base(const char *path, size_t *start, size_t *end)
+{
+    size_t e = strlen(path);
+    while (e > 1 && path[e - 1] == '/')
+        e--;
+    size_t s = e;
+    while (s > 0 && path[s - 1] != '/')
+        s--;
+    *start = s;
+    *end = e;
+}
+
 char *tl_path_stem(const char *path)
 {
-    size_t end = strlen(path);
-    while (end > 1 && path[end - 1] == '/')
-        end--;
-    size_t start = end;
-    while (start > 0 && path[start - 1] != '/')
-        start--;
+    size_t start, end;
+    tl_path_base(path, &start, &end);
     /* Python's os.path.splitext: the last dot, unless it leads the name (".hidden"). */
     size_t stop = end;
     for (size_t i = end; i > start + 1; i--) {

@@ -53,6 +53,10 @@ const char *tl_buf_cstr(tl_buf *b);
 void tl_buf_clear(tl_buf *b);
 void tl_buf_free(tl_buf *b);
 
+/* Where the last component of `path` is: path[*start .. *end), trailing slashes left out
+ * ("out/h100_csvs/" -> "h100_csvs"). */
+void tl_path_base(const char *path, size_t *start, size_t *end);
+
 /* The last path component without its extension: "runs/base.xlsx" -> "base",
  * "out/h100_csvs/" -> "h100_csvs".  Returns a malloc'd string. */
 char *tl_path_stem(const char *path);
