@@ -1854,18 +1854,15 @@ static int xs_is_decl(const xs_attr *a)
 }
 
 /*
- * Decode an attribute value in place as expat reports it, and NUL-terminate it.  The tag
- * scan has checked its references.  Line ends are normalized first (CRLF -> LF), then
- * each literal tab, LF or CR becomes a space; a character reference is taken as it is.
+ * Decode checked text t[0..n) in place, as expat reports it; returns the new length.
+ * References are replaced; line ends are normalized (CRLF or CR -> LF), and in an
+ * attribute value (`attr`) each literal tab, LF or CR then becomes a space, while a
+ * character reference is taken as it is.
  */
-static char *xs_value(xs *s, xs_attr *a)
+static inline size_t xs_decode(xs *s, char *t, size_t n, int attr)
 {
-    char *r = a->val, *e = a->val + a->vlen, *w = a->val;
+    char *r = t, *w = t, *e = t + n;
 
-    if (!a->raw) {
-        *e = '\0';
-        return a->val;
-    }
     while (r < e) {
         unsigned cp;
         size_t len;
@@ -1874,18 +1871,27 @@ static char *xs_value(xs *s, xs_attr *a)
             w += xs_put_utf8(w, cp);
             r += len;
         } else if (*r == '\r') {
-            *w++ = ' ';
+            *w++ = attr ? ' ' : '\n';
             r += r + 1 < e && r[1] == '\n' ? 2 : 1;
-        } else if (*r == '\t' || *r == '\n') {
+        } else if (attr && (*r == '\t' || *r == '\n')) {
             *w++ = ' ';
             r++;
         } else {
             *w++ = *r++;
         }
     }
-    *w = '\0';
-    a->raw = 0;
-    a->vlen = (size_t)(w - a->val);
+    return (size_t)(w - t);
+}
+
+/* Decode an attribute value in place (the tag scan has checked its references) and
+ * NUL-terminate it. */
+static char *xs_value(xs *s, xs_attr *a)
+{
+    if (a->raw) {
+        a->vlen = xs_decode(s, a->val, a->vlen, 1);
+        a->raw = 0;
+    }
+    a->val[a->vlen] = '\0';
     return a->val;
 }
 
@@ -2308,29 +2314,6 @@ static inline char *xs_skip_text(char *q, char *e)
     return q;
 }
 
-/* Decode checked text t[0..n) in place: references, and CRLF or CR -> LF.  Returns the
- * new length. */
-static size_t xs_decode_text(xs *s, char *t, size_t n)
-{
-    char *r = t, *w = t, *e = t + n;
-
-    while (r < e) {
-        unsigned cp;
-        size_t len;
-        if (*r == '&' && xs_ref(s, r, e, &cp, &len) == XS_OK) {
-            /* A reference is at least as long as its UTF-8: w never overtakes r. */
-            w += xs_put_utf8(w, cp);
-            r += len;
-        } else if (*r == '\r') {
-            *w++ = '\n';
-            r += r + 1 < e && r[1] == '\n' ? 2 : 1;
-        } else {
-            *w++ = *r++;
-        }
-    }
-    return (size_t)(w - t);
-}
-
 /*
  * Character data at *qp, up to the next "<" or the end of the window.  Inside <v> or
  * <t> it goes, decoded, where xlsx_on_text would put it (in one copy, decoded there);
@@ -2405,7 +2388,7 @@ static int xs_text(xs *s, char **qp, char *e)
         size_t old = sink->len;
         xs_add(sink, start, (size_t)(q - start));
         if (decode) {
-            sink->len = old + xs_decode_text(s, sink->data + old, (size_t)(q - start));
+            sink->len = old + xs_decode(s, sink->data + old, (size_t)(q - start), 0);
             sink->data[sink->len] = '\0';
         }
     }
