@@ -1,7 +1,7 @@
 # tlcompare - compare TraceLens performance reports.
 #
 #   make            build build/tlcompare
-#   make test       unit tests, the sanitizer build, then the conformance suite (when present)
+#   make test       layer check, unit tests, the sanitizer build, the conformance suite (when present)
 #   make demo       install missing packages (as root), build, compare the bundled examples
 #   make install    PREFIX=/usr/local: binary, man page, TraceLens-compatible alias
 #   make deps       install the Debian packages the build needs (as root)
@@ -24,7 +24,9 @@ ALL_CFLAGS  = $(CSTD) $(WARN) $(OPT) -DTL_VERSION='"$(VERSION)"' $(PKG_CFLAGS) $
 LIBS        = $(PKG_LIBS) -lm -lpthread
 
 BUILD       ?= build
-SRC         := $(filter-out src/main.c,$(wildcard src/*.c))
+# src/<layer>/<module>.c; src/cli/ holds the programs' main()s, the rest is the library.
+LAYERS      := base io table read trace diff compare write summary
+SRC         := $(foreach l,$(LAYERS),$(wildcard src/$(l)/*.c))
 OBJ         := $(SRC:src/%.c=$(BUILD)/obj/%.o)
 TESTS       := $(wildcard tests/test_*.c)
 TEST_BINS   := $(TESTS:tests/%.c=$(BUILD)/tests/%)
@@ -36,18 +38,19 @@ DEB_PKGS    := build-essential pkg-config libxlsxwriter-dev libzip-dev libexpat1
                zlib1g-dev libisal-dev libcmocka-dev valgrind python3 \
                clang libclang-rt-14-dev
 
-.PHONY: nosimd-test all test unit-test sanitize-test conformance demo deps install uninstall clean \
+.PHONY: check-layers nosimd-test all test unit-test sanitize-test conformance demo deps install uninstall clean \
         valgrind examples bench fuzz
 
 all: $(BUILD)/tlcompare
 
-$(BUILD)/obj/%.o: src/%.c | $(BUILD)/obj
+$(BUILD)/obj/%.o: src/%.c
+	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Isrc -c $< -o $@
 
 $(BUILD)/libtlcompare.a: $(OBJ)
 	rm -f $@ && ar rcs $@ $^
 
-$(BUILD)/tlcompare: $(BUILD)/obj/main.o $(BUILD)/libtlcompare.a
+$(BUILD)/tlcompare: $(BUILD)/obj/cli/main.o $(BUILD)/libtlcompare.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
 
 $(BUILD)/tests/%: tests/%.c tests/testutil.h $(BUILD)/libtlcompare.a | $(BUILD)/tests
@@ -56,7 +59,7 @@ $(BUILD)/tests/%: tests/%.c tests/testutil.h $(BUILD)/libtlcompare.a | $(BUILD)/
 $(BUILD)/tools/%: tools/%.c $(BUILD)/libtlcompare.a | $(BUILD)/tools
 	$(CC) $(ALL_CFLAGS) -Isrc $< -o $@ $(BUILD)/libtlcompare.a $(LIBS)
 
-$(BUILD)/obj $(BUILD)/tests $(BUILD)/tools:
+$(BUILD)/tests $(BUILD)/tools:
 	mkdir -p $@
 
 # ---- tests ----------------------------------------------------------------------------
@@ -70,9 +73,11 @@ sanitize-test:
 	TL_NUMFMT_QUICK=1 $(MAKE) --no-print-directory BUILD=build/asan \
 	  OPT="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
 	  LDFLAGS="-fsanitize=address,undefined" unit-test
-	@if [ -x $(CONFORMANCE)/run ]; then \
+	@if [ -x $(CONFORMANCE)/run ]; then set -e; \
 	  echo "conformance under AddressSanitizer + UBSan:"; \
-	  $(CONFORMANCE)/run build/asan/tlcompare | tail -n 1; fi
+	  $(CONFORMANCE)/run build/asan/tlcompare --pending tests/pending/compare.txt | tail -n 1; \
+	  $(CONFORMANCE)/run build/asan/tlreport $(CONFORMANCE)/report-cases --pending tests/pending/report.txt | tail -n 1; \
+	  $(CONFORMANCE)/run-tracediff build/asan/tlcompare --pending tests/pending/tracediff.txt | tail -n 1; fi
 
 # The writers' portable (SWAR) text scanning, which x86-64 builds otherwise never take
 # (textblock.h): their tests again with TL_NO_SIMD, in its own tree.
@@ -84,11 +89,24 @@ nosimd-test:
 	  out=$$(build/nosimd/tests/$$t 2>&1) || { echo "$$out"; exit 1; }; \
 	  echo "$$t (TL_NO_SIMD): $$(echo "$$out" | tail -n 1)"; done
 
+# The outside yardstick, when ../shared/conformance is there: the report comparisons, the
+# trace -> report cases and the TraceDiff cases.  Each runner takes a pending list
+# (tests/pending/*.txt): cases of work still open, which may only shrink.
 conformance: $(BUILD)/tlcompare
-	@if [ -x $(CONFORMANCE)/run ]; then $(CONFORMANCE)/run $(BUILD)/tlcompare; \
+	@if [ -x $(CONFORMANCE)/run ]; then set -e; \
+	  echo "conformance: report comparisons"; \
+	  $(CONFORMANCE)/run $(BUILD)/tlcompare --pending tests/pending/compare.txt; \
+	  echo "conformance: trace -> report"; \
+	  $(CONFORMANCE)/run $(BUILD)/tlreport $(CONFORMANCE)/report-cases --pending tests/pending/report.txt; \
+	  echo "conformance: TraceDiff"; \
+	  $(CONFORMANCE)/run-tracediff $(BUILD)/tlcompare --pending tests/pending/tracediff.txt; \
 	else echo "conformance suite not found at $(CONFORMANCE): skipped"; fi
 
-test: deps-check unit-test nosimd-test sanitize-test conformance
+# No include runs up the layers of src/ (tools/check_layers.sh says which may use which).
+check-layers:
+	@sh tools/check_layers.sh src
+
+test: check-layers unit-test nosimd-test sanitize-test conformance
 
 # valgrind over every conformance case and the examples: no errors, no leaks.
 valgrind: $(BUILD)/tlcompare
@@ -106,8 +124,6 @@ deps:
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
 	else echo "missing Debian packages:$$missing (run 'sudo make deps')"; exit 1; fi
 
-# `make test` installs what is missing too, so a fresh machine needs nothing by hand.
-deps-check: deps
 
 demo: deps $(BUILD)/tlcompare
 	$(BUILD)/tlcompare examples/baseline examples/candidate --names baseline candidate \
@@ -138,7 +154,7 @@ uninstall:
 clean:
 	rm -rf build comparison.xlsx comparison_csvs
 
--include $(OBJ:.o=.d) $(BUILD)/obj/main.d $(TEST_BINS:=.d)
+-include $(OBJ:.o=.d) $(BUILD)/obj/cli/main.d $(TEST_BINS:=.d)
 
 # ---- fuzzing --------------------------------------------------------------------------
 

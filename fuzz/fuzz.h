@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "table.h"
+#include "table/table.h"
 
 int tl_fuzz_csv(const uint8_t *data, size_t size);
 int tl_fuzz_xlsx(const uint8_t *data, size_t size);

@@ -14,10 +14,10 @@
  */
 #include "fuzz.h"
 
-#include "csv_write.h"
-#include "groups.h"
-#include "report.h"
-#include "xlsx_write.h"
+#include "write/csv_write.h"
+#include "compare/groups.h"
+#include "read/open.h"
+#include "write/xlsx_write.h"
 
 #include <sys/stat.h>
 #include <unistd.h>

@@ -9,8 +9,8 @@
  */
 #include "fuzz.h"
 
-#include "csv_read.h"
-#include "csv_write.h"
+#include "read/csv_read.h"
+#include "write/csv_write.h"
 
 /* The same cell, as far as CSV text can tell (numbers compare by value). */
 static int csvfz_same_cell(const tl_cell *a, const tl_cell *b)

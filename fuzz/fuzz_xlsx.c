@@ -16,8 +16,8 @@
 #endif
 #include "fuzz.h"
 
-#include "csv_write.h"
-#include "xlsx_read.h"
+#include "write/csv_write.h"
+#include "read/xlsx_read.h"
 
 #include <sys/mman.h>
 #include <unistd.h>

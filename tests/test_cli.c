@@ -28,7 +28,7 @@
 
 #include <zip.h>
 
-#include "util.h"
+#include "base/util.h"
 
 /* No run of tlcompare in these tests should take anywhere near this long. */
 #define RUN_TIMEOUT_MS 60000

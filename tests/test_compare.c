@@ -3,10 +3,10 @@
  */
 #include "testutil.h"
 
-#include "compare.h"
-#include "csv_read.h"
-#include "csv_write.h"
-#include "sort.h"
+#include "compare/compare.h"
+#include "read/csv_read.h"
+#include "write/csv_write.h"
+#include "base/sort.h"
 
 #include <math.h>
 

@@ -3,7 +3,7 @@
  */
 #include "testutil.h"
 
-#include "csv_read.h"
+#include "read/csv_read.h"
 
 typedef struct fixture {
     tl_arena arena;

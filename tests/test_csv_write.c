@@ -5,8 +5,8 @@
  */
 #include "testutil.h"
 
-#include "csv_write.h"
-#include "numfmt.h"
+#include "write/csv_write.h"
+#include "base/numfmt.h"
 
 #include <math.h>
 

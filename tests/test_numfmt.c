@@ -23,8 +23,8 @@
  */
 #include "testutil.h"
 
-#include "numfmt.h"
-#include "table.h"
+#include "base/numfmt.h"
+#include "table/table.h"
 
 #include <errno.h>
 #include <float.h>

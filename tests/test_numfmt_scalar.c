@@ -6,7 +6,7 @@
  * TL_NUMFMT_QUICK=1 runs a fiftieth of the cases.
  */
 #define TL_NUMFMT_NO_SIMD 1
-#include "numfmt.c"
+#include "base/numfmt.c"
 
 #include "testutil.h"
 

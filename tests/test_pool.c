@@ -5,7 +5,7 @@
  */
 #include "testutil.h"
 
-#include "pool.h"
+#include "base/pool.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

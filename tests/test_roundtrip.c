@@ -9,9 +9,9 @@
  */
 #include "testutil.h"
 
-#include "csv_read.h"
-#include "xlsx_read.h"
-#include "xlsx_write.h"
+#include "read/csv_read.h"
+#include "read/xlsx_read.h"
+#include "write/xlsx_write.h"
 
 #include <math.h>
 #include <sys/wait.h>

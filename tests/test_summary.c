@@ -9,10 +9,10 @@
  */
 #include "testutil.h"
 
-#include "groups.h"
-#include "report.h"
-#include "summary.h"
-#include "xlsx_read.h"
+#include "compare/groups.h"
+#include "read/open.h"
+#include "summary/summary.h"
+#include "read/xlsx_read.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -5,8 +5,8 @@
  */
 #include "testutil.h"
 
-#include "numfmt.h"
-#include "table.h"
+#include "base/numfmt.h"
+#include "table/table.h"
 
 #include <math.h>
 

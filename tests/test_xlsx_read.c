@@ -13,7 +13,7 @@
  */
 #include "testutil.h"
 
-#include "xlsx_read.h"
+#include "read/xlsx_read.h"
 
 #include <glob.h>
 #include <xlsxwriter.h>

@@ -7,8 +7,8 @@
  */
 #include "testutil.h"
 
-#include "pool.h"
-#include "xlsx_write.h"
+#include "base/pool.h"
+#include "write/xlsx_write.h"
 
 #include <math.h>
 #include <zip.h>

@@ -6,11 +6,11 @@
  */
 #include "testutil.h"
 
-#include "arena.h"
-#include "util.h"
-#include "xlsx_read.h"
-#include "xlsx_write.h"
-#include "zip_write.h"
+#include "base/arena.h"
+#include "base/util.h"
+#include "read/xlsx_read.h"
+#include "write/xlsx_write.h"
+#include "io/zip_write.h"
 
 #include <math.h>
 #include <zip.h>

@@ -12,9 +12,9 @@
  * tuple, full-precision diffs and means, short timings, integer counts.  Prints the time,
  * cells per second and the peak RSS of the process (run each writer in its own process).
  */
-#include "csv_read.h"
-#include "xlsx_write.h"
-#include "zip_write.h"
+#include "read/csv_read.h"
+#include "write/xlsx_write.h"
+#include "io/zip_write.h"
 
 #include <dirent.h>
 

@@ -1,0 +1,18 @@
+/*
+ * thread.h - helper threads that never take the process's termination signals.
+ *
+ * The main thread creates the output files and owns their cleanup; a SIGINT handled on
+ * a helper thread could remove a temporary directory's files while the main thread adds
+ * one, and leave the directory behind.  So every helper thread (readers, the workbook's
+ * workers) starts with SIGINT, SIGTERM and SIGHUP blocked, and the handler always runs on
+ * the main thread.
+ */
+#ifndef TL_THREAD_H
+#define TL_THREAD_H
+
+#include <pthread.h>
+
+/* pthread_create() with the termination signals blocked in the new thread. */
+int tl_thread_create(pthread_t *thread, void *(*fn)(void *), void *arg);
+
+#endif

@@ -1,0 +1,38 @@
+/*
+ * groups.h - the sheet groups of SPEC §3: which sheets are compared, on which keys and
+ * metrics, what is dropped first, how rows are ordered, what the workbook hides, and
+ * in which order the results come.
+ */
+#ifndef TL_GROUPS_H
+#define TL_GROUPS_H
+
+#include "table/report.h"
+#include "table/result.h"
+#include "table/table.h"
+
+/* The groups, as named on the command line (--sheets). */
+enum {
+    TL_GROUP_GPU_TIMELINE = 1 << 0,
+    TL_GROUP_OPS_SUMMARY = 1 << 1,
+    TL_GROUP_KERNEL_SUMMARY = 1 << 2,
+    TL_GROUP_OPS_ALL = 1 << 3,
+    TL_GROUP_ROOFLINE = 1 << 4,
+    TL_GROUP_ALL = (1 << 5) - 1,
+};
+
+/* The bit of a group name ("ops_all"), TL_GROUP_ALL for "all", 0 when unknown. */
+unsigned tl_group_from_name(const char *name);
+
+/*
+ * Run the groups over reports[0..n) (baseline first) and give the results to `sink` in
+ * SPEC order.  `named` holds the groups named explicitly with --sheets (a named group
+ * whose sheet the baseline lacks is an error); `run` the groups to run (named, or all).
+ * The results of the split groups (ops_all, roofline) hold strings of the reports'
+ * scratch arenas, used in turn: before a split sheet is read, the sink is synced up to
+ * the results of the sheet before the previous one, and that sheet's arena is reset.
+ * Returns 0, or -1 with *err set.
+ */
+int tl_run_groups(tl_report *reports, size_t n, unsigned run, unsigned named, tl_sink *sink,
+                  tl_arena *arena, tl_error *err);
+
+#endif

@@ -1,0 +1,24 @@
+/*
+ * csv_read.h - read one `<sheet>.csv` of a report directory into a table.
+ *
+ * RFC 4180 as pandas reads it: quoted fields may hold commas, doubled quotes and line
+ * breaks; \n, \r\n and \r all end a record; a UTF-8 byte-order mark is skipped; blank
+ * lines are skipped; a record with fewer fields than the header is padded with missing
+ * cells; one with more is an error (pandas: "Expected 6 fields, saw 7").  Bytes are
+ * carried through as they are (invalid UTF-8 included); a NUL byte is an error because
+ * no cell text can hold one.
+ */
+#ifndef TL_CSV_READ_H
+#define TL_CSV_READ_H
+
+#include "table/table.h"
+
+/* Parse `len` bytes of CSV text.  `label` names the source in error messages
+ * (e.g. "runs/base/ops_summary.csv").  NULL and *err set on failure. */
+tl_table *tl_csv_parse(const char *data, size_t len, const char *label, tl_arena *arena,
+                       tl_error *err);
+
+/* Read and parse a file. */
+tl_table *tl_csv_read_file(const char *path, tl_arena *arena, tl_error *err);
+
+#endif

@@ -1,0 +1,137 @@
+/*
+ * open.c - CSV directories and workbooks as reports (see open.h).
+ */
+#include "read/open.h"
+
+#include "read/csv_read.h"
+#include "read/xlsx_read.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* ---- a directory of <sheet>.csv files ------------------------------------------------- */
+
+typedef struct csv_dir {
+    char **sheets; /* the sheet names found (file stems), sorted */
+    size_t nsheets;
+} csv_dir;
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int csv_has_sheet(const tl_report *r, const char *sheet)
+{
+    const csv_dir *d = r->impl;
+    for (size_t i = 0; i < d->nsheets; i++)
+        if (strcmp(d->sheets[i], sheet) == 0)
+            return 1;
+    return 0;
+}
+
+static tl_table *csv_read_sheet(tl_report *r, const char *sheet, tl_arena *arena, tl_error *err)
+{
+    if (!csv_has_sheet(r, sheet)) {
+        tl_error_set(err, "%s: no sheet '%s' (no %s.csv)", r->path, sheet, sheet);
+        return NULL;
+    }
+    tl_buf path = {0};
+    size_t n = strlen(r->path);
+    tl_buf_add(&path, r->path, n);
+    if (n && r->path[n - 1] != '/')
+        tl_buf_addc(&path, '/');
+    tl_buf_printf(&path, "%s.csv", sheet);
+    tl_table *t = tl_csv_read_file(tl_buf_cstr(&path), arena, err);
+    tl_buf_free(&path);
+    return t;
+}
+
+static void csv_close(tl_report *r)
+{
+    csv_dir *d = r->impl;
+    for (size_t i = 0; d && i < d->nsheets; i++)
+        free(d->sheets[i]);
+    if (d)
+        free(d->sheets);
+    free(d);
+    r->impl = NULL;
+}
+
+static const tl_report_ops csv_ops = {csv_has_sheet, csv_read_sheet, csv_close};
+
+static int open_csv_dir(tl_report *r, tl_error *err)
+{
+    csv_dir *d = tl_xcalloc(1, sizeof *d);
+    r->impl = d;
+    r->ops = &csv_ops;
+    r->kind = "csv";
+    DIR *dir = opendir(r->path);
+    if (!dir) {
+        tl_error_set(err, "%s: cannot open directory: %s", r->path, strerror(errno));
+        return -1;
+    }
+    size_t cap = 0;
+    struct dirent *e;
+    while ((e = readdir(dir)) != NULL) {
+        size_t n = strlen(e->d_name);
+        if (n <= 4 || strcmp(e->d_name + n - 4, ".csv") != 0 || e->d_name[0] == '.')
+            continue;
+        TL_GROW(d->sheets, cap, d->nsheets + 1);
+        d->sheets[d->nsheets] = tl_xmalloc(n - 3);
+        memcpy(d->sheets[d->nsheets], e->d_name, n - 4);
+        d->sheets[d->nsheets][n - 4] = '\0';
+        d->nsheets++;
+    }
+    closedir(dir);
+    if (d->nsheets == 0) {
+        tl_error_set(err, "%s: no <sheet>.csv files in this directory; is it a TraceLens report?",
+                     r->path);
+        return -1;
+    }
+    qsort(d->sheets, d->nsheets, sizeof *d->sheets, cmp_str);
+    return 0;
+}
+
+/* ---- an .xlsx workbook ---------------------------------------------------------------- */
+
+static int xlsx_has_sheet(const tl_report *r, const char *sheet)
+{
+    return tl_xlsx_has_sheet(r->impl, sheet);
+}
+
+static tl_table *xlsx_read_sheet(tl_report *r, const char *sheet, tl_arena *arena, tl_error *err)
+{
+    return tl_xlsx_read_sheet(r->impl, sheet, arena, err);
+}
+
+static void xlsx_close(tl_report *r)
+{
+    if (r->impl)
+        tl_xlsx_close(r->impl);
+    r->impl = NULL;
+}
+
+static const tl_report_ops xlsx_ops = {xlsx_has_sheet, xlsx_read_sheet, xlsx_close};
+
+int tl_report_open(tl_report *r, const char *path, tl_error *err)
+{
+    tl_report_init(r, path);
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        tl_error_set(err, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    if (S_ISDIR(st.st_mode))
+        return open_csv_dir(r, err);
+    tl_xlsx *x = tl_xlsx_open(path, err);
+    if (!x)
+        return -1;
+    r->impl = x;
+    r->ops = &xlsx_ops;
+    r->kind = "xlsx";
+    return 0;
+}

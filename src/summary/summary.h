@@ -1,0 +1,103 @@
+/*
+ * summary.h - the answer first: what got slower, what got faster, what appeared or
+ * vanished (issue 5).  Built from the comparison results alone, so it always agrees with
+ * the workbook; rendered for the terminal, as Markdown, as JSON, and as the workbook's
+ * summary worksheet.  The gate turns it into an exit status for CI.
+ */
+#ifndef TL_SUMMARY_H
+#define TL_SUMMARY_H
+
+#include "compare/groups.h"
+#include "write/xlsx_write.h"
+
+#include <stdio.h>
+
+/* How many regressions / improvements / one-sided items are listed, and charted. */
+#define TL_SUMMARY_TOP 10
+#define TL_SUMMARY_CHART_TOP 15
+
+/* A before/after pair of numbers (NaN when absent). */
+typedef struct tl_delta {
+    double base, var; /* NaN when absent */
+} tl_delta;
+
+/* One op (or kernel) row of the compared summary sheet. */
+typedef struct tl_summary_item {
+    const char *name;
+    tl_delta time_ms;
+    tl_delta count;
+} tl_summary_item;
+
+/* The gpu_timeline rows the summary reports, in this order. */
+enum { TL_TL_TOTAL, TL_TL_BUSY, TL_TL_COMPUTE, TL_TL_EXPOSED_COMM, TL_TL_EXPOSED_MEMCPY, TL_TL_IDLE, TL_TL_N };
+extern const char *const tl_timeline_rows[TL_TL_N];
+
+/* A failed gate check. */
+typedef struct tl_violation {
+    const char *what;  /* "busy_time" or the op's name */
+    int is_op;
+    double base_ms, var_ms, pct;
+} tl_violation;
+
+typedef struct tl_variant_summary {
+    const char *tag;
+    int has_timeline;
+    tl_delta timeline[TL_TL_N];    /* ms */
+    tl_summary_item *regressions;  /* by time delta, largest first */
+    size_t nregressions;           /* at most TL_SUMMARY_TOP */
+    tl_summary_item *improvements; /* by time delta, most negative first */
+    size_t nimprovements;
+    size_t only_base_count, only_var_count;
+    tl_summary_item *only_base;    /* largest first, at most TL_SUMMARY_TOP */
+    size_t nonly_base;
+    tl_summary_item *only_var;
+    size_t nonly_var;
+    tl_violation *violations;
+    size_t nviolations;
+} tl_variant_summary;
+
+typedef struct tl_summary {
+    const char *baseline;
+    const char *source;     /* "ops_summary", "kernel_summary" or NULL when neither ran */
+    const char *item;       /* "op" or "kernel" */
+    tl_variant_summary *variants;
+    size_t nvariants;
+    /* the chart: the baseline's largest items and their time in every report */
+    size_t nchart;
+    const char **chart_names;
+    double *chart_ms;       /* report r's value of item k at [r * TL_SUMMARY_CHART_TOP + k] */
+    /* the gate */
+    int gate_on;
+    double gate_pct, gate_min_ms;
+    int gate_failed;
+} tl_summary;
+
+/* Gate settings: pct < 0 means no gate. */
+typedef struct tl_gate {
+    double pct;
+    double min_ms;
+} tl_gate;
+
+/* Compute the summary of `results` for tags[0..n) (baseline first). */
+void tl_summary_build(tl_summary *s, const tl_results *results, const char *const *tags, size_t n,
+                      const tl_gate *gate, tl_arena *arena);
+void tl_summary_free(tl_summary *s);
+
+/* The terminal text (colour when `color`). */
+void tl_summary_print(const tl_summary *s, FILE *out, int color);
+
+/* The same as Markdown tables, ready to paste into a pull request. */
+void tl_summary_markdown(const tl_summary *s, tl_buf *out);
+
+/* The same as JSON (schema in the man page and README). */
+void tl_summary_json(const tl_summary *s, tl_buf *out);
+
+/* The gate's verdict lines ("regression: ..."), for stderr. */
+void tl_summary_print_violations(const tl_summary *s, FILE *out);
+
+/* The workbook's summary worksheet.  The returned sheet and its tables live until
+ * tl_summary_sheet_free(). */
+tl_summary_sheet *tl_summary_sheet_build(const tl_summary *s, tl_arena *arena);
+void tl_summary_sheet_free(tl_summary_sheet *sheet);
+
+#endif

@@ -1,0 +1,42 @@
+/*
+ * sink.h - the output stage: results stream into the workbook and the CSV directory as
+ * the comparison makes them, under temporary names, and are moved into place together
+ * at the end (SPEC §1: "Nothing is half-written").
+ *
+ * Streaming keeps memory to about one sheet's worth: a split sheet's results are
+ * written (the workbook's on a background thread, the CSVs on the caller's), and then
+ * freed.  The results the summary reads (gpu_timeline, ops_summary, kernel_summary)
+ * are kept.
+ */
+#ifndef TL_SINK_H
+#define TL_SINK_H
+
+#include "table/result.h"
+#include "write/xlsx_write.h"
+
+typedef struct tl_out tl_out;
+
+/*
+ * Start the outputs: the workbook `xlsx` (written by the built-in writer, or, with
+ * `lxw`, collected and written by libxlsxwriter at the end), and the CSV directory
+ * `csv_dir` (NULL for none).  summary_first: a summary sheet will lead the workbook.
+ */
+tl_out *tl_out_open(const char *xlsx, const char *csv_dir, int summary_first, int lxw, tl_error *err);
+
+/* The sink to give tl_run_groups(). */
+tl_sink tl_out_sink(tl_out *o);
+
+/* Every result so far, in order; a table is NULL once written unless the summary needs it. */
+const tl_results *tl_out_results(const tl_out *o);
+
+/* Finish the workbook (with the summary sheet, if any) and the CSVs, still under their
+ * temporary names.  Returns 0 or -1 (err set). */
+int tl_out_finish(tl_out *o, const tl_summary_sheet *summary, tl_error *err);
+
+/* Move the finished outputs into place.  Returns 0 or -1 (err set). */
+int tl_out_commit(tl_out *o, tl_error *err);
+
+/* Free everything; outputs not committed are removed. */
+void tl_out_free(tl_out *o);
+
+#endif
