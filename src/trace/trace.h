@@ -1,0 +1,105 @@
+/*
+ * trace.h - a PyTorch profiler trace, as the report sheets and the morphology diff need
+ * it (TRACES.md §1-§2): the events that matter, compactly, and the CPU-op call tree with
+ * the GPU events linked under their launches.
+ *
+ * Only these events are kept: cpu_op, cuda_runtime / cuda_driver (one kind, "runtime"),
+ * and the GPU events (kernel, gpu_memcpy, gpu_memset).  python_function, user_annotation,
+ * flow, instant and metadata events are consumed while the trace streams by (flows to
+ * link, metadata for process and thread names) and not kept.
+ *
+ * Events are referred to by their index in `ev` (array order of the trace, which is also
+ * UID order); `uid` is the event's position in the traceEvents array, every event
+ * counted.  Names and argument texts are interned in the trace's arena: two equal names
+ * are the same pointer.
+ */
+#ifndef TL_TRACE_H
+#define TL_TRACE_H
+
+#include "base/arena.h"
+#include "base/util.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum tl_tev_kind {
+    TL_TEV_CPU_OP = 1, /* cat "cpu_op" */
+    TL_TEV_RUNTIME,    /* cat "cuda_runtime" or "cuda_driver" (ROCm uses the same) */
+    TL_TEV_KERNEL,     /* cat "kernel" */
+    TL_TEV_MEMCPY,     /* cat "gpu_memcpy" */
+    TL_TEV_MEMSET,     /* cat "gpu_memset" */
+} tl_tev_kind;
+
+/* tl_tev.flags */
+enum {
+    TL_TEV_IN_TREE = 1 << 0,      /* a tree event (cpu_op / runtime) the bleed rule kept */
+    TL_TEV_LINKED = 1 << 1,       /* a GPU event attached to its launch (TraceLens' `tree`) */
+    TL_TEV_NON_GPU_PATH = 1 << 2, /* not a GPU event, and no GPU event below it */
+    TL_TEV_GRAPH_LAUNCH = 1 << 3, /* a runtime event named cudaGraphLaunch / hipGraphLaunch */
+    TL_TEV_CPU_ROOT = 1 << 4,     /* a cpu root node (TRACES.md §2 step 3d) */
+};
+
+#define TL_TEV_NONE UINT32_MAX /* "no event" for parent */
+#define TL_TEV_NO_STREAM INT64_MIN
+
+typedef struct tl_tev {
+    const char *name;  /* interned */
+    double ts, dur;    /* µs, as read */
+    double t_end;      /* ts + dur (one double addition) */
+    uint32_t uid;      /* position in traceEvents */
+    uint8_t kind;      /* tl_tev_kind */
+    uint8_t flags;
+    int64_t pid, tid;  /* numeric pid / tid (events with string ones are not kept) */
+    int64_t stream;    /* GPU events: args.stream, or TL_TEV_NO_STREAM */
+    int64_t corr;      /* args[linking key] (correlation or External id), or -1 */
+    /* cpu_op shape args as Python tuple reprs (TRACES.md §4.2), NULL when absent */
+    const char *input_dims, *input_type, *input_strides, *concrete_inputs;
+    /* The tree: parent (TL_TEV_NONE for none); children in ts order, GPU events last
+     * under their runtime event; gpu: every linked GPU event in the subtree, link order
+     * (a multiset: TRACES.md §2 step 4).  Both are ranges of the trace's `idx` array. */
+    uint32_t parent;
+    uint32_t child0, nchild;
+    uint32_t gpu0, ngpu;
+} tl_tev;
+
+typedef struct tl_trace {
+    char *path;
+    tl_tev *ev;          /* kept events, array order */
+    size_t nev;
+    uint32_t *idx;       /* the children and gpu ranges of the events point here */
+    size_t nidx;
+    uint32_t *roots;     /* cpu root nodes, in ts order across threads */
+    size_t nroots;
+    size_t ncpu_ops;     /* how many cpu_op events (0: a GPU-only trace) */
+    tl_arena arena;      /* names, argument texts, process and thread names */
+    void *names;         /* process / thread names by (pid, tid): see tl_trace_thread_name */
+} tl_trace;
+
+/* Children and GPU events of event i. */
+static inline const uint32_t *tl_tev_children(const tl_trace *t, uint32_t i) { return t->idx + t->ev[i].child0; }
+static inline const uint32_t *tl_tev_gpu(const tl_trace *t, uint32_t i) { return t->idx + t->ev[i].gpu0; }
+static inline int tl_tev_is_gpu(const tl_tev *e)
+{
+    return e->kind == TL_TEV_KERNEL || e->kind == TL_TEV_MEMCPY || e->kind == TL_TEV_MEMSET;
+}
+
+/* ---- loading ----------------------------------------------------------------------- */
+
+/* 1 when the file at `path` is a trace by its content: gzip magic, or a first non-space
+ * byte '{' (a directory, an .xlsx (zip) or an unreadable file is not). */
+int tl_trace_sniff(const char *path);
+
+/* Read the trace at `path` (plain or gzip JSON, streamed) and build its tree and links
+ * (TRACES.md §1-§2).  Returns NULL with *err set: one line naming the file and, where it
+ * applies, the byte offset or event index. */
+tl_trace *tl_trace_load(const char *path, tl_error *err);
+
+void tl_trace_free(tl_trace *t);
+
+/* The process name (tid 0 entry) or thread name of (pid, tid) from the M events, or
+ * "Unknown" (TRACES.md §4.2). */
+const char *tl_trace_process_name(const tl_trace *t, int64_t pid);
+const char *tl_trace_process_label(const tl_trace *t, int64_t pid);
+const char *tl_trace_thread_name(const tl_trace *t, int64_t pid, int64_t tid);
+
+#endif
