@@ -1,0 +1,145 @@
+/*
+ * diff.h - the morphology-aware diff of two traces (TRACES.md §5-§6): the two CPU-op
+ * call trees are aligned into one merged tree, and the GPU work is compared where the
+ * trees stop matching (the lowest common op, "LCA"), so that an MI300 convolution with
+ * five MIOpen kernels and an H100 convolution with its cuDNN kernels are seen as one op
+ * done two ways, not as one op removed and another added.
+ *
+ * Trace 1 is the baseline ("trace1"), trace 2 the variant ("trace2").  Everything here
+ * is computed from the trees of trace.h alone (built without Python functions); the
+ * traces must outlive the diff.
+ *
+ * The alignment is exact (the reference's results) within two bounds that keep a
+ * pathological trace from taking hours or all memory:
+ *  - Wagner-Fischer on a sibling list: when the lists, after their common tail, would
+ *    need more than `wf_max_cells` cells, they are cut into consecutive proportional
+ *    chunks that each fit, and each chunk pair is aligned on its own;
+ *  - the same-name disambiguation: names whose candidate pairs would pass the budget of
+ *    `disambig_max_pairs` pairs per sibling list keep the Wagner-Fischer matching.
+ * tl_diff_stats_of() says whether either bound was hit.
+ */
+#ifndef TL_DIFF_H
+#define TL_DIFF_H
+
+#include "base/arena.h"
+#include "base/util.h"
+#include "table/table.h"
+#include "trace/trace.h"
+
+#include <stdint.h>
+#include <stdio.h>
+
+/* Default bounds (see above): 2^28 cells is 32 MB of backtracking bits and well under
+ * a second; 2^22 pairs sort in a fraction of one. */
+#define TL_DIFF_WF_MAX_CELLS ((uint64_t)1 << 28)
+#define TL_DIFF_DISAMBIG_MAX_PAIRS ((uint64_t)1 << 22)
+
+typedef struct tl_diff_opts {
+    uint64_t wf_max_cells;       /* 0: TL_DIFF_WF_MAX_CELLS */
+    uint64_t disambig_max_pairs; /* 0: TL_DIFF_DISAMBIG_MAX_PAIRS */
+} tl_diff_opts;
+
+/* What a merged node is. */
+enum { TL_DIFF_COMBINED = 0, TL_DIFF_TRACE1 = 1, TL_DIFF_TRACE2 = 2 };
+
+/* One node of the merged tree; its index is the reference's merged_id (pre-order). */
+typedef struct tl_diff_node {
+    uint32_t ev1, ev2;   /* event index in trace 1 / trace 2, or TL_TEV_NONE */
+    uint32_t kid0, nkid; /* children: kids[kid0 .. kid0 + nkid), in alignment order */
+    uint8_t type;        /* TL_DIFF_COMBINED, TL_DIFF_TRACE1, TL_DIFF_TRACE2 */
+} tl_diff_node;
+
+/* One row of diff_stats: a GPU event under an LCA (TRACES.md §5.2). */
+typedef struct tl_diff_row {
+    uint32_t gpu;         /* the GPU event (index into its trace's ev) */
+    uint32_t cpu;         /* its nearest cpu_op */
+    uint32_t lca;         /* merged id of the LCA, or UINT32_MAX for none */
+    uint8_t side;         /* 0: trace1, 1: trace2 */
+    double busy;          /* the LCA-level busy time of that side, rounded to 3 decimals */
+    const char *lca_name; /* NULL for none */
+} tl_diff_row;
+
+/* One LCA: the rows of one lowest_common_ancestor_id (lca_summary, and the summaries). */
+typedef struct tl_diff_lca {
+    uint32_t id;            /* merged id */
+    const char *lca_name;   /* the first row's lowest_common_ancestor_name */
+    const char *name;       /* the cpu_op name(s), as lca_summary's `name` */
+    const char *name1, *name2; /* each side's cpu_op name(s) ("" when the side has none) */
+    double time1, time2;    /* each side's busy time (µs), 0 when absent */
+    size_t n1, n2;          /* each side's kernels (rows) */
+    size_t row1, row2;      /* the side's first row in tl_diff_rows(), SIZE_MAX if none */
+} tl_diff_lca;
+
+typedef struct tl_diff_stats {
+    size_t nodes, combined, trace1_only, trace2_only;
+    size_t wf_runs, wf_chunked;        /* Wagner-Fischer runs, and those cut into chunks */
+    size_t disambig_skipped;           /* names left to Wagner-Fischer by the pair budget */
+} tl_diff_stats;
+
+typedef struct tl_diff tl_diff;
+
+/*
+ * Align the two trees and compute diff_stats, the unique-args summary, the LCAs and the
+ * cpu_op maps.  opts may be NULL.  Returns NULL with *err set when a trace has no cpu
+ * root node (the reference raises there: there is no tree to align).
+ */
+tl_diff *tl_diff_run(const tl_trace *t1, const tl_trace *t2, const tl_diff_opts *opts, tl_error *err);
+void tl_diff_free(tl_diff *d);
+
+/* The merged tree: every node (index = merged id), the roots in order, the kids array. */
+const tl_diff_node *tl_diff_nodes(const tl_diff *d, size_t *n);
+const uint32_t *tl_diff_roots(const tl_diff *d, size_t *n);
+const uint32_t *tl_diff_kids(const tl_diff *d);
+const tl_diff_stats *tl_diff_stats_of(const tl_diff *d);
+
+/* The partner of event `ev` of trace `side` (1 or 2) in the other trace, as the
+ * reference's merged_uid_map: its event index, TL_TEV_NONE when it was merged alone,
+ * or UINT32_MAX - 1 when it is not in the merged tree. */
+uint32_t tl_diff_partner(const tl_diff *d, int side, uint32_t ev);
+
+/* diff_stats rows in order (both sides, before the identical-traces reduction). */
+const tl_diff_row *tl_diff_rows(const tl_diff *d, size_t *n);
+/* 1 when trace2's rows equal trace1's (the identical-traces form, TRACES.md §5.2). */
+int tl_diff_identical(const tl_diff *d);
+/* The LCAs in lca_summary's order (trace1 time, largest first). */
+const tl_diff_lca *tl_diff_lcas(const tl_diff *d, size_t *n);
+
+/* The tables of TRACES.md §5.2 and §6, their strings in `arena`:
+ * diff_stats (identical traces: trace1's rows, no `source`), the unique-args summary
+ * (cpu_op_name renamed, as the reference writes it) and lca_summary. */
+tl_table *tl_diff_stats_table(const tl_diff *d, tl_arena *arena);
+tl_table *tl_diff_unique_args_table(const tl_diff *d, tl_arena *arena);
+tl_table *tl_diff_lca_table(const tl_diff *d, tl_arena *arena);
+
+/* merged_tree_output.txt (prune off), streamed to f.  Returns 0, or -1 on a write error. */
+int tl_diff_write_tree(const tl_diff *d, FILE *f);
+
+/* cpu_op_map_trace1.json (which 1), cpu_op_map_trace2.json (2) or cpu_op_map.json (0). */
+void tl_diff_cpu_op_map_json(const tl_diff *d, int which, tl_buf *out);
+
+/* ---- pieces, exposed for the unit tests ------------------------------------------- */
+
+/* TRACES.md §5 name normalisation of s[0..n) into out (cleared first). */
+void tl_diff_normalize(const char *s, size_t n, int strip_details, tl_buf *out);
+
+/* Remove every "(digits)" from s (the LCA name rule); the result in out. */
+void tl_diff_strip_digits(const char *s, tl_buf *out);
+
+/* Wagner-Fischer on name ids a[0..m), b[0..n) with the reference's backtracking.  Ops
+ * go to ops[] (at most m + n): kind 0 match (i, j), 1 delete (i), 2 insert (j). */
+typedef struct tl_diff_op {
+    uint8_t kind;
+    uint32_t i, j;
+} tl_diff_op;
+enum { TL_DIFF_MATCH = 0, TL_DIFF_DELETE = 1, TL_DIFF_INSERT = 2 };
+size_t tl_diff_wf(const uint32_t *a, size_t m, const uint32_t *b, size_t n, uint64_t max_cells, tl_diff_op *ops,
+                  int *chunked);
+
+/* The order in which CPython iterates a set of (i, j) int tuples added in the order
+ * given: the reference emits its disambiguated matches that way.  Permutes p[0..n). */
+void tl_diff_pyset_order(uint32_t (*p)[2], size_t n);
+
+/* Python's repr() of a str (for the kernel-name lists of lca_summary). */
+void tl_diff_py_repr(const char *s, tl_buf *out);
+
+#endif
