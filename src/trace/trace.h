@@ -94,6 +94,10 @@ int tl_trace_sniff(const char *path);
  * applies, the byte offset or event index. */
 tl_trace *tl_trace_load(const char *path, tl_error *err);
 
+/* The same over n bytes of trace in memory (plain or gzip), called `name` in messages:
+ * for the tests and the fuzzer. */
+tl_trace *tl_trace_load_mem(const void *data, size_t n, const char *name, tl_error *err);
+
 void tl_trace_free(tl_trace *t);
 
 /* The process name (tid 0 entry) or thread name of (pid, tid) from the M events, or

@@ -1,0 +1,230 @@
+/*
+ * gzip_stream.c - plain or gzip bytes of a file or a memory block, as one stream.
+ */
+#include "io/gzip_stream.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <isa-l/igzip_lib.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define RAW_CHUNK (256u * 1024u)
+
+struct tl_instream {
+    char *name;
+    int fd;                    /* -1 for a memory stream */
+    const unsigned char *mem;  /* memory stream: all of it */
+    size_t mem_len, mem_pos;
+    unsigned char *raw;        /* file stream: the chunk being inflated or handed out */
+    size_t raw_len, raw_pos;   /* plain file: bytes in raw, bytes handed out */
+    int raw_eof;               /* no more bytes from the file */
+    uint64_t raw_consumed;     /* bytes of the file before raw[0] */
+    int gzip;
+    int member_done;           /* the current gzip member ended (trailer checked) */
+    int at_end;
+    struct inflate_state *inf; /* ~85 KiB: on the heap */
+};
+
+static tl_instream *stream_new(const char *name)
+{
+    tl_instream *s = tl_xcalloc(1, sizeof *s);
+    s->name = tl_xstrdup(name);
+    s->fd = -1;
+    return s;
+}
+
+/* Refill the input: for a file, the next chunk into raw; for memory, all of it at once.
+ * Returns the number of new bytes (0 at the end) or -1 with the error set. */
+static long fill(tl_instream *s, tl_error *err)
+{
+    if (s->fd < 0) {
+        if (s->mem_pos >= s->mem_len)
+            return 0;
+        s->raw = (unsigned char *)(uintptr_t)s->mem; /* read only; the cast is for the field */
+        s->raw_len = s->mem_len;
+        s->raw_pos = 0;
+        s->mem_pos = s->mem_len;
+        return (long)s->mem_len;
+    }
+    if (s->raw_eof)
+        return 0;
+    s->raw_consumed += s->raw_len;
+    s->raw_len = s->raw_pos = 0;
+    while (s->raw_len < RAW_CHUNK) {
+        ssize_t k = read(s->fd, s->raw + s->raw_len, RAW_CHUNK - s->raw_len);
+        if (k < 0) {
+            if (errno == EINTR)
+                continue;
+            tl_error_set(err, "%s: read error: %s", s->name, strerror(errno));
+            return -1;
+        }
+        if (k == 0) {
+            s->raw_eof = 1;
+            break;
+        }
+        s->raw_len += (size_t)k;
+    }
+    return (long)s->raw_len;
+}
+
+static void start_member(tl_instream *s)
+{
+    isal_inflate_init(s->inf);
+    s->inf->crc_flag = ISAL_GZIP; /* parse the header; check the trailer's CRC and length */
+    s->member_done = 0;
+}
+
+/* Sets up gzip or plain reading from the first bytes.  Returns 0 or -1 (err set). */
+static int sniff(tl_instream *s, tl_error *err)
+{
+    if (fill(s, err) < 0)
+        return -1;
+    if (s->raw_len >= 2 && s->raw[0] == 0x1f && s->raw[1] == 0x8b) {
+        s->gzip = 1;
+        s->inf = tl_xmalloc(sizeof *s->inf);
+        start_member(s);
+        s->inf->next_in = s->raw;
+        s->inf->avail_in = (uint32_t)s->raw_len;
+    }
+    return 0;
+}
+
+tl_instream *tl_instream_open(const char *path, tl_error *err)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        tl_error_set(err, "%s: cannot open: %s", path, strerror(errno));
+        return NULL;
+    }
+    tl_instream *s = stream_new(path);
+    s->fd = fd;
+    s->raw = tl_xmalloc(RAW_CHUNK);
+    if (sniff(s, err) < 0) {
+        tl_instream_close(s);
+        return NULL;
+    }
+    return s;
+}
+
+tl_instream *tl_instream_open_mem(const void *data, size_t n, const char *name)
+{
+    tl_instream *s = stream_new(name);
+    tl_error ignored = {0};
+    s->mem = data;
+    s->mem_len = n;
+    (void)sniff(s, &ignored); /* memory cannot fail to read */
+    return s;
+}
+
+int tl_instream_is_gzip(const tl_instream *s) { return s->gzip; }
+
+uint64_t tl_instream_raw_offset(const tl_instream *s)
+{
+    if (s->gzip)
+        return s->raw_consumed + (uint64_t)(s->inf->next_in - s->raw);
+    return s->raw_consumed + s->raw_pos;
+}
+
+static long read_plain(tl_instream *s, unsigned char *buf, size_t n, tl_error *err)
+{
+    size_t got = 0;
+    while (got < n) {
+        if (s->raw_pos == s->raw_len) {
+            long k = fill(s, err);
+            if (k < 0)
+                return -1;
+            if (k == 0)
+                break;
+        }
+        size_t take = s->raw_len - s->raw_pos;
+        if (take > n - got)
+            take = n - got;
+        memcpy(buf + got, s->raw + s->raw_pos, take);
+        s->raw_pos += take;
+        got += take;
+    }
+    return (long)got;
+}
+
+static long read_gzip(tl_instream *s, unsigned char *buf, size_t n, tl_error *err)
+{
+    struct inflate_state *z = s->inf;
+    size_t got = 0;
+
+    while (got < n && !s->at_end) {
+        if (s->member_done) {
+            /* Another member may follow, as gzip(1) allows; anything else is damage. */
+            if (z->avail_in == 0) {
+                long k = fill(s, err);
+                if (k < 0)
+                    return -1;
+                if (k == 0) {
+                    s->at_end = 1;
+                    break;
+                }
+                z->next_in = s->raw;
+                z->avail_in = (uint32_t)s->raw_len;
+            }
+            if (z->next_in[0] != 0x1f) {
+                tl_error_set(err, "%s: data after the end of the gzip stream (byte %llu)", s->name,
+                             (unsigned long long)tl_instream_raw_offset(s));
+                return -1;
+            }
+            unsigned char *next = z->next_in;
+            uint32_t avail = z->avail_in;
+            start_member(s);
+            z->next_in = next;
+            z->avail_in = avail;
+        }
+        if (z->avail_in == 0) {
+            long k = fill(s, err);
+            if (k < 0)
+                return -1;
+            if (k == 0) {
+                tl_error_set(err, "%s: truncated gzip data (it ends at byte %llu)", s->name,
+                             (unsigned long long)tl_instream_raw_offset(s));
+                return -1;
+            }
+            z->next_in = s->raw;
+            z->avail_in = (uint32_t)s->raw_len;
+        }
+        z->next_out = buf + got;
+        z->avail_out = (uint32_t)(n - got);
+        uint32_t out_before = z->avail_out;
+        int r = isal_inflate(z);
+        got += out_before - z->avail_out;
+        if (r < 0 || r == ISAL_NEED_DICT) {
+            tl_error_set(err, "%s: damaged gzip data near byte %llu (%s)", s->name,
+                         (unsigned long long)tl_instream_raw_offset(s),
+                         r == ISAL_INCORRECT_CHECKSUM ? "checksum mismatch"
+                         : r == ISAL_INVALID_WRAPPER  ? "bad gzip header or trailer"
+                                                      : "invalid compressed data");
+            return -1;
+        }
+        if (z->block_state == ISAL_BLOCK_FINISH)
+            s->member_done = 1;
+    }
+    return (long)got;
+}
+
+long tl_instream_read(tl_instream *s, void *buf, size_t n, tl_error *err)
+{
+    if (n > (size_t)1 << 30)
+        n = (size_t)1 << 30; /* avail_out is 32-bit */
+    return s->gzip ? read_gzip(s, buf, n, err) : read_plain(s, buf, n, err);
+}
+
+void tl_instream_close(tl_instream *s)
+{
+    if (!s)
+        return;
+    if (s->fd >= 0) {
+        close(s->fd);
+        free(s->raw);
+    }
+    free(s->inf);
+    free(s->name);
+    free(s);
+}

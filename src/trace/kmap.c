@@ -1,0 +1,93 @@
+/*
+ * kmap.c - the (a, b, c) -> value hash map of kmap.h.
+ */
+#include "trace/kmap.h"
+#include "base/util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static inline uint64_t mix(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ULL;
+    x ^= x >> 33;
+    return x;
+}
+
+static inline uint64_t khash(int64_t a, int64_t b, int64_t c)
+{
+    uint64_t h = mix((uint64_t)a + 0x9e3779b97f4a7c15ULL);
+    h = mix(h ^ ((uint64_t)b + 0x632be59bd9b4e019ULL));
+    return mix(h ^ ((uint64_t)c + 0x85ebca77c2b2ae63ULL));
+}
+
+void tl_kmap_init(tl_kmap *m) { memset(m, 0, sizeof *m); }
+
+void tl_kmap_free(tl_kmap *m)
+{
+    free(m->slots);
+    tl_kmap_init(m);
+}
+
+static void grow(tl_kmap *m)
+{
+    size_t ncap = m->cap ? m->cap * 2 : 64;
+    tl_kmap_slot *ns = tl_xcalloc(ncap, sizeof *ns);
+    for (size_t i = 0; i < m->cap; i++) {
+        tl_kmap_slot *s = &m->slots[i];
+        if (!s->used)
+            continue;
+        size_t j = khash(s->a, s->b, s->c) & (ncap - 1);
+        while (ns[j].used)
+            j = (j + 1) & (ncap - 1);
+        ns[j] = *s;
+    }
+    free(m->slots);
+    m->slots = ns;
+    m->cap = ncap;
+}
+
+tl_kmap_slot *tl_kmap_put(tl_kmap *m, int64_t a, int64_t b, int64_t c, int *created)
+{
+    if ((m->n + 1) * 2 > m->cap)
+        grow(m);
+    size_t j = khash(a, b, c) & (m->cap - 1);
+    for (;;) {
+        tl_kmap_slot *s = &m->slots[j];
+        if (!s->used) {
+            s->a = a;
+            s->b = b;
+            s->c = c;
+            s->val = 0;
+            s->used = 1;
+            m->n++;
+            if (created)
+                *created = 1;
+            return s;
+        }
+        if (s->a == a && s->b == b && s->c == c) {
+            if (created)
+                *created = 0;
+            return s;
+        }
+        j = (j + 1) & (m->cap - 1);
+    }
+}
+
+uint32_t tl_kmap_get(const tl_kmap *m, int64_t a, int64_t b, int64_t c, uint32_t dflt)
+{
+    if (!m->cap)
+        return dflt;
+    size_t j = khash(a, b, c) & (m->cap - 1);
+    for (;;) {
+        const tl_kmap_slot *s = &m->slots[j];
+        if (!s->used)
+            return dflt;
+        if (s->a == a && s->b == b && s->c == c)
+            return s->val;
+        j = (j + 1) & (m->cap - 1);
+    }
+}

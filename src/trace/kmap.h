@@ -1,0 +1,34 @@
+/*
+ * kmap.h - a hash map from three 64-bit integers to a 32-bit value, for the trace's
+ * lookups by (pid, tid, correlation), (pid, tid), flow id: open addressing, linear
+ * probing, doubled at half full, so every operation is expected constant time whatever
+ * keys a hostile trace brings (the hash mixes every bit of the key).
+ */
+#ifndef TL_TRACE_KMAP_H
+#define TL_TRACE_KMAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct tl_kmap_slot {
+    int64_t a, b, c;
+    uint32_t val;
+    uint32_t used;
+} tl_kmap_slot;
+
+typedef struct tl_kmap {
+    tl_kmap_slot *slots;
+    size_t cap, n; /* cap: a power of two, or 0 */
+} tl_kmap;
+
+void tl_kmap_init(tl_kmap *m);
+void tl_kmap_free(tl_kmap *m);
+
+/* The slot of key (a, b, c), created (used = 1, val = 0) when absent; *created says
+ * which.  The pointer is valid until the next insertion. */
+tl_kmap_slot *tl_kmap_put(tl_kmap *m, int64_t a, int64_t b, int64_t c, int *created);
+
+/* The value of key (a, b, c), or `dflt` when absent. */
+uint32_t tl_kmap_get(const tl_kmap *m, int64_t a, int64_t b, int64_t c, uint32_t dflt);
+
+#endif

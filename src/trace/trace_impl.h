@@ -1,0 +1,62 @@
+/*
+ * trace_impl.h - what the trace reader (trace_load.c) hands the tree builder
+ * (trace_tree.c): the facts of the JSON that the tree and the links need but the kept
+ * events do not carry.  Private to src/trace/.
+ */
+#ifndef TL_TRACE_IMPL_H
+#define TL_TRACE_IMPL_H
+
+#include "trace/kmap.h"
+#include "trace/trace.h"
+
+/* tl_trace_side.evflags: per kept event */
+enum {
+    TL_SIDE_HAS_ARGS = 1 << 0, /* the event has an args object */
+    TL_SIDE_CORR_KEY = 1 << 1, /* "correlation" is among its args (any value) */
+    TL_SIDE_CORR = 1 << 2,     /* corr[] holds an integer correlation */
+    TL_SIDE_EXT = 1 << 3,      /* ext[] holds an integer External id */
+};
+
+/* One entry of TraceLens' (pid, tid, link id) -> event table, in array order (last
+ * write wins): every non-flow event with args, kept or not. */
+typedef struct tl_side_ins {
+    int64_t pid, tid, corr, ext;
+    uint32_t target; /* kept event index, or TL_TEV_NONE for an event not kept */
+    uint8_t flags;   /* TL_SIDE_CORR / TL_SIDE_EXT: which of corr, ext are set */
+} tl_side_ins;
+
+/* An ac2g finish flow's place (the last one of each id wins). */
+typedef struct tl_side_flow {
+    int64_t pid, tid;
+    int numeric; /* 0: a string pid or tid, which matches no kept event */
+} tl_side_flow;
+
+typedef struct tl_trace_side {
+    int64_t *corr, *ext; /* per kept event */
+    uint8_t *evflags;
+    size_t evcap;
+    tl_side_ins *ins;
+    size_t nins, inscap;
+    tl_kmap flow_s;      /* ids of ac2g start flows */
+    tl_kmap flow_f;      /* id -> index into flows */
+    tl_side_flow *flows;
+    size_t nflows, flowcap;
+    int key_decided;     /* the first launch-named runtime event was seen */
+    int key_is_corr;     /* ... and it had "correlation" among its args */
+} tl_trace_side;
+
+/* Process and thread names from the M events: (pid, tid, kind) -> vals[]. */
+typedef struct tl_trace_names {
+    tl_kmap map;
+    const char **vals;
+    size_t n, cap;
+} tl_trace_names;
+
+enum { TL_NAME_PROCESS = 0, TL_NAME_LABELS = 1, TL_NAME_THREAD = 2 };
+#define TL_TID_MISSING (INT64_MIN + 1)
+
+/* Build the tree, the links, the gpu lists and the flags (TRACES.md §1-§2) of a trace
+ * whose events are read.  Returns 0, or -1 with *err set. */
+int tl_trace_build(tl_trace *t, tl_trace_side *side, tl_error *err);
+
+#endif

@@ -1,0 +1,850 @@
+/*
+ * trace_load.c - read a PyTorch profiler trace: a streaming JSON scanner made for the
+ * Chrome-trace layout, and the event reader on top of it (TRACES.md §1).
+ *
+ * Why a scanner of our own: the sheets need a few fields of a few event kinds, and most
+ * of a trace (python_function frames, the metadata dump, flow and instant events) is to
+ * be passed over.  A general parser builds every value before the reader can ignore it;
+ * this one classifies an event by its "cat" as soon as it is read and skips the rest of
+ * a python_function event by scanning for its closing brace, so the bulk of the text is
+ * looked at only by a quote-and-bracket scan.  It still checks that the whole text is
+ * JSON (strings may hold any byte but a raw control character, as Python's json allows;
+ * NaN and Infinity are accepted as Python's json does).  BENCHMARKS.md has the figures
+ * against YAJL, jansson, json-c and cJSON.
+ *
+ * The text is read through a window (1 MiB, grown only for a single string or number
+ * longer than it) over the plain or inflating stream of io/gzip_stream.h, so memory does
+ * not grow with the file: only the kept events do.
+ */
+#include "trace/trace.h"
+#include "trace/trace_impl.h"
+#include "trace/jscan.h"
+
+#include <fcntl.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* ---- interning ----------------------------------------------------------------------- */
+
+typedef struct intern_slot {
+    uint64_t h;
+    const char *s;
+    size_t n;
+} intern_slot;
+
+typedef struct intern {
+    intern_slot *slots;
+    size_t cap, n;
+    tl_arena *arena;
+} intern;
+
+static uint64_t str_hash(const char *s, size_t n)
+{
+    uint64_t h = 0xcbf29ce484222325ULL ^ n;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, s + i, 8);
+        h = (h ^ w) * 0x100000001b3ULL;
+        h ^= h >> 29;
+    }
+    for (; i < n; i++)
+        h = (h ^ (unsigned char)s[i]) * 0x100000001b3ULL;
+    h ^= h >> 32;
+    h *= 0xd6e8feb86659fd93ULL;
+    h ^= h >> 32;
+    return h;
+}
+
+static const char *intern_get(intern *in, const char *s, size_t n)
+{
+    if ((in->n + 1) * 2 > in->cap) {
+        size_t ncap = in->cap ? in->cap * 2 : 1024;
+        intern_slot *ns = tl_xcalloc(ncap, sizeof *ns);
+        for (size_t i = 0; i < in->cap; i++) {
+            if (!in->slots[i].s)
+                continue;
+            size_t k = in->slots[i].h & (ncap - 1);
+            while (ns[k].s)
+                k = (k + 1) & (ncap - 1);
+            ns[k] = in->slots[i];
+        }
+        free(in->slots);
+        in->slots = ns;
+        in->cap = ncap;
+    }
+    uint64_t h = str_hash(s, n);
+    size_t k = h & (in->cap - 1);
+    for (;;) {
+        intern_slot *sl = &in->slots[k];
+        if (!sl->s) {
+            sl->h = h;
+            sl->s = tl_arena_strndup(in->arena, s, n);
+            sl->n = n;
+            in->n++;
+            return sl->s;
+        }
+        if (sl->h == h && sl->n == n && memcmp(sl->s, s, n) == 0)
+            return sl->s;
+        k = (k + 1) & (in->cap - 1);
+    }
+}
+
+/* ---- events ------------------------------------------------------------------------- */
+
+enum {
+    CAT_NONE = 0, /* no cat key */
+    CAT_CPU_OP,
+    CAT_RUNTIME,
+    CAT_KERNEL,
+    CAT_MEMCPY,
+    CAT_MEMSET,
+    CAT_AC2G,
+    CAT_PYTHON,
+    CAT_OTHER,
+};
+
+static int classify_cat(const char *s, size_t n)
+{
+#define IS(lit) (n == sizeof lit - 1 && memcmp(s, lit, n) == 0)
+    if (IS("python_function"))
+        return CAT_PYTHON;
+    if (IS("cpu_op"))
+        return CAT_CPU_OP;
+    if (IS("cuda_runtime") || IS("cuda_driver"))
+        return CAT_RUNTIME;
+    if (IS("kernel"))
+        return CAT_KERNEL;
+    if (IS("gpu_memcpy"))
+        return CAT_MEMCPY;
+    if (IS("gpu_memset"))
+        return CAT_MEMSET;
+    if (IS("ac2g"))
+        return CAT_AC2G;
+    return CAT_OTHER;
+#undef IS
+}
+
+/* What one event's fields said. */
+typedef struct evread {
+    int cat;
+    int ph;              /* its one character, '?' for a longer or missing ph */
+    int has_ts, has_dur; /* numeric */
+    double ts, dur;
+    int pid_num, tid_num; /* 1 numeric (integral), 0 missing or otherwise */
+    int has_tid;
+    int64_t pid, tid;
+    int has_id;
+    int64_t id;
+    int has_name;
+    tl_buf name;
+    int has_args;
+    uint8_t sflags;       /* TL_SIDE_CORR_KEY / _CORR / _EXT */
+    int64_t corr, ext;
+    int has_stream;
+    int64_t stream;
+    int has_shape[4];
+    tl_buf shape[4];      /* Input Dims, Input type, Input Strides, Concrete Inputs */
+    int has_mname, has_mlabels;
+    tl_buf mname, mlabels;
+} evread;
+
+typedef struct loader {
+    J j;
+    tl_trace *t;
+    tl_trace_side side;
+    tl_trace_names *names;
+    intern in;
+    size_t evcap;
+    evread r;
+    uint32_t uid;
+} loader;
+
+static int key_is(const char *s, size_t n, const char *lit)
+{
+    size_t ln = strlen(lit);
+    return n == ln && memcmp(s, lit, n) == 0;
+}
+
+/* A number field that should be an integer id: *v and 1 when it is one. */
+static int read_int_value(J *j, int64_t *v, int *ok)
+{
+    int c = j_peek(j);
+    *ok = 0;
+    if (c == '-' || (c >= '0' && c <= '9')) {
+        jnum num;
+        if (tl_j_number(j, &num) < 0)
+            return -1;
+        if (num.integral) {
+            *v = num.i;
+            *ok = 1;
+        }
+        return 0;
+    }
+    return tl_j_skip(j);
+}
+
+static int read_args(loader *L)
+{
+    J *j = &L->j;
+    evread *r = &L->r;
+    if (j_peek(j) != '{') {
+        /* not an object: TraceLens would fail on it; it carries nothing we read */
+        return tl_j_skip(j);
+    }
+    r->has_args = 1;
+    j->p++;
+    if (j_peek(j) == '}') {
+        j->p++;
+        return 0;
+    }
+    for (;;) {
+        const char *k;
+        size_t kn;
+        int c = j_peek(j);
+        if (c != '"') {
+            if (!j->failed)
+                tl_j_fail(j, j->p, "expected a key string");
+            return -1;
+        }
+        if (tl_j_string(j, &k, &kn) < 0)
+            return -1;
+        /* decide before the next scanner call invalidates k */
+        int which = 0;
+        if (key_is(k, kn, "correlation"))
+            which = 1;
+        else if (key_is(k, kn, "External id"))
+            which = 2;
+        else if (key_is(k, kn, "stream"))
+            which = 3;
+        else if (r->cat == CAT_CPU_OP || r->cat == CAT_NONE) {
+            if (key_is(k, kn, "Input Dims"))
+                which = 10;
+            else if (key_is(k, kn, "Input type"))
+                which = 11;
+            else if (key_is(k, kn, "Input Strides"))
+                which = 12;
+            else if (key_is(k, kn, "Concrete Inputs"))
+                which = 13;
+        }
+        if (!which && (r->ph == 'M' || r->cat == CAT_NONE)) {
+            if (key_is(k, kn, "name"))
+                which = 20;
+            else if (key_is(k, kn, "labels"))
+                which = 21;
+        }
+        if (tl_j_expect(j, ':', "':'") < 0)
+            return -1;
+        int ok;
+        int64_t v;
+        switch (which) {
+        case 1:
+            r->sflags |= TL_SIDE_CORR_KEY;
+            if (read_int_value(j, &v, &ok) < 0)
+                return -1;
+            if (ok) {
+                r->corr = v;
+                r->sflags |= TL_SIDE_CORR;
+            } else {
+                r->sflags &= (uint8_t)~TL_SIDE_CORR;
+            }
+            break;
+        case 2:
+            if (read_int_value(j, &v, &ok) < 0)
+                return -1;
+            if (ok) {
+                r->ext = v;
+                r->sflags |= TL_SIDE_EXT;
+            } else {
+                r->sflags &= (uint8_t)~TL_SIDE_EXT;
+            }
+            break;
+        case 3:
+            if (read_int_value(j, &v, &ok) < 0)
+                return -1;
+            r->has_stream = ok;
+            r->stream = v;
+            break;
+        case 10: case 11: case 12: case 13:
+            tl_buf_clear(&r->shape[which - 10]);
+            if (tl_j_repr(j, &r->shape[which - 10], 0) < 0)
+                return -1;
+            r->has_shape[which - 10] = 1;
+            break;
+        case 20: case 21: {
+            tl_buf *dst = which == 20 ? &r->mname : &r->mlabels;
+            tl_buf_clear(dst);
+            if (j_peek(j) == '"') {
+                const char *s;
+                size_t sn;
+                if (tl_j_string(j, &s, &sn) < 0)
+                    return -1;
+                tl_buf_add(dst, s, sn);
+            } else if (tl_j_repr(j, dst, 0) < 0) {
+                return -1;
+            }
+            tl_buf_cstr(dst);
+            if (which == 20)
+                r->has_mname = 1;
+            else
+                r->has_mlabels = 1;
+            break;
+        }
+        default:
+            if (tl_j_skip(j) < 0)
+                return -1;
+        }
+        c = j_peek(j);
+        if (c == ',') {
+            j->p++;
+            continue;
+        }
+        if (c == '}') {
+            j->p++;
+            return 0;
+        }
+        if (!j->failed)
+            tl_j_fail(j, j->p, c < 0 ? "the text ends inside an object" : "expected ',' or '}'");
+        return -1;
+    }
+}
+
+/* Skip the rest of an object whose key/value pairs are of no interest (p after a value,
+ * inside the object). */
+static int skip_rest_of_object(J *j)
+{
+    for (;;) {
+        int c = j_peek(j);
+        if (c == '}') {
+            j->p++;
+            return 0;
+        }
+        if (c != ',') {
+            if (!j->failed)
+                tl_j_fail(j, j->p, c < 0 ? "the text ends inside an object" : "expected ',' or '}'");
+            return -1;
+        }
+        j->p++;
+        if (j_peek(j) != '"') {
+            if (!j->failed)
+                tl_j_fail(j, j->p, "expected a key string");
+            return -1;
+        }
+        if (tl_j_skip_string(j) < 0 || tl_j_expect(j, ':', "':'") < 0 || tl_j_skip(j) < 0)
+            return -1;
+    }
+}
+
+static void side_grow(loader *L, size_t need)
+{
+    tl_trace_side *s = &L->side;
+    if (need <= s->evcap)
+        return;
+    size_t ncap = s->evcap ? s->evcap * 2 : 4096;
+    while (ncap < need)
+        ncap *= 2;
+    s->corr = tl_xrealloc(s->corr, ncap * sizeof *s->corr);
+    s->ext = tl_xrealloc(s->ext, ncap * sizeof *s->ext);
+    s->evflags = tl_xrealloc(s->evflags, ncap);
+    s->evcap = ncap;
+}
+
+static void names_set(tl_trace_names *nm, int64_t pid, int64_t tid, int kind, const char *val)
+{
+    int created;
+    tl_kmap_slot *sl = tl_kmap_put(&nm->map, pid, tid, kind, &created);
+    if (created) {
+        TL_GROW(nm->vals, nm->cap, nm->n + 1);
+        sl->val = (uint32_t)nm->n;
+        nm->vals[nm->n++] = val;
+    } else {
+        nm->vals[sl->val] = val; /* the last entry wins */
+    }
+}
+
+static const char *buf_str(tl_buf *b) { return b->len ? tl_buf_cstr(b) : ""; }
+
+/* The event's fields are read: keep what it contributes. */
+static void finish_event(loader *L)
+{
+    evread *r = &L->r;
+    tl_trace *t = L->t;
+    tl_trace_side *s = &L->side;
+    uint32_t uid = L->uid;
+
+    if (r->ph == 'M' && r->pid_num) {
+        int64_t tid = r->has_tid && r->tid_num ? r->tid : TL_TID_MISSING;
+        const char *nm = r->has_name ? buf_str(&r->name) : "";
+        if (r->has_tid && !r->tid_num)
+            return; /* a string tid names nothing the sheets look up */
+        if (strcmp(nm, "process_name") == 0 && r->has_mname)
+            names_set(L->names, r->pid, tid, TL_NAME_PROCESS, intern_get(&L->in, r->mname.data ? r->mname.data : "", r->mname.len));
+        else if (strcmp(nm, "process_labels") == 0 && r->has_mlabels)
+            names_set(L->names, r->pid, tid, TL_NAME_LABELS, intern_get(&L->in, r->mlabels.data ? r->mlabels.data : "", r->mlabels.len));
+        else if (strcmp(nm, "thread_name") == 0 && r->has_mname)
+            names_set(L->names, r->pid, tid, TL_NAME_THREAD, intern_get(&L->in, r->mname.data ? r->mname.data : "", r->mname.len));
+        return;
+    }
+    if (r->cat == CAT_AC2G) {
+        if (!r->has_id)
+            return;
+        if (r->ph == 's') {
+            tl_kmap_put(&s->flow_s, r->id, 0, 0, NULL);
+        } else if (r->ph == 'f') {
+            int created;
+            tl_kmap_slot *sl = tl_kmap_put(&s->flow_f, r->id, 0, 0, &created);
+            if (created) {
+                TL_GROW(s->flows, s->flowcap, s->nflows + 1);
+                sl->val = (uint32_t)s->nflows++;
+            }
+            tl_side_flow *f = &s->flows[sl->val];
+            f->numeric = r->pid_num && r->tid_num;
+            f->pid = r->pid;
+            f->tid = r->tid;
+        }
+        return;
+    }
+    int kind = r->cat == CAT_CPU_OP   ? TL_TEV_CPU_OP
+               : r->cat == CAT_RUNTIME ? TL_TEV_RUNTIME
+               : r->cat == CAT_KERNEL  ? TL_TEV_KERNEL
+               : r->cat == CAT_MEMCPY  ? TL_TEV_MEMCPY
+               : r->cat == CAT_MEMSET  ? TL_TEV_MEMSET
+                                       : 0;
+    int kept = kind && r->pid_num && r->tid_num && r->has_ts && r->has_dur && isfinite(r->ts) && isfinite(r->dur);
+    uint32_t target = TL_TEV_NONE;
+    if (kept) {
+        if (t->nev >= UINT32_MAX - 1) {
+            kept = 0;
+        } else {
+            TL_GROW(t->ev, L->evcap, t->nev + 1);
+            side_grow(L, t->nev + 1);
+            tl_tev *e = &t->ev[t->nev];
+            memset(e, 0, sizeof *e);
+            e->name = intern_get(&L->in, r->has_name ? buf_str(&r->name) : "", r->has_name ? r->name.len : 0);
+            e->ts = r->ts;
+            e->dur = r->dur;
+            e->t_end = r->ts + r->dur;
+            e->uid = uid;
+            e->kind = (uint8_t)kind;
+            e->pid = r->pid;
+            e->tid = r->tid;
+            e->stream = r->has_stream ? r->stream : TL_TEV_NO_STREAM;
+            e->corr = -1;
+            e->parent = TL_TEV_NONE;
+            if (kind == TL_TEV_CPU_OP) {
+                const char **dst[4] = {&e->input_dims, &e->input_type, &e->input_strides, &e->concrete_inputs};
+                for (int i = 0; i < 4; i++)
+                    if (r->has_shape[i])
+                        *dst[i] = intern_get(&L->in, buf_str(&r->shape[i]), r->shape[i].len);
+                t->ncpu_ops++;
+            }
+            if (kind == TL_TEV_RUNTIME && (strcmp(e->name, "cudaGraphLaunch") == 0 || strcmp(e->name, "hipGraphLaunch") == 0))
+                e->flags |= TL_TEV_GRAPH_LAUNCH;
+            s->corr[t->nev] = r->corr;
+            s->ext[t->nev] = r->ext;
+            s->evflags[t->nev] = (uint8_t)(r->sflags | (r->has_args ? TL_SIDE_HAS_ARGS : 0));
+            target = (uint32_t)t->nev;
+            t->nev++;
+        }
+    }
+    /* the linking key: from the first runtime event named like a launch */
+    if (r->cat == CAT_RUNTIME && !s->key_decided && r->has_name) {
+        const char *nm = buf_str(&r->name);
+        size_t n = r->name.len;
+        for (size_t i = 0; i + 6 <= n; i++) {
+            if (strncasecmp(nm + i, "launch", 6) == 0) {
+                s->key_decided = 1;
+                s->key_is_corr = r->has_args && (r->sflags & TL_SIDE_CORR_KEY);
+                break;
+            }
+        }
+    }
+    if (r->has_args && r->pid_num && r->tid_num && (r->sflags & (TL_SIDE_CORR | TL_SIDE_EXT))) {
+        TL_GROW(s->ins, s->inscap, s->nins + 1);
+        tl_side_ins *in = &s->ins[s->nins++];
+        in->pid = r->pid;
+        in->tid = r->tid;
+        in->corr = r->corr;
+        in->ext = r->ext;
+        in->target = target;
+        in->flags = r->sflags & (TL_SIDE_CORR | TL_SIDE_EXT);
+    }
+}
+
+static void evread_reset(evread *r)
+{
+    r->cat = CAT_NONE;
+    r->ph = '?';
+    r->has_ts = r->has_dur = 0;
+    r->pid_num = r->tid_num = r->has_tid = 0;
+    r->pid = r->tid = 0;
+    r->has_id = 0;
+    r->has_name = 0;
+    r->has_args = 0;
+    r->sflags = 0;
+    r->corr = r->ext = -1;
+    r->has_stream = 0;
+    for (int i = 0; i < 4; i++)
+        r->has_shape[i] = 0;
+    r->has_mname = r->has_mlabels = 0;
+}
+
+/* One event (p at its '{'). */
+static int read_event(loader *L)
+{
+    J *j = &L->j;
+    evread *r = &L->r;
+    evread_reset(r);
+    j->p++;
+    int c = j_peek(j);
+    if (c == '}') {
+        j->p++;
+        return 0;
+    }
+    for (;;) {
+        const char *k;
+        size_t kn;
+        if (c != '"') {
+            if (!j->failed)
+                tl_j_fail(j, j->p, c < 0 ? "the text ends inside an event" : "expected a key string");
+            return -1;
+        }
+        if (tl_j_string(j, &k, &kn) < 0)
+            return -1;
+        int which = 0;
+        if (kn >= 2 && kn <= 4) {
+            if (key_is(k, kn, "ph")) which = 1;
+            else if (key_is(k, kn, "cat")) which = 2;
+            else if (key_is(k, kn, "name")) which = 3;
+            else if (key_is(k, kn, "pid")) which = 4;
+            else if (key_is(k, kn, "tid")) which = 5;
+            else if (key_is(k, kn, "ts")) which = 6;
+            else if (key_is(k, kn, "dur")) which = 7;
+            else if (key_is(k, kn, "id")) which = 8;
+            else if (key_is(k, kn, "args")) which = 9;
+        }
+        if (tl_j_expect(j, ':', "':'") < 0)
+            return -1;
+        c = j_peek(j);
+        if (which >= 1 && which <= 3 && c == '"') {
+            const char *s;
+            size_t sn;
+            if (tl_j_string(j, &s, &sn) < 0)
+                return -1;
+            if (which == 1) {
+                r->ph = sn == 1 ? (unsigned char)s[0] : '?';
+            } else if (which == 2) {
+                r->cat = classify_cat(s, sn);
+                if (r->cat == CAT_PYTHON)
+                    return skip_rest_of_object(j); /* the bulk of a trace: nothing in it is used */
+            } else {
+                tl_buf_clear(&r->name);
+                tl_buf_add(&r->name, s, sn);
+                tl_buf_cstr(&r->name);
+                r->has_name = 1;
+            }
+        } else if (which >= 4 && which <= 8 && (c == '-' || (c >= '0' && c <= '9'))) {
+            jnum num;
+            if (tl_j_number(j, &num) < 0)
+                return -1;
+            switch (which) {
+            case 4:
+                r->pid_num = num.integral;
+                r->pid = num.i;
+                break;
+            case 5:
+                r->has_tid = 1;
+                r->tid_num = num.integral;
+                r->tid = num.i;
+                break;
+            case 6:
+                r->has_ts = 1;
+                r->ts = num.d;
+                break;
+            case 7:
+                r->has_dur = 1;
+                r->dur = num.d;
+                break;
+            case 8:
+                r->has_id = num.integral;
+                r->id = num.i;
+                break;
+            }
+        } else if (which == 9) {
+            if (r->cat == CAT_AC2G || r->cat == CAT_PYTHON) {
+                if (tl_j_skip(j) < 0)
+                    return -1;
+            } else if (read_args(L) < 0) {
+                return -1;
+            }
+        } else {
+            if (which == 5)
+                r->has_tid = 1; /* a string tid: present, not numeric */
+            if (which == 4)
+                r->pid_num = 0;
+            if (which == 2)
+                r->cat = CAT_OTHER;
+            if (tl_j_skip(j) < 0)
+                return -1;
+        }
+        c = j_peek(j);
+        if (c == ',') {
+            j->p++;
+            c = j_peek(j);
+            continue;
+        }
+        if (c == '}') {
+            j->p++;
+            finish_event(L);
+            return 0;
+        }
+        if (!j->failed)
+            tl_j_fail(j, j->p, c < 0 ? "the text ends inside an event" : "expected ',' or '}'");
+        return -1;
+    }
+}
+
+static int read_events(loader *L)
+{
+    J *j = &L->j;
+    if (j_peek(j) != '[') {
+        if (!j->failed)
+            tl_error_set(j->err, "%s: not a valid trace: traceEvents is not an array (byte %llu of the JSON text)",
+                         j->path, (unsigned long long)j_offset(j, j->p));
+        j->failed = 1;
+        return -1;
+    }
+    j->p++;
+    int c = j_peek(j);
+    if (c == ']') {
+        j->p++;
+        return 0;
+    }
+    for (;;) {
+        j->event = (long)L->uid;
+        if (c != '{') {
+            if (c < 0) {
+                if (!j->failed)
+                    tl_j_fail(j, j->p, "the text ends inside traceEvents");
+            } else if (!j->failed) {
+                tl_j_fail(j, j->p, "an event that is not an object");
+            }
+            return -1;
+        }
+        if (read_event(L) < 0)
+            return -1;
+        if (L->uid == UINT32_MAX) {
+            tl_j_fail(j, j->p, "more than %u events", UINT32_MAX);
+            return -1;
+        }
+        L->uid++;
+        c = j_peek(j);
+        if (c == ',') {
+            j->p++;
+            c = j_peek(j);
+            continue;
+        }
+        if (c == ']') {
+            j->p++;
+            j->event = -1;
+            return 0;
+        }
+        if (!j->failed)
+            tl_j_fail(j, j->p, c < 0 ? "the text ends inside traceEvents" : "expected ',' or ']' after an event");
+        return -1;
+    }
+}
+
+static int read_top(loader *L)
+{
+    J *j = &L->j;
+    int seen = 0;
+    int c = j_peek(j);
+    if (c != '{') {
+        if (!j->failed)
+            tl_error_set(j->err, "%s: not a trace: the JSON text does not start with an object", j->path);
+        j->failed = 1;
+        return -1;
+    }
+    j->p++;
+    c = j_peek(j);
+    if (c != '}') {
+        for (;;) {
+            const char *k;
+            size_t kn;
+            if (c != '"') {
+                if (!j->failed)
+                    tl_j_fail(j, j->p, c < 0 ? "the text ends inside the top-level object" : "expected a key string");
+                return -1;
+            }
+            if (tl_j_string(j, &k, &kn) < 0)
+                return -1;
+            int is_events = key_is(k, kn, "traceEvents");
+            if (tl_j_expect(j, ':', "':'") < 0)
+                return -1;
+            if (is_events) {
+                if (seen) {
+                    /* Python's json keeps the last of duplicate keys */
+                    L->t->nev = 0;
+                    L->t->ncpu_ops = 0;
+                    L->side.nins = 0;
+                    L->side.nflows = 0;
+                    tl_kmap_free(&L->side.flow_s);
+                    tl_kmap_free(&L->side.flow_f);
+                    L->side.key_decided = L->side.key_is_corr = 0;
+                    tl_kmap_free(&L->names->map);
+                    L->names->n = 0;
+                    L->uid = 0;
+                }
+                seen = 1;
+                if (read_events(L) < 0)
+                    return -1;
+            } else if (tl_j_skip(j) < 0) {
+                return -1;
+            }
+            c = j_peek(j);
+            if (c == ',') {
+                j->p++;
+                c = j_peek(j);
+                continue;
+            }
+            if (c == '}')
+                break;
+            if (!j->failed)
+                tl_j_fail(j, j->p, c < 0 ? "the text ends inside the top-level object" : "expected ',' or '}'");
+            return -1;
+        }
+    }
+    j->p++;
+    c = j_peek(j);
+    if (j->failed)
+        return -1;
+    if (c >= 0) {
+        tl_j_fail(j, j->p, "text after the top-level object");
+        return -1;
+    }
+    if (!seen) {
+        tl_error_set(j->err, "%s: not a trace: no traceEvents array", j->path);
+        return -1;
+    }
+    return 0;
+}
+
+static void side_free(tl_trace_side *s)
+{
+    free(s->corr);
+    free(s->ext);
+    free(s->evflags);
+    free(s->ins);
+    free(s->flows);
+    tl_kmap_free(&s->flow_s);
+    tl_kmap_free(&s->flow_f);
+}
+
+static tl_trace *load(tl_instream *in, const char *path, tl_error *err)
+{
+    loader *L = tl_xcalloc(1, sizeof *L);
+    tl_trace *t = tl_xcalloc(1, sizeof *t);
+    tl_arena_init(&t->arena);
+    t->path = tl_xstrdup(path);
+    L->t = t;
+    L->names = tl_xcalloc(1, sizeof *L->names);
+    t->names = L->names;
+    L->in.arena = &t->arena;
+    J *j = &L->j;
+    tl_j_open(j, in, path, err);
+
+    int rc = read_top(L);
+    if (rc == 0 && t->nev)
+        t->ev = tl_xrealloc(t->ev, t->nev * sizeof *t->ev);
+    if (rc == 0)
+        rc = tl_trace_build(t, &L->side, err);
+
+    tl_j_close(j);
+    tl_buf_free(&L->r.name);
+    for (int i = 0; i < 4; i++)
+        tl_buf_free(&L->r.shape[i]);
+    tl_buf_free(&L->r.mname);
+    tl_buf_free(&L->r.mlabels);
+    free(L->in.slots);
+    side_free(&L->side);
+    free(L);
+    if (rc < 0) {
+        tl_trace_free(t);
+        return NULL;
+    }
+    return t;
+}
+
+tl_trace *tl_trace_load(const char *path, tl_error *err)
+{
+    tl_instream *in = tl_instream_open(path, err);
+    if (!in)
+        return NULL;
+    tl_trace *t = load(in, path, err);
+    tl_instream_close(in);
+    return t;
+}
+
+tl_trace *tl_trace_load_mem(const void *data, size_t n, const char *name, tl_error *err)
+{
+    tl_instream *in = tl_instream_open_mem(data, n, name);
+    tl_trace *t = load(in, name, err);
+    tl_instream_close(in);
+    return t;
+}
+
+int tl_trace_sniff(const char *path)
+{
+    struct stat st;
+    unsigned char b[512];
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+        return 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, b, sizeof b);
+    close(fd);
+    if (n >= 2 && b[0] == 0x1f && b[1] == 0x8b)
+        return 1;
+    ssize_t i = 0;
+    /* a UTF-8 byte-order mark is not JSON (Python's json refuses it): not skipped */
+    while (i < n && j_ws(b[i]))
+        i++;
+    return i < n && b[i] == '{';
+}
+
+void tl_trace_free(tl_trace *t)
+{
+    if (!t)
+        return;
+    tl_trace_names *nm = t->names;
+    if (nm) {
+        tl_kmap_free(&nm->map);
+        free(nm->vals);
+        free(nm);
+    }
+    free(t->ev);
+    free(t->idx);
+    free(t->roots);
+    tl_arena_free(&t->arena);
+    free(t->path);
+    free(t);
+}
+
+static const char *name_of(const tl_trace *t, int64_t pid, int64_t tid, int kind)
+{
+    const tl_trace_names *nm = t->names;
+    if (!nm)
+        return "Unknown";
+    uint32_t i = tl_kmap_get(&nm->map, pid, tid, kind, UINT32_MAX);
+    return i == UINT32_MAX ? "Unknown" : nm->vals[i];
+}
+
+const char *tl_trace_process_name(const tl_trace *t, int64_t pid) { return name_of(t, pid, 0, TL_NAME_PROCESS); }
+const char *tl_trace_process_label(const tl_trace *t, int64_t pid) { return name_of(t, pid, 0, TL_NAME_LABELS); }
+const char *tl_trace_thread_name(const tl_trace *t, int64_t pid, int64_t tid) { return name_of(t, pid, tid, TL_NAME_THREAD); }

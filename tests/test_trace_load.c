@@ -1,0 +1,437 @@
+/*
+ * test_trace_load.c - the trace reader and tree (TRACES.md §1-§2): what is kept from the
+ * JSON and how, the call tree (nesting, touching intervals, ties, the bleed rule, cpu
+ * roots), the links (both flows needed, the last finish flow wins, graph launches, the
+ * External id fallback), the gpu lists, and the one-line errors; plain and gzip input.
+ */
+#include "testutil.h"
+
+#include "io/gzip_stream.h"
+#include "trace/trace.h"
+
+#include <zlib.h>
+
+static tl_trace *load_text(const char *json, tl_error *err)
+{
+    memset(err, 0, sizeof *err);
+    return tl_trace_load_mem(json, strlen(json), "t.json", err);
+}
+
+static tl_trace *must_load(const char *json)
+{
+    tl_error err;
+    tl_trace *t = load_text(json, &err);
+    if (!t)
+        fail_msg("load failed: %s", err.msg);
+    return t;
+}
+
+/* The kept event with this uid. */
+static const tl_tev *by_uid(const tl_trace *t, uint32_t uid)
+{
+    for (size_t i = 0; i < t->nev; i++)
+        if (t->ev[i].uid == uid)
+            return &t->ev[i];
+    fail_msg("no kept event with uid %u", uid);
+    return NULL;
+}
+
+static uint32_t idx_of(const tl_trace *t, uint32_t uid) { return (uint32_t)(by_uid(t, uid) - t->ev); }
+
+static uint32_t parent_uid(const tl_trace *t, uint32_t uid)
+{
+    const tl_tev *e = by_uid(t, uid);
+    return e->parent == TL_TEV_NONE ? UINT32_MAX : t->ev[e->parent].uid;
+}
+
+/* "u1,u2,..." of a range of event indexes. */
+static void uids(const tl_trace *t, const uint32_t *v, uint32_t n, char *out, size_t cap)
+{
+    size_t k = 0;
+    out[0] = 0;
+    for (uint32_t i = 0; i < n; i++)
+        k += (size_t)snprintf(out + k, cap - k, "%s%u", i ? "," : "", t->ev[v[i]].uid);
+}
+
+static void assert_children(const tl_trace *t, uint32_t uid, const char *want)
+{
+    char got[512];
+    uint32_t i = idx_of(t, uid);
+    uids(t, tl_tev_children(t, i), t->ev[i].nchild, got, sizeof got);
+    assert_string_equal(got, want);
+}
+
+static void assert_gpu(const tl_trace *t, uint32_t uid, const char *want)
+{
+    char got[512];
+    uint32_t i = idx_of(t, uid);
+    uids(t, tl_tev_gpu(t, i), t->ev[i].ngpu, got, sizeof got);
+    assert_string_equal(got, want);
+}
+
+#define X(cat, name, pid, tid, ts, dur, args) \
+    "{\"ph\":\"X\",\"cat\":\"" cat "\",\"name\":\"" name "\",\"pid\":" #pid ",\"tid\":" #tid \
+    ",\"ts\":" #ts ",\"dur\":" #dur args "}"
+#define FLOW(ph, id, pid, tid, ts) \
+    "{\"ph\":\"" ph "\",\"id\":" #id ",\"pid\":" #pid ",\"tid\":" #tid ",\"ts\":" #ts ",\"cat\":\"ac2g\",\"name\":\"ac2g\"}"
+
+/* What is kept, how UIDs count, names interned, shape args as Python reprs. */
+static void test_events_kept(void **state)
+{
+    (void)state;
+    tl_trace *t = must_load(
+        "{\"schemaVersion\":1,\"metadata\":{\"env\":{\"A\":[1,2,{\"x\":null}]}},\"traceEvents\":[\n"
+        "{\"name\":\"process_name\",\"ph\":\"M\",\"ts\":0,\"pid\":7,\"tid\":0,\"args\":{\"name\":\"python3\"}},\n"
+        "{\"name\":\"process_labels\",\"ph\":\"M\",\"pid\":7,\"tid\":0,\"args\":{\"labels\":\"CPU\"}},\n"
+        "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":7,\"tid\":9,\"args\":{\"name\":\"thread 9 (python3)\"}},\n"
+        X("python_function", "f.py(1): g", 7, 9, 100, 50, ",\"args\":{\"Python id\":3}") ",\n"
+        X("cpu_op", "aten::mm", 7, 9, 101.5, 10.25,
+          ",\"args\":{\"External id\":5,\"Input Dims\":[[2,3],[3],[]],\"Input type\":[\"c10::BFloat16\",\"it's\",\"\"],"
+          "\"Input Strides\":[[[1,2]],[]],\"Concrete Inputs\":[\"\",\"1\",\"a\\\"b\\\\c\\u00e9\"]}") ",\n"
+        X("cpu_op", "aten::mm", 7, 9, 120, 1, "") ",\n"
+        "{\"ph\":\"i\",\"cat\":\"cpu_instant_event\",\"name\":\"[memory]\",\"pid\":7,\"tid\":9,\"ts\":121,\"s\":\"t\"},\n"
+        X("kernel", "k", 0, 7, 130, 2, ",\"args\":{\"stream\":7,\"correlation\":3}") ",\n"
+        X("cpu_op", "odd", "Spans", 9, 1, 1, "") ",\n"
+        X("gpu_memset", "Memset (Device)", 0, 7, 140, 1, ",\"args\":{\"stream\":7}") "\n"
+        "],\"displayTimeUnit\":\"ms\"}");
+    assert_int_equal(t->nev, 4); /* two cpu_ops, a kernel, a memset; not the string-pid op */
+    assert_int_equal(t->ncpu_ops, 2);
+    const tl_tev *mm = by_uid(t, 4), *mm2 = by_uid(t, 5), *k = by_uid(t, 7), *ms = by_uid(t, 9);
+    assert_string_equal(mm->name, "aten::mm");
+    assert_ptr_equal(mm->name, mm2->name); /* interned */
+    assert_int_equal(mm->kind, TL_TEV_CPU_OP);
+    assert_true(mm->ts == 101.5 && mm->dur == 10.25 && mm->t_end == 111.75);
+    assert_string_equal(mm->input_dims, "((2, 3), (3,), ())");
+    assert_string_equal(mm->input_type, "('c10::BFloat16', \"it's\", '')");
+    assert_string_equal(mm->input_strides, "(((1, 2),), ())");
+    assert_string_equal(mm->concrete_inputs, "('', '1', 'a\"b\\\\c\xc3\xa9')");
+    assert_null(mm2->input_dims);
+    assert_int_equal(k->kind, TL_TEV_KERNEL);
+    assert_int_equal(k->stream, 7);
+    assert_int_equal(ms->kind, TL_TEV_MEMSET);
+    assert_int_equal(ms->pid, 0);
+    assert_string_equal(tl_trace_process_name(t, 7), "python3");
+    assert_string_equal(tl_trace_process_label(t, 7), "CPU");
+    assert_string_equal(tl_trace_thread_name(t, 7, 9), "thread 9 (python3)");
+    assert_string_equal(tl_trace_thread_name(t, 7, 10), "Unknown");
+    assert_string_equal(tl_trace_process_name(t, 0), "Unknown");
+    tl_trace_free(t);
+}
+
+/* Duplicate thread names: the last wins. */
+static void test_names_last_wins(void **state)
+{
+    (void)state;
+    tl_trace *t = must_load("{\"traceEvents\":["
+                            "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":2,\"args\":{\"name\":\"a\"}},"
+                            "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":2,\"args\":{\"name\":\"b\"}}]}");
+    assert_string_equal(tl_trace_thread_name(t, 1, 2), "b");
+    tl_trace_free(t);
+}
+
+/* Nesting, touching intervals as siblings, equal ts in array order, cpu roots. */
+static void test_tree_nesting(void **state)
+{
+    (void)state;
+    tl_trace *t = must_load("{\"traceEvents\":["
+                            X("cpu_op", "outer", 1, 1, 0, 100, "") ","       /* 0 */
+                            X("cpu_op", "a", 1, 1, 10, 20, "") ","           /* 1 */
+                            X("cpu_op", "b", 1, 1, 30, 10, "") ","           /* 2: touches a: sibling */
+                            X("cuda_runtime", "r", 1, 1, 31, 2, "") ","      /* 3: in b */
+                            X("cpu_op", "c", 1, 1, 50, 5, "") ","            /* 4 */
+                            X("cpu_op", "d", 1, 1, 50, 3, "") ","            /* 5: same ts as c: after it, inside it */
+                            X("cpu_op", "other", 1, 2, 5, 1, "") ","         /* 6: another thread: a root */
+                            X("cpu_op", "late", 1, 1, 200, 1, "") ","        /* 7: a root again */
+                            X("cpu_op", "x", 1, 3, 0, 10, "") ","            /* 8 */
+                            X("cpu_op", "y", 1, 3, 10, 5, "") "]}");        /* 9: touches x, alone: a root */
+    assert_children(t, 0, "1,2,4");
+    assert_children(t, 2, "3");
+    assert_children(t, 4, "5");
+    assert_int_equal(parent_uid(t, 0), UINT32_MAX);
+    assert_int_equal(parent_uid(t, 5), 4);
+    assert_int_equal(t->nroots, 5);
+    assert_int_equal(t->ev[t->roots[0]].uid, 0);
+    assert_int_equal(t->ev[t->roots[1]].uid, 8); /* ts order across threads, ties in array order */
+    assert_int_equal(t->ev[t->roots[2]].uid, 6);
+    assert_int_equal(t->ev[t->roots[3]].uid, 9);
+    assert_int_equal(t->ev[t->roots[4]].uid, 7);
+    assert_true(by_uid(t, 9)->flags & TL_TEV_IN_TREE);
+    assert_true(by_uid(t, 0)->flags & TL_TEV_CPU_ROOT);
+    assert_false(by_uid(t, 1)->flags & TL_TEV_CPU_ROOT);
+    assert_true(by_uid(t, 3)->flags & TL_TEV_IN_TREE);
+    assert_true(by_uid(t, 3)->flags & TL_TEV_NON_GPU_PATH);
+    tl_trace_free(t);
+}
+
+/* The bleed rule: a small overlap pops the top (with two on the stack); a large one
+ * drops the event, whose would-be children nest under the stack. */
+static void test_tree_bleed(void **state)
+{
+    (void)state;
+    tl_trace *t = must_load("{\"traceEvents\":["
+                            X("cpu_op", "root", 1, 1, 0, 100, "") ","       /* 0 */
+                            X("cpu_op", "a", 1, 1, 10, 10, "") ","          /* 1: ends 20 */
+                            X("cuda_runtime", "r", 1, 1, 19.5, 5, "") ","   /* 2: overlap 0.5: pops a, under root */
+                            X("cpu_op", "big", 1, 1, 30, 10, "") ","        /* 3: ends 40 */
+                            X("cpu_op", "bleeder", 1, 1, 35, 10, "") ","    /* 4: overlap 5: dropped */
+                            X("cpu_op", "inner", 1, 1, 36, 1, "") ","       /* 5: nests under big */
+                            X("cpu_op", "lone", 2, 2, 0, 10, "") ","        /* 6 */
+                            X("cpu_op", "lone2", 2, 2, 9.5, 5, "") "]}");  /* 7: small overlap, one on stack: dropped */
+    assert_int_equal(parent_uid(t, 2), 0);
+    assert_children(t, 0, "1,2,3");
+    assert_children(t, 3, "5");
+    assert_false(by_uid(t, 4)->flags & TL_TEV_IN_TREE);
+    assert_int_equal(parent_uid(t, 4), UINT32_MAX);
+    assert_int_equal(by_uid(t, 4)->nchild, 0);
+    assert_false(by_uid(t, 7)->flags & TL_TEV_IN_TREE);
+    assert_false(by_uid(t, 4)->flags & TL_TEV_CPU_ROOT);
+    assert_int_equal(t->nroots, 2);
+    tl_trace_free(t);
+}
+
+static const char *link_trace =
+    "{\"traceEvents\":["
+    X("cpu_op", "op", 1, 1, 0, 100, "") ","                                                         /* 0 */
+    X("cpu_op", "inner", 1, 1, 10, 50, "") ","                                                      /* 1 */
+    X("cuda_runtime", "cudaLaunchKernel", 1, 1, 11, 2, ",\"args\":{\"correlation\":10}") ","       /* 2 */
+    FLOW("s", 10, 1, 1, 11) ","                                                                     /* 3 */
+    FLOW("f", 10, 0, 7, 200) ","                                                                    /* 4 */
+    X("kernel", "k10", 0, 7, 200, 5, ",\"args\":{\"correlation\":10,\"stream\":7}") ","             /* 5 */
+    X("cuda_runtime", "cudaMemsetAsync", 1, 1, 20, 2, ",\"args\":{\"correlation\":11}") ","        /* 6: no s flow */
+    FLOW("f", 11, 0, 7, 210) ","                                                                    /* 7 */
+    X("gpu_memset", "m11", 0, 7, 210, 1, ",\"args\":{\"correlation\":11}") ","                      /* 8: unlinked */
+    X("cuda_runtime", "cudaLaunchKernel", 1, 1, 30, 2, ",\"args\":{\"correlation\":12}") ","       /* 9 */
+    FLOW("s", 12, 1, 1, 30) ","                                                                     /* 10 */
+    FLOW("f", 12, 0, 8, 220) ","                                                                    /* 11: superseded */
+    X("kernel", "k12a", 0, 8, 220, 5, ",\"args\":{\"correlation\":12}") ","                         /* 12 */
+    X("kernel", "k12b", 0, 9, 230, 5, ",\"args\":{\"correlation\":12}") ","                         /* 13 */
+    FLOW("f", 12, 0, 9, 230) ","                                                                    /* 14: the last wins */
+    X("cuda_runtime", "cudaGraphLaunch", 1, 1, 70, 2, ",\"args\":{\"correlation\":20}") ","        /* 15 */
+    X("kernel", "g1", 0, 7, 300, 1, ",\"args\":{\"correlation\":20}") ","                           /* 16 */
+    X("kernel", "x", 0, 7, 305, 1, ",\"args\":{\"correlation\":21}") ","                            /* 17 */
+    X("gpu_memcpy", "g2", 0, 7, 310, 1, ",\"args\":{\"correlation\":20}") ","                       /* 18 */
+    X("cuda_runtime", "cudaStreamSynchronize", 1, 1, 80, 2, ",\"args\":{\"correlation\":30}") "]}"; /* 19 */
+
+/* Links need both flows; the last finish flow of an id wins; graph launches take every
+ * GPU event of their id; gpu lists run up the ancestors, in link order. */
+static void test_links(void **state)
+{
+    (void)state;
+    tl_trace *t = must_load(link_trace);
+    assert_int_equal(parent_uid(t, 5), 2);
+    assert_true(by_uid(t, 5)->flags & TL_TEV_LINKED);
+    assert_false(by_uid(t, 8)->flags & TL_TEV_LINKED); /* no start flow */
+    assert_int_equal(parent_uid(t, 8), UINT32_MAX);
+    assert_false(by_uid(t, 12)->flags & TL_TEV_LINKED);
+    assert_int_equal(parent_uid(t, 13), 9);
+    assert_true(by_uid(t, 15)->flags & TL_TEV_GRAPH_LAUNCH);
+    assert_children(t, 15, "16,18");
+    assert_children(t, 2, "5");
+    assert_children(t, 1, "2,6,9");
+    assert_children(t, 0, "1,15,19");
+    assert_gpu(t, 2, "5");
+    assert_gpu(t, 1, "5,13");
+    assert_gpu(t, 0, "5,13,16,18");
+    assert_gpu(t, 6, "");
+    assert_int_equal(by_uid(t, 5)->corr, 10);
+    assert_true(by_uid(t, 6)->flags & TL_TEV_NON_GPU_PATH);
+    assert_true(by_uid(t, 19)->flags & TL_TEV_NON_GPU_PATH);
+    assert_false(by_uid(t, 0)->flags & TL_TEV_NON_GPU_PATH);
+    assert_false(by_uid(t, 5)->flags & TL_TEV_NON_GPU_PATH); /* GPU events never */
+    assert_false(by_uid(t, 8)->flags & TL_TEV_NON_GPU_PATH);
+    tl_trace_free(t);
+}
+
+/* When the first launch lacks a correlation, External id is the key. */
+static void test_external_id_key(void **state)
+{
+    (void)state;
+    tl_trace *t = must_load("{\"traceEvents\":["
+                            X("cuda_runtime", "cudaLaunchKernel", 1, 1, 0, 2, ",\"args\":{\"External id\":4}") ","
+                            FLOW("s", 4, 1, 1, 0) "," FLOW("f", 4, 0, 7, 10) ","
+                            X("kernel", "k", 0, 7, 10, 1, ",\"args\":{\"External id\":4,\"correlation\":99}") "]}");
+    assert_int_equal(parent_uid(t, 3), 0);
+    assert_int_equal(by_uid(t, 3)->corr, 4);
+    tl_trace_free(t);
+}
+
+static void assert_load_error(const char *json, size_t n, const char *want)
+{
+    tl_error err = {0};
+    tl_trace *t = tl_trace_load_mem(json, n, "bad.json", &err);
+    assert_null(t);
+    assert_true(err.set);
+    if (!strstr(err.msg, want))
+        fail_msg("error '%s' lacks '%s'", err.msg, want);
+    assert_non_null(strstr(err.msg, "bad.json"));
+    assert_null(strchr(err.msg, '\n'));
+}
+
+#define BAD(json, want) assert_load_error(json, sizeof json - 1, want)
+
+static void test_errors(void **state)
+{
+    (void)state;
+    BAD("", "does not start with an object");
+    BAD("[1,2]", "does not start with an object");
+    BAD("{\"a\":1}", "no traceEvents");
+    BAD("{\"traceEvents\":{}}", "traceEvents is not an array");
+    BAD("{\"traceEvents\":[1]}", "an event that is not an object at byte 16 of the JSON text (event 0)");
+    BAD("{\"traceEvents\":[{}, {\"ph\":\"X\",}]}", "expected a key string at byte 30");
+    BAD("{\"traceEvents\":[{\"ts\":1.}]}", "a bad number");
+    BAD("{\"traceEvents\":[{\"ts\":01}]}", "a bad number");
+    BAD("{\"traceEvents\":[{\"name\":\"a\\qb\"}]}", "a bad escape");
+    BAD("{\"traceEvents\":[{\"name\":\"a\nb\"}]}", "control character");
+    BAD("{\"traceEvents\":[{\"name\":\"ab", "ends inside a string");
+    BAD("{\"traceEvents\":[{\"cat\":\"python_function\",\"args\":{\"a\":[1,2}}]}", "expected ',' or the end of an array");
+    BAD("{\"traceEvents\":[]} x", "text after the top-level object");
+    BAD("{\"traceEvents\":[{\"ph\":tru}]}", "expected a value");
+    BAD("{\"traceEvents\":[], \"x\": [[[[", "ends");
+    /* nesting past the limit is an error, not a stack overflow */
+    char *deep = malloc(40000);
+    strcpy(deep, "{\"traceEvents\":[],\"m\":");
+    size_t k = strlen(deep);
+    for (int i = 0; i < 5000; i++)
+        deep[k++] = '[';
+    deep[k] = 0;
+    assert_load_error(deep, k, "nested more than");
+    free(deep);
+}
+
+/* Values the scanner must get right: escapes, surrogates, NaN, big numbers. */
+static void test_values(void **state)
+{
+    (void)state;
+    tl_trace *t = must_load("{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"a\\u0062\\ud83d\\ude00\\/\",\"pid\":1,"
+                            "\"tid\":1,\"ts\":1419247333430.849,\"dur\":2.5e1,\"args\":{\"Concrete Inputs\":[1e-05,1.5,"
+                            "123456789012345678901234,-0,true,null,{\"k\":[1]}],\"x\":NaN,\"y\":-Infinity}}]}");
+    assert_string_equal(t->ev[0].name, "ab\xf0\x9f\x98\x80/");
+    assert_true(t->ev[0].ts == 1419247333430.849);
+    assert_true(t->ev[0].dur == 25.0);
+    assert_string_equal(t->ev[0].concrete_inputs, "(1e-05, 1.5, 123456789012345678901234, 0, True, None, {'k': (1,)})");
+    tl_trace_free(t);
+}
+
+static size_t gz(const char *text, size_t n, unsigned char *out, size_t cap)
+{
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    assert_int_equal(deflateInit2(&z, 6, Z_DEFLATED, 16 + 15, 8, Z_DEFAULT_STRATEGY), Z_OK);
+    z.next_in = (unsigned char *)(uintptr_t)text;
+    z.avail_in = (uInt)n;
+    z.next_out = out;
+    z.avail_out = (uInt)cap;
+    assert_int_equal(deflate(&z, Z_FINISH), Z_STREAM_END);
+    size_t got = cap - z.avail_out;
+    deflateEnd(&z);
+    return got;
+}
+
+/* gzip by content: the same events; two members; truncation and damage are errors. */
+static void test_gzip(void **state)
+{
+    (void)state;
+    size_t n = strlen(link_trace);
+    unsigned char *z = malloc(2 * n + 1024);
+    size_t zn = gz(link_trace, n, z, 2 * n + 1024);
+    tl_error err = {0};
+    tl_trace *t = tl_trace_load_mem(z, zn, "t.json.gz", &err);
+    assert_non_null(t);
+    assert_int_equal(t->nev, 14);
+    assert_int_equal(parent_uid(t, 13), 9);
+    tl_trace_free(t);
+
+    /* two members: the text split in the middle of a string */
+    size_t half = 37;
+    size_t z1 = gz(link_trace, half, z, 2 * n + 1024);
+    size_t z2 = gz(link_trace + half, n - half, z + z1, 2 * n + 1024 - z1);
+    t = tl_trace_load_mem(z, z1 + z2, "t.json.gz", &err);
+    assert_non_null(t);
+    assert_int_equal(t->nev, 14);
+    tl_trace_free(t);
+
+    zn = gz(link_trace, n, z, 2 * n + 1024);
+    assert_load_error((const char *)z, zn - 5, "truncated gzip data");
+    z[zn - 6] ^= 0x55; /* the CRC */
+    assert_load_error((const char *)z, zn, "damaged gzip data");
+    free(z);
+}
+
+/* The stream reads a file the same in any chunk size. */
+static void test_stream_file(void **state)
+{
+    (void)state;
+    char *dir = tt_tmpdir(), path[512];
+    snprintf(path, sizeof path, "%s/t.json", dir);
+    tt_write_file(path, link_trace, strlen(link_trace));
+    assert_true(tl_trace_sniff(path));
+    tl_error err = {0};
+    tl_instream *s = tl_instream_open(path, &err);
+    assert_non_null(s);
+    assert_false(tl_instream_is_gzip(s));
+    char buf[7];
+    size_t total = 0;
+    long k;
+    while ((k = tl_instream_read(s, buf, sizeof buf, &err)) > 0) {
+        assert_memory_equal(buf, link_trace + total, (size_t)k);
+        total += (size_t)k;
+    }
+    assert_int_equal(k, 0);
+    assert_int_equal(total, strlen(link_trace));
+    tl_instream_close(s);
+    tl_trace *t = tl_trace_load(path, &err);
+    assert_non_null(t);
+    assert_int_equal(t->nev, 14);
+    tl_trace_free(t);
+    tt_write_file(path, "PK\3\4", 4);
+    assert_false(tl_trace_sniff(path));
+    assert_false(tl_trace_sniff(dir));
+    tt_write_file(path, " \n {", 4);
+    assert_true(tl_trace_sniff(path));
+    snprintf(path, sizeof path, "%s/none.json", dir);
+    assert_null(tl_trace_load(path, &err));
+    assert_non_null(strstr(err.msg, "cannot open"));
+    tt_rmrf(dir);
+    free(dir);
+}
+
+/* A conformance trace, when the suite is there: sizes the reference's tree has. */
+static void test_conformance_trace(void **state)
+{
+    (void)state;
+    const char *top = getenv("TL_TOP");
+    char path[1024];
+    snprintf(path, sizeof path, "%s/../shared/conformance/traces/qwen_h100.json.gz", top ? top : ".");
+    if (access(path, R_OK) != 0)
+        skip();
+    tl_error err = {0};
+    tl_trace *t = tl_trace_load(path, &err);
+    assert_non_null(t);
+    size_t linked = 0, gpu = 0;
+    for (size_t i = 0; i < t->nev; i++) {
+        gpu += tl_tev_is_gpu(&t->ev[i]);
+        linked += (t->ev[i].flags & TL_TEV_LINKED) != 0;
+    }
+    assert_int_equal(gpu, 1707);
+    assert_int_equal(gpu - linked, 509); /* TRACES.md §1: unlinked GPU work */
+    assert_int_equal(t->nroots, 1378);
+    tl_trace_free(t);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_events_kept),
+        cmocka_unit_test(test_names_last_wins),
+        cmocka_unit_test(test_tree_nesting),
+        cmocka_unit_test(test_tree_bleed),
+        cmocka_unit_test(test_links),
+        cmocka_unit_test(test_external_id_key),
+        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_values),
+        cmocka_unit_test(test_gzip),
+        cmocka_unit_test(test_stream_file),
+        cmocka_unit_test(test_conformance_trace),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
