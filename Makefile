@@ -50,7 +50,7 @@ $(BUILD)/obj/%.o: src/%.c
 $(BUILD)/libtlcompare.a: $(OBJ)
 	rm -f $@ && ar rcs $@ $^
 
-$(BUILD)/tlcompare: $(BUILD)/obj/cli/main.o $(BUILD)/libtlcompare.a
+$(BUILD)/tlcompare: $(BUILD)/obj/cli/main.o $(BUILD)/obj/cli/tracediff.o $(BUILD)/libtlcompare.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
 
 $(BUILD)/tests/%: tests/%.c tests/testutil.h $(BUILD)/libtlcompare.a | $(BUILD)/tests
@@ -154,7 +154,7 @@ uninstall:
 clean:
 	rm -rf build comparison.xlsx comparison_csvs
 
--include $(OBJ:.o=.d) $(BUILD)/obj/cli/main.d $(TEST_BINS:=.d)
+-include $(OBJ:.o=.d) $(BUILD)/obj/cli/main.d $(BUILD)/obj/cli/tracediff.d $(TEST_BINS:=.d)
 
 # ---- fuzzing --------------------------------------------------------------------------
 

@@ -2,6 +2,7 @@
  * main.c - the tlcompare command line (SPEC §1): the TraceLens comparison tool's words
  * and defaults, plus --help, --version and exit codes 0 (done), 1 (failure), 2 (usage).
  */
+#include "cli/tracediff.h"
 #include "compare/groups.h"
 #include "io/output.h"
 #include "base/progress.h"
@@ -43,6 +44,7 @@ typedef struct options {
     int no_summary;           /* --no-summary: no summary worksheet */
     double fail_pct;          /* --fail-on-regression PCT; < 0: no gate */
     double min_ms;            /* --min-time-ms MS */
+    const char *tracediff_dir; /* --tracediff-dir DIR: the TraceDiff files of two traces */
 } options;
 
 static const char usage_text[] =
@@ -66,6 +68,7 @@ static const char help_text[] =
     "  --summary-md FILE         write the summary as Markdown (for a pull request)\n"
     "  --summary-json FILE       write the summary as JSON\n"
     "  --no-summary              no summary worksheet at the front of the workbook\n"
+    "  --tracediff-dir DIR       two traces: write TraceLens' TraceDiff files into DIR\n"
     "  --fail-on-regression PCT  exit with status 3 (after writing everything) when a\n"
     "                            variant's busy GPU time, or any op of at least\n"
     "                            --min-time-ms in the baseline, is more than PCT% slower\n"
@@ -181,6 +184,10 @@ static int parse_args(int argc, char **argv, options *o)
             if (!v || !*v)
                 return usage_error("%s needs a file name", name);
             *(name[10] == 'm' ? &o->summary_md : &o->summary_json) = v;
+        } else if (!strcmp(name, "--tracediff-dir")) {
+            o->tracediff_dir = option_value(argc, argv, &i, eq);
+            if (!o->tracediff_dir || !*o->tracediff_dir)
+                return usage_error("%s needs a directory", name);
         } else if (!strcmp(name, "--timings")) {
             o->timings = 1;
         } else if (!strcmp(name, "--no-summary")) {
@@ -315,6 +322,7 @@ int main(int argc, char **argv)
     char *md_tmp = NULL, *json_tmp = NULL;
     tl_out *outputs = NULL;
     size_t opened = 0;
+    tl_cli_diff cdiff = {0};
     rc = 1;
 
     /* Tags first: a usage error should not wait for the reports to be read. */
@@ -327,7 +335,16 @@ int main(int argc, char **argv)
             rc = EXIT_USAGE;
         }
         for (size_t j = 0; j < i && rc == 1; j++) {
-            if (strcmp(tags[i], tags[j]) == 0) {
+            if (strcmp(tags[i], tags[j]) == 0 && o.nreports == 2 && tl_trace_sniff(o.reports[0]) &&
+                tl_trace_sniff(o.reports[1])) {
+                /* a trace against itself (TRACES.md §5.2's identical traces): the call-tree
+                 * diff needs no tags; the sheet comparison gets a distinct one */
+                char *t = tl_xmalloc(strlen(tags[i]) + 3);
+                sprintf(t, "%s_2", tags[i]);
+                tl_warn("both traces have the tag '%s'; the variant is tagged '%s'", tags[i], t);
+                free(tags[i]);
+                tags[i] = t;
+            } else if (strcmp(tags[i], tags[j]) == 0) {
                 fprintf(stderr, "tlcompare: reports %zu and %zu both have the tag '%s'; tags must be "
                                 "unique: use --names to disambiguate\n", j + 1, i + 1, tags[i]);
                 rc = EXIT_USAGE;
@@ -346,12 +363,32 @@ int main(int argc, char **argv)
             rc = EXIT_USAGE;
         }
     }
+    /* Two traces: their call trees are aligned too (TRACES.md §5). */
+    int both_traces = o.nreports == 2 && tl_trace_sniff(o.reports[0]) && tl_trace_sniff(o.reports[1]);
+    if (rc == 1 && o.tracediff_dir && !both_traces) {
+        fprintf(stderr, "tlcompare: --tracediff-dir needs exactly two inputs, both traces (see 'tlcompare --help')\n");
+        rc = EXIT_USAGE;
+    }
     if (rc != 1)
         goto done;
+    if (both_traces && tl_cli_diff_run(&cdiff, o.reports[0], o.reports[1], &err) != 0)
+        goto fail;
 
     for (; opened < o.nreports; opened++) {
         if (tl_report_open(&reports[opened], o.reports[opened], &err) != 0) {
             tl_report_close(&reports[opened]);
+            if (both_traces && cdiff.d) {
+                /* no report reader for traces in this build: the call trees only */
+                tl_warn("%s; comparing the call trees only", err.msg);
+                err = (tl_error){0};
+                for (size_t i = 0; i < opened; i++) {
+                    tags[i] = reports[i].tag; /* the tags outlive the closed reports */
+                    reports[i].tag = NULL;
+                    tl_report_close(&reports[i]);
+                }
+                opened = 0;
+                break;
+            }
             goto fail;
         }
         reports[opened].tag = tags[opened];
@@ -364,7 +401,9 @@ int main(int argc, char **argv)
     if (!outputs)
         goto fail;
     tl_sink sink = tl_out_sink(outputs);
-    if (tl_run_groups(reports, o.nreports, o.run, o.named, &sink, &arena, &err) != 0)
+    if (opened == o.nreports && tl_run_groups(reports, o.nreports, o.run, o.named, &sink, &arena, &err) != 0)
+        goto fail;
+    if (tl_cli_diff_put(&cdiff, &sink, &err) != 0)
         goto fail;
     const tl_results *results = tl_out_results(outputs);
 
@@ -385,7 +424,7 @@ int main(int argc, char **argv)
     double t_summary = tl_now();
     const char **tagv = tl_xmalloc(o.nreports * sizeof *tagv);
     for (size_t i = 0; i < o.nreports; i++)
-        tagv[i] = reports[i].tag;
+        tagv[i] = reports[i].tag ? reports[i].tag : tags[i];
     tl_gate gate = {o.fail_pct, o.min_ms};
     tl_summary_build(&summary, results, tagv, o.nreports, &gate, &arena);
     free(tagv);
@@ -404,7 +443,9 @@ int main(int argc, char **argv)
         goto fail;
     if (o.summary_json && !(json_tmp = write_text_temp(o.summary_json, &json, &err)))
         goto fail;
-    if (tl_out_commit(outputs, &err) != 0 || (md_tmp && tl_output_commit_file(md_tmp, o.summary_md, &err) != 0) ||
+    if (o.tracediff_dir && tl_cli_diff_write_dir(&cdiff, o.tracediff_dir, &err) != 0)
+        goto fail;
+    if (tl_out_commit(outputs, &err) != 0 || tl_cli_diff_commit(&cdiff, &err) != 0 || (md_tmp && tl_output_commit_file(md_tmp, o.summary_md, &err) != 0) ||
         (json_tmp && tl_output_commit_file(json_tmp, o.summary_json, &err) != 0))
         goto fail;
     tl_progress_done();
@@ -442,6 +483,7 @@ done:
     free(reports);
     tl_summary_sheet_free(sheet);
     tl_summary_free(&summary);
+    tl_cli_diff_free(&cdiff);
     tl_out_free(outputs);
     tl_buf_free(&md);
     tl_buf_free(&json);

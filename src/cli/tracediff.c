@@ -1,0 +1,139 @@
+/*
+ * tracediff.c - the command line's part of the morphology-aware diff (see tracediff.h).
+ */
+#include "cli/tracediff.h"
+
+#include "base/progress.h"
+#include "io/output.h"
+#include "write/csv_write.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int tl_cli_diff_run(tl_cli_diff *cd, const char *path1, const char *path2, tl_error *err)
+{
+    double t0 = tl_now();
+    const char *paths[2] = {path1, path2};
+    for (int k = 0; k < 2; k++) {
+        tl_progress("reading %s", paths[k]);
+        cd->t[k] = tl_trace_load(paths[k], err);
+        if (!cd->t[k])
+            return -1;
+    }
+    tl_timing.read += tl_now() - t0;
+    t0 = tl_now();
+    tl_progress("aligning the call trees");
+    cd->d = tl_diff_run(cd->t[0], cd->t[1], NULL, err);
+    tl_timing.compare += tl_now() - t0;
+    if (!cd->d)
+        return -1;
+    const tl_diff_stats *st = tl_diff_stats_of(cd->d);
+    if (st->wf_chunked)
+        tl_warn("%zu children lists too long to align whole were aligned in chunks (TRACES.md §5 bounds)",
+                st->wf_chunked);
+    if (st->disambig_skipped)
+        tl_warn("%zu repeated op names had too many candidate pairs to disambiguate; kept as aligned",
+                st->disambig_skipped);
+    return 0;
+}
+
+static int put_table(const tl_sink *sink, const char *name, tl_table *t, tl_error *err)
+{
+    tl_result r = {name, t, NULL, t->nrows, t->ncols};
+    return sink->put(sink->ctx, &r, err);
+}
+
+int tl_cli_diff_put(tl_cli_diff *cd, const tl_sink *sink, tl_error *err)
+{
+    if (!cd->d)
+        return 0;
+    tl_table *lca = tl_diff_lca_table(cd->d, &cd->t[0]->arena);
+    if (put_table(sink, "lca_summary", lca, err) != 0)
+        return -1;
+    tl_table *ds = tl_diff_stats_table(cd->d, &cd->t[0]->arena);
+    return put_table(sink, "diff_stats", ds, err);
+}
+
+/* Write one file of the directory from a table, a buffer or the tree. */
+static int write_one(tl_cli_diff *cd, const char *name, tl_table *table, const tl_buf *text, tl_error *err)
+{
+    size_t n = strlen(cd->tmp_dir) + strlen(name) + 2;
+    char *path = tl_xmalloc(n);
+    snprintf(path, n, "%s/%s", cd->tmp_dir, name);
+    tl_output_track(path);
+    int rc = 0;
+    if (table) {
+        rc = tl_csv_write_file(table, path, err);
+    } else {
+        FILE *f = fopen(path, "wb");
+        int bad = !f;
+        if (f && text)
+            bad |= text->len && fwrite(text->data, 1, text->len, f) != text->len;
+        else if (f)
+            bad |= tl_diff_write_tree(cd->d, f) != 0;
+        if (f && fclose(f) != 0)
+            bad = 1;
+        if (bad) {
+            tl_error_set(err, "%s: cannot write: %s", path, strerror(errno));
+            rc = -1;
+        }
+    }
+    free(path);
+    return rc;
+}
+
+static const char *const dir_files[] = {"diff_stats.csv", "diff_stats_unique_args_summary.csv", "lca_summary.csv",
+                                        "merged_tree_output.txt", "cpu_op_map.json", "cpu_op_map_trace1.json",
+                                        "cpu_op_map_trace2.json"};
+
+int tl_cli_diff_write_dir(tl_cli_diff *cd, const char *dir, tl_error *err)
+{
+    double t0 = tl_now();
+    cd->target = dir;
+    cd->tmp_dir = tl_output_temp_dir(dir, err);
+    if (!cd->tmp_dir)
+        return -1;
+    tl_arena a;
+    tl_arena_init(&a);
+    tl_table *t[3] = {tl_diff_stats_table(cd->d, &a), tl_diff_unique_args_table(cd->d, &a),
+                      tl_diff_lca_table(cd->d, &a)};
+    int rc = 0;
+    for (int i = 0; i < 3 && rc == 0; i++)
+        rc = write_one(cd, dir_files[i], t[i], NULL, err);
+    if (rc == 0)
+        rc = write_one(cd, dir_files[3], NULL, NULL, err);
+    tl_buf b = {0};
+    for (int i = 0; i < 3 && rc == 0; i++) {
+        tl_diff_cpu_op_map_json(cd->d, i, &b);
+        tl_buf_addc(&b, '\n');
+        b.len--; /* json.dump writes no final newline */
+        rc = write_one(cd, dir_files[4 + i], NULL, &b, err);
+    }
+    tl_buf_free(&b);
+    for (int i = 0; i < 3; i++)
+        tl_table_free(t[i]);
+    tl_arena_free(&a);
+    tl_timing.write_csv += tl_now() - t0;
+    return rc;
+}
+
+int tl_cli_diff_commit(tl_cli_diff *cd, tl_error *err)
+{
+    if (!cd->tmp_dir)
+        return 0;
+    int rc = tl_output_commit_dir(cd->tmp_dir, cd->target, dir_files, sizeof dir_files / sizeof *dir_files, err);
+    free(cd->tmp_dir);
+    cd->tmp_dir = NULL;
+    return rc;
+}
+
+void tl_cli_diff_free(tl_cli_diff *cd)
+{
+    tl_diff_free(cd->d);
+    for (int k = 0; k < 2; k++)
+        tl_trace_free(cd->t[k]);
+    free(cd->tmp_dir);
+    memset(cd, 0, sizeof *cd);
+}
