@@ -109,8 +109,13 @@ size_t tl_diff_wf(const uint32_t *a, size_t m, const uint32_t *b, size_t n, uint
         /* Beyond the bound: consecutive proportional chunks, each aligned exactly. */
         if (chunked)
             *chunked = 1;
-        uint64_t cells = (uint64_t)mm * nn;
-        uint64_t kc = (cells + max_cells - 1) / max_cells;
+        /* as few chunks as keep each within the bound, but enough that all of them
+         * together stay within four times the bound */
+        uint64_t cells = (uint64_t)mm * nn, kc = 1;
+        while (kc * kc < (cells + max_cells - 1) / max_cells)
+            kc++;
+        if (kc < cells / (4 * max_cells))
+            kc = cells / (4 * max_cells);
         size_t big = mm > nn ? mm : nn;
         if (kc > big)
             kc = big;
