@@ -323,6 +323,7 @@ int main(int argc, char **argv)
     tl_out *outputs = NULL;
     size_t opened = 0;
     tl_cli_diff cdiff = {0};
+    tl_lca_summary lsum = {0};
     rc = 1;
 
     /* Tags first: a usage error should not wait for the reports to be read. */
@@ -427,8 +428,14 @@ int main(int argc, char **argv)
         tagv[i] = reports[i].tag ? reports[i].tag : tags[i];
     tl_gate gate = {o.fail_pct, o.min_ms};
     tl_summary_build(&summary, results, tagv, o.nreports, &gate, &arena);
+    if (cdiff.d) {
+        tl_lca_summary_build(&lsum, cdiff.d, tagv[0], tagv[1], TL_SUMMARY_TOP, o.fail_pct, o.min_ms, &arena);
+        summary.lca = &lsum;
+        if (lsum.nviolations)
+            summary.gate_failed = 1;
+    }
     free(tagv);
-    if (!o.no_summary && (summary.nvariants && (summary.source || summary.variants[0].has_timeline)))
+    if (!o.no_summary && ((summary.nvariants && (summary.source || summary.variants[0].has_timeline)) || lsum.ntop))
         sheet = tl_summary_sheet_build(&summary, &arena);
     if (o.summary_md)
         tl_summary_markdown(&summary, &md);
@@ -483,6 +490,7 @@ done:
     free(reports);
     tl_summary_sheet_free(sheet);
     tl_summary_free(&summary);
+    tl_lca_summary_free(&lsum);
     tl_cli_diff_free(&cdiff);
     tl_out_free(outputs);
     tl_buf_free(&md);

@@ -578,6 +578,8 @@ void tl_summary_print(const tl_summary *s, FILE *out, int color)
         print_one_sided(out, s->item, s->baseline, v->only_base_count, v->only_base, v->nonly_base, 1);
         print_one_sided(out, s->item, v->tag, v->only_var_count, v->only_var, v->nonly_var, 0);
     }
+    if (s->lca)
+        tl_lca_summary_print(s->lca, out, color);
     if (s->gate_on)
         fprintf(out, "\ngate: %s%s%s (more than %g%% slower: busy time, or any %s of at least %g ms)\n",
                 s->gate_failed ? p.red : p.green, s->gate_failed ? "FAILED" : "passed", p.off, s->gate_pct,
@@ -603,6 +605,8 @@ void tl_summary_print_violations(const tl_summary *s, FILE *out)
             fprintf(out, ": %.3f ms -> %.3f ms (%+.1f%%, limit %g%%)\n", x->base_ms, x->var_ms, x->pct, s->gate_pct);
         }
     }
+    if (s->lca)
+        tl_lca_summary_print_violations(s->lca, out);
 }
 
 /* ---- Markdown ------------------------------------------------------------------------- */
@@ -727,6 +731,8 @@ void tl_summary_markdown(const tl_summary *s, tl_buf *b)
         if (v->nviolations > TL_SUMMARY_TOP)
             tl_buf_printf(b, "- gate: and %zu more\n", v->nviolations - TL_SUMMARY_TOP);
     }
+    if (s->lca)
+        tl_lca_summary_markdown(s->lca, b);
     if (s->gate_on)
         tl_buf_printf(b, "\nGate: **%s** (limit %g%%, %ss of at least %g ms).\n", s->gate_failed ? "failed" : "passed",
                       s->gate_pct, s->item, s->gate_min_ms);
@@ -836,7 +842,12 @@ void tl_summary_json(const tl_summary *s, tl_buf *b)
         }
         tl_buf_adds(b, "]\n    }");
     }
-    tl_buf_adds(b, s->nvariants ? "\n  ],\n  \"gate\": " : "],\n  \"gate\": ");
+    tl_buf_adds(b, s->nvariants ? "\n  ]" : "]");
+    if (s->lca) {
+        tl_buf_adds(b, ",\n  \"lca\": ");
+        tl_lca_summary_json(s->lca, b);
+    }
+    tl_buf_adds(b, ",\n  \"gate\": ");
     if (!s->gate_on) {
         tl_buf_adds(b, "null");
     } else {
@@ -937,6 +948,9 @@ tl_summary_sheet *tl_summary_sheet_build(const tl_summary *s, tl_arena *a)
         item_block(st, a, tl_arena_printf(a, "only in %s (%zu in all)", v->tag, v->only_var_count), s->item,
                    s->baseline, v->tag, v->only_var, v->nonly_var);
     }
+    if (s->lca && s->lca->ntop)
+        add_block(st, tl_arena_printf(a, "%s vs %s by lowest common op", s->lca->tag2, s->lca->tag1),
+                  tl_lca_summary_table(s->lca, a));
     st->sheet.name = "summary";
     st->sheet.blocks = st->blocks;
     st->sheet.nblocks = st->nblocks;

@@ -8,6 +8,7 @@
 #define TL_SUMMARY_H
 
 #include "compare/groups.h"
+#include "summary/lca.h"
 #include "write/xlsx_write.h"
 
 #include <stdio.h>
@@ -70,6 +71,7 @@ typedef struct tl_summary {
     int gate_on;
     double gate_pct, gate_min_ms;
     int gate_failed;
+    const tl_lca_summary *lca; /* two traces: the comparison by lowest common op, or NULL */
 } tl_summary;
 
 /* Gate settings: pct < 0 means no gate. */
