@@ -4,6 +4,7 @@
 #include "cli/tracediff.h"
 
 #include "base/progress.h"
+#include "base/thread.h"
 #include "io/output.h"
 #include "write/csv_write.h"
 
@@ -12,17 +13,40 @@
 #include <stdlib.h>
 #include <string.h>
 
+typedef struct load_job {
+    const char *path;
+    tl_trace *t;
+    tl_error err;
+} load_job;
+
+static void *load_thread(void *arg)
+{
+    load_job *j = arg;
+    j->t = tl_trace_load(j->path, &j->err);
+    return NULL;
+}
+
 int tl_cli_diff_run(tl_cli_diff *cd, const char *path1, const char *path2, tl_error *err)
 {
     double t0 = tl_now();
-    const char *paths[2] = {path1, path2};
-    for (int k = 0; k < 2; k++) {
-        tl_progress("reading %s", paths[k]);
-        cd->t[k] = tl_trace_load(paths[k], err);
-        if (!cd->t[k])
-            return -1;
-    }
+    /* the two traces load side by side: reading one is a single thread's work */
+    tl_progress("reading %s and %s", path1, path2);
+    load_job j2 = {path2, NULL, {0}};
+    pthread_t th;
+    int threaded = tl_thread_create(&th, load_thread, &j2) == 0;
+    cd->t[0] = tl_trace_load(path1, err);
+    if (threaded)
+        pthread_join(th, NULL);
+    else
+        load_thread(&j2);
+    cd->t[1] = j2.t;
     tl_timing.read += tl_now() - t0;
+    if (!cd->t[0])
+        return -1;
+    if (!cd->t[1]) {
+        *err = j2.err;
+        return -1;
+    }
     t0 = tl_now();
     tl_progress("aligning the call trees");
     cd->d = tl_diff_run(cd->t[0], cd->t[1], NULL, err);
@@ -106,9 +130,7 @@ int tl_cli_diff_write_dir(tl_cli_diff *cd, const char *dir, tl_error *err)
         rc = write_one(cd, dir_files[3], NULL, NULL, err);
     tl_buf b = {0};
     for (int i = 0; i < 3 && rc == 0; i++) {
-        tl_diff_cpu_op_map_json(cd->d, i, &b);
-        tl_buf_addc(&b, '\n');
-        b.len--; /* json.dump writes no final newline */
+        tl_diff_cpu_op_map_json(cd->d, i, &b); /* no final newline, as json.dump */
         rc = write_one(cd, dir_files[4 + i], NULL, &b, err);
     }
     tl_buf_free(&b);

@@ -1045,8 +1045,12 @@ static uint64_t pair_key(uint32_t a, uint32_t b) { return ((uint64_t)a << 32) | 
 
 static size_t pair_slot(const aligner *A, uint64_t key)
 {
-    uint64_t h = key * 0x9e3779b97f4a7c15ULL;
-    size_t i = (size_t)(h >> 17) & A->pmask;
+    /* splitmix64's finaliser: every bit of both halves reaches the low bits */
+    uint64_t h = key;
+    h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    h = (h ^ (h >> 27)) * 0x94d049bb133111ebULL;
+    h ^= h >> 31;
+    size_t i = (size_t)h & A->pmask;
     while (A->pv[i] != UINT32_MAX && A->pk[i] != key)
         i = (i + 1) & A->pmask;
     return i;

@@ -506,6 +506,18 @@ static int group_cmp(size_t a, size_t b, void *ctx)
 
 static const char *or_empty(const char *s) { return s ? s : ""; }
 
+static uint64_t mix64(uint64_t h)
+{
+    h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    h = (h ^ (h >> 27)) * 0x94d049bb133111ebULL;
+    return h ^ (h >> 31);
+}
+
+static uint64_t gkey_hash(const gkey *k)
+{
+    return mix64(mix64(mix64(((uint64_t)k->cpu << 32 | k->kname) ^ k->side) ^ k->busy) ^ k->lname);
+}
+
 static void unique_args(tl_diff *d)
 {
     /* the LCA names by content, for the group keys */
@@ -533,16 +545,13 @@ static void unique_args(tl_diff *d)
             memset(slots, 0xff, cap * sizeof *slots);
             mask = cap - 1;
             for (size_t i = 0; i < ng; i++) {
-                uint64_t h = ((uint64_t)keys[i].cpu << 32 ^ keys[i].kname ^ keys[i].busy * 31 ^ (uint64_t)keys[i].lname << 7 ^
-                              keys[i].side) * 0x9e3779b97f4a7c15ULL;
-                size_t s = (size_t)(h >> 16) & mask;
+                size_t s = (size_t)gkey_hash(&keys[i]) & mask;
                 while (slots[s] != UINT32_MAX)
                     s = (s + 1) & mask;
                 slots[s] = (uint32_t)i;
             }
         }
-        uint64_t h = ((uint64_t)k.cpu << 32 ^ k.kname ^ k.busy * 31 ^ (uint64_t)k.lname << 7 ^ k.side) * 0x9e3779b97f4a7c15ULL;
-        size_t s = (size_t)(h >> 16) & mask;
+        size_t s = (size_t)gkey_hash(&k) & mask;
         uint32_t found = UINT32_MAX;
         for (; slots[s] != UINT32_MAX; s = (s + 1) & mask) {
             const gkey *o = &keys[slots[s]];
