@@ -87,7 +87,7 @@ static void collect_rows(tl_diff *d)
         if (visited[id])
             continue;
         const tl_diff_node *nd = &d->nodes[id];
-        const uint32_t *kids = d->kids.v + nd->kid0;
+        const uint32_t *kids = nd->nkid ? d->kids.v + nd->kid0 : NULL;
         if (nd->type != TL_DIFF_COMBINED) {
             int side = nd->type == TL_DIFF_TRACE1 ? 0 : 1;
             uint32_t e = side ? nd->ev2 : nd->ev1;
