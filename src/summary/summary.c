@@ -228,10 +228,13 @@ static void aggregate(agg *g, const item_source *src, const char *const *tags, s
     const tl_column **cols = tl_xmalloc((t->ncols ? t->ncols : 1) * sizeof *cols);
     size_t *present = tl_xmalloc((nrows ? nrows : 1) * sizeof *present);
     for (size_t rep = 0; rep < n; rep++) {
-        const tl_column *tc = tagged(t, tags[rep], src->time), *cc = tagged(t, tags[rep], src->count);
+        const tl_column *tc = tagged(t, tags[rep], src->time);
+        const tl_column *cc = src->count ? tagged(t, tags[rep], src->count) : NULL;
+        /* a report's row: its keys (the row-key step may have made a column a key) and
+         * its own columns */
         size_t ncols = 0;
         for (size_t c = 0; c < t->ncols; c++)
-            if (t->cols[c].role == TL_ROLE_DATA && t->cols[c].tag == (int)rep)
+            if (t->cols[c].role == TL_ROLE_KEY || (t->cols[c].role == TL_ROLE_DATA && t->cols[c].tag == (int)rep))
                 cols[ncols++] = &t->cols[c];
         tuple_ctx tc_ctx = {cols, ncols};
         for (size_t k = 0; k < ngroups; k++) {
@@ -280,13 +283,23 @@ typedef enum { BY_DELTA_DESC, BY_DELTA_ASC, BY_BASE_DESC, BY_VAR_DESC } item_ord
 typedef struct order_ctx {
     const tl_summary_item *items;
     item_order order;
+    int per_call;
 } order_ctx;
 
-static double order_value(const tl_summary_item *it, item_order o)
+/* The change an item is judged and ordered by: its time, or, when the runs did different
+ * numbers of iterations, its time per call scaled to the baseline's calls. */
+static double judged_delta(const tl_summary_item *it, int per_call)
+{
+    if (per_call && !isnan(it->per_call_ms.base) && !isnan(it->per_call_ms.var))
+        return (it->per_call_ms.var - it->per_call_ms.base) * it->count.base;
+    return it->time_ms.var - it->time_ms.base;
+}
+
+static double order_value(const tl_summary_item *it, item_order o, int per_call)
 {
     switch (o) {
-    case BY_DELTA_DESC: return -(it->time_ms.var - it->time_ms.base);
-    case BY_DELTA_ASC: return it->time_ms.var - it->time_ms.base;
+    case BY_DELTA_DESC: return -judged_delta(it, per_call);
+    case BY_DELTA_ASC: return judged_delta(it, per_call);
     case BY_BASE_DESC: return -it->time_ms.base;
     case BY_VAR_DESC: return -it->time_ms.var;
     }
@@ -296,20 +309,20 @@ static double order_value(const tl_summary_item *it, item_order o)
 static int cmp_items(size_t a, size_t b, void *ctx)
 {
     const order_ctx *c = ctx;
-    double x = order_value(&c->items[a], c->order), y = order_value(&c->items[b], c->order);
+    double x = order_value(&c->items[a], c->order, c->per_call), y = order_value(&c->items[b], c->order, c->per_call);
     return x < y ? -1 : x > y;
 }
 
 /* The first `max` of items[0..n) in the given order that pass `keep` (ties keep the
  * sheet's order: the baseline's time, largest first); returns how many. */
-static size_t top_items(const tl_summary_item *items, size_t n, item_order order,
+static size_t top_items(const tl_summary_item *items, size_t n, item_order order, int per_call,
                         int (*keep)(const tl_summary_item *), size_t max, tl_summary_item **out)
 {
     size_t *idx = tl_xmalloc((n ? n : 1) * sizeof *idx), m = 0;
     for (size_t i = 0; i < n; i++)
         if (keep(&items[i]))
             idx[m++] = i;
-    order_ctx ctx = {items, order};
+    order_ctx ctx = {items, order, per_call};
     tl_sort_rows(idx, m, cmp_items, &ctx);
     size_t k = m < max ? m : max;
     *out = tl_xcalloc(k ? k : 1, sizeof **out);
@@ -320,8 +333,8 @@ static size_t top_items(const tl_summary_item *items, size_t n, item_order order
 }
 
 static int both(const tl_summary_item *it) { return !isnan(it->time_ms.base) && !isnan(it->time_ms.var); }
-static int slower(const tl_summary_item *it) { return both(it) && it->time_ms.var > it->time_ms.base; }
-static int faster(const tl_summary_item *it) { return both(it) && it->time_ms.var < it->time_ms.base; }
+static int slower(const tl_summary_item *it) { return both(it) && it->dir > 0; }
+static int faster(const tl_summary_item *it) { return both(it) && it->dir < 0; }
 static int base_only(const tl_summary_item *it) { return !isnan(it->time_ms.base) && isnan(it->time_ms.var); }
 static int var_only(const tl_summary_item *it) { return isnan(it->time_ms.base) && !isnan(it->time_ms.var); }
 static int has_base(const tl_summary_item *it) { return !isnan(it->time_ms.base); }
@@ -332,6 +345,119 @@ static void add_violation(tl_variant_summary *v, const char *what, int is_op, tl
 {
     v->violations = tl_xrealloc(v->violations, (v->nviolations + 1) * sizeof *v->violations);
     v->violations[v->nviolations++] = (tl_violation){what, is_op, d.base, d.var, violation_pct(d)};
+}
+
+/*
+ * Floating-point noise: the same data read from a workbook and from CSVs can differ in
+ * the last bits of a sum (a 3e-18 ms "regression").  A change this small relative to the
+ * values is no change.
+ */
+static int is_noise(tl_delta d)
+{
+    double m = fabs(d.base) > fabs(d.var) ? fabs(d.base) : fabs(d.var);
+    return fabs(d.var - d.base) <= 1e-9 * m + 1e-12;
+}
+
+/* Is the change of `d` worth reporting: neither noise nor under a floor? */
+static int counts_as_change(const tl_summary *s, tl_delta d)
+{
+    if (isnan(d.base) || isnan(d.var) || is_noise(d))
+        return 0;
+    if (fabs(d.var - d.base) < s->min_delta_ms)
+        return 0;
+    double pct = pct_of(d);
+    return isnan(pct) || fabs(pct) >= s->min_delta_pct;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/*
+ * Did the two runs do different numbers of iterations?  When nearly every item found in
+ * both (90%, and at least 3) has its call count changed by the same factor (within 5% of
+ * the median factor), and that factor is not 1: the factor.  NaN otherwise.
+ */
+static double common_call_ratio(const tl_summary_item *items, size_t n)
+{
+    double *r = tl_xmalloc((n ? n : 1) * sizeof *r);
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (both(&items[i]) && items[i].count.base > 0 && items[i].count.var > 0)
+            r[m++] = items[i].count.var / items[i].count.base;
+    double ratio = NAN;
+    if (m >= 3) {
+        qsort(r, m, sizeof *r, cmp_double);
+        double med = r[m / 2];
+        size_t near = 0;
+        for (size_t i = 0; i < m; i++)
+            near += fabs(r[i] / med - 1) <= 0.05;
+        if (near * 10 >= m * 9 && fabs(med - 1) > 0.05)
+            ratio = med;
+    }
+    free(r);
+    return ratio;
+}
+
+/* The gpu_timeline row `k` of every report: the sum of the report's rows of that type
+ * (a recompute report splits a type in two), NaN where a report has none. */
+static void timeline_values(const tl_result *timeline, const char *const *tags, size_t n, tl_arena *arena,
+                            double *val /* TL_TL_N x n */, int *has)
+{
+    for (size_t i = 0; i < (size_t)TL_TL_N * n; i++)
+        val[i] = NAN;
+    for (size_t i = 0; i < n; i++)
+        has[i] = 0;
+    if (!timeline || tl_table_find(timeline->table, "type") < 0)
+        return;
+    for (size_t i = 0; i < n; i++)
+        has[i] = tagged(timeline->table, tags[i], "time ms") != NULL;
+    item_source src = {timeline->table, "type", "time ms", NULL, 1};
+    agg g;
+    aggregate(&g, &src, tags, n, arena);
+    for (size_t it = 0; it < g.nitems; it++)
+        for (int k = 0; k < TL_TL_N; k++)
+            if (strcmp(g.names[it], tl_timeline_rows[k]) == 0)
+                for (size_t i = 0; i < n; i++)
+                    val[(size_t)k * n + i] = g.ms[it * n + i];
+    agg_free(&g);
+}
+
+/* Does a + b (+ c) make `total`, within rounding (the sheets hold rounded values)? */
+static int adds_up(double total, double a, double b, double c)
+{
+    double sum = a + b + (isnan(c) ? 0 : c);
+    return fabs(sum - total) <= 1e-3 * fabs(total) + 1e-3;
+}
+
+/* Warnings for inputs that cannot be right: they point at a mislabelled or mixed-up sheet. */
+static void check_inputs(const tl_summary *s, const char *const *tags, size_t n, const double *tv, const agg *g)
+{
+    for (size_t i = 0; i < n; i++) {
+        double total = tv[TL_TL_TOTAL * n + i], busy = tv[TL_TL_BUSY * n + i], idle = tv[TL_TL_IDLE * n + i];
+        double comp = tv[TL_TL_COMPUTE * n + i], comm = tv[TL_TL_EXPOSED_COMM * n + i];
+        double mem = tv[TL_TL_EXPOSED_MEMCPY * n + i];
+        if (!isnan(total) && !isnan(busy) && !isnan(idle) && !adds_up(total, busy, idle, NAN))
+            tl_warn("report '%s': gpu_timeline's busy_time + idle_time (%.3f + %.3f ms) is not its total_time "
+                    "(%.3f ms); are its rows from different runs?", tags[i], busy, idle, total);
+        if (!isnan(busy) && !isnan(comp) && !isnan(comm) && !adds_up(busy, comp, comm, mem))
+            tl_warn("report '%s': gpu_timeline's computation_time + exposed_comm_time + exposed_memcpy_time "
+                    "(%.3f ms) is not its busy_time (%.3f ms)", tags[i], comp + comm + (isnan(mem) ? 0 : mem), busy);
+        if (isnan(total) || !g)
+            continue;
+        size_t worst = SIZE_MAX;
+        for (size_t it = 0; it < g->nitems; it++) {
+            double ms = g->ms[it * n + i];
+            if (!isnan(ms) && ms > total * (1 + 1e-6) + 1e-9 && (worst == SIZE_MAX || ms > g->ms[worst * n + i]))
+                worst = it;
+        }
+        if (worst != SIZE_MAX)
+            tl_warn("report '%s': %s '%s' takes %.3f ms in %s, more than the report's total GPU time (%.3f ms, "
+                    "gpu_timeline); is a column mislabelled (µs as ms) or a sheet from another run?",
+                    tags[i], s->item, g->names[worst], g->ms[worst * n + i], s->source, total);
+    }
 }
 
 void tl_summary_build(tl_summary *s, const tl_results *results, const char *const *tags, size_t n,
@@ -346,6 +472,9 @@ void tl_summary_build(tl_summary *s, const tl_results *results, const char *cons
         s->gate_pct = gate->pct;
         s->gate_min_ms = gate->min_ms;
     }
+    s->min_delta_ms = gate ? gate->min_delta_ms : 0;
+    s->min_delta_pct = gate ? gate->min_delta_pct : 0;
+    s->top = gate && gate->top ? gate->top : TL_SUMMARY_TOP;
     const tl_result *timeline = find_result(results, "gpu_timeline");
     item_source src = {0};
     int have_items = find_source(results, &src, &s->source, &s->item);
@@ -354,56 +483,64 @@ void tl_summary_build(tl_summary *s, const tl_results *results, const char *cons
     agg g = {0};
     if (have_items)
         aggregate(&g, &src, tags, n, arena);
+    double *tv = tl_xmalloc((size_t)TL_TL_N * n * sizeof *tv);
+    int *has_tl = tl_xmalloc(n * sizeof *has_tl);
+    timeline_values(timeline, tags, n, arena, tv, has_tl);
+    check_inputs(s, tags, n, tv, have_items ? &g : NULL);
 
     for (size_t vi = 0; vi < s->nvariants; vi++) {
         tl_variant_summary *v = &s->variants[vi];
         const char *tag = tags[vi + 1];
         v->tag = tag;
+        v->call_ratio = NAN;
+        v->has_timeline = has_tl[0] && has_tl[vi + 1];
         for (int k = 0; k < TL_TL_N; k++)
-            v->timeline[k] = (tl_delta){NAN, NAN};
-
-        if (timeline && tl_table_find(timeline->table, "type") >= 0) {
-            const tl_table *t = timeline->table;
-            const tl_column *type = &t->cols[tl_table_find(t, "type")];
-            const tl_column *b = tagged(t, tags[0], "time ms"), *x = tagged(t, tag, "time ms");
-            v->has_timeline = b && x;
-            /* the first row of each type that has a number (a type found twice would be
-               paired with itself by the merge) */
-            for (int k = 0; k < TL_TL_N && v->has_timeline; k++) {
-                for (size_t r = 0; r < t->nrows; r++) {
-                    if (type->cells[r].kind != TL_STR || strcmp(type->cells[r].v.s, tl_timeline_rows[k]) != 0)
-                        continue;
-                    if (isnan(v->timeline[k].base))
-                        v->timeline[k].base = num_at(b, r);
-                    if (isnan(v->timeline[k].var))
-                        v->timeline[k].var = num_at(x, r);
-                }
-            }
-        }
-        if (s->gate_on && v->has_timeline && over_limit(v->timeline[TL_TL_BUSY], s->gate_pct))
+            v->timeline[k] = v->has_timeline ? (tl_delta){tv[(size_t)k * n], tv[(size_t)k * n + vi + 1]}
+                                             : (tl_delta){NAN, NAN};
+        if (s->gate_on && v->has_timeline && counts_as_change(s, v->timeline[TL_TL_BUSY]) &&
+            over_limit(v->timeline[TL_TL_BUSY], s->gate_pct))
             add_violation(v, "busy_time", 0, v->timeline[TL_TL_BUSY]);
 
         if (!have_items)
             continue;
         tl_summary_item *items = tl_xcalloc(g.nitems ? g.nitems : 1, sizeof *items);
         for (size_t i = 0; i < g.nitems; i++) {
-            items[i].name = g.names[i];
-            items[i].time_ms = (tl_delta){g.ms[i * n], g.ms[i * n + vi + 1]};
-            items[i].count = (tl_delta){g.count[i * n], g.count[i * n + vi + 1]};
-            if (base_only(&items[i]))
-                v->only_base_count++;
-            if (var_only(&items[i]))
-                v->only_var_count++;
-            if (s->gate_on && both(&items[i]) && items[i].time_ms.base >= s->gate_min_ms &&
-                over_limit(items[i].time_ms, s->gate_pct))
-                add_violation(v, items[i].name, 1, items[i].time_ms);
+            tl_summary_item *it = &items[i];
+            it->name = g.names[i];
+            it->time_ms = (tl_delta){g.ms[i * n], g.ms[i * n + vi + 1]};
+            it->count = (tl_delta){g.count[i * n], g.count[i * n + vi + 1]};
+            it->per_call_ms = (tl_delta){it->count.base > 0 ? it->time_ms.base / it->count.base : NAN,
+                                         it->count.var > 0 ? it->time_ms.var / it->count.var : NAN};
         }
-        v->nregressions = top_items(items, g.nitems, BY_DELTA_DESC, slower, TL_SUMMARY_TOP, &v->regressions);
-        v->nimprovements = top_items(items, g.nitems, BY_DELTA_ASC, faster, TL_SUMMARY_TOP, &v->improvements);
-        v->nonly_base = top_items(items, g.nitems, BY_BASE_DESC, base_only, TL_SUMMARY_TOP, &v->only_base);
-        v->nonly_var = top_items(items, g.nitems, BY_VAR_DESC, var_only, TL_SUMMARY_TOP, &v->only_var);
+        v->call_ratio = common_call_ratio(items, g.nitems);
+        int per_call = !isnan(v->call_ratio);
+        for (size_t i = 0; i < g.nitems; i++) {
+            tl_summary_item *it = &items[i];
+            if (base_only(it))
+                v->only_base_count++;
+            if (var_only(it))
+                v->only_var_count++;
+            if (!both(it))
+                continue;
+            /* judged on the time per call when the runs did different numbers of iterations */
+            tl_delta judged = it->time_ms;
+            if (per_call && !isnan(it->per_call_ms.base) && !isnan(it->per_call_ms.var))
+                judged = it->per_call_ms;
+            if (counts_as_change(s, judged))
+                it->dir = judged.var > judged.base ? 1 : -1;
+            else if (judged.var != judged.base)
+                v->noise_skipped += is_noise(judged);
+            if (s->gate_on && it->dir > 0 && it->time_ms.base >= s->gate_min_ms && over_limit(judged, s->gate_pct))
+                add_violation(v, it->name, 1, judged.base == it->time_ms.base ? it->time_ms : judged);
+        }
+        v->nregressions = top_items(items, g.nitems, BY_DELTA_DESC, per_call, slower, s->top, &v->regressions);
+        v->nimprovements = top_items(items, g.nitems, BY_DELTA_ASC, per_call, faster, s->top, &v->improvements);
+        v->nonly_base = top_items(items, g.nitems, BY_BASE_DESC, 0, base_only, TL_SUMMARY_TOP, &v->only_base);
+        v->nonly_var = top_items(items, g.nitems, BY_VAR_DESC, 0, var_only, TL_SUMMARY_TOP, &v->only_var);
         free(items);
     }
+    free(tv);
+    free(has_tl);
     for (size_t vi = 0; vi < s->nvariants; vi++)
         if (s->variants[vi].nviolations)
             s->gate_failed = 1;
@@ -416,7 +553,7 @@ void tl_summary_build(tl_summary *s, const tl_results *results, const char *cons
             items[i].time_ms = (tl_delta){g.ms[i * n], (double)i};
         }
         tl_summary_item *top;
-        size_t ntop = top_items(items, g.nitems, BY_BASE_DESC, has_base, TL_SUMMARY_CHART_TOP, &top);
+        size_t ntop = top_items(items, g.nitems, BY_BASE_DESC, 0, has_base, TL_SUMMARY_CHART_TOP, &top);
         s->chart_names = tl_xcalloc(TL_SUMMARY_CHART_TOP, sizeof *s->chart_names);
         s->chart_ms = tl_xcalloc(TL_SUMMARY_CHART_TOP * n, sizeof *s->chart_ms);
         for (size_t i = 0; i < ntop; i++) {
