@@ -59,7 +59,7 @@ static tl_table *compare2(const char *base, const char *variant, const char *con
                           const char *const *diffs, size_t nd, tl_error *err)
 {
     tl_table *in[2] = {csv(base), csv(variant)};
-    tl_compare_spec spec = {"s", keys, nk, diffs, nd};
+    tl_compare_spec spec = {"s", keys, nk, diffs, nd, 0};
     return tl_compare(in, tags2, 2, &spec, &arena, err);
 }
 
@@ -134,7 +134,7 @@ static void test_column_order_three_reports(void **state)
     tl_error err = {0};
     const char *diffs[] = {"t", "n"};
     tl_table *in[3] = {csv("x,name,t,n\nq,op,1,2\n"), csv("n,name,t\n3,op,2\n"), csv("name,t,n,extra\nop,4,5,e\n")};
-    tl_compare_spec spec = {"s", k_name, 1, diffs, 2};
+    tl_compare_spec spec = {"s", k_name, 1, diffs, 2, 0};
     tl_table *t = tl_compare(in, tags3, 3, &spec, &arena, &err);
     assert_non_null(t);
     assert_table(t, "name,t__b_diff,t__b_pct,t__c_diff,t__c_pct,n__b_diff,n__b_pct,n__c_diff,n__c_pct,"
@@ -176,8 +176,9 @@ static void test_merge_bound(void **state)
     tl_error err = {0};
     tl_table *t = compare2(a.data, a.data, k_name, 1, d_t, 1, &err);
     assert_null(t);
-    assert_string_equal(err.msg, "sheet 's': the key (name='aten::mm') is repeated (1500 x 1500 rows) and "
-                                 "the merge would make more than 2000000 rows; refusing");
+    assert_string_equal(err.msg, "sheet 's': the key (name='aten::mm') is repeated (rows: 1500 in 'base', 1500 in "
+                                 "'new') and the merge would make 2250000 rows, more than a worksheet holds "
+                                 "(1048575); refusing");
     tl_buf_free(&a);
 }
 
@@ -197,7 +198,7 @@ static void test_split(void **state)
     const char *diffs[] = {"t"};
     tl_table *in[3] = {csv("name,t,only_a\nx,1,\ny,5,\nz,2,\n"), csv("name,t\nx,2\nw,7\n"),
                        csv("name,t\nx,3\ny,4\nz,9\n")};
-    tl_compare_spec spec = {"s", k_name, 1, diffs, 1};
+    tl_compare_spec spec = {"s", k_name, 1, diffs, 1, 0};
     tl_table *m = tl_compare(in, tags3, 3, &spec, &arena, &err);
     assert_non_null(m);
     size_t a = (size_t)tl_table_find(m, "a::t"), b = (size_t)tl_table_find(m, "b::t"),
@@ -377,7 +378,7 @@ static void check_merge(tl_cell *const *keys, const size_t *nrows, size_t ntable
     }
     tl_error err = {0};
     const char *diffs[] = {"id"};
-    tl_compare_spec spec = {"s", knames, nk, diffs, 1};
+    tl_compare_spec spec = {"s", knames, nk, diffs, 1, 0};
     tl_table *m = tl_compare(in, tags, ntables, &spec, &arena, &err);
     assert_non_null(m);
     assert_int_equal(m->nrows, nref);
@@ -415,7 +416,7 @@ static void test_mixed_kind_keys(void **state)
                    tl_cell_str("\xc3\xa9"), tl_cell_str("B")};
     tl_table *in[2] = {keyed_table(a, 1, 6), keyed_table(b, 1, 6)};
     const char *diffs[] = {"id"};
-    tl_compare_spec spec = {"s", knames, 1, diffs, 1};
+    tl_compare_spec spec = {"s", knames, 1, diffs, 1, 0};
     tl_error err = {0};
     tl_table *t = tl_compare(in, tags2, 2, &spec, &arena, &err);
     assert_non_null(t);
@@ -482,7 +483,7 @@ static void test_nan_key(void **state)
     tl_cell b[] = {tl_cell_float(1.0)};
     tl_table *in[2] = {keyed_table(a, 1, 2), keyed_table(b, 1, 1)};
     const char *diffs[] = {"id"};
-    tl_compare_spec spec = {"s", knames, 1, diffs, 1};
+    tl_compare_spec spec = {"s", knames, 1, diffs, 1, 0};
     tl_error err = {0};
     tl_table *t = tl_compare(in, tags2, 2, &spec, &arena, &err);
     assert_non_null(t);
@@ -546,7 +547,7 @@ static void test_long_common_prefixes(void **state)
     /* and the result is in strcmp order */
     tl_table *in[2] = {keyed_table(a, 1, N), keyed_table(b, 1, N)};
     const char *diffs[] = {"id"};
-    tl_compare_spec spec = {"s", knames, 1, diffs, 1};
+    tl_compare_spec spec = {"s", knames, 1, diffs, 1, 0};
     tl_error err = {0};
     tl_table *t = tl_compare(in, tags2, 2, &spec, &arena, &err);
     assert_non_null(t);

@@ -1012,26 +1012,6 @@ static int settle_keys(tl_table *const *t, const char *const *tags, size_t n, co
     }
     *nkeys = nk;
 
-    /* the warning: which reports still repeat their keys, and how often */
-    tl_buf msg = {0};
-    size_t nrep_tables = 0;
-    for (size_t i = 0; i < n; i++) {
-        size_t rep = repeated_values(&tp, t[i], i, count);
-        if (rep)
-            tl_buf_printf(&msg, "%s'%s' %zu", nrep_tables++ ? ", " : "", tags[i], rep);
-    }
-    if (nrep_tables) {
-        tl_buf keyl = {0};
-        for (size_t k = 0; k < nk; k++)
-            tl_buf_printf(&keyl, "%s%s", k ? ", " : "", keys[k]);
-        tl_warn("sheet '%s': key values found in several rows (keys %s; report %s); their rows are "
-                "paired every way%s",
-                sheet, tl_buf_cstr(&keyl), tl_buf_cstr(&msg),
-                exact ? " (--tracelens-keys)" : ", the sheet has no column that tells them apart");
-        tl_buf_free(&keyl);
-    }
-    tl_buf_free(&msg);
-
     /* the merged size: per key value, the product of its counts (saturating) */
     int rc = 0;
     uint32_t *per = tl_xcalloc((tp.nids ? tp.nids : 1) * n, sizeof *per); /* id-major */
@@ -1049,7 +1029,20 @@ static int settle_keys(tl_table *const *t, const char *const *tags, size_t n, co
             worst_rows = rows, worst = id;
         total = total > SIZE_MAX / 2 - rows ? SIZE_MAX / 2 : total + rows;
     }
-    if (total > TL_SHEET_MAX_ROWS) {
+    /* and the cells: as many rows of every report's columns (the keys once) */
+    size_t out_cols = 0;
+    for (size_t i = 0; i < n; i++)
+        out_cols += t[i]->ncols - nk;
+    out_cols += nk;
+    int too_many_cells = out_cols && total > TL_MERGE_MAX_CELLS / out_cols;
+    if (total > TL_SHEET_MAX_ROWS || too_many_cells) {
+        char limit[160];
+        if (total > TL_SHEET_MAX_ROWS)
+            snprintf(limit, sizeof limit, "%s%zu rows, more than a worksheet holds (%zu)",
+                     total >= SIZE_MAX / 2 ? "over " : "", total, TL_SHEET_MAX_ROWS);
+        else
+            snprintf(limit, sizeof limit, "%zu rows of %zu columns, more than %zu cells", total, out_cols,
+                     TL_MERGE_MAX_CELLS);
         size_t ti = tp.first_table[worst];
         tl_buf key = {0}, counts = {0};
         describe_tuple(&key, t[ti], cols[ti], keys, nk, tp.first_row[worst]);
@@ -1063,17 +1056,34 @@ static int settle_keys(tl_table *const *t, const char *const *tags, size_t n, co
         if (shown > 4)
             tl_buf_printf(&counts, ", ... (%zu reports)", shown);
         if (worst_rows > 1)
-            tl_error_set(err, "sheet '%s': the key (%s) is repeated (rows: %s) and the merge would make %s%zu "
-                              "rows, more than a worksheet holds (%zu); refusing",
-                         sheet, tl_buf_cstr(&key), tl_buf_cstr(&counts),
-                         total >= SIZE_MAX / 2 ? "over " : "", total, TL_SHEET_MAX_ROWS);
+            tl_error_set(err, "sheet '%s': the key (%s) is repeated (rows: %s) and the merge would make %s; "
+                              "refusing", sheet, tl_buf_cstr(&key), tl_buf_cstr(&counts), limit);
         else
-            tl_error_set(err, "sheet '%s': the merge would make %zu rows, more than a worksheet holds (%zu); "
-                              "refusing", sheet, total, TL_SHEET_MAX_ROWS);
+            tl_error_set(err, "sheet '%s': the merge would make %s; refusing", sheet, limit);
         tl_buf_free(&key);
         tl_buf_free(&counts);
         rc = -1;
     }
+    /* the warning: which reports still repeat their keys, and how often */
+    tl_buf msg = {0};
+    size_t nrep_tables = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t rep = repeated_values(&tp, t[i], i, count);
+        if (rep)
+            tl_buf_printf(&msg, "%s'%s' %zu", nrep_tables++ ? ", " : "", tags[i], rep);
+    }
+    if (nrep_tables && rc == 0) { /* a refused merge says why, in one line */
+        tl_buf keyl = {0};
+        for (size_t k = 0; k < nk; k++)
+            tl_buf_printf(&keyl, "%s%s", k ? ", " : "", keys[k]);
+        tl_warn("sheet '%s': key values found in several rows (keys %s; report %s); their rows are "
+                "paired every way%s",
+                sheet, tl_buf_cstr(&keyl), tl_buf_cstr(&msg),
+                exact ? " (--tracelens-keys)" : ", the sheet has no column that tells them apart");
+        tl_buf_free(&keyl);
+    }
+    tl_buf_free(&msg);
+
     free(per);
     free(count);
     tuples_free(&tp, n);

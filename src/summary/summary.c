@@ -650,20 +650,77 @@ static void short_name(char *buf, size_t n, const char *name)
             *p = '?';
 }
 
+/* A time per call, in µs below 1 ms ("12.3 µs", "1.234 ms"); `sign`: with its sign. */
+static void fmt_per_call(char *buf, size_t n, double ms, int sign)
+{
+    double a = fabs(ms);
+    if (isnan(ms))
+        snprintf(buf, n, "-");
+    else if (ms == 0)
+        snprintf(buf, n, "0");
+    else if (a < 0.01)
+        snprintf(buf, n, sign ? "%+.2f \xc2\xb5s" : "%.2f \xc2\xb5s", ms * 1000);
+    else if (a < 1)
+        snprintf(buf, n, sign ? "%+.1f \xc2\xb5s" : "%.1f \xc2\xb5s", ms * 1000);
+    else
+        snprintf(buf, n, sign ? "%+.3f ms" : "%.3f ms", ms);
+}
+
+/* "12.3 µs -> 13.1 µs per call (+0.8 µs)", or "" without counts on both sides. */
+static void fmt_per_call_change(char *buf, size_t n, tl_delta pc)
+{
+    if (isnan(pc.base) || isnan(pc.var)) {
+        buf[0] = '\0';
+        return;
+    }
+    char b[32], v[32], d[32];
+    fmt_per_call(b, sizeof b, pc.base, 0);
+    fmt_per_call(v, sizeof v, pc.var, 0);
+    fmt_per_call(d, sizeof d, is_noise(pc) ? 0 : pc.var - pc.base, 1);
+    snprintf(buf, n, "%s -> %s per call (%s)", b, v, d);
+}
+
 static void print_items(FILE *out, const paint *p, const char *title, const tl_summary_item *items, size_t n)
 {
     if (!n)
         return;
     fprintf(out, "  %s%s%s\n", p->bold, title, p->off);
     for (size_t i = 0; i < n; i++) {
-        char d[32], pc[32], cnt[64], name[64];
+        char d[32], pc[32], cnt[64], name[64], per[128];
         double delta = items[i].time_ms.var - items[i].time_ms.base;
         snprintf(d, sizeof d, "%+.3f ms", delta);
         fmt_pct(pc, sizeof pc, pct_of(items[i].time_ms));
         fmt_count(cnt, sizeof cnt, items[i].count);
         short_name(name, sizeof name, items[i].name);
-        fprintf(out, "    %s%14s %9s%s  %-60s %s%s%s\n", tint(p, delta), d, pc, p->off, name, p->dim, cnt, p->off);
+        fmt_per_call_change(per, sizeof per, items[i].per_call_ms);
+        fprintf(out, "    %s%14s %9s%s  %-60s %s%-18s%s %s\n", tint(p, delta), d, pc, p->off, name, p->dim, cnt,
+                p->off, per);
     }
+}
+
+/* "about half as many", "about 2.0x as many": the iterations of the variant. */
+static void fmt_ratio(char *buf, size_t n, double r)
+{
+    if (fabs(r - 0.5) <= 0.05)
+        snprintf(buf, n, "about half as many");
+    else if (fabs(r - 2) <= 0.1)
+        snprintf(buf, n, "about twice as many");
+    else
+        snprintf(buf, n, "about %.2fx as many", r);
+}
+
+/* The iterations note, or "" when the call counts agree. */
+static void iterations_note(char *buf, size_t n, const tl_summary *s, const tl_variant_summary *v)
+{
+    if (isnan(v->call_ratio)) {
+        buf[0] = '\0';
+        return;
+    }
+    char r[64];
+    fmt_ratio(r, sizeof r, v->call_ratio);
+    snprintf(buf, n, "the call counts differ across the board (%s has %.2fx the calls of %s): the variant ran %s "
+                     "iterations; %ss are judged and ordered by their time per call",
+             v->tag, v->call_ratio, s->baseline, r, s->item);
 }
 
 static void print_one_sided(FILE *out, const char *item, const char *tag, size_t count,
@@ -707,6 +764,10 @@ void tl_summary_print(const tl_summary *s, FILE *out, int color)
                         tint(&p, d.var - d.base), dl, pc, p.off);
             }
         }
+        char note[512];
+        iterations_note(note, sizeof note, s, v);
+        if (note[0])
+            fprintf(out, "  %snote: %s%s\n", p.bold, note, p.off);
         char title[128];
         snprintf(title, sizeof title, "top regressions (%s slower)", v->tag);
         print_items(out, &p, title, v->regressions, v->nregressions);
@@ -779,8 +840,8 @@ static void md_items(tl_buf *b, const char *title, const char *item, const char 
 {
     if (!n)
         return;
-    tl_buf_printf(b, "\n**%s**\n\n| %s | %s (ms) | %s (ms) | delta (ms) | delta %% | calls |\n"
-                     "|---|---:|---:|---:|---:|---|\n", title, item, base, tag);
+    tl_buf_printf(b, "\n**%s**\n\n| %s | %s (ms) | %s (ms) | delta (ms) | delta %% | calls | per call |\n"
+                     "|---|---:|---:|---:|---:|---|---|\n", title, item, base, tag);
     for (size_t i = 0; i < n; i++) {
         char cnt[64];
         fmt_count(cnt, sizeof cnt, items[i].count);
@@ -794,7 +855,9 @@ static void md_items(tl_buf *b, const char *title, const char *item, const char 
         md_num(b, items[i].time_ms.var - items[i].time_ms.base, "%+.3f");
         tl_buf_adds(b, " | ");
         md_num(b, pct_of(items[i].time_ms), "%+.1f%%");
-        tl_buf_printf(b, " | %s |\n", cnt);
+        char per[128];
+        fmt_per_call_change(per, sizeof per, items[i].per_call_ms);
+        tl_buf_printf(b, " | %s | %s |\n", cnt, per[0] ? per : "-");
     }
 }
 
@@ -847,6 +910,10 @@ void tl_summary_markdown(const tl_summary *s, tl_buf *b)
                 tl_buf_adds(b, " |\n");
             }
         }
+        char note[512];
+        iterations_note(note, sizeof note, s, v);
+        if (note[0])
+            tl_buf_printf(b, "\n**Note:** %s.\n", note);
         md_items(b, "Top regressions", s->item, s->baseline, v->tag, v->regressions, v->nregressions);
         md_items(b, "Top improvements", s->item, s->baseline, v->tag, v->improvements, v->nimprovements);
         if (v->only_base_count || v->only_var_count)
@@ -908,6 +975,28 @@ static void js_delta(tl_buf *b, tl_delta d)
     tl_buf_adds(b, "}");
 }
 
+/* A count: an integer when it is one. */
+static void js_count(tl_buf *b, double v)
+{
+    if (isfinite(v) && v == floor(v) && fabs(v) < 9007199254740992.0)
+        tl_buf_printf(b, "%.0f", v);
+    else
+        js_num(b, v);
+}
+
+static void js_count_delta(tl_buf *b, tl_delta d)
+{
+    tl_buf_adds(b, "{\"baseline\": ");
+    js_count(b, d.base);
+    tl_buf_adds(b, ", \"variant\": ");
+    js_count(b, d.var);
+    tl_buf_adds(b, ", \"delta\": ");
+    js_count(b, d.var - d.base);
+    tl_buf_adds(b, ", \"pct\": ");
+    js_num(b, pct_of(d));
+    tl_buf_adds(b, "}");
+}
+
 static void js_items(tl_buf *b, const char *key, const tl_summary_item *items, size_t n)
 {
     tl_buf_printf(b, ",\n      \"%s\": [", key);
@@ -917,7 +1006,9 @@ static void js_items(tl_buf *b, const char *key, const tl_summary_item *items, s
         tl_buf_adds(b, ", \"time_ms\": ");
         js_delta(b, items[i].time_ms);
         tl_buf_adds(b, ", \"count\": ");
-        js_delta(b, items[i].count);
+        js_count_delta(b, items[i].count);
+        tl_buf_adds(b, ", \"per_call_ms\": ");
+        js_delta(b, items[i].per_call_ms);
         tl_buf_adds(b, "}");
     }
     tl_buf_adds(b, n ? "\n      ]" : "]");
@@ -950,6 +1041,8 @@ void tl_summary_json(const tl_summary *s, tl_buf *b)
             }
             tl_buf_adds(b, "\n      }");
         }
+        tl_buf_adds(b, ",\n      \"call_ratio\": ");
+        js_num(b, v->call_ratio);
         js_items(b, "regressions", v->regressions, v->nregressions);
         js_items(b, "improvements", v->improvements, v->nimprovements);
         tl_buf_printf(b, ",\n      \"only_baseline_count\": %zu", v->only_base_count);
@@ -1008,6 +1101,14 @@ static tl_table *new_table(tl_arena *a, const char *const *cols, size_t ncols, s
 
 static tl_cell num_cell(double v) { return isnan(v) ? tl_cell_missing() : tl_cell_float(v); }
 
+/* A call count: an integer cell when it is one. */
+static tl_cell count_cell(double v)
+{
+    if (isfinite(v) && v == floor(v) && fabs(v) < 9007199254740992.0)
+        return tl_cell_int((int64_t)v);
+    return num_cell(v);
+}
+
 static void add_block(sheet_store *st, const char *title, tl_table *t)
 {
     TL_GROW(st->blocks, st->cap, st->nblocks + 1);
@@ -1021,8 +1122,9 @@ static void item_block(sheet_store *st, tl_arena *a, const char *title, const ch
         return;
     const char *cols[] = {item, tl_arena_printf(a, "%s (ms)", base), tl_arena_printf(a, "%s (ms)", tag),
                           "delta (ms)", "delta %", tl_arena_printf(a, "%s calls", base),
-                          tl_arena_printf(a, "%s calls", tag)};
-    tl_table *t = new_table(a, cols, 7, n);
+                          tl_arena_printf(a, "%s calls", tag), tl_arena_printf(a, "%s ms per call", base),
+                          tl_arena_printf(a, "%s ms per call", tag), "per call delta (ms)"};
+    tl_table *t = new_table(a, cols, 10, n);
     for (size_t i = 0; i < n; i++) {
         tl_delta d = items[i].time_ms;
         t->cols[0].cells[i] = tl_cell_str(items[i].name);
@@ -1030,10 +1132,14 @@ static void item_block(sheet_store *st, tl_arena *a, const char *title, const ch
         t->cols[2].cells[i] = num_cell(d.var);
         t->cols[3].cells[i] = num_cell(d.var - d.base);
         t->cols[4].cells[i] = num_cell(pct_of(d));
-        t->cols[5].cells[i] = num_cell(items[i].count.base);
-        t->cols[6].cells[i] = num_cell(items[i].count.var);
+        t->cols[5].cells[i] = count_cell(items[i].count.base);
+        t->cols[6].cells[i] = count_cell(items[i].count.var);
+        t->cols[7].cells[i] = num_cell(items[i].per_call_ms.base);
+        t->cols[8].cells[i] = num_cell(items[i].per_call_ms.var);
+        t->cols[9].cells[i] = num_cell(items[i].per_call_ms.var - items[i].per_call_ms.base);
     }
-    t->cols[3].role = t->cols[4].role = TL_ROLE_DIFF; /* coloured like the diff columns */
+    /* coloured like the diff columns */
+    t->cols[3].role = t->cols[4].role = t->cols[9].role = TL_ROLE_DIFF;
     add_block(st, title, t);
 }
 
