@@ -1518,6 +1518,8 @@ static void test_row_keys_report_against_itself(void **state)
                                   "'b' 1); their rows are paired every way, the sheet has no column that tells "
                                   "them apart\n"));
     assert_int_equal(count_lines(r.err, "tlcompare: warning: "), 1);
+    /* the summary adds a type's rows up: busy_time is 21.7 ms + 6.6 ms recomputed */
+    assert_non_null(strstr(r.out, "  busy_time                      28.300         28.300         +0.000     +0.0%\n"));
     /* no regressions or improvements: nothing changed */
     assert_null(strstr(r.out, "top regressions"));
     assert_null(strstr(r.out, "top improvements"));
