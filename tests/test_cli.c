@@ -1595,6 +1595,17 @@ static void test_report_without_tracelens_sheets(void **state)
                    "notes: no TraceLens sheet in this report (a TraceLens report holds gpu_timeline, "
                    "ops_summary, kernel_summary, ops_all, ops_unique_args, GEMM, ... sheets)",
                    "notes", "a");
+    /* a gate with nothing to judge (only a roofline sheet compared) has not passed */
+    static const char gemm[] = "name,param: M,Kernel Time (\xc2\xb5s)_sum,Kernel Time (\xc2\xb5s)_mean,"
+                               "name_count,TFLOPS/s_mean,TB/s_mean\n";
+    char *g = fmt("%smm,4,10,10,1,1,1\n", gemm);
+    put(f, "g1/GEMM.csv", g);
+    put(f, "g2/GEMM.csv", g);
+    free(g);
+    EXPECT_FAILURE(f, 1,
+                   "--fail-on-regression: nothing to judge: no gpu_timeline, ops_summary or kernel_summary was "
+                   "compared",
+                   "g1", "g2", "--fail-on-regression", "5");
 }
 
 static const char OPS_HEAD[] = "name,total_direct_kernel_time_sum,Count,total_direct_kernel_time_ms\n";
@@ -1725,11 +1736,22 @@ static void test_inconsistent_inputs_warn(void **state)
     fixture *f = *state;
     ops_report(f, "a", TIMELINE_100, "aten::mm,50000,10,50\n");
     ops_report(f, "b", "type,time ms\nbusy_time,90\nidle_time,10\ntotal_time,120\n", "aten::mm,50000,10,50000\n");
+    static const char kernels[] = "Kernel name,Parent cpu_op,Kernel duration (\xc2\xb5s)_sum,"
+                                  "Kernel duration (\xc2\xb5s)_count,Kernel duration (\xc2\xb5s)_mean\n";
+    char *k = fmt("%sgemm,aten::mm,50000,10,5000\n", kernels);
+    put(f, "a/kernel_summary.csv", k);
+    free(k);
+    k = fmt("%sgemm,aten::mm,150000,10,15000\n", kernels);
+    put(f, "b/kernel_summary.csv", k);
+    free(k);
     run_result r = RUN(f, "a", "b", "-o", "out.xlsx");
     assert_int_equal(r.status, 0);
     assert_string_equal(r.err,
                         "tlcompare: warning: report 'b': gpu_timeline's busy_time + idle_time (90.000 + 10.000 ms) "
                         "is not its total_time (120.000 ms); are its rows from different runs?\n"
+                        "tlcompare: warning: report 'b': kernel 'gemm' takes 150.000 ms in kernel_summary, more "
+                        "than the report's total GPU time (120.000 ms, gpu_timeline); is a column mislabelled or "
+                        "a sheet from another run?\n"
                         "tlcompare: warning: report 'b': op 'aten::mm' takes 50000.000 ms in ops_summary, more "
                         "than the report's total GPU time (120.000 ms, gpu_timeline); is a column mislabelled "
                         "(\xc2\xb5s as ms) or a sheet from another run?\n");

@@ -541,6 +541,19 @@ int main(int argc, char **argv)
                            "(see the warnings above)");
         goto fail;
     }
+    if (o.fail_pct >= 0) {
+        /* a gate that has nothing to judge has not passed */
+        int judged = 0;
+        for (size_t i = 0; i < results->n && !judged; i++)
+            judged = !strcmp(results->items[i].name, "gpu_timeline") ||
+                     !strcmp(results->items[i].name, "ops_summary") ||
+                     !strcmp(results->items[i].name, "kernel_summary");
+        if (!judged) {
+            tl_error_set(&err, "--fail-on-regression: nothing to judge: no gpu_timeline, ops_summary or "
+                               "kernel_summary was compared");
+            goto fail;
+        }
+    }
 
     /* One note for all empty results: usually many only_* sheets, and not news. */
     {

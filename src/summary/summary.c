@@ -432,8 +432,37 @@ static int adds_up(double total, double a, double b, double c)
     return fabs(sum - total) <= 1e-3 * fabs(total) + 1e-3;
 }
 
+/* The longest kernel of report `tag` in kernel_summary (ms, its name in *name), or NaN. */
+static double longest_kernel(const tl_results *results, const char *tag, const char **name, tl_arena *arena)
+{
+    const tl_result *r = find_result(results, "kernel_summary");
+    if (!r)
+        return NAN;
+    const tl_table *t = r->table;
+    long key = tl_table_find(t, "Kernel name");
+    const tl_column *c = tagged(t, tag, "Kernel duration (\xc2\xb5s)_sum");
+    double per_ms = 1000;
+    if (key < 0) {
+        key = tl_table_find(t, "name");
+        c = tagged(t, tag, "Total Kernel Time (ms)");
+        per_ms = 1;
+    }
+    if (key < 0 || !c)
+        return NAN;
+    double best = NAN;
+    for (size_t row = 0; row < t->nrows; row++) {
+        double v = num_at(c, row) / per_ms;
+        if (!isnan(v) && !(v <= best)) {
+            best = v;
+            *name = cell_text(&t->cols[key].cells[row], arena);
+        }
+    }
+    return best;
+}
+
 /* Warnings for inputs that cannot be right: they point at a mislabelled or mixed-up sheet. */
-static void check_inputs(const tl_summary *s, const char *const *tags, size_t n, const double *tv, const agg *g)
+static void check_inputs(const tl_summary *s, const tl_results *results, const char *const *tags, size_t n,
+                         const double *tv, const agg *g, tl_arena *arena)
 {
     for (size_t i = 0; i < n; i++) {
         double total = tv[TL_TL_TOTAL * n + i], busy = tv[TL_TL_BUSY * n + i], idle = tv[TL_TL_IDLE * n + i];
@@ -445,8 +474,16 @@ static void check_inputs(const tl_summary *s, const char *const *tags, size_t n,
         if (!isnan(busy) && !isnan(comp) && !isnan(comm) && !adds_up(busy, comp, comm, mem))
             tl_warn("report '%s': gpu_timeline's computation_time + exposed_comm_time + exposed_memcpy_time "
                     "(%.3f ms) is not its busy_time (%.3f ms)", tags[i], comp + comm + (isnan(mem) ? 0 : mem), busy);
-        if (isnan(total) || !g)
+        if (isnan(total))
             continue;
+        const char *kname = NULL;
+        double kms = longest_kernel(results, tags[i], &kname, arena);
+        if (!isnan(kms) && kms > total * (1 + 1e-6) + 1e-9)
+            tl_warn("report '%s': kernel '%s' takes %.3f ms in kernel_summary, more than the report's total GPU "
+                    "time (%.3f ms, gpu_timeline); is a column mislabelled or a sheet from another run?",
+                    tags[i], kname, kms, total);
+        if (!g || (s->source && strcmp(s->source, "kernel_summary") == 0 && !isnan(kms)))
+            continue; /* the items are the kernels just checked */
         size_t worst = SIZE_MAX;
         for (size_t it = 0; it < g->nitems; it++) {
             double ms = g->ms[it * n + i];
@@ -486,7 +523,7 @@ void tl_summary_build(tl_summary *s, const tl_results *results, const char *cons
     double *tv = tl_xmalloc((size_t)TL_TL_N * n * sizeof *tv);
     int *has_tl = tl_xmalloc(n * sizeof *has_tl);
     timeline_values(timeline, tags, n, arena, tv, has_tl);
-    check_inputs(s, tags, n, tv, have_items ? &g : NULL);
+    check_inputs(s, results, tags, n, tv, have_items ? &g : NULL, arena);
 
     for (size_t vi = 0; vi < s->nvariants; vi++) {
         tl_variant_summary *v = &s->variants[vi];
