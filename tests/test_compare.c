@@ -182,6 +182,35 @@ static void test_merge_bound(void **state)
     tl_buf_free(&a);
 }
 
+/* Step 0: while the keys repeat, the row-key columns every table has are added, in order,
+ * each kept only when it tells repeated rows apart (gpu_pid here does not); with
+ * tracelens_keys the rows are paired every way. */
+static void test_row_keys_added_while_keys_repeat(void **state)
+{
+    (void)state;
+    static const char a[] = "name,gpu_pid,Kernel stream,Parent cpu_op,t\nk,1,7,aten::mm,1\nk,1,7,aten::addmm,2\n"
+                            "j,1,7,aten::mm,5\n";
+    static const char b[] = "name,Parent cpu_op,gpu_pid,Kernel stream,t\nk,aten::addmm,1,7,20\nk,aten::mm,1,7,10\n"
+                            "j,aten::mm,1,7,50\n";
+    tl_error err = {0};
+    tl_table *t = compare2(a, b, k_name, 1, d_t, 1, &err);
+    assert_non_null(t);
+    assert_table(t, "name,Parent cpu_op,t__new_diff,t__new_pct,base::gpu_pid,base::Kernel stream,base::t,"
+                    "new::gpu_pid,new::Kernel stream,new::t\n"
+                    "j,aten::mm,45,900.0,1,7,5,1,7,50\n"
+                    "k,aten::addmm,18,900.0,1,7,2,1,7,20\n"
+                    "k,aten::mm,9,900.0,1,7,1,1,7,10\n");
+    tl_table_free(t);
+
+    tl_table *in[2] = {csv(a), csv(b)};
+    tl_compare_spec spec = {"s", k_name, 1, d_t, 1, 1};
+    t = tl_compare(in, tags2, 2, &spec, &arena, &err);
+    assert_non_null(t);
+    assert_int_equal(t->nrows, 5); /* k: 2 x 2, j: 1 */
+    assert_string_equal(t->cols[1].name, "t__new_diff");
+    tl_table_free(t);
+}
+
 static void test_sort_desc_is_stable_missing_last(void **state)
 {
     (void)state;
@@ -699,6 +728,7 @@ int main(void)
         cmocka_unit_test(test_metric_or_key_missing_is_left_out),
         cmocka_unit_test(test_no_keys_is_an_error),
         cmocka_unit_test(test_merge_bound),
+        cmocka_unit_test(test_row_keys_added_while_keys_repeat),
         cmocka_unit_test(test_sort_desc_is_stable_missing_last),
         cmocka_unit_test(test_split),
         cmocka_unit_test(test_mixed_kind_keys),

@@ -950,6 +950,18 @@ static size_t repeated_values(const tuples *tp, const tl_table *t, size_t i, uin
     return rep;
 }
 
+/* The rows of all tables that repeat a key value of their own table (beyond its first row). */
+static size_t excess_rows(const tuples *tp, tl_table *const *t, size_t n, uint32_t *count)
+{
+    size_t excess = 0;
+    for (size_t i = 0; i < n; i++) {
+        memset(count, 0, (tp->nids ? tp->nids : 1) * sizeof *count);
+        for (size_t r = 0; r < t[i]->nrows; r++)
+            excess += count[tp->ids[i][r]]++ > 0;
+    }
+    return excess;
+}
+
 /* "name='aten::mm', Input type='...'" for messages, shortened. */
 static void describe_tuple(tl_buf *b, const tl_table *t, const size_t *cols, const char *const *keys, size_t nk,
                            size_t row)
@@ -968,8 +980,9 @@ static void describe_tuple(tl_buf *b, const tl_table *t, const size_t *cols, con
 
 /*
  * Step 0 and the size check.  Extends keys[0..*nkeys) (room for TL_ROW_KEYS_N more) with
- * tl_row_keys while the keys repeat within some table (unless `exact`), warns when they
- * still do, then refuses (-1, *err set) a merge that would make more than
+ * tl_row_keys while the keys repeat within some table (unless `exact`): each candidate
+ * that every table has, in order, is kept when it tells some repeated rows apart.  Warns
+ * when the keys still repeat, then refuses (-1, *err set) a merge that would make more than
  * TL_SHEET_MAX_ROWS rows.  The merged row count is exact: an outer merge of a key found
  * in a rows and b rows makes a * b rows (a or b when the other is 0), so over all the
  * reports a key makes the product of its counts in the reports that have it.
@@ -985,30 +998,33 @@ static int settle_keys(tl_table *const *t, const char *const *tags, size_t n, co
     for (size_t i = 0; i < n; i++)
         allrows += t[i]->nrows;
     uint32_t *count = tl_xmalloc((allrows + 1) * sizeof *count); /* ids never outnumber rows */
-    for (;;) {
-        int repeats = 0;
-        for (size_t i = 0; i < n && !repeats; i++)
-            repeats = repeated_values(&tp, t[i], i, count) > 0;
-        if (!repeats || exact)
-            break;
-        /* the next candidate that every table has and that is not a key already */
-        const char *add = NULL;
-        for (; next < TL_ROW_KEYS_N && !add; next++) {
-            int ok = 1;
-            for (size_t k = 0; k < nk && ok; k++)
-                ok = strcmp(keys[k], tl_row_keys[next]) != 0;
-            for (size_t i = 0; i < n && ok; i++)
-                ok = tl_table_find(t[i], tl_row_keys[next]) >= 0;
-            if (ok)
-                add = tl_row_keys[next];
+    /* each candidate in turn, kept when it tells rows apart (the fewest needed) */
+    size_t excess = excess_rows(&tp, t, n, count);
+    while (excess && !exact && next < TL_ROW_KEYS_N) {
+        const char *cand = tl_row_keys[next++];
+        int ok = 1;
+        for (size_t k = 0; k < nk && ok; k++)
+            ok = strcmp(keys[k], cand) != 0;
+        for (size_t i = 0; i < n && ok; i++)
+            ok = tl_table_find(t[i], cand) >= 0;
+        if (!ok)
+            continue;
+        keys[nk] = cand;
+        size_t **cols2 = key_columns(t, n, keys, nk + 1);
+        tuples tp2;
+        tuples_build(&tp2, t, n, (const size_t *const *)cols2, nk + 1);
+        size_t excess2 = excess_rows(&tp2, t, n, count);
+        if (excess2 < excess) {
+            tuples_free(&tp, n);
+            key_columns_free(cols, n);
+            tp = tp2;
+            cols = cols2;
+            excess = excess2;
+            nk++;
+        } else {
+            tuples_free(&tp2, n);
+            key_columns_free(cols2, n);
         }
-        if (!add)
-            break;
-        keys[nk++] = add;
-        tuples_free(&tp, n);
-        key_columns_free(cols, n);
-        cols = key_columns(t, n, keys, nk);
-        tuples_build(&tp, t, n, (const size_t *const *)cols, nk);
     }
     *nkeys = nk;
 
@@ -1074,8 +1090,10 @@ static int settle_keys(tl_table *const *t, const char *const *tags, size_t n, co
     }
     if (nrep_tables && rc == 0) { /* a refused merge says why, in one line */
         tl_buf keyl = {0};
-        for (size_t k = 0; k < nk; k++)
+        for (size_t k = 0; k < nk && k < 6; k++) /* a roofline sheet may have thousands */
             tl_buf_printf(&keyl, "%s%s", k ? ", " : "", keys[k]);
+        if (nk > 6)
+            tl_buf_printf(&keyl, ", ... (%zu keys)", nk);
         tl_warn("sheet '%s': key values found in several rows (keys %s; report %s); their rows are "
                 "paired every way%s",
                 sheet, tl_buf_cstr(&keyl), tl_buf_cstr(&msg),
