@@ -1684,7 +1684,7 @@ static void test_different_numbers_of_iterations(void **state)
     assert_int_equal(r.status, 3);
     assert_non_null(strstr(r.out, "note: the call counts differ across the board (short has 0.50x the calls of "
                                   "long): the variant ran about half as many iterations; ops are judged and "
-                                  "ordered by their time per call\n"));
+                                  "ordered by their time per call, the gate's busy time per iteration\n"));
     /* mm is the one regression, per call; add and cat did not change per call */
     const char *reg = strstr(r.out, "top regressions");
     const char *imp = strstr(r.out, "top improvements");
@@ -1703,6 +1703,14 @@ static void test_different_numbers_of_iterations(void **state)
     assert_non_null(strstr(js, "\"call_ratio\": 0.5,"));
     assert_non_null(strstr(js, "\"count\": {\"baseline\": 3758, \"variant\": 1879, \"delta\": -1879, \"pct\": -50.0}"));
     free(js);
+    run_free(&r);
+    /* the other way round, the variant runs twice as long: its busy time doubles, which is
+     * no regression per iteration; mul is 11% slower per call */
+    r = RUN(f, "short", "long", "-o", "out.xlsx", "--fail-on-regression", "5");
+    assert_int_equal(r.status, 3);
+    assert_non_null(strstr(r.out, "the variant ran about twice as many iterations"));
+    assert_int_equal(count_lines(r.err, "tlcompare: regression: "), 1);
+    assert_non_null(strstr(r.err, "tlcompare: regression: long op aten::mul: "));
     run_free(&r);
 }
 

@@ -497,6 +497,19 @@ static void check_inputs(const tl_summary *s, const tl_results *results, const c
     }
 }
 
+/* The gate on the busy time: per iteration when the runs did different numbers of them
+ * (the variant's busy time over the call ratio), since a run twice as long is no regression. */
+static void check_busy(const tl_summary *s, tl_variant_summary *v)
+{
+    if (!s->gate_on || !v->has_timeline)
+        return;
+    tl_delta busy = v->timeline[TL_TL_BUSY];
+    if (!isnan(v->call_ratio))
+        busy.var /= v->call_ratio;
+    if (counts_as_change(s, busy) && over_limit(busy, s->gate_pct))
+        add_violation(v, "busy_time", 0, busy);
+}
+
 void tl_summary_build(tl_summary *s, const tl_results *results, const char *const *tags, size_t n,
                       const tl_gate *gate, tl_arena *arena)
 {
@@ -534,12 +547,10 @@ void tl_summary_build(tl_summary *s, const tl_results *results, const char *cons
         for (int k = 0; k < TL_TL_N; k++)
             v->timeline[k] = v->has_timeline ? (tl_delta){tv[(size_t)k * n], tv[(size_t)k * n + vi + 1]}
                                              : (tl_delta){NAN, NAN};
-        if (s->gate_on && v->has_timeline && counts_as_change(s, v->timeline[TL_TL_BUSY]) &&
-            over_limit(v->timeline[TL_TL_BUSY], s->gate_pct))
-            add_violation(v, "busy_time", 0, v->timeline[TL_TL_BUSY]);
-
-        if (!have_items)
+        if (!have_items) {
+            check_busy(s, v);
             continue;
+        }
         tl_summary_item *items = tl_xcalloc(g.nitems ? g.nitems : 1, sizeof *items);
         for (size_t i = 0; i < g.nitems; i++) {
             tl_summary_item *it = &items[i];
@@ -551,6 +562,7 @@ void tl_summary_build(tl_summary *s, const tl_results *results, const char *cons
         }
         v->call_ratio = common_call_ratio(items, g.nitems);
         int per_call = !isnan(v->call_ratio);
+        check_busy(s, v);
         for (size_t i = 0; i < g.nitems; i++) {
             tl_summary_item *it = &items[i];
             if (base_only(it))
@@ -756,8 +768,8 @@ static void iterations_note(char *buf, size_t n, const tl_summary *s, const tl_v
     char r[64];
     fmt_ratio(r, sizeof r, v->call_ratio);
     snprintf(buf, n, "the call counts differ across the board (%s has %.2fx the calls of %s): the variant ran %s "
-                     "iterations; %ss are judged and ordered by their time per call",
-             v->tag, v->call_ratio, s->baseline, r, s->item);
+                     "iterations; %ss are judged and ordered by their time per call%s",
+             v->tag, v->call_ratio, s->baseline, r, s->item, s->gate_on ? ", the gate's busy time per iteration" : "");
 }
 
 static void print_one_sided(FILE *out, const char *item, const char *tag, size_t count,
