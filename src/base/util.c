@@ -62,15 +62,31 @@ void tl_grow(void **p, size_t *cap, size_t need, size_t size)
     *cap = c;
 }
 
+/* vsnprintf into a new buffer, whatever the length. */
+static void buf_vprintf(tl_buf *b, const char *fmt, va_list ap)
+{
+    va_list again;
+    va_copy(again, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    if (n > 0) {
+        tl_buf_reserve(b, (size_t)n);
+        vsnprintf(b->data + b->len, (size_t)n + 1, fmt, again);
+        b->len += (size_t)n;
+    }
+    va_end(again);
+}
+
 void tl_error_vset(tl_error *e, const char *fmt, va_list ap)
 {
     if (!e || e->set)
         return;
-    char raw[sizeof e->msg];
-    vsnprintf(raw, sizeof raw, fmt, ap);
-    tl_buf clean = {0};
-    tl_message_clean(&clean, raw, strlen(raw));
+    /* Formatted whole, then cleaned: quoted input is cut in the middle, and what the
+     * message says after it is kept. */
+    tl_buf raw = {0}, clean = {0};
+    buf_vprintf(&raw, fmt, ap);
+    tl_message_clean(&clean, raw.data ? raw.data : "", raw.len);
     snprintf(e->msg, sizeof e->msg, "%s", tl_buf_cstr(&clean));
+    tl_buf_free(&raw);
     tl_buf_free(&clean);
     e->set = 1;
 }
@@ -88,15 +104,7 @@ static void say(const char *what, const char *fmt, va_list ap)
     if (tl_quiet)
         return;
     tl_buf raw = {0}, clean = {0};
-    va_list again;
-    va_copy(again, ap);
-    int n = vsnprintf(NULL, 0, fmt, ap);
-    if (n > 0) {
-        tl_buf_reserve(&raw, (size_t)n);
-        vsnprintf(raw.data, (size_t)n + 1, fmt, again);
-        raw.len = (size_t)n;
-    }
-    va_end(again);
+    buf_vprintf(&raw, fmt, ap);
     tl_message_clean(&clean, raw.data ? raw.data : "", raw.len);
     fprintf(stderr, "tlcompare: %s%s\n", what, tl_buf_cstr(&clean));
     tl_buf_free(&raw);
