@@ -50,7 +50,8 @@ int tl_output_commit(tl_output *const *outs, size_t n, tl_error *err);
 void tl_output_free(tl_output *o);
 
 /* 1 when paths a and b would name the same output (after symbolic links and "..",
- * existing or not), so that two outputs of one run cannot overwrite each other. */
+ * existing or not), so that two outputs of one run cannot overwrite each other; 0 for
+ * one character device (/dev/null, a terminal), which takes both. */
 int tl_output_same_target(const char *a, const char *b);
 
 /* Remember a path inside a temporary directory, so that cleanup removes it too. */
