@@ -22,7 +22,7 @@
 static char *tracked[MAX_TRACKED];
 static volatile sig_atomic_t ntracked;
 
-void tl_output_track(const char *path)
+static void track(const char *path)
 {
     if (ntracked < MAX_TRACKED) {
         tracked[ntracked] = tl_xstrdup(path);
@@ -156,7 +156,7 @@ static int make_temp(char *tmp, int dir)
     sigprocmask(SIG_BLOCK, &all, &old);
     int fd = -1, made = dir ? mkdtemp(tmp) != NULL : (fd = mkstemp(tmp)) >= 0;
     if (made)
-        tl_output_track(tmp);
+        track(tmp);
     sigprocmask(SIG_SETMASK, &old, NULL);
     if (!made)
         return -1;
@@ -237,7 +237,7 @@ char *tl_output_add(tl_output *o, const char *name)
     TL_GROW(o->names, o->cap, o->nnames + 1);
     o->names[o->nnames++] = tl_xstrdup(name);
     char *p = join(o->tmp, name);
-    tl_output_track(p);
+    track(p);
     return p;
 }
 

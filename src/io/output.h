@@ -54,9 +54,6 @@ void tl_output_free(tl_output *o);
  * one character device (/dev/null, a terminal), which takes both. */
 int tl_output_same_target(const char *a, const char *b);
 
-/* Remember a path inside a temporary directory, so that cleanup removes it too. */
-void tl_output_track(const char *path);
-
 /* Remove every temporary path still tracked (on failure). */
 void tl_output_cleanup(void);
 
