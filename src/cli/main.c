@@ -413,23 +413,68 @@ static int clobbers(const char *out, const char *report)
     return r;
 }
 
-/* Write the workbook and the CSVs under temporary names, then move them into place. */
-/* Write `text` to a temporary file beside `target`; returns its path or NULL. */
-static char *write_text_temp(const char *target, const tl_buf *text, tl_error *err)
+/* Write `text` (made valid UTF-8: op names come from the input) to output `out`'s
+ * temporary file.  Returns 0 or -1. */
+static int write_text(tl_output *out, tl_buf *text, tl_error *err)
 {
-    char *tmp = tl_output_temp_file(target, err);
-    if (!tmp)
-        return NULL;
-    FILE *f = fopen(tmp, "wb");
+    tl_utf8_sanitize(text);
+    FILE *f = fopen(tl_output_temp(out), "wb");
     int bad = !f || fwrite(text->data ? text->data : "", 1, text->len, f) != text->len;
     if (f && fclose(f) != 0)
         bad = 1;
     if (bad) {
-        tl_error_set(err, "%s: cannot write: %s", target, strerror(errno));
-        free(tmp);
-        return NULL;
+        tl_error_set(err, "%s: cannot write: %s", tl_output_target(out), strerror(errno));
+        return -1;
     }
-    return tmp;
+    return 0;
+}
+
+/* The summary on stdout, made valid UTF-8 like the files (a terminal shows U+FFFD). */
+static void print_summary(const tl_summary *summary, int color)
+{
+    char *text = NULL;
+    size_t n = 0;
+    FILE *mem = open_memstream(&text, &n);
+    if (!mem) {
+        tl_summary_print(summary, stdout, color);
+        return;
+    }
+    tl_summary_print(summary, mem, color);
+    fclose(mem);
+    tl_buf b = {text, n, n + 1};
+    tl_utf8_sanitize(&b);
+    fwrite(b.data, 1, b.len, stdout);
+    tl_buf_free(&b);
+}
+
+/* A usage error when two outputs of the run name one path (the last one written would
+ * silently win), or when a --names tag holds a control character. */
+static int check_outputs_and_tags(const options *o)
+{
+    const char *what[4] = {"-o", "--output_csvs_dir", "--summary-md", "--summary-json"};
+    const char *path[4] = {o->output, o->csv_dir, o->summary_md, o->summary_json};
+    for (int i = 0; i < 4; i++) {
+        for (int j = 0; j < i; j++) {
+            if (path[i] && path[j] && tl_output_same_target(path[i], path[j])) {
+                tl_buf m = {0};
+                tl_message_clean(&m, path[i], strlen(path[i]));
+                fprintf(stderr, "tlcompare: %s and %s both name '%s'; give each output its own path "
+                                "(see 'tlcompare --help')\n", what[j], what[i], tl_buf_cstr(&m));
+                tl_buf_free(&m);
+                return EXIT_USAGE;
+            }
+        }
+    }
+    for (size_t i = 0; o->names_given && i < o->nnames; i++) {
+        for (const unsigned char *c = (const unsigned char *)o->names[i]; *c; c++) {
+            if (*c < 0x20 || *c == 0x7F) {
+                fprintf(stderr, "tlcompare: --names: tag %zu holds a control character (0x%02X); tags name "
+                                "sheets and files (see 'tlcompare --help')\n", i + 1, *c);
+                return EXIT_USAGE;
+            }
+        }
+    }
+    return 0;
 }
 
 /*
@@ -468,7 +513,7 @@ int main(int argc, char **argv)
     tl_summary summary = {0};
     tl_summary_sheet *sheet = NULL;
     tl_buf md = {0}, json = {0};
-    char *md_tmp = NULL, *json_tmp = NULL;
+    tl_output *texts[2] = {NULL, NULL}; /* --summary-md, --summary-json */
     tl_out *outputs = NULL;
     size_t opened = 0;
     rc = 1;
@@ -504,6 +549,8 @@ int main(int argc, char **argv)
             rc = EXIT_USAGE;
         }
     }
+    if (rc == 1 && check_outputs_and_tags(&o) != 0)
+        rc = EXIT_USAGE;
     if (rc != 1)
         goto done;
 
@@ -531,6 +578,11 @@ int main(int argc, char **argv)
             goto fail;
         }
     }
+    /* every output prepared (and so checked) before the work */
+    if (o.summary_md && !(texts[0] = tl_output_new(o.summary_md, 0, &err)))
+        goto fail;
+    if (o.summary_json && !(texts[1] = tl_output_new(o.summary_json, 0, &err)))
+        goto fail;
     tl_sink sink = tl_out_sink(outputs);
     if (tl_run_groups_with(reports, o.nreports, o.run, o.named, o.tracelens_keys ? TL_RUN_TRACELENS_KEYS : 0,
                            &sink, &arena, &err) != 0)
@@ -587,12 +639,11 @@ int main(int argc, char **argv)
     /* Finish everything, then move it all into place. */
     if (tl_out_finish(outputs, sheet, &err) != 0)
         goto fail;
-    if (o.summary_md && !(md_tmp = write_text_temp(o.summary_md, &md, &err)))
+    if (texts[0] && write_text(texts[0], &md, &err) != 0)
         goto fail;
-    if (o.summary_json && !(json_tmp = write_text_temp(o.summary_json, &json, &err)))
+    if (texts[1] && write_text(texts[1], &json, &err) != 0)
         goto fail;
-    if (tl_out_commit(outputs, &err) != 0 || (md_tmp && tl_output_commit_file(md_tmp, o.summary_md, &err) != 0) ||
-        (json_tmp && tl_output_commit_file(json_tmp, o.summary_json, &err) != 0))
+    if (tl_out_commit_with(outputs, texts, 2, &err) != 0)
         goto fail;
     tl_progress_done();
 
@@ -608,7 +659,7 @@ int main(int argc, char **argv)
                        r->nrows == 1 ? "" : "s", r->ncols, r->ncols == 1 ? "" : "s");
         }
         const char *no_color = getenv("NO_COLOR");
-        tl_summary_print(&summary, stdout, isatty(STDOUT_FILENO) && !(no_color && *no_color));
+        print_summary(&summary, isatty(STDOUT_FILENO) && !(no_color && *no_color));
         printf("%sWrote %s: %zu result sheet%s", summary.nvariants ? "\n" : "", o.output, results->n,
                results->n == 1 ? "" : "s");
         if (nempty)
@@ -646,8 +697,8 @@ done:
     tl_out_free(outputs);
     tl_buf_free(&md);
     tl_buf_free(&json);
-    free(md_tmp);
-    free(json_tmp);
+    tl_output_free(texts[0]);
+    tl_output_free(texts[1]);
     tl_arena_free(&arena);
     free(o.reports);
     free(o.names);
