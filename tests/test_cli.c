@@ -916,6 +916,22 @@ static void test_xlsx_good_workbook_as_variant(void **state)
     free(csv);
 }
 
+/* A text cell in a numeric CSV column makes the column a string column (SPEC §1), as a
+ * workbook's would be; the cells that read as numbers keep their diffs either way, and
+ * only the one that is no number has none. */
+static void test_text_cell_in_a_numeric_csv_column_keeps_the_other_diffs(void **state)
+{
+    fixture *f = *state;
+    put(f, "a/gpu_timeline.csv", "type,time ms\nbusy,10\nidle,5\nodd,n/a?\n");
+    put(f, "b/gpu_timeline.csv", "type,time ms\nbusy,12\nidle,4\nodd,3\n");
+    char *csv = RUN_OK(f, "gpu_timeline", "a", "b");
+    assert_string_equal(csv, "type,time ms__b_diff,time ms__b_pct,a::time ms,b::time ms\n"
+                             "busy,2,20.0,10,12\n"
+                             "idle,-1,-20.0,5,4\n"
+                             "odd,,,n/a?,3\n");
+    free(csv);
+}
+
 /* pandas pads the header with "Unnamed: N" for cells past it and makes every name unique:
  * a header cell that is itself called "Unnamed: 3" turns the padded one into "Unnamed: 3.1". */
 static void test_xlsx_cells_past_the_header_get_unique_names(void **state)
@@ -1843,6 +1859,7 @@ int main(void)
         T(test_report_does_not_exist),
         /* xlsx */
         T(test_xlsx_good_workbook_as_variant),
+        T(test_text_cell_in_a_numeric_csv_column_keeps_the_other_diffs),
         T(test_xlsx_cells_past_the_header_get_unique_names),
         T(test_xlsx_not_a_zip),
         T(test_xlsx_truncated_zip),

@@ -801,6 +801,22 @@ static void promote_integers(tl_table *t)
 
 static int is_numeric(const tl_cell *c) { return c->kind == TL_INT || c->kind == TL_FLOAT || c->kind == TL_BOOL; }
 
+/*
+ * The number a metric cell stands for in a diff, in *out; 0 when it stands for none.
+ * A column with one text cell is a string column (SPEC §1), and a CSV reader then keeps
+ * every cell of it as text, while a workbook keeps its number cells as numbers: so a text
+ * cell that reads as a number counts as that number here, and both kinds of report give
+ * the same per-row diffs (only the cell that is no number has none).
+ */
+static int diff_operand(const tl_cell *c, tl_cell *out)
+{
+    if (is_numeric(c)) {
+        *out = *c;
+        return 1;
+    }
+    return c->kind == TL_STR && tl_text_to_number(c->v.s, tl_cell_len(c), out);
+}
+
 static void add_diff(tl_table *t, const tl_column *base, const tl_column *var, const char *metric,
                      const char *tag, int tag_index, tl_arena *arena)
 {
@@ -812,9 +828,10 @@ static void add_diff(tl_table *t, const tl_column *base, const tl_column *var, c
     d->tag = p->tag = tag_index;
     d->type = p->type = TL_COL_NUM;
     for (size_t r = 0; r < t->nrows; r++) {
-        const tl_cell *b = &base->cells[r], *v = &var->cells[r];
-        if (!is_numeric(b) || !is_numeric(v))
+        tl_cell bc, vc;
+        if (!diff_operand(&base->cells[r], &bc) || !diff_operand(&var->cells[r], &vc))
             continue; /* missing stays missing */
+        const tl_cell *b = &bc, *v = &vc;
         double diff;
         if (b->kind == TL_INT && v->kind == TL_INT) {
             d->cells[r] = tl_cell_int((int64_t)((uint64_t)v->v.i - (uint64_t)b->v.i));
