@@ -130,6 +130,17 @@ demo: deps $(BUILD)/tlcompare
 	  -o comparison.xlsx --output_csvs_dir comparison_csvs
 	@echo "wrote comparison.xlsx and comparison_csvs/"
 
+# ---- example traces -------------------------------------------------------------------
+
+# The bundled PyTorch trace pair (examples/traces/, see examples/README.md), made by
+# tools/gentrace; regenerating reproduces the committed files byte for byte.
+.PHONY: examples-traces
+EXAMPLE_TRACE_OPTS := --layers 4 --steps 2 --seed 1 --level 9
+examples-traces: $(BUILD)/tools/gentrace
+	@mkdir -p examples/traces
+	$(BUILD)/tools/gentrace --flavour cuda $(EXAMPLE_TRACE_OPTS) -o examples/traces/vit_h100.pt.trace.json.gz
+	$(BUILD)/tools/gentrace --flavour rocm $(EXAMPLE_TRACE_OPTS) -o examples/traces/vit_mi300x.pt.trace.json.gz
+
 # ---- benchmark ------------------------------------------------------------------------
 
 # Time tlcompare on generated 20k-row reports (cached in build/bench/; the scaling run's
