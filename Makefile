@@ -64,7 +64,7 @@ $(BUILD)/tests $(BUILD)/tools:
 
 # ---- tests ----------------------------------------------------------------------------
 
-unit-test: $(TEST_BINS) $(BUILD)/tlcompare
+unit-test: $(TEST_BINS) $(BUILD)/tlcompare $(BUILD)/tools/gentrace
 	@set -e; for t in $(TEST_BINS); do \
 	  TLCOMPARE=$(abspath $(BUILD)/tlcompare) TL_TOP=$(CURDIR) $$t; done
 

@@ -450,7 +450,7 @@ static void lin_make(lin_t *L, int m, int n, int k, int kern_id)
 
 /* The signature texts and kernels the step uses, made once per run. */
 static struct {
-    char *img, *to, *copy_img, *conv, *conv_, *cudnn_conv, *miopen_conv, *resize_w, *resize_in, *reshape_b, *view_b,
+    char *to, *copy_img, *conv, *conv_, *cudnn_conv, *miopen_conv, *resize_w, *resize_in, *reshape_b, *view_b,
         *add_bias, *flatten, *transpose_pe, *cat, *add_pos, *ln, *nln,
         *view_qkv, *permute_qkv, *unbind, *sdpa, *sdpa_flash, *sdpa_eff, *sdpa_eff_fwd, *sdpa_eff_bwd, *empty_o,
         *add_res, *gelu, *select_cls,
@@ -459,8 +459,7 @@ static struct {
         *comms, *empty_ws, *triton, *fill, *zero, *ones_like, *empty_strided;
     int k_nchw, k_conv, k_nhwc, k_miopen[5], k_add_bias, k_cat, k_add, k_ln, k_gemm_qkv, k_gemm_proj, k_gemm_fc1,
         k_gemm_fc2, k_gemm_head, k_sdpa, k_gelu, k_logsm, k_nll, k_mm_d, k_mm_w, k_sum, k_gelu_bwd, k_ln_bwd[2],
-        k_sdpa_bwd[3], k_conv_bwd[4], k_nll_bwd, k_logsm_bwd, k_adamw, k_foreach, k_nccl, k_triton, k_graph[6], k_fill,
-        k_copy;
+        k_sdpa_bwd[3], k_conv_bwd[4], k_nll_bwd, k_logsm_bwd, k_adamw, k_foreach, k_nccl, k_triton, k_graph[6], k_fill;
 } W;
 
 /* Bytes of the bf16 parameters (per layer: qkv, proj, fc1, fc2 weights and the small ones). */
@@ -473,7 +472,6 @@ static void model_init(void)
 {
     char b[256];
 #define BF "c10::BFloat16"
-    W.img = sig("T:float:32,3,224,224", NULL);
     W.to = sig("T:float:32,3,224,224", "S:15", "S:False", "S:False", "N", NULL);
     W.copy_img = sig("T:" BF ":32,3,224,224", "T:float:32,3,224,224", "S:False", NULL);
     W.conv = sig("T:" BF ":32,3,224,224", "T:" BF ":768,3,16,16", "T:" BF ":768", "SL:[16, 16]", "SL:[0, 0]",
@@ -570,7 +568,6 @@ static void model_init(void)
         W.k_nccl = kern("ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)", 4, 1, 1, 640, 96, 8192);
         W.k_adamw = kern("void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::(anonymous namespace)::TensorListMetadata<5>, at::native::(anonymous namespace)::FusedAdamMathFunctor<c10::BFloat16, 5, (at::native::ADAM_MODE)1, false>, float*, double, double, double, double, double, bool, float const*, float const*>(at::native::(anonymous namespace)::TensorListMetadata<5>, at::native::(anonymous namespace)::FusedAdamMathFunctor<c10::BFloat16, 5, (at::native::ADAM_MODE)1, false>, float*, double, double, double, double, double, bool, float const*, float const*)", 320, 1, 1, 512, 72, 0);
         W.k_foreach = kern("void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::(anonymous namespace)::TensorListMetadata<3>, at::native::(anonymous namespace)::TernaryOpScalarFunctor<c10::BFloat16, 3, 2, 0>, std::multiplies<float>, float>(at::native::(anonymous namespace)::TensorListMetadata<3>, at::native::(anonymous namespace)::TernaryOpScalarFunctor<c10::BFloat16, 3, 2, 0>, std::multiplies<float>, float)", 320, 1, 1, 512, 72, 0);
-        W.k_copy = -1;
     } else {
         W.k_miopen[0] = kern("SubTensorOpWithScalar1d", 65536, 1, 1, 256, 0, 0);
         W.k_miopen[1] = kern("batched_transpose_256x4_half", 1605632, 1, 1, 256, 0, 0);
@@ -595,7 +592,6 @@ static void model_init(void)
         W.k_nccl = kern("ncclDevKernel_Generic(ncclDevKernelArgsStorage<4096ul>)", 4, 1, 1, 256, 0, 0);
         W.k_adamw = kern("void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::(anonymous namespace)::TensorListMetadata<5>, at::native::(anonymous namespace)::FusedAdamMathFunctor<c10::BFloat16, 5, (at::native::ADAM_MODE)1, false>, float*, double, double, double, double, double, bool, float const*, float const*>(at::native::(anonymous namespace)::TensorListMetadata<5>, at::native::(anonymous namespace)::FusedAdamMathFunctor<c10::BFloat16, 5, (at::native::ADAM_MODE)1, false>, float*, double, double, double, double, double, bool, float const*, float const*)", 304, 1, 1, 512, 0, 0);
         W.k_foreach = kern("void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::(anonymous namespace)::TensorListMetadata<3>, at::native::(anonymous namespace)::TernaryOpScalarFunctor<c10::BFloat16, 3, 2, 0>, std::multiplies<float>, float>(at::native::(anonymous namespace)::TensorListMetadata<3>, at::native::(anonymous namespace)::TernaryOpScalarFunctor<c10::BFloat16, 3, 2, 0>, std::multiplies<float>, float)", 320, 1, 1, 512, 0, 0);
-        W.k_copy = -1;
     }
     const char *vec = flavour == CUDA ? "4" : "8";
     W.k_cat = kern(xasprintf("void at::native::(anonymous namespace)::CatArrayBatchedCopy_contig<at::native::(anonymous namespace)::OpaqueType<2u>, unsigned int, 3, 128, 1>(at::native::(anonymous namespace)::OpaqueType<2u>*, at::native::(anonymous namespace)::CatArrInputTensorMetadata<at::native::(anonymous namespace)::OpaqueType<2u>, unsigned int, 128, 1>, at::native::(anonymous namespace)::TensorSizeStride<unsigned int, 4u>, int, unsigned int)"), 1, 2, 1, 512, 32, 0);
@@ -641,8 +637,7 @@ static void model_init(void)
 enum kind {
     E_ANNOT,     /* user_annotation on the host */
     E_CPUOP,     /* cpu_op */
-    E_FWDBWD_S,  /* fwdbwd flow start (on the forward op) */
-    E_FWDBWD_F,  /* fwdbwd flow end (on the backward op) */
+    E_FWDBWD_F,  /* fwdbwd flow end at a backward node (the start is written with its forward op) */
     E_INSTANT,   /* cpu_instant_event [memory] */
     E_PY,        /* python_function */
     E_RT,        /* cuda_runtime */
@@ -1593,7 +1588,7 @@ static void step(int s)
     ga->ts = g0;
     ga->dur = g1 - g0;
     ga->ext = evs[gpu_first - 1].ext;
-    /* fwdbwd flow starts sit at their forward op; write them after that step's CPU ops */
+    /* the host is idle a little between steps (data loading) */
     tick(30000, 90000);
 }
 
@@ -1722,8 +1717,6 @@ static void write_event(const ev_t *e, int pass)
             /* the forward end of a fwdbwd flow (its id is the sequence number) */
             put_flow("s", e->seq, host_pid, e->tid, e->ts, "fwdbwd", 0);
         }
-        return;
-    case E_FWDBWD_S:
         return;
     case E_FWDBWD_F:
         if (pass != P_CPU)
