@@ -1621,9 +1621,11 @@ enum pass { P_CPU, P_INSTANT, P_PY, P_RT, P_GPU, N_PASSES };
 
 static int64_t ev_idx; /* "Ev Idx": position among the host events written so far */
 static int first_event;
+static int64_t n_written; /* traceEvents elements written */
 
 static void ev_begin(void)
 {
+    n_written++;
     if (first_event) {
         PUTL("\n  {\n");
         first_event = 0;
@@ -2062,7 +2064,7 @@ static void generate(int steps)
 static void usage(int status)
 {
     fputs("usage: gentrace [--flavour cuda|rocm] [--seed S] [--layers L] [--steps N | --size SIZE]\n"
-          "                [--optimizer fused|foreach]\n"
+          "                [--optimizer fused|foreach] [--stats]\n"
           "                [--gzip | --plain] [--level 1-9] [-o FILE]\n"
           "  --flavour   cuda (H100, GPU pid 0, streams 7/20) or rocm (MI300X, GPU pid 2, streams 0/4); default cuda\n"
           "  --seed      random seed (default 1); same options give the same bytes\n"
@@ -2072,6 +2074,7 @@ static void usage(int status)
           "  --size      approximate JSON size instead of --steps: 500K, 250M, 1G, 5G (powers of 1000)\n"
           "  --gzip      gzip the output (default when FILE ends in .gz); --plain: never\n"
           "  --level     gzip level (default 6)\n"
+          "  --stats     print the number of events, bytes and steps on standard error\n"
           "  -o FILE     output file (default: standard output)\n",
           status ? stderr : stdout);
     exit(status);
@@ -2113,6 +2116,7 @@ int main(int argc, char **argv)
 {
     const char *path = NULL;
     long steps = -1, level = 6;
+    int stats = 0;
     uint64_t size = 0;
     int gz = -1;
     for (int i = 1; i < argc; i++) {
@@ -2157,6 +2161,8 @@ int main(int argc, char **argv)
                 fprintf(stderr, "gentrace: --optimizer: expected fused or foreach, got '%s'\n", v);
                 exit(2);
             }
+        } else if (!strcmp(a, "--stats")) {
+            stats = 1;
         } else if (!strcmp(a, "--gzip")) {
             gz = 1;
         } else if (!strcmp(a, "--plain")) {
@@ -2206,6 +2212,7 @@ int main(int argc, char **argv)
         O.count_only = 0;
         O.bytes = 0;
         O.n = 0;
+        n_written = 0;
         ev_idx = 0;
     }
     if (steps < 0)
@@ -2233,5 +2240,8 @@ int main(int argc, char **argv)
         deflateEnd(&O.z);
     if (O.f != stdout ? fclose(O.f) != 0 : fflush(O.f) != 0)
         die("%s: write failed: %s", O.path, strerror(errno));
+    if (stats)
+        fprintf(stderr, "gentrace: %lld events, %llu bytes of JSON, %ld steps of %d layers\n", (long long)n_written,
+                (unsigned long long)O.bytes, steps, n_layers);
     return 0;
 }
