@@ -687,6 +687,17 @@ static void test_rocm_structures(void **state)
     assert_true(C.f_host > C.s_flow / 2);
 }
 
+/* The smallest trace (no transformer blocks) is still a whole, valid trace. */
+static void test_smallest(void **state)
+{
+    (void)state;
+    check_trace("rocm", "0", "1");
+    assert_true(C.total > 300 && C.total < 1000);
+    assert_int_equal(C.annot_step, 1);
+    assert_int_equal(C.miopen, 1);
+    assert_true(C.s_flow > 10);
+}
+
 static void test_deterministic(void **state)
 {
     (void)state;
@@ -811,7 +822,8 @@ int main(void)
     }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parser_rejects),  cmocka_unit_test(test_cuda_structures),
-        cmocka_unit_test(test_rocm_structures), cmocka_unit_test(test_deterministic),
+        cmocka_unit_test(test_rocm_structures), cmocka_unit_test(test_smallest),
+        cmocka_unit_test(test_deterministic),
         cmocka_unit_test(test_size_and_memory), cmocka_unit_test(test_usage_errors),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -2068,7 +2068,7 @@ static void usage(int status)
           "                [--gzip | --plain] [--level 1-9] [-o FILE]\n"
           "  --flavour   cuda (H100, GPU pid 0, streams 7/20) or rocm (MI300X, GPU pid 2, streams 0/4); default cuda\n"
           "  --seed      random seed (default 1); same options give the same bytes\n"
-          "  --layers    transformer blocks per step (default 12, 1-64)\n"
+          "  --layers    transformer blocks per step (default 12, 0-64)\n"
           "  --steps     profiler steps (default 1)\n"
           "  --optimizer fused (one aten::_fused_adamw_, default) or foreach (seven aten::_foreach_* ops)\n"
           "  --size      approximate JSON size instead of --steps: 500K, 250M, 1G, 5G (powers of 1000)\n"
@@ -2140,7 +2140,7 @@ int main(int argc, char **argv)
             seed = (uint64_t)parse_long(a, v, 0, 1000000000L);
         } else if (!strcmp(a, "--layers")) {
             NEED_ARG();
-            n_layers = (int)parse_long(a, v, 1, 64);
+            n_layers = (int)parse_long(a, v, 0, 64);
         } else if (!strcmp(a, "--steps")) {
             NEED_ARG();
             steps = parse_long(a, v, 1, 100000000L);
