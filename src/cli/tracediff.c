@@ -5,7 +5,6 @@
 
 #include "base/progress.h"
 #include "base/thread.h"
-#include "io/output.h"
 #include "write/csv_write.h"
 
 #include <errno.h>
@@ -81,12 +80,10 @@ int tl_cli_diff_put(tl_cli_diff *cd, const tl_sink *sink, tl_error *err)
 }
 
 /* Write one file of the directory from a table, a buffer or the tree. */
-static int write_one(tl_cli_diff *cd, const char *name, tl_table *table, const tl_buf *text, tl_error *err)
+static int write_one(tl_cli_diff *cd, tl_output *dir, const char *name, tl_table *table, const tl_buf *text,
+                     tl_error *err)
 {
-    size_t n = strlen(cd->tmp_dir) + strlen(name) + 2;
-    char *path = tl_xmalloc(n);
-    snprintf(path, n, "%s/%s", cd->tmp_dir, name);
-    tl_output_track(path);
+    char *path = tl_output_add(dir, name);
     int rc = 0;
     if (table) {
         rc = tl_csv_write_file(table, path, err);
@@ -100,7 +97,7 @@ static int write_one(tl_cli_diff *cd, const char *name, tl_table *table, const t
         if (f && fclose(f) != 0)
             bad = 1;
         if (bad) {
-            tl_error_set(err, "%s: cannot write: %s", path, strerror(errno));
+            tl_error_set(err, "%s/%s: cannot write: %s", tl_output_target(dir), name, strerror(errno));
             rc = -1;
         }
     }
@@ -112,26 +109,22 @@ static const char *const dir_files[] = {"diff_stats.csv", "diff_stats_unique_arg
                                         "merged_tree_output.txt", "cpu_op_map.json", "cpu_op_map_trace1.json",
                                         "cpu_op_map_trace2.json"};
 
-int tl_cli_diff_write_dir(tl_cli_diff *cd, const char *dir, tl_error *err)
+int tl_cli_diff_write_dir(tl_cli_diff *cd, tl_output *dir, tl_error *err)
 {
     double t0 = tl_now();
-    cd->target = dir;
-    cd->tmp_dir = tl_output_temp_dir(dir, err);
-    if (!cd->tmp_dir)
-        return -1;
     tl_arena a;
     tl_arena_init(&a);
     tl_table *t[3] = {tl_diff_stats_table(cd->d, &a), tl_diff_unique_args_table(cd->d, &a),
                       tl_diff_lca_table(cd->d, &a)};
     int rc = 0;
     for (int i = 0; i < 3 && rc == 0; i++)
-        rc = write_one(cd, dir_files[i], t[i], NULL, err);
+        rc = write_one(cd, dir, dir_files[i], t[i], NULL, err);
     if (rc == 0)
-        rc = write_one(cd, dir_files[3], NULL, NULL, err);
+        rc = write_one(cd, dir, dir_files[3], NULL, NULL, err);
     tl_buf b = {0};
     for (int i = 0; i < 3 && rc == 0; i++) {
         tl_diff_cpu_op_map_json(cd->d, i, &b); /* no final newline, as json.dump */
-        rc = write_one(cd, dir_files[4 + i], NULL, &b, err);
+        rc = write_one(cd, dir, dir_files[4 + i], NULL, &b, err);
     }
     tl_buf_free(&b);
     for (int i = 0; i < 3; i++)
@@ -141,21 +134,10 @@ int tl_cli_diff_write_dir(tl_cli_diff *cd, const char *dir, tl_error *err)
     return rc;
 }
 
-int tl_cli_diff_commit(tl_cli_diff *cd, tl_error *err)
-{
-    if (!cd->tmp_dir)
-        return 0;
-    int rc = tl_output_commit_dir(cd->tmp_dir, cd->target, dir_files, sizeof dir_files / sizeof *dir_files, err);
-    free(cd->tmp_dir);
-    cd->tmp_dir = NULL;
-    return rc;
-}
-
 void tl_cli_diff_free(tl_cli_diff *cd)
 {
     tl_diff_free(cd->d);
     for (int k = 0; k < 2; k++)
         tl_trace_free(cd->t[k]);
-    free(cd->tmp_dir);
     memset(cd, 0, sizeof *cd);
 }

@@ -2,19 +2,18 @@
  * tracediff.h - the command line's part of the morphology-aware diff (TRACES.md §5-§6):
  * two trace inputs loaded and aligned, the sheets lca_summary and diff_stats given to
  * the outputs, and the reference's TraceDiff files written into --tracediff-dir, all
- * under temporary names until the run commits.
+ * under temporary names until the run commits them together.
  */
 #ifndef TL_CLI_TRACEDIFF_H
 #define TL_CLI_TRACEDIFF_H
 
 #include "diff/diff.h"
+#include "io/output.h"
 #include "table/result.h"
 
 typedef struct tl_cli_diff {
     tl_trace *t[2];
     tl_diff *d;
-    char *tmp_dir;      /* the TraceDiff files, written, not yet moved into place */
-    const char *target; /* --tracediff-dir */
 } tl_cli_diff;
 
 /* Load both traces and align them.  Returns 0, or -1 with *err set. */
@@ -23,11 +22,9 @@ int tl_cli_diff_run(tl_cli_diff *cd, const char *path1, const char *path2, tl_er
 /* Give the sheets lca_summary and diff_stats to the outputs' sink. */
 int tl_cli_diff_put(tl_cli_diff *cd, const tl_sink *sink, tl_error *err);
 
-/* Write the TraceDiff files into a temporary directory beside `dir`. */
-int tl_cli_diff_write_dir(tl_cli_diff *cd, const char *dir, tl_error *err);
-
-/* Move the written files into `dir` (created when absent). */
-int tl_cli_diff_commit(tl_cli_diff *cd, tl_error *err);
+/* Write the TraceDiff files into the directory output `dir` (moved into place with the
+ * run's other outputs). */
+int tl_cli_diff_write_dir(tl_cli_diff *cd, tl_output *dir, tl_error *err);
 
 void tl_cli_diff_free(tl_cli_diff *cd);
 
