@@ -585,7 +585,8 @@ int main(int argc, char **argv)
             tl_report_close(&reports[opened]);
             if (both_traces && cdiff.d) {
                 /* no report reader for traces in this build: the call trees only */
-                tl_warn("%s; comparing the call trees only", err.msg);
+                tl_warn("%s: no report sheets from a trace in this build (%s); comparing the call trees only",
+                        o.reports[opened], err.msg);
                 err = (tl_error){0};
                 for (size_t i = 0; i < opened; i++) {
                     tags[i] = reports[i].tag; /* the tags outlive the closed reports */
@@ -671,7 +672,8 @@ int main(int argc, char **argv)
     tl_gate gate = {o.fail_pct, o.min_ms, o.min_delta_ms, o.min_delta_pct, o.top};
     tl_summary_build(&summary, results, tagv, o.nreports, &gate, &arena);
     if (cdiff.d) {
-        tl_lca_summary_build(&lsum, cdiff.d, tagv[0], tagv[1], TL_SUMMARY_TOP, o.fail_pct, o.min_ms, &arena);
+        tl_lca_summary_build(&lsum, cdiff.d, tagv[0], tagv[1], o.top ? o.top : TL_SUMMARY_TOP, o.fail_pct, o.min_ms,
+                             &arena);
         summary.lca = &lsum;
         if (lsum.nviolations)
             summary.gate_failed = 1;
