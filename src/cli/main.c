@@ -577,7 +577,7 @@ int main(int argc, char **argv)
     }
     if (rc != 1)
         goto done;
-    if (both_traces && tl_cli_diff_run(&cdiff, o.reports[0], o.reports[1], &err) != 0)
+    if (both_traces && tl_cli_diff_run(&cdiff, o.reports[0], o.reports[1], o.tracediff_dir != NULL, &err) != 0)
         goto fail;
 
     for (; opened < o.nreports; opened++) {

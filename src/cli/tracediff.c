@@ -25,7 +25,7 @@ static void *load_thread(void *arg)
     return NULL;
 }
 
-int tl_cli_diff_run(tl_cli_diff *cd, const char *path1, const char *path2, tl_error *err)
+int tl_cli_diff_run(tl_cli_diff *cd, const char *path1, const char *path2, int required, tl_error *err)
 {
     double t0 = tl_now();
     /* the two traces load side by side: reading one is a single thread's work */
@@ -48,10 +48,18 @@ int tl_cli_diff_run(tl_cli_diff *cd, const char *path1, const char *path2, tl_er
     }
     t0 = tl_now();
     tl_progress("aligning the call trees");
-    cd->d = tl_diff_run(cd->t[0], cd->t[1], NULL, err);
+    tl_error derr = {0};
+    cd->d = tl_diff_run(cd->t[0], cd->t[1], NULL, &derr);
     tl_timing.compare += tl_now() - t0;
-    if (!cd->d)
-        return -1;
+    if (!cd->d) {
+        /* a GPU-only trace has no call tree: its sheets still compare */
+        if (required) {
+            *err = derr;
+            return -1;
+        }
+        tl_warn("%s; no lca_summary or diff_stats", derr.msg);
+        return 0;
+    }
     const tl_diff_stats *st = tl_diff_stats_of(cd->d);
     if (st->wf_chunked)
         tl_warn("%zu children lists too long to align whole were aligned in chunks (TRACES.md §5 bounds)",

@@ -16,8 +16,10 @@ typedef struct tl_cli_diff {
     tl_diff *d;
 } tl_cli_diff;
 
-/* Load both traces and align them.  Returns 0, or -1 with *err set. */
-int tl_cli_diff_run(tl_cli_diff *cd, const char *path1, const char *path2, tl_error *err);
+/* Load both traces and align them.  Returns 0, or -1 with *err set.  A trace without
+ * cpu ops cannot be aligned: an error when `required` (--tracediff-dir), else a warning
+ * (cd->d stays NULL). */
+int tl_cli_diff_run(tl_cli_diff *cd, const char *path1, const char *path2, int required, tl_error *err);
 
 /* Give the sheets lca_summary and diff_stats to the outputs' sink. */
 int tl_cli_diff_put(tl_cli_diff *cd, const tl_sink *sink, tl_error *err);

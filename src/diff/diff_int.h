@@ -40,6 +40,8 @@ typedef struct dstrtab {
 } dstrtab;
 
 uint32_t dst_intern(dstrtab *t, const char *s, size_t len, tl_arena *arena);
+/* The id of s, or UINT32_MAX when it is not in the table. */
+uint32_t dst_find(const dstrtab *t, const char *s, size_t len);
 void dst_free(dstrtab *t);
 
 /* A distinct event name (by content), with what the diff derives from it. */

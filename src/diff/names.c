@@ -60,6 +60,19 @@ uint32_t dst_intern(dstrtab *t, const char *s, size_t len, tl_arena *arena)
     return id;
 }
 
+uint32_t dst_find(const dstrtab *t, const char *s, size_t len)
+{
+    if (!t->slots)
+        return UINT32_MAX;
+    uint64_t h = hash_bytes(s, len);
+    for (size_t i = h & t->mask; t->slots[i]; i = (i + 1) & t->mask) {
+        const dstr *x = &t->e[t->slots[i] - 1];
+        if (x->hash == h && x->len == len && memcmp(x->s, s, len) == 0)
+            return t->slots[i] - 1;
+    }
+    return UINT32_MAX;
+}
+
 void dst_free(dstrtab *t)
 {
     free(t->slots);

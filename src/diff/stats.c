@@ -213,29 +213,25 @@ static void check_identical(tl_diff *d)
 /* ---- the LCAs ----------------------------------------------------------------------- */
 
 /* The distinct cpu_op names of rows[idx[0..n)] in order: one, or " | ".join(sorted). */
+static int str_cmp(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
+
 static const char *op_names(tl_diff *d, const size_t *idx, size_t n)
 {
     const char **v = tl_xmalloc((n ? n : 1) * sizeof *v);
+    dstrtab seen = {0};
     size_t k = 0;
     for (size_t i = 0; i < n; i++) {
         const tl_diff_row *r = &d->rows[idx[i]];
         const char *s = diff_op_name(d, r->side, r->cpu);
-        int dup = 0;
-        for (size_t x = 0; x < k && !dup; x++)
-            dup = strcmp(v[x], s) == 0;
-        if (!dup)
+        if (dst_intern(&seen, s, strlen(s), NULL) == k)
             v[k++] = s;
     }
+    dst_free(&seen);
     const char *out = "";
     if (k == 1) {
         out = v[0];
     } else if (k > 1) {
-        for (size_t i = 1; i < k; i++) /* insertion sort: a handful of names */
-            for (size_t j = i; j > 0 && strcmp(v[j - 1], v[j]) > 0; j--) {
-                const char *t = v[j];
-                v[j] = v[j - 1];
-                v[j - 1] = t;
-            }
+        qsort(v, k, sizeof *v, str_cmp);
         tl_buf b = {0};
         for (size_t i = 0; i < k; i++) {
             if (i)
@@ -659,43 +655,36 @@ static const char *common_name(tl_diff *d, const char *n1, const char *n2)
     return "root";
 }
 
-typedef struct rename {
-    const char *from, *to;
-} rename_t;
-
-/* The renames, later ones overriding: a list searched from the end (a few hundred). */
+/* The renames: each name's latest common name (a later rename overwrites an earlier
+ * one), looked up through a string table. */
 typedef struct renames {
-    rename_t *v;
-    size_t n, cap;
-    dstrtab seen; /* names marked visited */
+    dstrtab names;      /* names renamed */
+    const char **to;    /* by names id */
+    size_t cap;
+    dstrtab seen;       /* names marked visited */
 } renames;
 
 static void rename_add(renames *r, const char *from, const char *to)
 {
-    TL_GROW(r->v, r->cap, r->n + 1);
-    r->v[r->n++] = (rename_t){from, to};
+    uint32_t id = dst_intern(&r->names, from, strlen(from), NULL);
+    TL_GROW(r->to, r->cap, (size_t)id + 1);
+    r->to[id] = to;
 }
 
-static int in_list(const char *const *v, size_t n, const char *s)
-{
-    for (size_t i = 0; i < n; i++)
-        if (strcmp(v[i], s) == 0)
-            return 1;
-    return 0;
-}
-
-/* Distinct cpu_op names of one side's rows of LCA `id`, in row order. */
+/* Distinct cpu_op names of one side's rows of an LCA, in row order. */
 static size_t lca_side_names(tl_diff *d, const size_t *rows, size_t nr, int side, const char **out)
 {
+    dstrtab seen = {0};
     size_t k = 0;
     for (size_t i = 0; i < nr; i++) {
         const tl_diff_row *r = &d->rows[rows[i]];
         if (r->side != side)
             continue;
         const char *s = diff_op_name(d, side, r->cpu);
-        if (!in_list(out, k, s))
+        if (dst_intern(&seen, s, strlen(s), NULL) == k)
             out[k++] = s;
     }
+    dst_free(&seen);
     return k;
 }
 
@@ -753,30 +742,35 @@ static void cpu_op_renames(tl_diff *d, renames *rn)
                     rename_add(rn, l1[i], c);
                 }
         } else {
-            /* drop exact matches: each trace1 name with the first equal trace2 name */
+            /* drop exact matches (each trace1 name with the equal trace2 name: names are
+             * distinct on a side), then pair each trace1 name left with the first trace2
+             * name left that has a common name with it (every pair has one: each op's
+             * only module is "root") */
+            dstrtab t2 = {0};
+            for (size_t j = 0; j < n2; j++)
+                dst_intern(&t2, l2[j], strlen(l2[j]), NULL);
+            uint8_t *gone = tl_xcalloc(n2 + 1, 1);
             size_t k1 = 0;
             for (size_t i = 0; i < n1; i++) {
-                int hit = 0;
-                for (size_t j = 0; j < n2 && !hit; j++)
-                    if (strcmp(l1[i], l2[j]) == 0) {
-                        memmove(l2 + j, l2 + j + 1, (n2 - j - 1) * sizeof *l2);
-                        n2--;
-                        hit = 1;
-                    }
-                if (!hit)
+                uint32_t id = dst_find(&t2, l1[i], strlen(l1[i]));
+                if (id != UINT32_MAX && !gone[id])
+                    gone[id] = 1;
+                else
                     c1[k1++] = l1[i];
             }
-            for (size_t i = 0; i < k1; i++)
-                for (size_t j = 0; j < n2; j++) {
-                    const char *c = common_name(d, c1[i], l2[j]);
-                    if (c) {
-                        rename_add(rn, c1[i], c);
-                        rename_add(rn, l2[j], c);
-                        memmove(l2 + j, l2 + j + 1, (n2 - j - 1) * sizeof *l2);
-                        n2--;
-                        break;
-                    }
-                }
+            size_t next = 0;
+            for (size_t i = 0; i < k1; i++) {
+                while (next < n2 && gone[next])
+                    next++;
+                if (next == n2)
+                    break;
+                const char *c = common_name(d, c1[i], l2[next]);
+                rename_add(rn, c1[i], c);
+                rename_add(rn, l2[next], c);
+                gone[next] = 1;
+            }
+            free(gone);
+            dst_free(&t2);
         }
     }
     free(l1);
@@ -791,10 +785,8 @@ static void cpu_op_renames(tl_diff *d, renames *rn)
 
 static const char *renamed(const renames *rn, const char *name)
 {
-    for (size_t i = rn->n; i-- > 0;)
-        if (strcmp(rn->v[i].from, name) == 0)
-            return rn->v[i].to;
-    return name;
+    uint32_t id = dst_find(&rn->names, name, strlen(name));
+    return id == UINT32_MAX ? name : rn->to[id];
 }
 
 void diff_stats(tl_diff *d)
@@ -809,7 +801,8 @@ void diff_stats(tl_diff *d)
         const tl_diff_row *row = &d->rows[d->groups[i].first];
         d->groups[i].cpu_op_name = renamed(&rn, diff_op_name(d, row->side, row->cpu));
     }
-    free(rn.v);
+    free(rn.to);
+    dst_free(&rn.names);
     dst_free(&rn.seen);
     diff_cpu_op_maps(d);
 }
