@@ -392,6 +392,58 @@ static void test_reconcile(void **state)
     tl_trace_free(t2);
 }
 
+/* Phase 3's third rule: a deleted and an inserted wrapper with the same children names
+ * are both replaced by their children.  [X Z] vs [Y Q R] has no equal name; X and Y both
+ * hold [A B], so the lists become [A B Z] vs [A B Q R]: A and B meet (Wagner-Fischer:
+ * match A, match B, del Z, ins Q, ins R), and X and Y leave the merged tree. */
+static uint32_t wrapped(tb *b, const char *wrapper, uint32_t parent)
+{
+    uint32_t w = OP(b, wrapper, 1, 29, parent);
+    uint32_t a = OP(b, "A", 2, 8, w);
+    KN(b, "ka", 500, 5, RT(b, "LA", 3, 1, a));
+    uint32_t x = OP(b, "B", 12, 8, w);
+    KN(b, "kb", 600, 5, RT(b, "LB", 13, 1, x));
+    return w;
+}
+
+static void test_reconcile_equal_lists(void **state)
+{
+    (void)state;
+    tb b1 = tb_new(), b2 = tb_new();
+    uint32_t p = OP(&b1, "P", 0, 100, NONE);
+    wrapped(&b1, "X", p);
+    uint32_t z = OP(&b1, "Z", 40, 10, p);
+    KN(&b1, "kz", 700, 5, RT(&b1, "LZ", 41, 1, z));
+    p = OP(&b2, "P", 0, 100, NONE);
+    wrapped(&b2, "Y", p);
+    uint32_t q = OP(&b2, "Q", 40, 10, p);
+    KN(&b2, "kq", 700, 5, RT(&b2, "LQ", 41, 1, q));
+    uint32_t r = OP(&b2, "R", 60, 10, p);
+    KN(&b2, "kr", 800, 5, RT(&b2, "LR", 61, 1, r));
+    tl_trace *t1 = tb_finish(&b1), *t2 = tb_finish(&b2);
+    tl_error err = {0};
+    tl_diff *d = tl_diff_run(t1, t2, NULL, &err);
+    assert_tree(d, "\xe2\x94\x94\xe2\x94\x80\xe2\x94\x80 P\n"
+                   "    \xe2\x94\x9c\xe2\x94\x80\xe2\x94\x80 A\n"
+                   "    \xe2\x94\x82   \xe2\x94\x94\xe2\x94\x80\xe2\x94\x80 LA\n"
+                   "    \xe2\x94\x82       \xe2\x94\x94\xe2\x94\x80\xe2\x94\x80 ka\n"
+                   "    \xe2\x94\x9c\xe2\x94\x80\xe2\x94\x80 B\n"
+                   "    \xe2\x94\x82   \xe2\x94\x94\xe2\x94\x80\xe2\x94\x80 LB\n"
+                   "    \xe2\x94\x82       \xe2\x94\x94\xe2\x94\x80\xe2\x94\x80 kb\n"
+                   "    \xe2\x94\x9c\xe2\x94\x80\xe2\x94\x80 >> trace1: Z\n"
+                   "    \xe2\x94\x82   \xe2\x94\x94\xe2\x94\x80\xe2\x94\x80 >> trace1: LZ\n"
+                   "    \xe2\x94\x82       \xe2\x94\x94\xe2\x94\x80\xe2\x94\x80 >> trace1: kz\n"
+                   "    \xe2\x94\x9c\xe2\x94\x80\xe2\x94\x80 << trace2: Q\n"
+                   "    \xe2\x94\x82   \xe2\x94\x94\xe2\x94\x80\xe2\x94\x80 << trace2: LQ\n"
+                   "    \xe2\x94\x82       \xe2\x94\x94\xe2\x94\x80\xe2\x94\x80 << trace2: kq\n"
+                   "    \xe2\x94\x94\xe2\x94\x80\xe2\x94\x80 << trace2: R\n"
+                   "        \xe2\x94\x94\xe2\x94\x80\xe2\x94\x80 << trace2: LR\n"
+                   "            \xe2\x94\x94\xe2\x94\x80\xe2\x94\x80 << trace2: kr\n");
+    tl_diff_free(d);
+    tl_trace_free(t1);
+    tl_trace_free(t2);
+}
+
 /* Phase 1: one side's single child is a wrapper; it is walked down to the node with
  * several GPU children, which takes the merged node's place on that side. */
 static void test_collapse(void **state)
@@ -617,7 +669,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_normalize),  cmocka_unit_test(test_wf),       cmocka_unit_test(test_pyset_order),
-        cmocka_unit_test(test_positional), cmocka_unit_test(test_reconcile), cmocka_unit_test(test_collapse),
+        cmocka_unit_test(test_positional), cmocka_unit_test(test_reconcile), cmocka_unit_test(test_reconcile_equal_lists),
+        cmocka_unit_test(test_collapse),
         cmocka_unit_test(test_disambiguate), cmocka_unit_test(test_missing), cmocka_unit_test(test_identical),
         cmocka_unit_test(test_roots),
     };

@@ -10,6 +10,8 @@
  */
 #include "diff/diff_int.h"
 
+#include "base/sort.h"
+
 #include <stdio.h>
 
 typedef tl_diff_op op_t;
@@ -787,6 +789,34 @@ static int reconcile(aligner *A, const opvec *ops, const dvec *c1, const dvec *c
                     sub1[D.v[x]] = 1;
             hd[x] = kids.n ? list_hash(A, 0, &kids) : 0;
         }
+        /* the deletes by their children's hash, for the equal-lists rule */
+        tl_sort_item *hord = tl_xmalloc(D.n * sizeof *hord);
+        for (size_t x = 0; x < D.n; x++)
+            hord[x] = (tl_sort_item){hd[x], (uint32_t)x};
+        tl_sort_items(hord, D.n, NULL);
+        /* runinfo[start of a run of equal hashes]: 1 when all its lists are equal (2 once
+         * its deletes are marked), 0 otherwise (a 64-bit collision: checked one by one) */
+        uint8_t *runinfo = tl_xcalloc(D.n + 1, 1);
+        {
+            dvec rep = {0};
+            for (size_t z = 0; z < D.n;) {
+                size_t e = z + 1;
+                rep.n = 0;
+                gpu_children(A, 0, c1->v[D.v[hord[z].row]], &rep);
+                int uniform = 1;
+                for (; e < D.n && hord[e].key == hord[z].key; e++) {
+                    kids.n = 0;
+                    gpu_children(A, 0, c1->v[D.v[hord[e].row]], &kids);
+                    int eq = kids.n == rep.n;
+                    for (size_t y = 0; eq && y < kids.n; y++)
+                        eq = nid(A, 0, kids.v[y]) == nid(A, 0, rep.v[y]);
+                    uniform &= eq;
+                }
+                runinfo[z] = (uint8_t)uniform;
+                z = e;
+            }
+            dv_free(&rep);
+        }
         dvec ik = {0};
         for (size_t x = 0; x < I.n; x++) {
             ik.n = 0;
@@ -796,21 +826,48 @@ static int reconcile(aligner *A, const opvec *ops, const dvec *c1, const dvec *c
                     sub2[I.v[x]] = 1;
             if (!ik.n)
                 continue;
+            /* the deletes with this hash: a run of the sorted order */
             uint64_t h = list_hash(A, 1, &ik);
-            for (size_t z = 0; z < D.n; z++) {
-                if (hd[z] != h)
-                    continue;
+            size_t lo = 0, hi = D.n;
+            while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (hd[hord[mid].row] < h)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            if (lo < D.n && hd[hord[lo].row] == h && runinfo[lo] != 0) {
+                /* a run whose lists are all equal: one comparison decides for all of it */
                 kids.n = 0;
-                gpu_children(A, 0, c1->v[D.v[z]], &kids);
+                gpu_children(A, 0, c1->v[D.v[hord[lo].row]], &kids);
                 int eq = kids.n == ik.n;
                 for (size_t y = 0; eq && y < kids.n; y++)
                     eq = nid(A, 0, kids.v[y]) == nid(A, 1, ik.v[y]);
                 if (eq) {
-                    sub1[D.v[z]] = 1;
+                    sub2[I.v[x]] = 1;
+                    if (runinfo[lo] == 1) {
+                        for (size_t z = lo; z < D.n && hd[hord[z].row] == h; z++)
+                            sub1[D.v[hord[z].row]] = 1;
+                        runinfo[lo] = 2;
+                    }
+                }
+                continue;
+            }
+            for (size_t z = lo; z < D.n && hd[hord[z].row] == h; z++) {
+                size_t dz = hord[z].row;
+                kids.n = 0;
+                gpu_children(A, 0, c1->v[D.v[dz]], &kids);
+                int eq = kids.n == ik.n;
+                for (size_t y = 0; eq && y < kids.n; y++)
+                    eq = nid(A, 0, kids.v[y]) == nid(A, 1, ik.v[y]);
+                if (eq) {
+                    sub1[D.v[dz]] = 1;
                     sub2[I.v[x]] = 1;
                 }
             }
         }
+        free(runinfo);
+        free(hord);
         free(hd);
         dv_free(&kids);
         dv_free(&ik);
