@@ -70,8 +70,19 @@ int tl_cli_diff_run(tl_cli_diff *cd, const char *path1, const char *path2, int r
     return 0;
 }
 
+/* A worksheet holds 1,048,575 rows below its header. */
+#define SHEET_MAX_ROWS 1048575u
+
 static int put_table(const tl_sink *sink, const char *name, tl_table *t, tl_error *err)
 {
+    if (t->nrows > SHEET_MAX_ROWS) {
+        /* the workbook cannot hold it, and the CSV directory mirrors the workbook: the
+         * whole table is in --tracediff-dir's files */
+        tl_warn("%s has %zu rows, more than a worksheet holds: left out of the workbook and the CSV "
+                "directory (--tracediff-dir writes it whole)", name, t->nrows);
+        tl_table_free(t);
+        return 0;
+    }
     tl_result r = {name, t, NULL, t->nrows, t->ncols};
     return sink->put(sink->ctx, &r, err);
 }

@@ -57,6 +57,9 @@ typedef struct tl_diff_row {
     uint8_t side;         /* 0: trace1, 1: trace2 */
     double busy;          /* the LCA-level busy time of that side, rounded to 3 decimals */
     const char *lca_name; /* NULL for none */
+    /* kept here, so that the tables made from the rows read no event again */
+    const char *name, *cpu_name; /* the GPU event's and the cpu_op's names (or UIDs) */
+    uint32_t name_id, cpu_name_id; /* their names by content (equal names, equal ids) */
 } tl_diff_row;
 
 /* One LCA: the rows of one lowest_common_ancestor_id (lca_summary, and the summaries). */

@@ -102,7 +102,6 @@ static size_t col(tl_table *t, const char *name, int numeric)
 
 static tl_cell str_or_missing(const char *s) { return s && *s ? tl_cell_str(s) : tl_cell_missing(); }
 
-static const char *diff_name(const tl_diff *d, int side, uint32_t e) { return diff_op_name((tl_diff *)d, side, e); }
 
 tl_table *tl_diff_stats_table(const tl_diff *d, tl_arena *arena)
 {
@@ -125,8 +124,8 @@ tl_table *tl_diff_stats_table(const tl_diff *d, tl_arena *arena)
             continue;
         const tl_trace *tr = d->s[row->side].t;
         const tl_tev *g = &tr->ev[row->gpu], *cpu = &tr->ev[row->cpu];
-        t->cols[c_name].cells[o] = tl_cell_str(diff_name(d, row->side, row->gpu));
-        t->cols[c_op].cells[o] = tl_cell_str(diff_name(d, row->side, row->cpu));
+        t->cols[c_name].cells[o] = tl_cell_str(row->name);
+        t->cols[c_op].cells[o] = tl_cell_str(row->cpu_name);
         t->cols[c_uid].cells[o] = tl_cell_int(cpu->uid);
         if (c_src != SIZE_MAX)
             t->cols[c_src].cells[o] = tl_cell_str(row->side ? "trace2" : "trace1");
@@ -170,7 +169,7 @@ tl_table *tl_diff_unique_args_table(const tl_diff *d, tl_arena *arena)
         if (d->identical && row->side == 1)
             continue;
         const tl_tev *cpu = &d->s[row->side].t->ev[row->cpu];
-        t->cols[c_name].cells[o] = tl_cell_str(diff_name(d, row->side, row->gpu));
+        t->cols[c_name].cells[o] = tl_cell_str(row->name);
         t->cols[c_cnt].cells[o] = tl_cell_int((int64_t)g->count);
         t->cols[c_op].cells[o] = tl_cell_str(g->cpu_op_name);
         t->cols[c_uid].cells[o] = tl_cell_int(cpu->uid);
@@ -230,7 +229,7 @@ static const char *py_list(const tl_diff *d, int side, size_t first_row, size_t 
             continue;
         if (k++)
             tl_buf_adds(&b, ", ");
-        tl_diff_py_repr(diff_name(d, side, row->gpu), &b);
+        tl_diff_py_repr(row->name, &b);
     }
     tl_buf_addc(&b, ']');
     const char *s = tl_arena_strdup(arena, tl_buf_cstr(&b));
@@ -470,7 +469,7 @@ static void side_map(tl_diff *d, int side, tl_buf *b)
         const tl_diff_row *row = &d->rows[d->groups[i].first];
         if (row->side != side)
             continue;
-        t[n++] = (triple){diff_op_name(d, side, row->cpu), 0, side, diff_op_name(d, side, row->gpu)};
+        t[n++] = (triple){row->cpu_name, 0, side, row->name};
     }
     size_t *ord;
     size_t k = sorted_distinct(t, n, &ord);
@@ -505,7 +504,7 @@ static void joint_map(tl_diff *d, tl_buf *b)
         const tl_diff_row *row = &d->rows[d->groups[i].first];
         const char *key = d->groups[i].cpu_op_name;
         size_t order = dst_intern(&keys, key, strlen(key), NULL);
-        t[i] = (triple){key, order + 1, row->side, diff_op_name(d, row->side, row->gpu)};
+        t[i] = (triple){key, order + 1, row->side, row->name};
     }
     size_t *ord;
     size_t k = sorted_distinct(t, d->ngroups, &ord);

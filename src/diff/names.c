@@ -208,8 +208,13 @@ void tl_diff_py_repr(const char *s, tl_buf *out)
     int sq = strchr(s, '\'') != NULL, dq = strchr(s, '"') != NULL;
     char q = sq && !dq ? '"' : '\'';
     tl_buf_addc(out, q);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    const unsigned char *p = (const unsigned char *)s, *run = p;
+    for (; *p; p++) {
         unsigned char c = *p;
+        if (c >= 0x20 && c != 0x7f && c != (unsigned char)q && c != '\\')
+            continue; /* plain: copied with its run */
+        tl_buf_add(out, run, (size_t)(p - run));
+        run = p + 1;
         if (c == (unsigned char)q || c == '\\') {
             tl_buf_addc(out, '\\');
             tl_buf_addc(out, (char)c);
@@ -219,12 +224,11 @@ void tl_diff_py_repr(const char *s, tl_buf *out)
             tl_buf_adds(out, "\\r");
         } else if (c == '\t') {
             tl_buf_adds(out, "\\t");
-        } else if (c < 0x20 || c == 0x7f) {
-            tl_buf_printf(out, "\\x%02x", c);
         } else {
-            tl_buf_addc(out, (char)c);
+            tl_buf_printf(out, "\\x%02x", c);
         }
     }
+    tl_buf_add(out, run, (size_t)(p - run));
     tl_buf_addc(out, q);
 }
 

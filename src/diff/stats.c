@@ -49,6 +49,14 @@ static uint32_t cpu_op_above(const tl_trace *t, uint32_t e)
     return TL_TEV_NONE;
 }
 
+/* A name's identity by content; an empty name is shown as the event's UID, which tells
+ * events apart as their names would. */
+static uint32_t name_key(const tl_diff *d, int side, uint32_t e)
+{
+    const char *s = d->s[side].t->ev[e].name;
+    return s && *s ? d->s[side].nm[e] : 0x80000000u | d->s[side].t->ev[e].uid;
+}
+
 static void emit_rows(tl_diff *d, int side, const dvec *g, uint32_t lca, const char *lca_name)
 {
     const tl_trace *t = d->s[side].t;
@@ -58,7 +66,9 @@ static void emit_rows(tl_diff *d, int side, const dvec *g, uint32_t lca, const c
         if (cpu == TL_TEV_NONE)
             continue;
         TL_GROW(d->rows, d->caprows, d->nrows + 1);
-        d->rows[d->nrows++] = (tl_diff_row){g->v[i], cpu, lca, (uint8_t)side, busy, lca_name};
+        d->rows[d->nrows++] = (tl_diff_row){g->v[i], cpu, lca, (uint8_t)side, busy, lca_name,
+                                            diff_op_name(d, side, g->v[i]), diff_op_name(d, side, cpu),
+                                            name_key(d, side, g->v[i]), name_key(d, side, cpu)};
         if (lca == UINT32_MAX)
             d->lca_missing = 1;
     }
@@ -173,7 +183,7 @@ static int rows_equal(const tl_diff *d, const tl_diff_row *a, const tl_diff_row 
 {
     const tl_tev *ga = &d->s[a->side].t->ev[a->gpu], *gb = &d->s[b->side].t->ev[b->gpu];
     const tl_tev *ca = &d->s[a->side].t->ev[a->cpu], *cb = &d->s[b->side].t->ev[b->cpu];
-    return d->s[a->side].nm[a->gpu] == d->s[b->side].nm[b->gpu] && d->s[a->side].nm[a->cpu] == d->s[b->side].nm[b->cpu] &&
+    return a->name_id == b->name_id && a->cpu_name_id == b->cpu_name_id &&
            ca->uid == cb->uid && str_eq(ca->input_dims, cb->input_dims) && str_eq(ca->input_strides, cb->input_strides) &&
            str_eq(ca->input_type, cb->input_type) && str_eq(ca->concrete_inputs, cb->concrete_inputs) &&
            (ga->dur == gb->dur || (isnan(ga->dur) && isnan(gb->dur))) && a->busy == b->busy &&
@@ -222,7 +232,7 @@ static const char *op_names(tl_diff *d, const size_t *idx, size_t n)
     size_t k = 0;
     for (size_t i = 0; i < n; i++) {
         const tl_diff_row *r = &d->rows[idx[i]];
-        const char *s = diff_op_name(d, r->side, r->cpu);
+        const char *s = r->cpu_name;
         if (dst_intern(&seen, s, strlen(s), NULL) == k)
             v[k++] = s;
     }
@@ -530,7 +540,7 @@ static void unique_args(tl_diff *d)
         memset(&k, 0, sizeof k);
         k.side = row->side;
         k.cpu = row->cpu;
-        k.kname = d->s[row->side].nm[row->gpu];
+        k.kname = row->name_id;
         double bz = row->busy == 0 ? 0.0 : row->busy;
         memcpy(&k.busy, &bz, sizeof bz);
         k.lname = row->lca_name ? dst_intern(&lt, row->lca_name, strlen(row->lca_name), NULL) : UINT32_MAX;
@@ -588,9 +598,9 @@ static void unique_args(tl_diff *d)
         const tl_diff_row *row = &d->rows[gs[i].first];
         const tl_tev *cpu = &d->s[row->side].t->ev[row->cpu];
         char **t = ctx.text + i * G_NCOLS;
-        t[G_NAME] = (char *)diff_op_name(d, row->side, row->gpu);
+        t[G_NAME] = (char *)row->name;
         t[G_COUNT] = tl_arena_printf(&d->arena, "%zu", gs[i].count);
-        t[G_OPNAME] = (char *)diff_op_name(d, row->side, row->cpu);
+        t[G_OPNAME] = (char *)row->cpu_name;
         t[G_UID] = tl_arena_printf(&d->arena, "%u", (unsigned)cpu->uid);
         t[G_SOURCE] = row->side ? "trace2" : "trace1";
         t[G_DIMS] = (char *)or_empty(cpu->input_dims);
@@ -680,7 +690,7 @@ static size_t lca_side_names(tl_diff *d, const size_t *rows, size_t nr, int side
         const tl_diff_row *r = &d->rows[rows[i]];
         if (r->side != side)
             continue;
-        const char *s = diff_op_name(d, side, r->cpu);
+        const char *s = r->cpu_name;
         if (dst_intern(&seen, s, strlen(s), NULL) == k)
             out[k++] = s;
     }
@@ -799,7 +809,7 @@ void diff_stats(tl_diff *d)
     cpu_op_renames(d, &rn);
     for (size_t i = 0; i < d->ngroups; i++) {
         const tl_diff_row *row = &d->rows[d->groups[i].first];
-        d->groups[i].cpu_op_name = renamed(&rn, diff_op_name(d, row->side, row->cpu));
+        d->groups[i].cpu_op_name = renamed(&rn, row->cpu_name);
     }
     free(rn.to);
     dst_free(&rn.names);
