@@ -98,35 +98,56 @@ int tl_cli_diff_put(tl_cli_diff *cd, const tl_sink *sink, tl_error *err)
     return put_table(sink, "diff_stats", ds, err);
 }
 
-/* Write one file of the directory from a table, a buffer or the tree. */
-static int write_one(tl_cli_diff *cd, tl_output *dir, const char *name, tl_table *table, const tl_buf *text,
-                     tl_error *err)
+/* Write one file from a table, a buffer or (neither) the tree. */
+static int write_one(const tl_diff *d, const char *path, const char *shown, const tl_table *table,
+                     const tl_buf *text, tl_error *err)
 {
-    char *path = tl_output_add(dir, name);
-    int rc = 0;
-    if (table) {
-        rc = tl_csv_write_file(table, path, err);
-    } else {
-        FILE *f = fopen(path, "wb");
-        int bad = !f;
-        if (f && text)
-            bad |= text->len && fwrite(text->data, 1, text->len, f) != text->len;
-        else if (f)
-            bad |= tl_diff_write_tree(cd->d, f) != 0;
-        if (f && fclose(f) != 0)
-            bad = 1;
-        if (bad) {
-            tl_error_set(err, "%s/%s: cannot write: %s", tl_output_target(dir), name, strerror(errno));
-            rc = -1;
-        }
+    if (table)
+        return tl_csv_write_file(table, path, err);
+    FILE *f = fopen(path, "wb");
+    int bad = !f;
+    if (f && text)
+        bad |= text->len && fwrite(text->data, 1, text->len, f) != text->len;
+    else if (f)
+        bad |= tl_diff_write_tree(d, f) != 0;
+    if (f && fclose(f) != 0)
+        bad = 1;
+    if (bad) {
+        tl_error_set(err, "%s: cannot write: %s", shown, strerror(errno));
+        return -1;
     }
-    free(path);
-    return rc;
+    return 0;
 }
 
 static const char *const dir_files[] = {"diff_stats.csv", "diff_stats_unique_args_summary.csv", "lca_summary.csv",
                                         "merged_tree_output.txt", "cpu_op_map.json", "cpu_op_map_trace1.json",
                                         "cpu_op_map_trace2.json"};
+#define NFILES (sizeof dir_files / sizeof *dir_files)
+
+/* The tree text and the maps, written by a helper thread while the CSVs are. */
+typedef struct text_job {
+    const tl_diff *d;
+    char **paths;
+    const char *dir;
+    tl_error err;
+    int rc;
+} text_job;
+
+static void *write_texts(void *arg)
+{
+    text_job *j = arg;
+    char shown[4096];
+    snprintf(shown, sizeof shown, "%s/%s", j->dir, dir_files[3]);
+    j->rc = write_one(j->d, j->paths[3], shown, NULL, NULL, &j->err);
+    tl_buf b = {0};
+    for (int i = 0; i < 3 && j->rc == 0; i++) {
+        tl_diff_cpu_op_map_json(j->d, i, &b); /* no final newline, as json.dump */
+        snprintf(shown, sizeof shown, "%s/%s", j->dir, dir_files[4 + i]);
+        j->rc = write_one(j->d, j->paths[4 + i], shown, NULL, &b, &j->err);
+    }
+    tl_buf_free(&b);
+    return NULL;
+}
 
 int tl_cli_diff_write_dir(tl_cli_diff *cd, tl_output *dir, tl_error *err)
 {
@@ -135,17 +156,28 @@ int tl_cli_diff_write_dir(tl_cli_diff *cd, tl_output *dir, tl_error *err)
     tl_arena_init(&a);
     tl_table *t[3] = {tl_diff_stats_table(cd->d, &a), tl_diff_unique_args_table(cd->d, &a),
                       tl_diff_lca_table(cd->d, &a)};
+    char *paths[NFILES];
+    for (size_t i = 0; i < NFILES; i++) /* the paths are tracked for the clean-up: here, not on a helper */
+        paths[i] = tl_output_add(dir, dir_files[i]);
+    text_job job = {cd->d, paths, tl_output_target(dir), {0}, 0};
+    pthread_t th;
+    int threaded = tl_thread_create(&th, write_texts, &job) == 0;
     int rc = 0;
-    for (int i = 0; i < 3 && rc == 0; i++)
-        rc = write_one(cd, dir, dir_files[i], t[i], NULL, err);
-    if (rc == 0)
-        rc = write_one(cd, dir, dir_files[3], NULL, NULL, err);
-    tl_buf b = {0};
     for (int i = 0; i < 3 && rc == 0; i++) {
-        tl_diff_cpu_op_map_json(cd->d, i, &b); /* no final newline, as json.dump */
-        rc = write_one(cd, dir, dir_files[4 + i], NULL, &b, err);
+        char shown[4096];
+        snprintf(shown, sizeof shown, "%s/%s", tl_output_target(dir), dir_files[i]);
+        rc = write_one(cd->d, paths[i], shown, t[i], NULL, err);
     }
-    tl_buf_free(&b);
+    if (threaded)
+        pthread_join(th, NULL);
+    else
+        write_texts(&job);
+    if (rc == 0 && job.rc != 0) {
+        *err = job.err;
+        rc = -1;
+    }
+    for (size_t i = 0; i < NFILES; i++)
+        free(paths[i]);
     for (int i = 0; i < 3; i++)
         tl_table_free(t[i]);
     tl_arena_free(&a);
