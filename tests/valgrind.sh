@@ -1,5 +1,6 @@
 #!/bin/sh
-# Run tlcompare under valgrind on every conformance case and on the bundled examples:
+# Run tlcompare under valgrind on every conformance case (the TraceDiff ones with
+# --tracediff-dir) and on the bundled examples:
 # any memory error or leak fails.  usage: tests/valgrind.sh TLCOMPARE [CONFORMANCE_DIR]
 set -u
 tool=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
@@ -22,6 +23,12 @@ if [ -d "$conf/cases" ]; then
   for c in "$conf"/cases/*/; do
     # shellcheck disable=SC2046
     run "$(basename "$c")" "$c" $(cat "$c/args")
+  done
+fi
+if [ -d "$conf/tracediff-cases" ]; then
+  for c in "$conf"/tracediff-cases/*/; do
+    # shellcheck disable=SC2046
+    run "td_$(basename "$c")" "$c" $(cat "$c/args") --tracediff-dir "$tmp/td_$(basename "$c")_dir"
   done
 fi
 run examples "$top" examples/baseline examples/candidate
