@@ -39,6 +39,7 @@ int tl_cli_diff_run(tl_cli_diff *cd, const char *path1, const char *path2, int r
     else
         load_thread(&j2);
     cd->t[1] = j2.t;
+    cd->owned = 1;
     tl_timing.read += tl_now() - t0;
     if (!cd->t[0])
         return -1;
@@ -46,10 +47,17 @@ int tl_cli_diff_run(tl_cli_diff *cd, const char *path1, const char *path2, int r
         *err = j2.err;
         return -1;
     }
-    t0 = tl_now();
+    return tl_cli_diff_align(cd, cd->t[0], cd->t[1], required, err);
+}
+
+int tl_cli_diff_align(tl_cli_diff *cd, tl_trace *t1, tl_trace *t2, int required, tl_error *err)
+{
+    cd->t[0] = t1;
+    cd->t[1] = t2;
+    double t0 = tl_now();
     tl_progress("aligning the call trees");
     tl_error derr = {0};
-    cd->d = tl_diff_run(cd->t[0], cd->t[1], NULL, &derr);
+    cd->d = tl_diff_run(t1, t2, NULL, &derr);
     tl_timing.compare += tl_now() - t0;
     if (!cd->d) {
         /* a GPU-only trace has no call tree: its sheets still compare */
@@ -188,7 +196,7 @@ int tl_cli_diff_write_dir(tl_cli_diff *cd, tl_output *dir, tl_error *err)
 void tl_cli_diff_free(tl_cli_diff *cd)
 {
     tl_diff_free(cd->d);
-    for (int k = 0; k < 2; k++)
+    for (int k = 0; k < 2 && cd->owned; k++)
         tl_trace_free(cd->t[k]);
     memset(cd, 0, sizeof *cd);
 }

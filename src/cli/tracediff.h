@@ -13,6 +13,7 @@
 
 typedef struct tl_cli_diff {
     tl_trace *t[2];
+    int owned; /* the traces were loaded here (tl_cli_diff_run), and are freed here */
     tl_diff *d;
 } tl_cli_diff;
 
@@ -20,6 +21,9 @@ typedef struct tl_cli_diff {
  * cpu ops cannot be aligned: an error when `required` (--tracediff-dir), else a warning
  * (cd->d stays NULL). */
 int tl_cli_diff_run(tl_cli_diff *cd, const char *path1, const char *path2, int required, tl_error *err);
+
+/* The same for two traces loaded elsewhere (a trace report's), which must outlive cd. */
+int tl_cli_diff_align(tl_cli_diff *cd, tl_trace *t1, tl_trace *t2, int required, tl_error *err);
 
 /* Give the sheets lca_summary and diff_stats to the outputs' sink. */
 int tl_cli_diff_put(tl_cli_diff *cd, const tl_sink *sink, tl_error *err);
