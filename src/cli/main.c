@@ -629,7 +629,7 @@ int main(int argc, char **argv)
         tl_run_groups_with(reports, o.nreports, o.run, o.named, o.tracelens_keys ? TL_RUN_TRACELENS_KEYS : 0,
                            &sink, &arena, &err) != 0)
         goto fail;
-    if (tl_cli_diff_put(&cdiff, &sink, &err) != 0)
+    if (tl_cli_diff_put(&cdiff, &sink, texts[2], &err) != 0)
         goto fail;
     const tl_results *results = tl_out_results(outputs);
     if (results->n == 0) {
@@ -693,8 +693,6 @@ int main(int argc, char **argv)
     if (texts[0] && write_text(texts[0], &md, &err) != 0)
         goto fail;
     if (texts[1] && write_text(texts[1], &json, &err) != 0)
-        goto fail;
-    if (texts[2] && tl_cli_diff_write_dir(&cdiff, texts[2], &err) != 0)
         goto fail;
     if (tl_out_commit_with(outputs, texts, 3, &err) != 0)
         goto fail;

@@ -95,16 +95,6 @@ static int put_table(const tl_sink *sink, const char *name, tl_table *t, tl_erro
     return sink->put(sink->ctx, &r, err);
 }
 
-int tl_cli_diff_put(tl_cli_diff *cd, const tl_sink *sink, tl_error *err)
-{
-    if (!cd->d)
-        return 0;
-    tl_table *lca = tl_diff_lca_table(cd->d, &cd->t[0]->arena);
-    if (put_table(sink, "lca_summary", lca, err) != 0)
-        return -1;
-    tl_table *ds = tl_diff_stats_table(cd->d, &cd->t[0]->arena);
-    return put_table(sink, "diff_stats", ds, err);
-}
 
 /* Write one file from a table, a buffer or (neither) the tree. */
 static int write_one(const tl_diff *d, const char *path, const char *shown, const tl_table *table,
@@ -157,13 +147,10 @@ static void *write_texts(void *arg)
     return NULL;
 }
 
-int tl_cli_diff_write_dir(tl_cli_diff *cd, tl_output *dir, tl_error *err)
+/* The TraceDiff files from the tables t[0..3) (diff_stats, the unique-args summary,
+ * lca_summary), the tree and the maps. */
+static int write_dir(tl_cli_diff *cd, tl_output *dir, tl_table *const *t, tl_error *err)
 {
-    double t0 = tl_now();
-    tl_arena a;
-    tl_arena_init(&a);
-    tl_table *t[3] = {tl_diff_stats_table(cd->d, &a), tl_diff_unique_args_table(cd->d, &a),
-                      tl_diff_lca_table(cd->d, &a)};
     char *paths[NFILES];
     for (size_t i = 0; i < NFILES; i++) /* the paths are tracked for the clean-up: here, not on a helper */
         paths[i] = tl_output_add(dir, dir_files[i]);
@@ -186,10 +173,31 @@ int tl_cli_diff_write_dir(tl_cli_diff *cd, tl_output *dir, tl_error *err)
     }
     for (size_t i = 0; i < NFILES; i++)
         free(paths[i]);
-    for (int i = 0; i < 3; i++)
-        tl_table_free(t[i]);
-    tl_arena_free(&a);
+    return rc;
+}
+
+int tl_cli_diff_put(tl_cli_diff *cd, const tl_sink *sink, tl_output *dir, tl_error *err)
+{
+    if (!cd->d)
+        return 0;
+    double t0 = tl_now();
+    tl_table *t[3] = {tl_diff_stats_table(cd->d, &cd->t[0]->arena), NULL, tl_diff_lca_table(cd->d, &cd->t[0]->arena)};
+    int rc = 0;
+    if (dir) {
+        t[1] = tl_diff_unique_args_table(cd->d, &cd->t[0]->arena);
+        rc = write_dir(cd, dir, t, err);
+        tl_table_free(t[1]);
+    }
     tl_timing.write_csv += tl_now() - t0;
+    /* the sink owns them from here: lca_summary first, as the workbook orders them */
+    if (rc == 0 && put_table(sink, "lca_summary", t[2], err) != 0)
+        rc = -1;
+    else if (rc != 0)
+        tl_table_free(t[2]);
+    if (rc == 0 && put_table(sink, "diff_stats", t[0], err) != 0)
+        rc = -1;
+    else if (rc != 0)
+        tl_table_free(t[0]);
     return rc;
 }
 

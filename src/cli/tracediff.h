@@ -25,12 +25,10 @@ int tl_cli_diff_run(tl_cli_diff *cd, const char *path1, const char *path2, int r
 /* The same for two traces loaded elsewhere (a trace report's), which must outlive cd. */
 int tl_cli_diff_align(tl_cli_diff *cd, tl_trace *t1, tl_trace *t2, int required, tl_error *err);
 
-/* Give the sheets lca_summary and diff_stats to the outputs' sink. */
-int tl_cli_diff_put(tl_cli_diff *cd, const tl_sink *sink, tl_error *err);
-
-/* Write the TraceDiff files into the directory output `dir` (moved into place with the
- * run's other outputs). */
-int tl_cli_diff_write_dir(tl_cli_diff *cd, tl_output *dir, tl_error *err);
+/* Write the TraceDiff files into the directory output `dir` (NULL for none; moved into
+ * place with the run's other outputs), then give the sheets lca_summary and diff_stats to
+ * the outputs' sink (the same tables: each is made once). */
+int tl_cli_diff_put(tl_cli_diff *cd, const tl_sink *sink, tl_output *dir, tl_error *err);
 
 void tl_cli_diff_free(tl_cli_diff *cd);
 
