@@ -41,7 +41,7 @@ DEB_PKGS    := build-essential pkg-config libxlsxwriter-dev libzip-dev libexpat1
 .PHONY: check-layers nosimd-test all test unit-test sanitize-test conformance demo deps install uninstall clean \
         valgrind examples bench fuzz
 
-all: $(BUILD)/tlcompare
+all: $(BUILD)/tlcompare $(BUILD)/tlreport
 
 $(BUILD)/obj/%.o: src/%.c
 	@mkdir -p $(dir $@)
@@ -51,6 +51,9 @@ $(BUILD)/libtlcompare.a: $(OBJ)
 	rm -f $@ && ar rcs $@ $^
 
 $(BUILD)/tlcompare: $(BUILD)/obj/cli/main.o $(BUILD)/libtlcompare.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+
+$(BUILD)/tlreport: $(BUILD)/obj/cli/tlreport.o $(BUILD)/libtlcompare.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
 
 $(BUILD)/tests/%: tests/%.c tests/testutil.h $(BUILD)/libtlcompare.a | $(BUILD)/tests
@@ -64,7 +67,7 @@ $(BUILD)/tests $(BUILD)/tools:
 
 # ---- tests ----------------------------------------------------------------------------
 
-unit-test: $(TEST_BINS) $(BUILD)/tlcompare
+unit-test: $(TEST_BINS) $(BUILD)/tlcompare $(BUILD)/tlreport
 	@set -e; for t in $(TEST_BINS); do \
 	  TLCOMPARE=$(abspath $(BUILD)/tlcompare) TL_TOP=$(CURDIR) $$t; done
 
@@ -92,7 +95,7 @@ nosimd-test:
 # The outside yardstick, when ../shared/conformance is there: the report comparisons, the
 # trace -> report cases and the TraceDiff cases.  Each runner takes a pending list
 # (tests/pending/*.txt): cases of work still open, which may only shrink.
-conformance: $(BUILD)/tlcompare
+conformance: $(BUILD)/tlcompare $(BUILD)/tlreport
 	@if [ -x $(CONFORMANCE)/run ]; then set -e; \
 	  echo "conformance: report comparisons"; \
 	  $(CONFORMANCE)/run $(BUILD)/tlcompare --pending tests/pending/compare.txt; \
@@ -140,21 +143,22 @@ bench: $(BUILD)/tlcompare $(BUILD)/tools/genreport $(BUILD)/tools/benchrun
 
 # ---- install --------------------------------------------------------------------------
 
-install: $(BUILD)/tlcompare
+install: $(BUILD)/tlcompare $(BUILD)/tlreport
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 755 $(BUILD)/tlcompare $(DESTDIR)$(PREFIX)/bin/tlcompare
 	ln -sf tlcompare $(DESTDIR)$(PREFIX)/bin/TraceLens_compare_perf_reports_pytorch
 	install -m 644 man/tlcompare.1 $(DESTDIR)$(PREFIX)/share/man/man1/tlcompare.1
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/tlcompare \
+	rm -f $(DESTDIR)$(PREFIX)/bin/tlcompare $(DESTDIR)$(PREFIX)/bin/tlreport \
+	      $(DESTDIR)$(PREFIX)/share/man/man1/tlreport.1 \
 	      $(DESTDIR)$(PREFIX)/bin/TraceLens_compare_perf_reports_pytorch \
 	      $(DESTDIR)$(PREFIX)/share/man/man1/tlcompare.1
 
 clean:
 	rm -rf build comparison.xlsx comparison_csvs
 
--include $(OBJ:.o=.d) $(BUILD)/obj/cli/main.d $(TEST_BINS:=.d)
+-include $(OBJ:.o=.d) $(BUILD)/obj/cli/main.d $(BUILD)/obj/cli/tlreport.d $(TEST_BINS:=.d)
 
 # ---- fuzzing --------------------------------------------------------------------------
 

@@ -8,6 +8,7 @@
 #include "read/open.h"
 #include "write/sink.h"
 #include "summary/summary.h"
+#include "trace/trace_report.h"
 #include "write/xlsx_write.h"
 
 #include <errno.h>
@@ -53,7 +54,8 @@ static const char usage_text[] =
 
 static const char help_text[] =
     "Compare TraceLens performance reports: the first REPORT is the baseline, every other\n"
-    "one a variant.  A REPORT is an .xlsx workbook or a directory of <sheet>.csv files.\n"
+    "one a variant.  A REPORT is an .xlsx workbook, a directory of <sheet>.csv files, or a\n"
+    "PyTorch profiler trace (.json / .json.gz, recognised by content: its report is built).\n"
     "Writes one workbook with side-by-side metrics and per-metric diffs, exactly as\n"
     "TraceLens_compare_perf_reports_pytorch does.\n"
     "\n"
@@ -350,7 +352,10 @@ int main(int argc, char **argv)
         goto done;
 
     for (; opened < o.nreports; opened++) {
-        if (tl_report_open(&reports[opened], o.reports[opened], &err) != 0) {
+        /* a profiler trace (by content) has its report sheets built on opening */
+        int is_trace = tl_trace_sniff(o.reports[opened]);
+        if ((is_trace ? tl_trace_report_open(&reports[opened], o.reports[opened], &err)
+                      : tl_report_open(&reports[opened], o.reports[opened], &err)) != 0) {
             tl_report_close(&reports[opened]);
             goto fail;
         }

@@ -273,7 +273,8 @@ static int read_args(loader *L)
             tl_buf_clear(&r->shape[which - 10]);
             if (tl_j_repr(j, &r->shape[which - 10], 0) < 0)
                 return -1;
-            r->has_shape[which - 10] = 1;
+            /* a JSON null is None, as a missing arg is (TraceLens' args.get) */
+            r->has_shape[which - 10] = !(r->shape[which - 10].len == 4 && memcmp(r->shape[which - 10].data, "None", 4) == 0);
             break;
         case 20: case 21: {
             tl_buf *dst = which == 20 ? &r->mname : &r->mlabels;
