@@ -130,6 +130,15 @@ static inline size_t j_strscan(const unsigned char *p, const unsigned char *e)
 
 /* Consume byte c (after spaces), or fail naming `what`.  0 or -1. */
 int tl_j_expect(J *j, int c, const char *what);
+/* tl_j_expect, for the common case of the byte right there (a key's colon). */
+static inline int tl_j_expect_here(J *j, int c, const char *what)
+{
+    if (*j->p == c) {
+        j->p++;
+        return 0;
+    }
+    return tl_j_expect(j, c, what);
+}
 /* n bytes from p in the window (keeping mark).  0, or -1 at the end. */
 int tl_j_have(J *j, size_t n);
 /* A string (p at its quote): *s, *n valid until the next call.  0 or -1. */

@@ -25,19 +25,21 @@ const char *const tl_trace_sheet_names[5] = {"gpu_timeline", "ops_summary_by_cat
 
 /* ---- names ------------------------------------------------------------------------- */
 
-static int contains_ci(const char *s, const char *needle)
-{
-    size_t n = strlen(needle);
-    for (; *s; s++)
-        if (strncasecmp(s, needle, n) == 0)
-            return 1;
-    return 0;
-}
-
-/* A communication kernel (TraceLens' nccl / rccl / custom collective patterns). */
+/* A communication kernel (TraceLens' nccl / rccl / custom collective patterns: a
+ * case-insensitive search anywhere in the name).  One pass: kernel names are long and
+ * every GPU event is asked, several times. */
 static int is_comm(const char *name)
 {
-    return contains_ci(name, "nccl") || contains_ci(name, "rccl") || contains_ci(name, "cross_device_reduce");
+    for (const unsigned char *p = (const unsigned char *)name; *p; p++) {
+        unsigned c = *p | 0x20u;
+        if (c == 'n' || c == 'r') {
+            if ((p[1] | 0x20u) == 'c' && (p[2] | 0x20u) == 'c' && (p[3] | 0x20u) == 'l' && p[1] && p[2] && p[3])
+                return 1;
+        } else if (c == 'c' && strncasecmp((const char *)p, "cross_device_reduce", 19) == 0) {
+            return 1;
+        }
+    }
+    return 0;
 }
 
 static int eat(const char **s, const char *lit)

@@ -237,7 +237,7 @@ static int read_args(loader *L)
             else if (key_is(k, kn, "labels"))
                 which = 21;
         }
-        if (tl_j_expect(j, ':', "':'") < 0)
+        if (tl_j_expect_here(j, ':', "':'") < 0)
             return -1;
         int ok;
         int64_t v;
@@ -335,7 +335,7 @@ static int skip_rest_of_object(J *j)
                 tl_j_fail(j, j->p, "expected a key string");
             return -1;
         }
-        if (tl_j_skip_string(j) < 0 || tl_j_expect(j, ':', "':'") < 0 || tl_j_skip(j) < 0)
+        if (tl_j_skip_string(j) < 0 || tl_j_expect_here(j, ':', "':'") < 0 || tl_j_skip(j) < 0)
             return -1;
     }
 }
@@ -528,7 +528,7 @@ static int read_event(loader *L)
             else if (key_is(k, kn, "id")) which = 8;
             else if (key_is(k, kn, "args")) which = 9;
         }
-        if (tl_j_expect(j, ':', "':'") < 0)
+        if (tl_j_expect_here(j, ':', "':'") < 0)
             return -1;
         c = j_peek(j);
         if (which >= 1 && which <= 3 && c == '"') {
@@ -685,7 +685,7 @@ static int read_top(loader *L)
             if (tl_j_string(j, &k, &kn) < 0)
                 return -1;
             int is_events = key_is(k, kn, "traceEvents");
-            if (tl_j_expect(j, ':', "':'") < 0)
+            if (tl_j_expect_here(j, ':', "':'") < 0)
                 return -1;
             if (is_events) {
                 if (seen) {
