@@ -5,7 +5,7 @@
 #   make demo       install missing packages (as root), build, compare the bundled examples
 #   make install    PREFIX=/usr/local: binary, man page, TraceLens-compatible alias
 #   make deps       install the Debian packages the build needs (as root)
-#   make fuzz       libFuzzer on the CSV reader, the xlsx reader, the comparison
+#   make fuzz       libFuzzer on the CSV reader, the xlsx reader, the comparison, the trace reader
 #                   (FUZZ_SECONDS each, default 60; fails on a finding)
 #   make clean
 
@@ -162,7 +162,8 @@ clean:
 
 # ---- fuzzing --------------------------------------------------------------------------
 
-# libFuzzer targets (fuzz/fuzz_*.c): the CSV reader, the xlsx reader, the whole comparison.
+# libFuzzer targets (fuzz/fuzz_*.c): the CSV reader, the xlsx reader, the whole comparison,
+# the trace reader and its report sheets.
 # `make fuzz` builds them with clang (ASan + UBSan) in build/fuzz/ and runs each for
 # FUZZ_SECONDS from its seed corpus (fuzz/corpus/<target>/) and its past crashes
 # (fuzz/regressions/<target>/); new corpus entries go to build/fuzz/corpus/<target>/.
@@ -171,7 +172,7 @@ clean:
 # tests/test_regressions.c replays it in every `make test`.
 FUZZ_SECONDS ?= 60
 FUZZ_CC      ?= clang
-FUZZ_TARGETS := csv xlsx compare
+FUZZ_TARGETS := csv xlsx compare trace
 FUZZ_BUILD   := build/fuzz
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
