@@ -112,7 +112,7 @@ check-layers:
 test: check-layers unit-test nosimd-test sanitize-test conformance
 
 # valgrind over every conformance case and the examples: no errors, no leaks.
-valgrind: $(BUILD)/tlcompare
+valgrind: $(BUILD)/tlcompare $(BUILD)/tlreport
 	@sh tests/valgrind.sh $(BUILD)/tlcompare $(CONFORMANCE)
 
 # ---- set-up ---------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 #!/bin/sh
-# Run tlcompare under valgrind on every conformance case and on the bundled examples:
-# any memory error or leak fails.  usage: tests/valgrind.sh TLCOMPARE [CONFORMANCE_DIR]
+# Run tlcompare under valgrind on every conformance case and on the bundled examples,
+# and tlreport (beside it) on every trace -> report case: any memory error or leak fails.
+# usage: tests/valgrind.sh TLCOMPARE [CONFORMANCE_DIR]
 set -u
 tool=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 conf=${2:-../shared/conformance}
@@ -23,6 +24,15 @@ if [ -d "$conf/cases" ]; then
     # shellcheck disable=SC2046
     run "$(basename "$c")" "$c" $(cat "$c/args")
   done
+fi
+report_tool=$(dirname "$tool")/tlreport
+if [ -d "$conf/report-cases" ] && [ -x "$report_tool" ]; then
+  compare_tool=$tool; tool=$report_tool
+  for c in "$conf"/report-cases/*/; do
+    # shellcheck disable=SC2046
+    run "report_$(basename "$c")" "$c" $(cat "$c/args")
+  done
+  tool=$compare_tool
 fi
 run examples "$top" examples/baseline examples/candidate
 run examples_xlsx "$top" examples/baseline.xlsx examples/candidate.xlsx
