@@ -464,7 +464,9 @@ static void finish_event(loader *L)
             }
         }
     }
-    if (r->has_args && r->pid_num && r->tid_num && (r->sflags & (TL_SIDE_CORR | TL_SIDE_EXT))) {
+    /* once the key is known, an entry without it can never be looked up */
+    uint8_t wanted = !s->key_decided ? (TL_SIDE_CORR | TL_SIDE_EXT) : s->key_is_corr ? TL_SIDE_CORR : TL_SIDE_EXT;
+    if (r->has_args && r->pid_num && r->tid_num && (r->sflags & wanted)) {
         TL_GROW(s->ins, s->inscap, s->nins + 1);
         tl_side_ins *in = &s->ins[s->nins++];
         in->pid = r->pid;
@@ -802,21 +804,35 @@ tl_trace *tl_trace_load_mem(const void *data, size_t n, const char *name, tl_err
 int tl_trace_sniff(const char *path)
 {
     struct stat st;
-    unsigned char b[512];
+    unsigned char b[4096];
     if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
         return 0;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return 0;
-    ssize_t n = read(fd, b, sizeof b);
+    int verdict = 0, first = 1;
+    /* the first non-space byte, however much space comes first (up to 1 MiB) */
+    for (size_t total = 0; total < (1u << 20);) {
+        ssize_t n = read(fd, b, sizeof b);
+        if (n <= 0)
+            break;
+        if (first && n >= 2 && b[0] == 0x1f && b[1] == 0x8b) {
+            verdict = 1;
+            break;
+        }
+        first = 0;
+        ssize_t i = 0;
+        /* a UTF-8 byte-order mark is not JSON (Python's json refuses it): not skipped */
+        while (i < n && j_ws(b[i]))
+            i++;
+        if (i < n) {
+            verdict = b[i] == '{';
+            break;
+        }
+        total += (size_t)n;
+    }
     close(fd);
-    if (n >= 2 && b[0] == 0x1f && b[1] == 0x8b)
-        return 1;
-    ssize_t i = 0;
-    /* a UTF-8 byte-order mark is not JSON (Python's json refuses it): not skipped */
-    while (i < n && j_ws(b[i]))
-        i++;
-    return i < n && b[i] == '{';
+    return verdict;
 }
 
 void tl_trace_free(tl_trace *t)
