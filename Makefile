@@ -67,7 +67,7 @@ $(BUILD)/tests $(BUILD)/tools:
 
 # ---- tests ----------------------------------------------------------------------------
 
-unit-test: $(TEST_BINS) $(BUILD)/tlcompare $(BUILD)/tlreport
+unit-test: $(TEST_BINS) $(BUILD)/tlcompare $(BUILD)/tlreport $(BUILD)/tools/genreport $(BUILD)/tools/gentrace
 	@set -e; for t in $(TEST_BINS); do \
 	  TLCOMPARE=$(abspath $(BUILD)/tlcompare) TL_TOP=$(CURDIR) $$t; done
 
@@ -133,12 +133,27 @@ demo: deps $(BUILD)/tlcompare
 	  -o comparison.xlsx --output_csvs_dir comparison_csvs
 	@echo "wrote comparison.xlsx and comparison_csvs/"
 
+# ---- example traces -------------------------------------------------------------------
+
+# The bundled PyTorch trace pair (examples/traces/, see examples/README.md), made by
+# tools/gentrace; regenerating reproduces the committed files byte for byte.
+.PHONY: examples-traces
+EXAMPLE_TRACE_OPTS := --layers 4 --steps 2 --seed 1 --level 9
+examples-traces: $(BUILD)/tools/gentrace
+	@mkdir -p examples/traces
+	$(BUILD)/tools/gentrace --flavour cuda $(EXAMPLE_TRACE_OPTS) -o examples/traces/vit_h100.pt.trace.json.gz
+	$(BUILD)/tools/gentrace --flavour rocm $(EXAMPLE_TRACE_OPTS) -o examples/traces/vit_mi300x.pt.trace.json.gz
+
 # ---- benchmark ------------------------------------------------------------------------
 
 # Time tlcompare on generated 20k-row reports (cached in build/bench/; the scaling run's
 # 80k inputs are ~2.2 GB there), print the table and the targets; see BENCHMARKS.md.
 # BENCH_RUNS=5, BENCH_SCALING=0 to skip the scaling run.  A measurement: exits 0 unless a run fails.
-bench: $(BUILD)/tlcompare $(BUILD)/tools/genreport $(BUILD)/tools/benchrun
+# Then the traces (when this Makefile can build $(BUILD)/tlreport): the timesformer pair and
+# generated 1 GB traces (~2.3 GB cached in build/bench/traces/); BENCH_TRACES=0 skips them,
+# BENCH_REPORTS=0 runs only them.
+bench: $(BUILD)/tlcompare $(BUILD)/tools/genreport $(BUILD)/tools/benchrun $(BUILD)/tools/gentrace
+	@if $(MAKE) -n $(BUILD)/tlreport >/dev/null 2>&1; then $(MAKE) --no-print-directory $(BUILD)/tlreport; fi
 	@BUILD=$(BUILD) bash tools/bench.sh
 
 # ---- install --------------------------------------------------------------------------

@@ -29,6 +29,7 @@
 #include <zip.h>
 
 #include "base/util.h"
+#include "read/csv_read.h"
 
 /* No run of tlcompare in these tests should take anywhere near this long. */
 #define RUN_TIMEOUT_MS 60000
@@ -573,11 +574,11 @@ static void test_usage_duplicate_tags(void **state)
 {
     fixture *f = *state;
     put(f, "run1/h100/gpu_timeline.csv", GPU_A);
-    put(f, "run2/h100/gpu_timeline.csv", GPU_B);
+    /* the same report twice: no part of the paths tells them apart */
     EXPECT_FAILURE(f, 2,
                    "reports 1 and 2 both have the tag 'h100'; tags must be unique: use --names to "
                    "disambiguate",
-                   "run1/h100", "run2/h100/");
+                   "run1/h100", "run1//h100/");
     two_reports(f);
     EXPECT_FAILURE(f, 2,
                    "reports 1 and 2 both have the tag 'same'; tags must be unique: use --names to "
@@ -666,7 +667,7 @@ static void test_default_tags_are_file_stems(void **state)
              NULL, NULL);
     put(f, "out/cand_csvs/gpu_timeline.csv", GPU_B);
     run_result r;
-    char *csv = run_ok(f, ARGS("runs/base.xlsx", "out/cand_csvs/"), "gpu_timeline", &r);
+    char *csv = run_ok(f, ARGS("runs/base.xlsx", "out/cand_csvs/", "-v"), "gpu_timeline", &r);
     assert_string_equal(csv, "type,time ms__cand_csvs_diff,time ms__cand_csvs_pct,base::time ms,"
                              "cand_csvs::time ms\n"
                              "busy,2,20.0,10,12\n"
@@ -681,7 +682,7 @@ static void test_sheets_all_takes_what_the_baseline_has(void **state)
     fixture *f = *state;
     two_reports(f); /* gpu_timeline only: no ops_summary, kernel_summary, ops_all, roofline */
     run_result r;
-    char *csv = run_ok(f, ARGS("a", "b", "--sheets", "all"), "gpu_timeline", &r);
+    char *csv = run_ok(f, ARGS("a", "b", "--sheets", "all", "-v"), "gpu_timeline", &r);
     assert_string_equal(csv, GPU_AB_CSV);
     assert_non_null(strstr(r.out, "Wrote sheet 'gpu_timeline' with 2 rows \xC3\x97 5 columns\n"));
     assert_null(strstr(r.out, "Wrote sheet 'ops_summary'"));
@@ -809,16 +810,19 @@ static void test_csv_empty_file(void **state)
 {
     fixture *f = *state;
     /* An empty sheet is an empty table: the group has no 'time ms' to compare and is
-     * skipped with a warning; the run itself succeeds. */
+     * skipped with a warning; with nothing else to compare, the run fails (an empty
+     * comparison is no answer) and writes nothing. */
     put(f, "a/gpu_timeline.csv", GPU_A);
     put(f, "b/gpu_timeline.csv", "");
     run_result r = RUN(f, "a", "b", "-o", "out.xlsx", "--output_csvs_dir", "csvs");
-    assert_int_equal(r.status, 0);
-    assert_non_null(strstr(r.err, "tlcompare: warning: sheet 'gpu_timeline' of report 'b' has no column "
-                                  "'time ms'; skipping gpu_timeline\n"));
-    assert_null(strstr(r.out, "Wrote sheet"));
-    assert_false(exists(f, "csvs/gpu_timeline.csv"));
-    assert_true(exists(f, "out.xlsx"));
+    assert_int_equal(r.status, 1);
+    assert_string_equal(r.err, "tlcompare: warning: sheet 'gpu_timeline' of report 'b' has no column "
+                               "'time ms'; skipping gpu_timeline\n"
+                               "tlcompare: nothing to compare: no sheet of the groups asked for is in every "
+                               "report (see the warnings above)\n");
+    assert_int_equal(r.nout, 0);
+    assert_false(exists(f, "csvs"));
+    assert_false(exists(f, "out.xlsx"));
     assert_no_temp_files(f->dir);
     run_free(&r);
 }
@@ -909,6 +913,22 @@ static void test_xlsx_good_workbook_as_variant(void **state)
     workbook(f, "b.xlsx", "gpu_timeline", GPU_B_ROWS, NULL, NULL);
     char *csv = RUN_OK(f, "gpu_timeline", "a", "b.xlsx");
     assert_string_equal(csv, GPU_AB_CSV);
+    free(csv);
+}
+
+/* A text cell in a numeric CSV column makes the column a string column (SPEC §1), as a
+ * workbook's would be; the cells that read as numbers keep their diffs either way, and
+ * only the one that is no number has none. */
+static void test_text_cell_in_a_numeric_csv_column_keeps_the_other_diffs(void **state)
+{
+    fixture *f = *state;
+    put(f, "a/gpu_timeline.csv", "type,time ms\nbusy,10\nidle,5\nodd,n/a?\n");
+    put(f, "b/gpu_timeline.csv", "type,time ms\nbusy,12\nidle,4\nodd,3\n");
+    char *csv = RUN_OK(f, "gpu_timeline", "a", "b");
+    assert_string_equal(csv, "type,time ms__b_diff,time ms__b_pct,a::time ms,b::time ms\n"
+                             "busy,2,20.0,10,12\n"
+                             "idle,-1,-20.0,5,4\n"
+                             "odd,,,n/a?,3\n");
     free(csv);
 }
 
@@ -1061,7 +1081,7 @@ static void test_xlsx_duplicate_sheet_names(void **state)
 }
 
 /* Text from the input quoted in an error (here a key) may hold a line break: the error
- * stays one line, the break written as a space. */
+ * stays one line, the break escaped. */
 static void test_error_quoting_a_line_break_is_one_line(void **state)
 {
     fixture *f = *state;
@@ -1074,14 +1094,16 @@ static void test_error_quoting_a_line_break_is_one_line(void **state)
     }
     put(f, "a/gpu_timeline.csv", a.data);
     put(f, "b/gpu_timeline.csv", a.data);
-    EXPECT_FAILURE(f, 1, "sheet 'gpu_timeline': the key (type='two lines') is repeated (1500 x 1500 rows) "
-                         "and the merge would make more than 2000000 rows; refusing",
+    EXPECT_FAILURE(f, 1, "sheet 'gpu_timeline': the key (type='two\\nlines') is repeated (rows: 1500 in 'a', "
+                         "1500 in 'b') and the merge would make 2250000 rows, more than a worksheet holds "
+                         "(1048575); refusing",
                    "a", "b");
     /* a carriage return too */
     put(f, "a/gpu_timeline.csv", b.data);
     put(f, "b/gpu_timeline.csv", b.data);
-    EXPECT_FAILURE(f, 1, "sheet 'gpu_timeline': the key (type='two  lines') is repeated (1500 x 1500 rows) "
-                         "and the merge would make more than 2000000 rows; refusing",
+    EXPECT_FAILURE(f, 1, "sheet 'gpu_timeline': the key (type='two\\r\\nlines') is repeated (rows: 1500 in 'a', "
+                         "1500 in 'b') and the merge would make 2250000 rows, more than a worksheet holds "
+                         "(1048575); refusing",
                    "a", "b");
     tl_buf_free(&a);
     tl_buf_free(&b);
@@ -1172,8 +1194,9 @@ static void test_duplicate_keys_bound_the_merge(void **state)
     }
     put(f, "a/gpu_timeline.csv", a.data);
     put(f, "b/gpu_timeline.csv", b.data);
-    EXPECT_FAILURE(f, 1, "sheet 'gpu_timeline': the key (type='x') is repeated (1500 x 1500 rows) and the "
-                         "merge would make more than 2000000 rows; refusing",
+    EXPECT_FAILURE(f, 1, "sheet 'gpu_timeline': the key (type='x') is repeated (rows: 1500 in 'a', 1500 in 'b') "
+                         "and the merge would make 2250001 rows, more than a worksheet holds (1048575); "
+                         "refusing",
                    "a", "b");
     /* 300 x 300 is under the bound, and works */
     tl_buf_clear(&a);
@@ -1186,7 +1209,7 @@ static void test_duplicate_keys_bound_the_merge(void **state)
     }
     put(f, "a/gpu_timeline.csv", a.data);
     put(f, "b/gpu_timeline.csv", b.data);
-    run_result r = RUN(f, "a", "b", "-o", "out.xlsx");
+    run_result r = RUN(f, "a", "b", "-o", "out.xlsx", "-v");
     assert_int_equal(r.status, 0);
     assert_non_null(strstr(r.out, "Wrote sheet 'gpu_timeline' with 90000 rows"));
     run_free(&r);
@@ -1209,10 +1232,8 @@ static void test_duplicate_keys_bound_the_merge_of_wide_tables(void **state)
     put(f, "a/gpu_timeline.csv", t.data);
     put(f, "b/gpu_timeline.csv", t.data);
     /* 10000 + 10000 columns less the one key; 2^28 cells in all */
-    size_t cols = 19999, rows = ((size_t)1 << 28) / cols;
-    char *msg = fmt("sheet 'gpu_timeline': the key (type='x') is repeated (120 x 120 rows) and the merge "
-                    "would make more than %zu rows of %zu columns (268435456 cells); refusing",
-                    rows, cols);
+    char *msg = fmt("sheet 'gpu_timeline': the key (type='x') is repeated (rows: 120 in 'a', 120 in 'b') and "
+                    "the merge would make 14400 rows of 19999 columns, more than 268435456 cells; refusing");
     EXPECT_FAILURE(f, 1, msg, "a", "b");
     free(msg);
     tl_buf_free(&t);
@@ -1243,7 +1264,7 @@ static void test_roofline_many_param_columns(void **state)
     putn(f, "a/GEMM.csv", a.data, a.len);
     putn(f, "b/GEMM.csv", b.data, b.len);
     double t0 = now_ms();
-    run_result r = RUN(f, "a", "b", "--sheets", "roofline", "-o", "out.xlsx");
+    run_result r = RUN(f, "a", "b", "--sheets", "roofline", "-o", "out.xlsx", "-v");
     double took = now_ms() - t0;
     if (r.status != 0)
         fail_msg("exit %d: %s", r.status, r.err);
@@ -1385,7 +1406,8 @@ static void interrupt_run(fixture *f, int sig, const char *temp, int delay_ms)
             assert_true(WIFEXITED(ws));
             skip();
         }
-        if (temp ? has_entry(f->dir, temp) : now_ms() - start >= delay_ms) {
+        /* the CSV directory exists, so its temporary is made inside it */
+        if (temp ? has_entry(f->dir, temp) || has_entry(at(f, "csvs"), temp) : now_ms() - start >= delay_ms) {
             assert_int_equal(kill(c.pid, sig), 0);
             sent = 1;
         } else if (now_ms() - start > RUN_TIMEOUT_MS) {
@@ -1422,6 +1444,377 @@ static void test_sigterm_while_writing_the_csvs(void **state)
 static void test_sigterm_after_100ms(void **state) { interrupt_run(*state, SIGTERM, NULL, 100); }
 
 /* ============================================================================================ */
+
+/* ==== answers that make sense on real reports ============================================ */
+
+/* How many lines of `text` start with `prefix`. */
+static size_t count_lines(const char *text, const char *prefix)
+{
+    size_t n = 0, len = strlen(prefix);
+    for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+        n += strncmp(p, prefix, len) == 0;
+    return n;
+}
+
+/* The sheet `rel` (a CSV the run wrote) as a table; fails the test when unreadable. */
+static tl_table *read_csv_rel(const fixture *f, const char *rel, tl_arena *arena)
+{
+    tl_error err = {0};
+    tl_table *t = tl_csv_read_file(at(f, rel), arena, &err);
+    if (!t)
+        fail_msg("%s", err.msg);
+    return t;
+}
+
+/* How many cells of the diff/pct columns of `t` are numbers other than 0. */
+static size_t nonzero_diffs(const tl_table *t)
+{
+    size_t n = 0;
+    for (size_t c = 0; c < t->ncols; c++) {
+        size_t len = strlen(t->cols[c].name);
+        int diff = (len > 5 && strcmp(t->cols[c].name + len - 5, "_diff") == 0) ||
+                   (len > 4 && strcmp(t->cols[c].name + len - 4, "_pct") == 0);
+        for (size_t r = 0; diff && r < t->nrows; r++)
+            n += tl_cell_is_number(&t->cols[c].cells[r]) && tl_cell_number(&t->cols[c].cells[r]) != 0;
+    }
+    return n;
+}
+
+/* The generator beside the binary under test (make unit-test builds it). */
+static void genreport(const fixture *f, const char *args)
+{
+    char *bin = fmt("%s", tlcompare);
+    char *slash = strrchr(bin, '/');
+    *slash = '\0';
+    char *cmd = fmt("cd '%s' && '%s/tools/genreport' %s >/dev/null", f->dir, bin, args);
+    if (system(cmd) != 0)
+        fail_msg("failed: %s", cmd);
+    free(cmd);
+    free(bin);
+}
+
+/* A recompute-style report (several rows per key in every summary sheet) against itself:
+ * the row-key step pairs every row with itself, so every diff is 0, but in the one sheet
+ * whose repeated rows nothing tells apart, which the one warning names.  The TraceLens
+ * pairing (--tracelens-keys) pairs rows every way: -92% / +1235%-style diffs. */
+static void test_row_keys_report_against_itself(void **state)
+{
+    fixture *f = *state;
+    genreport(f, "--recompute baseline --csv runs/a/perf_csvs");
+    genreport(f, "--recompute baseline --csv runs/b/perf_csvs");
+    run_result r;
+    char *csv = run_ok(f, ARGS("runs/a/perf_csvs", "runs/b/perf_csvs"), "gpu_timeline", &r);
+    free(csv);
+    tl_arena arena;
+    tl_arena_init(&arena);
+    static const struct { const char *sheet, *keys; } sheets[] = {
+        {"gpu_timeline", "type,is_recompute,"},
+        {"ops_summary", "name,parent_module,"},
+        {"kernel_summary", "Kernel name,Parent cpu_op,Kernel stream,"},
+    };
+    for (size_t i = 0; i < sizeof sheets / sizeof *sheets; i++) {
+        char *rel = fmt("csvs/%s.csv", sheets[i].sheet);
+        char *text = read_rel(f, rel, NULL);
+        if (strncmp(text, sheets[i].keys, strlen(sheets[i].keys)) != 0)
+            fail_msg("%s: keys are not %s: %.200s", rel, sheets[i].keys, text);
+        tl_table *t = read_csv_rel(f, rel, &arena);
+        assert_true(t->nrows > 0);
+        if (nonzero_diffs(t))
+            fail_msg("%s: %zu diffs are not 0", rel, nonzero_diffs(t));
+        tl_table_free(t);
+        free(text);
+        free(rel);
+    }
+    /* the repeated rows of ops_unique_args cannot be told apart: paired every way, said once */
+    tl_table *t = read_csv_rel(f, "csvs/ops_unique_args_intersect_b.csv", &arena);
+    assert_int_equal(t->nrows, 6); /* 2 singles + 2 x 2 */
+    assert_true(nonzero_diffs(t) > 0);
+    tl_table_free(t);
+    assert_non_null(strstr(r.err, "tlcompare: warning: sheet 'ops_unique_args': key values found in several rows "
+                                  "(keys name, Input type, Input Dims, Input Strides, Concrete Inputs; report 'a' 1, "
+                                  "'b' 1); their rows are paired every way, the sheet has no column that tells "
+                                  "them apart\n"));
+    assert_int_equal(count_lines(r.err, "tlcompare: warning: "), 1);
+    /* the summary adds a type's rows up: busy_time is 21.7 ms + 6.6 ms recomputed */
+    assert_non_null(strstr(r.out, "  busy_time                      28.300         28.300         +0.000     +0.0%\n"));
+    /* no regressions or improvements: nothing changed */
+    assert_null(strstr(r.out, "top regressions"));
+    assert_null(strstr(r.out, "top improvements"));
+    run_free(&r);
+
+    /* --tracelens-keys: the reference's pairing, and a warning for each sheet */
+    csv = run_ok(f, ARGS("runs/a/perf_csvs", "runs/b/perf_csvs", "--tracelens-keys"), "gpu_timeline", &r);
+    assert_true(strncmp(csv, "type,time ms__b_diff,", 21) == 0); /* is_recompute is no key */
+    free(csv);
+    t = read_csv_rel(f, "csvs/gpu_timeline.csv", &arena);
+    assert_int_equal(t->nrows, 18); /* 2 types in one row, 4 in two: 2 + 4 x 4 */
+    assert_true(nonzero_diffs(t) > 0);
+    tl_table_free(t);
+    t = read_csv_rel(f, "csvs/kernel_summary.csv", &arena);
+    assert_int_equal(t->nrows, 3 * 3 + 1 + 2 * 2);
+    tl_table_free(t);
+    assert_non_null(strstr(r.err, "warning: sheet 'kernel_summary': key values found in several rows (keys Kernel "
+                                  "name; report 'a' 2, 'b' 2); their rows are paired every way (--tracelens-keys)\n"));
+    run_free(&r);
+    tl_arena_free(&arena);
+}
+
+/* A directory's name is its tag whole; colliding default tags become the differing path parts. */
+static void test_default_tags_from_directories_and_traces(void **state)
+{
+    fixture *f = *state;
+    put(f, "out/Qwen1.5-0.5B_h100_csvs/gpu_timeline.csv", GPU_A);
+    put(f, "out/Qwen1.5-0.5B_mi300_csvs/gpu_timeline.csv", GPU_B);
+    char *csv = RUN_OK(f, "gpu_timeline", "out/Qwen1.5-0.5B_h100_csvs", "out/Qwen1.5-0.5B_mi300_csvs/");
+    assert_non_null(strstr(csv, ",Qwen1.5-0.5B_h100_csvs::time ms,Qwen1.5-0.5B_mi300_csvs::time ms\n"));
+    free(csv);
+
+    put(f, "runs/h100/perf_csvs/gpu_timeline.csv", GPU_A);
+    put(f, "runs/mi300/perf_csvs/gpu_timeline.csv", GPU_B);
+    put(f, "runs/mi300/tuned/perf_csvs/gpu_timeline.csv", GPU_B);
+    csv = RUN_OK(f, "gpu_timeline", "runs/h100/perf_csvs", "./runs/mi300//perf_csvs/");
+    assert_string_equal(csv, "type,time ms__mi300_diff,time ms__mi300_pct,h100::time ms,mi300::time ms\n"
+                             "busy,2,20.0,10,12\nidle,-1,-20.0,5,4\n");
+    free(csv);
+    csv = RUN_OK(f, "gpu_timeline", "runs/h100/perf_csvs", "runs/mi300/perf_csvs", "runs/mi300/tuned/perf_csvs");
+    assert_non_null(strstr(csv, ",h100::time ms,mi300::time ms,mi300_tuned::time ms\n"));
+    free(csv);
+
+    unlink(at(f, "out.xlsx"));
+    tt_rmrf(at(f, "csvs"));
+    /* a trace is tagged by its file name without .json(.gz) and .pt.trace; the workbook
+     * beside it by its stem: all three are 'host_1', and no part of the paths differs
+     * but that name */
+    put(f, "t/host_1.pt.trace.json.gz", "not read: the tags are checked first");
+    put(f, "t/host_1.pt.trace.json", "not read");
+    put(f, "t/host_1.xlsx", "not read");
+    EXPECT_FAILURE(f, 2,
+                   "reports 1 and 2 both have the tag 'host_1'; tags must be unique: use --names to "
+                   "disambiguate",
+                   "t/host_1.pt.trace.json.gz", "t/host_1.pt.trace.json");
+    EXPECT_FAILURE(f, 2,
+                   "reports 1 and 2 both have the tag 'host_1'; tags must be unique: use --names to "
+                   "disambiguate",
+                   "t/host_1.xlsx", "t/host_1.pt.trace.json.gz");
+}
+
+/* A report with no TraceLens sheet is an error, not an empty comparison a gate passes. */
+static void test_report_without_tracelens_sheets(void **state)
+{
+    fixture *f = *state;
+    two_reports(f);
+    put(f, "notes/readme.csv", "a,b\n1,2\n");
+    EXPECT_FAILURE(f, 1,
+                   "notes: no TraceLens sheet in this report (a TraceLens report holds gpu_timeline, "
+                   "ops_summary, kernel_summary, ops_all, ops_unique_args, GEMM, ... sheets)",
+                   "a", "notes", "--fail-on-regression", "5");
+    EXPECT_FAILURE(f, 1,
+                   "notes: no TraceLens sheet in this report (a TraceLens report holds gpu_timeline, "
+                   "ops_summary, kernel_summary, ops_all, ops_unique_args, GEMM, ... sheets)",
+                   "notes", "a");
+    /* a gate with nothing to judge (only a roofline sheet compared) has not passed */
+    static const char gemm[] = "name,param: M,Kernel Time (\xc2\xb5s)_sum,Kernel Time (\xc2\xb5s)_mean,"
+                               "name_count,TFLOPS/s_mean,TB/s_mean\n";
+    char *g = fmt("%smm,4,10,10,1,1,1\n", gemm);
+    put(f, "g1/GEMM.csv", g);
+    put(f, "g2/GEMM.csv", g);
+    free(g);
+    EXPECT_FAILURE(f, 1,
+                   "--fail-on-regression: nothing to judge: no gpu_timeline, ops_summary or kernel_summary was "
+                   "compared",
+                   "g1", "g2", "--fail-on-regression", "5");
+}
+
+static const char OPS_HEAD[] = "name,total_direct_kernel_time_sum,Count,total_direct_kernel_time_ms\n";
+
+static void ops_report(const fixture *f, const char *dir, const char *timeline, const char *ops_rows)
+{
+    char *rel = fmt("%s/gpu_timeline.csv", dir);
+    put(f, rel, timeline);
+    free(rel);
+    rel = fmt("%s/ops_summary.csv", dir);
+    char *text = fmt("%s%s", OPS_HEAD, ops_rows);
+    put(f, rel, text);
+    free(text);
+    free(rel);
+}
+
+static const char TIMELINE_100[] = "type,time ms\nbusy_time,90\nidle_time,10\ntotal_time,100\n";
+
+/* A change within floating-point noise is no regression, for the lists and the gate;
+ * --min-delta-ms / --min-delta-pct set a floor; --top the length of the lists. */
+static void test_noise_floors_and_top(void **state)
+{
+    fixture *f = *state;
+    /* 0.1 + 0.2 and 0.3: what one report read from .xlsx and from CSV can differ by */
+    ops_report(f, "a", TIMELINE_100, "aten::mm,300,10,0.30000000000000004\naten::add,2000,10,2\n"
+                                     "aten::mul,1000,10,1\naten::cat,1000,10,1\n");
+    ops_report(f, "b", TIMELINE_100, "aten::mm,300,10,0.3\naten::add,2050,10,2.05\n"
+                                     "aten::mul,1100,10,1.1\naten::cat,1300,10,1.3\n");
+    run_result r = RUN(f, "a", "b", "-o", "out.xlsx", "--fail-on-regression", "0", "--min-time-ms", "0");
+    assert_int_equal(r.status, 3);
+    assert_null(strstr(r.out, "aten::mm"));   /* -5.6e-17 ms: noise */
+    assert_non_null(strstr(r.out, "aten::add"));
+    assert_null(strstr(r.err, "aten::mm"));
+    assert_non_null(strstr(r.err, "tlcompare: regression: b op aten::add: 2.000 ms -> 2.050 ms (+2.5%, limit 0%)\n"));
+    run_free(&r);
+
+    /* floors: +0.05 ms (add) is under 0.1 ms; +10% (mul) under 20% */
+    r = RUN(f, "a", "b", "-o", "out.xlsx", "--fail-on-regression", "0", "--min-time-ms", "0", "--min-delta-ms",
+            "0.1", "--min-delta-pct", "20");
+    assert_int_equal(r.status, 3);
+    assert_null(strstr(r.out, "aten::add"));
+    assert_null(strstr(r.out, "aten::mul"));
+    assert_non_null(strstr(r.out, "aten::cat"));
+    assert_int_equal(count_lines(r.err, "tlcompare: regression: "), 1);
+    run_free(&r);
+    r = RUN(f, "a", "b", "-o", "out.xlsx", "--fail-on-regression", "0", "--min-delta-ms", "0.5");
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "gate: passed"));
+    run_free(&r);
+
+    /* --top 1: the largest regression only */
+    r = RUN(f, "a", "b", "-o", "out.xlsx", "--top", "1");
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "aten::cat"));
+    assert_null(strstr(r.out, "aten::mul"));
+    run_free(&r);
+    unlink(at(f, "out.xlsx"));
+    EXPECT_FAILURE(f, 2, "--top needs a whole number from 1 to 100000 (see 'tlcompare --help')", "a", "b", "--top",
+                   "0");
+    EXPECT_FAILURE(f, 2, "--min-delta-ms needs a number of at least 0 (see 'tlcompare --help')", "a", "b",
+                   "--min-delta-ms", "-1");
+}
+
+/* Two runs of different lengths: every op has about half the calls.  The summary says so,
+ * judges ops by their time per call, and the JSON has integer counts. */
+static void test_different_numbers_of_iterations(void **state)
+{
+    fixture *f = *state;
+    ops_report(f, "long", TIMELINE_100, "aten::mm,40000,3758,40\naten::add,20000,3758,20\n"
+                                        "aten::mul,10000,3758,10\naten::cat,5000,1880,5\n");
+    /* half the calls; mm 8% slower per call, add the same, mul 10% faster, cat the same */
+    ops_report(f, "short", "type,time ms\nbusy_time,45\nidle_time,5\ntotal_time,50\n",
+               "aten::mm,21600,1879,21.6\naten::add,10000,1879,10\naten::mul,4500,1879,4.5\n"
+               "aten::cat,2500,940,2.5\n");
+    run_result r = RUN(f, "long", "short", "-o", "out.xlsx", "--summary-json", "s.json", "--fail-on-regression", "5");
+    assert_int_equal(r.status, 3);
+    assert_non_null(strstr(r.out, "note: the call counts differ across the board (short has 0.50x the calls of "
+                                  "long): the variant ran about half as many iterations; ops are judged and "
+                                  "ordered by their time per call, the gate's busy time per iteration\n"));
+    /* mm is the one regression, per call; add and cat did not change per call */
+    const char *reg = strstr(r.out, "top regressions");
+    const char *imp = strstr(r.out, "top improvements");
+    assert_non_null(reg);
+    assert_non_null(imp);
+    assert_non_null(strstr(reg, "aten::mm"));
+    assert_true(strstr(reg, "aten::mm") < imp);
+    assert_non_null(strstr(r.out, "10.6 \xc2\xb5s -> 11.5 \xc2\xb5s per call (+0.85 \xc2\xb5s)"));
+    assert_true(strstr(r.out, "aten::mul") > imp);
+    assert_null(strstr(r.out, "aten::add"));
+    assert_null(strstr(r.out, "aten::cat"));
+    assert_int_equal(count_lines(r.err, "tlcompare: regression: "), 1);
+    assert_non_null(strstr(r.err, "tlcompare: regression: short op aten::mm: "));
+    char *js = read_rel(f, "s.json", NULL);
+    assert_non_null(js);
+    assert_non_null(strstr(js, "\"call_ratio\": 0.5,"));
+    assert_non_null(strstr(js, "\"count\": {\"baseline\": 3758, \"variant\": 1879, \"delta\": -1879, \"pct\": -50.0}"));
+    free(js);
+    run_free(&r);
+    /* the other way round, the variant runs twice as long: its busy time doubles, which is
+     * no regression per iteration; mul is 11% slower per call */
+    r = RUN(f, "short", "long", "-o", "out.xlsx", "--fail-on-regression", "5");
+    assert_int_equal(r.status, 3);
+    assert_non_null(strstr(r.out, "the variant ran about twice as many iterations"));
+    assert_int_equal(count_lines(r.err, "tlcompare: regression: "), 1);
+    assert_non_null(strstr(r.err, "tlcompare: regression: long op aten::mul: "));
+    run_free(&r);
+}
+
+/* The answer first: the summary, then one line for the outputs; -v adds a line per sheet
+ * ("1 row", not "1 rows"). */
+static void test_summary_first_and_verbose_lines(void **state)
+{
+    fixture *f = *state;
+    ops_report(f, "a", TIMELINE_100, "aten::mm,1000,10,1\n");
+    ops_report(f, "b", TIMELINE_100, "aten::mm,2000,10,2\n");
+    run_result r = RUN(f, "a", "b", "-o", "out.xlsx");
+    assert_int_equal(r.status, 0);
+    assert_null(strstr(r.out, "Wrote sheet"));
+    const char *wrote = strstr(r.out, "\nWrote out.xlsx: 2 result sheets; -v lists them\n");
+    assert_non_null(wrote);
+    assert_true(strstr(r.out, "b vs a") < wrote);
+    assert_string_equal(wrote + strlen("\nWrote out.xlsx: 2 result sheets; -v lists them\n"), "");
+    run_free(&r);
+    r = RUN(f, "a", "b", "-o", "out.xlsx", "-v", "--output_csvs_dir", "csvs");
+    assert_int_equal(r.status, 0);
+    assert_true(strncmp(r.out, "Wrote sheet 'gpu_timeline' with 3 rows \xC3\x97 5 columns\n"
+                               "Wrote sheet 'ops_summary' with 1 row \xC3\x97 9 columns\n", 100) == 0);
+    assert_non_null(strstr(r.out, "\nWrote out.xlsx: 2 result sheets, and the same as CSVs in csvs\n"));
+    run_free(&r);
+}
+
+/* Inputs that cannot be right get a warning: an op longer than the whole run (µs taken
+ * for ms), a timeline whose parts do not add up. */
+static void test_inconsistent_inputs_warn(void **state)
+{
+    fixture *f = *state;
+    ops_report(f, "a", TIMELINE_100, "aten::mm,50000,10,50\n");
+    ops_report(f, "b", "type,time ms\nbusy_time,90\nidle_time,10\ntotal_time,120\n", "aten::mm,50000,10,50000\n");
+    static const char kernels[] = "Kernel name,Parent cpu_op,Kernel duration (\xc2\xb5s)_sum,"
+                                  "Kernel duration (\xc2\xb5s)_count,Kernel duration (\xc2\xb5s)_mean\n";
+    char *k = fmt("%sgemm,aten::mm,50000,10,5000\n", kernels);
+    put(f, "a/kernel_summary.csv", k);
+    free(k);
+    k = fmt("%sgemm,aten::mm,150000,10,15000\n", kernels);
+    put(f, "b/kernel_summary.csv", k);
+    free(k);
+    run_result r = RUN(f, "a", "b", "-o", "out.xlsx");
+    assert_int_equal(r.status, 0);
+    assert_string_equal(r.err,
+                        "tlcompare: warning: report 'b': gpu_timeline's busy_time + idle_time (90.000 + 10.000 ms) "
+                        "is not its total_time (120.000 ms); are its rows from different runs?\n"
+                        "tlcompare: warning: report 'b': kernel 'gemm' takes 150.000 ms in kernel_summary, more "
+                        "than the report's total GPU time (120.000 ms, gpu_timeline); is a column mislabelled or "
+                        "a sheet from another run?\n"
+                        "tlcompare: warning: report 'b': op 'aten::mm' takes 50000.000 ms in ops_summary, more "
+                        "than the report's total GPU time (120.000 ms, gpu_timeline); is a column mislabelled "
+                        "(\xc2\xb5s as ms) or a sheet from another run?\n");
+    run_free(&r);
+    /* consistent reports: no warning */
+    r = RUN(f, "a", "a", "--names", "x", "y", "-o", "out.xlsx");
+    assert_int_equal(r.status, 0);
+    assert_string_equal(r.err, "");
+    run_free(&r);
+}
+
+/* 13 reports of 3 rows sharing one key would merge into 3^13 = 1,594,323 rows: refused
+ * before anything is built, in milliseconds, naming the sheet and the key (it used to take
+ * 4.6 GB and 22 s, and blame the workbook). */
+static void test_merge_explosion_refused_early(void **state)
+{
+    fixture *f = *state;
+    const char *args[16];
+    char *paths[13];
+    for (int i = 0; i < 13; i++) {
+        paths[i] = fmt("r%02d", i + 1);
+        char *rel = fmt("r%02d/gpu_timeline.csv", i + 1);
+        put(f, rel, "type,time ms\nbusy_time,1\nbusy_time,2\nbusy_time,3\n");
+        free(rel);
+        args[i] = paths[i];
+    }
+    args[13] = NULL;
+    double t0 = now_ms();
+    expect_failure_env(f, NULL, 1,
+                       "sheet 'gpu_timeline': the key (type='busy_time') is repeated (rows: 3 in 'r01', 3 in "
+                       "'r02', 3 in 'r03', 3 in 'r04', ... (13 reports)) and the merge would make 1594323 rows, "
+                       "more than a worksheet holds (1048575); refusing",
+                       args, 1);
+    /* two runs (into nothing, over old outputs), each well under a second; generous for ASan */
+    assert_true(now_ms() - t0 < 4000);
+    for (int i = 0; i < 13; i++)
+        free(paths[i]);
+}
 
 int main(void)
 {
@@ -1466,6 +1859,7 @@ int main(void)
         T(test_report_does_not_exist),
         /* xlsx */
         T(test_xlsx_good_workbook_as_variant),
+        T(test_text_cell_in_a_numeric_csv_column_keeps_the_other_diffs),
         T(test_xlsx_cells_past_the_header_get_unique_names),
         T(test_xlsx_not_a_zip),
         T(test_xlsx_truncated_zip),
@@ -1492,6 +1886,15 @@ int main(void)
         T(test_sigint_while_writing_the_workbook),
         T(test_sigterm_while_writing_the_csvs),
         T(test_sigterm_after_100ms),
+        /* answers that make sense on real reports */
+        T(test_row_keys_report_against_itself),
+        T(test_default_tags_from_directories_and_traces),
+        T(test_report_without_tracelens_sheets),
+        T(test_noise_floors_and_top),
+        T(test_different_numbers_of_iterations),
+        T(test_summary_first_and_verbose_lines),
+        T(test_inconsistent_inputs_warn),
+        T(test_merge_explosion_refused_early),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -59,7 +59,7 @@ static tl_table *compare2(const char *base, const char *variant, const char *con
                           const char *const *diffs, size_t nd, tl_error *err)
 {
     tl_table *in[2] = {csv(base), csv(variant)};
-    tl_compare_spec spec = {"s", keys, nk, diffs, nd};
+    tl_compare_spec spec = {"s", keys, nk, diffs, nd, 0};
     return tl_compare(in, tags2, 2, &spec, &arena, err);
 }
 
@@ -134,7 +134,7 @@ static void test_column_order_three_reports(void **state)
     tl_error err = {0};
     const char *diffs[] = {"t", "n"};
     tl_table *in[3] = {csv("x,name,t,n\nq,op,1,2\n"), csv("n,name,t\n3,op,2\n"), csv("name,t,n,extra\nop,4,5,e\n")};
-    tl_compare_spec spec = {"s", k_name, 1, diffs, 2};
+    tl_compare_spec spec = {"s", k_name, 1, diffs, 2, 0};
     tl_table *t = tl_compare(in, tags3, 3, &spec, &arena, &err);
     assert_non_null(t);
     assert_table(t, "name,t__b_diff,t__b_pct,t__c_diff,t__c_pct,n__b_diff,n__b_pct,n__c_diff,n__c_pct,"
@@ -176,9 +176,39 @@ static void test_merge_bound(void **state)
     tl_error err = {0};
     tl_table *t = compare2(a.data, a.data, k_name, 1, d_t, 1, &err);
     assert_null(t);
-    assert_string_equal(err.msg, "sheet 's': the key (name='aten::mm') is repeated (1500 x 1500 rows) and "
-                                 "the merge would make more than 2000000 rows; refusing");
+    assert_string_equal(err.msg, "sheet 's': the key (name='aten::mm') is repeated (rows: 1500 in 'base', 1500 in "
+                                 "'new') and the merge would make 2250000 rows, more than a worksheet holds "
+                                 "(1048575); refusing");
     tl_buf_free(&a);
+}
+
+/* Step 0: while the keys repeat, the row-key columns every table has are added, in order,
+ * each kept only when it tells repeated rows apart (gpu_pid here does not); with
+ * tracelens_keys the rows are paired every way. */
+static void test_row_keys_added_while_keys_repeat(void **state)
+{
+    (void)state;
+    static const char a[] = "name,gpu_pid,Kernel stream,Parent cpu_op,t\nk,1,7,aten::mm,1\nk,1,7,aten::addmm,2\n"
+                            "j,1,7,aten::mm,5\n";
+    static const char b[] = "name,Parent cpu_op,gpu_pid,Kernel stream,t\nk,aten::addmm,1,7,20\nk,aten::mm,1,7,10\n"
+                            "j,aten::mm,1,7,50\n";
+    tl_error err = {0};
+    tl_table *t = compare2(a, b, k_name, 1, d_t, 1, &err);
+    assert_non_null(t);
+    assert_table(t, "name,Parent cpu_op,t__new_diff,t__new_pct,base::gpu_pid,base::Kernel stream,base::t,"
+                    "new::gpu_pid,new::Kernel stream,new::t\n"
+                    "j,aten::mm,45,900.0,1,7,5,1,7,50\n"
+                    "k,aten::addmm,18,900.0,1,7,2,1,7,20\n"
+                    "k,aten::mm,9,900.0,1,7,1,1,7,10\n");
+    tl_table_free(t);
+
+    tl_table *in[2] = {csv(a), csv(b)};
+    tl_compare_spec spec = {"s", k_name, 1, d_t, 1, 1};
+    t = tl_compare(in, tags2, 2, &spec, &arena, &err);
+    assert_non_null(t);
+    assert_int_equal(t->nrows, 5); /* k: 2 x 2, j: 1 */
+    assert_string_equal(t->cols[1].name, "t__new_diff");
+    tl_table_free(t);
 }
 
 static void test_sort_desc_is_stable_missing_last(void **state)
@@ -197,7 +227,7 @@ static void test_split(void **state)
     const char *diffs[] = {"t"};
     tl_table *in[3] = {csv("name,t,only_a\nx,1,\ny,5,\nz,2,\n"), csv("name,t\nx,2\nw,7\n"),
                        csv("name,t\nx,3\ny,4\nz,9\n")};
-    tl_compare_spec spec = {"s", k_name, 1, diffs, 1};
+    tl_compare_spec spec = {"s", k_name, 1, diffs, 1, 0};
     tl_table *m = tl_compare(in, tags3, 3, &spec, &arena, &err);
     assert_non_null(m);
     size_t a = (size_t)tl_table_find(m, "a::t"), b = (size_t)tl_table_find(m, "b::t"),
@@ -377,7 +407,7 @@ static void check_merge(tl_cell *const *keys, const size_t *nrows, size_t ntable
     }
     tl_error err = {0};
     const char *diffs[] = {"id"};
-    tl_compare_spec spec = {"s", knames, nk, diffs, 1};
+    tl_compare_spec spec = {"s", knames, nk, diffs, 1, 0};
     tl_table *m = tl_compare(in, tags, ntables, &spec, &arena, &err);
     assert_non_null(m);
     assert_int_equal(m->nrows, nref);
@@ -415,7 +445,7 @@ static void test_mixed_kind_keys(void **state)
                    tl_cell_str("\xc3\xa9"), tl_cell_str("B")};
     tl_table *in[2] = {keyed_table(a, 1, 6), keyed_table(b, 1, 6)};
     const char *diffs[] = {"id"};
-    tl_compare_spec spec = {"s", knames, 1, diffs, 1};
+    tl_compare_spec spec = {"s", knames, 1, diffs, 1, 0};
     tl_error err = {0};
     tl_table *t = tl_compare(in, tags2, 2, &spec, &arena, &err);
     assert_non_null(t);
@@ -482,7 +512,7 @@ static void test_nan_key(void **state)
     tl_cell b[] = {tl_cell_float(1.0)};
     tl_table *in[2] = {keyed_table(a, 1, 2), keyed_table(b, 1, 1)};
     const char *diffs[] = {"id"};
-    tl_compare_spec spec = {"s", knames, 1, diffs, 1};
+    tl_compare_spec spec = {"s", knames, 1, diffs, 1, 0};
     tl_error err = {0};
     tl_table *t = tl_compare(in, tags2, 2, &spec, &arena, &err);
     assert_non_null(t);
@@ -546,7 +576,7 @@ static void test_long_common_prefixes(void **state)
     /* and the result is in strcmp order */
     tl_table *in[2] = {keyed_table(a, 1, N), keyed_table(b, 1, N)};
     const char *diffs[] = {"id"};
-    tl_compare_spec spec = {"s", knames, 1, diffs, 1};
+    tl_compare_spec spec = {"s", knames, 1, diffs, 1, 0};
     tl_error err = {0};
     tl_table *t = tl_compare(in, tags2, 2, &spec, &arena, &err);
     assert_non_null(t);
@@ -698,6 +728,7 @@ int main(void)
         cmocka_unit_test(test_metric_or_key_missing_is_left_out),
         cmocka_unit_test(test_no_keys_is_an_error),
         cmocka_unit_test(test_merge_bound),
+        cmocka_unit_test(test_row_keys_added_while_keys_repeat),
         cmocka_unit_test(test_sort_desc_is_stable_missing_last),
         cmocka_unit_test(test_split),
         cmocka_unit_test(test_mixed_kind_keys),

@@ -108,7 +108,7 @@ static void roundtrip(const char *args)
     assert_non_null(tool);
     char *dir = tt_tmpdir();
     char cmd[4096];
-    snprintf(cmd, sizeof cmd, "cd '%s' && '%s' %s -o '%s/out.xlsx' --output_csvs_dir '%s/csvs' >'%s/log' 2>/dev/null",
+    snprintf(cmd, sizeof cmd, "cd '%s' && '%s' %s -v -o '%s/out.xlsx' --output_csvs_dir '%s/csvs' >'%s/log' 2>/dev/null",
              top(), tool, args, dir, dir, dir);
     assert_int_equal(run(cmd), 0);
     char xlsx[1024], csvs[1024], log[1024];

@@ -176,7 +176,7 @@ static run *run_new(size_t n, const char *const *dirs, const char *const *tags, 
         print_error("%s\n", err.msg);
         fail();
     }
-    tl_gate gate = {pct, min_ms};
+    tl_gate gate = {pct, min_ms, 0, 0, 0};
     tl_summary_build(&r->s, &r->results, r->tags, n, &gate, &r->arena);
     return r;
 }
@@ -595,9 +595,9 @@ static void test_zero_baseline_and_missing(void **state)
     tl_summary_markdown(&r->s, &md);
     tl_summary_json(&r->s, &js);
     const char *m = tl_buf_cstr(&md), *j = tl_buf_cstr(&js);
-    if (!strstr(m, "| `grow` | 0.000 | 2.000 | +2.000 | - | 1 call |\n"))
+    if (!strstr(m, "| `grow` | 0.000 | 2.000 | +2.000 | - | 1 call | 0 -> 2.000 ms per call (+2.000 ms) |\n"))
         print_error("markdown:\n%s\n", m);
-    assert_non_null(strstr(m, "| `grow` | 0.000 | 2.000 | +2.000 | - | 1 call |\n"));
+    assert_non_null(strstr(m, "| `grow` | 0.000 | 2.000 | +2.000 | - | 1 call | 0 -> 2.000 ms per call (+2.000 ms) |\n"));
     assert_non_null(strstr(m, "| busy_time | 0.000 | 5.000 | +5.000 | - |\n"));
     assert_non_null(strstr(m, "| idle_time | - | 5.000 | - | - |\n"));
     assert_non_null(strstr(j, "\"busy_time\": {\"baseline\": 0.0, \"variant\": 5.0, \"delta\": 5.0, \"pct\": null}"));
@@ -989,11 +989,14 @@ static void test_cli_plain_text(void **state)
         assert_int_equal(c.status, 3);
         assert_null(strchr(c.out, '\033'));
         assert_null(strchr(c.err, '\033'));
-        assert_non_null(strstr(c.out, "Wrote sheet 'ops_summary' with 26 rows"));
-        const char *summary = strstr(c.out, "\n\n"); /* after the per-sheet lines */
-        assert_non_null(summary);
-        summary++;
-        assert_golden(summary, strlen(summary), "base_vs_new.txt");
+        /* the answer first: the summary, then one line for the outputs (no per-sheet
+         * lines without -v) */
+        assert_null(strstr(c.out, "Wrote sheet"));
+        const char *wrote = strstr(c.out, "\nWrote ");
+        assert_non_null(wrote);
+        assert_non_null(strstr(wrote, " result sheets"));
+        assert_non_null(strstr(wrote, "; -v lists them\n"));
+        assert_golden(c.out, (size_t)(wrote - c.out), "base_vs_new.txt");
         cli_free(&c);
     }
     tt_rmrf(tmp);

@@ -13,7 +13,18 @@
 #   BENCH_SMALL_RUNS=20 runs of the bundled examples
 #   BENCH_SCALING=1     0 skips the 1k/5k/20k/80k scaling run
 #   BENCH_SCALING_RUNS=3
+#   BENCH_REPORTS=1     0 skips the report comparisons (the 20k, examples and scaling cases)
+#   BENCH_TRACES=1      0 skips the trace section
+#   BENCH_TRACE_RUNS=3  runs of each generated-trace case; BENCH_TRACE_SMALL_RUNS=20 of the timesformer ones
 #   BENCH_DIR, BUILD    where the inputs/outputs and the binaries live
+#   CONFORMANCE         the conformance suite (default ../shared/conformance) for the timesformer traces
+#
+# The trace section runs when $BUILD/tlreport exists (it notes the skip otherwise):
+#   tlreport on conformance/traces/timesformer_h100.json.gz and on generated traces of 1 GB and
+#   250 MB (tools/gentrace, cached in $BENCH_DIR/traces/, ~2.3 GB; regenerated when
+#   tools/gentrace.c changes), workbook + CSVs written; tlcompare on the timesformer MI300 vs H100
+#   pair and on a generated 1 GB rocm vs cuda pair, with --tracediff-dir when tlcompare --help
+#   mentions it; the CPU time per event at 1 GB against 250 MB.
 #
 # Medians of wall time (fork to wait4), per-phase medians from `tlcompare --timings`, and the
 # peak RSS (max ru_maxrss over the runs, from build/tools/benchrun).  Prints PASS/MISS per
@@ -31,6 +42,8 @@ LXW_RUNS=${BENCH_LXW_RUNS:-3}
 SMALL_RUNS=${BENCH_SMALL_RUNS:-20}
 SCALING=${BENCH_SCALING:-1}
 SCALING_RUNS=${BENCH_SCALING_RUNS:-3}
+REPORTS=${BENCH_REPORTS:-1}
+TRACES=${BENCH_TRACES:-1}
 SEED=1
 
 for b in "$TL" "$GEN" "$RUN"; do
@@ -148,6 +161,12 @@ row() {  # row CASE: one line of the main table
                $7 * m, $8 * m, $9 * 1024 / 1e6, $10 }')$'\n'
 }
 
+check() {  # check LABEL VALUE LIMIT UNIT
+    awk -v l="$1" -v v="$2" -v lim="$3" -v u="$4" 'BEGIN {
+        if (v == "") { printf "  %-4s %-46s %8s %-2s (target <= %g %s)\n", "n/a", l, "-", u, lim, u; exit }
+        printf "  %-4s %-46s %8.2f %-2s (target <= %g %s)\n", v + 0 <= lim + 0 ? "PASS" : "MISS", l, v, u, lim, u }'
+}
+
 # ---- run ----------------------------------------------------------------------------------
 
 echo "bench: $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs ($(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)),"\
@@ -156,80 +175,240 @@ LOAD_START=$(loadavg)
 echo "bench: tlcompare built $(date -u -r "$BUILD/tlcompare" '+%Y-%m-%d %H:%M UTC') from commit" \
      "$(git rev-parse --short HEAD 2>/dev/null || echo '?')$(git diff --quiet HEAD -- src 2>/dev/null || echo ' + uncommitted changes in src/')"
 
-gen 20000 xlsx || { echo "bench: generating the inputs failed" >&2; exit 1; }
-R=$DIR/r20000
-IN_CSV=$(size_bytes "$R/baseline" "$R/candidate")
-IN_XLSX=$(size_bytes "$R/baseline.xlsx" "$R/candidate.xlsx")
+if [ "$REPORTS" != 0 ]; then
+    gen 20000 xlsx || { echo "bench: generating the inputs failed" >&2; exit 1; }
+    R=$DIR/r20000
+    IN_CSV=$(size_bytes "$R/baseline" "$R/candidate")
+    IN_XLSX=$(size_bytes "$R/baseline.xlsx" "$R/candidate.xlsx")
 
-measure "20k csv in" "$RUNS" "" "$R/baseline" "$R/candidate"
-OUT1_XLSX=${OUT_XLSX_BYTES:-0} OUT1_CSV=${OUT_CSV_BYTES:-0}
-measure "20k xlsx in" "$RUNS" "" "$R/baseline.xlsx" "$R/candidate.xlsx"
-if [ "$LXW_RUNS" -gt 0 ]; then
-    measure "20k csv in, lxw writer" "$LXW_RUNS" "TLCOMPARE_XLSX_WRITER=libxlsxwriter" "$R/baseline" "$R/candidate"
-fi
-measure "examples (ms)" "$SMALL_RUNS" "" examples/baseline examples/candidate small
+    measure "20k csv in" "$RUNS" "" "$R/baseline" "$R/candidate"
+    OUT1_XLSX=${OUT_XLSX_BYTES:-0} OUT1_CSV=${OUT_CSV_BYTES:-0}
+    measure "20k xlsx in" "$RUNS" "" "$R/baseline.xlsx" "$R/candidate.xlsx"
+    if [ "$LXW_RUNS" -gt 0 ]; then
+        measure "20k csv in, lxw writer" "$LXW_RUNS" "TLCOMPARE_XLSX_WRITER=libxlsxwriter" "$R/baseline" "$R/candidate"
+    fi
+    measure "examples (ms)" "$SMALL_RUNS" "" examples/baseline examples/candidate small
 
-SCALE_ROWS="1000 5000 20000 80000"
-if [ "$SCALING" != 0 ]; then
-    for n in $SCALE_ROWS; do
-        gen "$n" || { echo "bench: generating the $n-row inputs failed" >&2; failed=1; continue; }
-        measure "scale $n" "$SCALING_RUNS" "" "$DIR/r$n/baseline" "$DIR/r$n/candidate"
-    done
-fi
-rm -rf "$DIR/out/cmp.xlsx" "$DIR/out/cmp_csvs"
+    SCALE_ROWS="1000 5000 20000 80000"
+    if [ "$SCALING" != 0 ]; then
+        for n in $SCALE_ROWS; do
+            gen "$n" || { echo "bench: generating the $n-row inputs failed" >&2; failed=1; continue; }
+            measure "scale $n" "$SCALING_RUNS" "" "$DIR/r$n/baseline" "$DIR/r$n/candidate"
+        done
+    fi
+    rm -rf "$DIR/out/cmp.xlsx" "$DIR/out/cmp_csvs"
 
-# ---- report -------------------------------------------------------------------------------
+    # ---- report -------------------------------------------------------------------------------
 
-echo
-echo "inputs (20k rows per sheet): CSV $(mb "$IN_CSV") MB, xlsx $(mb "$IN_XLSX") MB (baseline + candidate);" \
-     "outputs: workbook $(mb "$OUT1_XLSX") MB, CSVs $(mb "$OUT1_CSV") MB"
-echo
-echo "wall times in seconds (examples: milliseconds): median, min, max over the runs; cpu = user + sys (median);"
-echo "phases: medians of tlcompare --timings (wall); peak RSS: max ru_maxrss over the runs (MB = 10^6 bytes)"
-printf '%-24s%9s%9s%9s%9s%9s%9s%9s%9s%9s  %9s %5s\n' case median min max cpu read compare format workbook csv \
-    "peak RSS" runs
-row "20k csv in"
-row "20k xlsx in"
-[ "$LXW_RUNS" -gt 0 ] && row "20k csv in, lxw writer"
-row "examples (ms)" small
-printf '%s' "$ROWS_TABLE"
-
-if [ "$SCALING" != 0 ]; then
     echo
-    echo "scaling (CSV in, workbook + CSVs out; median of $SCALING_RUNS)"
-    printf '%-10s%9s%9s%9s%9s%9s%9s%9s%9s%12s\n' rows/sheet median "us/row" cpu "us/row" read compare \
-        workbook csv "peak RSS"
-    for n in $SCALE_ROWS; do
-        s=$(stats "scale $n") || { printf '%-10s  (failed)\n' "$n"; continue; }
-        echo "$s" | awk -v n="$n" '{ printf "%-10d%9.2f%9.1f%9.2f%9.1f%9.2f%9.2f%9.2f%9.2f%9.0f MB\n",
-                                     n, $1, $1 / n * 1e6, $11, $11 / n * 1e6, $4, $5, $7, $8, $9 * 1024 / 1e6 }'
-    done
-    echo "(us/row: microseconds per row of each sheet; both reports, all sheets, workbook + CSVs)"
-fi
+    echo "inputs (20k rows per sheet): CSV $(mb "$IN_CSV") MB, xlsx $(mb "$IN_XLSX") MB (baseline + candidate);" \
+         "outputs: workbook $(mb "$OUT1_XLSX") MB, CSVs $(mb "$OUT1_CSV") MB"
+    echo
+    echo "wall times in seconds (examples: milliseconds): median, min, max over the runs; cpu = user + sys (median);"
+    echo "phases: medians of tlcompare --timings (wall); peak RSS: max ru_maxrss over the runs (MB = 10^6 bytes)"
+    printf '%-24s%9s%9s%9s%9s%9s%9s%9s%9s%9s  %9s %5s\n' case median min max cpu read compare format workbook csv \
+        "peak RSS" runs
+    row "20k csv in"
+    row "20k xlsx in"
+    [ "$LXW_RUNS" -gt 0 ] && row "20k csv in, lxw writer"
+    row "examples (ms)" small
+    printf '%s' "$ROWS_TABLE"
 
-echo
-echo "targets (issue 4):"
-check() {  # check LABEL VALUE LIMIT UNIT
-    awk -v l="$1" -v v="$2" -v lim="$3" -v u="$4" 'BEGIN {
-        if (v == "") { printf "  %-4s %-46s %8s %-2s (target <= %g %s)\n", "n/a", l, "-", u, lim, u; exit }
-        printf "  %-4s %-46s %8.2f %-2s (target <= %g %s)\n", v + 0 <= lim + 0 ? "PASS" : "MISS", l, v, u, lim, u }'
+    if [ "$SCALING" != 0 ]; then
+        echo
+        echo "scaling (CSV in, workbook + CSVs out; median of $SCALING_RUNS)"
+        printf '%-10s%9s%9s%9s%9s%9s%9s%9s%9s%12s\n' rows/sheet median "us/row" cpu "us/row" read compare \
+            workbook csv "peak RSS"
+        for n in $SCALE_ROWS; do
+            s=$(stats "scale $n") || { printf '%-10s  (failed)\n' "$n"; continue; }
+            echo "$s" | awk -v n="$n" '{ printf "%-10d%9.2f%9.1f%9.2f%9.1f%9.2f%9.2f%9.2f%9.2f%9.0f MB\n",
+                                         n, $1, $1 / n * 1e6, $11, $11 / n * 1e6, $4, $5, $7, $8, $9 * 1024 / 1e6 }'
+        done
+        echo "(us/row: microseconds per row of each sheet; both reports, all sheets, workbook + CSVs)"
+    fi
+
+    echo
+    echo "targets (issue 4):"
+    S1=$(stats "20k csv in") S2=$(stats "20k xlsx in") S3=$(stats "examples (ms)")
+    check "20k rows, CSV in -> workbook + CSVs (median)" "$(echo "$S1" | cut -d' ' -f1)" 3 s
+    check "20k rows, xlsx in -> workbook + CSVs (median)" "$(echo "$S2" | cut -d' ' -f1)" 5 s
+    check "peak RSS, CSV in" "$(echo "$S1" | awk '{ printf "%.1f", $9 * 1024 / 1e6 }')" 600 MB
+    check "peak RSS, xlsx in" "$(echo "$S2" | awk '{ printf "%.1f", $9 * 1024 / 1e6 }')" 600 MB
+    check "bundled examples (median)" "$(echo "$S3" | awk '{ printf "%.1f", $1 * 1000 }')" 30 ms
+    if [ "$SCALING" != 0 ]; then
+        # Linear growth: CPU time per row at 80k within 1.25x of that at 20k.  CPU time, because
+        # on a shared machine the wall time of the long 80k runs moves with the load.
+        ratio() {  # ratio FIELD: (FIELD per row at 80k) / (FIELD per row at 20k)
+            awk -v a="$(stats "scale 20000" | cut -d' ' -f"$1")" -v b="$(stats "scale 80000" | cut -d' ' -f"$1")" \
+                'BEGIN { if (a > 0 && b > 0) printf "%.2f", (b / 80000) / (a / 20000) }'
+        }
+        check "linear: cpu/row at 80k / cpu/row at 20k" "$(ratio 11)" 1.25 x
+        echo "       (the same ratio of wall times: $(ratio 1)x; of user CPU alone, without the kernel's"
+        echo "       page-cache work for the outputs: $(ratio 12)x)"
+    fi
+fi
+# ---- traces: tlreport and tlcompare on PyTorch traces (when build/tlreport exists) ---------
+
+# tmeasure CASE RUNS SMALL CMD ARG...: run CMD RUNS times under benchrun (its outputs removed
+# before each run), one line per run into $DATA (wall, RSS, CPU; no phases); SMALL shows ms.
+tmeasure() {
+    local name=$1 runs=$2 small=$3 i line status err=$DIR/out/stderr.txt
+    shift 3
+    printf 'bench: %-26s' "$name"
+    for ((i = 1; i <= runs; i++)); do
+        rm -rf "$DIR/out/trace.xlsx" "$DIR/out/trace_csvs" "$DIR/out/trace_diff"
+        line=$("$RUN" -e "$err" -o "$DIR/out/stdout.txt" -- "$@")
+        status=$?
+        if [ "$status" -ne 0 ]; then
+            echo
+            echo "bench: $name run $i FAILED (status $status): $line" >&2
+            sed 's/^/bench:   | /' "$err" | head -n 20 >&2
+            failed=1
+            return 1
+        fi
+        echo "$line" | awk -v c="$name" '
+            { for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+              printf "%s\t%s\t%s\t%.3f\t0\t0\t0\t0\t0\t0\t%s\n", c, v["wall"], v["rss_kb"], v["user"] + v["sys"], v["user"] }' >>"$DATA"
+        tail -n 1 "$DATA" | awk -F '\t' -v ms="$small" '{ printf(ms ? " %.1f" : " %.2f", ms ? $2 * 1000 : $2) }'
+    done
+    echo
 }
-S1=$(stats "20k csv in") S2=$(stats "20k xlsx in") S3=$(stats "examples (ms)")
-check "20k rows, CSV in -> workbook + CSVs (median)" "$(echo "$S1" | cut -d' ' -f1)" 3 s
-check "20k rows, xlsx in -> workbook + CSVs (median)" "$(echo "$S2" | cut -d' ' -f1)" 5 s
-check "peak RSS, CSV in" "$(echo "$S1" | awk '{ printf "%.1f", $9 * 1024 / 1e6 }')" 600 MB
-check "peak RSS, xlsx in" "$(echo "$S2" | awk '{ printf "%.1f", $9 * 1024 / 1e6 }')" 600 MB
-check "bundled examples (median)" "$(echo "$S3" | awk '{ printf "%.1f", $1 * 1000 }')" 30 ms
-if [ "$SCALING" != 0 ]; then
-    # Linear growth: CPU time per row at 80k within 1.25x of that at 20k.  CPU time, because
-    # on a shared machine the wall time of the long 80k runs moves with the load.
-    ratio() {  # ratio FIELD: (FIELD per row at 80k) / (FIELD per row at 20k)
-        awk -v a="$(stats "scale 20000" | cut -d' ' -f"$1")" -v b="$(stats "scale 80000" | cut -d' ' -f"$1")" \
-            'BEGIN { if (a > 0 && b > 0) printf "%.2f", (b / 80000) / (a / 20000) }'
-    }
-    check "linear: cpu/row at 80k / cpu/row at 20k" "$(ratio 11)" 1.25 x
-    echo "       (the same ratio of wall times: $(ratio 1)x; of user CPU alone, without the kernel's"
-    echo "       page-cache work for the outputs: $(ratio 12)x)"
+
+GENT=$BUILD/tools/gentrace
+GENT_HASH=$(cksum <tools/gentrace.c 2>/dev/null | cut -d' ' -f1)
+
+# tgen NAME GENTRACE-ARGS...: make $DIR/traces/NAME.json once per version of tools/gentrace.c,
+# with NAME.json.events holding its number of events (from gentrace --stats).
+tgen() {
+    local name=$1 f=$DIR/traces/$1.json t0 t1
+    shift
+    mkdir -p "$DIR/traces" || return 1
+    if [ -f "$f.done" ] && [ "$(cat "$f.done")" = "$GENT_HASH" ] && [ -f "$f" ]; then
+        return 0
+    fi
+    echo "bench: generating $f (gentrace $*) ..."
+    rm -f "$f" "$f.done" "$f.events"
+    t0=$(date +%s.%N)
+    "$GENT" "$@" --plain --stats -o "$f" 2>"$f.stats" || { cat "$f.stats" >&2; return 1; }
+    t1=$(date +%s.%N)
+    sed -n 's/^gentrace: \([0-9]*\) events.*/\1/p' "$f.stats" >"$f.events"
+    echo "$GENT_HASH" >"$f.done"
+    awk -v a="$t0" -v b="$t1" -v s="$(size_bytes "$f")" -v e="$(cat "$f.events")" \
+        'BEGIN { printf "bench:   %.0f MB, %d events, in %.1f s\n", s / 1e6, e, b - a }'
+}
+
+# trow CASE [small] [EVENTS]: one line of the trace table (EVENTS: µs of CPU per event)
+trow() {
+    local s
+    s=$(stats "$1") || { printf '%-28s  (failed)\n' "$1"; return; }
+    echo "$s" | awk -v c="$1" -v small="${2:-}" -v ev="${3:-0}" '{
+        f = small ? "%9.1f" : "%9.2f"; m = small ? 1000 : 1
+        printf "%-28s" f f f f "  %7.0f MB %5d", c, $1 * m, $2 * m, $3 * m, $11 * m, $9 * 1024 / 1e6, $10
+        if (ev > 0) printf "  %10d %8.3f", ev, $11 / ev * 1e6
+        printf "\n" }'
+}
+
+TLR=$BUILD/tlreport
+TRACE_RUNS=${BENCH_TRACE_RUNS:-3}
+TRACE_SMALL_RUNS=${BENCH_TRACE_SMALL_RUNS:-20}
+CONFORMANCE=${CONFORMANCE:-../shared/conformance}
+TS_H100=$CONFORMANCE/traces/timesformer_h100.json.gz
+TS_MI300=$CONFORMANCE/traces/timesformer_mi300.json.gz
+if [ "$TRACES" = 0 ]; then
+    echo
+    echo "traces: skipped (BENCH_TRACES=0)"
+elif [ ! -x "$TLR" ]; then
+    echo
+    echo "traces: skipped: $TLR is not built (the trace reader provides it; then 'make bench' runs this part)"
+elif [ ! -x "$GENT" ]; then
+    echo "bench: $GENT is missing (run 'make bench')" >&2
+    failed=1
+else
+    echo
+    cp "$TLR" "$DIR/tlreport" || exit 1
+    TLR=$DIR/tlreport
+    TOUT=(-o "$DIR/out/trace.xlsx" --output_csvs_dir "$DIR/out/trace_csvs")
+    DIFF_OPT=()
+    DIFF_NOTE="without the morphology diff: tlcompare --help does not mention --tracediff-dir"
+    if "$TL" --help 2>&1 | grep -q -- '--tracediff-dir'; then
+        DIFF_OPT=(--tracediff-dir "$DIR/out/trace_diff")
+        DIFF_NOTE="with --tracediff-dir"
+    fi
+    HAVE_TS=0
+    if [ -f "$TS_H100" ]; then
+        HAVE_TS=1
+        tmeasure "timesformer report (ms)" "$TRACE_SMALL_RUNS" small "$TLR" "$TS_H100" "${TOUT[@]}"
+        if [ -f "$TS_MI300" ]; then
+            tmeasure "timesformer diff (ms)" "$TRACE_SMALL_RUNS" small "$TL" "$TS_MI300" "$TS_H100" "${TOUT[@]}" \
+                "${DIFF_OPT[@]}" -q
+        fi
+    else
+        echo "bench: note: $TS_H100 not found: the timesformer cases are skipped"
+    fi
+    # the generated traces: 1 GB of JSON each, plus 250 MB for the linearity check
+    HAVE_GEN=0
+    free_kb=$(df -Pk "$DIR" | awk 'NR == 2 { print $4 }')
+    if [ -f "$DIR/traces/gen_cuda_1G.json.done" ] && [ -f "$DIR/traces/gen_rocm_1G.json.done" ] \
+       && [ -f "$DIR/traces/gen_cuda_250M.json.done" ] || [ "${free_kb:-0}" -gt $((5 * 1024 * 1024)) ]; then
+        if tgen gen_cuda_250M --flavour cuda --size 250M && tgen gen_cuda_1G --flavour cuda --size 1G \
+           && tgen gen_rocm_1G --flavour rocm --size 1G; then
+            HAVE_GEN=1
+        else
+            echo "bench: generating the traces failed" >&2
+            failed=1
+        fi
+    else
+        echo "bench: note: less than 5 GB free under $DIR: the generated-trace cases are skipped"
+    fi
+    if [ "$HAVE_GEN" = 1 ]; then
+        T=$DIR/traces
+        tmeasure "1G trace report" "$TRACE_RUNS" "" "$TLR" "$T/gen_cuda_1G.json" "${TOUT[@]}"
+        tmeasure "250M trace report" "$TRACE_RUNS" "" "$TLR" "$T/gen_cuda_250M.json" "${TOUT[@]}"
+        tmeasure "1G pair diff" "$TRACE_RUNS" "" "$TL" "$T/gen_rocm_1G.json" "$T/gen_cuda_1G.json" "${TOUT[@]}" \
+            "${DIFF_OPT[@]}" -q
+    fi
+    rm -rf "$DIR/out/trace.xlsx" "$DIR/out/trace_csvs" "$DIR/out/trace_diff"
+
+    echo
+    echo "traces: tlreport TRACE -o OUT.xlsx --output_csvs_dir DIR; tlcompare A B -o OUT.xlsx --output_csvs_dir DIR -q"
+    echo "($DIFF_NOTE); wall times in seconds (timesformer: milliseconds), median, min, max; peak RSS: max ru_maxrss"
+    printf '%-28s%9s%9s%9s%9s  %10s %5s  %10s %8s\n' case median min max cpu "peak RSS" runs events "cpu us/ev"
+    if [ "$HAVE_TS" = 1 ]; then
+        trow "timesformer report (ms)" small
+        [ -f "$TS_MI300" ] && trow "timesformer diff (ms)" small
+    fi
+    if [ "$HAVE_GEN" = 1 ]; then
+        E1=$(cat "$T/gen_cuda_1G.json.events") E4=$(cat "$T/gen_cuda_250M.json.events")
+        E2=$(cat "$T/gen_rocm_1G.json.events")
+        trow "1G trace report" "" "$E1"
+        trow "250M trace report" "" "$E4"
+        trow "1G pair diff" "" $((E1 + E2))
+        echo "inputs: $(mb "$(size_bytes "$T/gen_cuda_1G.json")") MB (cuda), $(mb "$(size_bytes "$T/gen_rocm_1G.json")") MB (rocm),"\
+             "$(mb "$(size_bytes "$T/gen_cuda_250M.json")") MB of JSON, made by tools/gentrace (cached in $T)"
+    fi
+
+    echo
+    echo "targets (traces):"
+    field() { stats "$1" 2>/dev/null | awk -v f="$2" -v m="$3" '{ printf "%.2f", $f * m }'; }
+    rss_mb() { stats "$1" 2>/dev/null | awk '{ printf "%.1f", $9 * 1024 / 1e6 }'; }
+    if [ "$HAVE_TS" = 1 ]; then
+        check "timesformer report (median)" "$(field "timesformer report (ms)" 1 1000)" 50 ms
+        check "timesformer report, peak RSS" "$(rss_mb "timesformer report (ms)")" 60 MB
+        [ -f "$TS_MI300" ] && check "timesformer diff (median)" "$(field "timesformer diff (ms)" 1 1000)" 60 ms
+    fi
+    if [ "$HAVE_GEN" = 1 ]; then
+        check "1 GB trace report (median)" "$(field "1G trace report" 1 1)" 4 s
+        check "1 GB trace report, peak RSS" "$(rss_mb "1G trace report")" 1000 MB
+        check "1 GB pair diff (median)" "$(field "1G pair diff" 1 1)" 10 s
+        check "1 GB pair diff, peak RSS" "$(rss_mb "1G pair diff")" 2000 MB
+        # CPU time per event at 1 GB over that at 250 MB (CPU, as for the report scaling above)
+        tratio() {
+            awk -v a="$(stats "250M trace report" | cut -d' ' -f"$1")" -v b="$(stats "1G trace report" | cut -d' ' -f"$1")" \
+                -v ea="$E4" -v eb="$E1" 'BEGIN { if (a > 0 && b > 0 && ea > 0 && eb > 0) printf "%.2f", (b / eb) / (a / ea) }'
+        }
+        check "linear: cpu/event at 1 GB / at 250 MB" "$(tratio 11)" 1.25 x
+        echo "       (the same ratio of wall times: $(tratio 1)x)"
+    fi
 fi
 echo
 echo "load average: $LOAD_START at the start, $(loadavg) at the end ($(nproc) CPUs; other work on the machine skews the figures)"

@@ -2904,6 +2904,117 @@ static void write_example(struct emit *em, enum role role)
     free(ops);
 }
 
+/* ---- a recompute-style report (--recompute) ---------------------------------------------- */
+
+/*
+ * A small training step with activation checkpointing, laid out as real reports of that
+ * kind are: several rows per key in every summary sheet.  gpu_timeline has a row per type
+ * and is_recompute (the recomputed forward is counted apart); ops_summary a row per op and
+ * parent_module; kernel_summary a row per kernel, parent op and stream (one GEMM kernel
+ * under three ops, one copy kernel on two streams).  ops_unique_args holds two rows that
+ * nothing in the sheet tells apart (the same op and arguments, from two call sites), as
+ * reports made from merged traces do.  The candidate's times are those of the baseline
+ * scaled per row, so that every diff is known.
+ */
+static void write_recompute(struct emit *em, enum role role)
+{
+    double f = role == CANDIDATE ? 1.1 : 1.0;
+    static const char *const tl_cols[] = {"type", "is_recompute", "time ms", "percent"};
+    em_sheet(em, "gpu_timeline", tl_cols, 4);
+    static const struct { const char *type; int rec; double ms; } tl[] = {
+        {"computation_time", 0, 20.0}, {"computation_time", 1, 6.0},
+        {"exposed_comm_time", 0, 1.5},  {"exposed_comm_time", 1, 0.5},
+        {"exposed_memcpy_time", 0, 0.2}, {"exposed_memcpy_time", 1, 0.1},
+        {"busy_time", 0, 21.7},        {"busy_time", 1, 6.6},
+        {"idle_time", 0, 1.7},         {"total_time", 0, 30.0},
+    };
+    for (size_t i = 0; i < sizeof tl / sizeof *tl; i++) {
+        /* the candidate's busy part grows by f, its idle time absorbs the rest of 30 ms * f */
+        double ms = tl[i].ms * f;
+        em_str(em, tl[i].type);
+        em_bool(em, tl[i].rec);
+        em_num(em, round2(ms * 1000) / 1000);
+        em_num(em, round2(100 * tl[i].ms / 30.0));
+        em_end_row(em);
+    }
+
+    static const char *const ops_cols[] = {"name", "parent_module", "total_direct_kernel_time_sum",
+                                           "total_direct_kernel_time_ms", "Count", "Categories",
+                                           "Percentage (%)", "Cumulative Percentage (%)"};
+    em_sheet(em, "ops_summary", ops_cols, 8);
+    static const struct { const char *name, *module; double us; int count; } ops[] = {
+        {"aten::mm", "model.layers.attn.q_proj", 6000, 96},  {"aten::mm", "model.layers.attn.k_proj", 4000, 96},
+        {"aten::mm", "model.layers.mlp.fc1", 5000, 96},      {"aten::addmm", "model.layers.mlp.fc2", 3000, 48},
+        {"aten::add", "model.layers.attn", 1500, 48},        {"aten::add", "model.layers.mlp", 1000, 48},
+        {"aten::copy_", "model.embed", 800, 24},
+    };
+    double cum = 0, all = 0;
+    for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
+        all += ops[i].us;
+    for (size_t i = 0; i < sizeof ops / sizeof *ops; i++) {
+        double us = ops[i].us * f;
+        cum += 100 * ops[i].us / all;
+        em_str(em, ops[i].name);
+        em_str(em, ops[i].module);
+        em_num(em, us);
+        em_num(em, us / 1000);
+        em_int(em, ops[i].count);
+        em_str(em, "['GEMM']");
+        em_num(em, round2(100 * ops[i].us / all));
+        em_num(em, round2(cum));
+        em_end_row(em);
+    }
+
+    static const char *const k_cols[] = {"Parent op category", "Parent cpu_op", "Kernel name", "Kernel stream",
+                                         "Kernel duration (\xc2\xb5s)_sum", "Kernel duration (\xc2\xb5s)_count",
+                                         "Kernel duration (\xc2\xb5s)_mean", "Percent of kernels time (%)"};
+    em_sheet(em, "kernel_summary", k_cols, 8);
+    static const struct { const char *cat, *op, *kernel; int stream; double us; int count; } ks[] = {
+        {"GEMM", "aten::mm", "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64", 7, 15000, 288},
+        {"GEMM", "aten::addmm", "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64", 7, 3000, 48},
+        {"GEMM", "aten::linear", "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64", 7, 900, 24},
+        {"elementwise", "aten::add", "vectorized_elementwise_kernel<4, CUDAFunctor_add<float>>", 7, 2500, 96},
+        {"elementwise", "aten::copy_", "direct_copy_kernel_cuda", 7, 500, 12},
+        {"elementwise", "aten::copy_", "direct_copy_kernel_cuda", 13, 300, 12},
+    };
+    for (size_t i = 0; i < sizeof ks / sizeof *ks; i++) {
+        double us = ks[i].us * f;
+        em_str(em, ks[i].cat);
+        em_str(em, ks[i].op);
+        em_str(em, ks[i].kernel);
+        em_int(em, ks[i].stream);
+        em_num(em, us);
+        em_int(em, ks[i].count);
+        em_num(em, us / ks[i].count);
+        em_num(em, round2(100 * ks[i].us / 22200));
+        em_end_row(em);
+    }
+
+    static const char *const u_cols[] = {"name", "Input type", "Input Dims", "Input Strides", "Concrete Inputs",
+                                         "operation_count", "total_direct_kernel_time_sum",
+                                         "total_direct_kernel_time_mean"};
+    em_sheet(em, "ops_unique_args", u_cols, 8);
+    static const struct { const char *name, *dims; int count; double us; } ua[] = {
+        {"aten::mm", "((4096, 1024), (1024, 1024))", 192, 10000},
+        {"aten::mm", "((4096, 1024), (1024, 4096))", 96, 5000},
+        /* the same op and arguments twice: two call sites the sheet does not name */
+        {"aten::add", "((4096, 1024), (4096, 1024))", 48, 1500},
+        {"aten::add", "((4096, 1024), (4096, 1024))", 48, 1000},
+    };
+    for (size_t i = 0; i < sizeof ua / sizeof *ua; i++) {
+        double us = ua[i].us * f;
+        em_str(em, ua[i].name);
+        em_str(em, "('c10::BFloat16', 'c10::BFloat16')");
+        em_str(em, ua[i].dims);
+        em_str(em, "((1024, 1), (1024, 1))");
+        em_str(em, "('', '')");
+        em_int(em, ua[i].count);
+        em_num(em, us);
+        em_num(em, us / ua[i].count);
+        em_end_row(em);
+    }
+}
+
 /* ---- command line ------------------------------------------------------------------------ */
 
 static void usage(FILE *f)
@@ -2911,6 +3022,7 @@ static void usage(FILE *f)
     fputs("usage: genreport [--rows N] [--seed S] [--role baseline|candidate]\n"
           "                 [--csv DIR] [--xlsx FILE]\n"
           "       genreport --example baseline|candidate [--csv DIR] [--xlsx FILE]\n"
+          "       genreport --recompute baseline|candidate [--csv DIR] [--xlsx FILE]\n"
           "\n"
           "Write one synthetic TraceLens performance report: gpu_timeline, ops_summary,\n"
           "ops_summary_by_category, kernel_summary, ops_unique_args, unified_perf_summary,\n"
@@ -2923,6 +3035,10 @@ static void usage(FILE *f)
           "  --role R        baseline (default) or candidate: which rows, which timings\n"
           "  --example R     the small hand-made example pair instead: a ViT-L/16 training\n"
           "                  step on an H100 (baseline) or an MI300X (candidate)\n"
+          "  --recompute R   a small recompute-style report instead: several rows per key in\n"
+          "                  gpu_timeline (is_recompute), ops_summary (parent_module),\n"
+          "                  kernel_summary (parent op, stream) and ops_unique_args (none\n"
+          "                  tells them apart); the candidate's times are 1.1x the baseline's\n"
           "  --csv DIR       write DIR/<sheet>.csv (DIR is created if missing)\n"
           "  --xlsx FILE     write the workbook FILE\n"
           "  -h, --help      show this help\n",
@@ -2959,7 +3075,7 @@ int main(int argc, char **argv)
     const char *csv = NULL, *xlsx = NULL;
     long rows = 1000;
     struct gen g = {1, BASELINE};
-    int example = 0, random_opts = 0;
+    int example = 0, random_opts = 0, recompute = 0;
     enum role example_role = BASELINE;
 
     for (int i = 1; i < argc; i++) {
@@ -2992,6 +3108,10 @@ int main(int argc, char **argv)
             if (!parse_role(v, &example_role))
                 usage_error("--example %s: expected baseline or candidate", v);
             example = 1;
+        } else if (!strcmp(a, "--recompute")) {
+            if (!parse_role(v, &example_role))
+                usage_error("--recompute %s: expected baseline or candidate", v);
+            recompute = 1;
         } else if (!strcmp(a, "--csv"))
             csv = v;
         else if (!strcmp(a, "--xlsx"))
@@ -3001,12 +3121,16 @@ int main(int argc, char **argv)
     }
     if (!csv && !xlsx)
         usage_error("%s", "nothing to write: give --csv DIR and/or --xlsx FILE");
-    if (example && random_opts)
-        usage_error("%s", "--example takes no --rows, --seed or --role");
+    if ((example || recompute) && random_opts)
+        usage_error("%s", "--example and --recompute take no --rows, --seed or --role");
+    if (example && recompute)
+        usage_error("%s", "give --example or --recompute, not both");
 
     struct emit em;
     em_open(&em, csv, xlsx);
-    if (example)
+    if (recompute)
+        write_recompute(&em, example_role);
+    else if (example)
         write_example(&em, example_role);
     else
         write_random(&em, &g, rows);

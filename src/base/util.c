@@ -62,15 +62,32 @@ void tl_grow(void **p, size_t *cap, size_t need, size_t size)
     *cap = c;
 }
 
+/* vsnprintf into a new buffer, whatever the length. */
+static void buf_vprintf(tl_buf *b, const char *fmt, va_list ap)
+{
+    va_list again;
+    va_copy(again, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    if (n > 0) {
+        tl_buf_reserve(b, (size_t)n);
+        vsnprintf(b->data + b->len, (size_t)n + 1, fmt, again);
+        b->len += (size_t)n;
+    }
+    va_end(again);
+}
+
 void tl_error_vset(tl_error *e, const char *fmt, va_list ap)
 {
     if (!e || e->set)
         return;
-    vsnprintf(e->msg, sizeof e->msg, fmt, ap);
-    /* One line, always: a stray newline from an input file must not split it. */
-    for (char *c = e->msg; *c; c++)
-        if (*c == '\n' || *c == '\r')
-            *c = ' ';
+    /* Formatted whole, then cleaned: quoted input is cut in the middle, and what the
+     * message says after it is kept. */
+    tl_buf raw = {0}, clean = {0};
+    buf_vprintf(&raw, fmt, ap);
+    tl_message_clean(&clean, raw.data ? raw.data : "", raw.len);
+    snprintf(e->msg, sizeof e->msg, "%s", tl_buf_cstr(&clean));
+    tl_buf_free(&raw);
+    tl_buf_free(&clean);
     e->set = 1;
 }
 
@@ -86,9 +103,12 @@ static void say(const char *what, const char *fmt, va_list ap)
 {
     if (tl_quiet)
         return;
-    fprintf(stderr, "tlcompare: %s", what);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    tl_buf raw = {0}, clean = {0};
+    buf_vprintf(&raw, fmt, ap);
+    tl_message_clean(&clean, raw.data ? raw.data : "", raw.len);
+    fprintf(stderr, "tlcompare: %s%s\n", what, tl_buf_cstr(&clean));
+    tl_buf_free(&raw);
+    tl_buf_free(&clean);
 }
 
 void tl_warn(const char *fmt, ...)
@@ -211,4 +231,131 @@ int tl_is_dir(const char *path)
 {
     struct stat st;
     return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* ---- messages and UTF-8 ------------------------------------------------------------- */
+
+/* The length of the valid UTF-8 sequence at s[0..n), or 0 when it is not one (overlong
+ * forms, surrogates and code points past U+10FFFF are not). */
+static size_t utf8_seq(const unsigned char *s, size_t n)
+{
+    unsigned c = s[0];
+    if (c < 0x80)
+        return 1;
+    size_t len = c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+    if (len == 0 || len > n)
+        return 0;
+    for (size_t i = 1; i < len; i++)
+        if ((s[i] & 0xC0) != 0x80)
+            return 0;
+    if ((c == 0xE0 && s[1] < 0xA0) || (c == 0xED && s[1] > 0x9F) || (c == 0xF0 && s[1] < 0x90) ||
+        (c == 0xF4 && s[1] > 0x8F))
+        return 0;
+    return len;
+}
+
+void tl_buf_add_utf8(tl_buf *b, const char *s, size_t n)
+{
+    const unsigned char *p = (const unsigned char *)s, *end = p + n;
+    while (p < end) {
+        const unsigned char *run = p;
+        size_t k;
+        while (p < end && (k = utf8_seq(p, (size_t)(end - p))) != 0)
+            p += k;
+        tl_buf_add(b, run, (size_t)(p - run));
+        if (p < end) {
+            tl_buf_adds(b, "\xEF\xBF\xBD"); /* U+FFFD for each byte that starts no valid sequence */
+            p++;
+        }
+    }
+}
+
+void tl_utf8_sanitize(tl_buf *b)
+{
+    const unsigned char *p = (const unsigned char *)b->data;
+    size_t i = 0, k;
+    while (i < b->len && (k = utf8_seq(p + i, b->len - i)) != 0)
+        i += k;
+    if (i == b->len)
+        return; /* the usual case: nothing to copy */
+    tl_buf fixed = {0};
+    tl_buf_add_utf8(&fixed, b->data, b->len);
+    tl_buf_free(b);
+    *b = fixed;
+}
+
+/* A quote that opens quoted input: at the start, or after anything but a letter or digit. */
+static int opens_quote(const char *s, size_t i)
+{
+    if (s[i] != '\'')
+        return 0;
+    if (i == 0)
+        return 1;
+    unsigned char c = (unsigned char)s[i - 1];
+    return !(c >= '0' && c <= '9') && !((c | 0x20) >= 'a' && (c | 0x20) <= 'z') && c < 0x80;
+}
+
+/* A quote that closes quoted input: at the end, or before a space or punctuation. */
+static int closes_quote(const char *s, size_t i, size_t n)
+{
+    return s[i] == '\'' && (i + 1 == n || strchr(" ,.;:)]!?", s[i + 1]) != NULL);
+}
+
+static void add_escaped(tl_buf *out, const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c >= 0x20 && c != 0x7F)
+            tl_buf_addc(out, (char)c);
+        else if (c == '\n')
+            tl_buf_adds(out, "\\n");
+        else if (c == '\r')
+            tl_buf_adds(out, "\\r");
+        else if (c == '\t')
+            tl_buf_adds(out, "\\t");
+        else
+            tl_buf_printf(out, "\\x%02X", c);
+    }
+}
+
+void tl_message_clean(tl_buf *out, const char *msg, size_t n)
+{
+    size_t i = 0, first = out->len;
+    while (i < n) {
+        if (!opens_quote(msg, i)) {
+            size_t j = i + 1;
+            while (j < n && !opens_quote(msg, j))
+                j++;
+            add_escaped(out, msg + i, j - i);
+            i = j;
+            continue;
+        }
+        size_t start = i + 1, close = start;
+        while (close < n && !closes_quote(msg, close, n))
+            close++;
+        size_t len = close - start;
+        tl_buf_addc(out, '\'');
+        if (len <= TL_QUOTE_MAX) {
+            add_escaped(out, msg + start, len);
+        } else {
+            /* cut at a character boundary, and say so */
+            size_t cut = TL_QUOTE_MAX;
+            while (cut > 0 && ((unsigned char)msg[start + cut] & 0xC0) == 0x80)
+                cut--;
+            add_escaped(out, msg + start, cut);
+            tl_buf_printf(out, "...(%zu bytes)", len);
+        }
+        if (close < n)
+            tl_buf_addc(out, '\'');
+        i = close < n ? close + 1 : n;
+    }
+    /* Input that fooled the quote rules (a quote and a space inside a name) is bounded too. */
+    if (out->len - first > TL_MESSAGE_MAX) {
+        size_t cut = first + TL_MESSAGE_MAX;
+        while (cut > first && ((unsigned char)out->data[cut] & 0xC0) == 0x80)
+            cut--;
+        out->len = cut;
+        tl_buf_adds(out, "...");
+    }
+    tl_buf_cstr(out);
 }

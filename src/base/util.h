@@ -64,4 +64,23 @@ char *tl_path_stem(const char *path);
 /* 1 when the path names an existing directory, 0 otherwise. */
 int tl_is_dir(const char *path);
 
+/*
+ * Messages quote input text ('name'), and input can be anything: a 100 MB column name,
+ * a tag with a line break.  tl_message_clean() appends `msg` to `out` with every quoted
+ * part longer than TL_QUOTE_MAX bytes cut (its full length given) and every control
+ * character escaped (\n, \t, \xHH), so that a message stays one short line (at most
+ * TL_MESSAGE_MAX bytes, whatever fooled the quote rules).  The
+ * error slot and the warnings pass every message through it.
+ */
+#define TL_QUOTE_MAX 100
+#define TL_MESSAGE_MAX 2000 /* a cleaned message longer than this is cut */
+void tl_message_clean(tl_buf *out, const char *msg, size_t n);
+
+/* Append s[0..n) with each byte that is not part of a valid UTF-8 sequence replaced by
+ * U+FFFD: JSON and Markdown readers reject invalid UTF-8, and op names come from input. */
+void tl_buf_add_utf8(tl_buf *b, const char *s, size_t n);
+
+/* The same for a whole buffer, in place. */
+void tl_utf8_sanitize(tl_buf *b);
+
 #endif

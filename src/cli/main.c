@@ -44,13 +44,19 @@ typedef struct options {
     int no_summary;           /* --no-summary: no summary worksheet */
     double fail_pct;          /* --fail-on-regression PCT; < 0: no gate */
     double min_ms;            /* --min-time-ms MS */
+    int verbose;              /* -v: a line per result sheet */
+    int tracelens_keys;       /* --tracelens-keys: no row-key step */
+    double min_delta_ms;      /* --min-delta-ms MS: smaller changes are not listed or gated */
+    double min_delta_pct;     /* --min-delta-pct PCT */
+    size_t top;               /* --top N: regressions and improvements listed */
 } options;
 
 static const char usage_text[] =
     "usage: tlcompare REPORT REPORT [REPORT ...] [-o FILE] [--output_csvs_dir DIR]\n"
     "                 [--names TAG ...] [--sheets GROUP ...] [--summary-md FILE]\n"
     "                 [--summary-json FILE] [--fail-on-regression PCT [--min-time-ms MS]]\n"
-    "                 [--no-summary] [--timings] [-q]\n";
+    "                 [--min-delta-ms MS] [--min-delta-pct PCT] [--top N]\n"
+    "                 [--tracelens-keys] [--no-summary] [--timings] [-v] [-q]\n";
 
 static const char help_text[] =
     "Compare TraceLens performance reports: the first REPORT is the baseline, every other\n"
@@ -72,7 +78,16 @@ static const char help_text[] =
     "                            variant's busy GPU time, or any op of at least\n"
     "                            --min-time-ms in the baseline, is more than PCT% slower\n"
     "  --min-time-ms MS          the gate's smallest op to judge (default: 1)\n"
+    "  --min-delta-ms MS         the summary and the gate ignore changes smaller than MS\n"
+    "  --min-delta-pct PCT       ... and changes smaller than PCT% (both default: 0;\n"
+    "                            floating-point noise is always ignored)\n"
+    "  --top N                   list the N largest regressions and improvements (default: 10)\n"
+    "  --tracelens-keys          pair rows on the groups' own keys only, exactly as the TraceLens\n"
+    "                            tool (default: add is_recompute, gpu_pid, parent_module,\n"
+    "                            Parent cpu_op, Parent op category, Kernel stream to the keys\n"
+    "                            while they repeat in a report)\n"
     "  --timings                 print where the time went (stderr)\n"
+    "  -v, --verbose             print a line per result sheet written\n"
     "  -q, --quiet               print nothing but errors\n"
     "  -h, --help                show this help and exit\n"
     "  --version                 show the version and exit\n"
@@ -183,6 +198,24 @@ static int parse_args(int argc, char **argv, options *o)
             if (!v || !*v)
                 return usage_error("%s needs a file name", name);
             *(name[10] == 'm' ? &o->summary_md : &o->summary_json) = v;
+        } else if (!strcmp(name, "-v") || !strcmp(name, "--verbose")) {
+            o->verbose = 1;
+        } else if (!strcmp(name, "--tracelens-keys")) {
+            o->tracelens_keys = 1;
+        } else if (!strcmp(name, "--min-delta-ms") || !strcmp(name, "--min-delta-pct")) {
+            const char *v = option_value(argc, argv, &i, eq);
+            char *end = NULL;
+            double x = v ? strtod(v, &end) : NAN;
+            if (!v || end == v || *end || !isfinite(x) || x < 0)
+                return usage_error("%s needs a number of at least 0", name);
+            *(name[12] == 'm' ? &o->min_delta_ms : &o->min_delta_pct) = x;
+        } else if (!strcmp(name, "--top")) {
+            const char *v = option_value(argc, argv, &i, eq);
+            char *end = NULL;
+            long x = v ? strtol(v, &end, 10) : 0;
+            if (!v || end == v || *end || x < 1 || x > 100000)
+                return usage_error("%s needs a whole number from 1 to 100000", name);
+            o->top = (size_t)x;
         } else if (!strcmp(name, "--timings")) {
             o->timings = 1;
         } else if (!strcmp(name, "--no-summary")) {
@@ -233,6 +266,129 @@ static int parse_args(int argc, char **argv, options *o)
     return 0;
 }
 
+/* ---- default tags (SPEC §1, TRACES.md §0) ------------------------------------------- */
+
+static int has_suffix(const char *s, size_t n, const char *suffix)
+{
+    size_t k = strlen(suffix);
+    return n >= k && memcmp(s + n - k, suffix, k) == 0;
+}
+
+/* 1 when `path` names a trace by its file name: *.json or *.json.gz. */
+static int is_trace_name(const char *path)
+{
+    size_t start, end;
+    tl_path_base(path, &start, &end);
+    return has_suffix(path + start, end - start, ".json") || has_suffix(path + start, end - start, ".json.gz");
+}
+
+/*
+ * A report's default tag: a trace file's name without ".json.gz"/".json" and a trailing
+ * ".pt.trace" (the profiler's own suffix, the same in every file); a directory's name whole
+ * (a dot in "Qwen1.5-0.5B_csvs" is no extension); a workbook's name without its extension.
+ */
+static char *default_tag(const char *path)
+{
+    size_t start, end;
+    tl_path_base(path, &start, &end);
+    const char *name = path + start;
+    size_t n = end - start;
+    if (is_trace_name(path)) {
+        n -= has_suffix(name, n, ".json.gz") ? 8 : 5;
+        if (has_suffix(name, n, ".pt.trace"))
+            n -= 9;
+    } else if ((*path && path[strlen(path) - 1] == '/') || tl_is_dir(path)) {
+        /* the whole name */
+    } else {
+        return tl_path_stem(path);
+    }
+    char *t = tl_xmalloc(n + 1);
+    memcpy(t, name, n);
+    t[n] = '\0';
+    return t;
+}
+
+/* The components of a path ("runs//h100/./perf_csvs/" -> runs, h100, perf_csvs), as
+ * [start, end) offsets in starts[]/ends[]; returns how many. */
+static size_t path_parts(const char *p, size_t *starts, size_t *ends)
+{
+    size_t n = 0;
+    for (size_t i = 0; p[i];) {
+        while (p[i] == '/')
+            i++;
+        size_t b = i;
+        while (p[i] && p[i] != '/')
+            i++;
+        if (i > b && !(i - b == 1 && p[b] == '.'))
+            starts[n] = b, ends[n++] = i;
+    }
+    return n;
+}
+
+static int same_part(const char *a, size_t as, size_t ae, const char *b, size_t bs, size_t be)
+{
+    return ae - as == be - bs && memcmp(a + as, b + bs, ae - as) == 0;
+}
+
+/*
+ * Default tags that collide (reports all called perf_csvs) are replaced by the part of
+ * each path where the paths differ: the leading and trailing components common to every
+ * report dropped, the rest joined with '_' (the last component given as its default tag).
+ * A report whose path has nothing of its own keeps its tag.
+ */
+static void differing_tags(char **tags, const char *const *paths, size_t n)
+{
+    int collide = 0;
+    for (size_t i = 0; i < n && !collide; i++)
+        for (size_t j = 0; j < i && !collide; j++)
+            collide = strcmp(tags[i], tags[j]) == 0;
+    if (!collide)
+        return;
+    size_t **st = tl_xcalloc(n, sizeof *st), **en = tl_xcalloc(n, sizeof *en), *np = tl_xcalloc(n, sizeof *np);
+    size_t shortest = SIZE_MAX;
+    for (size_t i = 0; i < n; i++) {
+        size_t len = strlen(paths[i]) / 2 + 1;
+        st[i] = tl_xmalloc(len * sizeof **st);
+        en[i] = tl_xmalloc(len * sizeof **en);
+        np[i] = path_parts(paths[i], st[i], en[i]);
+        shortest = np[i] < shortest ? np[i] : shortest;
+    }
+    size_t lead = 0, trail = 0;
+    for (int same = 1; lead < shortest && same; lead += same)
+        for (size_t i = 1; i < n && same; i++)
+            same = same_part(paths[0], st[0][lead], en[0][lead], paths[i], st[i][lead], en[i][lead]);
+    for (int same = 1; lead + trail < shortest && same; trail += same) {
+        for (size_t i = 1; i < n && same; i++) {
+            size_t a = np[0] - 1 - trail, b = np[i] - 1 - trail;
+            same = same_part(paths[0], st[0][a], en[0][a], paths[i], st[i][b], en[i][b]);
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (lead + trail >= np[i])
+            continue;
+        tl_buf b = {0};
+        for (size_t k = lead; k < np[i] - trail; k++) {
+            if (k > lead)
+                tl_buf_addc(&b, '_');
+            if (k + 1 == np[i]) {
+                tl_buf_adds(&b, tags[i]); /* the last component: its default tag */
+            } else {
+                tl_buf_add(&b, paths[i] + st[i][k], en[i][k] - st[i][k]);
+            }
+        }
+        free(tags[i]);
+        tags[i] = tl_xstrdup(tl_buf_cstr(&b));
+        tl_buf_free(&b);
+    }
+    for (size_t i = 0; i < n; i++) {
+        free(st[i]);
+        free(en[i]);
+    }
+    free(st);
+    free(en);
+    free(np);
+}
+
 /* 1 when paths a and b name the same existing file. */
 static int same_file(const char *a, const char *b)
 {
@@ -259,23 +415,68 @@ static int clobbers(const char *out, const char *report)
     return r;
 }
 
-/* Write the workbook and the CSVs under temporary names, then move them into place. */
-/* Write `text` to a temporary file beside `target`; returns its path or NULL. */
-static char *write_text_temp(const char *target, const tl_buf *text, tl_error *err)
+/* Write `text` (made valid UTF-8: op names come from the input) to output `out`'s
+ * temporary file.  Returns 0 or -1. */
+static int write_text(tl_output *out, tl_buf *text, tl_error *err)
 {
-    char *tmp = tl_output_temp_file(target, err);
-    if (!tmp)
-        return NULL;
-    FILE *f = fopen(tmp, "wb");
+    tl_utf8_sanitize(text);
+    FILE *f = fopen(tl_output_temp(out), "wb");
     int bad = !f || fwrite(text->data ? text->data : "", 1, text->len, f) != text->len;
     if (f && fclose(f) != 0)
         bad = 1;
     if (bad) {
-        tl_error_set(err, "%s: cannot write: %s", target, strerror(errno));
-        free(tmp);
-        return NULL;
+        tl_error_set(err, "%s: cannot write: %s", tl_output_target(out), strerror(errno));
+        return -1;
     }
-    return tmp;
+    return 0;
+}
+
+/* The summary on stdout, made valid UTF-8 like the files (a terminal shows U+FFFD). */
+static void print_summary(const tl_summary *summary, int color)
+{
+    char *text = NULL;
+    size_t n = 0;
+    FILE *mem = open_memstream(&text, &n);
+    if (!mem) {
+        tl_summary_print(summary, stdout, color);
+        return;
+    }
+    tl_summary_print(summary, mem, color);
+    fclose(mem);
+    tl_buf b = {text, n, n + 1};
+    tl_utf8_sanitize(&b);
+    fwrite(b.data, 1, b.len, stdout);
+    tl_buf_free(&b);
+}
+
+/* A usage error when two outputs of the run name one path (the last one written would
+ * silently win), or when a --names tag holds a control character. */
+static int check_outputs_and_tags(const options *o)
+{
+    const char *what[4] = {"-o", "--output_csvs_dir", "--summary-md", "--summary-json"};
+    const char *path[4] = {o->output, o->csv_dir, o->summary_md, o->summary_json};
+    for (int i = 0; i < 4; i++) {
+        for (int j = 0; j < i; j++) {
+            if (path[i] && path[j] && tl_output_same_target(path[i], path[j])) {
+                tl_buf m = {0};
+                tl_message_clean(&m, path[i], strlen(path[i]));
+                fprintf(stderr, "tlcompare: %s and %s both name '%s'; give each output its own path "
+                                "(see 'tlcompare --help')\n", what[j], what[i], tl_buf_cstr(&m));
+                tl_buf_free(&m);
+                return EXIT_USAGE;
+            }
+        }
+    }
+    for (size_t i = 0; o->names_given && i < o->nnames; i++) {
+        for (const unsigned char *c = (const unsigned char *)o->names[i]; *c; c++) {
+            if (*c < 0x20 || *c == 0x7F) {
+                fprintf(stderr, "tlcompare: --names: tag %zu holds a control character (0x%02X); tags name "
+                                "sheets and files (see 'tlcompare --help')\n", i + 1, *c);
+                return EXIT_USAGE;
+            }
+        }
+    }
+    return 0;
 }
 
 /*
@@ -314,7 +515,7 @@ int main(int argc, char **argv)
     tl_summary summary = {0};
     tl_summary_sheet *sheet = NULL;
     tl_buf md = {0}, json = {0};
-    char *md_tmp = NULL, *json_tmp = NULL;
+    tl_output *texts[2] = {NULL, NULL}; /* --summary-md, --summary-json */
     tl_out *outputs = NULL;
     size_t opened = 0;
     rc = 1;
@@ -322,7 +523,9 @@ int main(int argc, char **argv)
     /* Tags first: a usage error should not wait for the reports to be read. */
     char **tags = tl_xcalloc(o.nreports, sizeof *tags);
     for (size_t i = 0; i < o.nreports; i++)
-        tags[i] = o.names_given ? tl_xstrdup(o.names[i]) : tl_path_stem(o.reports[i]);
+        tags[i] = o.names_given ? tl_xstrdup(o.names[i]) : default_tag(o.reports[i]);
+    if (!o.names_given)
+        differing_tags(tags, o.reports, o.nreports);
     for (size_t i = 0; i < o.nreports && rc == 1; i++) {
         if (!*tags[i]) {
             fprintf(stderr, "tlcompare: report %zu has an empty tag; use --names\n", i + 1);
@@ -348,6 +551,8 @@ int main(int argc, char **argv)
             rc = EXIT_USAGE;
         }
     }
+    if (rc == 1 && check_outputs_and_tags(&o) != 0)
+        rc = EXIT_USAGE;
     if (rc != 1)
         goto done;
 
@@ -368,10 +573,44 @@ int main(int argc, char **argv)
     outputs = tl_out_open(o.output, o.csv_dir, !o.no_summary, lxw, &err);
     if (!outputs)
         goto fail;
+    /* A report that holds no TraceLens sheet at all is no report: say so, rather than
+     * compare nothing (and let a gate pass on it). */
+    for (size_t i = 0; i < o.nreports; i++) {
+        if (!tl_groups_any_sheet(&reports[i], TL_GROUP_ALL)) {
+            tl_error_set(&err, "%s: no TraceLens sheet in this report (a TraceLens report holds gpu_timeline, "
+                               "ops_summary, kernel_summary, ops_all, ops_unique_args, GEMM, ... sheets)",
+                         o.reports[i]);
+            goto fail;
+        }
+    }
+    /* every output prepared (and so checked) before the work */
+    if (o.summary_md && !(texts[0] = tl_output_new(o.summary_md, 0, &err)))
+        goto fail;
+    if (o.summary_json && !(texts[1] = tl_output_new(o.summary_json, 0, &err)))
+        goto fail;
     tl_sink sink = tl_out_sink(outputs);
-    if (tl_run_groups(reports, o.nreports, o.run, o.named, &sink, &arena, &err) != 0)
+    if (tl_run_groups_with(reports, o.nreports, o.run, o.named, o.tracelens_keys ? TL_RUN_TRACELENS_KEYS : 0,
+                           &sink, &arena, &err) != 0)
         goto fail;
     const tl_results *results = tl_out_results(outputs);
+    if (results->n == 0) {
+        tl_error_set(&err, "nothing to compare: no sheet of the groups asked for is in every report "
+                           "(see the warnings above)");
+        goto fail;
+    }
+    if (o.fail_pct >= 0) {
+        /* a gate that has nothing to judge has not passed */
+        int judged = 0;
+        for (size_t i = 0; i < results->n && !judged; i++)
+            judged = !strcmp(results->items[i].name, "gpu_timeline") ||
+                     !strcmp(results->items[i].name, "ops_summary") ||
+                     !strcmp(results->items[i].name, "kernel_summary");
+        if (!judged) {
+            tl_error_set(&err, "--fail-on-regression: nothing to judge: no gpu_timeline, ops_summary or "
+                               "kernel_summary was compared");
+            goto fail;
+        }
+    }
 
     /* One note for all empty results: usually many only_* sheets, and not news. */
     {
@@ -391,7 +630,7 @@ int main(int argc, char **argv)
     const char **tagv = tl_xmalloc(o.nreports * sizeof *tagv);
     for (size_t i = 0; i < o.nreports; i++)
         tagv[i] = reports[i].tag;
-    tl_gate gate = {o.fail_pct, o.min_ms};
+    tl_gate gate = {o.fail_pct, o.min_ms, o.min_delta_ms, o.min_delta_pct, o.top};
     tl_summary_build(&summary, results, tagv, o.nreports, &gate, &arena);
     free(tagv);
     if (!o.no_summary && (summary.nvariants && (summary.source || summary.variants[0].has_timeline)))
@@ -405,21 +644,34 @@ int main(int argc, char **argv)
     /* Finish everything, then move it all into place. */
     if (tl_out_finish(outputs, sheet, &err) != 0)
         goto fail;
-    if (o.summary_md && !(md_tmp = write_text_temp(o.summary_md, &md, &err)))
+    if (texts[0] && write_text(texts[0], &md, &err) != 0)
         goto fail;
-    if (o.summary_json && !(json_tmp = write_text_temp(o.summary_json, &json, &err)))
+    if (texts[1] && write_text(texts[1], &json, &err) != 0)
         goto fail;
-    if (tl_out_commit(outputs, &err) != 0 || (md_tmp && tl_output_commit_file(md_tmp, o.summary_md, &err) != 0) ||
-        (json_tmp && tl_output_commit_file(json_tmp, o.summary_json, &err) != 0))
+    if (tl_out_commit_with(outputs, texts, 2, &err) != 0)
         goto fail;
     tl_progress_done();
 
     if (!o.quiet) {
-        for (size_t i = 0; i < results->n; i++)
-            printf("Wrote sheet '%s' with %zu rows \xC3\x97 %zu columns\n", results->items[i].name,
-                   results->items[i].nrows, results->items[i].ncols);
+        /* the answer first: the summary, then one line for what was written (-v: a line
+         * per sheet, before the summary) */
+        size_t nempty = 0;
+        for (size_t i = 0; i < results->n; i++) {
+            const tl_result *r = &results->items[i];
+            nempty += r->nrows == 0;
+            if (o.verbose)
+                printf("Wrote sheet '%s' with %zu row%s \xC3\x97 %zu column%s\n", r->name, r->nrows,
+                       r->nrows == 1 ? "" : "s", r->ncols, r->ncols == 1 ? "" : "s");
+        }
         const char *no_color = getenv("NO_COLOR");
-        tl_summary_print(&summary, stdout, isatty(STDOUT_FILENO) && !(no_color && *no_color));
+        print_summary(&summary, isatty(STDOUT_FILENO) && !(no_color && *no_color));
+        printf("%sWrote %s: %zu result sheet%s", summary.nvariants ? "\n" : "", o.output, results->n,
+               results->n == 1 ? "" : "s");
+        if (nempty)
+            printf(" (%zu with no rows)", nempty);
+        if (o.csv_dir)
+            printf(", and the same as CSVs in %s", o.csv_dir);
+        printf("%s\n", o.verbose ? "" : "; -v lists them");
     }
     tl_timing.total = tl_now() - t_start;
     if (o.timings)
@@ -450,8 +702,8 @@ done:
     tl_out_free(outputs);
     tl_buf_free(&md);
     tl_buf_free(&json);
-    free(md_tmp);
-    free(json_tmp);
+    tl_output_free(texts[0]);
+    tl_output_free(texts[1]);
     tl_arena_free(&arena);
     free(o.reports);
     free(o.names);

@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #ifndef TL_VERSION
@@ -142,35 +141,24 @@ static char *trace_tag(const char *path)
     return t;
 }
 
-static int same_file(const char *a, const char *b)
-{
-    struct stat sa, sb;
-    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-}
-
-/* Only CSVs: each into a temporary directory, moved into place together. */
+/* Only CSVs: each into the directory's temporary, moved into place together. */
 static int write_csvs_only(const tl_results *res, const char *dir, tl_error *err)
 {
-    char *tmp = tl_output_temp_dir(dir, err);
-    if (!tmp)
+    tl_output *out = tl_output_new(dir, 1, err);
+    if (!out)
         return -1;
-    const char **names = tl_xmalloc((res->n ? res->n : 1) * sizeof *names);
     int rc = 0;
     for (size_t i = 0; i < res->n && rc == 0; i++) {
-        char *file = tl_xmalloc(strlen(tmp) + strlen(res->items[i].name) + 8);
-        sprintf(file, "%s/%s.csv", tmp, res->items[i].name);
-        tl_output_track(file);
+        char *name = tl_xmalloc(strlen(res->items[i].name) + 5);
+        sprintf(name, "%s.csv", res->items[i].name);
+        char *file = tl_output_add(out, name);
         rc = tl_csv_write_file(res->items[i].table, file, err);
         free(file);
-        names[i] = tl_xmalloc(strlen(res->items[i].name) + 5);
-        sprintf((char *)names[i], "%s.csv", res->items[i].name);
+        free(name);
     }
     if (rc == 0)
-        rc = tl_output_commit_dir(tmp, dir, names, res->n, err);
-    for (size_t i = 0; i < res->n; i++)
-        free((char *)names[i]);
-    free(names);
-    free(tmp);
+        rc = tl_output_commit(&out, 1, err);
+    tl_output_free(out);
     return rc;
 }
 
@@ -191,9 +179,13 @@ int main(int argc, char **argv)
         sprintf(default_out, "%s_perf_report.xlsx", *tag ? tag : "trace");
         xlsx = default_out;
     }
-    if ((xlsx && same_file(xlsx, o.trace)) || (o.csv_dir && same_file(o.csv_dir, o.trace))) {
-        fprintf(stderr, "tlreport: the output '%s' would overwrite the input trace '%s'; refusing\n",
-                xlsx && same_file(xlsx, o.trace) ? xlsx : o.csv_dir, o.trace);
+    const char *clash = xlsx && tl_output_same_target(xlsx, o.trace)                 ? xlsx
+                        : o.csv_dir && tl_output_same_target(o.csv_dir, o.trace)       ? o.csv_dir
+                        : xlsx && o.csv_dir && tl_output_same_target(xlsx, o.csv_dir) ? o.csv_dir
+                                                                                      : NULL;
+    if (clash) {
+        fprintf(stderr, "tlreport: the output '%s' would overwrite %s; refusing (see 'tlreport --help')\n", clash,
+                clash == o.csv_dir && xlsx && tl_output_same_target(xlsx, o.csv_dir) ? "the workbook" : "the input trace");
         free(tag);
         free(default_out);
         return EXIT_USAGE;

@@ -12,20 +12,33 @@
 #define TL_MERGE_MAX_ROWS ((size_t)2000000)
 #define TL_MERGE_MAX_CELLS ((size_t)1 << 28)
 
+/* What one worksheet holds below its header row (Excel: 1,048,576 rows).  The merged size
+ * is estimated from the key counts before anything is built, and a merge larger than a
+ * worksheet is refused at once: its results could not be written anyway. */
+#define TL_SHEET_MAX_ROWS ((size_t)1048575)
+
 typedef struct tl_compare_spec {
     const char *sheet;         /* the sheet's name, for messages */
     const char *const *keys;   /* merge keys, in order */
     size_t nkeys;
     const char *const *diffs;  /* tracked metrics ("diff columns"), in order */
     size_t ndiffs;
+    int tracelens_keys;        /* 1: the keys above only (no row-key step, SPEC §2 step 0) */
 } tl_compare_spec;
 
+/* The columns the row-key step (SPEC §2 step 0) adds to the keys while they repeat, in
+ * this order; TL_ROW_KEYS_N of them. */
+#define TL_ROW_KEYS_N 6
+extern const char *const tl_row_keys[TL_ROW_KEYS_N];
+
 /*
- * Steps 1-4 of SPEC §2 over tables[0..n) (baseline first), tagged tags[0..n).
+ * Steps 0-4 of SPEC §2 over tables[0..n) (baseline first), tagged tags[0..n).
  * The tables are consumed (freed), whatever the outcome.  A key or metric that some
- * report lacks is left out with a warning.  Returns the merged table, whose columns
- * carry their role and tag (table.h), or NULL with *err set (no keys left, or the merge
- * would exceed TL_MERGE_MAX_ROWS or TL_MERGE_MAX_CELLS).
+ * report lacks is left out with a warning.  Unless spec->tracelens_keys, the keys are
+ * extended by tl_row_keys while they repeat within a table (a warning when they still
+ * do).  Returns the merged table, whose columns carry their role and tag (table.h), or
+ * NULL with *err set (no keys left, or the merge would exceed TL_SHEET_MAX_ROWS rows,
+ * TL_MERGE_MAX_ROWS or TL_MERGE_MAX_CELLS).
  */
 tl_table *tl_compare(tl_table **tables, const char *const *tags, size_t n,
                      const tl_compare_spec *spec, tl_arena *arena, tl_error *err);

@@ -128,6 +128,7 @@ typedef struct run_ctx {
     size_t nsplit;    /* split sheets begun: sheet k uses scratch[k % 2] */
     size_t emitted;   /* results given to the sink */
     size_t done_at[2]; /* results emitted when the sheet last in scratch[i] was done */
+    int tracelens_keys; /* no row-key step */
 } run_ctx;
 
 /* Hand a result to the sink (which owns its table from then on). */
@@ -260,7 +261,7 @@ static int run_summary(run_ctx *c, const summary_group *g)
         free(tables);
         return 0;
     }
-    tl_compare_spec spec = {g->sheet, g->keys, g->nkeys, g->diffs, g->ndiffs};
+    tl_compare_spec spec = {g->sheet, g->keys, g->nkeys, g->diffs, g->ndiffs, c->tracelens_keys};
     tl_table *t = tl_compare(tables, c->tags, c->n, &spec, c->arena, c->err);
     free(tables);
     if (!t)
@@ -339,7 +340,7 @@ static int run_split(run_ctx *c, const split_sheet *s, int roofline)
         goto skip;
     }
 
-    tl_compare_spec spec = {s->sheet, keys, nkeys, s->diffs, s->ndiffs};
+    tl_compare_spec spec = {s->sheet, keys, nkeys, s->diffs, s->ndiffs, c->tracelens_keys};
     tl_table *merged = tl_compare(tables, c->tags, c->n, &spec, c->arena, c->err);
     free(tables);
     tables = NULL;
@@ -406,13 +407,38 @@ static int baseline_has_any(const run_ctx *c, const split_sheet *sheets, size_t 
     return 0;
 }
 
+int tl_groups_any_sheet(const tl_report *r, unsigned run)
+{
+    static const struct { unsigned bit; const char *sheet; } sheets[] = {
+        {TL_GROUP_GPU_TIMELINE, "gpu_timeline"}, {TL_GROUP_OPS_SUMMARY, "ops_summary"},
+        {TL_GROUP_KERNEL_SUMMARY, "kernel_summary"},
+    };
+    for (size_t i = 0; i < COUNT(sheets); i++)
+        if ((run & sheets[i].bit) && tl_report_has_sheet(r, sheets[i].sheet))
+            return 1;
+    for (size_t i = 0; i < COUNT(ops_all_sheets); i++)
+        if ((run & TL_GROUP_OPS_ALL) && tl_report_has_sheet(r, ops_all_sheets[i].sheet))
+            return 1;
+    for (size_t i = 0; i < COUNT(roofline_sheets); i++)
+        if ((run & TL_GROUP_ROOFLINE) && tl_report_has_sheet(r, roofline_sheets[i].sheet))
+            return 1;
+    return 0;
+}
+
 int tl_run_groups(tl_report *reports, size_t n, unsigned run, unsigned named, tl_sink *sink,
                   tl_arena *arena, tl_error *err)
+{
+    return tl_run_groups_with(reports, n, run, named, 0, sink, arena, err);
+}
+
+int tl_run_groups_with(tl_report *reports, size_t n, unsigned run, unsigned named, unsigned flags,
+                       tl_sink *sink, tl_arena *arena, tl_error *err)
 {
     const char **tags = tl_xmalloc(n * sizeof *tags);
     for (size_t i = 0; i < n; i++)
         tags[i] = reports[i].tag;
-    run_ctx c = {.reports = reports, .n = n, .tags = tags, .arena = arena, .err = err, .sink = sink};
+    run_ctx c = {.reports = reports, .n = n, .tags = tags, .arena = arena, .err = err, .sink = sink,
+                 .tracelens_keys = (flags & TL_RUN_TRACELENS_KEYS) != 0};
     int rc = 0;
     double t0 = tl_now(), read0 = tl_timing.read;
     double written0 = tl_timing.format + tl_timing.write_csv + tl_timing.write_xlsx;

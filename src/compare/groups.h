@@ -35,4 +35,16 @@ unsigned tl_group_from_name(const char *name);
 int tl_run_groups(tl_report *reports, size_t n, unsigned run, unsigned named, tl_sink *sink,
                   tl_arena *arena, tl_error *err);
 
+/* Options of a run beyond the groups. */
+enum {
+    TL_RUN_TRACELENS_KEYS = 1 << 0, /* pair rows on the groups' own keys only (no row-key step) */
+};
+
+/* tl_run_groups with options `flags` (TL_RUN_*). */
+int tl_run_groups_with(tl_report *reports, size_t n, unsigned run, unsigned named, unsigned flags,
+                       tl_sink *sink, tl_arena *arena, tl_error *err);
+
+/* 1 when report `r` has a sheet that one of the groups in `run` compares. */
+int tl_groups_any_sheet(const tl_report *r, unsigned run);
+
 #endif

@@ -9,10 +9,12 @@
 #include "read/csv_read.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 typedef struct csv_parser {
     const char *p, *end;
@@ -217,15 +219,24 @@ fail:
 
 tl_table *tl_csv_read_file(const char *path, tl_arena *arena, tl_error *err)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
+    /* O_NONBLOCK: opening a FIFO to read would wait for a writer; the type is checked
+     * on the open file (no race with a rename), before any read. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
         tl_error_set(err, "%s: cannot open: %s", path, strerror(errno));
         return NULL;
     }
     struct stat st;
-    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         tl_error_set(err, "%s: not a regular file", path);
-        fclose(f);
+        close(fd);
+        return NULL;
+    }
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    FILE *f = fdopen(fd, "rb");
+    if (!f) {
+        tl_error_set(err, "%s: cannot open: %s", path, strerror(errno));
+        close(fd);
         return NULL;
     }
     size_t size = (size_t)st.st_size;

@@ -127,6 +127,11 @@ int tl_report_open(tl_report *r, const char *path, tl_error *err)
     }
     if (S_ISDIR(st.st_mode))
         return open_csv_dir(r, err);
+    /* A FIFO or device would block the workbook reader's open, or feed it forever. */
+    if (!S_ISREG(st.st_mode)) {
+        tl_error_set(err, "%s: neither a workbook file nor a directory of CSVs", path);
+        return -1;
+    }
     tl_xlsx *x = tl_xlsx_open(path, err);
     if (!x)
         return -1;

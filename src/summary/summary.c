@@ -228,10 +228,13 @@ static void aggregate(agg *g, const item_source *src, const char *const *tags, s
     const tl_column **cols = tl_xmalloc((t->ncols ? t->ncols : 1) * sizeof *cols);
     size_t *present = tl_xmalloc((nrows ? nrows : 1) * sizeof *present);
     for (size_t rep = 0; rep < n; rep++) {
-        const tl_column *tc = tagged(t, tags[rep], src->time), *cc = tagged(t, tags[rep], src->count);
+        const tl_column *tc = tagged(t, tags[rep], src->time);
+        const tl_column *cc = src->count ? tagged(t, tags[rep], src->count) : NULL;
+        /* a report's row: its keys (the row-key step may have made a column a key) and
+         * its own columns */
         size_t ncols = 0;
         for (size_t c = 0; c < t->ncols; c++)
-            if (t->cols[c].role == TL_ROLE_DATA && t->cols[c].tag == (int)rep)
+            if (t->cols[c].role == TL_ROLE_KEY || (t->cols[c].role == TL_ROLE_DATA && t->cols[c].tag == (int)rep))
                 cols[ncols++] = &t->cols[c];
         tuple_ctx tc_ctx = {cols, ncols};
         for (size_t k = 0; k < ngroups; k++) {
@@ -280,13 +283,23 @@ typedef enum { BY_DELTA_DESC, BY_DELTA_ASC, BY_BASE_DESC, BY_VAR_DESC } item_ord
 typedef struct order_ctx {
     const tl_summary_item *items;
     item_order order;
+    int per_call;
 } order_ctx;
 
-static double order_value(const tl_summary_item *it, item_order o)
+/* The change an item is judged and ordered by: its time, or, when the runs did different
+ * numbers of iterations, its time per call scaled to the baseline's calls. */
+static double judged_delta(const tl_summary_item *it, int per_call)
+{
+    if (per_call && !isnan(it->per_call_ms.base) && !isnan(it->per_call_ms.var))
+        return (it->per_call_ms.var - it->per_call_ms.base) * it->count.base;
+    return it->time_ms.var - it->time_ms.base;
+}
+
+static double order_value(const tl_summary_item *it, item_order o, int per_call)
 {
     switch (o) {
-    case BY_DELTA_DESC: return -(it->time_ms.var - it->time_ms.base);
-    case BY_DELTA_ASC: return it->time_ms.var - it->time_ms.base;
+    case BY_DELTA_DESC: return -judged_delta(it, per_call);
+    case BY_DELTA_ASC: return judged_delta(it, per_call);
     case BY_BASE_DESC: return -it->time_ms.base;
     case BY_VAR_DESC: return -it->time_ms.var;
     }
@@ -296,20 +309,20 @@ static double order_value(const tl_summary_item *it, item_order o)
 static int cmp_items(size_t a, size_t b, void *ctx)
 {
     const order_ctx *c = ctx;
-    double x = order_value(&c->items[a], c->order), y = order_value(&c->items[b], c->order);
+    double x = order_value(&c->items[a], c->order, c->per_call), y = order_value(&c->items[b], c->order, c->per_call);
     return x < y ? -1 : x > y;
 }
 
 /* The first `max` of items[0..n) in the given order that pass `keep` (ties keep the
  * sheet's order: the baseline's time, largest first); returns how many. */
-static size_t top_items(const tl_summary_item *items, size_t n, item_order order,
+static size_t top_items(const tl_summary_item *items, size_t n, item_order order, int per_call,
                         int (*keep)(const tl_summary_item *), size_t max, tl_summary_item **out)
 {
     size_t *idx = tl_xmalloc((n ? n : 1) * sizeof *idx), m = 0;
     for (size_t i = 0; i < n; i++)
         if (keep(&items[i]))
             idx[m++] = i;
-    order_ctx ctx = {items, order};
+    order_ctx ctx = {items, order, per_call};
     tl_sort_rows(idx, m, cmp_items, &ctx);
     size_t k = m < max ? m : max;
     *out = tl_xcalloc(k ? k : 1, sizeof **out);
@@ -320,8 +333,8 @@ static size_t top_items(const tl_summary_item *items, size_t n, item_order order
 }
 
 static int both(const tl_summary_item *it) { return !isnan(it->time_ms.base) && !isnan(it->time_ms.var); }
-static int slower(const tl_summary_item *it) { return both(it) && it->time_ms.var > it->time_ms.base; }
-static int faster(const tl_summary_item *it) { return both(it) && it->time_ms.var < it->time_ms.base; }
+static int slower(const tl_summary_item *it) { return both(it) && it->dir > 0; }
+static int faster(const tl_summary_item *it) { return both(it) && it->dir < 0; }
 static int base_only(const tl_summary_item *it) { return !isnan(it->time_ms.base) && isnan(it->time_ms.var); }
 static int var_only(const tl_summary_item *it) { return isnan(it->time_ms.base) && !isnan(it->time_ms.var); }
 static int has_base(const tl_summary_item *it) { return !isnan(it->time_ms.base); }
@@ -332,6 +345,169 @@ static void add_violation(tl_variant_summary *v, const char *what, int is_op, tl
 {
     v->violations = tl_xrealloc(v->violations, (v->nviolations + 1) * sizeof *v->violations);
     v->violations[v->nviolations++] = (tl_violation){what, is_op, d.base, d.var, violation_pct(d)};
+}
+
+/*
+ * Floating-point noise: the same data read from a workbook and from CSVs can differ in
+ * the last bits of a sum (a 3e-18 ms "regression").  A change this small relative to the
+ * values is no change.
+ */
+static int is_noise(tl_delta d)
+{
+    double m = fabs(d.base) > fabs(d.var) ? fabs(d.base) : fabs(d.var);
+    return fabs(d.var - d.base) <= 1e-9 * m + 1e-12;
+}
+
+/* Is the change of `d` worth reporting: neither noise nor under a floor? */
+static int counts_as_change(const tl_summary *s, tl_delta d)
+{
+    if (isnan(d.base) || isnan(d.var) || is_noise(d))
+        return 0;
+    if (fabs(d.var - d.base) < s->min_delta_ms)
+        return 0;
+    double pct = pct_of(d);
+    return isnan(pct) || fabs(pct) >= s->min_delta_pct;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/*
+ * Did the two runs do different numbers of iterations?  When nearly every item found in
+ * both (90%, and at least 3) has its call count changed by the same factor (within 5% of
+ * the median factor), and that factor is not 1: the factor.  NaN otherwise.
+ */
+static double common_call_ratio(const tl_summary_item *items, size_t n)
+{
+    double *r = tl_xmalloc((n ? n : 1) * sizeof *r);
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (both(&items[i]) && items[i].count.base > 0 && items[i].count.var > 0)
+            r[m++] = items[i].count.var / items[i].count.base;
+    double ratio = NAN;
+    if (m >= 3) {
+        qsort(r, m, sizeof *r, cmp_double);
+        double med = r[m / 2];
+        size_t near = 0;
+        for (size_t i = 0; i < m; i++)
+            near += fabs(r[i] / med - 1) <= 0.05;
+        if (near * 10 >= m * 9 && fabs(med - 1) > 0.05)
+            ratio = med;
+    }
+    free(r);
+    return ratio;
+}
+
+/* The gpu_timeline row `k` of every report: the sum of the report's rows of that type
+ * (a recompute report splits a type in two), NaN where a report has none. */
+static void timeline_values(const tl_result *timeline, const char *const *tags, size_t n, tl_arena *arena,
+                            double *val /* TL_TL_N x n */, int *has)
+{
+    for (size_t i = 0; i < (size_t)TL_TL_N * n; i++)
+        val[i] = NAN;
+    for (size_t i = 0; i < n; i++)
+        has[i] = 0;
+    if (!timeline || tl_table_find(timeline->table, "type") < 0)
+        return;
+    for (size_t i = 0; i < n; i++)
+        has[i] = tagged(timeline->table, tags[i], "time ms") != NULL;
+    item_source src = {timeline->table, "type", "time ms", NULL, 1};
+    agg g;
+    aggregate(&g, &src, tags, n, arena);
+    for (size_t it = 0; it < g.nitems; it++)
+        for (int k = 0; k < TL_TL_N; k++)
+            if (strcmp(g.names[it], tl_timeline_rows[k]) == 0)
+                for (size_t i = 0; i < n; i++)
+                    val[(size_t)k * n + i] = g.ms[it * n + i];
+    agg_free(&g);
+}
+
+/* Does a + b (+ c) make `total`, within rounding (the sheets hold rounded values)? */
+static int adds_up(double total, double a, double b, double c)
+{
+    double sum = a + b + (isnan(c) ? 0 : c);
+    return fabs(sum - total) <= 1e-3 * fabs(total) + 1e-3;
+}
+
+/* The longest kernel of report `tag` in kernel_summary (ms, its name in *name), or NaN. */
+static double longest_kernel(const tl_results *results, const char *tag, const char **name, tl_arena *arena)
+{
+    const tl_result *r = find_result(results, "kernel_summary");
+    if (!r)
+        return NAN;
+    const tl_table *t = r->table;
+    long key = tl_table_find(t, "Kernel name");
+    const tl_column *c = tagged(t, tag, "Kernel duration (\xc2\xb5s)_sum");
+    double per_ms = 1000;
+    if (key < 0) {
+        key = tl_table_find(t, "name");
+        c = tagged(t, tag, "Total Kernel Time (ms)");
+        per_ms = 1;
+    }
+    if (key < 0 || !c)
+        return NAN;
+    double best = NAN;
+    for (size_t row = 0; row < t->nrows; row++) {
+        double v = num_at(c, row) / per_ms;
+        if (!isnan(v) && !(v <= best)) {
+            best = v;
+            *name = cell_text(&t->cols[key].cells[row], arena);
+        }
+    }
+    return best;
+}
+
+/* Warnings for inputs that cannot be right: they point at a mislabelled or mixed-up sheet. */
+static void check_inputs(const tl_summary *s, const tl_results *results, const char *const *tags, size_t n,
+                         const double *tv, const agg *g, tl_arena *arena)
+{
+    for (size_t i = 0; i < n; i++) {
+        double total = tv[TL_TL_TOTAL * n + i], busy = tv[TL_TL_BUSY * n + i], idle = tv[TL_TL_IDLE * n + i];
+        double comp = tv[TL_TL_COMPUTE * n + i], comm = tv[TL_TL_EXPOSED_COMM * n + i];
+        double mem = tv[TL_TL_EXPOSED_MEMCPY * n + i];
+        if (!isnan(total) && !isnan(busy) && !isnan(idle) && !adds_up(total, busy, idle, NAN))
+            tl_warn("report '%s': gpu_timeline's busy_time + idle_time (%.3f + %.3f ms) is not its total_time "
+                    "(%.3f ms); are its rows from different runs?", tags[i], busy, idle, total);
+        if (!isnan(busy) && !isnan(comp) && !isnan(comm) && !adds_up(busy, comp, comm, mem))
+            tl_warn("report '%s': gpu_timeline's computation_time + exposed_comm_time + exposed_memcpy_time "
+                    "(%.3f ms) is not its busy_time (%.3f ms)", tags[i], comp + comm + (isnan(mem) ? 0 : mem), busy);
+        if (isnan(total))
+            continue;
+        const char *kname = NULL;
+        double kms = longest_kernel(results, tags[i], &kname, arena);
+        if (!isnan(kms) && kms > total * (1 + 1e-6) + 1e-9)
+            tl_warn("report '%s': kernel '%s' takes %.3f ms in kernel_summary, more than the report's total GPU "
+                    "time (%.3f ms, gpu_timeline); is a column mislabelled or a sheet from another run?",
+                    tags[i], kname, kms, total);
+        if (!g || (s->source && strcmp(s->source, "kernel_summary") == 0 && !isnan(kms)))
+            continue; /* the items are the kernels just checked */
+        size_t worst = SIZE_MAX;
+        for (size_t it = 0; it < g->nitems; it++) {
+            double ms = g->ms[it * n + i];
+            if (!isnan(ms) && ms > total * (1 + 1e-6) + 1e-9 && (worst == SIZE_MAX || ms > g->ms[worst * n + i]))
+                worst = it;
+        }
+        if (worst != SIZE_MAX)
+            tl_warn("report '%s': %s '%s' takes %.3f ms in %s, more than the report's total GPU time (%.3f ms, "
+                    "gpu_timeline); is a column mislabelled (µs as ms) or a sheet from another run?",
+                    tags[i], s->item, g->names[worst], g->ms[worst * n + i], s->source, total);
+    }
+}
+
+/* The gate on the busy time: per iteration when the runs did different numbers of them
+ * (the variant's busy time over the call ratio), since a run twice as long is no regression. */
+static void check_busy(const tl_summary *s, tl_variant_summary *v)
+{
+    if (!s->gate_on || !v->has_timeline)
+        return;
+    tl_delta busy = v->timeline[TL_TL_BUSY];
+    if (!isnan(v->call_ratio))
+        busy.var /= v->call_ratio;
+    if (counts_as_change(s, busy) && over_limit(busy, s->gate_pct))
+        add_violation(v, "busy_time", 0, busy);
 }
 
 void tl_summary_build(tl_summary *s, const tl_results *results, const char *const *tags, size_t n,
@@ -346,6 +522,9 @@ void tl_summary_build(tl_summary *s, const tl_results *results, const char *cons
         s->gate_pct = gate->pct;
         s->gate_min_ms = gate->min_ms;
     }
+    s->min_delta_ms = gate ? gate->min_delta_ms : 0;
+    s->min_delta_pct = gate ? gate->min_delta_pct : 0;
+    s->top = gate && gate->top ? gate->top : TL_SUMMARY_TOP;
     const tl_result *timeline = find_result(results, "gpu_timeline");
     item_source src = {0};
     int have_items = find_source(results, &src, &s->source, &s->item);
@@ -354,56 +533,63 @@ void tl_summary_build(tl_summary *s, const tl_results *results, const char *cons
     agg g = {0};
     if (have_items)
         aggregate(&g, &src, tags, n, arena);
+    double *tv = tl_xmalloc((size_t)TL_TL_N * n * sizeof *tv);
+    int *has_tl = tl_xmalloc(n * sizeof *has_tl);
+    timeline_values(timeline, tags, n, arena, tv, has_tl);
+    check_inputs(s, results, tags, n, tv, have_items ? &g : NULL, arena);
 
     for (size_t vi = 0; vi < s->nvariants; vi++) {
         tl_variant_summary *v = &s->variants[vi];
         const char *tag = tags[vi + 1];
         v->tag = tag;
+        v->call_ratio = NAN;
+        v->has_timeline = has_tl[0] && has_tl[vi + 1];
         for (int k = 0; k < TL_TL_N; k++)
-            v->timeline[k] = (tl_delta){NAN, NAN};
-
-        if (timeline && tl_table_find(timeline->table, "type") >= 0) {
-            const tl_table *t = timeline->table;
-            const tl_column *type = &t->cols[tl_table_find(t, "type")];
-            const tl_column *b = tagged(t, tags[0], "time ms"), *x = tagged(t, tag, "time ms");
-            v->has_timeline = b && x;
-            /* the first row of each type that has a number (a type found twice would be
-               paired with itself by the merge) */
-            for (int k = 0; k < TL_TL_N && v->has_timeline; k++) {
-                for (size_t r = 0; r < t->nrows; r++) {
-                    if (type->cells[r].kind != TL_STR || strcmp(type->cells[r].v.s, tl_timeline_rows[k]) != 0)
-                        continue;
-                    if (isnan(v->timeline[k].base))
-                        v->timeline[k].base = num_at(b, r);
-                    if (isnan(v->timeline[k].var))
-                        v->timeline[k].var = num_at(x, r);
-                }
-            }
-        }
-        if (s->gate_on && v->has_timeline && over_limit(v->timeline[TL_TL_BUSY], s->gate_pct))
-            add_violation(v, "busy_time", 0, v->timeline[TL_TL_BUSY]);
-
-        if (!have_items)
+            v->timeline[k] = v->has_timeline ? (tl_delta){tv[(size_t)k * n], tv[(size_t)k * n + vi + 1]}
+                                             : (tl_delta){NAN, NAN};
+        if (!have_items) {
+            check_busy(s, v);
             continue;
+        }
         tl_summary_item *items = tl_xcalloc(g.nitems ? g.nitems : 1, sizeof *items);
         for (size_t i = 0; i < g.nitems; i++) {
-            items[i].name = g.names[i];
-            items[i].time_ms = (tl_delta){g.ms[i * n], g.ms[i * n + vi + 1]};
-            items[i].count = (tl_delta){g.count[i * n], g.count[i * n + vi + 1]};
-            if (base_only(&items[i]))
-                v->only_base_count++;
-            if (var_only(&items[i]))
-                v->only_var_count++;
-            if (s->gate_on && both(&items[i]) && items[i].time_ms.base >= s->gate_min_ms &&
-                over_limit(items[i].time_ms, s->gate_pct))
-                add_violation(v, items[i].name, 1, items[i].time_ms);
+            tl_summary_item *it = &items[i];
+            it->name = g.names[i];
+            it->time_ms = (tl_delta){g.ms[i * n], g.ms[i * n + vi + 1]};
+            it->count = (tl_delta){g.count[i * n], g.count[i * n + vi + 1]};
+            it->per_call_ms = (tl_delta){it->count.base > 0 ? it->time_ms.base / it->count.base : NAN,
+                                         it->count.var > 0 ? it->time_ms.var / it->count.var : NAN};
         }
-        v->nregressions = top_items(items, g.nitems, BY_DELTA_DESC, slower, TL_SUMMARY_TOP, &v->regressions);
-        v->nimprovements = top_items(items, g.nitems, BY_DELTA_ASC, faster, TL_SUMMARY_TOP, &v->improvements);
-        v->nonly_base = top_items(items, g.nitems, BY_BASE_DESC, base_only, TL_SUMMARY_TOP, &v->only_base);
-        v->nonly_var = top_items(items, g.nitems, BY_VAR_DESC, var_only, TL_SUMMARY_TOP, &v->only_var);
+        v->call_ratio = common_call_ratio(items, g.nitems);
+        int per_call = !isnan(v->call_ratio);
+        check_busy(s, v);
+        for (size_t i = 0; i < g.nitems; i++) {
+            tl_summary_item *it = &items[i];
+            if (base_only(it))
+                v->only_base_count++;
+            if (var_only(it))
+                v->only_var_count++;
+            if (!both(it))
+                continue;
+            /* judged on the time per call when the runs did different numbers of iterations */
+            tl_delta judged = it->time_ms;
+            if (per_call && !isnan(it->per_call_ms.base) && !isnan(it->per_call_ms.var))
+                judged = it->per_call_ms;
+            if (counts_as_change(s, judged))
+                it->dir = judged.var > judged.base ? 1 : -1;
+            else if (judged.var != judged.base)
+                v->noise_skipped += is_noise(judged);
+            if (s->gate_on && it->dir > 0 && it->time_ms.base >= s->gate_min_ms && over_limit(judged, s->gate_pct))
+                add_violation(v, it->name, 1, judged.base == it->time_ms.base ? it->time_ms : judged);
+        }
+        v->nregressions = top_items(items, g.nitems, BY_DELTA_DESC, per_call, slower, s->top, &v->regressions);
+        v->nimprovements = top_items(items, g.nitems, BY_DELTA_ASC, per_call, faster, s->top, &v->improvements);
+        v->nonly_base = top_items(items, g.nitems, BY_BASE_DESC, 0, base_only, TL_SUMMARY_TOP, &v->only_base);
+        v->nonly_var = top_items(items, g.nitems, BY_VAR_DESC, 0, var_only, TL_SUMMARY_TOP, &v->only_var);
         free(items);
     }
+    free(tv);
+    free(has_tl);
     for (size_t vi = 0; vi < s->nvariants; vi++)
         if (s->variants[vi].nviolations)
             s->gate_failed = 1;
@@ -416,7 +602,7 @@ void tl_summary_build(tl_summary *s, const tl_results *results, const char *cons
             items[i].time_ms = (tl_delta){g.ms[i * n], (double)i};
         }
         tl_summary_item *top;
-        size_t ntop = top_items(items, g.nitems, BY_BASE_DESC, has_base, TL_SUMMARY_CHART_TOP, &top);
+        size_t ntop = top_items(items, g.nitems, BY_BASE_DESC, 0, has_base, TL_SUMMARY_CHART_TOP, &top);
         s->chart_names = tl_xcalloc(TL_SUMMARY_CHART_TOP, sizeof *s->chart_names);
         s->chart_ms = tl_xcalloc(TL_SUMMARY_CHART_TOP * n, sizeof *s->chart_ms);
         for (size_t i = 0; i < ntop; i++) {
@@ -513,20 +699,77 @@ static void short_name(char *buf, size_t n, const char *name)
             *p = '?';
 }
 
+/* A time per call, in µs below 1 ms ("12.3 µs", "1.234 ms"); `sign`: with its sign. */
+static void fmt_per_call(char *buf, size_t n, double ms, int sign)
+{
+    double a = fabs(ms);
+    if (isnan(ms))
+        snprintf(buf, n, "-");
+    else if (ms == 0)
+        snprintf(buf, n, "0");
+    else if (a < 0.01)
+        snprintf(buf, n, sign ? "%+.2f \xc2\xb5s" : "%.2f \xc2\xb5s", ms * 1000);
+    else if (a < 1)
+        snprintf(buf, n, sign ? "%+.1f \xc2\xb5s" : "%.1f \xc2\xb5s", ms * 1000);
+    else
+        snprintf(buf, n, sign ? "%+.3f ms" : "%.3f ms", ms);
+}
+
+/* "12.3 µs -> 13.1 µs per call (+0.8 µs)", or "" without counts on both sides. */
+static void fmt_per_call_change(char *buf, size_t n, tl_delta pc)
+{
+    if (isnan(pc.base) || isnan(pc.var)) {
+        buf[0] = '\0';
+        return;
+    }
+    char b[32], v[32], d[32];
+    fmt_per_call(b, sizeof b, pc.base, 0);
+    fmt_per_call(v, sizeof v, pc.var, 0);
+    fmt_per_call(d, sizeof d, is_noise(pc) ? 0 : pc.var - pc.base, 1);
+    snprintf(buf, n, "%s -> %s per call (%s)", b, v, d);
+}
+
 static void print_items(FILE *out, const paint *p, const char *title, const tl_summary_item *items, size_t n)
 {
     if (!n)
         return;
     fprintf(out, "  %s%s%s\n", p->bold, title, p->off);
     for (size_t i = 0; i < n; i++) {
-        char d[32], pc[32], cnt[64], name[64];
+        char d[32], pc[32], cnt[64], name[64], per[128];
         double delta = items[i].time_ms.var - items[i].time_ms.base;
         snprintf(d, sizeof d, "%+.3f ms", delta);
         fmt_pct(pc, sizeof pc, pct_of(items[i].time_ms));
         fmt_count(cnt, sizeof cnt, items[i].count);
         short_name(name, sizeof name, items[i].name);
-        fprintf(out, "    %s%14s %9s%s  %-60s %s%s%s\n", tint(p, delta), d, pc, p->off, name, p->dim, cnt, p->off);
+        fmt_per_call_change(per, sizeof per, items[i].per_call_ms);
+        fprintf(out, "    %s%14s %9s%s  %-60s %s%-18s%s %s\n", tint(p, delta), d, pc, p->off, name, p->dim, cnt,
+                p->off, per);
     }
+}
+
+/* "about half as many", "about 2.0x as many": the iterations of the variant. */
+static void fmt_ratio(char *buf, size_t n, double r)
+{
+    if (fabs(r - 0.5) <= 0.05)
+        snprintf(buf, n, "about half as many");
+    else if (fabs(r - 2) <= 0.1)
+        snprintf(buf, n, "about twice as many");
+    else
+        snprintf(buf, n, "about %.2fx as many", r);
+}
+
+/* The iterations note, or "" when the call counts agree. */
+static void iterations_note(char *buf, size_t n, const tl_summary *s, const tl_variant_summary *v)
+{
+    if (isnan(v->call_ratio)) {
+        buf[0] = '\0';
+        return;
+    }
+    char r[64];
+    fmt_ratio(r, sizeof r, v->call_ratio);
+    snprintf(buf, n, "the call counts differ across the board (%s has %.2fx the calls of %s): the variant ran %s "
+                     "iterations; %ss are judged and ordered by their time per call%s",
+             v->tag, v->call_ratio, s->baseline, r, s->item, s->gate_on ? ", the gate's busy time per iteration" : "");
 }
 
 static void print_one_sided(FILE *out, const char *item, const char *tag, size_t count,
@@ -570,6 +813,10 @@ void tl_summary_print(const tl_summary *s, FILE *out, int color)
                         tint(&p, d.var - d.base), dl, pc, p.off);
             }
         }
+        char note[512];
+        iterations_note(note, sizeof note, s, v);
+        if (note[0])
+            fprintf(out, "  %snote: %s%s\n", p.bold, note, p.off);
         char title[128];
         snprintf(title, sizeof title, "top regressions (%s slower)", v->tag);
         print_items(out, &p, title, v->regressions, v->nregressions);
@@ -642,8 +889,8 @@ static void md_items(tl_buf *b, const char *title, const char *item, const char 
 {
     if (!n)
         return;
-    tl_buf_printf(b, "\n**%s**\n\n| %s | %s (ms) | %s (ms) | delta (ms) | delta %% | calls |\n"
-                     "|---|---:|---:|---:|---:|---|\n", title, item, base, tag);
+    tl_buf_printf(b, "\n**%s**\n\n| %s | %s (ms) | %s (ms) | delta (ms) | delta %% | calls | per call |\n"
+                     "|---|---:|---:|---:|---:|---|---|\n", title, item, base, tag);
     for (size_t i = 0; i < n; i++) {
         char cnt[64];
         fmt_count(cnt, sizeof cnt, items[i].count);
@@ -657,7 +904,9 @@ static void md_items(tl_buf *b, const char *title, const char *item, const char 
         md_num(b, items[i].time_ms.var - items[i].time_ms.base, "%+.3f");
         tl_buf_adds(b, " | ");
         md_num(b, pct_of(items[i].time_ms), "%+.1f%%");
-        tl_buf_printf(b, " | %s |\n", cnt);
+        char per[128];
+        fmt_per_call_change(per, sizeof per, items[i].per_call_ms);
+        tl_buf_printf(b, " | %s | %s |\n", cnt, per[0] ? per : "-");
     }
 }
 
@@ -710,6 +959,10 @@ void tl_summary_markdown(const tl_summary *s, tl_buf *b)
                 tl_buf_adds(b, " |\n");
             }
         }
+        char note[512];
+        iterations_note(note, sizeof note, s, v);
+        if (note[0])
+            tl_buf_printf(b, "\n**Note:** %s.\n", note);
         md_items(b, "Top regressions", s->item, s->baseline, v->tag, v->regressions, v->nregressions);
         md_items(b, "Top improvements", s->item, s->baseline, v->tag, v->improvements, v->nimprovements);
         if (v->only_base_count || v->only_var_count)
@@ -771,6 +1024,28 @@ static void js_delta(tl_buf *b, tl_delta d)
     tl_buf_adds(b, "}");
 }
 
+/* A count: an integer when it is one. */
+static void js_count(tl_buf *b, double v)
+{
+    if (isfinite(v) && v == floor(v) && fabs(v) < 9007199254740992.0)
+        tl_buf_printf(b, "%.0f", v);
+    else
+        js_num(b, v);
+}
+
+static void js_count_delta(tl_buf *b, tl_delta d)
+{
+    tl_buf_adds(b, "{\"baseline\": ");
+    js_count(b, d.base);
+    tl_buf_adds(b, ", \"variant\": ");
+    js_count(b, d.var);
+    tl_buf_adds(b, ", \"delta\": ");
+    js_count(b, d.var - d.base);
+    tl_buf_adds(b, ", \"pct\": ");
+    js_num(b, pct_of(d));
+    tl_buf_adds(b, "}");
+}
+
 static void js_items(tl_buf *b, const char *key, const tl_summary_item *items, size_t n)
 {
     tl_buf_printf(b, ",\n      \"%s\": [", key);
@@ -780,7 +1055,9 @@ static void js_items(tl_buf *b, const char *key, const tl_summary_item *items, s
         tl_buf_adds(b, ", \"time_ms\": ");
         js_delta(b, items[i].time_ms);
         tl_buf_adds(b, ", \"count\": ");
-        js_delta(b, items[i].count);
+        js_count_delta(b, items[i].count);
+        tl_buf_adds(b, ", \"per_call_ms\": ");
+        js_delta(b, items[i].per_call_ms);
         tl_buf_adds(b, "}");
     }
     tl_buf_adds(b, n ? "\n      ]" : "]");
@@ -813,6 +1090,8 @@ void tl_summary_json(const tl_summary *s, tl_buf *b)
             }
             tl_buf_adds(b, "\n      }");
         }
+        tl_buf_adds(b, ",\n      \"call_ratio\": ");
+        js_num(b, v->call_ratio);
         js_items(b, "regressions", v->regressions, v->nregressions);
         js_items(b, "improvements", v->improvements, v->nimprovements);
         tl_buf_printf(b, ",\n      \"only_baseline_count\": %zu", v->only_base_count);
@@ -871,6 +1150,14 @@ static tl_table *new_table(tl_arena *a, const char *const *cols, size_t ncols, s
 
 static tl_cell num_cell(double v) { return isnan(v) ? tl_cell_missing() : tl_cell_float(v); }
 
+/* A call count: an integer cell when it is one. */
+static tl_cell count_cell(double v)
+{
+    if (isfinite(v) && v == floor(v) && fabs(v) < 9007199254740992.0)
+        return tl_cell_int((int64_t)v);
+    return num_cell(v);
+}
+
 static void add_block(sheet_store *st, const char *title, tl_table *t)
 {
     TL_GROW(st->blocks, st->cap, st->nblocks + 1);
@@ -884,8 +1171,9 @@ static void item_block(sheet_store *st, tl_arena *a, const char *title, const ch
         return;
     const char *cols[] = {item, tl_arena_printf(a, "%s (ms)", base), tl_arena_printf(a, "%s (ms)", tag),
                           "delta (ms)", "delta %", tl_arena_printf(a, "%s calls", base),
-                          tl_arena_printf(a, "%s calls", tag)};
-    tl_table *t = new_table(a, cols, 7, n);
+                          tl_arena_printf(a, "%s calls", tag), tl_arena_printf(a, "%s ms per call", base),
+                          tl_arena_printf(a, "%s ms per call", tag), "per call delta (ms)"};
+    tl_table *t = new_table(a, cols, 10, n);
     for (size_t i = 0; i < n; i++) {
         tl_delta d = items[i].time_ms;
         t->cols[0].cells[i] = tl_cell_str(items[i].name);
@@ -893,10 +1181,14 @@ static void item_block(sheet_store *st, tl_arena *a, const char *title, const ch
         t->cols[2].cells[i] = num_cell(d.var);
         t->cols[3].cells[i] = num_cell(d.var - d.base);
         t->cols[4].cells[i] = num_cell(pct_of(d));
-        t->cols[5].cells[i] = num_cell(items[i].count.base);
-        t->cols[6].cells[i] = num_cell(items[i].count.var);
+        t->cols[5].cells[i] = count_cell(items[i].count.base);
+        t->cols[6].cells[i] = count_cell(items[i].count.var);
+        t->cols[7].cells[i] = num_cell(items[i].per_call_ms.base);
+        t->cols[8].cells[i] = num_cell(items[i].per_call_ms.var);
+        t->cols[9].cells[i] = num_cell(items[i].per_call_ms.var - items[i].per_call_ms.base);
     }
-    t->cols[3].role = t->cols[4].role = TL_ROLE_DIFF; /* coloured like the diff columns */
+    /* coloured like the diff columns */
+    t->cols[3].role = t->cols[4].role = t->cols[9].role = TL_ROLE_DIFF;
     add_block(st, title, t);
 }
 

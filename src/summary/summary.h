@@ -12,7 +12,7 @@
 
 #include <stdio.h>
 
-/* How many regressions / improvements / one-sided items are listed, and charted. */
+/* How many regressions / improvements / one-sided items are listed (by default), and charted. */
 #define TL_SUMMARY_TOP 10
 #define TL_SUMMARY_CHART_TOP 15
 
@@ -26,6 +26,8 @@ typedef struct tl_summary_item {
     const char *name;
     tl_delta time_ms;
     tl_delta count;
+    tl_delta per_call_ms; /* time_ms / count on each side (NaN without a count) */
+    int dir;              /* +1 slower, -1 faster, 0 unchanged (noise, floors; see tl_gate) */
 } tl_summary_item;
 
 /* The gpu_timeline rows the summary reports, in this order. */
@@ -54,6 +56,11 @@ typedef struct tl_variant_summary {
     size_t nonly_var;
     tl_violation *violations;
     size_t nviolations;
+    /* When nearly every item's call count differs from the baseline's by the same factor
+     * (the runs did different numbers of iterations): that factor (variant / baseline
+     * calls), and the items are judged on their time per call.  NaN otherwise. */
+    double call_ratio;
+    size_t noise_skipped; /* changes within floating-point noise, not listed */
 } tl_variant_summary;
 
 typedef struct tl_summary {
@@ -70,15 +77,24 @@ typedef struct tl_summary {
     int gate_on;
     double gate_pct, gate_min_ms;
     int gate_failed;
+    double min_delta_ms, min_delta_pct; /* the floors of tl_gate */
+    size_t top;                         /* how many regressions / improvements are listed */
 } tl_summary;
 
-/* Gate settings: pct < 0 means no gate. */
+/* Gate settings: pct < 0 means no gate.  The floors apply to the lists and the gate alike:
+ * a change smaller than min_delta_ms, or than min_delta_pct percent, is no change (nor is
+ * one within floating-point noise, whatever the floors).  top: how many regressions and
+ * improvements are listed, 0 for TL_SUMMARY_TOP. */
 typedef struct tl_gate {
     double pct;
     double min_ms;
+    double min_delta_ms, min_delta_pct;
+    size_t top;
 } tl_gate;
 
-/* Compute the summary of `results` for tags[0..n) (baseline first). */
+/* Compute the summary of `results` for tags[0..n) (baseline first).  Warns (stderr) about
+ * inputs that look mislabelled: an item taking longer than its report's total GPU time,
+ * gpu_timeline rows that do not add up to total_time. */
 void tl_summary_build(tl_summary *s, const tl_results *results, const char *const *tags, size_t n,
                       const tl_gate *gate, tl_arena *arena);
 void tl_summary_free(tl_summary *s);

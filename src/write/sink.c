@@ -17,10 +17,9 @@
 #define TL_OUT_THREADS 1
 
 struct tl_out {
-    char *xlsx, *xlsx_tmp;   /* the workbook and its temporary name */
-    char *csv_dir, *csv_tmp; /* the CSV directory and its temporary twin, or NULL */
-    char **files;            /* the CSV files written, by name */
-    size_t nfiles, fcap;
+    tl_output *xlsx;         /* the workbook */
+    tl_output *csv;          /* the CSV directory, or NULL */
+    const char *xlsx_tmp;    /* the workbook's temporary name */
     tl_pool *pool;           /* writes the workbook's sheets */
     tl_xlsx_writer *xw;      /* the built-in writer; NULL with libxlsxwriter */
     int lxw;
@@ -50,22 +49,18 @@ static void name_output(tl_error *err, const char *tmp, const char *target)
 tl_out *tl_out_open(const char *xlsx, const char *csv_dir, int summary_first, int lxw, tl_error *err)
 {
     tl_out *o = tl_xcalloc(1, sizeof *o);
-    o->xlsx = tl_xstrdup(xlsx);
     o->lxw = lxw;
     o->pool = tl_pool_new(TL_OUT_THREADS);
-    o->xlsx_tmp = tl_output_temp_file(xlsx, err);
-    if (!o->xlsx_tmp)
+    o->xlsx = tl_output_new(xlsx, 0, err);
+    if (!o->xlsx)
         return tl_out_free(o), NULL;
-    if (csv_dir) {
-        o->csv_dir = tl_xstrdup(csv_dir);
-        o->csv_tmp = tl_output_temp_dir(csv_dir, err);
-        if (!o->csv_tmp)
-            return tl_out_free(o), NULL;
-    }
+    o->xlsx_tmp = tl_output_temp(o->xlsx);
+    if (csv_dir && !(o->csv = tl_output_new(csv_dir, 1, err)))
+        return tl_out_free(o), NULL;
     if (!lxw) {
         o->xw = tl_xlsx_writer_open(o->xlsx_tmp, summary_first, o->pool, err);
         if (!o->xw) {
-            name_output(err, o->xlsx_tmp, o->xlsx);
+            name_output(err, o->xlsx_tmp, tl_output_target(o->xlsx));
             return tl_out_free(o), NULL;
         }
     }
@@ -78,16 +73,13 @@ static int write_csv(tl_out *o, const tl_result *r, tl_error *err)
         tl_error_set(err, "result '%s' cannot be a file name (a tag holds '/')", r->name);
         return -1;
     }
-    TL_GROW(o->files, o->fcap, o->nfiles + 1);
     char *file = tl_xmalloc(strlen(r->name) + 5);
     sprintf(file, "%s.csv", r->name);
-    o->files[o->nfiles++] = file;
-    char *path = tl_xmalloc(strlen(o->csv_tmp) + strlen(file) + 2);
-    sprintf(path, "%s/%s", o->csv_tmp, file);
-    tl_output_track(path);
+    char *path = tl_output_add(o->csv, file);
+    free(file);
     int rc = tl_csv_write_file(r->table, path, err);
     if (rc != 0)
-        name_output(err, o->csv_tmp, o->csv_dir);
+        name_output(err, tl_output_temp(o->csv), tl_output_target(o->csv));
     free(path);
     return rc;
 }
@@ -117,11 +109,11 @@ static int out_put(void *ctx, const tl_result *r, tl_error *err)
      * here, from the same table while it is still in the cache (a CSV job on another
      * thread, later, cost more CPU than it saved). */
     if (o->xw && tl_xlsx_writer_add(o->xw, r, err) != 0) {
-        name_output(err, o->xlsx_tmp, o->xlsx);
+        name_output(err, o->xlsx_tmp, tl_output_target(o->xlsx));
         return -1;
     }
     t0 = tl_now();
-    int rc = o->csv_tmp ? write_csv(o, r, err) : 0;
+    int rc = o->csv ? write_csv(o, r, err) : 0;
     tl_timing.write_csv += tl_now() - t0;
     return rc;
 }
@@ -148,7 +140,7 @@ static int out_sync(void *ctx, size_t upto, tl_error *err)
     int rc = o->xw ? tl_xlsx_writer_sync(o->xw, upto, err) : 0;
     tl_timing.write_xlsx += tl_now() - t0;
     if (rc != 0)
-        name_output(err, o->xlsx_tmp, o->xlsx);
+        name_output(err, o->xlsx_tmp, tl_output_target(o->xlsx));
     free_pending(o, upto);
     return rc;
 }
@@ -163,7 +155,7 @@ const tl_results *tl_out_results(const tl_out *o) { return &o->results; }
 
 int tl_out_finish(tl_out *o, const tl_summary_sheet *summary, tl_error *err)
 {
-    tl_progress("finishing %s", o->xlsx);
+    tl_progress("finishing %s", tl_output_target(o->xlsx));
     double t0 = tl_now();
     int rc;
     if (o->lxw) {
@@ -173,25 +165,31 @@ int tl_out_finish(tl_out *o, const tl_summary_sheet *summary, tl_error *err)
         o->xw = NULL;
     }
     if (rc != 0)
-        name_output(err, o->xlsx_tmp, o->xlsx);
+        name_output(err, o->xlsx_tmp, tl_output_target(o->xlsx));
     free_pending(o, (size_t)-1);
     tl_timing.write_xlsx += tl_now() - t0;
     o->finished = rc == 0;
     return rc;
 }
 
-int tl_out_commit(tl_out *o, tl_error *err)
+int tl_out_commit(tl_out *o, tl_error *err) { return tl_out_commit_with(o, NULL, 0, err); }
+
+int tl_out_commit_with(tl_out *o, tl_output *const *more, size_t nmore, tl_error *err)
 {
     if (!o->finished) {
-        tl_error_set(err, "%s: not finished", o->xlsx);
+        tl_error_set(err, "%s: not finished", tl_output_target(o->xlsx));
         return -1;
     }
-    if (tl_output_commit_file(o->xlsx_tmp, o->xlsx, err) != 0)
-        return -1;
-    if (o->csv_tmp &&
-        tl_output_commit_dir(o->csv_tmp, o->csv_dir, (const char *const *)o->files, o->nfiles, err) != 0)
-        return -1;
-    return 0;
+    tl_output **all = tl_xmalloc((nmore + 2) * sizeof *all);
+    size_t n = 0;
+    all[n++] = o->xlsx;
+    if (o->csv)
+        all[n++] = o->csv;
+    for (size_t i = 0; i < nmore; i++)
+        all[n++] = more[i];
+    int rc = tl_output_commit(all, n, err);
+    free(all);
+    return rc;
 }
 
 void tl_out_free(tl_out *o)
@@ -205,12 +203,7 @@ void tl_out_free(tl_out *o)
     free(o->pending);
     free(o->pending_index);
     tl_results_free(&o->results);
-    for (size_t i = 0; i < o->nfiles; i++)
-        free(o->files[i]);
-    free(o->files);
-    free(o->xlsx);
-    free(o->xlsx_tmp);
-    free(o->csv_dir);
-    free(o->csv_tmp);
+    tl_output_free(o->xlsx);
+    tl_output_free(o->csv);
     free(o);
 }

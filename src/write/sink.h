@@ -11,6 +11,7 @@
 #ifndef TL_SINK_H
 #define TL_SINK_H
 
+#include "io/output.h"
 #include "table/result.h"
 #include "write/xlsx_write.h"
 
@@ -35,6 +36,10 @@ int tl_out_finish(tl_out *o, const tl_summary_sheet *summary, tl_error *err);
 
 /* Move the finished outputs into place.  Returns 0 or -1 (err set). */
 int tl_out_commit(tl_out *o, tl_error *err);
+
+/* The same, together with the run's other outputs more[0..nmore) (the summary's files):
+ * all are checked before any is moved (tl_output_commit), so a failure changes nothing. */
+int tl_out_commit_with(tl_out *o, tl_output *const *more, size_t nmore, tl_error *err);
 
 /* Free everything; outputs not committed are removed. */
 void tl_out_free(tl_out *o);

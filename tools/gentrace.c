@@ -1,0 +1,2247 @@
+/*
+ * gentrace - write a synthetic PyTorch profiler trace (Chrome-trace JSON, as
+ * torch.profiler's export_chrome_trace writes it), plain or gzip-compressed.
+ *
+ * tlcompare reads traces; it needs inputs the project makes itself: small example traces,
+ * and benchmark inputs of any size (a few KB to several GB).  The output models one
+ * training step of a ViT-style transformer per ProfilerStep, in the text layout of
+ * kineto's writer: the top-level keys, `M` metadata, user annotations, nested `cpu_op`
+ * trees with their shape args, the Python stack (`python_function`, the bulk of the
+ * events, as in real traces), runtime launches with their `ac2g` flows, and the GPU
+ * events on the device's pid and stream tids.  TRACES.md §1 lists what real traces hold;
+ * tools/README.md says which of those this models.  Two flavours, `cuda` and `rocm`,
+ * whose call trees differ where real ones do (convolution, attention, the optimizer,
+ * runtime names, kernel names, the GPU pid).
+ *
+ * Streaming: the events of a step are built in a small per-step table and written out;
+ * memory depends on the number of layers, never on the number of steps.  kineto writes
+ * the events grouped by kind (CPU ops, then instants, Python frames, runtime calls, GPU
+ * activity, metadata), so the whole run is generated once per group ("pass") and each
+ * pass writes only its kind.  Generation is a pure function of the options, so every
+ * pass sees the same events.
+ *
+ * Determinism: every duration comes from one splitmix64 stream seeded by (seed, flavour);
+ * no clock, address or locale is read.  Same options, same bytes (gzip included: zlib
+ * with no file name and mtime 0).
+ *
+ * This file is longer than the project's usual ~1,200 lines because the workload model
+ * (ops, their shapes and kernels, per flavour) and the writer belong together here.
+ */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <zlib.h>
+
+#include "base/numfmt.h"
+
+/* ---- errors and memory ------------------------------------------------------------------- */
+
+static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+
+static void die(const char *fmt, ...)
+{
+    va_list ap;
+    fputs("gentrace: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    exit(1);
+}
+
+static void *xrealloc(void *p, size_t n)
+{
+    void *q = realloc(p, n ? n : 1);
+    if (!q)
+        die("out of memory");
+    return q;
+}
+
+static char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static char *xasprintf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    char *s = xrealloc(NULL, (size_t)n + 1);
+    va_start(ap, fmt);
+    vsnprintf(s, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    return s;
+}
+
+/* A growable text buffer, for the texts made once at start-up. */
+typedef struct {
+    char *p;
+    size_t n, cap;
+} sbuf_t;
+
+static void sb_add(sbuf_t *b, const char *s, size_t n)
+{
+    if (b->n + n + 1 > b->cap) {
+        b->cap = (b->n + n + 1) * 2;
+        b->p = xrealloc(b->p, b->cap);
+    }
+    memcpy(b->p + b->n, s, n);
+    b->n += n;
+    b->p[b->n] = 0;
+}
+
+static void sb_puts(sbuf_t *b, const char *s) { sb_add(b, s, strlen(s)); }
+
+static void sb_printf(sbuf_t *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void sb_printf(sbuf_t *b, const char *fmt, ...)
+{
+    char tmp[512];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    if (n < 0 || (size_t)n >= sizeof tmp)
+        die("internal: text too long");
+    sb_add(b, tmp, (size_t)n);
+}
+
+/* ---- random numbers ---------------------------------------------------------------------- */
+
+static uint64_t rng_state;
+
+static uint64_t rng_next(void)
+{
+    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+/* A duration of about base_ns, within ±pct percent; never below 1 ns. */
+static int64_t jitter(int64_t base_ns, int pct)
+{
+    int64_t span = base_ns * pct / 100;
+    int64_t d = base_ns;
+    if (span > 0)
+        d += (int64_t)(rng_next() % (uint64_t)(2 * span + 1)) - span;
+    return d > 0 ? d : 1;
+}
+
+/* A uniform integer in [lo, hi]. */
+static int64_t uniform(int64_t lo, int64_t hi) { return lo + (int64_t)(rng_next() % (uint64_t)(hi - lo + 1)); }
+
+/* ---- output: a 1 MiB buffer, to a file or through zlib's gzip deflate --------------------- */
+
+typedef struct {
+    FILE *f;
+    const char *path;
+    int gz, count_only;
+    z_stream z;
+    unsigned char *zbuf;
+    char *buf;
+    size_t n;
+    uint64_t bytes; /* JSON bytes produced (before compression) */
+} out_t;
+
+#define OUTBUF (1u << 20)
+
+static out_t O;
+
+static void out_flush(int finish)
+{
+    if (O.count_only) {
+        O.n = 0;
+        return;
+    }
+    if (!O.gz) {
+        if (O.n && fwrite(O.buf, 1, O.n, O.f) != O.n)
+            die("%s: write failed: %s", O.path, strerror(errno));
+        O.n = 0;
+        return;
+    }
+    O.z.next_in = (unsigned char *)O.buf;
+    O.z.avail_in = (uInt)O.n;
+    int rc;
+    do {
+        O.z.next_out = O.zbuf;
+        O.z.avail_out = OUTBUF;
+        rc = deflate(&O.z, finish ? Z_FINISH : Z_NO_FLUSH);
+        if (rc == Z_STREAM_ERROR)
+            die("%s: deflate failed", O.path);
+        size_t have = OUTBUF - O.z.avail_out;
+        if (have && fwrite(O.zbuf, 1, have, O.f) != have)
+            die("%s: write failed: %s", O.path, strerror(errno));
+    } while (O.z.avail_out == 0 || (finish && rc != Z_STREAM_END));
+    O.n = 0;
+}
+
+static inline void put(const char *s, size_t n)
+{
+    O.bytes += n;
+    if (O.n + n > OUTBUF) {
+        out_flush(0);
+        while (n > OUTBUF) { /* only the start-up texts could be this long */
+            memcpy(O.buf, s, OUTBUF);
+            O.n = OUTBUF;
+            out_flush(0);
+            s += OUTBUF;
+            n -= OUTBUF;
+        }
+    }
+    memcpy(O.buf + O.n, s, n);
+    O.n += n;
+}
+
+#define PUTL(lit) put("" lit, sizeof(lit) - 1) /* literals only: "" lit does not compile otherwise */
+
+static inline void puts_(const char *s) { put(s, strlen(s)); }
+
+static inline void put_int(int64_t v)
+{
+    char tmp[24];
+    int i = 24;
+    uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+    do {
+        tmp[--i] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0)
+        tmp[--i] = '-';
+    put(tmp + i, (size_t)(24 - i));
+}
+
+/* A time in ns as kineto prints µs: "1419247333430.849" (three decimals, always). */
+static inline void put_us(int64_t ns)
+{
+    put_int(ns / 1000);
+    char d[4] = {'.', (char)('0' + ns / 100 % 10), (char)('0' + ns / 10 % 10), (char)('0' + ns % 10)};
+    put(d, 4);
+}
+
+static inline void put_double(double d)
+{
+    char tmp[TL_NUMFMT_MAX];
+    put(tmp, tl_fmt_double(d, tmp));
+}
+
+/* A JSON string; the names written here need escaping only for '"' and '\\'. */
+static inline void put_str(const char *s)
+{
+    PUTL("\"");
+    puts_(s);
+    PUTL("\"");
+}
+
+/* ---- the workload model: flavour, shapes, kernels ---------------------------------------- */
+
+enum { CUDA, ROCM };
+
+static int flavour = CUDA;
+static int foreach_optim; /* the optimizer as seven foreach ops instead of one fused op */
+static int n_layers = 12;
+static uint64_t seed = 1;
+
+/* ViT-B/16 at 224x224, batch 32, bf16. */
+enum { BATCH = 32, TOK = 197, HID = 768, HEADS = 12, HDIM = 64, MLP = 3072, CLASSES = 1000, IMG = 224, PATCH = 16 };
+#define ROWS (BATCH * TOK)
+
+static int host_pid, main_tid, bwd_tid, gpu_pid, stream_comp, stream_comm;
+static int64_t t0_ns; /* first timestamp */
+
+/* A kernel: its name, launch geometry and the fixed tail of its args text. */
+typedef struct {
+    const char *name;
+    char *args_tail; /* after "correlation": N, (flavour-specific) */
+    char *rt_kernel; /* ROCm runtime args: "kernel": ..., made once */
+    int grid[3], block[3];
+} kern_t;
+
+enum { K_MAX = 96 };
+static kern_t kerns[K_MAX];
+static int n_kerns;
+
+static int kern(const char *name, int gx, int gy, int gz, int bx, int regs, int smem)
+{
+    if (n_kerns == K_MAX)
+        die("internal: too many kernels");
+    kern_t *k = &kerns[n_kerns];
+    k->name = name;
+    k->grid[0] = gx, k->grid[1] = gy, k->grid[2] = gz;
+    k->block[0] = bx, k->block[1] = 1, k->block[2] = 1;
+    sbuf_t b = {0};
+    if (flavour == CUDA) {
+        double blocks = (double)gx * gy * gz / 132.0, warps = blocks * bx / 32.0;
+        int occ = regs > 128 ? 0 : (int)(100 - regs / 4);
+        sb_printf(&b, "\n      \"registers per thread\": %d, \"shared memory\": %d,"
+                      "\n      \"blocks per SM\": %.6f, \"warps per SM\": %.6f,"
+                      "\n      \"grid\": [%d, %d, %d], \"block\": [%d, 1, 1],"
+                      "\n      \"est. achieved occupancy %%\": %d",
+                  regs, smem, blocks, warps, gx, gy, gz, bx, occ);
+    } else {
+        sb_printf(&b, " \"kind\": \"Dispatch Kernel\", \"grid\": [%d, %d, %d], \"block\": [%d, 1, 1]", gx, gy, gz, bx);
+        sbuf_t r = {0};
+        sb_puts(&r, "\"kernel\": \"");
+        sb_puts(&r, name);
+        sb_puts(&r, "\"");
+        k->rt_kernel = r.p;
+    }
+    k->args_tail = b.p;
+    return n_kerns++;
+}
+
+/* Op signatures: the four shape args of a cpu_op, as one text made once. */
+typedef struct {
+    sbuf_t dims, strides, types, concrete;
+    int n;
+} sigb_t;
+
+static void sig_sep(sigb_t *s)
+{
+    if (s->n++) {
+        sb_puts(&s->dims, ", ");
+        sb_puts(&s->strides, ", ");
+        sb_puts(&s->types, ", ");
+        sb_puts(&s->concrete, ", ");
+    }
+}
+
+/* dims/strides of one contiguous tensor, as "[a, b, c]" */
+static void sig_shape(sbuf_t *dims, sbuf_t *strides, const int *d, int nd)
+{
+    long st[8];
+    long acc = 1;
+    for (int i = nd - 1; i >= 0; i--) {
+        st[i] = acc;
+        acc *= d[i];
+    }
+    sb_puts(dims, "[");
+    sb_puts(strides, "[");
+    for (int i = 0; i < nd; i++) {
+        sb_printf(dims, "%s%d", i ? ", " : "", d[i]);
+        sb_printf(strides, "%s%ld", i ? ", " : "", st[i]);
+    }
+    sb_puts(dims, "]");
+    sb_puts(strides, "]");
+}
+
+/* Arguments of sig(): "T:type:d0,d1,..", "L:type:count:d0,d1" (a TensorList of count equal
+ * tensors), "S:concrete" (a Scalar), "SL:concrete" (a ScalarList), "N" (none, ""). */
+static char *sig(const char *spec, ...)
+{
+    sigb_t s = {0};
+    sb_puts(&s.dims, "");
+    sb_puts(&s.strides, "");
+    sb_puts(&s.types, "");
+    sb_puts(&s.concrete, "");
+    va_list ap;
+    va_start(ap, spec);
+    for (const char *item = spec; item; item = va_arg(ap, const char *)) {
+        sig_sep(&s);
+        if (item[0] == 'T' || item[0] == 'L') {
+            char type[64];
+            int d[8], nd = 0, count = 1;
+            /* the type may hold "::"; the dims (and a list's count) come after the last colons */
+            const char *p = item + 2, *c = strrchr(item, ':'), *tend = c;
+            if (item[0] == 'L') {
+                tend = c - 1;
+                while (tend > p && *tend != ':')
+                    tend--;
+                count = atoi(tend + 1);
+            }
+            memcpy(type, p, (size_t)(tend - p));
+            type[tend - p] = 0;
+            for (p = c + 1; *p && nd < 8;) {
+                char *next;
+                d[nd++] = (int)strtol(p, &next, 10);
+                p = *next == ',' ? next + 1 : next;
+                if (next == p && *p)
+                    die("internal: bad signature '%s'", item);
+            }
+            if (item[0] == 'L') {
+                sb_puts(&s.dims, "[");
+                sb_puts(&s.strides, "[");
+                for (int i = 0; i < count; i++) {
+                    if (i) {
+                        sb_puts(&s.dims, ", ");
+                        sb_puts(&s.strides, ", ");
+                    }
+                    sig_shape(&s.dims, &s.strides, d, nd);
+                }
+                sb_puts(&s.dims, "]");
+                sb_puts(&s.strides, "]");
+                sb_puts(&s.types, "\"TensorList\"");
+            } else {
+                sig_shape(&s.dims, &s.strides, d, nd);
+                sb_printf(&s.types, "\"%s\"", type);
+            }
+            sb_puts(&s.concrete, "\"\"");
+        } else if (item[0] == 'S') {
+            int list = item[1] == 'L';
+            sb_puts(&s.dims, "[]");
+            sb_puts(&s.strides, "[]");
+            sb_puts(&s.types, list ? "\"ScalarList\"" : "\"Scalar\"");
+            sb_printf(&s.concrete, "\"%s\"", item + (list ? 3 : 2));
+        } else {
+            sb_puts(&s.dims, "[]");
+            sb_puts(&s.strides, "[]");
+            sb_puts(&s.types, "\"\"");
+            sb_puts(&s.concrete, "\"\"");
+        }
+    }
+    va_end(ap);
+    sbuf_t out = {0};
+    sb_puts(&out, "\"Concrete Inputs\": [");
+    sb_add(&out, s.concrete.p, s.concrete.n);
+    sb_puts(&out, "], \"Input type\": [");
+    sb_add(&out, s.types.p, s.types.n);
+    sb_puts(&out, "], \"Input Strides\": [");
+    sb_add(&out, s.strides.p, s.strides.n);
+    sb_puts(&out, "], \"Input Dims\": [");
+    sb_add(&out, s.dims.p, s.dims.n);
+    sb_puts(&out, "]");
+    free(s.dims.p), free(s.strides.p), free(s.types.p), free(s.concrete.p);
+    return out.p;
+}
+
+/* One nn.Linear: the shape args of its forward and backward ops, and its GEMM kernel. */
+typedef struct {
+    char *linear, *t, *transpose, *asstr, *addmm, *mm_dgrad, *mm_wgrad, *sum_bias;
+    int kern;
+    double m, n, k;
+} lin_t;
+
+static lin_t lin_qkv, lin_proj, lin_fc1, lin_fc2, lin_head;
+
+/* x [m, k] (as [32, 197, k], or [32, k] for the head) times W [n, k] transposed, plus a bias. */
+static void lin_make(lin_t *L, int m, int n, int k, int kern_id)
+{
+    char x[64], w[64], bias[64], wt[64], g[64], gt[64], x2[64], asz[64], ast[64];
+    if (m == BATCH)
+        snprintf(x, sizeof x, "T:c10::BFloat16:%d,%d", BATCH, k);
+    else
+        snprintf(x, sizeof x, "T:c10::BFloat16:%d,%d,%d", BATCH, TOK, k);
+    snprintf(w, sizeof w, "T:c10::BFloat16:%d,%d", n, k);
+    snprintf(bias, sizeof bias, "T:c10::BFloat16:%d", n);
+    snprintf(wt, sizeof wt, "T:c10::BFloat16:%d,%d", k, n);
+    snprintf(x2, sizeof x2, "T:c10::BFloat16:%d,%d", m, k);
+    snprintf(g, sizeof g, "T:c10::BFloat16:%d,%d", m, n);
+    snprintf(gt, sizeof gt, "T:c10::BFloat16:%d,%d", n, m);
+    snprintf(asz, sizeof asz, "SL:[%d, %d]", k, n);
+    snprintf(ast, sizeof ast, "SL:[1, %d]", k);
+    L->linear = sig(x, w, bias, NULL);
+    L->t = sig(w, NULL);
+    L->transpose = sig(w, "S:0", "S:1", NULL);
+    L->asstr = sig(w, asz, ast, "N", NULL);
+    L->addmm = sig(bias, x2, wt, "S:1", "S:1", NULL);
+    L->mm_dgrad = sig(g, w, NULL);
+    L->mm_wgrad = sig(gt, x2, NULL);
+    L->sum_bias = sig(g, "SL:[0]", "S:True", "N", NULL);
+    L->kern = kern_id;
+    L->m = m, L->n = n, L->k = k;
+}
+
+/* The signature texts and kernels the step uses, made once per run. */
+static struct {
+    char *to, *copy_img, *conv, *conv_, *cudnn_conv, *miopen_conv, *resize_w, *resize_in, *reshape_b, *view_b,
+        *add_bias, *flatten, *transpose_pe, *cat, *add_pos, *ln, *nln,
+        *view_qkv, *permute_qkv, *unbind, *sdpa, *sdpa_flash, *sdpa_eff, *sdpa_eff_fwd, *sdpa_eff_bwd, *empty_o,
+        *add_res, *gelu, *select_cls,
+        *ce, *logsm, *logsm_, *nll_nd, *nll, *nll_fwd, *gelu_bwd,
+        *ln_bwd, *sdpa_bwd, *conv_bwd, *nll_bwd, *logsm_bwd, *fused_adamw, *foreach1, *foreach2, *foreach3,
+        *comms, *empty_ws, *triton, *fill, *zero, *ones_like, *empty_strided;
+    int k_nchw, k_conv, k_nhwc, k_miopen[5], k_add_bias, k_cat, k_add, k_ln, k_gemm_qkv, k_gemm_proj, k_gemm_fc1,
+        k_gemm_fc2, k_gemm_head, k_sdpa, k_gelu, k_logsm, k_nll, k_mm_d, k_mm_w, k_sum, k_gelu_bwd, k_ln_bwd[2],
+        k_sdpa_bwd[3], k_conv_bwd[4], k_nll_bwd, k_logsm_bwd, k_adamw, k_foreach, k_nccl, k_triton, k_graph[6], k_fill;
+} W;
+
+/* Bytes of the bf16 parameters (per layer: qkv, proj, fc1, fc2 weights and the small ones). */
+static double param_bytes(void) { return (double)n_layers * (4.0 * HID * HID + 2.0 * HID * MLP + 13.0 * HID) * 2; }
+
+/* Number of parameter tensors: per layer 2 LN x 2 + qkv, proj, fc1, fc2 weights and biases. */
+static int n_params(void) { return n_layers * 12 + 4 + 2; }
+
+static void model_init(void)
+{
+    char b[256];
+#define BF "c10::BFloat16"
+    W.to = sig("T:float:32,3,224,224", "S:15", "S:False", "S:False", "N", NULL);
+    W.copy_img = sig("T:" BF ":32,3,224,224", "T:float:32,3,224,224", "S:False", NULL);
+    W.conv = sig("T:" BF ":32,3,224,224", "T:" BF ":768,3,16,16", "T:" BF ":768", "SL:[16, 16]", "SL:[0, 0]",
+                 "SL:[1, 1]", "S:False", "SL:[0, 0]", "S:1", NULL);
+    W.conv_ = sig("T:" BF ":32,3,224,224", "T:" BF ":768,3,16,16", "T:" BF ":768", "SL:[16, 16]", "SL:[0, 0]",
+                  "SL:[1, 1]", "S:False", "SL:[0, 0]", "S:1", "S:False", "S:False", "S:True", "S:True", NULL);
+    W.cudnn_conv = sig("T:" BF ":32,3,224,224", "T:" BF ":768,3,16,16", "SL:[0, 0]", "SL:[16, 16]", "SL:[1, 1]",
+                       "S:1", "S:False", "S:False", "S:True", NULL);
+    W.miopen_conv = sig("T:" BF ":32,3,224,224", "T:" BF ":768,3,16,16", "T:" BF ":768", "SL:[0, 0]", "SL:[16, 16]",
+                        "SL:[1, 1]", "S:1", "S:False", "S:False", NULL);
+    W.resize_w = sig("T:" BF ":768,3,16,16", "SL:[768, 3, 16, 16]", "S:0", NULL);
+    W.resize_in = sig("T:" BF ":32,3,224,224", "SL:[32, 3, 224, 224]", "S:0", NULL);
+    W.reshape_b = sig("T:" BF ":768", "SL:[1, -1, 1, 1]", NULL);
+    W.view_b = sig("T:" BF ":768", "SL:[1, -1, 1, 1]", NULL);
+    W.add_bias = sig("T:" BF ":32,768,14,14", "T:" BF ":1,768,1,1", "S:1", NULL);
+    W.flatten = sig("T:" BF ":32,768,14,14", "S:2", "S:-1", NULL);
+    W.transpose_pe = sig("T:" BF ":32,768,196", "S:1", "S:2", NULL);
+    /* torch.cat((cls_token, patches), dim=1): a TensorList input, nested one level deeper */
+    W.cat = sig("L:" BF ":2:32,196,768", "S:1", NULL);
+    W.add_pos = sig("T:" BF ":32,197,768", "T:" BF ":1,197,768", "S:1", NULL);
+    W.ln = sig("T:" BF ":32,197,768", "SL:[768]", "T:" BF ":768", "T:" BF ":768", "S:1e-06", "S:True", NULL);
+    W.nln = sig("T:" BF ":32,197,768", "SL:[768]", "T:" BF ":768", "T:" BF ":768", "S:1e-06", NULL);
+    W.view_qkv = sig("T:" BF ":32,197,2304", "SL:[32, 197, 3, 12, 64]", NULL);
+    W.permute_qkv = sig("T:" BF ":32,197,3,12,64", "SL:[2, 0, 3, 1, 4]", NULL);
+    W.unbind = sig("T:" BF ":3,32,12,197,64", "S:0", NULL);
+    W.sdpa = sig("T:" BF ":32,12,197,64", "T:" BF ":32,12,197,64", "T:" BF ":32,12,197,64", "N", "S:0.0",
+                 "S:False", "N", "S:False", NULL);
+    W.sdpa_flash = sig("T:" BF ":32,12,197,64", "T:" BF ":32,12,197,64", "T:" BF ":32,12,197,64", "S:0.0",
+                       "S:False", "S:False", "N", NULL);
+    W.sdpa_eff = sig("T:" BF ":32,12,197,64", "T:" BF ":32,12,197,64", "T:" BF ":32,12,197,64", "N", "S:True",
+                     "S:0.0", "S:False", "N", NULL);
+    W.sdpa_eff_fwd = sig("T:" BF ":32,197,12,64", "T:" BF ":32,197,12,64", "T:" BF ":32,197,12,64", "N", "N", "N",
+                         "S:197", "S:197", "S:0.0", "S:0", "S:True", "N", "N", "N", NULL);
+    W.sdpa_eff_bwd = sig("T:" BF ":32,12,197,64", "T:" BF ":32,12,197,64", "T:" BF ":32,12,197,64",
+                         "T:" BF ":32,12,197,64", "N", "T:" BF ":32,12,197,64", "T:float:32,12,224",
+                         "T:long int:", "T:long int:", "S:0.0", "SL:[True, True, True, False]", "S:False", "N", NULL);
+    W.empty_o = sig("SL:[32, 12, 197, 64]", "S:15", "S:0", "N", "S:False", "N", NULL);
+    W.add_res = sig("T:" BF ":32,197,768", "T:" BF ":32,197,768", "S:1", NULL);
+    W.gelu = sig("T:" BF ":32,197,3072", "S:none", NULL);
+    W.select_cls = sig("T:" BF ":32,197,768", "S:1", "S:0", NULL);
+    W.ce = sig("T:" BF ":32,1000", "T:long int:32", "N", "S:1", "S:-100", "S:0.0", NULL);
+    W.logsm = sig("T:" BF ":32,1000", "S:1", "N", NULL);
+    W.logsm_ = sig("T:" BF ":32,1000", "S:1", "S:False", NULL);
+    W.nll_nd = sig("T:" BF ":32,1000", "T:long int:32", "N", "S:1", "S:-100", NULL);
+    W.nll = sig("T:" BF ":32,1000", "T:long int:32", "N", "S:1", "S:-100", NULL);
+    W.nll_fwd = sig("T:" BF ":32,1000", "T:long int:32", "N", "S:1", "S:-100", NULL);
+    W.gelu_bwd = sig("T:" BF ":32,197,3072", "T:" BF ":32,197,3072", "S:none", NULL);
+    W.ln_bwd = sig("T:" BF ":32,197,768", "T:" BF ":32,197,768", "SL:[768]", "T:float:32,197,1", "T:float:32,197,1",
+                   "T:" BF ":768", "T:" BF ":768", "SL:[True, True, True]", NULL);
+    W.sdpa_bwd = sig("T:" BF ":32,12,197,64", "T:" BF ":32,12,197,64", "T:" BF ":32,12,197,64",
+                     "T:" BF ":32,12,197,64", "T:" BF ":32,12,197,64", "T:float:32,12,197", "N", "N", "S:197",
+                     "S:197", "S:0.0", "S:False", "T:long int:2", "T:long int:", "N", NULL);
+    W.conv_bwd = sig("T:" BF ":32,768,14,14", "T:" BF ":32,3,224,224", "T:" BF ":768,3,16,16", "SL:[768]",
+                     "SL:[16, 16]", "SL:[0, 0]", "SL:[1, 1]", "S:False", "SL:[0, 0]", "S:1",
+                     "SL:[False, True, True]", NULL);
+    W.nll_bwd = sig("T:" BF ":", "T:" BF ":32,1000", "T:long int:32", "N", "S:1", "S:-100", "T:" BF ":", NULL);
+    W.logsm_bwd = sig("T:" BF ":32,1000", "T:" BF ":32,1000", "S:1", "S:15", NULL);
+    snprintf(b, sizeof b, "L:" BF ":%d:768", n_params());
+    char lst[64];
+    snprintf(lst, sizeof lst, "L:float:%d:768", n_params());
+    W.fused_adamw = sig(b, b, b, b, lst, "S:0.0001", "S:0.9", "S:0.999", "S:0.05", "S:1e-08", "S:False",
+                        "S:False", "N", "N", NULL);
+    W.foreach1 = sig(b, "S:0.9", NULL);
+    W.foreach2 = sig(b, b, "S:0.1", NULL);
+    W.foreach3 = sig(b, b, b, "S:-0.0001", NULL);
+    W.comms = sig("L:" BF ":1:7087872", "N", "N", "S:0", "N", "SL:[]", "SL:[]", "S:0", "S:1", "S:8", NULL);
+    W.empty_ws = sig("SL:[4194304]", "S:0", "N", "N", "S:False", "N", NULL);
+    W.triton = sig("T:float:", "T:" BF ":32,1000", "T:long int:32", NULL);
+    W.fill = sig("T:float:", "S:0", NULL);
+    W.zero = sig("T:float:", NULL);
+    W.ones_like = sig("T:" BF ":", "N", "N", "N", "N", "S:1", NULL);
+    W.empty_strided = sig("SL:[32, 3, 224, 224]", "SL:[150528, 50176, 224, 1]", "S:15", "S:0", "N", "S:False", NULL);
+
+    /* kernels */
+    if (flavour == CUDA) {
+        W.k_nchw = kern("void cudnn::engines_precompiled::nchwToNhwcKernel<__nv_bfloat16, __nv_bfloat16, float, false, true, (cudnnKernelDataType_t)0>(cudnn::engines_precompiled::nchw2nhwc_params_t<float>, __nv_bfloat16 const*, __nv_bfloat16*)", 1568, 1, 32, 256, 32, 2112);
+        W.k_conv = kern("void cutlass__5x_cudnn::Kernel<cutlass_tensorop_bf16_s16816fprop_optimized_bf16_256x64_32x4_nhwc_align8>(cutlass_tensorop_bf16_s16816fprop_optimized_bf16_256x64_32x4_nhwc_align8::Params)", 392, 3, 1, 128, 246, 81920);
+        W.k_nhwc = kern("void cudnn::engines_precompiled::nhwcToNchwKernel<__nv_bfloat16, __nv_bfloat16, float, true, false, (cudnnKernelDataType_t)0>(cudnn::engines_precompiled::nhwc2nchw_params_t<float>, __nv_bfloat16 const*, __nv_bfloat16*)", 7, 24, 32, 256, 36, 2112);
+        W.k_add_bias = kern("void at::native::elementwise_kernel<128, 4, at::native::gpu_kernel_impl_nocast<at::native::CUDAFunctor_add<c10::BFloat16> >(at::TensorIteratorBase&, at::native::CUDAFunctor_add<c10::BFloat16> const&)::{lambda(int)#1}>(int, at::native::gpu_kernel_impl_nocast<at::native::CUDAFunctor_add<c10::BFloat16> >(at::TensorIteratorBase&, at::native::CUDAFunctor_add<c10::BFloat16> const&)::{lambda(int)#1})", 9408, 1, 1, 128, 30, 0);
+        W.k_add = kern("void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<c10::BFloat16>, std::array<char*, 3ul> >(int, at::native::CUDAFunctor_add<c10::BFloat16>, std::array<char*, 3ul>)", 4728, 1, 1, 128, 24, 0);
+        W.k_gemm_qkv = kern("sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_cublas", 18, 50, 1, 128, 168, 213248);
+        W.k_gemm_proj = kern("sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize64x128x64_warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_cublas", 6, 99, 1, 128, 168, 180480);
+        W.k_gemm_fc1 = kern("sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x256x64_warpgroupsize2x1x1_execute_segment_k_off_kernel__5x_cublas", 12, 50, 1, 384, 168, 213248);
+        W.k_gemm_fc2 = W.k_gemm_proj;
+        W.k_gemm_head = kern("void cutlass::Kernel2<cutlass_80_wmma_tensorop_bf16_s161616gemm_bf16_16x16_64x1_nn_align8>(cutlass_80_wmma_tensorop_bf16_s161616gemm_bf16_16x16_64x1_nn_align8::Params)", 63, 2, 1, 32, 64, 4096);
+        W.k_sdpa = kern("void pytorch_flash::flash_fwd_kernel<Flash_fwd_kernel_traits<64, 128, 128, 4, false, false, cutlass::bfloat16_t, Flash_kernel_traits<64, 128, 128, 4, cutlass::bfloat16_t> >, false, false, false, false, true, true, false, false>(pytorch_flash::Flash_fwd_params)", 2, 32, 12, 128, 255, 49152);
+        W.k_sdpa_bwd[0] = kern("void pytorch_flash::flash_bwd_dot_do_o_kernel<true, Flash_bwd_kernel_traits<64, 128, 128, 8, 2, 4, 2, false, false, cutlass::bfloat16_t, Flash_kernel_traits<64, 128, 128, 8, cutlass::bfloat16_t> > >(pytorch_flash::Flash_bwd_params)", 4, 32, 12, 256, 40, 0);
+        W.k_sdpa_bwd[1] = kern("void pytorch_flash::flash_bwd_dq_dk_dv_loop_seqk_parallel_kernel<Flash_bwd_kernel_traits<64, 128, 128, 8, 2, 4, 2, false, false, cutlass::bfloat16_t, Flash_kernel_traits<64, 128, 128, 8, cutlass::bfloat16_t> >, false, false, false, false, false, false>(pytorch_flash::Flash_bwd_params)", 2, 32, 12, 256, 255, 98304);
+        W.k_sdpa_bwd[2] = kern("void pytorch_flash::flash_bwd_convert_dq_kernel<Flash_bwd_kernel_traits<64, 128, 128, 8, 2, 4, 2, false, false, cutlass::bfloat16_t, Flash_kernel_traits<64, 128, 128, 8, cutlass::bfloat16_t> > >(pytorch_flash::Flash_bwd_params, int)", 4, 32, 12, 256, 48, 32768);
+        W.k_conv_bwd[0] = W.k_nchw;
+        W.k_conv_bwd[1] = kern("void cutlass__5x_cudnn::Kernel<cutlass_tensorop_bf16_s16816wgrad_optimized_bf16_128x128_32x3_nhwc_align8>(cutlass_tensorop_bf16_s16816wgrad_optimized_bf16_128x128_32x3_nhwc_align8::Params)", 6, 6, 16, 128, 232, 61440);
+        W.k_conv_bwd[2] = kern("void cudnn::bn_bw_1C11_singleread_specialized<__nv_bfloat16, 512, 1, 2, 0>(cudnnTensorStruct, __nv_bfloat16 const*, cudnnTensorStruct, __nv_bfloat16*, float, float)", 768, 1, 1, 512, 32, 4096);
+        W.k_conv_bwd[3] = -1;
+        W.k_nccl = kern("ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)", 4, 1, 1, 640, 96, 8192);
+        W.k_adamw = kern("void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::(anonymous namespace)::TensorListMetadata<5>, at::native::(anonymous namespace)::FusedAdamMathFunctor<c10::BFloat16, 5, (at::native::ADAM_MODE)1, false>, float*, double, double, double, double, double, bool, float const*, float const*>(at::native::(anonymous namespace)::TensorListMetadata<5>, at::native::(anonymous namespace)::FusedAdamMathFunctor<c10::BFloat16, 5, (at::native::ADAM_MODE)1, false>, float*, double, double, double, double, double, bool, float const*, float const*)", 320, 1, 1, 512, 72, 0);
+        W.k_foreach = kern("void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::(anonymous namespace)::TensorListMetadata<3>, at::native::(anonymous namespace)::TernaryOpScalarFunctor<c10::BFloat16, 3, 2, 0>, std::multiplies<float>, float>(at::native::(anonymous namespace)::TensorListMetadata<3>, at::native::(anonymous namespace)::TernaryOpScalarFunctor<c10::BFloat16, 3, 2, 0>, std::multiplies<float>, float)", 320, 1, 1, 512, 72, 0);
+    } else {
+        W.k_miopen[0] = kern("SubTensorOpWithScalar1d", 65536, 1, 1, 256, 0, 0);
+        W.k_miopen[1] = kern("batched_transpose_256x4_half", 1605632, 1, 1, 256, 0, 0);
+        W.k_miopen[2] = kern("batched_transpose_128x4_half", 393216, 1, 1, 256, 0, 0);
+        W.k_miopen[3] = kern("igemm_fwd_gtcx3_nhwc_bf16_bx0_ex1_bt256x64x8_wt64x16x4_ws1x1_wr2x2_ta1x1x8x1_1x8x1x32_tb1x1x2x1_1x8x1x32_me", 75264, 1, 1, 256, 0, 0);
+        W.k_miopen[4] = kern("batched_transpose_32x16_half", 2555904, 1, 1, 256, 0, 0);
+        W.k_add_bias = kern("void at::native::elementwise_kernel_manual_unroll<128, 8, at::native::gpu_kernel_impl_nocast<at::native::CUDAFunctor_add<c10::BFloat16> >(at::TensorIteratorBase&, at::native::CUDAFunctor_add<c10::BFloat16> const&)::{lambda(int, bool)#1}>(int, at::native::gpu_kernel_impl_nocast<at::native::CUDAFunctor_add<c10::BFloat16> >(at::TensorIteratorBase&, at::native::CUDAFunctor_add<c10::BFloat16> const&)::{lambda(int, bool)#1})", 4704, 1, 1, 128, 0, 0);
+        W.k_add = kern("void at::native::vectorized_elementwise_kernel<8, at::native::CUDAFunctor_add<c10::BFloat16>, std::array<char*, 3ul> >(int, at::native::CUDAFunctor_add<c10::BFloat16>, std::array<char*, 3ul>)", 2364, 1, 1, 128, 0, 0);
+        W.k_gemm_qkv = kern("Cijk_Alik_Bljk_B_BS_BH_Bias_HA_S_SAV_UserArgs_MT256x192x64_MI16x16x1_SN_LDSB1_AFC1_AFEM1_AFEM1_ASEM1_CLR1_CADS0_DTLA0_DTLB0_DTVA0_DTVB0_EPS0_FDSI0_GRPM1_GRVWA8_GRVWB8_GSUAMB_GLS0_ISA942_IU1_K1_LBSPPA2048_LBSPPB1024_LBSPPM0_LPA16_LPB16_LPM0_LRVW8_LWPMn1_MIAV0_MIWT4_6_MO40_NTn1_NTA0_NTB0_NTC0_NTD4_NTM0_NEPBS16_NLCA1_NLCB1_ONLL1_PGR2_PLR1_PK0_SIA3_SS1_SPO0_SRVW0_SSO0_SVW1_SK3_SKFTR0_SKXCCM8_SGROB0_TLDS1_ULSGRO0_USL1_UIOFGRO0_USFGROn1_VSn1_VWA1_VWB1_WSGRA0_WSGRB0_WS64_WG64_4_1", 300, 1, 1, 256, 0, 0);
+        W.k_gemm_proj = kern("Cijk_Alik_Bljk_B_BS_BH_Bias_HA_S_SAV_UserArgs_MT256x128x64_MI16x16x1_SN_LDSB1_AFC1_AFEM1_AFEM1_ASEM1_CLR1_CADS0_DTLA0_DTLB0_DTVA0_DTVB0_EPS0_FDSI0_GRPM1_GRVWA8_GRVWB8_GSUAMB_GLS0_ISA942_IU1_K1_LBSPPA2048_LBSPPB1024_LBSPPM0_LPA16_LPB16_LPM0_LRVW8_LWPMn1_MIAV0_MIWT4_4_MO40_NTn1_NTA0_NTB0_NTC0_NTD4_NTM0_NEPBS16_NLCA1_NLCB1_ONLL1_PGR2_PLR1_PK0_SIA3_SS1_SPO0_SRVW0_SSO0_SVW1_SK3_SKFTR0_SKXCCM8_SGROB0_TLDS1_ULSGRO0_USL1_UIOFGRO0_USFGROn1_VSn1_VWA1_VWB1_WSGRA0_WSGRB0_WS64_WG64_4_1", 304, 1, 1, 256, 0, 0);
+        W.k_gemm_fc1 = kern("Cijk_Alik_Bljk_B_BS_BH_Bias_HA_S_SAV_UserArgs_MT256x224x64_MI16x16x1_SN_LDSB1_AFC1_AFEM1_AFEM1_ASEM1_CLR1_CADS0_DTLA0_DTLB0_DTVA0_DTVB0_EPS0_FDSI0_GRPM1_GRVWA8_GRVWB8_GSUAMB_GLS0_ISA942_IU1_K1_LBSPPA2048_LBSPPB1024_LBSPPM0_LPA16_LPB16_LPM0_LRVW8_LWPMn1_MIAV0_MIWT4_7_MO40_NTn1_NTA0_NTB0_NTC0_NTD4_NTM0_NEPBS16_NLCA1_NLCB1_ONLL1_PGR2_PLR1_PK0_SIA3_SS1_SPO0_SRVW0_SSO0_SVW1_SK3_SKFTR0_SKXCCM8_SGROB0_TLDS1_ULSGRO0_USL1_UIOFGRO0_USFGROn1_VSn1_VWA1_VWB1_WSGRA0_WSGRB0_WS64_WG64_4_1", 304, 1, 1, 256, 0, 0);
+        W.k_gemm_fc2 = W.k_gemm_proj;
+        W.k_gemm_head = kern("Cijk_Alik_Bljk_B_BS_BH_Bias_HA_S_SAV_UserArgs_MT16x16x256_MI16x16x1_SN_LDSB1_AFC1_AFEM1_AFEM1_ASEM1_CLR1_CADS0_DTLA0_DTLB0_DTVA0_DTVB0_EPS0_FDSI0_GRPM1_GRVWA8_GRVWB8_GSUAMB_GLS0_ISA942_IU1_K1_LBSPPA2048_LBSPPB1024_LBSPPM0_LPA16_LPB16_LPM0_LRVW8_LWPMn1_MIAV0_MIWT4_4_MO40_NTn1_NTA0_NTB0_NTC0_NTD4_NTM0_NEPBS16_NLCA1_NLCB1_ONLL1_PGR2_PLR1_PK0_SIA3_SS1_SPO0_SRVW0_SSO0_SVW1_SK3_SKFTR0_SKXCCM8_SGROB0_TLDS1_ULSGRO0_USL1_UIOFGRO0_USFGROn1_VSn1_VWA1_VWB1_WSGRA0_WSGRB0_WS64_WG64_4_1", 126, 1, 1, 256, 0, 0);
+        W.k_sdpa = kern("attn_fwd", 2, 12, 32, 256, 0, 0);
+        W.k_sdpa_bwd[0] = kern("bwd_preprocess", 2, 12, 32, 128, 0, 0);
+        W.k_sdpa_bwd[1] = kern("bwd_kernel_dk_dv", 4, 12, 32, 256, 0, 0);
+        W.k_sdpa_bwd[2] = kern("bwd_kernel_dq", 4, 12, 32, 256, 0, 0);
+        W.k_conv_bwd[0] = kern("batched_transpose_64x32_half", 301056, 1, 1, 256, 0, 0);
+        W.k_conv_bwd[1] = kern("igemm_wrw_gtcx3_nhwc_bf16_bx0_ex0_bt256x128x16_wt32x32x8_ws2x1_wr2x2_ta1x4x4x1_1x4x1x64_tb1x4x2x1_1x4x1x64_gkgs", 120, 1, 1, 256, 0, 0);
+        W.k_conv_bwd[2] = kern("batched_transpose_16x32_half", 2304, 1, 1, 256, 0, 0);
+        W.k_conv_bwd[3] = kern("MIOpenConvBwdBias", 768, 1, 1, 256, 0, 0);
+        W.k_nccl = kern("ncclDevKernel_Generic(ncclDevKernelArgsStorage<4096ul>)", 4, 1, 1, 256, 0, 0);
+        W.k_adamw = kern("void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::(anonymous namespace)::TensorListMetadata<5>, at::native::(anonymous namespace)::FusedAdamMathFunctor<c10::BFloat16, 5, (at::native::ADAM_MODE)1, false>, float*, double, double, double, double, double, bool, float const*, float const*>(at::native::(anonymous namespace)::TensorListMetadata<5>, at::native::(anonymous namespace)::FusedAdamMathFunctor<c10::BFloat16, 5, (at::native::ADAM_MODE)1, false>, float*, double, double, double, double, double, bool, float const*, float const*)", 304, 1, 1, 512, 0, 0);
+        W.k_foreach = kern("void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::(anonymous namespace)::TensorListMetadata<3>, at::native::(anonymous namespace)::TernaryOpScalarFunctor<c10::BFloat16, 3, 2, 0>, std::multiplies<float>, float>(at::native::(anonymous namespace)::TensorListMetadata<3>, at::native::(anonymous namespace)::TernaryOpScalarFunctor<c10::BFloat16, 3, 2, 0>, std::multiplies<float>, float)", 320, 1, 1, 512, 0, 0);
+    }
+    const char *vec = flavour == CUDA ? "4" : "8";
+    W.k_cat = kern(xasprintf("void at::native::(anonymous namespace)::CatArrayBatchedCopy_contig<at::native::(anonymous namespace)::OpaqueType<2u>, unsigned int, 3, 128, 1>(at::native::(anonymous namespace)::OpaqueType<2u>*, at::native::(anonymous namespace)::CatArrInputTensorMetadata<at::native::(anonymous namespace)::OpaqueType<2u>, unsigned int, 128, 1>, at::native::(anonymous namespace)::TensorSizeStride<unsigned int, 4u>, int, unsigned int)"), 1, 2, 1, 512, 32, 0);
+    W.k_ln = kern("void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<c10::BFloat16, float>(int, float, c10::BFloat16 const*, c10::BFloat16 const*, c10::BFloat16 const*, float*, float*, c10::BFloat16*)", ROWS, 1, 1, 128, 40, 0);
+    W.k_gelu = kern(xasprintf("void at::native::vectorized_elementwise_kernel<%s, at::native::GeluCUDAKernelImpl(at::TensorIteratorBase&, at::native::GeluType)::{lambda()#2}::operator()() const::{lambda()#4}::operator()() const::{lambda(c10::BFloat16)#1}, std::array<char*, 2ul> >(int, at::native::GeluCUDAKernelImpl(at::TensorIteratorBase&, at::native::GeluType)::{lambda()#2}::operator()() const::{lambda()#4}::operator()() const::{lambda(c10::BFloat16)#1}, std::array<char*, 2ul>)", vec), 9456, 1, 1, 128, 28, 0);
+    W.k_gelu_bwd = kern(xasprintf("void at::native::vectorized_elementwise_kernel<%s, at::native::GeluBackwardCUDAKernelImpl(at::TensorIteratorBase&, at::native::GeluType)::{lambda()#2}::operator()() const::{lambda()#4}::operator()() const::{lambda(c10::BFloat16, c10::BFloat16)#1}, std::array<char*, 3ul> >(int, at::native::GeluBackwardCUDAKernelImpl(at::TensorIteratorBase&, at::native::GeluType)::{lambda()#2}::operator()() const::{lambda()#4}::operator()() const::{lambda(c10::BFloat16, c10::BFloat16)#1}, std::array<char*, 3ul>)", vec), 9456, 1, 1, 128, 30, 0);
+    W.k_logsm = kern("void at::native::(anonymous namespace)::cunn_SoftMaxForward<8, c10::BFloat16, float, c10::BFloat16, at::native::(anonymous namespace)::LogSoftMaxForwardEpilogue>(c10::BFloat16*, c10::BFloat16 const*, int)", 32, 1, 1, 256, 38, 0);
+    W.k_nll = kern("void at::native::(anonymous namespace)::nll_loss_forward_reduce_cuda_kernel_2d<c10::BFloat16, float, long>(c10::BFloat16*, c10::BFloat16*, c10::BFloat16 const*, long const*, c10::BFloat16 const*, bool, long, long, long, long)", 1, 1, 1, 32, 30, 0);
+    W.k_nll_bwd = kern("void at::native::(anonymous namespace)::nll_loss_backward_reduce_cuda_kernel_2d<c10::BFloat16, long>(c10::BFloat16*, c10::BFloat16 const*, long const*, c10::BFloat16 const*, c10::BFloat16 const*, bool, int, int, long, long)", 1, 1, 1, 32, 30, 0);
+    W.k_logsm_bwd = kern("void at::native::(anonymous namespace)::cunn_SoftMaxBackward<8, c10::BFloat16, float, c10::BFloat16, at::native::(anonymous namespace)::LogSoftMaxBackwardEpilogue>(c10::BFloat16*, c10::BFloat16 const*, c10::BFloat16 const*, long)", 32, 1, 1, 256, 40, 0);
+    if (flavour == CUDA) {
+        W.k_mm_d = kern("sm90_xmma_gemm_bf16bf16_bf16f32_f32_nn_n_tilesize128x128x64_warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_cublas", 6, 50, 1, 128, 168, 213248);
+        W.k_mm_w = kern("sm90_xmma_gemm_bf16bf16_bf16f32_f32_nt_n_tilesize128x128x64_warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_cublas", 24, 6, 1, 128, 168, 213248);
+        W.k_ln_bwd[0] = kern("void at::native::(anonymous namespace)::layer_norm_grad_input_kernel_vectorized<c10::BFloat16, float>(c10::BFloat16 const*, c10::BFloat16 const*, float const*, float const*, c10::BFloat16 const*, c10::BFloat16*, int)", ROWS, 1, 1, 128, 40, 0);
+        W.k_ln_bwd[1] = kern("void at::native::(anonymous namespace)::GammaBetaBackwardCUDAKernel_32x32<c10::BFloat16, float>(long, long, c10::BFloat16 const*, c10::BFloat16 const*, float const*, float const*, c10::BFloat16*, c10::BFloat16*)", 24, 1, 1, 1024, 64, 8448);
+        W.k_sum = kern("void at::native::reduce_kernel<512, 1, at::native::ReduceOp<c10::BFloat16, at::native::func_wrapper_t<c10::BFloat16, at::native::sum_functor<c10::BFloat16, float, c10::BFloat16>::operator()(at::TensorIterator&)::{lambda(float, float)#1}>, unsigned int, c10::BFloat16, 4, 4> >(at::native::ReduceOp<c10::BFloat16, at::native::func_wrapper_t<c10::BFloat16, at::native::sum_functor<c10::BFloat16, float, c10::BFloat16>::operator()(at::TensorIterator&)::{lambda(float, float)#1}>, unsigned int, c10::BFloat16, 4, 4>)", 48, 16, 1, 512, 38, 16);
+        W.k_triton = kern("triton_per_fused__log_softmax_nll_loss_forward_0", 32, 1, 1, 128, 24, 64);
+        W.k_fill = kern("void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, std::array<char*, 1ul> >(int, at::native::FillFunctor<float>, std::array<char*, 1ul>)", 1, 1, 1, 64, 16, 0);
+    } else {
+        W.k_mm_d = kern("Cijk_Ailk_Bljk_B_BS_BH_HA_S_SAV_UserArgs_MT128x256x32_MI16x16x1_SN_LDSB1_AFC1_AFEM1_AFEM1_ASEM1_CLR1_CADS0_DTLA0_DTLB0_DTVA0_DTVB0_EPS0_FDSI0_GRPM1_GRVWA8_GRVWB8_GSUAMB_GLS0_ISA942_IU1_K1_LBSPPA1024_LBSPPB2048_LBSPPM0_LPA16_LPB16_LPM0_LRVW8_LWPMn1_MIAV0_MIWT4_8_MO40_NTn1_NTA0_NTB0_NTC0_NTD4_NTM0_NEPBS16_NLCA1_NLCB1_ONLL1_PGR2_PLR1_PK0_SIA3_SS1_SPO0_SRVW0_SSO0_SVW1_SK3_SKFTR0_SKXCCM8_SGROB0_TLDS1_ULSGRO0_USL1_UIOFGRO0_USFGROn1_VSn1_VWA1_VWB1_WSGRA0_WSGRB0_WS64_WG32_8_1", 304, 1, 1, 256, 0, 0);
+        W.k_mm_w = kern("Cijk_Alik_Bjlk_B_BS_BH_HA_S_SAV_UserArgs_MT256x128x64_MI16x16x1_SN_LDSB1_AFC1_AFEM1_AFEM1_ASEM1_CLR1_CADS0_DTLA0_DTLB0_DTVA0_DTVB0_EPS0_FDSI0_GRPM1_GRVWA8_GRVWB8_GSUAMB_GLS0_ISA942_IU1_K1_LBSPPA2048_LBSPPB1024_LBSPPM0_LPA16_LPB16_LPM0_LRVW8_LWPMn1_MIAV0_MIWT4_4_MO40_NTn1_NTA0_NTB0_NTC0_NTD4_NTM0_NEPBS16_NLCA1_NLCB1_ONLL1_PGR2_PLR1_PK0_SIA3_SS1_SPO0_SRVW0_SSO0_SVW1_SK3_SKFTR0_SKXCCM8_SGROB0_TLDS1_ULSGRO0_USL1_UIOFGRO0_USFGROn1_VSn1_VWA1_VWB1_WSGRA0_WSGRB0_WS64_WG64_4_1", 72, 1, 1, 256, 0, 0);
+        W.k_ln_bwd[0] = kern("void at::native::(anonymous namespace)::layer_norm_grad_input_kernel<c10::BFloat16, float>(c10::BFloat16 const*, c10::BFloat16 const*, float const*, float const*, c10::BFloat16 const*, c10::BFloat16*, int)", ROWS, 1, 1, 256, 0, 0);
+        W.k_ln_bwd[1] = kern("void at::native::(anonymous namespace)::GammaBetaBackwardCUDAKernelTemplate<c10::BFloat16, float, 64u, 16u, 128u, false, true>(long, long, c10::BFloat16 const*, c10::BFloat16 const*, float const*, float const*, c10::BFloat16*, c10::BFloat16*)", 12, 50, 1, 1024, 0, 0);
+        W.k_sum = kern("void at::native::reduce_kernel<512, 1, at::native::ReduceOp<c10::BFloat16, at::native::func_wrapper_t<c10::BFloat16, at::native::sum_functor<c10::BFloat16, float, c10::BFloat16>::operator()(at::TensorIterator&)::{lambda(float, float)#1}>, unsigned int, c10::BFloat16, 4, 4> >(at::native::ReduceOp<c10::BFloat16, at::native::func_wrapper_t<c10::BFloat16, at::native::sum_functor<c10::BFloat16, float, c10::BFloat16>::operator()(at::TensorIterator&)::{lambda(float, float)#1}>, unsigned int, c10::BFloat16, 4, 4>)", 48, 16, 1, 512, 0, 0);
+        W.k_triton = kern("triton_per_fused__log_softmax_nll_loss_forward_0", 32, 1, 1, 256, 0, 0);
+        W.k_fill = kern("void at::native::vectorized_elementwise_kernel<8, at::native::FillFunctor<float>, std::array<char*, 1ul> >(int, at::native::FillFunctor<float>, std::array<char*, 1ul>)", 1, 1, 1, 64, 0, 0);
+    }
+    lin_make(&lin_qkv, ROWS, HID * 3, HID, W.k_gemm_qkv);
+    lin_make(&lin_proj, ROWS, HID, HID, W.k_gemm_proj);
+    lin_make(&lin_fc1, ROWS, MLP, HID, W.k_gemm_fc1);
+    lin_make(&lin_fc2, ROWS, HID, MLP, W.k_gemm_fc2);
+    lin_make(&lin_head, BATCH, CLASSES, HID, W.k_gemm_head);
+    static const char *graph_names[6] = {
+        "triton_poi_fused_add_mul_0", "triton_red_fused_mean_1", "triton_poi_fused_div_2",
+        "triton_red_fused_sum_3", "triton_poi_fused_clone_4", "triton_per_fused_argmax_eq_5"};
+    for (int i = 0; i < 6; i++)
+        W.k_graph[i] = kern(graph_names[i], 1 + i, 1, 1, 128, flavour == CUDA ? 24 : 0, 0);
+#undef BF
+}
+
+/* ---- the per-step event table ------------------------------------------------------------ */
+
+enum kind {
+    E_ANNOT,     /* user_annotation on the host */
+    E_CPUOP,     /* cpu_op */
+    E_FWDBWD_F,  /* fwdbwd flow end at a backward node (the start is written with its forward op) */
+    E_INSTANT,   /* cpu_instant_event [memory] */
+    E_PY,        /* python_function */
+    E_RT,        /* cuda_runtime */
+    E_DRV,       /* cuda_driver */
+    E_GPU,       /* kernel / gpu_memcpy / gpu_memset */
+    E_GPU_ANNOT, /* gpu_user_annotation */
+};
+
+enum { G_KERNEL, G_MEMCPY, G_MEMSET };
+enum { FL_NONE, FL_S, FL_HOST_F, FL_GPU_F };
+
+typedef struct {
+    int64_t ts, dur;
+    const char *name;
+    const char *sig; /* cpu_op: shape args text; runtime (ROCm launch): the kernel text */
+    int64_t ext, corr, seq, pyid, pyparent, num;
+    int32_t tid, kern, bytes, cbid;
+    uint8_t kind, gcat, flow, pymod, graph;
+} ev_t;
+
+static ev_t *evs;
+static size_t n_evs, cap_evs;
+
+static ev_t *ev_new(int kind)
+{
+    if (n_evs == cap_evs) {
+        cap_evs = cap_evs ? cap_evs * 2 : 4096;
+        evs = xrealloc(evs, cap_evs * sizeof *evs);
+    }
+    ev_t *e = &evs[n_evs++];
+    memset(e, 0, sizeof *e);
+    e->kind = (uint8_t)kind;
+    e->ext = e->corr = e->seq = e->pyid = e->pyparent = -1;
+    e->kern = -1;
+    return e;
+}
+
+/* Generation state: the clock, the id counters, the open events. */
+static struct {
+    int64_t now;
+    int tid;
+    int64_t ext, corr, pyid, seq, addr;
+    int64_t stream_free[2];
+    int64_t alloc;                       /* bytes allocated, for the [memory] instants */
+    size_t stack[64];                    /* open cpu_op / annotation events (indices) */
+    int depth;
+    size_t pystack[64];                  /* open python frames */
+    int pydepth;
+    int64_t cur_ext;                     /* External id of the innermost open cpu_op */
+    int64_t fwd_seq[65][10];             /* the forward ops' sequence numbers, per layer (row L: the rest) */
+    int step;
+    int64_t helper;                      /* cycles through the helper frames */
+} G;
+
+static void tick(int64_t lo, int64_t hi) { G.now += uniform(lo, hi); }
+
+static size_t py_open(const char *name, int mod)
+{
+    ev_t *e = ev_new(E_PY);
+    e->name = name;
+    e->tid = G.tid;
+    e->ts = G.now;
+    e->pyid = ++G.pyid;
+    e->pyparent = G.pydepth ? evs[G.pystack[G.pydepth - 1]].pyid : -1;
+    e->pymod = (uint8_t)mod;
+    G.pystack[G.pydepth++] = n_evs - 1;
+    tick(300, 1500);
+    return n_evs - 1;
+}
+
+static void py_close(void)
+{
+    ev_t *e = &evs[G.pystack[--G.pydepth]];
+    tick(200, 900);
+    e->dur = G.now - e->ts;
+    tick(100, 600);
+}
+
+/* A short Python call with no children (a getattr, a hook check). */
+static void py_leaf(const char *name)
+{
+    py_open(name, 0);
+    tick(200, 1200);
+    py_close();
+}
+
+static void op_open(const char *name, const char *sigtext)
+{
+    ev_t *e = ev_new(E_CPUOP);
+    e->name = name;
+    e->sig = sigtext;
+    e->tid = G.tid;
+    e->ts = G.now;
+    e->ext = ++G.ext;
+    G.stack[G.depth++] = n_evs - 1;
+    G.cur_ext = e->ext;
+    tick(800, 3500);
+}
+
+static void op_close(void)
+{
+    ev_t *e = &evs[G.stack[--G.depth]];
+    tick(500, 2500);
+    e->dur = G.now - e->ts;
+    G.cur_ext = -1;
+    for (int i = G.depth - 1; i >= 0; i--)
+        if (evs[G.stack[i]].kind == E_CPUOP) {
+            G.cur_ext = evs[G.stack[i]].ext;
+            break;
+        }
+    tick(300, 1500);
+}
+
+static void op_leaf(const char *name, const char *sigtext)
+{
+    op_open(name, sigtext);
+    op_close();
+}
+
+static ev_t *cur_op(void) { return G.depth ? &evs[G.stack[G.depth - 1]] : NULL; }
+
+/* Sequence number of a forward (autograd) op; the backward op gets the same one. */
+static void op_seq(int64_t seq) { cur_op()->seq = seq; }
+
+static void annot_open(const char *name, int64_t num)
+{
+    ev_t *e = ev_new(E_ANNOT);
+    e->name = name;
+    e->num = num;
+    e->tid = G.tid;
+    e->ts = G.now;
+    e->ext = ++G.ext;
+    G.stack[G.depth++] = n_evs - 1;
+    tick(500, 2000);
+}
+
+#define annot_close op_close
+
+static void mem_instant(int64_t bytes)
+{
+    ev_t *e = ev_new(E_INSTANT);
+    e->name = "[memory]";
+    e->tid = G.tid;
+    e->ts = G.now;
+    G.alloc += bytes;
+    e->num = bytes;
+    e->bytes = (int32_t)(bytes > 0 ? 1 : -1);
+    e->pyid = G.alloc; /* Total Allocated, after this */
+    e->corr = 0x7f3a40000000LL + (G.addr = (G.addr + bytes * 7 + 512) % 0x3ffffff000LL) / 512 * 512;
+}
+
+/* A runtime call that launches nothing (with the host-side `f` flow kineto writes). */
+static void rt_call(const char *name, int cbid, int64_t dur_ns)
+{
+    ev_t *e = ev_new(E_RT);
+    e->name = name;
+    e->tid = G.tid;
+    e->ts = G.now;
+    e->dur = jitter(dur_ns, 30);
+    e->ext = G.cur_ext;
+    e->corr = ++G.corr;
+    e->cbid = cbid;
+    e->flow = FL_HOST_F;
+    G.now += e->dur;
+    tick(300, 1200);
+}
+
+/* Launch GPU work: the runtime event at now, then the GPU event on the stream.  rt_flow is
+ * FL_S for a normal launch; FL_NONE gives a launch without its `s` flow (ROCm memsets). */
+static void launch_any(int kind, const char *rt, int cbid, int gcat, int k, const char *gname, int64_t gpu_ns,
+                       int comm, int bytes, int rt_flow)
+{
+    ev_t *r = ev_new(kind);
+    r->name = rt;
+    r->tid = G.tid;
+    r->ts = G.now;
+    r->dur = jitter(flavour == CUDA ? 4500 : 7000, 40);
+    r->ext = G.cur_ext;
+    r->corr = ++G.corr;
+    r->cbid = cbid;
+    r->kern = k;
+    r->flow = (uint8_t)rt_flow;
+    if (flavour == ROCM && k >= 0 && strstr(rt, "Launch"))
+        r->sig = kerns[k].rt_kernel;
+    ev_t *g = ev_new(E_GPU);
+    g->name = k >= 0 ? kerns[k].name : gname;
+    g->gcat = (uint8_t)gcat;
+    g->kern = k;
+    g->bytes = bytes;
+    g->ext = G.cur_ext;
+    g->corr = r->corr;
+    g->tid = comm ? stream_comm : stream_comp;
+    g->flow = FL_GPU_F;
+    int64_t start = r->ts + jitter(flavour == CUDA ? 6000 : 9000, 50);
+    int64_t *free_at = &G.stream_free[comm];
+    if (start < *free_at)
+        start = *free_at + uniform(800, 2500);
+    g->ts = start;
+    g->dur = jitter(gpu_ns, 6);
+    *free_at = g->ts + g->dur;
+    G.now += r->dur;
+    tick(400, 1500);
+}
+
+static const char *rt_launch_name(void) { return flavour == CUDA ? "cudaLaunchKernel" : "hipLaunchKernel"; }
+
+/* An elementwise/library kernel launched through the usual runtime call. */
+static void rocm_props(void);
+
+static void launch(int k, int64_t gpu_ns)
+{
+    rocm_props();
+    launch_any(E_RT, rt_launch_name(), flavour == CUDA ? 211 : 107, G_KERNEL, k, NULL, gpu_ns, 0, 0, FL_S);
+}
+
+/* A GEMM: cuBLAS through cudaLaunchKernelExC (with an attribute query before it);
+ * hipBLASLt through hipExtModuleLaunchKernel. */
+static void launch_gemm(int k, int64_t gpu_ns)
+{
+    if (flavour == CUDA) {
+        rt_call("cudaFuncGetAttributes", 15, 2500);
+        launch_any(E_RT, "cudaLaunchKernelExC", 430, G_KERNEL, k, NULL, gpu_ns, 0, 0, FL_S);
+    } else {
+        rocm_props();
+        launch_any(E_RT, "hipExtModuleLaunchKernel", 65, G_KERNEL, k, NULL, gpu_ns, 0, 0, FL_S);
+    }
+}
+
+/* ROCm queries the device properties before most library launches. */
+static void rocm_props(void)
+{
+    if (flavour == ROCM)
+        rt_call("hipGetDevicePropertiesR0600", 370, 3500);
+}
+
+/* GPU time of a GEMM of m x n x k, from a flavour's effective throughput. */
+static int64_t gemm_ns(double m, double n, double k)
+{
+    double tflops = flavour == CUDA ? 520.0 : 450.0;
+    return (int64_t)(2.0 * m * n * k / (tflops * 1e3)) + 2500;
+}
+
+/* GPU time of a memory-bound kernel moving `bytes`. */
+static int64_t mem_ns(double bytes)
+{
+    double gbps = flavour == CUDA ? 2900.0 : 3600.0;
+    return (int64_t)(bytes / gbps) + 1800;
+}
+
+/* ---- the step: forward, loss, backward, all-reduce, optimizer ---------------------------- */
+
+static char **mod_block, **mod_attn, **mod_mlp, **mod_ln1, **mod_ln2, **mod_qkv, **mod_proj, **mod_fc1, **mod_fc2,
+    **mod_act;
+
+static char *str_addr(const char *fmt, uint64_t salt)
+{
+    return xasprintf(fmt, (unsigned long long)(0x7f0000000000ULL | ((seed * 0x9e3779b97f4a7c15ULL + salt) & 0xffffffff0ULL)));
+}
+
+static const char *S_call_impl, *S_wrapped, *S_getattr, *S_linear_fn, *S_ln_fn, *S_gelu_fn, *S_sdpa_fn, *S_cat_fn,
+    *S_run_bwd, *S_add_fn, *S_flatten_fn, *S_transpose_fn, *S_perm_fn, *S_view_fn, *S_unbind_fn;
+
+static void names_init(void)
+{
+    int L = n_layers;
+    char ***tabs[] = {&mod_block, &mod_attn, &mod_mlp, &mod_ln1, &mod_ln2, &mod_qkv, &mod_proj, &mod_fc1, &mod_fc2,
+                      &mod_act};
+    const char *fmts[] = {"nn.Module: Block_%d", "nn.Module: Attention_%d", "nn.Module: Mlp_%d",
+                          "nn.Module: LayerNorm_%d", "nn.Module: LayerNorm_%d", "nn.Module: Linear_%d",
+                          "nn.Module: Linear_%d", "nn.Module: Linear_%d", "nn.Module: Linear_%d", "nn.Module: GELU_%d"};
+    for (int t = 0; t < 10; t++) {
+        *tabs[t] = xrealloc(NULL, (size_t)L * sizeof(char *));
+        for (int l = 0; l < L; l++) {
+            int idx = l;
+            if (t == 3) idx = 2 * l + 1;
+            if (t == 4) idx = 2 * l + 2;
+            if (t == 5) idx = 4 * l + 1;
+            if (t == 6) idx = 4 * l + 2;
+            if (t == 7) idx = 4 * l + 3;
+            if (t == 8) idx = 4 * l + 4;
+            (*tabs[t])[l] = xasprintf(fmts[t], idx);
+        }
+    }
+    S_call_impl = "torch/nn/modules/module.py(1784): _call_impl";
+    S_wrapped = "torch/nn/modules/module.py(1773): _wrapped_call_impl";
+    S_getattr = "torch/nn/modules/module.py(1928): __getattr__";
+    S_linear_fn = "<built-in function linear>";
+    S_ln_fn = str_addr("<built-in method layer_norm of type object at 0x%llx>", 1);
+    S_gelu_fn = "<built-in function gelu>";
+    S_sdpa_fn = "<built-in function scaled_dot_product_attention>";
+    S_cat_fn = str_addr("<built-in method cat of type object at 0x%llx>", 1);
+    S_run_bwd = str_addr("<built-in method run_backward of torch._C._EngineBase object at 0x%llx>", 2);
+    S_add_fn = "<built-in function add>";
+    S_flatten_fn = "<method 'flatten' of 'torch._C.TensorBase' objects>";
+    S_transpose_fn = "<method 'transpose' of 'torch._C.TensorBase' objects>";
+    S_perm_fn = "<method 'permute' of 'torch._C.TensorBase' objects>";
+    S_view_fn = "<method 'reshape' of 'torch._C.TensorBase' objects>";
+    S_unbind_fn = "<method 'unbind' of 'torch._C.TensorBase' objects>";
+}
+
+/* The small calls that make Python frames the bulk of a real trace: attribute lookups,
+ * torch-function checks, shape helpers, hooks.  Each may make one nested call. */
+static void py_helpers(int n)
+{
+    static const char *outer[] = {
+        "torch/nn/modules/module.py(1928): __getattr__",
+        "torch/overrides.py(1798): has_torch_function_variadic",
+        "torch/_jit_internal.py(1190): is_scripting",
+        "vit/model.py(44): _shape",
+        "torch/nn/modules/module.py(1956): _get_backward_hooks",
+        "torch/utils/_contextlib.py(116): decorate_context",
+    };
+    static const char *inner[] = {
+        "<built-in function _has_torch_function_unary>",
+        "<built-in method size of Tensor object at 0x7f3a1c2e5b30>",
+        "<built-in function isinstance>",
+        "<built-in method get of dict object at 0x7f3a1c9d0e40>",
+    };
+    for (int i = 0; i < n; i++) {
+        unsigned k = (unsigned)G.helper++;
+        py_open(outer[k % 6], 0);
+        if (rng_next() & 1)
+            py_leaf(inner[k % 4]);
+        py_close();
+    }
+}
+
+/* Enter an nn.Module the way the Python stack shows it. */
+static void mod_enter(const char *modname, const char *forward)
+{
+    py_open(S_wrapped, 0);
+    py_open(S_call_impl, 0);
+    py_helpers(4);
+    py_open(modname, 1);
+    py_open(forward, 0);
+    py_helpers(8);
+}
+
+static void mod_exit(void)
+{
+    py_close();
+    py_close();
+    py_close();
+    py_close();
+}
+
+/* aten::linear -> aten::t -> aten::transpose -> aten::as_strided; aten::addmm -> GEMM */
+static void linear(const char *modname, const lin_t *L, int l, int slot)
+{
+    mod_enter(modname, "torch/nn/modules/linear.py(125): forward");
+    py_helpers(2);
+    py_open(S_linear_fn, 0);
+    op_open("aten::linear", L->linear);
+    op_open("aten::t", L->t);
+    op_open("aten::transpose", L->transpose);
+    op_leaf("aten::as_strided", L->asstr);
+    op_close();
+    op_close();
+    op_open("aten::addmm", L->addmm);
+    G.fwd_seq[l][slot] = ++G.seq;
+    op_seq(G.fwd_seq[l][slot]);
+    mem_instant((int64_t)(L->m * L->n * 2));
+    launch_gemm(L->kern, gemm_ns(L->m, L->n, L->k));
+    op_close();
+    op_close();
+    py_close();
+    mod_exit();
+}
+
+static void layer_norm(const char *modname, int l, int slot)
+{
+    mod_enter(modname, "torch/nn/modules/normalization.py(217): forward");
+    py_leaf(S_getattr);
+    py_open("torch/nn/functional.py(2910): layer_norm", 0);
+    py_leaf("torch/overrides.py(1798): has_torch_function_variadic");
+    py_open(S_ln_fn, 0);
+    op_open("aten::layer_norm", W.ln);
+    op_open("aten::native_layer_norm", W.nln);
+    G.fwd_seq[l][slot] = ++G.seq;
+    op_seq(G.fwd_seq[l][slot]);
+    op_leaf("aten::empty", W.empty_o);
+    op_leaf("aten::empty", W.empty_o);
+    op_leaf("aten::empty", W.empty_o);
+    mem_instant((int64_t)ROWS * HID * 2);
+    launch(W.k_ln, mem_ns((double)ROWS * HID * 4));
+    op_close();
+    op_close();
+    py_close();
+    py_close();
+    mod_exit();
+}
+
+static void residual_add(int l, int slot)
+{
+    py_open(S_add_fn, 0);
+    op_open("aten::add", W.add_res);
+    G.fwd_seq[l][slot] = ++G.seq;
+    op_seq(G.fwd_seq[l][slot]);
+    mem_instant((int64_t)ROWS * HID * 2);
+    launch(W.k_add, mem_ns((double)ROWS * HID * 6));
+    op_close();
+    py_close();
+}
+
+static void attention(int l)
+{
+    mod_enter(mod_attn[l], "vit/model.py(88): forward");
+    linear(mod_qkv[l], &lin_qkv, l, 0);
+    py_open(S_view_fn, 0);
+    op_open("aten::reshape", W.view_qkv);
+    op_leaf("aten::view", W.view_qkv);
+    op_close();
+    py_close();
+    py_open(S_perm_fn, 0);
+    op_open("aten::permute", W.permute_qkv);
+    op_leaf("aten::as_strided", W.permute_qkv);
+    op_close();
+    py_close();
+    py_open(S_unbind_fn, 0);
+    op_open("aten::unbind", W.unbind);
+    for (int i = 0; i < 3; i++) {
+        op_open("aten::select", W.unbind);
+        op_leaf("aten::as_strided", W.unbind);
+        op_close();
+    }
+    op_close();
+    py_close();
+    py_open(S_sdpa_fn, 0);
+    op_open("aten::scaled_dot_product_attention", W.sdpa);
+    /* CUDA takes the flash kernel; ROCm here the memory-efficient one (AOTriton) */
+    if (flavour == CUDA)
+        op_open("aten::_scaled_dot_product_flash_attention", W.sdpa_flash);
+    else
+        op_open("aten::_scaled_dot_product_efficient_attention", W.sdpa_eff);
+    G.fwd_seq[l][1] = ++G.seq;
+    op_seq(G.fwd_seq[l][1]);
+    if (flavour == CUDA)
+        op_open("aten::_flash_attention_forward", W.sdpa_flash);
+    else
+        op_open("aten::_efficient_attention_forward", W.sdpa_eff_fwd);
+    op_leaf("aten::empty", W.empty_o);
+    op_leaf("aten::empty", W.empty_o);
+    mem_instant((int64_t)ROWS * HID * 2);
+    double flops = 4.0 * BATCH * HEADS * TOK * TOK * HDIM;
+    if (flavour == CUDA)
+        launch(W.k_sdpa, (int64_t)(flops / 380e3) + 4000);
+    else
+        launch_any(E_RT, "hipModuleLaunchKernel", 54, G_KERNEL, W.k_sdpa, NULL, (int64_t)(flops / 300e3) + 6000, 0, 0,
+                   FL_S);
+    op_close();
+    op_close();
+    op_close();
+    py_close();
+    py_open(S_transpose_fn, 0);
+    op_open("aten::transpose", W.transpose_pe);
+    op_leaf("aten::as_strided", W.transpose_pe);
+    op_close();
+    py_close();
+    py_open(S_view_fn, 0);
+    op_open("aten::reshape", W.view_qkv);
+    op_open("aten::clone", W.add_res);
+    op_leaf("aten::empty_like", W.add_res);
+    op_open("aten::copy_", W.add_res);
+    launch(W.k_add, mem_ns((double)ROWS * HID * 4));
+    op_close();
+    op_close();
+    op_leaf("aten::_unsafe_view", W.view_qkv);
+    op_close();
+    py_close();
+    linear(mod_proj[l], &lin_proj, l, 2);
+    mod_exit();
+}
+
+static void mlp(int l)
+{
+    mod_enter(mod_mlp[l], "vit/model.py(57): forward");
+    linear(mod_fc1[l], &lin_fc1, l, 3);
+    mod_enter(mod_act[l], "torch/nn/modules/activation.py(734): forward");
+    py_open(S_gelu_fn, 0);
+    op_open("aten::gelu", W.gelu);
+    G.fwd_seq[l][4] = ++G.seq;
+    op_seq(G.fwd_seq[l][4]);
+    mem_instant((int64_t)ROWS * MLP * 2);
+    launch(W.k_gelu, mem_ns((double)ROWS * MLP * 4));
+    op_close();
+    py_close();
+    mod_exit();
+    linear(mod_fc2[l], &lin_fc2, l, 5);
+    mod_exit();
+}
+
+static void conv_bias(void)
+{
+    op_open("aten::reshape", W.reshape_b);
+    op_leaf("aten::view", W.view_b);
+    op_close();
+    op_open("aten::add_", W.add_bias);
+    launch(W.k_add_bias, mem_ns((double)BATCH * HID * 196 * 4));
+    op_close();
+}
+
+/* Patch embedding: the convolution, whose tree is where the flavours differ most. */
+static void patch_embed(void)
+{
+    mod_enter("nn.Module: PatchEmbed_0", "vit/model.py(31): forward");
+    mod_enter("nn.Module: Conv2d_0", "torch/nn/modules/conv.py(548): forward");
+    py_open("torch/nn/modules/conv.py(543): _conv_forward", 0);
+    py_open("<built-in method conv2d of type object at 0x7f3a2c1e4f60>", 0);
+    op_open("aten::conv2d", W.conv);
+    op_open("aten::convolution", W.conv);
+    G.fwd_seq[n_layers][3] = ++G.seq;
+    op_seq(G.fwd_seq[n_layers][3]);
+    op_open("aten::_convolution", W.conv_);
+    double conv_flops = 2.0 * BATCH * 196 * HID * 3 * PATCH * PATCH;
+    if (flavour == CUDA) {
+        op_open("aten::cudnn_convolution", W.cudnn_conv);
+        op_leaf("aten::empty", W.empty_ws);
+        mem_instant(4194304);
+        launch_any(E_RT, "cudaMemsetAsync", 51, G_MEMSET, -1, "Memset (Device)", 2400, 0, 4194304, FL_S);
+        launch(W.k_nchw, mem_ns((double)BATCH * 3 * IMG * IMG * 4));
+        launch(W.k_conv, gemm_ns(conv_flops / 2, 1, 1) * 2);
+        op_close();
+        conv_bias();
+    } else {
+        /* MIOpen adds the bias inside miopen_convolution; cuDNN's bias add is its sibling */
+        op_open("aten::miopen_convolution", W.miopen_conv);
+        op_leaf("aten::resize_", W.resize_w);
+        op_leaf("aten::resize_", W.resize_in);
+        rocm_props();
+        for (int i = 0; i < 5; i++)
+            launch_any(E_RT, "hipExtModuleLaunchKernel", 65, G_KERNEL, W.k_miopen[i], NULL,
+                       i == 3 ? gemm_ns(conv_flops / 2, 1, 1) * 2 : mem_ns((double)BATCH * 3 * IMG * IMG * 2),
+                       0, 0, FL_S);
+        conv_bias();
+        op_close();
+    }
+    op_close();
+    op_close();
+    op_close();
+    py_close();
+    py_close();
+    mod_exit();
+    py_open(S_flatten_fn, 0);
+    op_open("aten::flatten", W.flatten);
+    op_leaf("aten::view", W.flatten);
+    op_close();
+    py_close();
+    py_open(S_transpose_fn, 0);
+    op_open("aten::transpose", W.transpose_pe);
+    op_leaf("aten::as_strided", W.transpose_pe);
+    op_close();
+    py_close();
+    mod_exit();
+    /* cls token + patches: torch.cat over a TensorList */
+    py_open(S_cat_fn, 0);
+    op_open("aten::cat", W.cat);
+    mem_instant((int64_t)ROWS * HID * 2);
+    launch(W.k_cat, mem_ns((double)ROWS * HID * 4));
+    op_close();
+    py_close();
+    py_open(S_add_fn, 0);
+    op_open("aten::add", W.add_pos);
+    launch(W.k_add, mem_ns((double)ROWS * HID * 6));
+    op_close();
+    py_close();
+}
+
+static void loss(void)
+{
+    py_open("torch/nn/functional.py(3462): cross_entropy", 0);
+    py_open("<built-in function cross_entropy_loss>", 0);
+    op_open("aten::cross_entropy_loss", W.ce);
+    op_open("aten::log_softmax", W.logsm);
+    op_open("aten::_log_softmax", W.logsm_);
+    G.fwd_seq[n_layers][2] = ++G.seq;
+    op_seq(G.fwd_seq[n_layers][2]);
+    launch(W.k_logsm, 5200);
+    op_close();
+    op_close();
+    op_open("aten::nll_loss_nd", W.nll_nd);
+    G.fwd_seq[n_layers][4] = ++G.seq;
+    op_seq(G.fwd_seq[n_layers][4]);
+    op_open("aten::nll_loss", W.nll);
+    op_open("aten::nll_loss_forward", W.nll_fwd);
+    launch(W.k_nll, 3100);
+    op_close();
+    op_close();
+    op_close();
+    op_close();
+    py_close();
+    py_close();
+}
+
+/* One backward node: evaluate_function -> XBackward0 -> ops (run on the autograd thread). */
+static void bwd_open(const char *node, int64_t seq)
+{
+    char *full = NULL;
+    /* the node names are few and fixed: intern them */
+    static struct {
+        const char *node;
+        char *full;
+    } cache[16];
+    for (int i = 0; i < 16 && cache[i].node; i++)
+        if (cache[i].node == node)
+            full = cache[i].full;
+    if (!full) {
+        int i = 0;
+        while (i < 15 && cache[i].node)
+            i++;
+        cache[i].node = node;
+        full = cache[i].full = xasprintf("autograd::engine::evaluate_function: %s", node);
+    }
+    op_open(full, NULL);
+    op_seq(seq);
+    ev_t *f = ev_new(E_FWDBWD_F);
+    f->tid = G.tid;
+    f->ts = G.now;
+    f->num = seq;
+    op_open(node, NULL);
+    op_seq(seq);
+}
+
+static void bwd_close(void)
+{
+    op_close();
+    op_close();
+}
+
+static void bwd_linear(int l, int slot, const lin_t *L)
+{
+    bwd_open("AddmmBackward0", G.fwd_seq[l][slot]);
+    op_open("aten::t", L->t);
+    op_open("aten::transpose", L->transpose);
+    op_leaf("aten::as_strided", L->asstr);
+    op_close();
+    op_close();
+    op_open("aten::mm", L->mm_dgrad);
+    mem_instant((int64_t)(L->m * L->k * 2));
+    launch_gemm(W.k_mm_d, gemm_ns(L->m, L->k, L->n));
+    op_close();
+    op_open("aten::mm", L->mm_wgrad);
+    launch_gemm(W.k_mm_w, gemm_ns(L->n, L->k, L->m));
+    op_close();
+    op_open("aten::sum", L->sum_bias);
+    launch(W.k_sum, mem_ns(L->m * L->n * 2));
+    op_close();
+    bwd_close();
+}
+
+static void bwd_ln(int l, int slot)
+{
+    bwd_open("NativeLayerNormBackward0", G.fwd_seq[l][slot]);
+    op_open("aten::native_layer_norm_backward", W.ln_bwd);
+    op_leaf("aten::empty_like", W.add_res);
+    op_leaf("aten::empty", W.empty_o);
+    op_leaf("aten::empty", W.empty_o);
+    launch(W.k_ln_bwd[0], mem_ns((double)ROWS * HID * 6));
+    launch(W.k_ln_bwd[1], mem_ns((double)ROWS * HID * 4));
+    op_close();
+    bwd_close();
+}
+
+static void bwd_add(int l, int slot)
+{
+    /* AddBackward0 passes the gradient through: no kernel, but the accumulation into the
+     * residual stream is an aten::add on the autograd thread */
+    op_open("autograd::engine::evaluate_function: AddBackward0", NULL);
+    op_seq(G.fwd_seq[l][slot]);
+    op_leaf("AddBackward0", NULL);
+    op_open("aten::add", W.add_res);
+    launch(W.k_add, mem_ns((double)ROWS * HID * 6));
+    op_close();
+    op_close();
+}
+
+static void all_reduce(int64_t nbytes)
+{
+    op_open("record_param_comms", W.comms);
+    annot_open("nccl:all_reduce", 0);
+    launch_any(E_RT, rt_launch_name(), flavour == CUDA ? 211 : 107, G_KERNEL, W.k_nccl, NULL,
+               (int64_t)((double)nbytes / 180.0) + 9000, 1, 0, FL_S);
+    annot_close();
+    op_close();
+}
+
+static void backward(void)
+{
+    int L = n_layers;
+    int64_t grad_bytes = 0;
+    bwd_open("NllLossBackward0", G.fwd_seq[L][4]);
+    op_open("aten::nll_loss_backward", W.nll_bwd);
+    op_open("aten::zero_", W.zero);
+    op_open("aten::fill_", W.fill);
+    launch(W.k_fill, 1500);
+    op_close();
+    op_close();
+    launch(W.k_nll_bwd, 2600);
+    op_close();
+    bwd_close();
+    bwd_open("LogSoftmaxBackward0", G.fwd_seq[L][2]);
+    op_open("aten::_log_softmax_backward_data", W.logsm_bwd);
+    launch(W.k_logsm_bwd, 4100);
+    op_close();
+    bwd_close();
+    bwd_linear(L, 1, &lin_head);
+    bwd_ln(L, 0);
+    for (int l = L - 1; l >= 0; l--) {
+        bwd_add(l, 9);
+        bwd_linear(l, 5, &lin_fc2);
+        bwd_open("GeluBackward0", G.fwd_seq[l][4]);
+        op_open("aten::gelu_backward", W.gelu_bwd);
+        launch(W.k_gelu_bwd, mem_ns((double)ROWS * MLP * 6));
+        op_close();
+        bwd_close();
+        bwd_linear(l, 3, &lin_fc1);
+        bwd_ln(l, 7);
+        bwd_add(l, 8);
+        bwd_linear(l, 2, &lin_proj);
+        if (flavour == CUDA) {
+            bwd_open("ScaledDotProductFlashAttentionBackward0", G.fwd_seq[l][1]);
+            op_open("aten::_scaled_dot_product_flash_attention_backward", W.sdpa_bwd);
+            op_open("aten::_flash_attention_backward", W.sdpa_bwd);
+        } else {
+            bwd_open("ScaledDotProductEfficientAttentionBackward0", G.fwd_seq[l][1]);
+            op_open("aten::_scaled_dot_product_efficient_attention_backward", W.sdpa_eff_bwd);
+            op_open("aten::_efficient_attention_backward", W.sdpa_eff_bwd);
+        }
+        op_leaf("aten::empty_like", W.add_res);
+        op_leaf("aten::empty_like", W.add_res);
+        op_leaf("aten::empty_like", W.add_res);
+        double flops = 10.0 * BATCH * HEADS * TOK * TOK * HDIM;
+        for (int i = 0; i < 3; i++) {
+            int64_t ns = i == 1 ? (int64_t)(flops / (flavour == CUDA ? 330e3 : 260e3)) : mem_ns((double)ROWS * HID * 4);
+            if (flavour == CUDA)
+                launch(W.k_sdpa_bwd[i], ns);
+            else
+                launch_any(E_RT, "hipModuleLaunchKernel", 54, G_KERNEL, W.k_sdpa_bwd[i], NULL, ns, 0, 0, FL_S);
+        }
+        op_close();
+        op_close();
+        bwd_close();
+        bwd_linear(l, 0, &lin_qkv);
+        bwd_ln(l, 6);
+        grad_bytes += (int64_t)(4 * HID * HID + 2 * HID * MLP) * 2;
+        /* DDP all-reduces a bucket about every 25 MB of gradients, overlapping the rest */
+        if (grad_bytes >= 25 * 1000 * 1000 || l == 0) {
+            all_reduce(grad_bytes);
+            grad_bytes = 0;
+        }
+    }
+    bwd_open("ConvolutionBackward0", G.fwd_seq[L][3]);
+    op_open("aten::convolution_backward", W.conv_bwd);
+    if (flavour == CUDA) {
+        for (int i = 0; i < 3; i++)
+            launch(W.k_conv_bwd[i], i == 1 ? gemm_ns(BATCH * 196.0, HID, 3.0 * 256) : mem_ns((double)ROWS * HID * 2));
+    } else {
+        rocm_props();
+        /* MIOpen zeroes its workspace with hipMemsetAsync, which has no `s` flow */
+        launch_any(E_RT, "hipMemsetAsync", 159, G_MEMSET, -1, "Memset (Device)", 2100, 0, 1179648, FL_NONE);
+        for (int i = 0; i < 4; i++)
+            launch_any(E_RT, "hipExtModuleLaunchKernel", 65, G_KERNEL, W.k_conv_bwd[i], NULL,
+                       i == 1 ? gemm_ns(BATCH * 196.0, HID, 3.0 * 256) : mem_ns((double)ROWS * HID * 2), 0, 0, FL_S);
+    }
+    op_close();
+    bwd_close();
+}
+
+static void optimizer(void)
+{
+    py_open("torch/optim/optimizer.py(485): wrapper", 0);
+    annot_open("Optimizer.step#AdamW.step", 0);
+    py_open("torch/optim/adamw.py(209): step", 0);
+    if (!foreach_optim) {
+        py_open("torch/optim/adam.py(733): _fused_adam", 0);
+        op_open("aten::_fused_adamw_", W.fused_adamw);
+        for (int i = 0; i < 3; i++)
+            launch(W.k_adamw, mem_ns(param_bytes() * 8 / 3));
+        op_close();
+        py_close();
+    } else {
+        /* the foreach implementation: one multi-tensor kernel per step of the update */
+        static const char *ops[] = {"aten::_foreach_lerp_", "aten::_foreach_mul_", "aten::_foreach_addcmul_",
+                                    "aten::_foreach_sqrt", "aten::_foreach_div_", "aten::_foreach_add_",
+                                    "aten::_foreach_addcdiv_"};
+        py_open("torch/optim/adam.py(542): _multi_tensor_adam", 0);
+        for (int i = 0; i < 7; i++) {
+            const char *s = i == 2 || i == 6 ? W.foreach3 : i == 0 ? W.foreach2 : W.foreach1;
+            op_open(ops[i], s);
+            launch(W.k_foreach, mem_ns(param_bytes() * (i == 2 || i == 6 ? 4 : 3)));
+            op_close();
+        }
+        py_close();
+    }
+    py_close();
+    annot_close();
+    py_close();
+}
+
+/* A compiled region: an inductor triton kernel launched through the driver/module API,
+ * then a graph launch whose kernels all carry the launch's correlation id. */
+static void compiled_metrics(void)
+{
+    py_open("torch/_dynamo/eval_frame.py(838): compile_wrapper", 0);
+    op_open("Torch-Compiled Region: 0/0", NULL);
+    op_open("triton_per_fused__log_softmax_nll_loss_forward_0", W.triton);
+    if (flavour == CUDA)
+        launch_any(E_DRV, "cuLaunchKernel", 307, G_KERNEL, W.k_triton, NULL, 3300, 0, 0, FL_S);
+    else
+        launch_any(E_RT, "hipModuleLaunchKernel", 54, G_KERNEL, W.k_triton, NULL, 3900, 0, 0, FL_S);
+    op_close();
+    ev_t *r = ev_new(E_RT);
+    r->name = flavour == CUDA ? "cudaGraphLaunch" : "hipGraphLaunch";
+    r->tid = G.tid;
+    r->ts = G.now;
+    r->dur = jitter(14000, 20);
+    r->ext = G.cur_ext;
+    r->corr = ++G.corr;
+    r->cbid = flavour == CUDA ? 311 : 127;
+    r->flow = FL_NONE; /* a graph launch has an `f` on the GPU but no `s` */
+    int64_t start = r->ts + jitter(9000, 30);
+    if (start < G.stream_free[0])
+        start = G.stream_free[0] + 1200;
+    for (int i = 0; i < 6; i++) {
+        ev_t *g = ev_new(E_GPU);
+        g->name = kerns[W.k_graph[i]].name;
+        g->gcat = G_KERNEL;
+        g->kern = W.k_graph[i];
+        g->ext = r->ext;
+        g->corr = r->corr;
+        g->tid = stream_comp;
+        g->flow = i == 0 ? FL_GPU_F : FL_NONE;
+        g->graph = 1;
+        g->ts = start;
+        g->dur = jitter(2600 + 700 * i, 8);
+        start = g->ts + g->dur + uniform(600, 1400);
+    }
+    G.stream_free[0] = start;
+    G.now += r->dur;
+    tick(500, 1500);
+    op_close();
+    py_close();
+}
+
+static void step(int s)
+{
+    int L = n_layers;
+    n_evs = 0;
+    G.step = s;
+    G.alloc = 6LL << 30; /* what the model and optimizer state hold between steps */
+    G.tid = main_tid;
+    G.pydepth = 0;
+    G.depth = 0;
+    static char *step_name;
+    free(step_name);
+    step_name = xasprintf("ProfilerStep#%d", s + 5);
+    py_open("torch/profiler/profiler.py(815): step", 0);
+    py_leaf("<built-in function perf_counter_ns>");
+    py_close();
+    annot_open(step_name, s + 5);
+    size_t gpu_first = n_evs;
+    py_open("train.py(141): train_step", 0);
+    /* input batch to the device */
+    py_open("<method 'to' of 'torch._C.TensorBase' objects>", 0);
+    op_open("aten::to", W.to);
+    op_open("aten::_to_copy", W.to);
+    op_leaf("aten::empty_strided", W.empty_strided);
+    mem_instant((int64_t)BATCH * 3 * IMG * IMG * 2);
+    op_open("aten::copy_", W.copy_img);
+    if (flavour == CUDA)
+        launch_any(E_RT, "cudaMemcpyAsync", 41, G_MEMCPY, -1, "Memcpy HtoD (Pinned -> Device)",
+                   (int64_t)(BATCH * 3.0 * IMG * IMG * 4 / 24.0), 0, BATCH * 3 * IMG * IMG * 4, FL_S);
+    else
+        launch_any(E_RT, "hipMemcpyWithStream", 97, G_MEMCPY, -1, "Memcpy HtoD (Host -> Device)",
+                   (int64_t)(BATCH * 3.0 * IMG * IMG * 4 / 28.0), 0, BATCH * 3 * IMG * IMG * 4, FL_S);
+    op_close();
+    op_close();
+    op_close();
+    py_close();
+    mod_enter("nn.Module: VisionTransformer_0", "vit/model.py(203): forward");
+    patch_embed();
+    for (int l = 0; l < L; l++) {
+        mod_enter(mod_block[l], "vit/model.py(121): forward");
+        layer_norm(mod_ln1[l], l, 6);
+        attention(l);
+        residual_add(l, 8);
+        layer_norm(mod_ln2[l], l, 7);
+        mlp(l);
+        residual_add(l, 9);
+        mod_exit();
+    }
+    layer_norm("nn.Module: LayerNorm_0", L, 0);
+    op_open("aten::select", W.select_cls);
+    op_leaf("aten::as_strided", W.select_cls);
+    op_close();
+    linear("nn.Module: Linear_0", &lin_head, L, 1);
+    mod_exit();
+    loss();
+    /* loss.backward(): the main thread waits in run_backward while the autograd thread works */
+    py_open("torch/_tensor.py(648): backward", 0);
+    py_open("torch/autograd/__init__.py(353): backward", 0);
+    py_open("torch/autograd/graph.py(824): _engine_run_backward", 0);
+    py_open(S_run_bwd, 0);
+    op_open("aten::ones_like", W.ones_like);
+    op_open("aten::fill_", W.fill);
+    launch(W.k_fill, 1400);
+    op_close();
+    op_close();
+    int saved_depth = G.depth;
+    G.tid = bwd_tid;
+    tick(8000, 20000);
+    backward();
+    G.tid = main_tid;
+    G.depth = saved_depth;
+    tick(5000, 15000);
+    py_close();
+    py_close();
+    py_close();
+    py_close();
+    optimizer();
+    compiled_metrics();
+    py_close(); /* train_step */
+    /* the step ends with a synchronisation: the host waits for the GPU */
+    int64_t gpu_end = G.stream_free[0] > G.stream_free[1] ? G.stream_free[0] : G.stream_free[1];
+    ev_t *sync = ev_new(E_RT);
+    sync->name = flavour == CUDA ? "cudaDeviceSynchronize" : "hipDeviceSynchronize";
+    sync->tid = G.tid;
+    sync->ts = G.now;
+    sync->dur = (gpu_end > G.now ? gpu_end - G.now : 0) + jitter(9000, 30);
+    sync->corr = ++G.corr;
+    sync->cbid = flavour == CUDA ? 165 : 196;
+    sync->flow = FL_HOST_F;
+    sync->ext = -1;
+    G.now += sync->dur;
+    tick(2000, 6000);
+    annot_close();
+    /* the step on the GPU, from its first to its last activity */
+    int64_t g0 = INT64_MAX, g1 = 0;
+    for (size_t i = gpu_first; i < n_evs; i++)
+        if (evs[i].kind == E_GPU && evs[i].tid == stream_comp) {
+            if (evs[i].ts < g0)
+                g0 = evs[i].ts;
+            if (evs[i].ts + evs[i].dur > g1)
+                g1 = evs[i].ts + evs[i].dur;
+        }
+    ev_t *ga = ev_new(E_GPU_ANNOT);
+    ga->name = step_name;
+    ga->tid = stream_comp;
+    ga->ts = g0;
+    ga->dur = g1 - g0;
+    ga->ext = evs[gpu_first - 1].ext;
+    /* the host is idle a little between steps (data loading) */
+    tick(30000, 90000);
+}
+
+/* GPU work from before the captured CPU window: kernels with no runtime event. */
+static void prologue(void)
+{
+    n_evs = 0;
+    int64_t t = t0_ns - 2500000;
+    int ks[] = {W.k_gemm_fc2, W.k_add, W.k_ln, W.k_gemm_qkv, W.k_sdpa, W.k_gelu, W.k_add, W.k_sum};
+    int64_t corr = G.corr - 400, ext = G.ext - 200;
+    for (int i = 0; i < 24; i++) {
+        ev_t *g = ev_new(E_GPU);
+        int k = ks[i % 8];
+        g->name = kerns[k].name;
+        g->kern = k;
+        g->gcat = G_KERNEL;
+        g->ext = ext + i;
+        g->corr = corr + i * 3;
+        g->tid = stream_comp;
+        g->flow = FL_GPU_F;
+        g->ts = t;
+        g->dur = jitter(30000 + 9000 * (i % 5), 20);
+        t += g->dur + uniform(500, 2000);
+    }
+}
+
+/* ---- writing ----------------------------------------------------------------------------- */
+
+enum pass { P_CPU, P_INSTANT, P_PY, P_RT, P_GPU, N_PASSES };
+
+static int64_t ev_idx; /* "Ev Idx": position among the host events written so far */
+static int first_event;
+static int64_t n_written; /* traceEvents elements written */
+
+static void ev_begin(void)
+{
+    n_written++;
+    if (first_event) {
+        PUTL("\n  {\n");
+        first_event = 0;
+    } else {
+        PUTL(",\n  {\n");
+    }
+}
+
+static void put_pidtid(int pid, int tid)
+{
+    PUTL(", \"pid\": ");
+    put_int(pid);
+    PUTL(", \"tid\": ");
+    put_int(tid);
+    PUTL(",\n    \"ts\": ");
+}
+
+static void put_flow(const char *ph, int64_t id, int pid, int tid, int64_t ts, const char *cat, int end)
+{
+    ev_begin();
+    PUTL("    \"ph\": \"");
+    puts_(ph);
+    PUTL("\", \"id\": ");
+    put_int(id);
+    PUTL(", \"pid\": ");
+    put_int(pid);
+    PUTL(", \"tid\": ");
+    put_int(tid);
+    PUTL(", \"ts\": ");
+    put_us(ts);
+    PUTL(",\n    \"cat\": \"");
+    puts_(cat);
+    PUTL("\", \"name\": \"");
+    puts_(cat);
+    if (end)
+        PUTL("\", \"bp\": \"e\"\n  }");
+    else
+        PUTL("\"\n  }");
+}
+
+static void put_x_head(const char *cat, const char *name, int pid, int tid, int64_t ts, int64_t dur)
+{
+    ev_begin();
+    PUTL("    \"ph\": \"X\", \"cat\": \"");
+    puts_(cat);
+    PUTL("\", \"name\": ");
+    put_str(name);
+    put_pidtid(pid, tid);
+    put_us(ts);
+    PUTL(", \"dur\": ");
+    put_us(dur);
+    PUTL(",\n    \"args\": {\n      ");
+}
+
+static void write_event(const ev_t *e, int pass)
+{
+    switch (e->kind) {
+    case E_ANNOT:
+    case E_CPUOP:
+        if (pass != P_CPU)
+            return;
+        put_x_head(e->kind == E_ANNOT ? "user_annotation" : "cpu_op", e->name, host_pid, e->tid, e->ts, e->dur);
+        PUTL("\"External id\": ");
+        put_int(e->ext);
+        if (e->seq >= 0 && !e->sig) {
+            /* evaluate_function / XBackward0 nodes */
+            PUTL(",\"Record function id\": 0, \"Sequence number\": ");
+            put_int(e->seq);
+            PUTL(", \"Fwd thread id\": 1");
+        } else {
+            if (e->seq >= 0) {
+                PUTL(",\"Sequence number\": ");
+                put_int(e->seq);
+                PUTL(", \"Fwd thread id\": ");
+                put_int(e->tid == bwd_tid ? 1 : 0);
+                PUTL(", \"Record function id\": 0");
+            } else {
+                PUTL(",\"Record function id\": 0");
+            }
+            if (e->sig) {
+                PUTL(", ");
+                puts_(e->sig);
+            }
+            if (e->kind == E_CPUOP && e->name[0] == 't' && !strncmp(e->name, "triton_", 7))
+                PUTL(", \"kernel_backend\": \"triton\", \"kernel_file\": \"/tmp/torchinductor_root/ab/cabxq3r6x5uyqimhqk2k3ue2yqyh5jmk4nrsyxxx3qxu5cemwqt.py\", \"stream\": 0");
+        }
+        PUTL(", \"Ev Idx\": ");
+        put_int(ev_idx++);
+        PUTL("\n    }\n  }");
+        if (e->kind == E_CPUOP && e->seq >= 0 && e->tid == main_tid && e->sig) {
+            /* the forward end of a fwdbwd flow (its id is the sequence number) */
+            put_flow("s", e->seq, host_pid, e->tid, e->ts, "fwdbwd", 0);
+        }
+        return;
+    case E_FWDBWD_F:
+        if (pass != P_CPU)
+            return;
+        put_flow("f", e->num, host_pid, e->tid, e->ts, "fwdbwd", 1);
+        return;
+    case E_INSTANT:
+        if (pass != P_INSTANT)
+            return;
+        ev_begin();
+        PUTL("    \"ph\": \"i\", \"cat\": \"cpu_instant_event\", \"s\": \"t\", \"name\": \"[memory]\",\n    \"pid\": ");
+        put_int(host_pid);
+        PUTL(", \"tid\": ");
+        put_int(e->tid);
+        PUTL(",\n    \"ts\": ");
+        put_us(e->ts);
+        PUTL(",\n    \"args\": {\n      \"Total Reserved\": ");
+        put_int((e->pyid / (20 << 20) + 1) * (20 << 20) + 2147483648LL);
+        PUTL(", \"Total Allocated\": ");
+        put_int(e->pyid);
+        PUTL(", \"Bytes\": ");
+        put_int(e->num);
+        PUTL(", \"Addr\": ");
+        put_int(e->corr);
+        PUTL(", \"Device Id\": 0, \"Device Type\": 1, \"Ev Idx\": ");
+        put_int(ev_idx++);
+        PUTL("\n    }\n  }");
+        return;
+    case E_PY:
+        if (pass != P_PY)
+            return;
+        put_x_head("python_function", e->name, host_pid, e->tid, e->ts, e->dur);
+        PUTL("\"Python parent id\": ");
+        if (e->pyparent < 0)
+            PUTL("null");
+        else
+            put_int(e->pyparent);
+        PUTL(", \"Python id\": ");
+        put_int(e->pyid);
+        if (e->pymod)
+            PUTL(", \"Python module id\": 0");
+        PUTL(", \"Ev Idx\": ");
+        put_int(ev_idx++);
+        PUTL("\n    }\n  }");
+        return;
+    case E_RT:
+    case E_DRV:
+        if (pass != P_RT)
+            return;
+        put_x_head(e->kind == E_RT ? "cuda_runtime" : "cuda_driver", e->name, host_pid, e->tid, e->ts, e->dur);
+        if (e->ext >= 0) {
+            PUTL("\"External id\": ");
+            put_int(e->ext);
+            PUTL(",      ");
+        }
+        if (flavour == CUDA) {
+            PUTL("\"cbid\": ");
+            put_int(e->cbid);
+            PUTL(", \"correlation\": ");
+            put_int(e->corr);
+        } else if (e->sig) {
+            puts_(e->sig);
+            PUTL(", \"cid\": ");
+            put_int(e->cbid);
+            PUTL(", \"correlation\": ");
+            put_int(e->corr);
+            const kern_t *k = &kerns[e->kern];
+            PUTL(",      \"grid\": [");
+            put_int(k->grid[0]);
+            PUTL(", ");
+            put_int(k->grid[1]);
+            PUTL(", ");
+            put_int(k->grid[2]);
+            PUTL("],      \"block\": [");
+            put_int(k->block[0]);
+            PUTL(", 1, 1],      \"shared memory\": 0");
+        } else {
+            PUTL("\"cid\": ");
+            put_int(e->cbid);
+            PUTL(", \"correlation\": ");
+            put_int(e->corr);
+        }
+        PUTL("\n    }\n  }");
+        if (e->flow == FL_S)
+            put_flow("s", e->corr, host_pid, e->tid, e->ts, "ac2g", 0);
+        else if (e->flow == FL_HOST_F)
+            put_flow("f", e->corr, host_pid, e->tid, e->ts, "ac2g", 1);
+        return;
+    case E_GPU:
+        if (pass != P_GPU)
+            return;
+        put_x_head(e->gcat == G_KERNEL ? "kernel" : e->gcat == G_MEMCPY ? "gpu_memcpy" : "gpu_memset", e->name, gpu_pid,
+                   e->tid, e->ts, e->dur);
+        if (e->ext >= 0) {
+            PUTL("\"External id\": ");
+            put_int(e->ext);
+            puts_(flavour == CUDA ? ",\n      " : ",            ");
+        }
+        if (flavour == CUDA) {
+            if (e->gcat == G_KERNEL)
+                PUTL("\"queued\": 0, ");
+            PUTL("\"device\": 0, \"context\": 1,\n      \"stream\": ");
+            put_int(e->tid);
+            PUTL(", \"correlation\": ");
+            put_int(e->corr);
+            if (e->gcat == G_KERNEL) {
+                PUTL(",");
+                puts_(kerns[e->kern].args_tail);
+            } else {
+                PUTL(",\n      \"bytes\": ");
+                put_int(e->bytes);
+                PUTL(", \"memory bandwidth (GB/s)\": ");
+                put_double((double)e->bytes / (double)e->dur);
+            }
+        } else {
+            PUTL("\"device\": 2, \"stream\": ");
+            put_int(e->tid);
+            PUTL(",      \"correlation\": ");
+            put_int(e->corr);
+            PUTL(",");
+            if (e->gcat == G_KERNEL)
+                puts_(kerns[e->kern].args_tail);
+            else if (e->gcat == G_MEMCPY)
+                PUTL(" \"kind\": \"HtoD\"");
+            else
+                PUTL(" \"kind\": \"Device\"");
+        }
+        PUTL("\n    }\n  }");
+        if (e->flow == FL_GPU_F)
+            put_flow("f", e->corr, gpu_pid, e->tid, e->ts, "ac2g", 1);
+        return;
+    case E_GPU_ANNOT:
+        if (pass != P_GPU)
+            return;
+        put_x_head("gpu_user_annotation", e->name, gpu_pid, e->tid, e->ts, e->dur);
+        PUTL("\"External id\": ");
+        put_int(e->ext);
+        PUTL("\n    }\n  }");
+        return;
+    }
+}
+
+static void write_events(int pass)
+{
+    for (size_t i = 0; i < n_evs; i++)
+        write_event(&evs[i], pass);
+}
+
+static void put_meta(const char *name, int pid, int tid, const char *key, const char *sval, int64_t ival)
+{
+    ev_begin();
+    PUTL("    \"name\": \"");
+    puts_(name);
+    PUTL("\", \"ph\": \"M\", \"ts\": ");
+    put_us(t0_ns);
+    PUTL(", \"pid\": ");
+    put_int(pid);
+    PUTL(", \"tid\": ");
+    put_int(tid);
+    PUTL(",\n    \"args\": {\n      \"");
+    puts_(key);
+    PUTL("\": ");
+    if (sval)
+        put_str(sval);
+    else
+        put_int(ival);
+    PUTL("\n    }\n  }");
+}
+
+static void write_metadata(void)
+{
+    char tmp[64];
+    put_meta("process_name", host_pid, 0, "name", "python3", 0);
+    put_meta("process_labels", host_pid, 0, "labels", "CPU", 0);
+    put_meta("process_sort_index", host_pid, 0, "sort_index", NULL, host_pid);
+    for (int d = 0; d < 8; d++) {
+        snprintf(tmp, sizeof tmp, "GPU %d", d);
+        put_meta("process_name", d, 0, "name", "python3", 0);
+        put_meta("process_labels", d, 0, "labels", tmp, 0);
+        put_meta("process_sort_index", d, 0, "sort_index", NULL, 5000000 + d);
+    }
+    /* the tqdm monitor thread shows up as pid 0 / tid 0 */
+    put_meta("thread_name", 0, 0, "name", "thread 0 (python3)", 0);
+    put_meta("thread_sort_index", 0, 0, "sort_index", NULL, 0);
+    int streams[2] = {stream_comp, stream_comm};
+    for (int i = 0; i < 2; i++) {
+        snprintf(tmp, sizeof tmp, "stream %d ", streams[i]);
+        put_meta("thread_name", gpu_pid, streams[i], "name", tmp, 0);
+        put_meta("thread_sort_index", gpu_pid, streams[i], "sort_index", NULL, streams[i]);
+    }
+    snprintf(tmp, sizeof tmp, "thread %d (python3)", main_tid);
+    put_meta("thread_name", host_pid, main_tid, "name", tmp, 0);
+    put_meta("thread_sort_index", host_pid, main_tid, "sort_index", NULL, main_tid);
+    /* the autograd thread is named twice; the later name is the one that holds */
+    snprintf(tmp, sizeof tmp, "thread %d (python3)", bwd_tid);
+    put_meta("thread_name", host_pid, bwd_tid, "name", tmp, 0);
+    put_meta("thread_sort_index", host_pid, bwd_tid, "sort_index", NULL, bwd_tid);
+    snprintf(tmp, sizeof tmp, "thread %d (python3)", main_tid);
+    put_meta("thread_name", host_pid, main_tid, "name", tmp, 0);
+    put_meta("thread_sort_index", host_pid, main_tid, "sort_index", NULL, main_tid);
+    snprintf(tmp, sizeof tmp, "thread %d (pt_autograd_0)", bwd_tid);
+    put_meta("thread_name", host_pid, bwd_tid, "name", tmp, 0);
+    put_meta("thread_sort_index", host_pid, bwd_tid, "sort_index", NULL, bwd_tid);
+}
+
+static void write_header(void)
+{
+    PUTL("{\n  \"metadata\": {\n    \"profiler\": {\n      \"wait\": 1,\n      \"warmups\": 4,\n"
+         "      \"record_shapes\": true,\n      \"with_stack\": true,\n      \"activities\": [\n        \"CPU\",\n"
+         "        \"CUDA\"\n      ]\n    },\n    \"generator\": \"tlcompare tools/gentrace\",\n    \"seed\": ");
+    put_int((int64_t)seed);
+    PUTL(",\n    \"model\": \"vit_base_patch16_224\",\n    \"layers\": ");
+    put_int(n_layers);
+    PUTL("\n  },\n  \"schemaVersion\": 1,\n  \"deviceProperties\": [");
+    for (int d = 0; d < 8; d++) {
+        puts_(d ? ",\n    {\n      \"id\": " : "\n    {\n      \"id\": ");
+        put_int(d);
+        if (flavour == CUDA)
+            PUTL(", \"name\": \"NVIDIA H100 80GB HBM3\", \"totalGlobalMem\": 85018279936,\n"
+                 "      \"computeMajor\": 9, \"computeMinor\": 0,\n"
+                 "      \"maxThreadsPerBlock\": 1024, \"maxThreadsPerMultiprocessor\": 2048,\n"
+                 "      \"regsPerBlock\": 65536, \"warpSize\": 32,\n"
+                 "      \"sharedMemPerBlock\": 49152, \"numSms\": 132\n"
+                 "    , \"regsPerMultiprocessor\": 65536, \"sharedMemPerBlockOptin\": 232448, "
+                 "\"sharedMemPerMultiprocessor\": 233472\n    }");
+        else
+            PUTL(", \"name\": \"AMD Instinct MI300X\", \"totalGlobalMem\": 206141652992,\n"
+                 "      \"computeMajor\": 9, \"computeMinor\": 4,\n"
+                 "      \"maxThreadsPerBlock\": 1024, \"maxThreadsPerMultiprocessor\": 2048,\n"
+                 "      \"regsPerBlock\": 65536, \"warpSize\": 64,\n"
+                 "      \"sharedMemPerBlock\": 65536, \"numSms\": 304\n"
+                 "    , \"maxSharedMemoryPerMultiProcessor\": 65536\n    }");
+    }
+    PUTL("\n  ],\n");
+    if (flavour == CUDA)
+        PUTL("  \"cupti_version\": 22,\n  \"cuda_runtime_version\": 12040,\n  \"cuda_driver_version\": 12090,\n");
+    else
+        PUTL("  \"roctracer_version\": 4.1,\n  \"hip_runtime_version\": 60443483,\n");
+    PUTL("  \"distributedInfo\": {\"backend\": \"nccl\", \"rank\": 0, \"world_size\": 8, \"pg_count\": 1, "
+         "\"pg_config\": [{\"pg_name\": \"0\", \"pg_desc\": \"default_pg\", \"backend_config\": \"cuda:nccl\", "
+         "\"pg_size\": 8, \"ranks\": [0, 1, 2, 3, 4, 5, 6, 7]}], \"nccl_version\": \"2.21.5\"},\n"
+         "  \"record_shapes\": 1,\n");
+    if (flavour == ROCM)
+        PUTL("  \"hip_driver_version\": 60443483,\n");
+    PUTL("  \"with_stack\": 1,\n  \"trace_id\": \"");
+    char id[33];
+    uint64_t h = seed * 0x9e3779b97f4a7c15ULL ^ (uint64_t)flavour;
+    for (int i = 0; i < 32; i++) {
+        h = h * 6364136223846793005ULL + 1442695040888963407ULL;
+        id[i] = "0123456789ABCDEF"[(h >> 59) & 15];
+    }
+    id[32] = 0;
+    puts_(id);
+    PUTL("\",\n  \"traceEvents\": [");
+    first_event = 1;
+}
+
+static void write_trailer(int64_t t_end)
+{
+    /* the profiler's own span and markers, with string pids and tids */
+    ev_begin();
+    PUTL("    \"ph\": \"X\", \"cat\": \"Trace\", \"ts\": ");
+    put_us(t0_ns - 120000);
+    PUTL(", \"dur\": ");
+    put_us(t_end - t0_ns + 120000);
+    PUTL(",\n    \"pid\": \"Spans\", \"tid\": \"PyTorch Profiler\",\n    \"name\": \"PyTorch Profiler (0)\",\n"
+         "    \"args\": {\n      \"Op count\": 0\n    }\n  }");
+    ev_begin();
+    PUTL("    \"name\": \"process_sort_index\", \"ph\": \"M\", \"ts\": ");
+    put_us(t0_ns - 120000);
+    PUTL(",\n    \"pid\": \"Spans\", \"tid\": 0,\n    \"args\": {\n      \"sort_index\": 536870912\n    }\n  }");
+    ev_begin();
+    PUTL("    \"name\": \"Iteration Start: PyTorch Profiler\", \"ph\": \"i\", \"s\": \"g\",\n"
+         "    \"pid\": \"Traces\", \"tid\": \"Trace PyTorch Profiler\", \"ts\": ");
+    put_us(t0_ns - 120000);
+    PUTL("\n  }");
+    ev_begin();
+    PUTL("    \"name\": \"Record Window End\", \"ph\": \"i\", \"s\": \"g\",\n    \"pid\": \"\", \"tid\": \"\", \"ts\": ");
+    put_us(t_end + 4000);
+    PUTL("\n  }\n  ],\n  \"traceName\": \"gentrace_");
+    puts_(flavour == CUDA ? "cuda" : "rocm");
+    PUTL(".pt.trace.json\",\n  \"displayTimeUnit\": \"ms\",\n  \"baseTimeNanoseconds\": ");
+    put_int(1751410836000000000LL + (int64_t)(seed % 1000) * 1000000000LL);
+    PUTL("\n}\n");
+}
+
+/* The tqdm monitor thread's frames, spanning the whole window (pid 0, tid 0, as real traces have). */
+static void write_monitor_frames(int64_t t_end)
+{
+    static const char *frames[] = {"threading.py(1032): _bootstrap", "threading.py(1075): _bootstrap_inner",
+                                   "tqdm/_monitor.py(60): run", "threading.py(655): wait",
+                                   "threading.py(359): wait"};
+    for (int i = 0; i < 5; i++) {
+        put_x_head("python_function", frames[i], 0, 0, t0_ns - 60000 + i * 1300, t_end - t0_ns + 50000 - i * 2600);
+        PUTL("\"Python parent id\": ");
+        if (i)
+            put_int(i);
+        else
+            PUTL("null");
+        PUTL(", \"Python id\": ");
+        put_int(i + 1);
+        PUTL(", \"Ev Idx\": ");
+        put_int(ev_idx++);
+        PUTL("\n    }\n  }");
+    }
+}
+
+/* Generate the whole run once, writing the events of one pass. */
+static int64_t run_pass(int pass, int steps)
+{
+    memset(&G, 0, sizeof G);
+    rng_state = seed * 0x2545f4914f6cdd1dULL + (uint64_t)flavour * 0x9e3779b97f4a7c15ULL + 12345;
+    G.now = t0_ns;
+    G.ext = 4000;
+    G.corr = 121000;
+    G.pyid = 5; /* 1..5: the monitor thread's frames */
+    G.cur_ext = -1;
+    G.stream_free[0] = G.stream_free[1] = t0_ns;
+    prologue();
+    write_events(pass);
+    for (int s = 0; s < steps; s++) {
+        step(s);
+        write_events(pass);
+    }
+    return G.now;
+}
+
+static void generate(int steps)
+{
+    write_header();
+    int64_t t_end = 0;
+    for (int p = 0; p < N_PASSES; p++) {
+        t_end = run_pass(p, steps);
+        if (p == P_PY)
+            write_monitor_frames(t_end);
+    }
+    write_metadata();
+    write_trailer(t_end);
+}
+
+/* ---- main -------------------------------------------------------------------------------- */
+
+static void usage(int status)
+{
+    fputs("usage: gentrace [--flavour cuda|rocm] [--seed S] [--layers L] [--steps N | --size SIZE]\n"
+          "                [--optimizer fused|foreach] [--stats]\n"
+          "                [--gzip | --plain] [--level 1-9] [-o FILE]\n"
+          "  --flavour   cuda (H100, GPU pid 0, streams 7/20) or rocm (MI300X, GPU pid 2, streams 0/4); default cuda\n"
+          "  --seed      random seed (default 1); same options give the same bytes\n"
+          "  --layers    transformer blocks per step (default 12, 0-64)\n"
+          "  --steps     profiler steps (default 1)\n"
+          "  --optimizer fused (one aten::_fused_adamw_, default) or foreach (seven aten::_foreach_* ops)\n"
+          "  --size      approximate JSON size instead of --steps: 500K, 250M, 1G, 5G (powers of 1000)\n"
+          "  --gzip      gzip the output (default when FILE ends in .gz); --plain: never\n"
+          "  --level     gzip level (default 6)\n"
+          "  --stats     print the number of events, bytes and steps on standard error\n"
+          "  -o FILE     output file (default: standard output)\n",
+          status ? stderr : stdout);
+    exit(status);
+}
+
+static uint64_t parse_size(const char *s)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || v <= 0)
+        return 0;
+    switch (*end) {
+    case 'k': case 'K': v *= 1e3; end++; break;
+    case 'm': case 'M': v *= 1e6; end++; break;
+    case 'g': case 'G': v *= 1e9; end++; break;
+    default: break;
+    }
+    if (*end == 'B' || *end == 'b')
+        end++;
+    if (*end || v > 1e14)
+        return 0;
+    return (uint64_t)v;
+}
+
+static long parse_long(const char *opt, const char *s, long lo, long hi)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v < lo || v > hi) {
+        fprintf(stderr, "gentrace: %s: expected an integer in [%ld, %ld], got '%s'\n", opt, lo, hi, s);
+        exit(2);
+    }
+    return v;
+}
+
+int main(int argc, char **argv)
+{
+    const char *path = NULL;
+    long steps = -1, level = 6;
+    int stats = 0;
+    uint64_t size = 0;
+    int gz = -1;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+#define NEED_ARG() do { if (!v) { fprintf(stderr, "gentrace: %s needs a value\n", a); exit(2); } i++; } while (0)
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage(0);
+        } else if (!strcmp(a, "--flavour") || !strcmp(a, "--flavor")) {
+            NEED_ARG();
+            if (!strcmp(v, "cuda"))
+                flavour = CUDA;
+            else if (!strcmp(v, "rocm"))
+                flavour = ROCM;
+            else {
+                fprintf(stderr, "gentrace: --flavour: expected cuda or rocm, got '%s'\n", v);
+                exit(2);
+            }
+        } else if (!strcmp(a, "--seed")) {
+            NEED_ARG();
+            seed = (uint64_t)parse_long(a, v, 0, 1000000000L);
+        } else if (!strcmp(a, "--layers")) {
+            NEED_ARG();
+            n_layers = (int)parse_long(a, v, 0, 64);
+        } else if (!strcmp(a, "--steps")) {
+            NEED_ARG();
+            steps = parse_long(a, v, 1, 100000000L);
+        } else if (!strcmp(a, "--size")) {
+            NEED_ARG();
+            if (!(size = parse_size(v))) {
+                fprintf(stderr, "gentrace: --size: expected a size such as 500K, 250M or 1G, got '%s'\n", v);
+                exit(2);
+            }
+        } else if (!strcmp(a, "--level")) {
+            NEED_ARG();
+            level = parse_long(a, v, 1, 9);
+        } else if (!strcmp(a, "--optimizer")) {
+            NEED_ARG();
+            if (!strcmp(v, "fused") || !strcmp(v, "foreach"))
+                foreach_optim = !strcmp(v, "foreach");
+            else {
+                fprintf(stderr, "gentrace: --optimizer: expected fused or foreach, got '%s'\n", v);
+                exit(2);
+            }
+        } else if (!strcmp(a, "--stats")) {
+            stats = 1;
+        } else if (!strcmp(a, "--gzip")) {
+            gz = 1;
+        } else if (!strcmp(a, "--plain")) {
+            gz = 0;
+        } else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
+            NEED_ARG();
+            path = v;
+        } else {
+            fprintf(stderr, "gentrace: unknown option '%s' (try --help)\n", a);
+            exit(2);
+        }
+#undef NEED_ARG
+    }
+    if (steps > 0 && size) {
+        fputs("gentrace: --steps and --size exclude each other\n", stderr);
+        exit(2);
+    }
+    if (gz < 0)
+        gz = path && strlen(path) > 3 && !strcmp(path + strlen(path) - 3, ".gz");
+
+    /* identities: a host pid/tid per seed, the GPU pid and streams per flavour */
+    host_pid = 10000 + (int)(seed * 7919 % 20000);
+    main_tid = host_pid;
+    bwd_tid = host_pid + 39;
+    gpu_pid = flavour == CUDA ? 0 : 2;
+    stream_comp = flavour == CUDA ? 7 : 0;
+    stream_comm = flavour == CUDA ? 20 : 4;
+    t0_ns = (int64_t)(1419247333430849LL + (int64_t)(seed % 100000) * 1000003LL);
+    model_init();
+    names_init();
+
+    O.buf = xrealloc(NULL, OUTBUF);
+    if (size) {
+        /* the size of one and of two steps gives the fixed part and the part per step */
+        O.count_only = 1;
+        O.bytes = 0;
+        ev_idx = 0;
+        generate(1);
+        uint64_t b1 = O.bytes;
+        O.bytes = 0;
+        ev_idx = 0;
+        generate(2);
+        uint64_t b2 = O.bytes, per = b2 - b1, fixed = b1 > per ? b1 - per : 0;
+        steps = size > fixed ? (long)((size - fixed + per / 2) / per) : 1;
+        if (steps < 1)
+            steps = 1;
+        O.count_only = 0;
+        O.bytes = 0;
+        O.n = 0;
+        n_written = 0;
+        ev_idx = 0;
+    }
+    if (steps < 0)
+        steps = 1;
+
+    if (path && strcmp(path, "-")) {
+        O.f = fopen(path, "wb");
+        if (!O.f)
+            die("%s: cannot create: %s", path, strerror(errno));
+        O.path = path;
+    } else {
+        O.f = stdout;
+        O.path = "standard output";
+    }
+    O.gz = gz;
+    if (gz) {
+        O.zbuf = xrealloc(NULL, OUTBUF);
+        /* windowBits 15 + 16: a gzip wrapper with no name and mtime 0, so the bytes are stable */
+        if (deflateInit2(&O.z, (int)level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+            die("deflateInit2 failed");
+    }
+    generate((int)steps);
+    out_flush(1);
+    if (gz)
+        deflateEnd(&O.z);
+    if (O.f != stdout ? fclose(O.f) != 0 : fflush(O.f) != 0)
+        die("%s: write failed: %s", O.path, strerror(errno));
+    if (stats)
+        fprintf(stderr, "gentrace: %lld events, %llu bytes of JSON, %ld steps of %d layers\n", (long long)n_written,
+                (unsigned long long)O.bytes, steps, n_layers);
+    return 0;
+}
