@@ -11,6 +11,9 @@
 #include "write/csv_write.h"
 #include "write/sink.h"
 
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -164,6 +167,12 @@ static int write_csvs_only(const tl_results *res, const char *dir, tl_error *err
 
 int main(int argc, char **argv)
 {
+#ifdef __GLIBC__
+    /* The event arrays grow by doubling to hundreds of MB on a big trace: without this,
+     * each growth is a fresh mmap whose pages fault in again. */
+    mallopt(M_MMAP_THRESHOLD, 256 << 20);
+    mallopt(M_TRIM_THRESHOLD, 1 << 30);
+#endif
     options o = {0};
     int rc = parse_args(argc, argv, &o);
     if (rc != 0)

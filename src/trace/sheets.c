@@ -866,25 +866,53 @@ typedef struct krow {
     const char *name;
     int64_t stream;   /* TL_TEV_NO_STREAM: missing */
     double dur;
+    uint32_t rcat, rop, rname; /* the strings' ranks in byte order (UINT32_MAX: missing) */
 } krow;
 
-static int nstr_cmp(const char *a, const char *b)
+/* rank[i] = the position of *v[i] among the distinct texts, in byte order (UINT32_MAX for
+ * NULL): the group keys are compared as numbers, not as long kernel names over and over. */
+static void rank_strings(const char **v, size_t stride, size_t n, uint32_t *rank, size_t rstride)
 {
-    if (!a || !b)
-        return (a == NULL) - (b == NULL); /* missing last */
-    return strcmp(a, b);
+    tl_kmap seen;
+    tl_kmap_init(&seen);
+    const char **u = NULL;
+    size_t nu = 0, ucap = 0;
+    for (size_t i = 0; i < n; i++) {
+        const char *s = *(const char **)((const char *)v + i * stride);
+        if (!s)
+            continue;
+        int created;
+        tl_kmap_put(&seen, (int64_t)(uintptr_t)s, 0, 0, &created);
+        if (created) {
+            TL_GROW(u, ucap, nu + 1);
+            u[nu++] = s;
+        }
+    }
+    qsort(u, nu, sizeof *u, str_ptr_cmp);
+    uint32_t r = 0;
+    for (size_t i = 0; i < nu; i++) {
+        if (i && strcmp(u[i - 1], u[i]) != 0)
+            r++;
+        tl_kmap_put(&seen, (int64_t)(uintptr_t)u[i], 0, 0, NULL)->val = r; /* equal texts, one rank */
+    }
+    for (size_t i = 0; i < n; i++) {
+        const char *s = *(const char **)((const char *)v + i * stride);
+        uint32_t *dst = (uint32_t *)((char *)rank + i * rstride);
+        *dst = s ? tl_kmap_get(&seen, (int64_t)(uintptr_t)s, 0, 0, 0) : UINT32_MAX;
+    }
+    free(u);
+    tl_kmap_free(&seen);
 }
 
 static int krow_cmp(size_t x, size_t y, void *ctx)
 {
     const krow *a = (const krow *)ctx + x, *b = (const krow *)ctx + y;
-    int c;
-    if ((c = nstr_cmp(a->cat, b->cat)) != 0)
-        return c;
-    if ((c = nstr_cmp(a->op, b->op)) != 0)
-        return c;
-    if ((c = strcmp(a->name, b->name)) != 0)
-        return c;
+    if (a->rcat != b->rcat)
+        return a->rcat < b->rcat ? -1 : 1; /* missing (UINT32_MAX) last */
+    if (a->rop != b->rop)
+        return a->rop < b->rop ? -1 : 1;
+    if (a->rname != b->rname)
+        return a->rname < b->rname ? -1 : 1;
     int am = a->stream == TL_TEV_NO_STREAM, bm = b->stream == TL_TEV_NO_STREAM;
     if (am || bm)
         return am - bm;
@@ -948,6 +976,9 @@ static tl_table *kernel_summary(const tl_trace *t, const launchers *L, double to
         }
     }
     double total_k = tl_np_sum(durs, n);
+    rank_strings(&rows[0].cat, sizeof *rows, n, &rows[0].rcat, sizeof *rows);
+    rank_strings(&rows[0].op, sizeof *rows, n, &rows[0].rop, sizeof *rows);
+    rank_strings(&rows[0].name, sizeof *rows, n, &rows[0].rname, sizeof *rows);
     size_t *ord = tl_xmalloc(n * sizeof *ord);
     for (size_t i = 0; i < n; i++)
         ord[i] = i;

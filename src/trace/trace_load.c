@@ -393,16 +393,20 @@ static void finish_event(loader *L)
     if (r->cat == CAT_AC2G) {
         if (!r->has_id)
             return;
+        if (r->ph != 's' && r->ph != 'f')
+            return;
+        int created;
+        tl_kmap_slot *sl = tl_kmap_put(&s->flow_of, r->id, 0, 0, &created);
+        if (created) {
+            TL_GROW(s->flows, s->flowcap, s->nflows + 1);
+            memset(&s->flows[s->nflows], 0, sizeof s->flows[s->nflows]);
+            sl->val = (uint32_t)s->nflows++;
+        }
+        tl_side_flow *f = &s->flows[sl->val];
         if (r->ph == 's') {
-            tl_kmap_put(&s->flow_s, r->id, 0, 0, NULL);
-        } else if (r->ph == 'f') {
-            int created;
-            tl_kmap_slot *sl = tl_kmap_put(&s->flow_f, r->id, 0, 0, &created);
-            if (created) {
-                TL_GROW(s->flows, s->flowcap, s->nflows + 1);
-                sl->val = (uint32_t)s->nflows++;
-            }
-            tl_side_flow *f = &s->flows[sl->val];
+            f->has_s = 1;
+        } else {
+            f->has_f = 1;
             f->numeric = r->pid_num && r->tid_num;
             f->pid = r->pid;
             f->tid = r->tid;
@@ -696,8 +700,7 @@ static int read_top(loader *L)
                     L->t->ncpu_ops = 0;
                     L->side.nins = 0;
                     L->side.nflows = 0;
-                    tl_kmap_free(&L->side.flow_s);
-                    tl_kmap_free(&L->side.flow_f);
+                    tl_kmap_free(&L->side.flow_of);
                     L->side.key_decided = L->side.key_is_corr = 0;
                     tl_kmap_free(&L->names->map);
                     L->names->n = 0;
@@ -744,8 +747,7 @@ static void side_free(tl_trace_side *s)
     free(s->evflags);
     free(s->ins);
     free(s->flows);
-    tl_kmap_free(&s->flow_s);
-    tl_kmap_free(&s->flow_f);
+    tl_kmap_free(&s->flow_of);
 }
 
 static tl_trace *load(tl_instream *in, const char *path, tl_error *err)
