@@ -724,6 +724,20 @@ int tl_j_repr(J *j, tl_buf *b, int depth)
         tl_py_str_repr(b, s, sn);
         return 0;
     }
+    if (c == '-' || (c >= '0' && c <= '9')) {
+        /* the common case, a plain integer (a dimension, a stride): its repr is its text */
+        const unsigned char *p = j->p, *q = p + (*p == '-'), *r = q;
+        while (*r >= '0' && *r <= '9')
+            r++;
+        if (r > q && !j_numchar(*r) && r < j->end && !(*q == '0' && r - q > 1)) {
+            if (r - q == 1 && *q == '0')
+                tl_buf_addc(b, '0'); /* -0 is 0 */
+            else
+                tl_buf_add(b, p, (size_t)(r - p));
+            j->p = (unsigned char *)r;
+            return 0;
+        }
+    }
     if (c == '-' || (c >= '0' && c <= '9') || c == 'N' || c == 'I') {
         unsigned char *start = j->p;
         jnum num;
