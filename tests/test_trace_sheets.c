@@ -428,8 +428,19 @@ static void test_as_report(void **state)
     tl_table_free(t);
     assert_null(tl_report_read_sheet(&r, "GEMM", &r.arena, &err));
     tl_report_close(&r);
+    /* a bad trace: opening starts the load; waiting gives its one-line error */
+    snprintf(path, sizeof path, "%s/bad.json", dir);
+    tt_write_file(path, "{\"traceEvents\":[1]}", 19);
+    memset(&err, 0, sizeof err);
+    assert_int_equal(tl_trace_report_open(&r, path, &err), 0);
+    assert_int_equal(tl_trace_report_wait(&r, &err), -1);
+    assert_non_null(strstr(err.msg, "bad.json: not a valid trace: an event that is not an object"));
+    assert_false(tl_report_has_sheet(&r, "gpu_timeline"));
+    assert_null(tl_trace_report_trace(&r));
+    tl_report_close(&r);
     tl_report dummy;
     tl_report_init(&dummy, "x");
+    assert_int_equal(tl_trace_report_wait(&dummy, &err), 0);
     assert_null(tl_trace_report_trace(&dummy));
     tl_report_close(&dummy);
     tt_rmrf(dir);

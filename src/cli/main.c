@@ -567,6 +567,10 @@ int main(int argc, char **argv)
         reports[opened].tag = tags[opened];
         tags[opened] = NULL;
     }
+    /* the traces load on helper threads, all at once: wait for them */
+    for (size_t i = 0; i < opened; i++)
+        if (tl_trace_report_wait(&reports[i], &err) != 0)
+            goto fail;
     /* The outputs are written as the results come, under temporary names. */
     const char *engine = getenv("TLCOMPARE_XLSX_WRITER"); /* the benchmark's reference writer */
     int lxw = engine && strcmp(engine, "libxlsxwriter") == 0;

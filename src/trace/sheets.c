@@ -888,7 +888,8 @@ static void rank_strings(const char **v, size_t stride, size_t n, uint32_t *rank
             u[nu++] = s;
         }
     }
-    qsort(u, nu, sizeof *u, str_ptr_cmp);
+    if (nu)
+        qsort(u, nu, sizeof *u, str_ptr_cmp);
     uint32_t r = 0;
     for (size_t i = 0; i < nu; i++) {
         if (i && strcmp(u[i - 1], u[i]) != 0)

@@ -1,7 +1,9 @@
 /*
  * trace_report.c - a trace opened as a report (table/report.h, kind "trace").
  *
- * The sheets are built once, on opening.  A sheet read from it is made again from its
+ * The trace is loaded and its sheets built once, on a helper thread started at opening,
+ * so that the traces of one comparison load at the same time (tl_trace_report_wait joins
+ * it; every other entry point waits too).  A sheet read from it is made again from its
  * text, through the same table builder the CSV reader uses: a TraceLens report read
  * back from the CSVs the reference writes is what the comparison was specified on
  * (SPEC §1 column typing), and this way a trace's sheets are exactly that, whatever
@@ -10,20 +12,45 @@
 #include "trace/trace_report.h"
 
 #include "base/numfmt.h"
+#include "base/thread.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 typedef struct trace_impl {
+    char *path;
     tl_trace *t;
     tl_results sheets;
     tl_arena arena; /* the sheets' own strings */
+    pthread_t thread;
+    int running;    /* the helper thread is to be joined */
+    int rc;         /* the load's result, and its error */
+    tl_error err;
 } trace_impl;
+
+static void *load_job(void *arg)
+{
+    trace_impl *im = arg;
+    im->t = tl_trace_load(im->path, &im->err);
+    im->rc = im->t ? tl_trace_sheets(im->t, &im->arena, &im->sheets, &im->err) : -1;
+    return NULL;
+}
+
+/* Wait for the load; its result. */
+static int ready(trace_impl *im)
+{
+    if (im->running) {
+        pthread_join(im->thread, NULL);
+        im->running = 0;
+    }
+    return im->rc;
+}
 
 static const tl_result *find(const tl_report *r, const char *sheet)
 {
-    const trace_impl *im = r->impl;
-    if (!im)
+    trace_impl *im = r->impl;
+    if (!im || ready(im) != 0)
         return NULL;
     for (size_t i = 0; i < im->sheets.n; i++)
         if (strcmp(im->sheets.items[i].name, sheet) == 0)
@@ -36,6 +63,11 @@ static int has_sheet(const tl_report *r, const char *sheet) { return find(r, she
 static tl_table *read_sheet(tl_report *r, const char *sheet, tl_arena *arena, tl_error *err)
 {
     const tl_result *res = find(r, sheet);
+    trace_impl *im = r->impl;
+    if (!res && im && im->rc != 0) {
+        tl_error_set(err, "%s", im->err.msg);
+        return NULL;
+    }
     if (!res) {
         tl_error_set(err, "%s: no sheet '%s' in the report built from this trace", r->path, sheet);
         return NULL;
@@ -82,9 +114,11 @@ static void close_trace(tl_report *r)
     trace_impl *im = r->impl;
     if (!im)
         return;
+    ready(im);
     tl_results_free(&im->sheets);
     tl_arena_free(&im->arena);
     tl_trace_free(im->t);
+    free(im->path);
     free(im);
     r->impl = NULL;
 }
@@ -98,16 +132,35 @@ int tl_trace_report_open(tl_report *r, const char *path, tl_error *err)
     r->ops = &trace_ops;
     trace_impl *im = tl_xcalloc(1, sizeof *im);
     tl_arena_init(&im->arena);
+    im->path = tl_xstrdup(path);
     r->impl = im;
-    im->t = tl_trace_load(path, err);
-    if (!im->t)
+    if (tl_thread_create(&im->thread, load_job, im) == 0) {
+        im->running = 1;
+        return 0;
+    }
+    load_job(im); /* no thread: load here */
+    if (im->rc != 0)
+        tl_error_set(err, "%s", im->err.msg);
+    return im->rc;
+}
+
+int tl_trace_report_wait(tl_report *r, tl_error *err)
+{
+    if (!r || r->ops != &trace_ops || !r->impl)
+        return 0;
+    trace_impl *im = r->impl;
+    if (ready(im) != 0) {
+        tl_error_set(err, "%s", im->err.msg);
         return -1;
-    return tl_trace_sheets(im->t, &im->arena, &im->sheets, err);
+    }
+    return 0;
 }
 
 tl_trace *tl_trace_report_trace(tl_report *r)
 {
     if (!r || r->ops != &trace_ops || !r->impl)
         return NULL;
-    return ((trace_impl *)r->impl)->t;
+    trace_impl *im = r->impl;
+    ready(im);
+    return im->t;
 }

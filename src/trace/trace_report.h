@@ -24,11 +24,17 @@ extern const char *const tl_trace_sheet_names[5];
 int tl_trace_sheets(const tl_trace *t, tl_arena *arena, tl_results *out, tl_error *err);
 
 /* Open the trace at `path` as a report of kind "trace": it is loaded and its sheets are
- * built at once.  Returns 0, or -1 with *err set (r must still be closed). */
+ * built on a helper thread, started here, so that several traces load at once.  Returns
+ * 0 (the load's own result comes from tl_trace_report_wait), or -1 with *err set (r must
+ * still be closed). */
 int tl_trace_report_open(tl_report *r, const char *path, tl_error *err);
 
-/* The loaded trace of a report opened by tl_trace_report_open (NULL for any other
- * report).  It lives as long as the report. */
+/* Wait until the trace of a report opened by tl_trace_report_open is loaded: 0, or -1
+ * with *err set (the one-line message of a bad trace).  0 for any other report. */
+int tl_trace_report_wait(tl_report *r, tl_error *err);
+
+/* The loaded trace of a report opened by tl_trace_report_open (waiting for it; NULL for
+ * any other report, or when the trace failed to load).  It lives as long as the report. */
 tl_trace *tl_trace_report_trace(tl_report *r);
 
 #endif
