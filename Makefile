@@ -3,7 +3,7 @@
 #   make            build build/tlcompare
 #   make test       layer check, unit tests, the sanitizer build, the conformance suite (when present)
 #   make demo       install missing packages (as root), build, compare the bundled examples
-#   make install    PREFIX=/usr/local: binary, man page, TraceLens-compatible alias
+#   make install    PREFIX=/usr/local: tlcompare and tlreport, man pages, TraceLens-compatible alias
 #   make deps       install the Debian packages the build needs (as root)
 #   make fuzz       libFuzzer on the CSV reader, the xlsx reader, the comparison, the trace reader
 #                   (FUZZ_SECONDS each, default 60; fails on a finding)
@@ -163,6 +163,8 @@ install: $(BUILD)/tlcompare $(BUILD)/tlreport
 	install -m 755 $(BUILD)/tlcompare $(DESTDIR)$(PREFIX)/bin/tlcompare
 	ln -sf tlcompare $(DESTDIR)$(PREFIX)/bin/TraceLens_compare_perf_reports_pytorch
 	install -m 644 man/tlcompare.1 $(DESTDIR)$(PREFIX)/share/man/man1/tlcompare.1
+	install -m 755 $(BUILD)/tlreport $(DESTDIR)$(PREFIX)/bin/tlreport
+	install -m 644 man/tlreport.1 $(DESTDIR)$(PREFIX)/share/man/man1/tlreport.1
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/tlcompare $(DESTDIR)$(PREFIX)/bin/tlreport \
