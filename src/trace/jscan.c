@@ -446,7 +446,7 @@ int tl_j_number(J *j, jnum *out)
 /* true, false, null (p at its first letter). Returns 1, 0 (false), 2 (null), or -1. */
 /* Skip a number, checking its grammar but not converting it (the bulk of a trace's
  * numbers are in events that are passed over).  NaN and Infinity go the long way. */
-static int j_skip_number(J *j)
+int tl_j_skip_number(J *j)
 {
     for (;;) {
         const unsigned char *p = j->p;
@@ -544,17 +544,17 @@ int tl_j_skip(J *j)
                     tl_j_fail(j, j->p, c < 0 ? "the text ends inside an object" : "expected a key string");
                     return -1;
                 }
-                if (tl_j_skip_string(j) < 0 || tl_j_expect_here(j, ':', "':'") < 0)
+                if (tl_j_skip_string_fast(j) < 0 || tl_j_expect_here(j, ':', "':'") < 0)
                     return -1;
                 c = j_peek(j);
             }
             continue;
         }
         if (c == '"') {
-            if (tl_j_skip_string(j) < 0)
+            if (tl_j_skip_string_fast(j) < 0)
                 return -1;
         } else if (c == '-' || (c >= '0' && c <= '9') || c == 'N' || c == 'I') {
-            if (j_skip_number(j) < 0)
+            if (tl_j_skip_number(j) < 0)
                 return -1;
         } else if (c == 't' || c == 'f' || c == 'n') {
             if (tl_j_literal(j) < 0)
@@ -575,7 +575,7 @@ int tl_j_skip(J *j)
                     tl_j_fail(j, j->p, c < 0 ? "the text ends inside an object" : "expected a key string");
                     return -1;
                 }
-                if (tl_j_skip_string(j) < 0 || tl_j_expect_here(j, ':', "':'") < 0)
+                if (tl_j_skip_string_fast(j) < 0 || tl_j_expect_here(j, ':', "':'") < 0)
                     return -1;
                 c = j_peek(j);
             }

@@ -335,7 +335,12 @@ static int skip_rest_of_object(J *j)
                 tl_j_fail(j, j->p, "expected a key string");
             return -1;
         }
-        if (tl_j_skip_string(j) < 0 || tl_j_expect_here(j, ':', "':'") < 0 || tl_j_skip(j) < 0)
+        if (tl_j_skip_string_fast(j) < 0 || tl_j_expect_here(j, ':', "':'") < 0)
+            return -1;
+        /* the values of a passed-over event are mostly strings and numbers */
+        int v = j_peek(j);
+        int r = v == '"' ? tl_j_skip_string_fast(j) : (v >= '0' && v <= '9') || v == '-' ? tl_j_skip_number(j) : tl_j_skip(j);
+        if (r < 0)
             return -1;
     }
 }
