@@ -79,9 +79,10 @@ sanitize-test:
 	  $(CONFORMANCE)/run build/asan/tlreport $(CONFORMANCE)/report-cases --pending tests/pending/report.txt | tail -n 1; \
 	  $(CONFORMANCE)/run-tracediff build/asan/tlcompare --pending tests/pending/tracediff.txt | tail -n 1; fi
 
-# The writers' portable (SWAR) text scanning, which x86-64 builds otherwise never take
-# (textblock.h): their tests again with TL_NO_SIMD, in its own tree.
-NOSIMD_TESTS := test_csv_write test_xlsx_write test_xlsx_stream
+# The portable (SWAR) text scanning of the writers and of the xlsx reader, which x86-64
+# builds otherwise never take (base/textblock.h): their tests again with TL_NO_SIMD, in its
+# own tree.
+NOSIMD_TESTS := test_csv_write test_xlsx_write test_xlsx_stream test_xlsx_read
 nosimd-test:
 	@$(MAKE) --no-print-directory BUILD=build/nosimd OPT="-O2 -DTL_NO_SIMD" \
 	  $(NOSIMD_TESTS:%=build/nosimd/tests/%) >/dev/null

@@ -19,13 +19,9 @@
 #include <xlsxwriter.h>
 #include <zip.h>
 
-/* Internal to xlsx_read.c: lowers the decompression-bomb bound (0 restores it). */
-void tl_xlsx_set_part_limit(size_t limit);
-/* Internal to xlsx_read.c: 0 reads worksheets with the scanner and falls back to expat,
- * 1 with expat alone, 2 with the scanner alone ("gave up" is then an error). */
-void tl_xlsx_set_scanner(int mode);
-/* Internal to xlsx_read.c: inflated bytes parsed at a time (0 restores the default). */
-void tl_xlsx_set_chunk(size_t bytes);
+/* The options every workbook of these tests is opened with (tl_xlsx_opts: the bound on a
+ * part, the chunk size, the scanner mode); a test that changes one restores it. */
+static tl_xlsx_opts opts;
 
 /* The scanner mode the current group of tests runs in (0 or 1). */
 static int group_mode;
@@ -75,9 +71,9 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     fixture *f = *state;
-    tl_xlsx_set_part_limit(0);
-    tl_xlsx_set_scanner(group_mode);
-    tl_xlsx_set_chunk(0);
+    opts.part_limit = 0;
+    opts.scanner = group_mode;
+    opts.chunk = 0;
     tl_arena_free(&f->arena);
     tt_rmrf(f->dir);
     free(f->dir);
@@ -167,7 +163,7 @@ static const char *one_sheet(fixture *f, const char *name, const char *rows, con
 static tl_table *read_sheet(fixture *f, const char *path, const char *sheet)
 {
     memset(&f->err, 0, sizeof f->err);
-    tl_xlsx *x = tl_xlsx_open(path, &f->err);
+    tl_xlsx *x = tl_xlsx_open_opts(path, &opts, &f->err);
     if (!x)
         return NULL;
     tl_table *t = tl_xlsx_read_sheet(x, sheet, &f->arena, &f->err);
@@ -292,7 +288,7 @@ static void test_shared_strings_reused(void **state)
     const char *path = one_sheet(f, "reuse.xlsx", rows, "<si><t>op</t></si><si><t>gemm</t></si>");
 
     memset(&f->err, 0, sizeof f->err);
-    tl_xlsx *x = tl_xlsx_open(path, &f->err);
+    tl_xlsx *x = tl_xlsx_open_opts(path, &opts, &f->err);
     assert_non_null(x);
     for (int i = 0; i < 3; i++) {
         tl_arena a;
@@ -498,7 +494,7 @@ static void test_workbook_shapes(void **state)
     free(s1), free(s2), free(s3), free(s4), free(s5);
 
     memset(&f->err, 0, sizeof f->err);
-    tl_xlsx *x = tl_xlsx_open(f->path, &f->err);
+    tl_xlsx *x = tl_xlsx_open_opts(f->path, &opts, &f->err);
     assert_non_null(x);
     assert_int_equal(tl_xlsx_sheet_count(x), 5);
     assert_string_equal(tl_xlsx_sheet_name(x, 0), "Empty");
@@ -807,7 +803,7 @@ static void test_decompression_bound(void **state)
     tl_table_free(t);
 
     /* the size the zip directory declares is checked first */
-    tl_xlsx_set_part_limit(4096);
+    opts.part_limit = 4096;
     snprintf(want, sizeof want,
              "%s: part xl/worksheets/sheet1.xml inflates beyond 4 KiB; refusing "
              "(decompression bomb?)", path);
@@ -821,18 +817,18 @@ static void test_decompression_bound(void **state)
     fclose(fp);
     patch_size(buf, n, "xl/worksheets/sheet1.xml", 1000);
     tt_write_file(path, (const char *)buf, n);
-    tl_xlsx_set_part_limit(4000);
+    opts.part_limit = 4000;
     snprintf(want, sizeof want,
              "%s: part xl/worksheets/sheet1.xml inflates beyond 4000 bytes; refusing "
              "(decompression bomb?)", path);
     expect_error(f, path, "Sheet1", want);
 
     /* the bound covers the workbook's own parts too */
-    tl_xlsx_set_part_limit(100);
+    opts.part_limit = 100;
     memset(&f->err, 0, sizeof f->err);
-    assert_null(tl_xlsx_open(path, &f->err));
+    assert_null(tl_xlsx_open_opts(path, &opts, &f->err));
     assert_non_null(strstr(f->err.msg, "inflates beyond 100 bytes"));
-    tl_xlsx_set_part_limit(0);
+    opts.part_limit = 0;
 }
 
 static void test_hostile_xml(void **state)
@@ -919,7 +915,7 @@ static void test_xlsxwriter_roundtrip(void **state)
         path_of(f, cm ? "lxw_inline.xlsx" : "lxw_shared.xlsx");
         write_with_xlsxwriter(f->path, cm);
         memset(&f->err, 0, sizeof f->err);
-        tl_xlsx *x = tl_xlsx_open(f->path, &f->err);
+        tl_xlsx *x = tl_xlsx_open_opts(f->path, &opts, &f->err);
         assert_non_null(x);
         assert_int_equal(tl_xlsx_sheet_count(x), cm ? 1 : 2);
         assert_string_equal(tl_xlsx_sheet_name(x, 0), "Sheet1");
@@ -969,12 +965,12 @@ static const char *book(fixture *f, const char *name, const char *sheet, const c
     return f->path;
 }
 
-/* Read a sheet in scanner mode `mode` (see tl_xlsx_set_scanner). */
+/* Read a sheet in scanner mode `mode` (see tl_xlsx_opts). */
 static tl_table *read_mode(fixture *f, const char *path, const char *sheet, int mode)
 {
-    tl_xlsx_set_scanner(mode);
+    opts.scanner = mode;
     tl_table *t = read_sheet(f, path, sheet);
-    tl_xlsx_set_scanner(group_mode);
+    opts.scanner = group_mode;
     return t;
 }
 
@@ -1188,9 +1184,9 @@ static void test_scanner_chunks(void **state)
         tl_table *want = expat_read(f, f->path, "Sheet1", &want_err);
         assert_non_null(want);
         for (size_t chunk = 1; chunk <= n + 1; chunk += chunk < 80 ? 1 : 97) {
-            tl_xlsx_set_chunk(chunk);
+            opts.chunk = chunk;
             tl_table *t = read_mode(f, f->path, "Sheet1", 2);
-            tl_xlsx_set_chunk(0);
+            opts.chunk = 0;
             if (!t)
                 fail_msg("sheet %zu, chunks of %zu bytes: %s", sheets[k], chunk, f->err.msg);
             assert_same_table(want, t);
@@ -1320,7 +1316,7 @@ static void test_scanner_conformance_inputs(void **state)
     for (size_t k = 0; k < g.gl_pathc; k++) {
         const char *path = g.gl_pathv[k];
         memset(&f->err, 0, sizeof f->err);
-        tl_xlsx *x = tl_xlsx_open(path, &f->err);
+        tl_xlsx *x = tl_xlsx_open_opts(path, &opts, &f->err);
         assert_non_null(x);
         size_t n = tl_xlsx_sheet_count(x);
         char **names = calloc(n, sizeof *names);
@@ -1462,7 +1458,7 @@ static void test_inflate_damage(void **state)
     patch_crc(buf, n, "xl/workbook.xml", 0);
     tt_write_file(f->path, (const char *)buf, n);
     memset(&f->err, 0, sizeof f->err);
-    assert_null(tl_xlsx_open(f->path, &f->err));
+    assert_null(tl_xlsx_open_opts(f->path, &opts, &f->err));
     snprintf(want, sizeof want,
              "%s, part xl/workbook.xml: damaged zip data: CRC-32 mismatch (the zip says "
              "00000000, the data gives ", f->path);
@@ -1504,7 +1500,7 @@ static int group_default(void **state)
 {
     (void)state;
     group_mode = 0;
-    tl_xlsx_set_scanner(0);
+    opts.scanner = 0;
     return 0;
 }
 
@@ -1512,7 +1508,7 @@ static int group_expat(void **state)
 {
     (void)state;
     group_mode = 1;
-    tl_xlsx_set_scanner(1);
+    opts.scanner = 1;
     return 0;
 }
 

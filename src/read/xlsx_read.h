@@ -24,6 +24,22 @@ typedef struct tl_xlsx tl_xlsx;
 /* Open a workbook.  NULL and *err set (naming the file) when it cannot be read. */
 tl_xlsx *tl_xlsx_open(const char *path, tl_error *err);
 
+/*
+ * How a workbook is read, for tests: each handle carries its own, so that readers on
+ * several threads never share a setting.  Zero in every field is the default.
+ */
+typedef struct tl_xlsx_opts {
+    size_t part_limit; /* a bound on any part's inflated size below TL_XLSX_MAX_PART */
+    size_t chunk;      /* inflated bytes each parsing step gets (tests put a chunk
+                          boundary at every byte of a part) */
+    int scanner;       /* 0: worksheets by the fast scanner, falling back to expat;
+                          1: by expat only; 2: by the scanner only, failing where it would
+                          fall back (so a test can tell the scanner read a sheet) */
+} tl_xlsx_opts;
+
+/* tl_xlsx_open with options (NULL: the defaults). */
+tl_xlsx *tl_xlsx_open_opts(const char *path, const tl_xlsx_opts *opts, tl_error *err);
+
 /* The sheets in workbook order. */
 size_t tl_xlsx_sheet_count(const tl_xlsx *x);
 const char *tl_xlsx_sheet_name(const tl_xlsx *x, size_t i);
