@@ -12,14 +12,17 @@
 VERSION     := 0.1.0
 PREFIX      ?= /usr/local
 CC          ?= cc
-PKGS        := xlsxwriter libzip expat zlib libisal
+PKGS        := libzip expat zlib libisal
 CSTD        := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
 WARN        := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-unused-parameter
 OPT         ?= -O2 -g
 CFLAGS      ?=
 LDFLAGS     ?=
 PKG_CFLAGS  = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS    = $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lxlsxwriter -lzip -lexpat -lz -lisal)
+PKG_LIBS    = $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lzip -lexpat -lz -lisal)
+# libxlsxwriter: only for the tests and tools that write workbooks with it (an independent
+# writer to read back; genreport's inputs) and the benchmark's reference writer (bench/).
+LXW_LIBS    = $(shell pkg-config --libs xlsxwriter 2>/dev/null || echo -lxlsxwriter)
 ALL_CFLAGS  = $(CSTD) $(WARN) $(OPT) -DTL_VERSION='"$(VERSION)"' $(PKG_CFLAGS) $(CFLAGS) -MMD -MP
 LIBS        = $(PKG_LIBS) -lm -lpthread
 
@@ -54,10 +57,18 @@ $(BUILD)/tlcompare: $(BUILD)/obj/cli/main.o $(BUILD)/libtlcompare.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
 
 $(BUILD)/tests/%: tests/%.c tests/testutil.h $(BUILD)/libtlcompare.a | $(BUILD)/tests
-	$(CC) $(ALL_CFLAGS) -Isrc -Itests $< -o $@ $(BUILD)/libtlcompare.a $(LIBS) -lcmocka
+	$(CC) $(ALL_CFLAGS) -Isrc -Itests $< -o $@ $(BUILD)/libtlcompare.a $(LIBS) $(LXW_LIBS) -lcmocka
 
 $(BUILD)/tools/%: tools/%.c $(BUILD)/libtlcompare.a | $(BUILD)/tools
-	$(CC) $(ALL_CFLAGS) -Isrc $< -o $@ $(BUILD)/libtlcompare.a $(LIBS)
+	$(CC) $(ALL_CFLAGS) -Isrc $< -o $@ $(BUILD)/libtlcompare.a $(LIBS) $(LXW_LIBS)
+
+# bench/: benchmark-only programs, with the libxlsxwriter reference writer.
+$(BUILD)/obj/bench/%.o: bench/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Isrc -Ibench -c $< -o $@
+
+$(BUILD)/tools/%: $(BUILD)/obj/bench/%.o $(BUILD)/obj/bench/xlsx_write_lxw.o $(BUILD)/libtlcompare.a | $(BUILD)/tools
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS) $(LXW_LIBS)
 
 $(BUILD)/tests $(BUILD)/tools:
 	mkdir -p $@
@@ -136,7 +147,7 @@ demo: deps $(BUILD)/tlcompare
 # Time tlcompare on generated 20k-row reports (cached in build/bench/; the scaling run's
 # 80k inputs are ~2.2 GB there), print the table and the targets; see BENCHMARKS.md.
 # BENCH_RUNS=5, BENCH_SCALING=0 to skip the scaling run.  A measurement: exits 0 unless a run fails.
-bench: $(BUILD)/tlcompare $(BUILD)/tools/genreport $(BUILD)/tools/benchrun
+bench: $(BUILD)/tlcompare $(BUILD)/tools/genreport $(BUILD)/tools/benchrun $(BUILD)/tools/lxw_compare
 	@BUILD=$(BUILD) bash tools/bench.sh
 
 # ---- install --------------------------------------------------------------------------
@@ -155,7 +166,7 @@ uninstall:
 clean:
 	rm -rf build comparison.xlsx comparison_csvs
 
--include $(OBJ:.o=.d) $(BUILD)/obj/cli/main.d $(TEST_BINS:=.d)
+-include $(OBJ:.o=.d) $(BUILD)/obj/cli/main.d $(TEST_BINS:=.d) $(wildcard $(BUILD)/obj/bench/*.d)
 
 # ---- fuzzing --------------------------------------------------------------------------
 

@@ -9,7 +9,8 @@
 #
 # Environment:
 #   BENCH_RUNS=5        runs per main case (median, min, max are over these)
-#   BENCH_LXW_RUNS=3    runs of the libxlsxwriter reference writer (slow; 0 skips)
+#   BENCH_LXW_RUNS=3    runs of build/tools/lxw_compare, the comparison with the workbook
+#                       written by libxlsxwriter (bench/; slow; 0 skips)
 #   BENCH_SMALL_RUNS=20 runs of the bundled examples
 #   BENCH_SCALING=1     0 skips the 1k/5k/20k/80k scaling run
 #   BENCH_SCALING_RUNS=3
@@ -25,6 +26,7 @@ BUILD=${BUILD:-build}
 TL=$BUILD/tlcompare
 GEN=$BUILD/tools/genreport
 RUN=$BUILD/tools/benchrun
+LXW=$BUILD/tools/lxw_compare
 DIR=${BENCH_DIR:-$BUILD/bench}
 RUNS=${BENCH_RUNS:-5}
 LXW_RUNS=${BENCH_LXW_RUNS:-3}
@@ -33,13 +35,13 @@ SCALING=${BENCH_SCALING:-1}
 SCALING_RUNS=${BENCH_SCALING_RUNS:-3}
 SEED=1
 
-for b in "$TL" "$GEN" "$RUN"; do
+for b in "$TL" "$GEN" "$RUN" "$LXW"; do
     [ -x "$b" ] || { echo "bench: $b is missing (run 'make bench')" >&2; exit 1; }
 done
 mkdir -p "$DIR/out" || exit 1
 # Time one binary throughout, even if the tree is rebuilt while the bench runs.
-cp "$TL" "$DIR/tlcompare" || exit 1
-TL=$DIR/tlcompare
+cp "$TL" "$DIR/tlcompare" && cp "$LXW" "$DIR/lxw_compare" || exit 1
+TL=$DIR/tlcompare LXW=$DIR/lxw_compare
 DATA=$DIR/results.tsv       # one line per run: case wall rss_kb cpu read compare format workbook csv total user
 : >"$DATA"
 failed=0
@@ -85,8 +87,9 @@ gen() {
 
 # ---- measuring ----------------------------------------------------------------------------
 
-# measure CASE RUNS ENV BASELINE CANDIDATE [small]: run tlcompare RUNS times (workbook + CSVs
-# out), one line per run into $DATA; "small" shows the runs in milliseconds.
+# measure CASE RUNS ENV BASELINE CANDIDATE [small]: run tlcompare ($MEASURE_TL if set) RUNS
+# times (workbook + CSVs out), one line per run into $DATA; "small" shows the runs in
+# milliseconds.
 measure() {
     local name=$1 runs=$2 envs=$3 a=$4 b=$5 small=${6:-} i line t status
     local out=$DIR/out/cmp.xlsx csvs=$DIR/out/cmp_csvs err=$DIR/out/stderr.txt
@@ -94,7 +97,7 @@ measure() {
     for ((i = 1; i <= runs; i++)); do
         rm -rf "$out" "$csvs"
         # shellcheck disable=SC2086
-        line=$(env $envs "$RUN" -e "$err" -- "$TL" "$a" "$b" -o "$out" --output_csvs_dir "$csvs" -q --timings)
+        line=$(env $envs "$RUN" -e "$err" -- "${MEASURE_TL:-$TL}" "$a" "$b" -o "$out" --output_csvs_dir "$csvs" -q --timings)
         status=$?
         t=$(sed -n 's/^timings: //p' "$err")
         if [ "$status" -ne 0 ] || [ -z "$t" ]; then
@@ -165,7 +168,7 @@ measure "20k csv in" "$RUNS" "" "$R/baseline" "$R/candidate"
 OUT1_XLSX=${OUT_XLSX_BYTES:-0} OUT1_CSV=${OUT_CSV_BYTES:-0}
 measure "20k xlsx in" "$RUNS" "" "$R/baseline.xlsx" "$R/candidate.xlsx"
 if [ "$LXW_RUNS" -gt 0 ]; then
-    measure "20k csv in, lxw writer" "$LXW_RUNS" "TLCOMPARE_XLSX_WRITER=libxlsxwriter" "$R/baseline" "$R/candidate"
+    MEASURE_TL=$LXW measure "20k csv in, lxw writer" "$LXW_RUNS" "" "$R/baseline" "$R/candidate"
 fi
 measure "examples (ms)" "$SMALL_RUNS" "" examples/baseline examples/candidate small
 

@@ -358,9 +358,7 @@ int main(int argc, char **argv)
         tags[opened] = NULL;
     }
     /* The outputs are written as the results come, under temporary names. */
-    const char *engine = getenv("TLCOMPARE_XLSX_WRITER"); /* the benchmark's reference writer */
-    int lxw = engine && strcmp(engine, "libxlsxwriter") == 0;
-    outputs = tl_out_open(o.output, o.csv_dir, !o.no_summary, lxw, &err);
+    outputs = tl_out_open(o.output, o.csv_dir, !o.no_summary, &err);
     if (!outputs)
         goto fail;
     tl_sink sink = tl_out_sink(outputs);

@@ -22,8 +22,7 @@ struct tl_out {
     char **files;            /* the CSV files written, by name */
     size_t nfiles, fcap;
     tl_pool *pool;           /* writes the workbook's sheets */
-    tl_xlsx_writer *xw;      /* the built-in writer; NULL with libxlsxwriter */
-    int lxw;
+    tl_xlsx_writer *xw;      /* the workbook's writer */
     tl_results results;      /* every result, in order */
     tl_table **pending;      /* tables being written, oldest first, freed once synced */
     size_t *pending_index;   /* the result number of each */
@@ -47,11 +46,10 @@ static void name_output(tl_error *err, const char *tmp, const char *target)
     memcpy(err->msg, target, m);
 }
 
-tl_out *tl_out_open(const char *xlsx, const char *csv_dir, int summary_first, int lxw, tl_error *err)
+tl_out *tl_out_open(const char *xlsx, const char *csv_dir, int summary_first, tl_error *err)
 {
     tl_out *o = tl_xcalloc(1, sizeof *o);
     o->xlsx = tl_xstrdup(xlsx);
-    o->lxw = lxw;
     o->pool = tl_pool_new(TL_OUT_THREADS);
     o->xlsx_tmp = tl_output_temp_file(xlsx, err);
     if (!o->xlsx_tmp)
@@ -62,12 +60,10 @@ tl_out *tl_out_open(const char *xlsx, const char *csv_dir, int summary_first, in
         if (!o->csv_tmp)
             return tl_out_free(o), NULL;
     }
-    if (!lxw) {
-        o->xw = tl_xlsx_writer_open(o->xlsx_tmp, summary_first, o->pool, err);
-        if (!o->xw) {
-            name_output(err, o->xlsx_tmp, o->xlsx);
-            return tl_out_free(o), NULL;
-        }
+    o->xw = tl_xlsx_writer_open(o->xlsx_tmp, summary_first, o->pool, err);
+    if (!o->xw) {
+        name_output(err, o->xlsx_tmp, o->xlsx);
+        return tl_out_free(o), NULL;
     }
     return o;
 }
@@ -100,7 +96,7 @@ static int out_put(void *ctx, const tl_result *r, tl_error *err)
     TL_GROW(o->results.items, o->results.cap, o->results.n + 1);
     tl_result *kept = &o->results.items[o->results.n++];
     *kept = *r;
-    if (!o->lxw && !kept_for_summary(r->name)) {
+    if (!kept_for_summary(r->name)) {
         size_t cap = o->pcap;
         TL_GROW(o->pending, o->pcap, o->npending + 1);
         TL_GROW(o->pending_index, cap, o->npending + 1);
@@ -155,8 +151,7 @@ static int out_sync(void *ctx, size_t upto, tl_error *err)
 
 tl_sink tl_out_sink(tl_out *o)
 {
-    /* Collecting for libxlsxwriter keeps every table, so nothing may be synced away. */
-    return (tl_sink){out_put, o->lxw ? NULL : out_sync, o};
+    return (tl_sink){out_put, out_sync, o};
 }
 
 const tl_results *tl_out_results(const tl_out *o) { return &o->results; }
@@ -166,12 +161,8 @@ int tl_out_finish(tl_out *o, const tl_summary_sheet *summary, tl_error *err)
     tl_progress("finishing %s", o->xlsx);
     double t0 = tl_now();
     int rc;
-    if (o->lxw) {
-        rc = tl_xlsx_write_lxw(&o->results, o->xlsx_tmp, err);
-    } else {
-        rc = tl_xlsx_writer_close(o->xw, summary, err);
-        o->xw = NULL;
-    }
+    rc = tl_xlsx_writer_close(o->xw, summary, err);
+    o->xw = NULL;
     if (rc != 0)
         name_output(err, o->xlsx_tmp, o->xlsx);
     free_pending(o, (size_t)-1);

@@ -8,7 +8,7 @@
  * memory buffer (no per-cell objects, no printf in the cell loop: column letters are
  * made once per sheet, row numbers once per row, numbers by numfmt.h), compresses it
  * whole with ISA-L's igzip at level 1 (zip_write.c says why), and renders and
- * compresses sheets on several threads.  On the benchmark (tools/bench_xlsx.c, 10.8 M
+ * compresses sheets on several threads.  On the benchmark (bench/bench_xlsx.c, 10.8 M
  * cells) that is ~2.2 s of CPU against libxlsxwriter's ~19.6 s.
  *
  * Format choices:
@@ -1397,27 +1397,7 @@ static int add_part(tl_zip *z, const char *name, tl_buf *b, tl_error *err)
 /* A tab for the summary: its name made legal, and unlike every result's tab. */
 static char *summary_tab(const char *name, char **tabs, size_t n)
 {
-    const char *want = name && *name ? name : "summary";
-    char **one = tl_tab_names(&want, 1);
-    char *tab = one[0];
-    free(one);
-    char *base = tl_xstrdup(tab);
-    for (unsigned k = 2;; k++) {
-        int taken = 0;
-        for (size_t i = 0; i < n && !taken; i++)
-            taken = strcasecmp(tabs[i], tab) == 0;
-        if (!taken)
-            break;
-        char suffix[16];
-        int sl = snprintf(suffix, sizeof suffix, "~%u", k);
-        size_t keep = text_prefix(base, strlen(base), TL_TAB_MAX - (size_t)sl);
-        free(tab);
-        tab = tl_xmalloc(keep + (size_t)sl + 1);
-        memcpy(tab, base, keep);
-        memcpy(tab + keep, suffix, (size_t)sl + 1);
-    }
-    free(base);
-    return tab;
+    return tl_tab_unique(name && *name ? name : "summary", tabs, n);
 }
 
 /* Whether result r fits a worksheet (else *err says so, naming `path`). */

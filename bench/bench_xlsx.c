@@ -14,6 +14,7 @@
  */
 #include "read/csv_read.h"
 #include "write/xlsx_write.h"
+#include "xlsx_write_lxw.h"
 #include "io/zip_write.h"
 
 #include <dirent.h>
