@@ -16,6 +16,7 @@
 #include "read/xlsx_read.h"
 
 #include <glob.h>
+#include <sys/resource.h>
 #include <xlsxwriter.h>
 #include <zip.h>
 
@@ -74,6 +75,7 @@ static int teardown(void **state)
     opts.part_limit = 0;
     opts.scanner = group_mode;
     opts.chunk = 0;
+    opts.max_strings = 0;
     tl_arena_free(&f->arena);
     tt_rmrf(f->dir);
     free(f->dir);
@@ -831,6 +833,48 @@ static void test_decompression_bound(void **state)
     opts.part_limit = 0;
 }
 
+/* A shared-string part of more empty strings than the bound (17 M <si/>, 85 MB of XML that
+ * deflates to ~0.1 MB): a clear error, in bounded memory, not an ever-growing table. */
+static void test_shared_strings_bomb(void **state)
+{
+    fixture *f = *state;
+    size_t n = TL_XLSX_MAX_STRINGS + 4096, head = strlen(XML_DECL "<sst xmlns=\"" NS_MAIN "\">");
+    char *sst = malloc(head + 5 * n + 8);
+    assert_non_null(sst);
+    memcpy(sst, XML_DECL "<sst xmlns=\"" NS_MAIN "\">", head);
+    for (size_t i = 0; i < n; i++)
+        memcpy(sst + head + 5 * i, "<si/>", 5);
+    strcpy(sst + head + 5 * n, "</sst>");
+    char *sheet = sheet_xml("<row r=\"1\"><c r=\"A1\" t=\"s\"><v>0</v></c></row>");
+    const char *parts[] = {
+        "_rels/.rels", ROOT_RELS,
+        "xl/workbook.xml", WB_ONE,
+        "xl/_rels/workbook.xml.rels", WB_RELS_ONE,
+        "xl/worksheets/sheet1.xml", sheet,
+        "xl/sharedStrings.xml", sst,
+        NULL,
+    };
+    path_of(f, "sst_bomb.xlsx");
+    write_zip(f->path, parts);
+    free(sheet);
+    free(sst);
+
+    char want[4200];
+    snprintf(want, sizeof want, "%s, part xl/sharedStrings.xml: more than %zu shared strings; "
+             "refusing (a workbook bomb?)", f->path, (size_t)TL_XLSX_MAX_STRINGS);
+    expect_error(f, f->path, "Sheet1", want);
+    struct rusage ru;
+    assert_int_equal(getrusage(RUSAGE_SELF, &ru), 0);
+    assert_true(ru.ru_maxrss < 1024 * 1024); /* KiB: under 1 GiB */
+
+    /* the bound is the caller's to lower */
+    opts.max_strings = 1000;
+    snprintf(want, sizeof want, "%s, part xl/sharedStrings.xml: more than 1000 shared strings; "
+             "refusing (a workbook bomb?)", f->path);
+    expect_error(f, f->path, "Sheet1", want);
+    opts.max_strings = 0;
+}
+
 static void test_hostile_xml(void **state)
 {
     fixture *f = *state;
@@ -1530,6 +1574,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_duplicate_sheets, setup, teardown),
         cmocka_unit_test_setup_teardown(test_decompression_bound, setup, teardown),
         cmocka_unit_test_setup_teardown(test_hostile_xml, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_shared_strings_bomb, setup, teardown),
         cmocka_unit_test_setup_teardown(test_xlsxwriter_roundtrip, setup, teardown),
         cmocka_unit_test_setup_teardown(test_inflate_methods, setup, teardown),
         cmocka_unit_test_setup_teardown(test_inflate_damage, setup, teardown),

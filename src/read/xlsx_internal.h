@@ -43,6 +43,7 @@ struct tl_xlsx {
     size_t part_limit; /* the bound on any part's inflated size */
     size_t chunk;      /* inflated bytes per parsing step */
     int scanner;       /* tl_xlsx_opts.scanner */
+    size_t max_strings; /* the bound on the shared strings */
     char *path;    /* as given by the user: every message starts with it */
     tl_arena meta; /* sheet names, part names and the shared strings */
 

@@ -340,6 +340,8 @@ tl_xlsx *tl_xlsx_open_opts(const char *path, const tl_xlsx_opts *opts, tl_error 
     x->part_limit = xlsx_part_limit(opts);
     x->chunk = opts && opts->chunk ? opts->chunk : XLSX_CHUNK;
     x->scanner = opts ? opts->scanner : 0;
+    x->max_strings = opts && opts->max_strings && opts->max_strings < TL_XLSX_MAX_STRINGS
+                         ? opts->max_strings : TL_XLSX_MAX_STRINGS;
     tl_arena_init(&x->meta);
     if (!xlsx_read_structure(x, err)) {
         tl_xlsx_close(x);
@@ -402,9 +404,15 @@ static void xlsx_sst_end(xlsx_parse *p, int el)
 
     if (el != EL_SI)
         return;
+    /* A few MiB of deflate can hold hundreds of millions of <si/>, each an entry here:
+     * refuse past the bound rather than grow without one. */
+    if (x->nsst >= x->max_strings) {
+        xlsx_fail(p, "more than %zu shared strings; refusing (a workbook bomb?)", x->max_strings);
+        return;
+    }
     s = xlsx_text(&x->tbuf, &n);
     TL_GROW(x->sst, x->capsst, x->nsst + 1);
-    x->sst[x->nsst].s = tl_arena_strndup(&x->meta, s, n);
+    x->sst[x->nsst].s = n ? tl_arena_strndup(&x->meta, s, n) : "";
     x->sst[x->nsst].n = n;
     x->nsst++;
 }
