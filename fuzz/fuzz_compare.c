@@ -144,7 +144,7 @@ int tl_fuzz_compare(const uint8_t *data, size_t size)
         if (write_workbook) {
             char path[512];
             snprintf(path, sizeof path, "%s/out.xlsx", cmpfz_root);
-            tl_xlsx_write_opts opts = {NULL, 1};
+            tl_xlsx_write_opts opts = {NULL, 1, 0};
             tl_error werr = {0};
             if (tl_xlsx_write(&results, &opts, path, &werr) != 0)
                 TL_FUZZ_CHECK(werr.set && strchr(werr.msg, '\n') == NULL);

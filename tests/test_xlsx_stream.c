@@ -14,9 +14,6 @@
 #include <zip.h>
 #include <zlib.h>
 
-/* xlsx_write.c's test hook: cells per piece (0: the default). */
-void tl_xlsx_set_piece_cells(size_t cells);
-
 /* rows x 10 columns of mixed cells: text with XML specials, floats, ints, bools, gaps */
 static tl_table *big_table(size_t rows)
 {
@@ -74,10 +71,8 @@ static void check_streamed(size_t rows, int threads, int formatted)
     snprintf(streamed, sizeof streamed, "%s/streamed.xlsx", dir);
 
     tl_error err = {0};
-    tl_xlsx_write_opts opts = {NULL, 1};
-    tl_xlsx_set_piece_cells((size_t)-1); /* the whole sheet in one piece */
+    tl_xlsx_write_opts opts = {NULL, 1, (size_t)-1}; /* the whole sheet in one piece */
     int rc = tl_xlsx_write(&one, &opts, whole, &err);
-    tl_xlsx_set_piece_cells(0);
     if (rc != 0)
         fail_msg("tl_xlsx_write: %s", err.msg);
 

@@ -49,6 +49,9 @@ typedef struct tl_summary_sheet {
 typedef struct tl_xlsx_write_opts {
     const tl_summary_sheet *summary; /* first worksheet when not NULL */
     int threads;                     /* worksheets rendered in parallel; 0 = choose */
+    size_t piece_cells;              /* cells rendered and compressed as one job (0: the
+                                        default; tests write a sheet in one piece, to
+                                        compare with the pieces joined) */
 } tl_xlsx_write_opts;
 
 /* Write the workbook to `path` (opts may be NULL).  Returns 0, or -1 with *err set
