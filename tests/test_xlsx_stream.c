@@ -2,7 +2,8 @@
  * test_xlsx_stream.c - the streaming workbook writer (xlsx_write.h) on a pool: a big
  * result is rendered and compressed in pieces, by the pool's thread and by the caller
  * helping, and joined into one part.  The joined sheet must be the very XML the writer
- * makes in one piece (through its test setter), with the CRC-32 the zip records for it,
+ * makes in one piece (tl_xlsx_write_opts.piece_cells), with the CRC-32 the zip records
+ * for it,
  * with numbers formatted once beforehand (tl_table_format_floats) or not.
  */
 #include "testutil.h"

@@ -18,7 +18,7 @@
 #
 # Medians of wall time (fork to wait4), per-phase medians from `tlcompare --timings`, and the
 # peak RSS (max ru_maxrss over the runs, from build/tools/benchrun).  Prints PASS/MISS per
-# target of issue 4.  Exits 0 whatever the figures are; 1 only if a run failed or crashed.
+# performance target (BENCHMARKS.md).  Exits 0 whatever the figures are; 1 only if a run failed or crashed.
 set -u
 cd "$(dirname "$0")/.." || exit 1   # the repository root: examples/, tools/, build/
 
@@ -211,7 +211,7 @@ if [ "$SCALING" != 0 ]; then
 fi
 
 echo
-echo "targets (issue 4):"
+echo "targets:"
 check() {  # check LABEL VALUE LIMIT UNIT
     awk -v l="$1" -v v="$2" -v lim="$3" -v u="$4" 'BEGIN {
         if (v == "") { printf "  %-4s %-46s %8s %-2s (target <= %g %s)\n", "n/a", l, "-", u, lim, u; exit }

@@ -17,7 +17,11 @@
  * stream in both, only its membership and its timings depend on the role.
  *
  * Depends on libc, libm, libxlsxwriter and the project's base/numfmt.h (numbers written
- * as Python writes them).
+ * as Python writes them). *
+ * (One file of ~2,800 lines: one program whose parts - the op templates, perf models,
+ * kernel names, sheet layouts and writers, the random report and the hand-designed example
+ * - all describe the same ops and share one data model; it is a tool, built and read on
+ * its own.)
  */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
