@@ -4,8 +4,9 @@
  *
  *   xlsx_read.c   the package: opening, relationships, the sheet list, shared strings
  *   xlsx_xml.c    the XML machinery every part goes through: expat, element codes,
- *                 messages, reading a part's bytes (io/zip_read.h), text decoding
- *   xlsx_cells.c  worksheets: cells, the header row, reading a sheet
+ *                 messages, reading a part's bytes (io/zip_read.h)
+ *   xlsx_cells.h  what both worksheet parsers do per row and cell, inline; text decoding
+ *   xlsx_cells.c  worksheets: the header row, expat's handlers, reading a sheet
  *   xlsx_scan.c   the fast worksheet scanner, tried before expat on every sheet
  */
 #ifndef TL_XLSX_INTERNAL_H
@@ -157,11 +158,6 @@ void xlsx_cell_fail(xlsx_parse *p, const char *cell, const char *fmt, ...)
 
 /* The value of the attribute with that local name, or NULL. */
 const char *xlsx_attr(const XML_Char **attrs, const char *local);
-/* 1 when name[0..n) is `word`. */
-int xlsx_is(const char *name, size_t n, const char *word);
-/* What an element of local name name[0..n) is, under a parent of code `parent`, in a part
- * of `kind`.  Both parsers classify with this one function, so they agree on it. */
-int xlsx_classify(xlsx_kind kind, int parent, const char *name, size_t n);
 
 /* Find a part: by its exact name, else ignoring case (OPC part names are case-insensitive). */
 zip_int64_t xlsx_locate(tl_xlsx *x, const char *name);
@@ -177,12 +173,63 @@ void xlsx_parse_init(xlsx_parse *p, tl_xlsx *x, xlsx_kind kind, const char *part
  * 0 with the error set. */
 int xlsx_parse_part(xlsx_parse *p, zip_int64_t idx);
 
-/* The value of hex digit c, or -1. */
-int xlsx_hex(char c);
-/* The text collected in `b`, _xHHHH_ escapes decoded; "" when nothing was collected. */
-const char *xlsx_text(tl_buf *b, size_t *n);
-/* The text of `b` without the XML whitespace around it (NUL-terminated in place). */
-const char *xlsx_trimmed(tl_buf *b, size_t *n);
+
+/* 1 when name[0..n) is `word`. */
+static inline int xlsx_is(const char *name, size_t n, const char *word)
+{
+    return strlen(word) == n && memcmp(name, word, n) == 0;
+}
+
+/*
+ * What an element of local name name[0..n) is, under a parent of code `parent`, in a part
+ * of `kind`.  Both parsers classify with this one function, so they agree on it.
+ */
+static inline int xlsx_classify(xlsx_kind kind, int parent, const char *name, size_t n)
+{
+    switch (parent) {
+    case EL_DOC:
+        if (kind == PART_WORKBOOK && xlsx_is(name, n, "sheets"))
+            return EL_SHEETS;
+        if (kind == PART_RELS && xlsx_is(name, n, "Relationship"))
+            return EL_REL;
+        if (kind == PART_SST && xlsx_is(name, n, "si"))
+            return EL_SI;
+        if (kind == PART_SHEET && xlsx_is(name, n, "sheetData"))
+            return EL_SHEETDATA;
+        break;
+    case EL_SHEETS:
+        if (xlsx_is(name, n, "sheet"))
+            return EL_SHEET;
+        break;
+    case EL_SHEETDATA:
+        if (xlsx_is(name, n, "row"))
+            return EL_ROW;
+        break;
+    case EL_ROW:
+        if (n == 1 && name[0] == 'c')
+            return EL_CELL;
+        break;
+    case EL_CELL:
+        if (n == 1 && name[0] == 'v')
+            return EL_V;
+        if (xlsx_is(name, n, "is"))
+            return EL_IS;
+        break;
+    case EL_SI:
+    case EL_IS:
+        /* Plain text, or rich-text runs; <rPh> (phonetic hints) falls to EL_OTHER. */
+        if (n == 1 && name[0] == 't')
+            return EL_T;
+        if (n == 1 && name[0] == 'r')
+            return EL_RUN;
+        break;
+    case EL_RUN:
+        if (n == 1 && name[0] == 't')
+            return EL_T;
+        break;
+    }
+    return EL_OTHER;
+}
 
 /* ---- xlsx_read.c ---------------------------------------------------------------------- */
 
@@ -190,15 +237,6 @@ const char *xlsx_trimmed(tl_buf *b, size_t *n);
 const xlsx_sheet *xlsx_find_sheet(const tl_xlsx *x, const char *name);
 /* Read the shared-string table (once per workbook).  Returns 1, or 0 with the error set. */
 int xlsx_load_sst(tl_xlsx *x, tl_error *err);
-
-/* ---- xlsx_cells.c: the handlers the scanner calls too ---------------------------------- */
-
-/* A <row>, with the value of its `r` attribute (or NULL). */
-void xlsx_row_start(xlsx_parse *p, const char *r);
-/* A <c>, with the values of its `r` and `t` attributes (or NULL). */
-void xlsx_cell_start(xlsx_parse *p, const char *r, const char *t);
-/* The end of an element of the sheet (a cell or a row ends one). */
-void xlsx_sheet_end(xlsx_parse *p, int el);
 
 /* ---- xlsx_scan.c ---------------------------------------------------------------------- */
 

@@ -25,7 +25,7 @@
  * the sheet is then read again by expat from the start.  So expat remains the reference: the scanner only ever gives the result expat
  * would, faster.
  */
-#include "read/xlsx_internal.h"
+#include "read/xlsx_cells.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -27,7 +27,7 @@
  * CRLF, a UTF-8 sequence, a "]" that may start "]]>") is left at the start of the window
  * for the next chunk to complete.  Text is not a token: it is consumed as it comes.
  */
-#include "read/xlsx_internal.h"
+#include "read/xlsx_cells.h"
 
 #include "base/textblock.h"
 

@@ -1,8 +1,7 @@
 /*
  * xlsx_xml.c - the XML machinery every part of a workbook goes through (see
  * xlsx_internal.h): a part streamed from the zip (io/zip_read.h) through expat, elements
- * classified by where they stand, messages that name the file, sheet and cell, and the
- * decoding of OOXML's _xHHHH_ escapes.
+ * classified by where they stand, and messages that name the file, sheet and cell.
  *
  * Elements are matched on their local names (expat splits "uri|name" for us), so the
  * Transitional and Strict flavours of the format, and any choice of prefixes, read the
@@ -13,8 +12,6 @@
  * below it, which makes stray or deeply nested elements harmless.
  */
 #include "read/xlsx_internal.h"
-
-#include "base/textblock.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -74,63 +71,6 @@ const char *xlsx_attr(const XML_Char **attrs, const char *local)
         if (strcmp(xlsx_local(attrs[i]), local) == 0)
             return attrs[i + 1];
     return NULL;
-}
-
-/* 1 when name[0..n) is `word`. */
-int xlsx_is(const char *name, size_t n, const char *word)
-{
-    return strlen(word) == n && memcmp(name, word, n) == 0;
-}
-
-/*
- * What an element of local name name[0..n) is, under a parent of code `parent`, in a part
- * of `kind`.  Both parsers classify with this one function, so they agree on it.
- */
-int xlsx_classify(xlsx_kind kind, int parent, const char *name, size_t n)
-{
-    switch (parent) {
-    case EL_DOC:
-        if (kind == PART_WORKBOOK && xlsx_is(name, n, "sheets"))
-            return EL_SHEETS;
-        if (kind == PART_RELS && xlsx_is(name, n, "Relationship"))
-            return EL_REL;
-        if (kind == PART_SST && xlsx_is(name, n, "si"))
-            return EL_SI;
-        if (kind == PART_SHEET && xlsx_is(name, n, "sheetData"))
-            return EL_SHEETDATA;
-        break;
-    case EL_SHEETS:
-        if (xlsx_is(name, n, "sheet"))
-            return EL_SHEET;
-        break;
-    case EL_SHEETDATA:
-        if (xlsx_is(name, n, "row"))
-            return EL_ROW;
-        break;
-    case EL_ROW:
-        if (n == 1 && name[0] == 'c')
-            return EL_CELL;
-        break;
-    case EL_CELL:
-        if (n == 1 && name[0] == 'v')
-            return EL_V;
-        if (xlsx_is(name, n, "is"))
-            return EL_IS;
-        break;
-    case EL_SI:
-    case EL_IS:
-        /* Plain text, or rich-text runs; <rPh> (phonetic hints) falls to EL_OTHER. */
-        if (n == 1 && name[0] == 't')
-            return EL_T;
-        if (n == 1 && name[0] == 'r')
-            return EL_RUN;
-        break;
-    case EL_RUN:
-        if (n == 1 && name[0] == 't')
-            return EL_T;
-        break;
-    }
-    return EL_OTHER;
 }
 
 static void XMLCALL xlsx_on_start(void *ud, const XML_Char *name, const XML_Char **attrs)
@@ -321,135 +261,4 @@ void xlsx_parse_init(xlsx_parse *p, tl_xlsx *x, xlsx_kind kind, const char *part
     p->part = part;
     p->sheet = sheet;
     p->err = err;
-}
-
-/* ---- text ----------------------------------------------------------------------- */
-
-int xlsx_hex(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
-/* The positions k of the block at q (TL_BLK + 1 bytes readable) where q[k] is '_' and
- * q[k + 1] is 'x'. */
-#if TL_BLK_SSE2
-static inline tl_blk_mask blk_escape_starts(const unsigned char *q)
-{
-    return tl_blk_eq(tl_blk_load(q), '_') & tl_blk_eq(tl_blk_load(q + 1), 'x');
-}
-#else
-static inline tl_blk_mask blk_escape_starts(const unsigned char *q)
-{
-    return tl_sw_eq(tl_sw_order(tl_blk_load(q)), '_') & tl_sw_eq(tl_sw_order(tl_blk_load(q + 1)), 'x');
-}
-#endif
-
-/* The first "_x" at or after q that leaves room for an escape before e, or NULL.  Text
- * has many underscores ("total_duration_us") and few escapes: both bytes are tested a
- * block at a time (textblock.h); a flagged position is checked again, because the
- * portable block's flags are exact only up to the first. */
-static char *xlsx_find_escape(char *q, char *e)
-{
-    while (e - q >= TL_BLK + 1) {
-        tl_blk_mask m = blk_escape_starts((const unsigned char *)q);
-        if (m) {
-            q += TL_BLK_INDEX(m);
-            if (q[0] == '_' && q[1] == 'x')
-                return e - q >= 7 ? q : NULL;
-            q++;
-            continue;
-        }
-        q += TL_BLK;
-    }
-    for (; e - q >= 7; q++)
-        if (q[0] == '_' && q[1] == 'x')
-            return q;
-    return NULL;
-}
-
-/*
- * Decode, in place, the _xHHHH_ escapes with which OOXML stores characters that XML 1.0
- * cannot carry (_x000D_ is a carriage return).  A literal "_x0041_" is written with its
- * underscore escaped, "_x005F_x0041_"; one left-to-right pass that resumes after each
- * escape undoes that correctly.  _x0000_ and lone surrogates stay as written: they have
- * no place in a C string or in UTF-8.  Returns the new length (and NUL-terminates).
- */
-static size_t xlsx_unescape(char *s, size_t n)
-{
-    char *e = s + n, *r = s, *w = s, *q = s, *u;
-
-    /* Bytes between escapes move only once one was found. */
-    while ((u = xlsx_find_escape(q, e)) != NULL) {
-        int h0, h1, h2, h3;
-        unsigned cp;
-
-        q = u + 1;
-        if (u[6] != '_')
-            continue;
-        h0 = xlsx_hex(u[2]), h1 = xlsx_hex(u[3]), h2 = xlsx_hex(u[4]), h3 = xlsx_hex(u[5]);
-        if (h0 < 0 || h1 < 0 || h2 < 0 || h3 < 0)
-            continue;
-        cp = (unsigned)(h0 << 12 | h1 << 8 | h2 << 4 | h3);
-        if (cp == 0 || (cp >= 0xD800 && cp <= 0xDFFF))
-            continue;
-        if (w != r)
-            memmove(w, r, (size_t)(u - r));
-        w += u - r;
-        /* At most 3 bytes replace 7: the write never overtakes the read. */
-        if (cp < 0x80) {
-            *w++ = (char)cp;
-        } else if (cp < 0x800) {
-            *w++ = (char)(0xC0 | cp >> 6);
-            *w++ = (char)(0x80 | (cp & 0x3F));
-        } else {
-            *w++ = (char)(0xE0 | cp >> 12);
-            *w++ = (char)(0x80 | ((cp >> 6) & 0x3F));
-            *w++ = (char)(0x80 | (cp & 0x3F));
-        }
-        r = q = u + 7;
-    }
-    if (r == s)
-        return n; /* no escape: nothing moved */
-    memmove(w, r, (size_t)(e - r));
-    w += e - r;
-    *w = '\0';
-    return (size_t)(w - s);
-}
-
-/* The text collected in `b`, escapes decoded; "" when nothing was collected. */
-const char *xlsx_text(tl_buf *b, size_t *n)
-{
-    if (!b->data || b->len == 0) {
-        *n = 0;
-        return "";
-    }
-    b->len = xlsx_unescape(b->data, b->len);
-    *n = b->len;
-    return b->data;
-}
-
-/* The text of `b` without the XML whitespace around it (NUL-terminated in place). */
-const char *xlsx_trimmed(tl_buf *b, size_t *n)
-{
-    char *s, *e;
-
-    if (!b->data || b->len == 0) {
-        *n = 0;
-        return "";
-    }
-    s = b->data;
-    e = s + b->len;
-    while (s < e && (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r'))
-        s++;
-    while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\n' || e[-1] == '\r'))
-        e--;
-    *e = '\0';
-    *n = (size_t)(e - s);
-    return s;
 }
