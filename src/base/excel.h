@@ -10,7 +10,7 @@
 #define TL_EXCEL_MAX_ROWS 1048576u /* rows of a worksheet (the last is 1048576) */
 #define TL_EXCEL_MAX_COLS 16384u   /* columns of a worksheet (the last is XFD) */
 #define TL_EXCEL_MAX_TEXT 32767u   /* characters of a cell's text */
-#define TL_EXCEL_MAX_TAB 31u       /* characters of a worksheet name */
+#define TL_EXCEL_MAX_TAB 31        /* UTF-16 units of a worksheet name */
 
 /* Column letters of 0-based column c < TL_EXCEL_MAX_COLS ("A", "AB", "XFD") into out (4
  * bytes of room), NUL-terminated; returns their count. */

@@ -12,10 +12,12 @@
 #ifndef TL_TABNAME_H
 #define TL_TABNAME_H
 
+#include "base/excel.h"
+
 #include <stddef.h>
 
 /* Excel's limit on a worksheet name, in UTF-16 units. */
-#define TL_TAB_MAX 31
+#define TL_TAB_MAX TL_EXCEL_MAX_TAB
 
 /*
  * `name` made a valid tab (malloc'd): each forbidden or control character, each byte that
