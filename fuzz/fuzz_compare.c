@@ -1,5 +1,5 @@
 /*
- * fuzz_compare.c - the whole comparison on arbitrary reports (issue 3).
+ * fuzz_compare.c - the whole comparison on arbitrary reports.
  *
  * Input: one selector byte, then the text of one sheet per report, the reports
  * separated by NUL bytes (a NUL can never be part of a CSV that reads, so nothing is

@@ -1,5 +1,5 @@
 /*
- * fuzz_xlsx.c - the xlsx reader on arbitrary workbooks (issue 3).
+ * fuzz_xlsx.c - the xlsx reader on arbitrary workbooks.
  *
  * An input is one of two things:
  *   - a zip archive (it starts with "PK"): used as it is, so that the zip layer (libzip
