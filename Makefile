@@ -120,7 +120,7 @@ check-layers:
 
 test: check-layers unit-test nosimd-test sanitize-test conformance
 
-# valgrind over every conformance case and the examples: no errors, no leaks.
+# valgrind over every conformance case, the golden cases and the examples: no errors, no leaks.
 valgrind: $(BUILD)/tlcompare
 	@sh tests/valgrind.sh $(BUILD)/tlcompare $(CONFORMANCE)
 
