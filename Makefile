@@ -12,14 +12,17 @@
 VERSION     := 0.1.0
 PREFIX      ?= /usr/local
 CC          ?= cc
-PKGS        := xlsxwriter libzip expat zlib libisal
+PKGS        := libzip expat zlib libisal
 CSTD        := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
 WARN        := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-unused-parameter
 OPT         ?= -O2 -g
 CFLAGS      ?=
 LDFLAGS     ?=
 PKG_CFLAGS  = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS    = $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lxlsxwriter -lzip -lexpat -lz -lisal)
+PKG_LIBS    = $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lzip -lexpat -lz -lisal)
+# libxlsxwriter: only for the tests and tools that write workbooks with it (an independent
+# writer to read back; genreport's inputs) and the benchmark's reference writer (bench/).
+LXW_LIBS    = $(shell pkg-config --libs xlsxwriter 2>/dev/null || echo -lxlsxwriter)
 ALL_CFLAGS  = $(CSTD) $(WARN) $(OPT) -DTL_VERSION='"$(VERSION)"' $(PKG_CFLAGS) $(CFLAGS) -MMD -MP
 LIBS        = $(PKG_LIBS) -lm -lpthread
 
@@ -57,10 +60,18 @@ $(BUILD)/tlreport: $(BUILD)/obj/cli/tlreport.o $(BUILD)/libtlcompare.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
 
 $(BUILD)/tests/%: tests/%.c tests/testutil.h $(BUILD)/libtlcompare.a | $(BUILD)/tests
-	$(CC) $(ALL_CFLAGS) -Isrc -Itests $< -o $@ $(BUILD)/libtlcompare.a $(LIBS) -lcmocka
+	$(CC) $(ALL_CFLAGS) -Isrc -Itests $< -o $@ $(BUILD)/libtlcompare.a $(LIBS) $(LXW_LIBS) -lcmocka
 
 $(BUILD)/tools/%: tools/%.c $(BUILD)/libtlcompare.a | $(BUILD)/tools
-	$(CC) $(ALL_CFLAGS) -Isrc $< -o $@ $(BUILD)/libtlcompare.a $(LIBS)
+	$(CC) $(ALL_CFLAGS) -Isrc $< -o $@ $(BUILD)/libtlcompare.a $(LIBS) $(LXW_LIBS)
+
+# bench/: benchmark-only programs, with the libxlsxwriter reference writer.
+$(BUILD)/obj/bench/%.o: bench/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Isrc -Ibench -c $< -o $@
+
+$(BUILD)/tools/%: $(BUILD)/obj/bench/%.o $(BUILD)/obj/bench/xlsx_write_lxw.o $(BUILD)/libtlcompare.a | $(BUILD)/tools
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS) $(LXW_LIBS)
 
 $(BUILD)/tests $(BUILD)/tools:
 	mkdir -p $@
@@ -82,9 +93,10 @@ sanitize-test:
 	  $(CONFORMANCE)/run build/asan/tlreport $(CONFORMANCE)/report-cases --pending tests/pending/report.txt | tail -n 1; \
 	  $(CONFORMANCE)/run-tracediff build/asan/tlcompare --pending tests/pending/tracediff.txt | tail -n 1; fi
 
-# The writers' portable (SWAR) text scanning, which x86-64 builds otherwise never take
-# (textblock.h): their tests again with TL_NO_SIMD, in its own tree.
-NOSIMD_TESTS := test_csv_write test_xlsx_write test_xlsx_stream
+# The portable (SWAR) text scanning of the writers and of the xlsx reader, which x86-64
+# builds otherwise never take (base/textblock.h): their tests again with TL_NO_SIMD, in its
+# own tree.
+NOSIMD_TESTS := test_csv_write test_xlsx_write test_xlsx_stream test_xlsx_read
 nosimd-test:
 	@$(MAKE) --no-print-directory BUILD=build/nosimd OPT="-O2 -DTL_NO_SIMD" \
 	  $(NOSIMD_TESTS:%=build/nosimd/tests/%) >/dev/null
@@ -111,7 +123,7 @@ check-layers:
 
 test: check-layers unit-test nosimd-test sanitize-test conformance
 
-# valgrind over every conformance case and the examples: no errors, no leaks.
+# valgrind over every conformance case, the golden cases and the examples: no errors, no leaks.
 valgrind: $(BUILD)/tlcompare $(BUILD)/tlreport
 	@sh tests/valgrind.sh $(BUILD)/tlcompare $(CONFORMANCE)
 
@@ -152,7 +164,8 @@ examples-traces: $(BUILD)/tools/gentrace
 # Then the traces (when this Makefile can build $(BUILD)/tlreport): the timesformer pair and
 # generated 1 GB traces (~2.3 GB cached in build/bench/traces/); BENCH_TRACES=0 skips them,
 # BENCH_REPORTS=0 runs only them.
-bench: $(BUILD)/tlcompare $(BUILD)/tools/genreport $(BUILD)/tools/benchrun $(BUILD)/tools/gentrace
+bench: $(BUILD)/tlcompare $(BUILD)/tools/genreport $(BUILD)/tools/benchrun $(BUILD)/tools/gentrace \
+       $(BUILD)/tools/lxw_compare
 	@if $(MAKE) -n $(BUILD)/tlreport >/dev/null 2>&1; then $(MAKE) --no-print-directory $(BUILD)/tlreport; fi
 	@BUILD=$(BUILD) bash tools/bench.sh
 
@@ -175,7 +188,7 @@ uninstall:
 clean:
 	rm -rf build comparison.xlsx comparison_csvs
 
--include $(OBJ:.o=.d) $(BUILD)/obj/cli/main.d $(BUILD)/obj/cli/tlreport.d $(TEST_BINS:=.d)
+-include $(OBJ:.o=.d) $(BUILD)/obj/cli/main.d $(BUILD)/obj/cli/tlreport.d $(TEST_BINS:=.d) $(wildcard $(BUILD)/obj/bench/*.d)
 
 # ---- fuzzing --------------------------------------------------------------------------
 

@@ -1,5 +1,5 @@
 /*
- * fuzz.h - the fuzz targets' entry points (issue 3).
+ * fuzz.h - the fuzz targets' entry points.
  *
  * Each fuzz/fuzz_<target>.c defines tl_fuzz_<target>() and, unless TL_FUZZ_NO_MAIN is
  * defined, libFuzzer's LLVMFuzzerTestOneInput() calling it.  tests/test_regressions.c

@@ -1,7 +1,7 @@
 /*
  * test_regressions.c - every input a fuzzer ever failed on, and every seed, replayed
- * through the fuzz targets themselves (issue 3: "every crash found becomes a regression
- * test").
+ * through the fuzz targets themselves, so that every crash found stays a regression
+ * test.
  *
  * The three targets of fuzz/ are compiled in here (without libFuzzer's entry point), so
  * an input runs exactly the code it ran under the fuzzer, with the targets' own checks;

@@ -1,6 +1,7 @@
 #!/bin/sh
-# Run tlcompare under valgrind on every conformance case and on the bundled examples,
-# and tlreport (beside it) on every trace -> report case: any memory error or leak fails.
+# Run tlcompare under valgrind on every conformance case, the golden cases (tests/golden)
+# and the bundled examples, and tlreport (beside it) on every trace -> report case: any
+# memory error or leak fails.
 # usage: tests/valgrind.sh TLCOMPARE [CONFORMANCE_DIR]
 set -u
 tool=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
@@ -34,6 +35,12 @@ if [ -d "$conf/report-cases" ] && [ -x "$report_tool" ]; then
   done
   tool=$compare_tool
 fi
+# the project's own end-to-end cases (tests/golden), but those that must fail
+for c in "$top"/tests/golden/*/; do
+  [ -f "$c/args" ] && [ ! -f "$c/expected/status" ] || continue
+  # shellcheck disable=SC2046
+  run "golden_$(basename "$c")" "$c" $(cat "$c/args")
+done
 run examples "$top" examples/baseline examples/candidate
 run examples_xlsx "$top" examples/baseline.xlsx examples/candidate.xlsx
 echo "$((n - fail)) passed, $fail failed"

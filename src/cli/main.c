@@ -572,9 +572,7 @@ int main(int argc, char **argv)
         if (tl_trace_report_wait(&reports[i], &err) != 0)
             goto fail;
     /* The outputs are written as the results come, under temporary names. */
-    const char *engine = getenv("TLCOMPARE_XLSX_WRITER"); /* the benchmark's reference writer */
-    int lxw = engine && strcmp(engine, "libxlsxwriter") == 0;
-    outputs = tl_out_open(o.output, o.csv_dir, !o.no_summary, lxw, &err);
+    outputs = tl_out_open(o.output, o.csv_dir, !o.no_summary, &err);
     if (!outputs)
         goto fail;
     /* A report that holds no TraceLens sheet at all is no report: say so, rather than

@@ -221,7 +221,7 @@ int main(int argc, char **argv)
         names[i] = res.items[i].name;
     }
     if (xlsx) {
-        out = tl_out_open(xlsx, o.csv_dir, 0, 0, &err);
+        out = tl_out_open(xlsx, o.csv_dir, 0, &err);
         if (!out)
             goto fail;
         tl_sink sink = tl_out_sink(out);
