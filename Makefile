@@ -3,23 +3,26 @@
 #   make            build build/tlcompare
 #   make test       layer check, unit tests, the sanitizer build, the conformance suite (when present)
 #   make demo       install missing packages (as root), build, compare the bundled examples
-#   make install    PREFIX=/usr/local: binary, man page, TraceLens-compatible alias
+#   make install    PREFIX=/usr/local: tlcompare and tlreport, man pages, TraceLens-compatible alias
 #   make deps       install the Debian packages the build needs (as root)
-#   make fuzz       libFuzzer on the CSV reader, the xlsx reader, the comparison
+#   make fuzz       libFuzzer on the CSV reader, the xlsx reader, the comparison, the trace reader
 #                   (FUZZ_SECONDS each, default 60; fails on a finding)
 #   make clean
 
 VERSION     := 0.1.0
 PREFIX      ?= /usr/local
 CC          ?= cc
-PKGS        := xlsxwriter libzip expat zlib libisal
+PKGS        := libzip expat zlib libisal
 CSTD        := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
 WARN        := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-unused-parameter
 OPT         ?= -O2 -g
 CFLAGS      ?=
 LDFLAGS     ?=
 PKG_CFLAGS  = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS    = $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lxlsxwriter -lzip -lexpat -lz -lisal)
+PKG_LIBS    = $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lzip -lexpat -lz -lisal)
+# libxlsxwriter: only for the tests and tools that write workbooks with it (an independent
+# writer to read back; genreport's inputs) and the benchmark's reference writer (bench/).
+LXW_LIBS    = $(shell pkg-config --libs xlsxwriter 2>/dev/null || echo -lxlsxwriter)
 ALL_CFLAGS  = $(CSTD) $(WARN) $(OPT) -DTL_VERSION='"$(VERSION)"' $(PKG_CFLAGS) $(CFLAGS) -MMD -MP
 LIBS        = $(PKG_LIBS) -lm -lpthread
 
@@ -41,7 +44,7 @@ DEB_PKGS    := build-essential pkg-config libxlsxwriter-dev libzip-dev libexpat1
 .PHONY: check-layers nosimd-test all test unit-test sanitize-test conformance demo deps install uninstall clean \
         valgrind examples bench fuzz
 
-all: $(BUILD)/tlcompare
+all: $(BUILD)/tlcompare $(BUILD)/tlreport
 
 $(BUILD)/obj/%.o: src/%.c
 	@mkdir -p $(dir $@)
@@ -53,18 +56,29 @@ $(BUILD)/libtlcompare.a: $(OBJ)
 $(BUILD)/tlcompare: $(BUILD)/obj/cli/main.o $(BUILD)/obj/cli/tracediff.o $(BUILD)/libtlcompare.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
 
+$(BUILD)/tlreport: $(BUILD)/obj/cli/tlreport.o $(BUILD)/libtlcompare.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+
 $(BUILD)/tests/%: tests/%.c tests/testutil.h $(BUILD)/libtlcompare.a | $(BUILD)/tests
-	$(CC) $(ALL_CFLAGS) -Isrc -Itests $< -o $@ $(BUILD)/libtlcompare.a $(LIBS) -lcmocka
+	$(CC) $(ALL_CFLAGS) -Isrc -Itests $< -o $@ $(BUILD)/libtlcompare.a $(LIBS) $(LXW_LIBS) -lcmocka
 
 $(BUILD)/tools/%: tools/%.c $(BUILD)/libtlcompare.a | $(BUILD)/tools
-	$(CC) $(ALL_CFLAGS) -Isrc $< -o $@ $(BUILD)/libtlcompare.a $(LIBS)
+	$(CC) $(ALL_CFLAGS) -Isrc $< -o $@ $(BUILD)/libtlcompare.a $(LIBS) $(LXW_LIBS)
+
+# bench/: benchmark-only programs, with the libxlsxwriter reference writer.
+$(BUILD)/obj/bench/%.o: bench/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Isrc -Ibench -c $< -o $@
+
+$(BUILD)/tools/%: $(BUILD)/obj/bench/%.o $(BUILD)/obj/bench/xlsx_write_lxw.o $(BUILD)/libtlcompare.a | $(BUILD)/tools
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS) $(LXW_LIBS)
 
 $(BUILD)/tests $(BUILD)/tools:
 	mkdir -p $@
 
 # ---- tests ----------------------------------------------------------------------------
 
-unit-test: $(TEST_BINS) $(BUILD)/tlcompare $(BUILD)/tools/genreport $(BUILD)/tools/gentrace
+unit-test: $(TEST_BINS) $(BUILD)/tlcompare $(BUILD)/tlreport $(BUILD)/tools/genreport $(BUILD)/tools/gentrace
 	@set -e; for t in $(TEST_BINS); do \
 	  TLCOMPARE=$(abspath $(BUILD)/tlcompare) TL_TOP=$(CURDIR) $$t; done
 
@@ -79,9 +93,10 @@ sanitize-test:
 	  $(CONFORMANCE)/run build/asan/tlreport $(CONFORMANCE)/report-cases --pending tests/pending/report.txt | tail -n 1; \
 	  $(CONFORMANCE)/run-tracediff build/asan/tlcompare --pending tests/pending/tracediff.txt | tail -n 1; fi
 
-# The writers' portable (SWAR) text scanning, which x86-64 builds otherwise never take
-# (textblock.h): their tests again with TL_NO_SIMD, in its own tree.
-NOSIMD_TESTS := test_csv_write test_xlsx_write test_xlsx_stream
+# The portable (SWAR) text scanning of the writers and of the xlsx reader, which x86-64
+# builds otherwise never take (base/textblock.h): their tests again with TL_NO_SIMD, in its
+# own tree.
+NOSIMD_TESTS := test_csv_write test_xlsx_write test_xlsx_stream test_xlsx_read
 nosimd-test:
 	@$(MAKE) --no-print-directory BUILD=build/nosimd OPT="-O2 -DTL_NO_SIMD" \
 	  $(NOSIMD_TESTS:%=build/nosimd/tests/%) >/dev/null
@@ -92,7 +107,7 @@ nosimd-test:
 # The outside yardstick, when ../shared/conformance is there: the report comparisons, the
 # trace -> report cases and the TraceDiff cases.  Each runner takes a pending list
 # (tests/pending/*.txt): cases of work still open, which may only shrink.
-conformance: $(BUILD)/tlcompare
+conformance: $(BUILD)/tlcompare $(BUILD)/tlreport
 	@if [ -x $(CONFORMANCE)/run ]; then set -e; \
 	  echo "conformance: report comparisons"; \
 	  $(CONFORMANCE)/run $(BUILD)/tlcompare --pending tests/pending/compare.txt; \
@@ -108,8 +123,8 @@ check-layers:
 
 test: check-layers unit-test nosimd-test sanitize-test conformance
 
-# valgrind over every conformance case and the examples: no errors, no leaks.
-valgrind: $(BUILD)/tlcompare
+# valgrind over every conformance case, the golden cases and the examples: no errors, no leaks.
+valgrind: $(BUILD)/tlcompare $(BUILD)/tlreport
 	@sh tests/valgrind.sh $(BUILD)/tlcompare $(CONFORMANCE)
 
 # ---- set-up ---------------------------------------------------------------------------
@@ -149,31 +164,36 @@ examples-traces: $(BUILD)/tools/gentrace
 # Then the traces (when this Makefile can build $(BUILD)/tlreport): the timesformer pair and
 # generated 1 GB traces (~2.3 GB cached in build/bench/traces/); BENCH_TRACES=0 skips them,
 # BENCH_REPORTS=0 runs only them.
-bench: $(BUILD)/tlcompare $(BUILD)/tools/genreport $(BUILD)/tools/benchrun $(BUILD)/tools/gentrace
+bench: $(BUILD)/tlcompare $(BUILD)/tools/genreport $(BUILD)/tools/benchrun $(BUILD)/tools/gentrace \
+       $(BUILD)/tools/lxw_compare
 	@if $(MAKE) -n $(BUILD)/tlreport >/dev/null 2>&1; then $(MAKE) --no-print-directory $(BUILD)/tlreport; fi
 	@BUILD=$(BUILD) bash tools/bench.sh
 
 # ---- install --------------------------------------------------------------------------
 
-install: $(BUILD)/tlcompare
+install: $(BUILD)/tlcompare $(BUILD)/tlreport
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 755 $(BUILD)/tlcompare $(DESTDIR)$(PREFIX)/bin/tlcompare
 	ln -sf tlcompare $(DESTDIR)$(PREFIX)/bin/TraceLens_compare_perf_reports_pytorch
 	install -m 644 man/tlcompare.1 $(DESTDIR)$(PREFIX)/share/man/man1/tlcompare.1
+	install -m 755 $(BUILD)/tlreport $(DESTDIR)$(PREFIX)/bin/tlreport
+	install -m 644 man/tlreport.1 $(DESTDIR)$(PREFIX)/share/man/man1/tlreport.1
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/tlcompare \
+	rm -f $(DESTDIR)$(PREFIX)/bin/tlcompare $(DESTDIR)$(PREFIX)/bin/tlreport \
+	      $(DESTDIR)$(PREFIX)/share/man/man1/tlreport.1 \
 	      $(DESTDIR)$(PREFIX)/bin/TraceLens_compare_perf_reports_pytorch \
 	      $(DESTDIR)$(PREFIX)/share/man/man1/tlcompare.1
 
 clean:
 	rm -rf build comparison.xlsx comparison_csvs
 
--include $(OBJ:.o=.d) $(BUILD)/obj/cli/main.d $(BUILD)/obj/cli/tracediff.d $(TEST_BINS:=.d)
+-include $(OBJ:.o=.d) $(BUILD)/obj/cli/main.d $(BUILD)/obj/cli/tracediff.d $(BUILD)/obj/cli/tlreport.d $(TEST_BINS:=.d) $(wildcard $(BUILD)/obj/bench/*.d)
 
 # ---- fuzzing --------------------------------------------------------------------------
 
-# libFuzzer targets (fuzz/fuzz_*.c): the CSV reader, the xlsx reader, the whole comparison.
+# libFuzzer targets (fuzz/fuzz_*.c): the CSV reader, the xlsx reader, the whole comparison,
+# the trace reader and its report sheets.
 # `make fuzz` builds them with clang (ASan + UBSan) in build/fuzz/ and runs each for
 # FUZZ_SECONDS from its seed corpus (fuzz/corpus/<target>/) and its past crashes
 # (fuzz/regressions/<target>/); new corpus entries go to build/fuzz/corpus/<target>/.
@@ -182,7 +202,7 @@ clean:
 # tests/test_regressions.c replays it in every `make test`.
 FUZZ_SECONDS ?= 60
 FUZZ_CC      ?= clang
-FUZZ_TARGETS := csv xlsx compare diff
+FUZZ_TARGETS := csv xlsx compare trace diff
 FUZZ_BUILD   := build/fuzz
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 

@@ -1,9 +1,9 @@
 /*
- * fuzz.h - the fuzz targets' entry points (issue 3).
+ * fuzz.h - the fuzz targets' entry points.
  *
  * Each fuzz/fuzz_<target>.c defines tl_fuzz_<target>() and, unless TL_FUZZ_NO_MAIN is
  * defined, libFuzzer's LLVMFuzzerTestOneInput() calling it.  tests/test_regressions.c
- * includes all three with TL_FUZZ_NO_MAIN, so that every input a fuzzer ever crashed on
+ * includes all of them with TL_FUZZ_NO_MAIN, so that every input a fuzzer ever crashed on
  * (fuzz/regressions/<target>/) and every seed (fuzz/corpus/<target>/) is replayed
  * through exactly the code the fuzzer ran, by `make test`, under ASan + UBSan too.
  *
@@ -23,6 +23,7 @@
 int tl_fuzz_csv(const uint8_t *data, size_t size);
 int tl_fuzz_xlsx(const uint8_t *data, size_t size);
 int tl_fuzz_compare(const uint8_t *data, size_t size);
+int tl_fuzz_trace(const uint8_t *data, size_t size);
 
 /* An invariant of the code under test: a violation is a finding, like a crash. */
 #define TL_FUZZ_CHECK(cond)                                                                    \

@@ -1,5 +1,5 @@
 /*
- * fuzz_compare.c - the whole comparison on arbitrary reports (issue 3).
+ * fuzz_compare.c - the whole comparison on arbitrary reports.
  *
  * Input: one selector byte, then the text of one sheet per report, the reports
  * separated by NUL bytes (a NUL can never be part of a CSV that reads, so nothing is
@@ -144,7 +144,7 @@ int tl_fuzz_compare(const uint8_t *data, size_t size)
         if (write_workbook) {
             char path[512];
             snprintf(path, sizeof path, "%s/out.xlsx", cmpfz_root);
-            tl_xlsx_write_opts opts = {NULL, 1};
+            tl_xlsx_write_opts opts = {NULL, 1, 0};
             tl_error werr = {0};
             if (tl_xlsx_write(&results, &opts, path, &werr) != 0)
                 TL_FUZZ_CHECK(werr.set && strchr(werr.msg, '\n') == NULL);

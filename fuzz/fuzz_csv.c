@@ -1,5 +1,5 @@
 /*
- * fuzz_csv.c - the CSV reader on arbitrary bytes (issue 3).
+ * fuzz_csv.c - the CSV reader on arbitrary bytes.
  *
  * Any input either parses into a well-formed table or fails with a message naming the
  * file and line.  A table that parsed is then written back as CSV and read again: what

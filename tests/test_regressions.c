@@ -1,7 +1,7 @@
 /*
  * test_regressions.c - every input a fuzzer ever failed on, and every seed, replayed
- * through the fuzz targets themselves (issue 3: "every crash found becomes a regression
- * test").
+ * through the fuzz targets themselves, so that every crash found stays a regression
+ * test.
  *
  * The three targets of fuzz/ are compiled in here (without libFuzzer's entry point), so
  * an input runs exactly the code it ran under the fuzzer, with the targets' own checks;
@@ -22,6 +22,7 @@
 #include "../fuzz/fuzz_compare.c"
 #include "../fuzz/fuzz_csv.c"
 #include "../fuzz/fuzz_xlsx.c"
+#include "../fuzz/fuzz_trace.c"
 
 static const char *top = ".";
 
@@ -112,6 +113,12 @@ static void test_replay_compare(void **state)
     replay("compare", tl_fuzz_compare);
 }
 
+static void test_replay_trace(void **state)
+{
+    (void)state;
+    replay("trace", tl_fuzz_trace);
+}
+
 int main(void)
 {
     const char *t = getenv("TL_TOP");
@@ -121,6 +128,7 @@ int main(void)
         cmocka_unit_test(test_replay_csv),
         cmocka_unit_test(test_replay_xlsx),
         cmocka_unit_test(test_replay_compare),
+        cmocka_unit_test(test_replay_trace),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

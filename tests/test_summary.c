@@ -1,5 +1,5 @@
 /*
- * test_summary.c - the summary (issue 5): its numbers, the gate, the Markdown / JSON /
+ * test_summary.c - the summary: its numbers, the gate, the Markdown / JSON /
  * terminal renderings, and the command line around them.
  *
  * The reports are the hand-written fixtures in tests/fixtures/summary/ (see its README for

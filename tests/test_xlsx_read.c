@@ -4,28 +4,28 @@
  *
  * The fixtures are built here, part by part, with libzip from hand-written XML, so that
  * each test shows exactly which markup it exercises; one test round-trips a workbook
- * written by libxlsxwriter, the library the writer side uses.
+ * written by libxlsxwriter, an independent writer.
  *
- * Worksheets are read by a fast scanner that falls back to expat (see xlsx_read.c).  All
+ * Worksheets are read by a fast scanner that falls back to expat (see xlsx_scan.c).  All
  * the tests run twice: as the reader runs (the scanner first), and with expat alone.  The
  * tests of the scanner itself read the same sheets both ways and compare, with chunk
  * boundaries everywhere, and check where it gives up that the fallback changes nothing.
+ *
+ * (~1,600 lines: one file, because the fixtures - the parts, the zip writer, the
+ * comparison of two readings - are shared by every test of the reader.)
  */
 #include "testutil.h"
 
 #include "read/xlsx_read.h"
 
 #include <glob.h>
+#include <sys/resource.h>
 #include <xlsxwriter.h>
 #include <zip.h>
 
-/* Internal to xlsx_read.c: lowers the decompression-bomb bound (0 restores it). */
-void tl_xlsx_set_part_limit(size_t limit);
-/* Internal to xlsx_read.c: 0 reads worksheets with the scanner and falls back to expat,
- * 1 with expat alone, 2 with the scanner alone ("gave up" is then an error). */
-void tl_xlsx_set_scanner(int mode);
-/* Internal to xlsx_read.c: inflated bytes parsed at a time (0 restores the default). */
-void tl_xlsx_set_chunk(size_t bytes);
+/* The options every workbook of these tests is opened with (tl_xlsx_opts: the bound on a
+ * part, the chunk size, the scanner mode); a test that changes one restores it. */
+static tl_xlsx_opts opts;
 
 /* The scanner mode the current group of tests runs in (0 or 1). */
 static int group_mode;
@@ -75,9 +75,10 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     fixture *f = *state;
-    tl_xlsx_set_part_limit(0);
-    tl_xlsx_set_scanner(group_mode);
-    tl_xlsx_set_chunk(0);
+    opts.part_limit = 0;
+    opts.scanner = group_mode;
+    opts.chunk = 0;
+    opts.max_strings = 0;
     tl_arena_free(&f->arena);
     tt_rmrf(f->dir);
     free(f->dir);
@@ -167,7 +168,7 @@ static const char *one_sheet(fixture *f, const char *name, const char *rows, con
 static tl_table *read_sheet(fixture *f, const char *path, const char *sheet)
 {
     memset(&f->err, 0, sizeof f->err);
-    tl_xlsx *x = tl_xlsx_open(path, &f->err);
+    tl_xlsx *x = tl_xlsx_open_opts(path, &opts, &f->err);
     if (!x)
         return NULL;
     tl_table *t = tl_xlsx_read_sheet(x, sheet, &f->arena, &f->err);
@@ -292,7 +293,7 @@ static void test_shared_strings_reused(void **state)
     const char *path = one_sheet(f, "reuse.xlsx", rows, "<si><t>op</t></si><si><t>gemm</t></si>");
 
     memset(&f->err, 0, sizeof f->err);
-    tl_xlsx *x = tl_xlsx_open(path, &f->err);
+    tl_xlsx *x = tl_xlsx_open_opts(path, &opts, &f->err);
     assert_non_null(x);
     for (int i = 0; i < 3; i++) {
         tl_arena a;
@@ -498,7 +499,7 @@ static void test_workbook_shapes(void **state)
     free(s1), free(s2), free(s3), free(s4), free(s5);
 
     memset(&f->err, 0, sizeof f->err);
-    tl_xlsx *x = tl_xlsx_open(f->path, &f->err);
+    tl_xlsx *x = tl_xlsx_open_opts(f->path, &opts, &f->err);
     assert_non_null(x);
     assert_int_equal(tl_xlsx_sheet_count(x), 5);
     assert_string_equal(tl_xlsx_sheet_name(x, 0), "Empty");
@@ -807,7 +808,7 @@ static void test_decompression_bound(void **state)
     tl_table_free(t);
 
     /* the size the zip directory declares is checked first */
-    tl_xlsx_set_part_limit(4096);
+    opts.part_limit = 4096;
     snprintf(want, sizeof want,
              "%s: part xl/worksheets/sheet1.xml inflates beyond 4 KiB; refusing "
              "(decompression bomb?)", path);
@@ -821,18 +822,60 @@ static void test_decompression_bound(void **state)
     fclose(fp);
     patch_size(buf, n, "xl/worksheets/sheet1.xml", 1000);
     tt_write_file(path, (const char *)buf, n);
-    tl_xlsx_set_part_limit(4000);
+    opts.part_limit = 4000;
     snprintf(want, sizeof want,
              "%s: part xl/worksheets/sheet1.xml inflates beyond 4000 bytes; refusing "
              "(decompression bomb?)", path);
     expect_error(f, path, "Sheet1", want);
 
     /* the bound covers the workbook's own parts too */
-    tl_xlsx_set_part_limit(100);
+    opts.part_limit = 100;
     memset(&f->err, 0, sizeof f->err);
-    assert_null(tl_xlsx_open(path, &f->err));
+    assert_null(tl_xlsx_open_opts(path, &opts, &f->err));
     assert_non_null(strstr(f->err.msg, "inflates beyond 100 bytes"));
-    tl_xlsx_set_part_limit(0);
+    opts.part_limit = 0;
+}
+
+/* A shared-string part of more empty strings than the bound (17 M <si/>, 85 MB of XML that
+ * deflates to ~0.1 MB): a clear error, in bounded memory, not an ever-growing table. */
+static void test_shared_strings_bomb(void **state)
+{
+    fixture *f = *state;
+    size_t n = TL_XLSX_MAX_STRINGS + 4096, head = strlen(XML_DECL "<sst xmlns=\"" NS_MAIN "\">");
+    char *sst = malloc(head + 5 * n + 8);
+    assert_non_null(sst);
+    memcpy(sst, XML_DECL "<sst xmlns=\"" NS_MAIN "\">", head);
+    for (size_t i = 0; i < n; i++)
+        memcpy(sst + head + 5 * i, "<si/>", 5);
+    strcpy(sst + head + 5 * n, "</sst>");
+    char *sheet = sheet_xml("<row r=\"1\"><c r=\"A1\" t=\"s\"><v>0</v></c></row>");
+    const char *parts[] = {
+        "_rels/.rels", ROOT_RELS,
+        "xl/workbook.xml", WB_ONE,
+        "xl/_rels/workbook.xml.rels", WB_RELS_ONE,
+        "xl/worksheets/sheet1.xml", sheet,
+        "xl/sharedStrings.xml", sst,
+        NULL,
+    };
+    path_of(f, "sst_bomb.xlsx");
+    write_zip(f->path, parts);
+    free(sheet);
+    free(sst);
+
+    char want[4200];
+    snprintf(want, sizeof want, "%s, part xl/sharedStrings.xml: more than %zu shared strings; "
+             "refusing (a workbook bomb?)", f->path, (size_t)TL_XLSX_MAX_STRINGS);
+    expect_error(f, f->path, "Sheet1", want);
+    struct rusage ru;
+    assert_int_equal(getrusage(RUSAGE_SELF, &ru), 0);
+    assert_true(ru.ru_maxrss < 1024 * 1024); /* KiB: under 1 GiB */
+
+    /* the bound is the caller's to lower */
+    opts.max_strings = 1000;
+    snprintf(want, sizeof want, "%s, part xl/sharedStrings.xml: more than 1000 shared strings; "
+             "refusing (a workbook bomb?)", f->path);
+    expect_error(f, f->path, "Sheet1", want);
+    opts.max_strings = 0;
 }
 
 static void test_hostile_xml(void **state)
@@ -919,7 +962,7 @@ static void test_xlsxwriter_roundtrip(void **state)
         path_of(f, cm ? "lxw_inline.xlsx" : "lxw_shared.xlsx");
         write_with_xlsxwriter(f->path, cm);
         memset(&f->err, 0, sizeof f->err);
-        tl_xlsx *x = tl_xlsx_open(f->path, &f->err);
+        tl_xlsx *x = tl_xlsx_open_opts(f->path, &opts, &f->err);
         assert_non_null(x);
         assert_int_equal(tl_xlsx_sheet_count(x), cm ? 1 : 2);
         assert_string_equal(tl_xlsx_sheet_name(x, 0), "Sheet1");
@@ -969,12 +1012,12 @@ static const char *book(fixture *f, const char *name, const char *sheet, const c
     return f->path;
 }
 
-/* Read a sheet in scanner mode `mode` (see tl_xlsx_set_scanner). */
+/* Read a sheet in scanner mode `mode` (see tl_xlsx_opts). */
 static tl_table *read_mode(fixture *f, const char *path, const char *sheet, int mode)
 {
-    tl_xlsx_set_scanner(mode);
+    opts.scanner = mode;
     tl_table *t = read_sheet(f, path, sheet);
-    tl_xlsx_set_scanner(group_mode);
+    opts.scanner = group_mode;
     return t;
 }
 
@@ -1188,9 +1231,9 @@ static void test_scanner_chunks(void **state)
         tl_table *want = expat_read(f, f->path, "Sheet1", &want_err);
         assert_non_null(want);
         for (size_t chunk = 1; chunk <= n + 1; chunk += chunk < 80 ? 1 : 97) {
-            tl_xlsx_set_chunk(chunk);
+            opts.chunk = chunk;
             tl_table *t = read_mode(f, f->path, "Sheet1", 2);
-            tl_xlsx_set_chunk(0);
+            opts.chunk = 0;
             if (!t)
                 fail_msg("sheet %zu, chunks of %zu bytes: %s", sheets[k], chunk, f->err.msg);
             assert_same_table(want, t);
@@ -1320,7 +1363,7 @@ static void test_scanner_conformance_inputs(void **state)
     for (size_t k = 0; k < g.gl_pathc; k++) {
         const char *path = g.gl_pathv[k];
         memset(&f->err, 0, sizeof f->err);
-        tl_xlsx *x = tl_xlsx_open(path, &f->err);
+        tl_xlsx *x = tl_xlsx_open_opts(path, &opts, &f->err);
         assert_non_null(x);
         size_t n = tl_xlsx_sheet_count(x);
         char **names = calloc(n, sizeof *names);
@@ -1462,7 +1505,7 @@ static void test_inflate_damage(void **state)
     patch_crc(buf, n, "xl/workbook.xml", 0);
     tt_write_file(f->path, (const char *)buf, n);
     memset(&f->err, 0, sizeof f->err);
-    assert_null(tl_xlsx_open(f->path, &f->err));
+    assert_null(tl_xlsx_open_opts(f->path, &opts, &f->err));
     snprintf(want, sizeof want,
              "%s, part xl/workbook.xml: damaged zip data: CRC-32 mismatch (the zip says "
              "00000000, the data gives ", f->path);
@@ -1504,7 +1547,7 @@ static int group_default(void **state)
 {
     (void)state;
     group_mode = 0;
-    tl_xlsx_set_scanner(0);
+    opts.scanner = 0;
     return 0;
 }
 
@@ -1512,7 +1555,7 @@ static int group_expat(void **state)
 {
     (void)state;
     group_mode = 1;
-    tl_xlsx_set_scanner(1);
+    opts.scanner = 1;
     return 0;
 }
 
@@ -1534,6 +1577,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_duplicate_sheets, setup, teardown),
         cmocka_unit_test_setup_teardown(test_decompression_bound, setup, teardown),
         cmocka_unit_test_setup_teardown(test_hostile_xml, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_shared_strings_bomb, setup, teardown),
         cmocka_unit_test_setup_teardown(test_xlsxwriter_roundtrip, setup, teardown),
         cmocka_unit_test_setup_teardown(test_inflate_methods, setup, teardown),
         cmocka_unit_test_setup_teardown(test_inflate_damage, setup, teardown),

@@ -2,7 +2,8 @@
  * test_xlsx_stream.c - the streaming workbook writer (xlsx_write.h) on a pool: a big
  * result is rendered and compressed in pieces, by the pool's thread and by the caller
  * helping, and joined into one part.  The joined sheet must be the very XML the writer
- * makes in one piece (through its test setter), with the CRC-32 the zip records for it,
+ * makes in one piece (tl_xlsx_write_opts.piece_cells), with the CRC-32 the zip records
+ * for it,
  * with numbers formatted once beforehand (tl_table_format_floats) or not.
  */
 #include "testutil.h"
@@ -13,9 +14,6 @@
 #include <math.h>
 #include <zip.h>
 #include <zlib.h>
-
-/* xlsx_write.c's test hook: cells per piece (0: the default). */
-void tl_xlsx_set_piece_cells(size_t cells);
 
 /* rows x 10 columns of mixed cells: text with XML specials, floats, ints, bools, gaps */
 static tl_table *big_table(size_t rows)
@@ -74,10 +72,8 @@ static void check_streamed(size_t rows, int threads, int formatted)
     snprintf(streamed, sizeof streamed, "%s/streamed.xlsx", dir);
 
     tl_error err = {0};
-    tl_xlsx_write_opts opts = {NULL, 1};
-    tl_xlsx_set_piece_cells((size_t)-1); /* the whole sheet in one piece */
+    tl_xlsx_write_opts opts = {NULL, 1, (size_t)-1}; /* the whole sheet in one piece */
     int rc = tl_xlsx_write(&one, &opts, whole, &err);
-    tl_xlsx_set_piece_cells(0);
     if (rc != 0)
         fail_msg("tl_xlsx_write: %s", err.msg);
 

@@ -232,7 +232,7 @@ static void free_results(tl_results *res) { tl_results_free(res); }
 static void check_round_trip(const tl_results *res, const char *path, int threads)
 {
     tl_error err = {0};
-    tl_xlsx_write_opts opts = {NULL, threads};
+    tl_xlsx_write_opts opts = {NULL, threads, 0};
     int rc = tl_xlsx_write(res, &opts, path, &err);
     if (rc != 0)
         fail_msg("tl_xlsx_write: %s", err.msg);
@@ -444,7 +444,7 @@ static void test_summary_sheet_and_chart(void **state)
     char *dir = tt_tmpdir();
     char *path = tmp_path(dir, "sum.xlsx");
     tl_error err = {0};
-    tl_xlsx_write_opts opts = {&sum, 2};
+    tl_xlsx_write_opts opts = {&sum, 2, 0};
     if (tl_xlsx_write(&res, &opts, path, &err) != 0)
         fail_msg("%s", err.msg);
 

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Run tlcompare under valgrind on every conformance case (the TraceDiff ones with
-# --tracediff-dir) and on the bundled examples:
-# any memory error or leak fails.  usage: tests/valgrind.sh TLCOMPARE [CONFORMANCE_DIR]
+# --tracediff-dir), the golden cases (tests/golden) and the bundled examples, and
+# tlreport (beside it) on every trace -> report case: any memory error or leak fails.
+# usage: tests/valgrind.sh TLCOMPARE [CONFORMANCE_DIR]
 set -u
 tool=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 conf=${2:-../shared/conformance}
@@ -31,6 +32,21 @@ if [ -d "$conf/tracediff-cases" ]; then
     run "td_$(basename "$c")" "$c" $(cat "$c/args") --tracediff-dir "$tmp/td_$(basename "$c")_dir"
   done
 fi
+report_tool=$(dirname "$tool")/tlreport
+if [ -d "$conf/report-cases" ] && [ -x "$report_tool" ]; then
+  compare_tool=$tool; tool=$report_tool
+  for c in "$conf"/report-cases/*/; do
+    # shellcheck disable=SC2046
+    run "report_$(basename "$c")" "$c" $(cat "$c/args")
+  done
+  tool=$compare_tool
+fi
+# the project's own end-to-end cases (tests/golden), but those that must fail
+for c in "$top"/tests/golden/*/; do
+  [ -f "$c/args" ] && [ ! -f "$c/expected/status" ] || continue
+  # shellcheck disable=SC2046
+  run "golden_$(basename "$c")" "$c" $(cat "$c/args")
+done
 run examples "$top" examples/baseline examples/candidate
 run examples_xlsx "$top" examples/baseline.xlsx examples/candidate.xlsx
 echo "$((n - fail)) passed, $fail failed"

@@ -9,7 +9,8 @@
 #
 # Environment:
 #   BENCH_RUNS=5        runs per main case (median, min, max are over these)
-#   BENCH_LXW_RUNS=3    runs of the libxlsxwriter reference writer (slow; 0 skips)
+#   BENCH_LXW_RUNS=3    runs of build/tools/lxw_compare, the comparison with the workbook
+#                       written by libxlsxwriter (bench/; slow; 0 skips)
 #   BENCH_SMALL_RUNS=20 runs of the bundled examples
 #   BENCH_SCALING=1     0 skips the 1k/5k/20k/80k scaling run
 #   BENCH_SCALING_RUNS=3
@@ -28,7 +29,7 @@
 #
 # Medians of wall time (fork to wait4), per-phase medians from `tlcompare --timings`, and the
 # peak RSS (max ru_maxrss over the runs, from build/tools/benchrun).  Prints PASS/MISS per
-# target of issue 4.  Exits 0 whatever the figures are; 1 only if a run failed or crashed.
+# performance target (BENCHMARKS.md).  Exits 0 whatever the figures are; 1 only if a run failed or crashed.
 set -u
 cd "$(dirname "$0")/.." || exit 1   # the repository root: examples/, tools/, build/
 
@@ -36,6 +37,7 @@ BUILD=${BUILD:-build}
 TL=$BUILD/tlcompare
 GEN=$BUILD/tools/genreport
 RUN=$BUILD/tools/benchrun
+LXW=$BUILD/tools/lxw_compare
 DIR=${BENCH_DIR:-$BUILD/bench}
 RUNS=${BENCH_RUNS:-5}
 LXW_RUNS=${BENCH_LXW_RUNS:-3}
@@ -46,13 +48,13 @@ REPORTS=${BENCH_REPORTS:-1}
 TRACES=${BENCH_TRACES:-1}
 SEED=1
 
-for b in "$TL" "$GEN" "$RUN"; do
+for b in "$TL" "$GEN" "$RUN" "$LXW"; do
     [ -x "$b" ] || { echo "bench: $b is missing (run 'make bench')" >&2; exit 1; }
 done
 mkdir -p "$DIR/out" || exit 1
 # Time one binary throughout, even if the tree is rebuilt while the bench runs.
-cp "$TL" "$DIR/tlcompare" || exit 1
-TL=$DIR/tlcompare
+cp "$TL" "$DIR/tlcompare" && cp "$LXW" "$DIR/lxw_compare" || exit 1
+TL=$DIR/tlcompare LXW=$DIR/lxw_compare
 DATA=$DIR/results.tsv       # one line per run: case wall rss_kb cpu read compare format workbook csv total user
 : >"$DATA"
 failed=0
@@ -98,8 +100,9 @@ gen() {
 
 # ---- measuring ----------------------------------------------------------------------------
 
-# measure CASE RUNS ENV BASELINE CANDIDATE [small]: run tlcompare RUNS times (workbook + CSVs
-# out), one line per run into $DATA; "small" shows the runs in milliseconds.
+# measure CASE RUNS ENV BASELINE CANDIDATE [small]: run tlcompare ($MEASURE_TL if set) RUNS
+# times (workbook + CSVs out), one line per run into $DATA; "small" shows the runs in
+# milliseconds.
 measure() {
     local name=$1 runs=$2 envs=$3 a=$4 b=$5 small=${6:-} i line t status
     local out=$DIR/out/cmp.xlsx csvs=$DIR/out/cmp_csvs err=$DIR/out/stderr.txt
@@ -107,7 +110,7 @@ measure() {
     for ((i = 1; i <= runs; i++)); do
         rm -rf "$out" "$csvs"
         # shellcheck disable=SC2086
-        line=$(env $envs "$RUN" -e "$err" -- "$TL" "$a" "$b" -o "$out" --output_csvs_dir "$csvs" -q --timings)
+        line=$(env $envs "$RUN" -e "$err" -- "${MEASURE_TL:-$TL}" "$a" "$b" -o "$out" --output_csvs_dir "$csvs" -q --timings)
         status=$?
         t=$(sed -n 's/^timings: //p' "$err")
         if [ "$status" -ne 0 ] || [ -z "$t" ]; then
@@ -185,7 +188,7 @@ if [ "$REPORTS" != 0 ]; then
     OUT1_XLSX=${OUT_XLSX_BYTES:-0} OUT1_CSV=${OUT_CSV_BYTES:-0}
     measure "20k xlsx in" "$RUNS" "" "$R/baseline.xlsx" "$R/candidate.xlsx"
     if [ "$LXW_RUNS" -gt 0 ]; then
-        measure "20k csv in, lxw writer" "$LXW_RUNS" "TLCOMPARE_XLSX_WRITER=libxlsxwriter" "$R/baseline" "$R/candidate"
+        MEASURE_TL=$LXW measure "20k csv in, lxw writer" "$LXW_RUNS" "" "$R/baseline" "$R/candidate"
     fi
     measure "examples (ms)" "$SMALL_RUNS" "" examples/baseline examples/candidate small
 
@@ -228,7 +231,7 @@ if [ "$REPORTS" != 0 ]; then
     fi
 
     echo
-    echo "targets (issue 4):"
+    echo "targets:"
     S1=$(stats "20k csv in") S2=$(stats "20k xlsx in") S3=$(stats "examples (ms)")
     check "20k rows, CSV in -> workbook + CSVs (median)" "$(echo "$S1" | cut -d' ' -f1)" 3 s
     check "20k rows, xlsx in -> workbook + CSVs (median)" "$(echo "$S2" | cut -d' ' -f1)" 5 s

@@ -16,7 +16,12 @@
  * candidate generated with the same seed comparable: a row's key is drawn from the same
  * stream in both, only its membership and its timings depend on the role.
  *
- * Depends on libc, libm and libxlsxwriter only.
+ * Depends on libc, libm, libxlsxwriter and the project's base/numfmt.h (numbers written
+ * as Python writes them). *
+ * (One file of ~2,800 lines: one program whose parts - the op templates, perf models,
+ * kernel names, sheet layouts and writers, the random report and the hand-designed example
+ * - all describe the same ops and share one data model; it is a tool, built and read on
+ * its own.)
  */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
@@ -34,6 +39,8 @@
 #include <sys/types.h>
 
 #include <xlsxwriter.h>
+
+#include "base/numfmt.h"
 
 #define MAX_ROWS 1000000L /* well below Excel's 1,048,576-row sheet limit */
 #define KNAME 1200        /* longest kernel name we build, with room to spare */
@@ -183,12 +190,10 @@ static void sb_putc(sbuf *b, char c)
     sb_putn(b, &c, 1);
 }
 
-static size_t fmt_ll(char *out, long long v);
-
 static void sb_int(sbuf *b, long long v)
 {
-    char tmp[24];
-    sb_putn(b, tmp, fmt_ll(tmp, v));
+    char tmp[TL_NUMFMT_MAX];
+    sb_putn(b, tmp, tl_fmt_int(v, tmp));
 }
 
 static void sb_free(sbuf *b)
@@ -198,16 +203,14 @@ static void sb_free(sbuf *b)
     b->n = b->cap = 0;
 }
 
-/* ---- Python's float repr ----------------------------------------------------------------- */
+/* ---- numbers ------------------------------------------------------------------------------ */
 
 /*
- * Reports hold millions of floats, and snprintf + strtod per value would dominate the run
- * time, so digits are found with exact integer arithmetic: write |v| = m / 2^s (m a 53-bit
- * integer), then round(m * 10^p / 2^s) is the correctly rounded p-decimal scaling, and a
- * decimal D / 10^p reads back as v exactly when it lies in v's rounding interval
- * [(2m - 1) / 2^(s+1), (2m + 1) / 2^(s+1)] (bounds included when m is even: ties go to
- * even).  In 1e-4 <= |v| < 1e15 every product fits in 128 bits; elsewhere we fall back to
- * printf / strtod.
+ * Floats and integers are written as Python writes them by the project's numfmt.h (the
+ * same text tlcompare writes).  Rounding to hundredths (round2) is exact integer
+ * arithmetic: write |v| = m / 2^s (m a 53-bit integer), then round(m * 10^p / 2^s) is the
+ * correctly rounded p-decimal scaling; in 1e-4 <= |v| < 1e15 every product fits in 128
+ * bits.
  */
 __extension__ typedef unsigned __int128 u128;
 
@@ -241,194 +244,10 @@ static uint64_t scaled_round(uint64_t m, int s, int p)
     return (uint64_t)q;
 }
 
-/* Does D / 10^p read back as m / 2^s? */
-static int round_trips(uint64_t d, uint64_t m, int s, int p)
-{
-    u128 t = pow10_128(p), x, lo, hi;
-    if (m == 1ULL << 52) { /* the next double down is only half an ulp away */
-        x = (u128)d << (s + 2);
-        lo = (u128)(4 * m - 1) * t;
-        hi = (u128)(4 * m + 2) * t;
-    } else {
-        x = (u128)d << (s + 1);
-        lo = (u128)(2 * m - 1) * t;
-        hi = (u128)(2 * m + 1) * t;
-    }
-    return (m & 1) ? (x > lo && x < hi) : (x >= lo && x <= hi);
-}
-
-static size_t fmt_ll(char *out, long long v)
-{
-    static const char PAIRS[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-                                "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-                                "8081828384858687888990919293949596979899";
-    char tmp[24];
-    int n = 0;
-    unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
-    while (u >= 100) { /* two digits per division: this runs for every number written */
-        unsigned r = (unsigned)(u % 100);
-        u /= 100;
-        tmp[n++] = PAIRS[2 * r + 1];
-        tmp[n++] = PAIRS[2 * r];
-    }
-    tmp[n++] = (char)('0' + u % 10);
-    if (u >= 10)
-        tmp[n++] = (char)('0' + u / 10);
-    size_t len = 0;
-    if (v < 0)
-        out[len++] = '-';
-    while (n)
-        out[len++] = tmp[--n];
-    out[len] = '\0';
-    return len;
-}
-
-/* The shortest round-tripping significant digits of v (no sign) and its decimal exponent;
- * 0 when v is outside the exact range. */
-static int shortest_digits(double v, char *digits, int *nd, int *exp10)
-{
-    uint64_t m, d17 = 0;
-    int s, e10, p = 0;
-    if (!(fabs(v) >= 1e-4 && fabs(v) < 1e15))
-        return 0;
-    split_double(v, &m, &s);
-    /* 2^(52-s) <= |v| < 2^(53-s): a first guess at the decimal exponent, pinned below */
-    e10 = (int)floor((52 - s) * 0.30102999566398120);
-    for (int tries = 0; tries < 4; tries++) { /* pin the exponent: 17 digits exactly */
-        p = 16 - e10;
-        d17 = scaled_round(m, s, p);
-        if (d17 >= 100000000000000000ULL)
-            e10++;
-        else if (d17 < 10000000000000000ULL)
-            e10--;
-        else
-            break;
-    }
-    uint64_t best = d17;
-    int ndig = 17, bexp = e10, found = 0;
-    for (int n = 15; n <= 16 && !found; n++) {
-        int pn = p - (17 - n);
-        uint64_t d0 = scaled_round(m, s, pn);
-        /* The nearest n-digit decimal first; at a power of two the interval is lopsided
-         * and only its upper neighbour may fit (Python then prints that one). */
-        const uint64_t cand[3] = {d0, d0 + 1, d0 - 1};
-        for (int c = 0; c < 3 && !found; c++) {
-            uint64_t d = cand[c];
-            if (!round_trips(d, m, s, pn))
-                continue;
-            found = 1;
-            ndig = n;
-            bexp = e10;
-            if (d >= (uint64_t)pow10_128(n)) { /* rounded up to 10^n: one more decade */
-                d /= 10;
-                bexp++;
-            }
-            best = d;
-        }
-    }
-    char tmp[24];
-    size_t len = fmt_ll(tmp, (long long)best);
-    if ((int)len != ndig)
-        return 0; /* cannot happen; be safe rather than wrong */
-    while (len > 1 && tmp[len - 1] == '0')
-        len--;
-    memcpy(digits, tmp, len);
-    *nd = (int)len;
-    *exp10 = bexp;
-    return 1;
-}
-
-/* The same search with printf and strtod, for magnitudes outside the exact range. */
-static void slow_digits(double v, char *digits, int *nd, int *exp10)
-{
-    char tmp[48];
-    /* a subnormal has fewer significant bits, so fewer than 15 digits may be unique */
-    for (int n = fabs(v) < DBL_MIN ? 1 : 15; n <= 17; n++) {
-        snprintf(tmp, sizeof tmp, "%.*e", n - 1, v);
-        char *e = strchr(tmp, 'e');
-        int ex = atoi(e + 1);
-        uint64_t d0 = 0;
-        for (const char *p = tmp; p < e; p++)
-            if (*p != '.')
-                d0 = d0 * 10 + (uint64_t)(*p - '0');
-        const uint64_t cand[3] = {d0, d0 + 1, d0 - 1};
-        for (int c = 0; c < (n < 17 ? 3 : 1); c++) {
-            snprintf(tmp, sizeof tmp, "%llue%d", (unsigned long long)cand[c], ex - (n - 1));
-            if (n < 17 && strtod(tmp, NULL) != v)
-                continue;
-            uint64_t d = cand[c];
-            if (d >= (uint64_t)pow10_128(n)) {
-                d /= 10;
-                ex++;
-            }
-            size_t len = fmt_ll(tmp, (long long)d);
-            while (len > 1 && tmp[len - 1] == '0')
-                len--;
-            memcpy(digits, tmp, len);
-            *nd = (int)len;
-            *exp10 = ex;
-            return;
-        }
-    }
-}
-
-/*
- * Write v the way Python's repr() does: the shortest digits that read back to the same
- * double, fixed notation for decimal exponents -4..15 (always with a fractional part,
- * "100.0"), scientific otherwise ("1e-05", "1.2345678901234568e+17").  `out` needs 32
- * bytes.  Returns the length.
- */
-static size_t py_float(char *out, double v)
-{
-    char digits[24];
-    int nd = 0, ex;
-    char *o = out;
-
-    if (isnan(v))
-        return (size_t)sprintf(out, "nan");
-    if (isinf(v))
-        return (size_t)sprintf(out, v < 0 ? "-inf" : "inf");
-    if (v == 0)
-        return (size_t)sprintf(out, signbit(v) ? "-0.0" : "0.0");
-    if (v < 0)
-        *o++ = '-';
-    if (!shortest_digits(v, digits, &nd, &ex))
-        slow_digits(fabs(v), digits, &nd, &ex);
-    if (ex >= -4 && ex < 16) {
-        if (ex >= 0) {
-            for (int i = 0; i <= ex; i++)
-                *o++ = i < nd ? digits[i] : '0';
-            *o++ = '.';
-            if (nd > ex + 1)
-                for (int i = ex + 1; i < nd; i++)
-                    *o++ = digits[i];
-            else
-                *o++ = '0';
-        } else {
-            *o++ = '0';
-            *o++ = '.';
-            for (int i = 0; i < -ex - 1; i++)
-                *o++ = '0';
-            for (int i = 0; i < nd; i++)
-                *o++ = digits[i];
-        }
-    } else {
-        *o++ = digits[0];
-        if (nd > 1) {
-            *o++ = '.';
-            for (int i = 1; i < nd; i++)
-                *o++ = digits[i];
-        }
-        o += sprintf(o, "e%c%02d", ex < 0 ? '-' : '+', ex < 0 ? -ex : ex);
-    }
-    *o = '\0';
-    return (size_t)(o - out);
-}
-
 static void sb_float(sbuf *b, double v)
 {
-    char tmp[40];
-    sb_putn(b, tmp, py_float(tmp, v));
+    char tmp[TL_NUMFMT_MAX];
+    sb_putn(b, tmp, tl_fmt_double(v, tmp));
 }
 
 /* Python's round(v, 2), as TraceLens shows means in trunc_kernel_details: the exactly
@@ -602,8 +421,8 @@ static void em_num(struct emit *e, double v)
     }
     em_cell(e);
     if (e->csv) {
-        char tmp[40];
-        fwrite(tmp, 1, py_float(tmp, v), e->csv);
+        char tmp[TL_NUMFMT_MAX];
+        fwrite(tmp, 1, tl_fmt_double(v, tmp), e->csv);
     }
     if (e->ws)
         em_xlsx_check(e, worksheet_write_number(e->ws, e->row, (lxw_col_t)e->col, v, NULL));
@@ -614,8 +433,8 @@ static void em_int(struct emit *e, long long v)
 {
     em_cell(e);
     if (e->csv) {
-        char tmp[24];
-        fwrite(tmp, 1, fmt_ll(tmp, v), e->csv);
+        char tmp[TL_NUMFMT_MAX];
+        fwrite(tmp, 1, tl_fmt_int(v, tmp), e->csv);
     }
     if (e->ws)
         em_xlsx_check(e, worksheet_write_number(e->ws, e->row, (lxw_col_t)e->col, (double)v, NULL));

@@ -9,6 +9,7 @@
 #include "read/open.h"
 #include "write/sink.h"
 #include "summary/summary.h"
+#include "trace/trace_report.h"
 #include "write/xlsx_write.h"
 
 #include <errno.h>
@@ -61,7 +62,8 @@ static const char usage_text[] =
 
 static const char help_text[] =
     "Compare TraceLens performance reports: the first REPORT is the baseline, every other\n"
-    "one a variant.  A REPORT is an .xlsx workbook or a directory of <sheet>.csv files.\n"
+    "one a variant.  A REPORT is an .xlsx workbook, a directory of <sheet>.csv files, or a\n"
+    "PyTorch profiler trace (.json / .json.gz, recognised by content: its report is built).\n"
     "Writes one workbook with side-by-side metrics and per-metric diffs, exactly as\n"
     "TraceLens_compare_perf_reports_pytorch does.\n"
     "\n"
@@ -577,39 +579,33 @@ int main(int argc, char **argv)
     }
     if (rc != 1)
         goto done;
-    if (both_traces && tl_cli_diff_run(&cdiff, o.reports[0], o.reports[1], o.tracediff_dir != NULL, &err) != 0)
-        goto fail;
 
     for (; opened < o.nreports; opened++) {
-        if (tl_report_open(&reports[opened], o.reports[opened], &err) != 0) {
+        /* a profiler trace (by content) has its report sheets built on opening */
+        int is_trace = tl_trace_sniff(o.reports[opened]);
+        if ((is_trace ? tl_trace_report_open(&reports[opened], o.reports[opened], &err)
+                      : tl_report_open(&reports[opened], o.reports[opened], &err)) != 0) {
             tl_report_close(&reports[opened]);
-            if (both_traces && cdiff.d) {
-                /* no report reader for traces in this build: the call trees only */
-                tl_warn("%s: no report sheets from a trace in this build (%s); comparing the call trees only",
-                        o.reports[opened], err.msg);
-                err = (tl_error){0};
-                for (size_t i = 0; i < opened; i++) {
-                    tags[i] = reports[i].tag; /* the tags outlive the closed reports */
-                    reports[i].tag = NULL;
-                    tl_report_close(&reports[i]);
-                }
-                opened = 0;
-                break;
-            }
             goto fail;
         }
         reports[opened].tag = tags[opened];
         tags[opened] = NULL;
     }
+    /* the traces load on helper threads, all at once: wait for them */
+    for (size_t i = 0; i < opened; i++)
+        if (tl_trace_report_wait(&reports[i], &err) != 0)
+            goto fail;
+    /* two traces: their call trees are aligned too (TRACES.md §5) */
+    if (both_traces && tl_cli_diff_align(&cdiff, tl_trace_report_trace(&reports[0]), tl_trace_report_trace(&reports[1]),
+                                         o.tracediff_dir != NULL, &err) != 0)
+        goto fail;
     /* The outputs are written as the results come, under temporary names. */
-    const char *engine = getenv("TLCOMPARE_XLSX_WRITER"); /* the benchmark's reference writer */
-    int lxw = engine && strcmp(engine, "libxlsxwriter") == 0;
-    outputs = tl_out_open(o.output, o.csv_dir, !o.no_summary, lxw, &err);
+    outputs = tl_out_open(o.output, o.csv_dir, !o.no_summary, &err);
     if (!outputs)
         goto fail;
     /* A report that holds no TraceLens sheet at all is no report: say so, rather than
      * compare nothing (and let a gate pass on it). */
-    for (size_t i = 0; i < opened; i++) {
+    for (size_t i = 0; i < o.nreports; i++) {
         if (!tl_groups_any_sheet(&reports[i], TL_GROUP_ALL)) {
             tl_error_set(&err, "%s: no TraceLens sheet in this report (a TraceLens report holds gpu_timeline, "
                                "ops_summary, kernel_summary, ops_all, ops_unique_args, GEMM, ... sheets)",
@@ -625,8 +621,7 @@ int main(int argc, char **argv)
     if (o.tracediff_dir && !(texts[2] = tl_output_new(o.tracediff_dir, 1, &err)))
         goto fail;
     tl_sink sink = tl_out_sink(outputs);
-    if (opened == o.nreports &&
-        tl_run_groups_with(reports, o.nreports, o.run, o.named, o.tracelens_keys ? TL_RUN_TRACELENS_KEYS : 0,
+    if (tl_run_groups_with(reports, o.nreports, o.run, o.named, o.tracelens_keys ? TL_RUN_TRACELENS_KEYS : 0,
                            &sink, &arena, &err) != 0)
         goto fail;
     if (tl_cli_diff_put(&cdiff, &sink, texts[2], &err) != 0)
@@ -668,7 +663,7 @@ int main(int argc, char **argv)
     double t_summary = tl_now();
     const char **tagv = tl_xmalloc(o.nreports * sizeof *tagv);
     for (size_t i = 0; i < o.nreports; i++)
-        tagv[i] = reports[i].tag ? reports[i].tag : tags[i];
+        tagv[i] = reports[i].tag;
     tl_gate gate = {o.fail_pct, o.min_ms, o.min_delta_ms, o.min_delta_pct, o.top};
     tl_summary_build(&summary, results, tagv, o.nreports, &gate, &arena);
     if (cdiff.d) {
@@ -746,8 +741,8 @@ done:
     tl_summary_sheet_free(sheet);
     tl_summary_free(&summary);
     tl_lca_summary_free(&lsum);
-    tl_cli_diff_free(&cdiff);
     tl_out_free(outputs);
+    tl_cli_diff_free(&cdiff); /* after the outputs: its strings are in the tables they hold */
     tl_buf_free(&md);
     tl_buf_free(&json);
     tl_output_free(texts[0]);

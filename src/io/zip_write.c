@@ -15,7 +15,7 @@
  * or its offset do not fit the classic end record.
  *
  * Why ISA-L's igzip at level 1 (TL_ZIP_LEVEL): compression is most of the cost of a
- * workbook.  On a 14.6 MB worksheet of the benchmark (tools/bench_xlsx.c: long kernel
+ * workbook.  On a 14.6 MB worksheet of the benchmark (bench/bench_xlsx.c: long kernel
  * names, shape tuples, full-precision numbers), CPU-time throughput and ratio were
  *     ISA-L      level 0: 561 MB/s, x3.67   level 1: 567 MB/s, x4.61   level 3: 321 MB/s, x4.74
  *     libdeflate level 1: 277 MB/s, x4.71   level 2: 188 MB/s, x4.74   level 3: 169 MB/s, x4.93

@@ -24,6 +24,23 @@ typedef struct tl_xlsx tl_xlsx;
 /* Open a workbook.  NULL and *err set (naming the file) when it cannot be read. */
 tl_xlsx *tl_xlsx_open(const char *path, tl_error *err);
 
+/*
+ * How a workbook is read, for tests: each handle carries its own, so that readers on
+ * several threads never share a setting.  Zero in every field is the default.
+ */
+typedef struct tl_xlsx_opts {
+    size_t part_limit; /* a bound on any part's inflated size below TL_XLSX_MAX_PART */
+    size_t chunk;      /* inflated bytes each parsing step gets (tests put a chunk
+                          boundary at every byte of a part) */
+    int scanner;       /* 0: worksheets by the fast scanner, falling back to expat;
+                          1: by expat only; 2: by the scanner only, failing where it would
+                          fall back (so a test can tell the scanner read a sheet) */
+    size_t max_strings; /* a bound on the shared strings below TL_XLSX_MAX_STRINGS */
+} tl_xlsx_opts;
+
+/* tl_xlsx_open with options (NULL: the defaults). */
+tl_xlsx *tl_xlsx_open_opts(const char *path, const tl_xlsx_opts *opts, tl_error *err);
+
 /* The sheets in workbook order. */
 size_t tl_xlsx_sheet_count(const tl_xlsx *x);
 const char *tl_xlsx_sheet_name(const tl_xlsx *x, size_t i);
@@ -40,5 +57,11 @@ void tl_xlsx_close(tl_xlsx *x);
 /* Bound on the inflated size of any one part, against decompression bombs.  Test hook:
  * the environment variable TLCOMPARE_MAX_PART (bytes) lowers it, never raises it. */
 #define TL_XLSX_MAX_PART ((size_t)2 << 30)
+
+/* Bound on the shared strings of a workbook, so that memory follows the real content: an
+ * entry costs 16 bytes however short its string, and a few MiB of deflate can hold
+ * hundreds of millions of empty ones.  Real reports have far fewer (one entry per
+ * distinct text); past the bound, reading fails with an error. */
+#define TL_XLSX_MAX_STRINGS ((size_t)1 << 24)
 
 #endif

@@ -1,6 +1,6 @@
 /*
  * summary.h - the answer first: what got slower, what got faster, what appeared or
- * vanished (issue 5).  Built from the comparison results alone, so it always agrees with
+ * vanished.  Built from the comparison results alone, so it always agrees with
  * the workbook; rendered for the terminal, as Markdown, as JSON, and as the workbook's
  * summary worksheet.  The gate turns it into an exit status for CI.
  */

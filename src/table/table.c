@@ -383,60 +383,13 @@ static int builder_add_column(tl_builder *b, const char *name)
 
 /*
  * Column names to numbers (a use count while a header is made unique, or a column
- * index): an open-addressing hash table, because a header may hold tens of thousands
- * of names, and a linear search per name (or per candidate name) makes a hostile
- * header take hours.
+ * index) in a tl_strmap, because a header may hold tens of thousands of names, and a
+ * linear search per name (or per candidate name) makes a hostile header take hours.
  */
-typedef struct name_slot {
-    const char *name; /* NULL: an empty slot */
-    size_t value;
-} name_slot;
-
-struct tl_name_map {
-    name_slot *slots;
-    size_t cap, n; /* cap is a power of two, at least twice n */
-};
-
-static size_t hash_name(const char *s)
-{
-    size_t h = (size_t)1469598103934665603u; /* FNV-1a */
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * (size_t)1099511628211u;
-    return h;
-}
-
-static name_slot *map_slot(const tl_name_map *m, const char *name)
-{
-    size_t i = hash_name(name) & (m->cap - 1);
-    while (m->slots[i].name && strcmp(m->slots[i].name, name) != 0)
-        i = (i + 1) & (m->cap - 1);
-    return &m->slots[i];
-}
-
-/* The slot of `name`, added with value 0 when new (`name` must outlive the map). */
-static name_slot *map_get(tl_name_map *m, const char *name)
-{
-    if (2 * (m->n + 1) > m->cap) {
-        tl_name_map bigger = {tl_xcalloc(m->cap ? 2 * m->cap : 64, sizeof(name_slot)),
-                              m->cap ? 2 * m->cap : 64, m->n};
-        for (size_t i = 0; i < m->cap; i++)
-            if (m->slots[i].name)
-                *map_slot(&bigger, m->slots[i].name) = m->slots[i];
-        free(m->slots);
-        *m = bigger;
-    }
-    name_slot *s = map_slot(m, name);
-    if (!s->name) {
-        s->name = name;
-        m->n++;
-    }
-    return s;
-}
-
 static void map_free(tl_name_map *m)
 {
     if (m) {
-        free(m->slots);
+        tl_strmap_clear(m);
         free(m);
     }
 }
@@ -445,7 +398,7 @@ void tl_name_index_init(tl_name_index *ix, const tl_table *t)
 {
     ix->map = tl_xcalloc(1, sizeof *ix->map);
     for (size_t c = 0; c < t->ncols; c++) {
-        name_slot *s = map_get(ix->map, t->cols[c].name);
+        tl_strmap_slot *s = tl_strmap_get(ix->map, t->cols[c].name);
         if (s->value == 0)
             s->value = c + 1; /* the first of equal names, as tl_table_find */
     }
@@ -453,10 +406,8 @@ void tl_name_index_init(tl_name_index *ix, const tl_table *t)
 
 long tl_name_index_find(const tl_name_index *ix, const char *name)
 {
-    if (!ix->map->cap)
-        return -1;
-    const name_slot *s = map_slot(ix->map, name);
-    return s->name ? (long)s->value - 1 : -1;
+    const tl_strmap_slot *s = tl_strmap_find(ix->map, name);
+    return s ? (long)s->value - 1 : -1;
 }
 
 void tl_name_index_free(tl_name_index *ix)
@@ -477,12 +428,12 @@ static int builder_add_unique(tl_builder *b, const char *name)
     if (!b->names)
         b->names = tl_xcalloc(1, sizeof *b->names);
     const char *col = name && *name ? tl_arena_strdup(b->arena, name) : unnamed(b->arena, b->t->ncols);
-    name_slot *slot = map_get(b->names, col);
+    tl_strmap_slot *slot = tl_strmap_get(b->names, col);
     size_t cur = slot->value;
     while (cur > 0) {
         slot->value = cur + 1;
         col = tl_arena_printf(b->arena, "%s.%zu", col, cur);
-        slot = map_get(b->names, col);
+        slot = tl_strmap_get(b->names, col);
         cur = slot->value;
     }
     slot->value = cur + 1;

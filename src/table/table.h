@@ -11,6 +11,7 @@
 #define TL_TABLE_H
 
 #include "base/arena.h"
+#include "base/hash.h"
 #include "base/util.h"
 
 #include <stddef.h>
@@ -112,7 +113,7 @@ long tl_table_find(const tl_table *t, const char *name);
 /* A hash index of a table's column names: tl_table_find in constant time, for loops
  * over columns of tables that may have many thousands (a hostile header).  Valid until
  * the table's columns change; the first of equal names wins, as in tl_table_find. */
-typedef struct tl_name_map tl_name_map;
+typedef tl_strmap tl_name_map; /* base/hash.h */
 typedef struct tl_name_index {
     tl_name_map *map;
 } tl_name_index;

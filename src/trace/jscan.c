@@ -444,6 +444,58 @@ int tl_j_number(J *j, jnum *out)
 }
 
 /* true, false, null (p at its first letter). Returns 1, 0 (false), 2 (null), or -1. */
+/* Skip a number, checking its grammar but not converting it (the bulk of a trace's
+ * numbers are in events that are passed over).  NaN and Infinity go the long way. */
+int tl_j_skip_number(J *j)
+{
+    for (;;) {
+        const unsigned char *p = j->p;
+        if (*p == '-')
+            p++;
+        if (*p == 'N' || *p == 'I') {
+            jnum num;
+            return tl_j_number(j, &num);
+        }
+        int ok = 1;
+        if (*p == '0')
+            p++;
+        else if (*p >= '1' && *p <= '9')
+            while (*p >= '0' && *p <= '9')
+                p++;
+        else
+            ok = 0;
+        if (ok && *p == '.') {
+            const unsigned char *f = ++p;
+            while (*p >= '0' && *p <= '9')
+                p++;
+            ok = p > f;
+        }
+        if (ok && (*p == 'e' || *p == 'E')) {
+            p++;
+            if (*p == '+' || *p == '-')
+                p++;
+            const unsigned char *e = p;
+            while (*p >= '0' && *p <= '9')
+                p++;
+            ok = p > e;
+        }
+        if (p < j->end || j->eof) {
+            if (!ok || j_numchar(*p)) {
+                jnum num; /* the full reader says what is wrong */
+                return tl_j_number(j, &num);
+            }
+            j->p = (unsigned char *)p;
+            return 0;
+        }
+        /* the number runs to the end of the window: read on, keeping it */
+        j->mark = j->p;
+        int r = tl_j_refill(j);
+        j->mark = NULL;
+        if (r < 0)
+            return -1;
+    }
+}
+
 int tl_j_literal(J *j)
 {
     int c = *j->p;
@@ -492,18 +544,17 @@ int tl_j_skip(J *j)
                     tl_j_fail(j, j->p, c < 0 ? "the text ends inside an object" : "expected a key string");
                     return -1;
                 }
-                if (tl_j_skip_string(j) < 0 || tl_j_expect(j, ':', "':'") < 0)
+                if (tl_j_skip_string_fast(j) < 0 || tl_j_expect_here(j, ':', "':'") < 0)
                     return -1;
                 c = j_peek(j);
             }
             continue;
         }
         if (c == '"') {
-            if (tl_j_skip_string(j) < 0)
+            if (tl_j_skip_string_fast(j) < 0)
                 return -1;
         } else if (c == '-' || (c >= '0' && c <= '9') || c == 'N' || c == 'I') {
-            jnum num;
-            if (tl_j_number(j, &num) < 0)
+            if (tl_j_skip_number(j) < 0)
                 return -1;
         } else if (c == 't' || c == 'f' || c == 'n') {
             if (tl_j_literal(j) < 0)
@@ -524,7 +575,7 @@ int tl_j_skip(J *j)
                     tl_j_fail(j, j->p, c < 0 ? "the text ends inside an object" : "expected a key string");
                     return -1;
                 }
-                if (tl_j_skip_string(j) < 0 || tl_j_expect(j, ':', "':'") < 0)
+                if (tl_j_skip_string_fast(j) < 0 || tl_j_expect_here(j, ':', "':'") < 0)
                     return -1;
                 c = j_peek(j);
             }
@@ -646,7 +697,7 @@ int tl_j_repr(J *j, tl_buf *b, int depth)
                 tl_buf_add(b, ", ", 2);
             tl_py_str_repr(b, s, sn);
             tl_buf_add(b, ": ", 2);
-            if (tl_j_expect(j, ':', "':'") < 0 || tl_j_repr(j, b, depth + 1) < 0)
+            if (tl_j_expect_here(j, ':', "':'") < 0 || tl_j_repr(j, b, depth + 1) < 0)
                 return -1;
             n++;
             c = j_peek(j);
@@ -672,6 +723,20 @@ int tl_j_repr(J *j, tl_buf *b, int depth)
             return -1;
         tl_py_str_repr(b, s, sn);
         return 0;
+    }
+    if (c == '-' || (c >= '0' && c <= '9')) {
+        /* the common case, a plain integer (a dimension, a stride): its repr is its text */
+        const unsigned char *p = j->p, *q = p + (*p == '-'), *r = q;
+        while (*r >= '0' && *r <= '9')
+            r++;
+        if (r > q && !j_numchar(*r) && r < j->end && !(*q == '0' && r - q > 1)) {
+            if (r - q == 1 && *q == '0')
+                tl_buf_addc(b, '0'); /* -0 is 0 */
+            else
+                tl_buf_add(b, p, (size_t)(r - p));
+            j->p = (unsigned char *)r;
+            return 0;
+        }
     }
     if (c == '-' || (c >= '0' && c <= '9') || c == 'N' || c == 'I') {
         unsigned char *start = j->p;

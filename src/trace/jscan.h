@@ -130,12 +130,34 @@ static inline size_t j_strscan(const unsigned char *p, const unsigned char *e)
 
 /* Consume byte c (after spaces), or fail naming `what`.  0 or -1. */
 int tl_j_expect(J *j, int c, const char *what);
+/* tl_j_expect, for the common case of the byte right there (a key's colon). */
+static inline int tl_j_expect_here(J *j, int c, const char *what)
+{
+    if (*j->p == c) {
+        j->p++;
+        return 0;
+    }
+    return tl_j_expect(j, c, what);
+}
 /* n bytes from p in the window (keeping mark).  0, or -1 at the end. */
 int tl_j_have(J *j, size_t n);
 /* A string (p at its quote): *s, *n valid until the next call.  0 or -1. */
 int tl_j_string(J *j, const char **s, size_t *n);
 /* Skip a string (p at its quote).  0 or -1. */
 int tl_j_skip_string(J *j);
+/* The same, the common case inline: a string that ends in the window without escapes. */
+static inline int tl_j_skip_string_fast(J *j)
+{
+    const unsigned char *q = j->p + 1;
+    size_t i = j_strscan(q, j->end);
+    if (q + i < j->end && q[i] == '"') {
+        j->p = (unsigned char *)q + i + 1;
+        return 0;
+    }
+    return tl_j_skip_string(j);
+}
+/* Skip a number (p at '-' or a digit), checking its grammar only.  0 or -1. */
+int tl_j_skip_number(J *j);
 /* A number (p at '-', a digit, or NaN / Infinity).  0 or -1. */
 int tl_j_number(J *j, jnum *out);
 /* true (1), false (0), null (2), or -1. */

@@ -32,9 +32,8 @@ void tl_kmap_free(tl_kmap *m)
     tl_kmap_init(m);
 }
 
-static void grow(tl_kmap *m)
+static void grow_to(tl_kmap *m, size_t ncap)
 {
-    size_t ncap = m->cap ? m->cap * 2 : 64;
     tl_kmap_slot *ns = tl_xcalloc(ncap, sizeof *ns);
     for (size_t i = 0; i < m->cap; i++) {
         tl_kmap_slot *s = &m->slots[i];
@@ -48,6 +47,17 @@ static void grow(tl_kmap *m)
     free(m->slots);
     m->slots = ns;
     m->cap = ncap;
+}
+
+static void grow(tl_kmap *m) { grow_to(m, m->cap ? m->cap * 2 : 64); }
+
+void tl_kmap_reserve(tl_kmap *m, size_t n)
+{
+    size_t cap = m->cap ? m->cap : 64;
+    while (cap < 2 * n + 2)
+        cap *= 2;
+    if (cap > m->cap)
+        grow_to(m, cap);
 }
 
 tl_kmap_slot *tl_kmap_put(tl_kmap *m, int64_t a, int64_t b, int64_t c, int *created)

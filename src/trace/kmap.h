@@ -24,6 +24,9 @@ typedef struct tl_kmap {
 void tl_kmap_init(tl_kmap *m);
 void tl_kmap_free(tl_kmap *m);
 
+/* Room for n keys without growing. */
+void tl_kmap_reserve(tl_kmap *m, size_t n);
+
 /* The slot of key (a, b, c), created (used = 1, val = 0) when absent; *created says
  * which.  The pointer is valid until the next insertion. */
 tl_kmap_slot *tl_kmap_put(tl_kmap *m, int64_t a, int64_t b, int64_t c, int *created);

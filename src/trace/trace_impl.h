@@ -25,10 +25,12 @@ typedef struct tl_side_ins {
     uint8_t flags;   /* TL_SIDE_CORR / TL_SIDE_EXT: which of corr, ext are set */
 } tl_side_ins;
 
-/* An ac2g finish flow's place (the last one of each id wins). */
+/* The ac2g flows of one id: whether a start was seen, and the place of the last finish
+ * (TraceLens keeps one start and one finish per id, the last of each). */
 typedef struct tl_side_flow {
     int64_t pid, tid;
-    int numeric; /* 0: a string pid or tid, which matches no kept event */
+    uint8_t has_s, has_f;
+    uint8_t numeric; /* 0: the finish has a string pid or tid, which matches no kept event */
 } tl_side_flow;
 
 typedef struct tl_trace_side {
@@ -37,8 +39,7 @@ typedef struct tl_trace_side {
     size_t evcap;
     tl_side_ins *ins;
     size_t nins, inscap;
-    tl_kmap flow_s;      /* ids of ac2g start flows */
-    tl_kmap flow_f;      /* id -> index into flows */
+    tl_kmap flow_of;     /* flow id -> index into flows */
     tl_side_flow *flows;
     size_t nflows, flowcap;
     int key_decided;     /* the first launch-named runtime event was seen */

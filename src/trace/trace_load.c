@@ -237,7 +237,7 @@ static int read_args(loader *L)
             else if (key_is(k, kn, "labels"))
                 which = 21;
         }
-        if (tl_j_expect(j, ':', "':'") < 0)
+        if (tl_j_expect_here(j, ':', "':'") < 0)
             return -1;
         int ok;
         int64_t v;
@@ -273,7 +273,8 @@ static int read_args(loader *L)
             tl_buf_clear(&r->shape[which - 10]);
             if (tl_j_repr(j, &r->shape[which - 10], 0) < 0)
                 return -1;
-            r->has_shape[which - 10] = 1;
+            /* a JSON null is None, as a missing arg is (TraceLens' args.get) */
+            r->has_shape[which - 10] = !(r->shape[which - 10].len == 4 && memcmp(r->shape[which - 10].data, "None", 4) == 0);
             break;
         case 20: case 21: {
             tl_buf *dst = which == 20 ? &r->mname : &r->mlabels;
@@ -334,7 +335,12 @@ static int skip_rest_of_object(J *j)
                 tl_j_fail(j, j->p, "expected a key string");
             return -1;
         }
-        if (tl_j_skip_string(j) < 0 || tl_j_expect(j, ':', "':'") < 0 || tl_j_skip(j) < 0)
+        if (tl_j_skip_string_fast(j) < 0 || tl_j_expect_here(j, ':', "':'") < 0)
+            return -1;
+        /* the values of a passed-over event are mostly strings and numbers */
+        int v = j_peek(j);
+        int r = v == '"' ? tl_j_skip_string_fast(j) : (v >= '0' && v <= '9') || v == '-' ? tl_j_skip_number(j) : tl_j_skip(j);
+        if (r < 0)
             return -1;
     }
 }
@@ -392,16 +398,20 @@ static void finish_event(loader *L)
     if (r->cat == CAT_AC2G) {
         if (!r->has_id)
             return;
+        if (r->ph != 's' && r->ph != 'f')
+            return;
+        int created;
+        tl_kmap_slot *sl = tl_kmap_put(&s->flow_of, r->id, 0, 0, &created);
+        if (created) {
+            TL_GROW(s->flows, s->flowcap, s->nflows + 1);
+            memset(&s->flows[s->nflows], 0, sizeof s->flows[s->nflows]);
+            sl->val = (uint32_t)s->nflows++;
+        }
+        tl_side_flow *f = &s->flows[sl->val];
         if (r->ph == 's') {
-            tl_kmap_put(&s->flow_s, r->id, 0, 0, NULL);
-        } else if (r->ph == 'f') {
-            int created;
-            tl_kmap_slot *sl = tl_kmap_put(&s->flow_f, r->id, 0, 0, &created);
-            if (created) {
-                TL_GROW(s->flows, s->flowcap, s->nflows + 1);
-                sl->val = (uint32_t)s->nflows++;
-            }
-            tl_side_flow *f = &s->flows[sl->val];
+            f->has_s = 1;
+        } else {
+            f->has_f = 1;
             f->numeric = r->pid_num && r->tid_num;
             f->pid = r->pid;
             f->tid = r->tid;
@@ -463,7 +473,9 @@ static void finish_event(loader *L)
             }
         }
     }
-    if (r->has_args && r->pid_num && r->tid_num && (r->sflags & (TL_SIDE_CORR | TL_SIDE_EXT))) {
+    /* once the key is known, an entry without it can never be looked up */
+    uint8_t wanted = !s->key_decided ? (TL_SIDE_CORR | TL_SIDE_EXT) : s->key_is_corr ? TL_SIDE_CORR : TL_SIDE_EXT;
+    if (r->has_args && r->pid_num && r->tid_num && (r->sflags & wanted)) {
         TL_GROW(s->ins, s->inscap, s->nins + 1);
         tl_side_ins *in = &s->ins[s->nins++];
         in->pid = r->pid;
@@ -527,7 +539,7 @@ static int read_event(loader *L)
             else if (key_is(k, kn, "id")) which = 8;
             else if (key_is(k, kn, "args")) which = 9;
         }
-        if (tl_j_expect(j, ':', "':'") < 0)
+        if (tl_j_expect_here(j, ':', "':'") < 0)
             return -1;
         c = j_peek(j);
         if (which >= 1 && which <= 3 && c == '"') {
@@ -684,7 +696,7 @@ static int read_top(loader *L)
             if (tl_j_string(j, &k, &kn) < 0)
                 return -1;
             int is_events = key_is(k, kn, "traceEvents");
-            if (tl_j_expect(j, ':', "':'") < 0)
+            if (tl_j_expect_here(j, ':', "':'") < 0)
                 return -1;
             if (is_events) {
                 if (seen) {
@@ -693,8 +705,7 @@ static int read_top(loader *L)
                     L->t->ncpu_ops = 0;
                     L->side.nins = 0;
                     L->side.nflows = 0;
-                    tl_kmap_free(&L->side.flow_s);
-                    tl_kmap_free(&L->side.flow_f);
+                    tl_kmap_free(&L->side.flow_of);
                     L->side.key_decided = L->side.key_is_corr = 0;
                     tl_kmap_free(&L->names->map);
                     L->names->n = 0;
@@ -741,8 +752,7 @@ static void side_free(tl_trace_side *s)
     free(s->evflags);
     free(s->ins);
     free(s->flows);
-    tl_kmap_free(&s->flow_s);
-    tl_kmap_free(&s->flow_f);
+    tl_kmap_free(&s->flow_of);
 }
 
 static tl_trace *load(tl_instream *in, const char *path, tl_error *err)
@@ -801,21 +811,35 @@ tl_trace *tl_trace_load_mem(const void *data, size_t n, const char *name, tl_err
 int tl_trace_sniff(const char *path)
 {
     struct stat st;
-    unsigned char b[512];
+    unsigned char b[4096];
     if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
         return 0;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return 0;
-    ssize_t n = read(fd, b, sizeof b);
+    int verdict = 0, first = 1;
+    /* the first non-space byte, however much space comes first (up to 1 MiB) */
+    for (size_t total = 0; total < (1u << 20);) {
+        ssize_t n = read(fd, b, sizeof b);
+        if (n <= 0)
+            break;
+        if (first && n >= 2 && b[0] == 0x1f && b[1] == 0x8b) {
+            verdict = 1;
+            break;
+        }
+        first = 0;
+        ssize_t i = 0;
+        /* a UTF-8 byte-order mark is not JSON (Python's json refuses it): not skipped */
+        while (i < n && j_ws(b[i]))
+            i++;
+        if (i < n) {
+            verdict = b[i] == '{';
+            break;
+        }
+        total += (size_t)n;
+    }
     close(fd);
-    if (n >= 2 && b[0] == 0x1f && b[1] == 0x8b)
-        return 1;
-    ssize_t i = 0;
-    /* a UTF-8 byte-order mark is not JSON (Python's json refuses it): not skipped */
-    while (i < n && j_ws(b[i]))
-        i++;
-    return i < n && b[i] == '{';
+    return verdict;
 }
 
 void tl_trace_free(tl_trace *t)

@@ -120,6 +120,7 @@ int tl_trace_build(tl_trace *t, tl_trace_side *side, tl_error *err)
     /* ---- 2. links: runtime event -> GPU events ---- */
     tl_kmap by_place; /* (pid, tid, link id) -> event, the last one written */
     tl_kmap_init(&by_place);
+    tl_kmap_reserve(&by_place, side->nins);
     for (size_t n = 0; n < side->nins; n++) {
         const tl_side_ins *in = &side->ins[n];
         if (!(in->flags & (corr_key ? TL_SIDE_CORR : TL_SIDE_EXT)))
@@ -166,10 +167,8 @@ int tl_trace_build(tl_trace *t, tl_trace_side *side, tl_error *err)
             }
             continue;
         }
-        if (tl_kmap_get(&side->flow_s, c, 0, 0, UINT32_MAX) == UINT32_MAX)
-            continue;
-        uint32_t f = tl_kmap_get(&side->flow_f, c, 0, 0, UINT32_MAX);
-        if (f == UINT32_MAX || !side->flows[f].numeric)
+        uint32_t f = tl_kmap_get(&side->flow_of, c, 0, 0, UINT32_MAX);
+        if (f == UINT32_MAX || !side->flows[f].has_s || !side->flows[f].has_f || !side->flows[f].numeric)
             continue;
         uint32_t g = tl_kmap_get(&by_place, side->flows[f].pid, side->flows[f].tid, c, TL_TEV_NONE);
         /* An event that is not a GPU event (TraceLens would make it the launch's child

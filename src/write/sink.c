@@ -21,8 +21,7 @@ struct tl_out {
     tl_output *csv;          /* the CSV directory, or NULL */
     const char *xlsx_tmp;    /* the workbook's temporary name */
     tl_pool *pool;           /* writes the workbook's sheets */
-    tl_xlsx_writer *xw;      /* the built-in writer; NULL with libxlsxwriter */
-    int lxw;
+    tl_xlsx_writer *xw;      /* the workbook's writer */
     tl_results results;      /* every result, in order */
     tl_table **pending;      /* tables being written, oldest first, freed once synced */
     size_t *pending_index;   /* the result number of each */
@@ -46,10 +45,9 @@ static void name_output(tl_error *err, const char *tmp, const char *target)
     memcpy(err->msg, target, m);
 }
 
-tl_out *tl_out_open(const char *xlsx, const char *csv_dir, int summary_first, int lxw, tl_error *err)
+tl_out *tl_out_open(const char *xlsx, const char *csv_dir, int summary_first, tl_error *err)
 {
     tl_out *o = tl_xcalloc(1, sizeof *o);
-    o->lxw = lxw;
     o->pool = tl_pool_new(TL_OUT_THREADS);
     o->xlsx = tl_output_new(xlsx, 0, err);
     if (!o->xlsx)
@@ -57,12 +55,10 @@ tl_out *tl_out_open(const char *xlsx, const char *csv_dir, int summary_first, in
     o->xlsx_tmp = tl_output_temp(o->xlsx);
     if (csv_dir && !(o->csv = tl_output_new(csv_dir, 1, err)))
         return tl_out_free(o), NULL;
-    if (!lxw) {
-        o->xw = tl_xlsx_writer_open(o->xlsx_tmp, summary_first, o->pool, err);
-        if (!o->xw) {
-            name_output(err, o->xlsx_tmp, tl_output_target(o->xlsx));
-            return tl_out_free(o), NULL;
-        }
+    o->xw = tl_xlsx_writer_open(o->xlsx_tmp, summary_first, o->pool, err);
+    if (!o->xw) {
+        name_output(err, o->xlsx_tmp, tl_output_target(o->xlsx));
+        return tl_out_free(o), NULL;
     }
     return o;
 }
@@ -92,7 +88,7 @@ static int out_put(void *ctx, const tl_result *r, tl_error *err)
     TL_GROW(o->results.items, o->results.cap, o->results.n + 1);
     tl_result *kept = &o->results.items[o->results.n++];
     *kept = *r;
-    if (!o->lxw && !kept_for_summary(r->name)) {
+    if (!kept_for_summary(r->name)) {
         size_t cap = o->pcap;
         TL_GROW(o->pending, o->pcap, o->npending + 1);
         TL_GROW(o->pending_index, cap, o->npending + 1);
@@ -147,8 +143,7 @@ static int out_sync(void *ctx, size_t upto, tl_error *err)
 
 tl_sink tl_out_sink(tl_out *o)
 {
-    /* Collecting for libxlsxwriter keeps every table, so nothing may be synced away. */
-    return (tl_sink){out_put, o->lxw ? NULL : out_sync, o};
+    return (tl_sink){out_put, out_sync, o};
 }
 
 const tl_results *tl_out_results(const tl_out *o) { return &o->results; }
@@ -158,12 +153,8 @@ int tl_out_finish(tl_out *o, const tl_summary_sheet *summary, tl_error *err)
     tl_progress("finishing %s", tl_output_target(o->xlsx));
     double t0 = tl_now();
     int rc;
-    if (o->lxw) {
-        rc = tl_xlsx_write_lxw(&o->results, o->xlsx_tmp, err);
-    } else {
-        rc = tl_xlsx_writer_close(o->xw, summary, err);
-        o->xw = NULL;
-    }
+    rc = tl_xlsx_writer_close(o->xw, summary, err);
+    o->xw = NULL;
     if (rc != 0)
         name_output(err, o->xlsx_tmp, tl_output_target(o->xlsx));
     free_pending(o, (size_t)-1);

@@ -18,11 +18,10 @@
 typedef struct tl_out tl_out;
 
 /*
- * Start the outputs: the workbook `xlsx` (written by the built-in writer, or, with
- * `lxw`, collected and written by libxlsxwriter at the end), and the CSV directory
- * `csv_dir` (NULL for none).  summary_first: a summary sheet will lead the workbook.
+ * Start the outputs: the workbook `xlsx` and the CSV directory `csv_dir` (NULL for
+ * none).  summary_first: a summary sheet will lead the workbook.
  */
-tl_out *tl_out_open(const char *xlsx, const char *csv_dir, int summary_first, int lxw, tl_error *err);
+tl_out *tl_out_open(const char *xlsx, const char *csv_dir, int summary_first, tl_error *err);
 
 /* The sink to give tl_run_groups(). */
 tl_sink tl_out_sink(tl_out *o);

@@ -12,18 +12,7 @@
 #define TL_XLSX_WRITE_H
 
 #include "table/result.h"
-
-/* Excel's limit on a worksheet name, in characters. */
-#define TL_TAB_MAX 31
-
-/*
- * Worksheet names for results[0..n): each name cut to 31 characters (code points);
- * a cut name already taken (Excel compares names without case) ends in "~2", "~3", ...
- * in place of its last characters.  Characters Excel forbids in a sheet name
- * ([ ] : * ? / \) become '_'.  Returns n malloc'd strings in a malloc'd array.
- */
-char **tl_tab_names(const char *const *names, size_t n);
-void tl_tab_names_free(char **tabs, size_t n);
+#include "write/tabname.h"
 
 /* ---- the summary worksheet ---------------------------------------------------------- */
 
@@ -60,6 +49,9 @@ typedef struct tl_summary_sheet {
 typedef struct tl_xlsx_write_opts {
     const tl_summary_sheet *summary; /* first worksheet when not NULL */
     int threads;                     /* worksheets rendered in parallel; 0 = choose */
+    size_t piece_cells;              /* cells rendered and compressed as one job (0: the
+                                        default; tests write a sheet in one piece, to
+                                        compare with the pieces joined) */
 } tl_xlsx_write_opts;
 
 /* Write the workbook to `path` (opts may be NULL).  Returns 0, or -1 with *err set
@@ -86,9 +78,5 @@ int tl_xlsx_writer_add(tl_xlsx_writer *w, const tl_result *r, tl_error *err);
 int tl_xlsx_writer_sync(tl_xlsx_writer *w, size_t upto, tl_error *err);
 int tl_xlsx_writer_close(tl_xlsx_writer *w, const tl_summary_sheet *summary, tl_error *err);
 void tl_xlsx_writer_abort(tl_xlsx_writer *w);
-
-/* The same with libxlsxwriter, plain (no styles, no summary): kept as the reference the
- * benchmark measures the built-in writer against. */
-int tl_xlsx_write_lxw(const tl_results *results, const char *path, tl_error *err);
 
 #endif

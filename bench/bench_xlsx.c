@@ -14,6 +14,7 @@
  */
 #include "read/csv_read.h"
 #include "write/xlsx_write.h"
+#include "xlsx_write_lxw.h"
 #include "io/zip_write.h"
 
 #include <dirent.h>
@@ -226,7 +227,7 @@ int main(int argc, char **argv)
         long rss_data = peak_rss_mb();
         tl_error err = {0};
         double t0 = now(), c0 = cpu();
-        tl_xlsx_write_opts opts = {NULL, threads};
+        tl_xlsx_write_opts opts = {NULL, threads, 0};
         int rc = use_lxw ? tl_xlsx_write_lxw(&res, "/tmp/bench_xlsx.xlsx", &err)
                          : tl_xlsx_write(&res, &opts, "/tmp/bench_xlsx.xlsx", &err);
         double dt = now() - t0, dc = cpu() - c0;
@@ -263,7 +264,7 @@ int main(int argc, char **argv)
     if (lxw) {
         rc = tl_xlsx_write_lxw(&res, path, &err);
     } else {
-        tl_xlsx_write_opts opts = {NULL, threads};
+        tl_xlsx_write_opts opts = {NULL, threads, 0};
         rc = tl_xlsx_write(&res, &opts, path, &err);
     }
     double dt = now() - t0, dc = cpu() - c0;

@@ -1,18 +1,20 @@
 /*
- * xlsx_write_lxw.c - the comparison workbook written with libxlsxwriter (see xlsx_write.h):
- * plain, as the reference the benchmark measures the built-in writer against, and the
- * home of the worksheet-name rules both writers share.
+ * xlsx_write_lxw.c - the comparison workbook written with libxlsxwriter (see
+ * xlsx_write_lxw.h): plain, as the reference the benchmark measures the built-in writer
+ * against.  Not part of tlcompare; only `make bench` builds it.
  */
-#include "write/xlsx_write.h"
+#include "xlsx_write_lxw.h"
 
-#include <ctype.h>
+#include "base/excel.h"
+#include "write/tabname.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <xlsxwriter.h>
 
 /* Excel refuses longer cell texts; such a cell is cut, with a warning. */
-#define TL_XLSX_MAX_STRING 32767
+#define TL_XLSX_MAX_STRING TL_EXCEL_MAX_TEXT
 
 /* Byte length of the first `chars` code points of UTF-8 text s. */
 static size_t utf8_prefix(const char *s, size_t chars)
@@ -33,54 +35,6 @@ static size_t utf8_len(const char *s)
     for (; *s; s++)
         n += (*s & 0xC0) != 0x80;
     return n;
-}
-
-static int same_name(const char *a, const char *b)
-{
-    for (; *a && *b; a++, b++)
-        if (tolower((unsigned char)*a) != tolower((unsigned char)*b))
-            return 0;
-    return *a == *b;
-}
-
-static int taken(char **tabs, size_t n, const char *name)
-{
-    for (size_t i = 0; i < n; i++)
-        if (same_name(tabs[i], name))
-            return 1;
-    return 0;
-}
-
-char **tl_tab_names(const char *const *names, size_t n)
-{
-    char **tabs = tl_xcalloc(n ? n : 1, sizeof *tabs);
-    for (size_t i = 0; i < n; i++) {
-        size_t len = utf8_prefix(names[i], TL_TAB_MAX);
-        char *tab = tl_xmalloc(len + 16);
-        memcpy(tab, names[i], len);
-        tab[len] = '\0';
-        for (char *p = tab; *p; p++)
-            if (strchr("[]:*?/\\", *p))
-                *p = '_';
-        char *base = tl_xstrdup(tab);
-        for (unsigned k = 2; taken(tabs, i, tab); k++) {
-            char suffix[16];
-            int sl = snprintf(suffix, sizeof suffix, "~%u", k);
-            size_t keep = utf8_prefix(base, TL_TAB_MAX - (size_t)sl);
-            memcpy(tab, base, keep);
-            memcpy(tab + keep, suffix, (size_t)sl + 1);
-        }
-        free(base);
-        tabs[i] = tab;
-    }
-    return tabs;
-}
-
-void tl_tab_names_free(char **tabs, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        free(tabs[i]);
-    free(tabs);
 }
 
 static int write_cell(lxw_worksheet *ws, lxw_row_t row, lxw_col_t col, const tl_cell *c,
@@ -104,7 +58,7 @@ static int write_cell(lxw_worksheet *ws, lxw_row_t row, lxw_col_t col, const tl_
                 char *s = tl_xmalloc(cut + 1);
                 memcpy(s, c->v.s, cut);
                 s[cut] = '\0';
-                tl_warn("sheet '%s', column '%s', row %u: text longer than Excel's %d characters; "
+                tl_warn("sheet '%s', column '%s', row %u: text longer than Excel's %u characters; "
                         "cut in the workbook (the CSV keeps it whole)",
                         sheet, colname, (unsigned)row + 1, TL_XLSX_MAX_STRING);
                 int rc = worksheet_write_string(ws, row, col, s, NULL);

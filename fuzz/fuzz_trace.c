@@ -1,0 +1,82 @@
+/*
+ * fuzz_trace.c - the trace reader (the streaming JSON scanner, the event reader, the tree
+ * and links) and the report sheets, on arbitrary bytes.
+ *
+ * Any input either loads into a trace whose tree is well formed - every parent, child,
+ * gpu-list entry and root an index of a kept event, each tree child's parent its parent,
+ * each gpu-list entry a linked GPU event - and whose sheets are well-formed tables, or
+ * fails with one line that names the file.  Gzip input goes through the same entry
+ * (the stream switches on the magic bytes), so the inflate path is fuzzed too.
+ */
+#include "fuzz.h"
+
+#include "table/result.h"
+#include "trace/trace.h"
+#include "trace/trace_report.h"
+
+static void trfz_check_tree(const tl_trace *t)
+{
+    size_t ncpu = 0;
+    for (size_t i = 0; i < t->nev; i++) {
+        const tl_tev *e = &t->ev[i];
+        TL_FUZZ_CHECK(e->kind >= TL_TEV_CPU_OP && e->kind <= TL_TEV_MEMSET);
+        TL_FUZZ_CHECK(e->name != NULL);
+        TL_FUZZ_CHECK(i == 0 || t->ev[i - 1].uid < e->uid); /* array order */
+        TL_FUZZ_CHECK(e->parent == TL_TEV_NONE || e->parent < t->nev);
+        TL_FUZZ_CHECK((size_t)e->child0 + e->nchild <= t->nidx);
+        TL_FUZZ_CHECK((size_t)e->gpu0 + e->ngpu <= t->nidx);
+        ncpu += e->kind == TL_TEV_CPU_OP;
+        for (uint32_t k = 0; k < e->nchild; k++) {
+            uint32_t c = tl_tev_children(t, (uint32_t)i)[k];
+            TL_FUZZ_CHECK(c < t->nev);
+            /* a GPU child may have been linked again by a later launch: its parent is that one */
+            TL_FUZZ_CHECK(t->ev[c].parent == i || tl_tev_is_gpu(&t->ev[c]));
+        }
+        for (uint32_t k = 0; k < e->ngpu; k++) {
+            uint32_t g = tl_tev_gpu(t, (uint32_t)i)[k];
+            TL_FUZZ_CHECK(g < t->nev && tl_tev_is_gpu(&t->ev[g]) && (t->ev[g].flags & TL_TEV_LINKED));
+        }
+        if (tl_tev_is_gpu(e))
+            TL_FUZZ_CHECK(!(e->flags & TL_TEV_NON_GPU_PATH));
+        else
+            TL_FUZZ_CHECK(!!(e->flags & TL_TEV_NON_GPU_PATH) == (e->ngpu == 0));
+    }
+    TL_FUZZ_CHECK(ncpu == t->ncpu_ops);
+    for (size_t r = 0; r < t->nroots; r++) {
+        TL_FUZZ_CHECK(t->roots[r] < t->nev);
+        TL_FUZZ_CHECK(t->ev[t->roots[r]].kind == TL_TEV_CPU_OP && (t->ev[t->roots[r]].flags & TL_TEV_CPU_ROOT));
+        TL_FUZZ_CHECK(r == 0 || t->ev[t->roots[r - 1]].ts <= t->ev[t->roots[r]].ts);
+    }
+}
+
+int tl_fuzz_trace(const uint8_t *data, size_t size)
+{
+    tl_error err = {0};
+    tl_trace *t = tl_trace_load_mem(data, size, "fuzz.json", &err);
+    if (!t) {
+        TL_FUZZ_CHECK(err.set);
+        TL_FUZZ_CHECK(strncmp(err.msg, "fuzz.json", 9) == 0);
+        TL_FUZZ_CHECK(strchr(err.msg, '\n') == NULL);
+        return 0;
+    }
+    TL_FUZZ_CHECK(!err.set);
+    trfz_check_tree(t);
+    tl_arena arena;
+    tl_arena_init(&arena);
+    tl_results res = {0};
+    if (tl_trace_sheets(t, &arena, &res, &err) == 0) {
+        TL_FUZZ_CHECK(res.n >= 1 && strcmp(res.items[0].name, "gpu_timeline") == 0);
+        for (size_t i = 0; i < res.n; i++) {
+            tl_fuzz_check_table(res.items[i].table, 0);
+            TL_FUZZ_CHECK(res.items[i].nrows == res.items[i].table->nrows && res.items[i].nrows > 0);
+        }
+    } else {
+        TL_FUZZ_CHECK(err.set && strncmp(err.msg, "fuzz.json", 9) == 0 && res.n == 0);
+    }
+    tl_results_free(&res);
+    tl_arena_free(&arena);
+    tl_trace_free(t);
+    return 0;
+}
+
+TL_FUZZ_ENTRY(tl_fuzz_trace)

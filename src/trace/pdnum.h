@@ -1,0 +1,58 @@
+/*
+ * pdnum.h - the arithmetic and the orders of pandas and numpy that the report sheets
+ * reproduce bit for bit (TRACES.md §4.5): Kahan-compensated group sums, numpy's pairwise
+ * summation, pandas' one-pass group variance, and numpy's introsort (the default
+ * `sort_values` order, whose tie order a stable sort does not give).
+ * Private to src/trace/.
+ */
+#ifndef TL_TRACE_PDNUM_H
+#define TL_TRACE_PDNUM_H
+
+#include <stddef.h>
+
+/* pandas' groupby sum (and the sum behind its mean): Kahan-compensated, in row order. */
+typedef struct tl_kahan {
+    double sum, comp;
+} tl_kahan;
+static inline void tl_kahan_add(tl_kahan *k, double v)
+{
+    double y = v - k->comp;
+    double t = k->sum + y;
+    k->comp = t - k->sum - y;
+    k->sum = t;
+}
+
+/* numpy's add.reduce of a[0..n) (the pairwise summation of Series.sum and np.sum). */
+double tl_np_sum(const double *a, size_t n);
+
+/* np.mean, np.std (population, ddof 0) and np.median of a[0..n), n >= 1; median sorts a
+ * copy. */
+double tl_np_mean(const double *a, size_t n);
+double tl_np_std(const double *a, size_t n);
+double tl_np_median(const double *a, size_t n);
+
+/* pandas' groupby var (Welford's one-pass update) with ddof 1: feed values in row order,
+ * then tl_welford_std (NaN for fewer than two values). */
+typedef struct tl_welford {
+    double mean, m2;
+    size_t n;
+} tl_welford;
+static inline void tl_welford_add(tl_welford *w, double v)
+{
+    w->n++;
+    double old = w->mean;
+    w->mean += (v - old) / (double)w->n;
+    w->m2 += (v - w->mean) * (v - old);
+}
+double tl_welford_std(const tl_welford *w);
+
+/* The row order pandas' sort_values(ascending=False) gives keys[0..n) with its default
+ * kind (numpy's introsort on the reversed rows, reversed back): out[0..n) receives row
+ * indexes; NaN keys go last in row order. */
+void tl_pd_sort_desc(const double *keys, size_t n, size_t *out);
+
+/* numpy's argsort(kind="quicksort") of v[0..n) ascending into idx (which holds the
+ * starting permutation, usually 0..n-1). */
+void tl_np_argsort(const double *v, size_t *idx, size_t n);
+
+#endif

@@ -1,0 +1,1095 @@
+/*
+ * sheets.c - the report sheets of a trace (TRACES.md §2-§4): gpu_timeline, the kernel
+ * launchers and the three op sheets over them, and kernel_summary.
+ *
+ * The numbers are made the way TraceLens' pandas code makes them, so that they agree to
+ * the last bit (TRACES.md §4.5, pdnum.h): unions summed left to right, group sums
+ * Kahan-compensated, column totals pairwise, group std one-pass, sorts in numpy's
+ * introsort order.
+ */
+#include "trace/trace_report.h"
+
+#include "base/numfmt.h"
+#include "base/sort.h"
+#include "trace/jscan.h"
+#include "trace/kmap.h"
+#include "trace/pdnum.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+const char *const tl_trace_sheet_names[5] = {"gpu_timeline", "ops_summary_by_category", "ops_summary",
+                                             "ops_unique_args", "kernel_summary"};
+
+/* ---- names ------------------------------------------------------------------------- */
+
+/* A communication kernel (TraceLens' nccl / rccl / custom collective patterns: a
+ * case-insensitive search anywhere in the name).  One pass: kernel names are long and
+ * every GPU event is asked, several times. */
+static int is_comm(const char *name)
+{
+    for (const unsigned char *p = (const unsigned char *)name; *p; p++) {
+        unsigned c = *p | 0x20u;
+        if (c == 'n' || c == 'r') {
+            if ((p[1] | 0x20u) == 'c' && (p[2] | 0x20u) == 'c' && (p[3] | 0x20u) == 'l' && p[1] && p[2] && p[3])
+                return 1;
+        } else if (c == 'c' && strncasecmp((const char *)p, "cross_device_reduce", 19) == 0) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static int eat(const char **s, const char *lit)
+{
+    size_t n = strlen(lit);
+    if (strncmp(*s, lit, n) != 0)
+        return 0;
+    *s += n;
+    return 1;
+}
+
+/* The whole name is `body` with an optional ".kd" after it. */
+static int kd_end(const char *s) { return *s == 0 || strcmp(s, ".kd") == 0; }
+
+/* ROCm 7.1's copy kernels, counted as memcpy. */
+static int is_legacy_memcpy(const char *s)
+{
+    if (eat(&s, "MEMORY_COPY_"))
+        return (eat(&s, "HOST_TO_DEVICE") || eat(&s, "DEVICE_TO_HOST") || eat(&s, "DEVICE_TO_DEVICE")) && kd_end(s);
+    if (eat(&s, "__amd_rocclr_copyBuffer")) {
+        eat(&s, "Rect");
+        eat(&s, "Aligned");
+        return kd_end(s);
+    }
+    return 0;
+}
+
+/* ROCm 7.1's fill kernels, counted as computation. */
+static int is_legacy_memset(const char *s)
+{
+    if (!eat(&s, "__amd_rocclr_fillBuffer"))
+        return 0;
+    eat(&s, "Aligned");
+    return kd_end(s);
+}
+
+typedef struct opcat {
+    const char *name, *cat;
+} opcat;
+
+static const opcat registry[] = {
+#include "trace/op_categories.inc"
+};
+
+static int opcat_cmp(const void *k, const void *e) { return strcmp(k, ((const opcat *)e)->name); }
+
+/* TRACES.md §4.0: the category of an op named `name` whose earliest direct kernel is
+ * `first_kernel` (NULL when it launched nothing itself). */
+static const char *op_category(const char *name, const char *first_kernel)
+{
+    const opcat *hit = bsearch(name, registry, sizeof registry / sizeof *registry, sizeof *registry, opcat_cmp);
+    if (hit)
+        return hit->cat;
+    if (strncmp(name, "triton", 6) == 0)
+        return "triton";
+    if (strncmp(name, "record_param_comms", 18) == 0)
+        return "record_param_comms";
+    if (first_kernel && strncmp(first_kernel, "void at::native", 15) == 0) {
+        if (strstr(first_kernel, "elementwise"))
+            return "elementwise";
+        if (strstr(first_kernel, "reduce"))
+            return "reduce";
+        if (strstr(first_kernel, "multi_tensor_apply"))
+            return "multi_tensor_apply";
+    }
+    return "other";
+}
+
+/* ---- intervals --------------------------------------------------------------------- */
+
+typedef struct ival {
+    double s, e;
+} ival;
+
+typedef struct ivals {
+    ival *v;
+    size_t n, cap;
+} ivals;
+
+static void iv_push(ivals *a, double s, double e)
+{
+    TL_GROW(a->v, a->cap, a->n + 1);
+    a->v[a->n].s = s;
+    a->v[a->n].e = e;
+    a->n++;
+}
+
+static int ival_cmp(const void *x, const void *y)
+{
+    const ival *a = x, *b = y;
+    return a->s < b->s ? -1 : a->s > b->s ? 1 : 0;
+}
+
+/* Sort by start and merge in place (touching intervals merge).  The order among equal
+ * starts does not change the union, so an unstable sort is enough. */
+static void iv_merge(ivals *a)
+{
+    if (a->n < 2)
+        return;
+    qsort(a->v, a->n, sizeof *a->v, ival_cmp);
+    size_t m = 0;
+    for (size_t i = 1; i < a->n; i++) {
+        if (a->v[i].s <= a->v[m].e) {
+            if (a->v[i].e > a->v[m].e)
+                a->v[m].e = a->v[i].e;
+        } else {
+            a->v[++m] = a->v[i];
+        }
+    }
+    a->n = m + 1;
+}
+
+static double iv_len(const ivals *a)
+{
+    double s = 0;
+    for (size_t i = 0; i < a->n; i++)
+        s += a->v[i].e - a->v[i].s;
+    return s;
+}
+
+/* out = b - a (both merged and sorted), TraceLens' sweep. */
+static void iv_subtract(const ivals *a, const ivals *b, ivals *out)
+{
+    size_t ai = 0;
+    out->n = 0;
+    for (size_t bi = 0; bi < b->n; bi++) {
+        double bs = b->v[bi].s, be = b->v[bi].e, cur = bs;
+        while (ai < a->n && a->v[ai].e <= bs)
+            ai++;
+        for (size_t k = ai; k < a->n && a->v[k].s < be; k++) {
+            if (a->v[k].s > cur)
+                iv_push(out, cur, be < a->v[k].s ? be : a->v[k].s);
+            if (a->v[k].e > cur)
+                cur = a->v[k].e;
+            if (cur >= be)
+                break;
+        }
+        if (cur < be)
+            iv_push(out, cur, be);
+    }
+}
+
+/* Busy time (union length) of GPU events ev[idx[0..n)]. */
+static double busy(const tl_trace *t, const uint32_t *idx, size_t n, ivals *scratch)
+{
+    scratch->n = 0;
+    for (size_t i = 0; i < n; i++)
+        iv_push(scratch, t->ev[idx[i]].ts, t->ev[idx[i]].t_end);
+    iv_merge(scratch);
+    return iv_len(scratch);
+}
+
+/* ---- tables ------------------------------------------------------------------------ */
+
+static tl_table *table_new(size_t nrows, const char *const *cols, size_t ncols)
+{
+    tl_table *t = tl_table_new();
+    t->nrows = nrows;
+    for (size_t c = 0; c < ncols; c++)
+        tl_table_add_column(t, cols[c]);
+    return t;
+}
+
+static void put_f(tl_table *t, size_t c, size_t r, double v)
+{
+    t->cols[c].cells[r] = isnan(v) ? tl_cell_missing() : tl_cell_float(v);
+}
+static void put_i(tl_table *t, size_t c, size_t r, int64_t v) { t->cols[c].cells[r] = tl_cell_int(v); }
+static void put_s(tl_table *t, size_t c, size_t r, const char *s)
+{
+    t->cols[c].cells[r] = s ? tl_cell_str(s) : tl_cell_missing();
+}
+
+/* Column types from the cells (SPEC §1: any text makes a column text). */
+static void table_type(tl_table *t)
+{
+    for (size_t c = 0; c < t->ncols; c++) {
+        int str = 0;
+        for (size_t r = 0; r < t->nrows && !str; r++)
+            str = t->cols[c].cells[r].kind == TL_STR;
+        t->cols[c].type = str ? TL_COL_STR : TL_COL_NUM;
+    }
+}
+
+static void emit(tl_results *out, const char *name, tl_table *t)
+{
+    if (t->nrows == 0) {
+        tl_table_free(t);
+        return;
+    }
+    table_type(t);
+    TL_GROW(out->items, out->cap, out->n + 1);
+    tl_result *r = &out->items[out->n++];
+    memset(r, 0, sizeof *r);
+    r->name = name;
+    r->table = t;
+    r->nrows = t->nrows;
+    r->ncols = t->ncols;
+}
+
+static const char *buf_dup(tl_arena *a, tl_buf *b) { return tl_arena_strndup(a, b->data ? b->data : "", b->len); }
+
+static void buf_double(tl_buf *b, double d)
+{
+    char s[TL_NUMFMT_MAX];
+    if (isnan(d))
+        tl_buf_adds(b, "nan");
+    else if (isinf(d))
+        tl_buf_adds(b, d < 0 ? "-inf" : "inf");
+    else
+        tl_buf_add(b, s, tl_fmt_double(d, s));
+}
+
+static void buf_int(tl_buf *b, int64_t i)
+{
+    char s[TL_NUMFMT_MAX];
+    tl_buf_add(b, s, tl_fmt_int(i, s));
+}
+
+static void buf_stream(tl_buf *b, int64_t stream)
+{
+    if (stream == TL_TEV_NO_STREAM)
+        tl_buf_adds(b, "None");
+    else
+        buf_int(b, stream);
+}
+
+/* ---- gpu_timeline ------------------------------------------------------------------ */
+
+static int gpu_timeline(const tl_trace *t, tl_results *out, double *total_us, tl_error *err)
+{
+    ivals comp = {0}, comm = {0}, mem = {0}, all = {0}, x = {0}, y = {0};
+    for (size_t i = 0; i < t->nev; i++) {
+        const tl_tev *e = &t->ev[i];
+        if (!tl_tev_is_gpu(e) || !(e->flags & TL_TEV_LINKED))
+            continue;
+        iv_push(&all, e->ts, e->t_end);
+        if (e->kind == TL_TEV_MEMCPY || (e->kind == TL_TEV_KERNEL && is_legacy_memcpy(e->name)))
+            iv_push(&mem, e->ts, e->t_end);
+        else if (e->kind == TL_TEV_KERNEL && is_legacy_memset(e->name))
+            iv_push(&comp, e->ts, e->t_end);
+        else if (is_comm(e->name))
+            iv_push(&comm, e->ts, e->t_end);
+        else
+            iv_push(&comp, e->ts, e->t_end);
+    }
+    if (all.n == 0) {
+        tl_error_set(err, "%s: no GPU events linked to a launch (%s): there is no GPU timeline to report", t->path,
+                     t->nev ? "the trace's GPU events have no launch flows" : "the trace has no GPU events");
+        free(comp.v), free(comm.v), free(mem.v), free(all.v);
+        return -1;
+    }
+    iv_merge(&comp);
+    iv_merge(&comm);
+    iv_merge(&mem);
+    iv_merge(&all);
+    double v[8];
+    v[0] = iv_len(&comp);
+    iv_subtract(&comp, &comm, &x);
+    v[1] = iv_len(&x);
+    iv_subtract(&comp, &mem, &x);
+    iv_subtract(&comm, &x, &y);
+    v[2] = iv_len(&y);
+    v[3] = iv_len(&all);
+    v[5] = all.v[all.n - 1].e - all.v[0].s;
+    v[4] = v[5] - v[3];
+    v[6] = iv_len(&comm);
+    v[7] = iv_len(&mem);
+    static const char *const types[8] = {"computation_time", "exposed_comm_time", "exposed_memcpy_time",
+                                         "busy_time",        "idle_time",         "total_time",
+                                         "total_comm_time",  "total_memcpy_time"};
+    static const char *const cols[3] = {"type", "time ms", "percent"};
+    tl_table *tb = table_new(8, cols, 3);
+    for (size_t r = 0; r < 8; r++) {
+        put_s(tb, 0, r, types[r]);
+        put_f(tb, 1, r, v[r] / 1e3);
+        put_f(tb, 2, r, v[r] / v[5] * 100);
+    }
+    *total_us = v[5] / 1e3 * 1e3; /* through ms and back, as the reference does */
+    emit(out, "gpu_timeline", tb);
+    free(comp.v), free(comm.v), free(mem.v), free(all.v), free(x.v), free(y.v);
+    return 0;
+}
+
+/* ---- kernel launchers (TRACES.md §2) ------------------------------------------------- */
+
+typedef struct launcher {
+    uint32_t ev;
+    uint32_t *k; /* direct kernels, array order; then sorted by ts for kernel_details */
+    size_t nk, capk;
+    double direct, subtree;
+    const char *cat;
+} launcher;
+
+typedef struct launchers {
+    launcher *v; /* in ts order once built */
+    size_t n;
+    uint32_t *of; /* event -> launcher index (UINT32_MAX: none) */
+} launchers;
+
+static int kernel_ts_cmp_ctx(size_t a, size_t b, void *ctx)
+{
+    const double *ts = ctx;
+    return ts[a] < ts[b] ? -1 : ts[a] > ts[b] ? 1 : 0;
+}
+
+static void launchers_build(const tl_trace *t, launchers *L)
+{
+    size_t cap = 0;
+    L->v = NULL;
+    L->n = 0;
+    L->of = tl_xmalloc((t->nev ? t->nev : 1) * sizeof *L->of);
+    for (size_t i = 0; i < t->nev; i++)
+        L->of[i] = UINT32_MAX;
+    for (size_t i = 0; i < t->nev; i++) {
+        const tl_tev *g = &t->ev[i];
+        if (!tl_tev_is_gpu(g) || !(g->flags & TL_TEV_LINKED) || is_comm(g->name))
+            continue;
+        uint32_t r = g->parent, found = TL_TEV_NONE;
+        for (uint32_t cur = t->ev[r].parent; cur != TL_TEV_NONE;) {
+            const tl_tev *c = &t->ev[cur];
+            if (c->kind != TL_TEV_CPU_OP)
+                break;
+            if (strcmp(c->name, "execute") == 0) {
+                cur = c->parent;
+                continue;
+            }
+            found = cur;
+            break;
+        }
+        uint32_t who = found != TL_TEV_NONE ? found : r;
+        if (L->of[who] == UINT32_MAX) {
+            TL_GROW(L->v, cap, L->n + 1);
+            memset(&L->v[L->n], 0, sizeof L->v[L->n]);
+            L->v[L->n].ev = who;
+            L->of[who] = (uint32_t)L->n++;
+        }
+        launcher *l = &L->v[L->of[who]];
+        TL_GROW(l->k, l->capk, l->nk + 1);
+        l->k[l->nk++] = (uint32_t)i;
+    }
+    /* launchers by ts, ties in the order first met */
+    tl_sort_item *it = tl_xmalloc((L->n ? L->n : 1) * sizeof *it);
+    for (size_t i = 0; i < L->n; i++) {
+        it[i].key = tl_sort_key_double(t->ev[L->v[i].ev].ts);
+        it[i].row = (uint32_t)i;
+    }
+    tl_sort_items(it, L->n, NULL);
+    launcher *sorted = tl_xmalloc((L->n ? L->n : 1) * sizeof *sorted);
+    for (size_t i = 0; i < L->n; i++) {
+        sorted[i] = L->v[it[i].row];
+        L->of[sorted[i].ev] = (uint32_t)i;
+    }
+    free(L->v);
+    free(it);
+    L->v = sorted;
+
+    ivals scratch = {0};
+    double *ts = NULL;
+    size_t tscap = 0, *ord = NULL, ordcap = 0;
+    uint32_t *tmp = NULL;
+    size_t tmpcap = 0;
+    for (size_t i = 0; i < L->n; i++) {
+        launcher *l = &L->v[i];
+        const tl_tev *e = &t->ev[l->ev];
+        l->direct = busy(t, l->k, l->nk, &scratch);
+        l->subtree = e->ngpu ? busy(t, tl_tev_gpu(t, l->ev), e->ngpu, &scratch) : 0;
+        /* kernel_details: the direct kernels by ts (stable) */
+        TL_GROW(ts, tscap, l->nk);
+        TL_GROW(ord, ordcap, l->nk);
+        TL_GROW(tmp, tmpcap, l->nk);
+        for (size_t k = 0; k < l->nk; k++) {
+            ts[k] = t->ev[l->k[k]].ts;
+            ord[k] = k;
+        }
+        tl_sort_rows(ord, l->nk, kernel_ts_cmp_ctx, ts);
+        for (size_t k = 0; k < l->nk; k++)
+            tmp[k] = l->k[ord[k]];
+        memcpy(l->k, tmp, l->nk * sizeof *tmp);
+        l->cat = op_category(e->name, t->ev[l->k[0]].name);
+    }
+    free(scratch.v);
+    free(ts);
+    free(ord);
+    free(tmp);
+}
+
+static void launchers_free(launchers *L)
+{
+    for (size_t i = 0; i < L->n; i++)
+        free(L->v[i].k);
+    free(L->v);
+    free(L->of);
+}
+
+/* ---- ops_summary and ops_summary_by_category (TRACES.md §4.1) ------------------------ */
+
+typedef struct group {
+    const char *key;
+    size_t first;     /* first member, for ops_unique_args */
+    size_t *rows;     /* launcher indexes, in launcher order */
+    size_t n, cap;
+} group;
+
+static void group_add(group *g, size_t row)
+{
+    TL_GROW(g->rows, g->cap, g->n + 1);
+    g->rows[g->n++] = row;
+}
+
+static int str_ptr_cmp(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
+
+/* Group launchers by a string key (name or category), groups in key order. */
+static group *groups_of(const tl_trace *t, const launchers *L, int by_cat, size_t *ngroups)
+{
+    const char **keys = tl_xmalloc((L->n ? L->n : 1) * sizeof *keys);
+    for (size_t i = 0; i < L->n; i++)
+        keys[i] = by_cat ? L->v[i].cat : t->ev[L->v[i].ev].name;
+    const char **uniq = tl_xmalloc((L->n ? L->n : 1) * sizeof *uniq);
+    memcpy(uniq, keys, L->n * sizeof *uniq);
+    qsort(uniq, L->n, sizeof *uniq, str_ptr_cmp);
+    size_t nu = 0;
+    for (size_t i = 0; i < L->n; i++)
+        if (nu == 0 || strcmp(uniq[nu - 1], uniq[i]) != 0)
+            uniq[nu++] = uniq[i];
+    group *g = tl_xcalloc(nu ? nu : 1, sizeof *g);
+    for (size_t i = 0; i < nu; i++)
+        g[i].key = uniq[i];
+    for (size_t i = 0; i < L->n; i++) {
+        const char **hit = bsearch(&keys[i], uniq, nu, sizeof *uniq, str_ptr_cmp);
+        group_add(&g[hit - uniq], i);
+    }
+    free(keys);
+    free(uniq);
+    *ngroups = nu;
+    return g;
+}
+
+static void groups_free(group *g, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(g[i].rows);
+    free(g);
+}
+
+static void ops_summaries(const tl_trace *t, const launchers *L, tl_arena *arena, tl_table **by_cat_out,
+                          tl_table **by_name_out)
+{
+    for (int by_cat = 1; by_cat >= 0; by_cat--) {
+        size_t ng;
+        group *g = groups_of(t, L, by_cat, &ng);
+        double *dsum = tl_xmalloc((ng ? ng : 1) * sizeof *dsum), *ssum = tl_xmalloc((ng ? ng : 1) * sizeof *ssum);
+        for (size_t i = 0; i < ng; i++) {
+            tl_kahan kd = {0}, ks = {0};
+            for (size_t k = 0; k < g[i].n; k++) {
+                tl_kahan_add(&kd, L->v[g[i].rows[k]].direct);
+                tl_kahan_add(&ks, L->v[g[i].rows[k]].subtree);
+            }
+            dsum[i] = kd.sum;
+            ssum[i] = ks.sum;
+        }
+        size_t *ord = tl_xmalloc((ng ? ng : 1) * sizeof *ord);
+        tl_pd_sort_desc(dsum, ng, ord);
+        double *ms = tl_xmalloc((ng ? ng : 1) * sizeof *ms);
+        for (size_t r = 0; r < ng; r++)
+            ms[r] = dsum[ord[r]] / 1000;
+        double total = tl_np_sum(ms, ng), cum = 0;
+        tl_table *tb;
+        if (by_cat) {
+            static const char *const cols[5] = {"op category", "Count", "total_direct_kernel_time_ms", "Percentage (%)",
+                                                "Cumulative Percentage (%)"};
+            tb = table_new(ng, cols, 5);
+            for (size_t r = 0; r < ng; r++) {
+                const group *gr = &g[ord[r]];
+                double pct = ms[r] / total * 100;
+                cum += pct;
+                put_s(tb, 0, r, gr->key);
+                put_i(tb, 1, r, (int64_t)gr->n);
+                put_f(tb, 2, r, ms[r]);
+                put_f(tb, 3, r, pct);
+                put_f(tb, 4, r, cum);
+            }
+            *by_cat_out = tb;
+        } else {
+            static const char *const cols[9] = {"name", "total_direct_kernel_time_sum", "total_subtree_kernel_time_sum",
+                                                "total_direct_kernel_time_ms", "total_subtree_kernel_time_ms", "Count",
+                                                "Categories", "Percentage (%)", "Cumulative Percentage (%)"};
+            tb = table_new(ng, cols, 9);
+            tl_buf b = {0};
+            for (size_t r = 0; r < ng; r++) {
+                const group *gr = &g[ord[r]];
+                double pct = ms[r] / total * 100;
+                cum += pct;
+                /* Categories: the sorted distinct categories, as a Python list */
+                const char **cv = tl_xmalloc(gr->n * sizeof *cv);
+                size_t nc = 0;
+                for (size_t k = 0; k < gr->n; k++)
+                    cv[nc++] = L->v[gr->rows[k]].cat;
+                qsort(cv, nc, sizeof *cv, str_ptr_cmp);
+                tl_buf_clear(&b);
+                tl_buf_addc(&b, '[');
+                for (size_t q = 0, w = 0; q < nc; q++) {
+                    if (q && strcmp(cv[q - 1], cv[q]) == 0)
+                        continue;
+                    if (w++)
+                        tl_buf_add(&b, ", ", 2);
+                    tl_py_str_repr(&b, cv[q], strlen(cv[q]));
+                }
+                tl_buf_addc(&b, ']');
+                free(cv);
+                put_s(tb, 0, r, gr->key);
+                put_f(tb, 1, r, dsum[ord[r]]);
+                put_f(tb, 2, r, ssum[ord[r]]);
+                put_f(tb, 3, r, ms[r]);
+                put_f(tb, 4, r, ssum[ord[r]] / 1000);
+                put_i(tb, 5, r, (int64_t)gr->n);
+                put_s(tb, 6, r, buf_dup(arena, &b));
+                put_f(tb, 7, r, pct);
+                put_f(tb, 8, r, cum);
+            }
+            tl_buf_free(&b);
+            *by_name_out = tb;
+        }
+        free(dsum);
+        free(ssum);
+        free(ord);
+        free(ms);
+        groups_free(g, ng);
+    }
+}
+
+/* ---- ops_unique_args (TRACES.md §4.2) ------------------------------------------------ */
+
+#define NKEYS 9
+
+typedef struct ugroup {
+    const char *key[NKEYS]; /* str() of each grouping value ("None" for a missing arg) */
+    const char *val[NKEYS]; /* the first row's values (NULL: missing) */
+    size_t *rows;
+    size_t n, cap;
+    double dsum, ssum;
+    int64_t ex_uid;
+} ugroup;
+
+static uint64_t keys_hash(const char *const *k)
+{
+    uint64_t h = 0x9e3779b97f4a7c15ULL;
+    for (int i = 0; i < NKEYS; i++) {
+        for (const unsigned char *p = (const unsigned char *)k[i]; *p; p++)
+            h = (h ^ *p) * 0x100000001b3ULL;
+        h = (h ^ 0xff) * 0x100000001b3ULL; /* a separator no text byte equals after the xor */
+        h ^= h >> 31;
+    }
+    return h;
+}
+
+/* The per-position kernel statistics of a group (kernel_details_summary and
+ * trunc_kernel_details). */
+static void kernel_stats(const tl_trace *t, const launchers *L, const ugroup *g, tl_arena *arena, const char **summary,
+                         const char **trunc)
+{
+    const launcher *tpl = &L->v[g->rows[0]]; /* every launcher has at least one kernel */
+    size_t nk = tpl->nk;
+    typedef struct kstat {
+        const char *name;
+        int64_t stream;
+        size_t count;
+        double total, mean, median, std, min, max;
+    } kstat;
+    kstat *ks = tl_xcalloc(nk, sizeof *ks);
+    double *d = tl_xmalloc(g->n * sizeof *d);
+    for (size_t i = 0; i < nk; i++) {
+        size_t n = 0;
+        for (size_t r = 0; r < g->n; r++) {
+            const launcher *l = &L->v[g->rows[r]];
+            if (l->nk == nk)
+                d[n++] = t->ev[l->k[i]].dur;
+        }
+        const tl_tev *k = &t->ev[tpl->k[i]];
+        ks[i].name = k->name;
+        ks[i].stream = k->stream;
+        ks[i].count = n;
+        ks[i].total = tl_np_sum(d, n);
+        ks[i].mean = tl_np_mean(d, n);
+        ks[i].median = tl_np_median(d, n);
+        ks[i].std = tl_np_std(d, n);
+        double mn = d[0], mx = d[0];
+        for (size_t q = 1; q < n; q++) {
+            if (d[q] < mn)
+                mn = d[q];
+            if (d[q] > mx)
+                mx = d[q];
+        }
+        ks[i].min = mn;
+        ks[i].max = mx;
+    }
+    /* sorted by (total, name), stably: insertion sort (lists are short) */
+    for (size_t i = 1; i < nk; i++) {
+        kstat x = ks[i];
+        size_t j = i;
+        while (j > 0 && (ks[j - 1].total > x.total || (ks[j - 1].total == x.total && strcmp(ks[j - 1].name, x.name) > 0))) {
+            ks[j] = ks[j - 1];
+            j--;
+        }
+        ks[j] = x;
+    }
+    tl_buf b = {0}, tb = {0};
+    tl_buf_addc(&b, '[');
+    tl_buf_addc(&tb, '[');
+    for (size_t i = 0; i < nk; i++) {
+        const kstat *s = &ks[i];
+        if (i) {
+            tl_buf_add(&b, ", ", 2);
+            tl_buf_add(&tb, ", ", 2);
+        }
+        tl_buf_adds(&b, "{'name': ");
+        tl_py_str_repr(&b, s->name, strlen(s->name));
+        tl_buf_adds(&b, ", 'stream': ");
+        buf_stream(&b, s->stream);
+        tl_buf_adds(&b, ", 'count': ");
+        buf_int(&b, (int64_t)s->count);
+        tl_buf_adds(&b, ", 'total_duration_us': ");
+        buf_double(&b, s->total);
+        tl_buf_adds(&b, ", 'mean_duration_us': ");
+        buf_double(&b, s->mean);
+        tl_buf_adds(&b, ", 'median_duration_us': ");
+        buf_double(&b, s->median);
+        tl_buf_adds(&b, ", 'std_dev_duration_us': ");
+        buf_double(&b, s->std);
+        tl_buf_adds(&b, ", 'min_duration_us': ");
+        buf_double(&b, s->min);
+        tl_buf_adds(&b, ", 'max_duration_us': ");
+        buf_double(&b, s->max);
+        tl_buf_addc(&b, '}');
+
+        /* the name cut to 64 characters (code points) and "..." */
+        size_t len = strlen(s->name), cut = len, chars = 0;
+        for (size_t q = 0; q < len; q++) {
+            if (((unsigned char)s->name[q] & 0xc0) != 0x80) {
+                if (chars == 64) {
+                    cut = q;
+                    break;
+                }
+                chars++;
+            }
+        }
+        tl_buf_adds(&tb, "{'name': ");
+        if (cut < len) {
+            char *tmp = tl_xmalloc(cut + 4);
+            memcpy(tmp, s->name, cut);
+            memcpy(tmp + cut, "...", 4);
+            tl_py_str_repr(&tb, tmp, cut + 3);
+            free(tmp);
+        } else {
+            tl_py_str_repr(&tb, s->name, len);
+        }
+        tl_buf_adds(&tb, ", 'stream': ");
+        buf_stream(&tb, s->stream);
+        tl_buf_adds(&tb, ", 'mean_duration_us': ");
+        buf_double(&tb, rint(s->mean * 100.0) / 100.0); /* numpy's round(x, 2) */
+        tl_buf_addc(&tb, '}');
+    }
+    tl_buf_addc(&b, ']');
+    tl_buf_addc(&tb, ']');
+    *summary = buf_dup(arena, &b);
+    *trunc = nk ? buf_dup(arena, &tb) : NULL;
+    tl_buf_free(&b);
+    tl_buf_free(&tb);
+    free(ks);
+    free(d);
+}
+
+static int ugroup_cmp(size_t a, size_t b, void *ctx)
+{
+    const ugroup *g = ctx;
+    if (g[a].dsum != g[b].dsum)
+        return g[a].dsum > g[b].dsum ? -1 : 1;
+    return g[a].ex_uid < g[b].ex_uid ? -1 : g[a].ex_uid > g[b].ex_uid ? 1 : 0;
+}
+
+static tl_table *ops_unique_args(const tl_trace *t, const launchers *L, tl_arena *arena)
+{
+    ugroup *g = NULL;
+    size_t ng = 0, gcap = 0;
+    tl_kmap map;
+    tl_kmap_init(&map);
+    for (size_t i = 0; i < L->n; i++) {
+        const launcher *l = &L->v[i];
+        const tl_tev *e = &t->ev[l->ev];
+        const char *val[NKEYS] = {e->name,
+                                  l->cat,
+                                  tl_trace_process_name(t, e->pid),
+                                  tl_trace_process_label(t, e->pid),
+                                  tl_trace_thread_name(t, e->pid, e->tid),
+                                  e->kind == TL_TEV_CPU_OP ? e->input_dims : NULL,
+                                  e->kind == TL_TEV_CPU_OP ? e->input_type : NULL,
+                                  e->kind == TL_TEV_CPU_OP ? e->input_strides : NULL,
+                                  e->kind == TL_TEV_CPU_OP ? e->concrete_inputs : NULL};
+        const char *key[NKEYS];
+        for (int k = 0; k < NKEYS; k++)
+            key[k] = val[k] ? val[k] : "None";
+        uint64_t h = keys_hash(key);
+        size_t gi = SIZE_MAX;
+        for (int64_t probe = 0; gi == SIZE_MAX; probe++) {
+            int created;
+            tl_kmap_slot *sl = tl_kmap_put(&map, (int64_t)h, probe, 0, &created);
+            if (created) {
+                TL_GROW(g, gcap, ng + 1);
+                memset(&g[ng], 0, sizeof g[ng]);
+                memcpy(g[ng].key, key, sizeof key);
+                memcpy(g[ng].val, val, sizeof val);
+                g[ng].ex_uid = e->uid;
+                sl->val = (uint32_t)ng;
+                gi = ng++;
+                break;
+            }
+            int same = 1;
+            for (int k = 0; k < NKEYS && same; k++)
+                same = strcmp(g[sl->val].key[k], key[k]) == 0;
+            if (same)
+                gi = sl->val;
+        }
+        TL_GROW(g[gi].rows, g[gi].cap, g[gi].n + 1);
+        g[gi].rows[g[gi].n++] = i;
+    }
+    tl_kmap_free(&map);
+
+    /* per group: the aggregates */
+    typedef struct agg {
+        double mean, median, std, min, max, sum;
+    } agg;
+    agg *ad = tl_xcalloc(ng ? ng : 1, sizeof *ad), *as = tl_xcalloc(ng ? ng : 1, sizeof *as);
+    const char **summ = tl_xcalloc(ng ? ng : 1, sizeof *summ), **trunc = tl_xcalloc(ng ? ng : 1, sizeof *trunc);
+    double *tmp = NULL;
+    size_t tmpcap = 0;
+    for (size_t i = 0; i < ng; i++) {
+        for (int which = 0; which < 2; which++) {
+            agg *a = which ? &as[i] : &ad[i];
+            tl_kahan ks = {0};
+            tl_welford w = {0};
+            TL_GROW(tmp, tmpcap, g[i].n);
+            for (size_t r = 0; r < g[i].n; r++) {
+                double v = which ? L->v[g[i].rows[r]].subtree : L->v[g[i].rows[r]].direct;
+                tl_kahan_add(&ks, v);
+                tl_welford_add(&w, v);
+                tmp[r] = v;
+                if (r == 0 || v < a->min)
+                    a->min = v;
+                if (r == 0 || v > a->max)
+                    a->max = v;
+            }
+            a->sum = ks.sum;
+            a->mean = ks.sum / (double)g[i].n;
+            a->std = tl_welford_std(&w);
+            a->median = tl_np_median(tmp, g[i].n);
+        }
+        g[i].dsum = ad[i].sum;
+        g[i].ssum = as[i].sum;
+        kernel_stats(t, L, &g[i], arena, &summ[i], &trunc[i]);
+    }
+    free(tmp);
+
+    size_t *ord = tl_xmalloc((ng ? ng : 1) * sizeof *ord);
+    for (size_t i = 0; i < ng; i++)
+        ord[i] = i;
+    tl_sort_rows(ord, ng, ugroup_cmp, g);
+    double *sums = tl_xmalloc((ng ? ng : 1) * sizeof *sums);
+    for (size_t r = 0; r < ng; r++)
+        sums[r] = g[ord[r]].dsum;
+    double total = tl_np_sum(sums, ng), cum = 0;
+
+    static const char *const cols[] = {
+        "name", "op category", "process_name", "process_label", "thread_name", "Input Dims", "Input type",
+        "Input Strides", "Concrete Inputs", "operation_count", "total_direct_kernel_time_mean",
+        "total_subtree_kernel_time_mean", "total_direct_kernel_time_median", "total_subtree_kernel_time_median",
+        "total_direct_kernel_time_std", "total_subtree_kernel_time_std", "total_direct_kernel_time_min",
+        "total_subtree_kernel_time_min", "total_direct_kernel_time_max", "total_subtree_kernel_time_max",
+        "total_direct_kernel_time_sum", "total_subtree_kernel_time_sum", "ex_UID", "kernel_details_summary",
+        "trunc_kernel_details", "Percentage (%)", "Cumulative Percentage (%)"};
+    tl_table *tb = table_new(ng, cols, sizeof cols / sizeof *cols);
+    for (size_t r = 0; r < ng; r++) {
+        size_t i = ord[r];
+        for (int k = 0; k < NKEYS; k++)
+            put_s(tb, (size_t)k, r, g[i].val[k]);
+        put_i(tb, 9, r, (int64_t)g[i].n);
+        const agg *a = &ad[i], *s = &as[i];
+        put_f(tb, 10, r, a->mean);
+        put_f(tb, 11, r, s->mean);
+        put_f(tb, 12, r, a->median);
+        put_f(tb, 13, r, s->median);
+        put_f(tb, 14, r, a->std);
+        put_f(tb, 15, r, s->std);
+        put_f(tb, 16, r, a->min);
+        put_f(tb, 17, r, s->min);
+        put_f(tb, 18, r, a->max);
+        put_f(tb, 19, r, s->max);
+        put_f(tb, 20, r, a->sum);
+        put_f(tb, 21, r, s->sum);
+        put_i(tb, 22, r, g[i].ex_uid);
+        put_s(tb, 23, r, summ[i]);
+        put_s(tb, 24, r, trunc[i]);
+        double pct = g[i].dsum / total * 100;
+        cum += pct;
+        put_f(tb, 25, r, pct);
+        put_f(tb, 26, r, cum);
+    }
+    for (size_t i = 0; i < ng; i++)
+        free(g[i].rows);
+    free(g);
+    free(ad);
+    free(as);
+    free(summ);
+    free(trunc);
+    free(ord);
+    free(sums);
+    return tb;
+}
+
+/* ---- kernel_summary (TRACES.md §4.3) -------------------------------------------------- */
+
+typedef struct krow {
+    const char *cat;  /* NULL: missing */
+    const char *op;   /* Parent cpu_op, NULL: missing */
+    const char *name;
+    int64_t stream;   /* TL_TEV_NO_STREAM: missing */
+    double dur;
+    uint32_t rcat, rop, rname; /* the strings' ranks in byte order (UINT32_MAX: missing) */
+} krow;
+
+/* rank[i] = the position of *v[i] among the distinct texts, in byte order (UINT32_MAX for
+ * NULL): the group keys are compared as numbers, not as long kernel names over and over. */
+static void rank_strings(const char **v, size_t stride, size_t n, uint32_t *rank, size_t rstride)
+{
+    tl_kmap seen;
+    tl_kmap_init(&seen);
+    const char **u = NULL;
+    size_t nu = 0, ucap = 0;
+    for (size_t i = 0; i < n; i++) {
+        const char *s = *(const char **)((const char *)v + i * stride);
+        if (!s)
+            continue;
+        int created;
+        tl_kmap_put(&seen, (int64_t)(uintptr_t)s, 0, 0, &created);
+        if (created) {
+            TL_GROW(u, ucap, nu + 1);
+            u[nu++] = s;
+        }
+    }
+    if (nu)
+        qsort(u, nu, sizeof *u, str_ptr_cmp);
+    uint32_t r = 0;
+    for (size_t i = 0; i < nu; i++) {
+        if (i && strcmp(u[i - 1], u[i]) != 0)
+            r++;
+        tl_kmap_put(&seen, (int64_t)(uintptr_t)u[i], 0, 0, NULL)->val = r; /* equal texts, one rank */
+    }
+    for (size_t i = 0; i < n; i++) {
+        const char *s = *(const char **)((const char *)v + i * stride);
+        uint32_t *dst = (uint32_t *)((char *)rank + i * rstride);
+        *dst = s ? tl_kmap_get(&seen, (int64_t)(uintptr_t)s, 0, 0, 0) : UINT32_MAX;
+    }
+    free(u);
+    tl_kmap_free(&seen);
+}
+
+static int krow_cmp(size_t x, size_t y, void *ctx)
+{
+    const krow *a = (const krow *)ctx + x, *b = (const krow *)ctx + y;
+    if (a->rcat != b->rcat)
+        return a->rcat < b->rcat ? -1 : 1; /* missing (UINT32_MAX) last */
+    if (a->rop != b->rop)
+        return a->rop < b->rop ? -1 : 1;
+    if (a->rname != b->rname)
+        return a->rname < b->rname ? -1 : 1;
+    int am = a->stream == TL_TEV_NO_STREAM, bm = b->stream == TL_TEV_NO_STREAM;
+    if (am || bm)
+        return am - bm;
+    return a->stream < b->stream ? -1 : a->stream > b->stream ? 1 : 0;
+}
+
+static tl_table *kernel_summary(const tl_trace *t, const launchers *L, double total_us)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < t->nev; i++)
+        n += t->ev[i].kind == TL_TEV_KERNEL;
+    if (n == 0)
+        return NULL;
+    krow *rows = tl_xcalloc(n, sizeof *rows);
+    double *durs = tl_xmalloc(n * sizeof *durs);
+    int has_op = 0, has_launcher = 0, any_no_stream = 0;
+    size_t k = 0;
+    for (size_t i = 0; i < t->nev; i++) {
+        const tl_tev *e = &t->ev[i];
+        if (e->kind != TL_TEV_KERNEL)
+            continue;
+        krow *r = &rows[k];
+        r->name = e->name;
+        r->stream = e->stream;
+        r->dur = e->dur;
+        durs[k] = e->dur;
+        any_no_stream |= e->stream == TL_TEV_NO_STREAM;
+        if (e->parent != TL_TEV_NONE) {
+            has_launcher = 1;
+            uint32_t c = t->ev[e->parent].parent;
+            while (c != TL_TEV_NONE && t->ev[c].kind != TL_TEV_CPU_OP)
+                c = t->ev[c].parent;
+            if (c != TL_TEV_NONE) {
+                has_op = 1;
+                uint32_t li = L->of ? L->of[c] : UINT32_MAX;
+                r->op = t->ev[c].name;
+                r->cat = li != UINT32_MAX ? L->v[li].cat : op_category(r->op, NULL);
+            }
+        }
+        k++;
+    }
+    /* fill-ins: the launcher's name for a missing cpu_op; graph / runtime for a missing category */
+    k = 0;
+    for (size_t i = 0; i < t->nev; i++) {
+        const tl_tev *e = &t->ev[i];
+        if (e->kind != TL_TEV_KERNEL)
+            continue;
+        krow *r = &rows[k++];
+        if (e->parent == TL_TEV_NONE)
+            continue;
+        const char *ln = t->ev[e->parent].name;
+        if (!r->op && has_op)
+            r->op = ln;
+        if (!r->cat && *ln) {
+            char low[4096];
+            size_t m = strlen(ln) < sizeof low - 1 ? strlen(ln) : sizeof low - 1;
+            for (size_t q = 0; q < m; q++)
+                low[q] = (char)((ln[q] >= 'A' && ln[q] <= 'Z') ? ln[q] + 32 : ln[q]);
+            low[m] = 0;
+            r->cat = strstr(low, "cudagraph") || strstr(low, "graphlaunch") ? "graph" : "runtime";
+        }
+    }
+    double total_k = tl_np_sum(durs, n);
+    rank_strings(&rows[0].cat, sizeof *rows, n, &rows[0].rcat, sizeof *rows);
+    rank_strings(&rows[0].op, sizeof *rows, n, &rows[0].rop, sizeof *rows);
+    rank_strings(&rows[0].name, sizeof *rows, n, &rows[0].rname, sizeof *rows);
+    size_t *ord = tl_xmalloc(n * sizeof *ord);
+    for (size_t i = 0; i < n; i++)
+        ord[i] = i;
+    tl_sort_rows(ord, n, krow_cmp, rows);
+    /* groups: runs of equal keys in ord */
+    size_t ng = 0;
+    size_t *start = tl_xmalloc((n + 1) * sizeof *start);
+    for (size_t i = 0; i < n; i++)
+        if (i == 0 || krow_cmp(ord[i - 1], ord[i], rows) != 0)
+            start[ng++] = i;
+    start[ng] = n;
+    double *sum = tl_xmalloc(ng * sizeof *sum);
+    for (size_t gi = 0; gi < ng; gi++) {
+        tl_kahan s = {0};
+        for (size_t q = start[gi]; q < start[gi + 1]; q++)
+            tl_kahan_add(&s, rows[ord[q]].dur);
+        sum[gi] = s.sum;
+    }
+    size_t *gord = tl_xmalloc(ng * sizeof *gord);
+    tl_pd_sort_desc(sum, ng, gord);
+
+    const char *cols[11];
+    size_t nc = 0;
+    cols[nc++] = "Parent op category";
+    if (has_op)
+        cols[nc++] = "Parent cpu_op";
+    cols[nc++] = "Kernel name";
+    cols[nc++] = "Kernel stream";
+    size_t c_agg = nc;
+    cols[nc++] = "Kernel duration (\xc2\xb5s)_sum";
+    cols[nc++] = "Kernel duration (\xc2\xb5s)_count";
+    cols[nc++] = "Kernel duration (\xc2\xb5s)_mean";
+    cols[nc++] = "Kernel duration (\xc2\xb5s)_min";
+    cols[nc++] = "Kernel duration (\xc2\xb5s)_max";
+    cols[nc++] = "Percent of kernels time (%)";
+    cols[nc++] = "Percent of total time (%)";
+    tl_table *tb = table_new(ng, cols, nc);
+    for (size_t r = 0; r < ng; r++) {
+        size_t gi = gord[r];
+        const krow *kr = &rows[ord[start[gi]]];
+        size_t c = 0;
+        put_s(tb, c++, r, kr->cat);
+        if (has_op)
+            put_s(tb, c++, r, kr->op);
+        put_s(tb, c++, r, kr->name);
+        if (kr->stream == TL_TEV_NO_STREAM)
+            tb->cols[c].cells[r] = tl_cell_missing();
+        else if (any_no_stream)
+            put_f(tb, c, r, (double)kr->stream); /* a column with a missing stream is float in pandas */
+        else
+            put_i(tb, c, r, kr->stream);
+        c++;
+        size_t cnt = start[gi + 1] - start[gi];
+        double mn = kr->dur, mx = kr->dur;
+        for (size_t q = start[gi]; q < start[gi + 1]; q++) {
+            double d = rows[ord[q]].dur;
+            if (d < mn)
+                mn = d;
+            if (d > mx)
+                mx = d;
+        }
+        put_f(tb, c_agg, r, sum[gi]);
+        put_i(tb, c_agg + 1, r, (int64_t)cnt);
+        put_f(tb, c_agg + 2, r, sum[gi] / (double)cnt);
+        put_f(tb, c_agg + 3, r, mn);
+        put_f(tb, c_agg + 4, r, mx);
+        put_f(tb, c_agg + 5, r, total_k > 0 ? sum[gi] / total_k * 100 : NAN);
+        put_f(tb, c_agg + 6, r, total_us ? sum[gi] / total_us * 100 : NAN);
+    }
+    (void)has_launcher;
+    free(rows);
+    free(durs);
+    free(ord);
+    free(start);
+    free(sum);
+    free(gord);
+    return tb;
+}
+
+/* ---- all of them ------------------------------------------------------------------- */
+
+int tl_trace_sheets(const tl_trace *t, tl_arena *arena, tl_results *out, tl_error *err)
+{
+    double total_us = 0;
+    tl_results own = {0};
+    if (gpu_timeline(t, &own, &total_us, err) != 0)
+        return -1;
+    launchers L = {0};
+    tl_table *by_cat = NULL, *by_name = NULL, *uniq = NULL;
+    if (t->ncpu_ops) {
+        launchers_build(t, &L);
+        if (L.n) {
+            ops_summaries(t, &L, arena, &by_cat, &by_name);
+            uniq = ops_unique_args(t, &L, arena);
+        }
+    }
+    if (by_cat)
+        emit(&own, "ops_summary_by_category", by_cat);
+    if (by_name)
+        emit(&own, "ops_summary", by_name);
+    if (uniq)
+        emit(&own, "ops_unique_args", uniq);
+    tl_table *ks = kernel_summary(t, &L, total_us);
+    if (ks)
+        emit(&own, "kernel_summary", ks);
+    launchers_free(&L);
+    for (size_t i = 0; i < own.n; i++) {
+        TL_GROW(out->items, out->cap, out->n + 1);
+        out->items[out->n++] = own.items[i];
+    }
+    free(own.items);
+    return 0;
+}

@@ -1,0 +1,166 @@
+/*
+ * trace_report.c - a trace opened as a report (table/report.h, kind "trace").
+ *
+ * The trace is loaded and its sheets built once, on a helper thread started at opening,
+ * so that the traces of one comparison load at the same time (tl_trace_report_wait joins
+ * it; every other entry point waits too).  A sheet read from it is made again from its
+ * text, through the same table builder the CSV reader uses: a TraceLens report read
+ * back from the CSVs the reference writes is what the comparison was specified on
+ * (SPEC §1 column typing), and this way a trace's sheets are exactly that, whatever
+ * text a cell holds.
+ */
+#include "trace/trace_report.h"
+
+#include "base/numfmt.h"
+#include "base/thread.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct trace_impl {
+    char *path;
+    tl_trace *t;
+    tl_results sheets;
+    tl_arena arena; /* the sheets' own strings */
+    pthread_t thread;
+    int running;    /* the helper thread is to be joined */
+    int rc;         /* the load's result, and its error */
+    tl_error err;
+} trace_impl;
+
+static void *load_job(void *arg)
+{
+    trace_impl *im = arg;
+    im->t = tl_trace_load(im->path, &im->err);
+    im->rc = im->t ? tl_trace_sheets(im->t, &im->arena, &im->sheets, &im->err) : -1;
+    return NULL;
+}
+
+/* Wait for the load; its result. */
+static int ready(trace_impl *im)
+{
+    if (im->running) {
+        pthread_join(im->thread, NULL);
+        im->running = 0;
+    }
+    return im->rc;
+}
+
+static const tl_result *find(const tl_report *r, const char *sheet)
+{
+    trace_impl *im = r->impl;
+    if (!im || ready(im) != 0)
+        return NULL;
+    for (size_t i = 0; i < im->sheets.n; i++)
+        if (strcmp(im->sheets.items[i].name, sheet) == 0)
+            return &im->sheets.items[i];
+    return NULL;
+}
+
+static int has_sheet(const tl_report *r, const char *sheet) { return find(r, sheet) != NULL; }
+
+static tl_table *read_sheet(tl_report *r, const char *sheet, tl_arena *arena, tl_error *err)
+{
+    const tl_result *res = find(r, sheet);
+    trace_impl *im = r->impl;
+    if (!res && im && im->rc != 0) {
+        tl_error_set(err, "%s", im->err.msg);
+        return NULL;
+    }
+    if (!res) {
+        tl_error_set(err, "%s: no sheet '%s' in the report built from this trace", r->path, sheet);
+        return NULL;
+    }
+    const tl_table *t = res->table;
+    tl_builder b;
+    tl_builder_init(&b, arena);
+    const char **names = tl_xmalloc((t->ncols ? t->ncols : 1) * sizeof *names);
+    for (size_t c = 0; c < t->ncols; c++)
+        names[c] = t->cols[c].name;
+    tl_builder_header(&b, names, t->ncols);
+    free(names);
+    char num[TL_NUMFMT_MAX];
+    for (size_t row = 0; row < t->nrows; row++) {
+        for (size_t c = 0; c < t->ncols; c++) {
+            const tl_cell *x = &t->cols[c].cells[row];
+            size_t n;
+            switch (x->kind) {
+            case TL_STR:
+                tl_builder_cell(&b, c, tl_cell_strn(tl_arena_strndup(arena, x->v.s, tl_cell_len(x)), tl_cell_len(x)));
+                break;
+            case TL_INT:
+                n = tl_fmt_int(x->v.i, num);
+                tl_builder_cell(&b, c, tl_cell_strn(tl_arena_strndup(arena, num, n), n));
+                break;
+            case TL_FLOAT:
+                n = tl_fmt_double(x->v.f, num);
+                tl_builder_cell(&b, c, tl_cell_strn(tl_arena_strndup(arena, num, n), n));
+                break;
+            case TL_BOOL:
+                tl_builder_cell(&b, c, tl_cell_str(x->v.b ? "True" : "False"));
+                break;
+            default:
+                tl_builder_cell(&b, c, tl_cell_missing());
+            }
+        }
+        tl_builder_end_row(&b, 1);
+    }
+    return tl_builder_finish(&b);
+}
+
+static void close_trace(tl_report *r)
+{
+    trace_impl *im = r->impl;
+    if (!im)
+        return;
+    ready(im);
+    tl_results_free(&im->sheets);
+    tl_arena_free(&im->arena);
+    tl_trace_free(im->t);
+    free(im->path);
+    free(im);
+    r->impl = NULL;
+}
+
+static const tl_report_ops trace_ops = {has_sheet, read_sheet, close_trace};
+
+int tl_trace_report_open(tl_report *r, const char *path, tl_error *err)
+{
+    tl_report_init(r, path);
+    r->kind = "trace";
+    r->ops = &trace_ops;
+    trace_impl *im = tl_xcalloc(1, sizeof *im);
+    tl_arena_init(&im->arena);
+    im->path = tl_xstrdup(path);
+    r->impl = im;
+    if (tl_thread_create(&im->thread, load_job, im) == 0) {
+        im->running = 1;
+        return 0;
+    }
+    load_job(im); /* no thread: load here */
+    if (im->rc != 0)
+        tl_error_set(err, "%s", im->err.msg);
+    return im->rc;
+}
+
+int tl_trace_report_wait(tl_report *r, tl_error *err)
+{
+    if (!r || r->ops != &trace_ops || !r->impl)
+        return 0;
+    trace_impl *im = r->impl;
+    if (ready(im) != 0) {
+        tl_error_set(err, "%s", im->err.msg);
+        return -1;
+    }
+    return 0;
+}
+
+tl_trace *tl_trace_report_trace(tl_report *r)
+{
+    if (!r || r->ops != &trace_ops || !r->impl)
+        return NULL;
+    trace_impl *im = r->impl;
+    ready(im);
+    return im->t;
+}

@@ -1,0 +1,40 @@
+/*
+ * trace_report.h - a trace as a TraceLens report: the five report sheets built from it
+ * (TRACES.md §2-§4), as result tables for the writers (tlreport) and as a tl_report for
+ * the comparison (tlcompare given a trace), plus the loaded trace back for the
+ * morphology diff.
+ */
+#ifndef TL_TRACE_REPORT_H
+#define TL_TRACE_REPORT_H
+
+#include "table/report.h"
+#include "table/result.h"
+#include "trace/trace.h"
+
+/* The sheet names, in workbook order. */
+extern const char *const tl_trace_sheet_names[5];
+
+/*
+ * Build the report sheets of `t` into `out` (appended, workbook order: gpu_timeline,
+ * ops_summary_by_category, ops_summary, ops_unique_args, kernel_summary; a sheet with no
+ * rows is not made, and a trace without cpu_ops gets only the first and the last).
+ * Strings live in `arena` or in the trace.  Returns 0, or -1 with *err set (a trace with
+ * no GPU event linked to a launch has no gpu_timeline: TraceLens raises there too).
+ */
+int tl_trace_sheets(const tl_trace *t, tl_arena *arena, tl_results *out, tl_error *err);
+
+/* Open the trace at `path` as a report of kind "trace": it is loaded and its sheets are
+ * built on a helper thread, started here, so that several traces load at once.  Returns
+ * 0 (the load's own result comes from tl_trace_report_wait), or -1 with *err set (r must
+ * still be closed). */
+int tl_trace_report_open(tl_report *r, const char *path, tl_error *err);
+
+/* Wait until the trace of a report opened by tl_trace_report_open is loaded: 0, or -1
+ * with *err set (the one-line message of a bad trace).  0 for any other report. */
+int tl_trace_report_wait(tl_report *r, tl_error *err);
+
+/* The loaded trace of a report opened by tl_trace_report_open (waiting for it; NULL for
+ * any other report, or when the trace failed to load).  It lives as long as the report. */
+tl_trace *tl_trace_report_trace(tl_report *r);
+
+#endif

@@ -1,0 +1,296 @@
+/*
+ * xlsx_summary.c - the summary worksheet (titled tables, written like results), the
+ * clustered bar chart of its chart data and the drawing that places the chart (see
+ * xlsx_internal.h).
+ */
+#include "write/xlsx_internal.h"
+
+#include "base/numfmt.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- the summary worksheet ------------------------------------------------------------- */
+
+
+void summary_plan_init(summary_plan *pl, const tl_summary_sheet *s)
+{
+    memset(pl, 0, sizeof *pl);
+    pl->s = s;
+    const tl_sheet_chart *ch = s->chart;
+    pl->blocks = tl_xcalloc(s->nblocks + 1, sizeof *pl->blocks);
+    for (size_t i = 0; i < s->nblocks; i++)
+        pl->blocks[i] = s->blocks[i];
+    pl->nblocks = s->nblocks;
+    if (ch) {
+        /* A chart plots cells: its data goes on the sheet, as one more block. */
+        tl_table *t = &pl->chart_table;
+        t->ncols = 1 + ch->nseries;
+        t->nrows = ch->ncategories;
+        t->cols = tl_xcalloc(t->ncols, sizeof *t->cols);
+        for (size_t c = 0; c < t->ncols; c++) {
+            tl_column *col = &t->cols[c];
+            col->name = c == 0 ? "category" : ch->series[c - 1].name ? ch->series[c - 1].name : "";
+            col->type = c == 0 ? TL_COL_STR : TL_COL_NUM;
+            col->cells = tl_xcalloc(t->nrows ? t->nrows : 1, sizeof *col->cells);
+            for (size_t r = 0; r < t->nrows; r++) {
+                if (c == 0) {
+                    const char *cat = ch->categories[r];
+                    col->cells[r] = cat && *cat ? tl_cell_str(cat) : tl_cell_missing();
+                } else {
+                    double v = ch->series[c - 1].values[r];
+                    col->cells[r] = isnan(v) ? tl_cell_missing() : tl_cell_float(v);
+                }
+            }
+        }
+        pl->chart_block = pl->nblocks;
+        pl->blocks[pl->nblocks++] = (tl_sheet_block){"chart data", t};
+    }
+    pl->title_row = tl_xcalloc(pl->nblocks + 1, sizeof *pl->title_row);
+    pl->head_row = tl_xcalloc(pl->nblocks + 1, sizeof *pl->head_row);
+    size_t r = 1;
+    for (size_t i = 0; i < pl->nblocks; i++) {
+        const tl_sheet_block *bl = &pl->blocks[i];
+        if (i > 0)
+            r++; /* a blank row between blocks */
+        if (bl->title)
+            pl->title_row[i] = r++;
+        if (bl->table && bl->table->ncols) {
+            pl->head_row[i] = r;
+            r += 1 + bl->table->nrows;
+            if (bl->table->ncols > pl->ncols)
+                pl->ncols = bl->table->ncols;
+        }
+    }
+    pl->nrows = r - 1;
+}
+
+void summary_plan_free(summary_plan *pl)
+{
+    for (size_t c = 0; c < pl->chart_table.ncols; c++)
+        free(pl->chart_table.cols[c].cells);
+    free(pl->chart_table.cols);
+    free(pl->blocks);
+    free(pl->title_row);
+    free(pl->head_row);
+}
+
+void render_summary(const summary_plan *pl, const char *tab, int selected, tl_buf *b,
+                           tl_zip_compressor *comp)
+{
+    sheet_ctx sc = {tab};
+    if (pl->nrows == 0) {
+        render_empty(b, selected);
+        return;
+    }
+    size_t ncols = pl->ncols ? pl->ncols : 1;
+    colinfo *width = tl_xcalloc(ncols, sizeof *width);
+    colinfo **ci = tl_xcalloc(pl->nblocks, sizeof *ci);
+    for (size_t i = 0; i < pl->nblocks; i++) {
+        const tl_table *t = pl->blocks[i].table;
+        if (!t || !t->ncols)
+            continue;
+        ci[i] = tl_xcalloc(t->ncols, sizeof **ci);
+        for (size_t c = 0; c < t->ncols; c++) {
+            const tl_column *col = &t->cols[c];
+            ci[i][c].reflen = (uint8_t)tl_excel_col_letters(c, ci[i][c].ref);
+            classify_column(col, t->nrows, &ci[i][c]);
+            /* a summary is read, not computed with: no column of long raw digits */
+            if (ci[i][c].xf == XF_GENERAL)
+                ci[i][c].xf = XF_MS;
+            size_t head = col->name ? text_chars(col->name, strlen(col->name), XL_WIDTH_MAX) + 1 : 0;
+            size_t body = column_chars(t, c, ci[i][c].xf);
+            size_t w = fit_width(head > body ? head : body);
+            if (w > width[c].width)
+                width[c].width = w;
+        }
+    }
+    for (size_t c = 0; c < ncols; c++)
+        if (!width[c].width)
+            width[c].width = fit_width(0);
+
+    xb_sheet_open(b);
+    /* printed landscape, one page wide: the blocks and the chart side by side */
+    tl_buf_adds(b, "<sheetPr><pageSetUpPr fitToPage=\"1\"/></sheetPr>");
+    char last[8];
+    tl_excel_col_letters(ncols - 1, last);
+    tl_buf_printf(b, "<dimension ref=\"A1:%s%zu\"/>", last, pl->nrows);
+    tl_buf_printf(b,
+                  "<sheetViews><sheetView%s workbookViewId=\"0\"/></sheetViews>"
+                  "<sheetFormatPr defaultRowHeight=\"15\"/>",
+                  selected ? " tabSelected=\"1\"" : "");
+    xb_cols(b, width, pl->ncols);
+    tl_buf_adds(b, "<sheetData>");
+    tl_buf lower = {0}, higher = {0};
+    for (size_t i = 0; i < pl->nblocks; i++) {
+        const tl_sheet_block *bl = &pl->blocks[i];
+        if (pl->title_row[i]) {
+            char row[24] = {0};
+            size_t rowlen = xb_dec(pl->title_row[i], row);
+            colinfo a = {.ref = "A", .reflen = 1};
+            char *p = xb_room(b, 32);
+            PUT(p, "<row r=\"");
+            memcpy(p, row, rowlen);
+            p += rowlen;
+            PUT(p, "\">");
+            if (*bl->title)
+                p = put_str_cell(b, p, &a, row, rowlen, XF_BOLD, bl->title, strlen(bl->title), &sc, "A",
+                                 pl->title_row[i]);
+            xb_done(b, p);
+            tl_buf_adds(b, "</row>");
+        }
+        if (pl->head_row[i]) {
+            const tl_table *t = bl->table;
+            xb_header_row(b, t, ci[i], pl->head_row[i], &sc);
+            xb_rows(b, t, ci[i], 0, t->nrows, pl->head_row[i] + 1, &sc, comp);
+            if (t->nrows)
+                for (size_t c = 0; c < t->ncols; c++)
+                    if (ci[i][c].cf != CF_NONE)
+                        xb_range(ci[i][c].cf == CF_LOWER_BETTER ? &lower : &higher, c, pl->head_row[i] + 1,
+                                 pl->head_row[i] + t->nrows);
+        }
+    }
+    tl_buf_adds(b, "</sheetData>");
+    xb_cf(b, &lower, &higher);
+    tl_buf_free(&lower);
+    tl_buf_free(&higher);
+    tl_buf_adds(b, SHEET_TAIL);
+    tl_buf_adds(b, "<pageSetup orientation=\"landscape\" fitToWidth=\"1\" fitToHeight=\"0\"/>");
+    if (pl->s->chart)
+        tl_buf_adds(b, "<drawing r:id=\"rId1\"/>");
+    tl_buf_adds(b, "</worksheet>");
+    for (size_t i = 0; i < pl->nblocks; i++)
+        free(ci[i]);
+    free(ci);
+    free(width);
+}
+
+/* ---- the chart ----------------------------------------------------------------------- */
+
+static const char *const SERIES_COLOURS[] = {"4472C4", "ED7D31", "A5A5A5", "FFC000", "5B9BD5", "70AD47"};
+
+static void xb_rich(tl_buf *b, const char *text, int size)
+{
+    tl_buf_printf(b,
+                  "<c:tx><c:rich><a:bodyPr/><a:lstStyle/><a:p><a:pPr><a:defRPr sz=\"%d\" b=\"1\"/></a:pPr>"
+                  "<a:r><a:rPr lang=\"en-US\" sz=\"%d\" b=\"1\"/><a:t>",
+                  size, size);
+    xb_texts(b, text, TX_PLAIN);
+    tl_buf_adds(b, "</a:t></a:r></a:p></c:rich></c:tx><c:overlay val=\"0\"/>");
+}
+
+void render_chart(const summary_plan *pl, const char *tab, tl_buf *b)
+{
+    const tl_sheet_chart *ch = pl->s->chart;
+    size_t head = pl->head_row[pl->chart_block], first = head + 1, lastr = head + ch->ncategories;
+    tl_buf_adds(b, XML_DECL);
+    tl_buf_printf(b,
+                  "<c:chartSpace xmlns:c=\"http://schemas.openxmlformats.org/drawingml/2006/chart\" "
+                  "xmlns:a=\"http://schemas.openxmlformats.org/drawingml/2006/main\" xmlns:r=\"%s\">"
+                  "<c:roundedCorners val=\"0\"/><c:chart>",
+                  NS_REL);
+    if (ch->title && *ch->title) {
+        tl_buf_adds(b, "<c:title>");
+        xb_rich(b, ch->title, 1400);
+        tl_buf_adds(b, "</c:title><c:autoTitleDeleted val=\"0\"/>");
+    } else {
+        tl_buf_adds(b, "<c:autoTitleDeleted val=\"1\"/>");
+    }
+    tl_buf_adds(b, "<c:plotArea><c:layout/><c:barChart><c:barDir val=\"bar\"/><c:grouping val=\"clustered\"/>"
+                   "<c:varyColors val=\"0\"/>");
+    for (size_t s = 0; s < ch->nseries; s++) {
+        const tl_chart_series *se = &ch->series[s];
+        tl_buf_printf(b, "<c:ser><c:idx val=\"%zu\"/><c:order val=\"%zu\"/><c:tx><c:strRef><c:f>", s, s);
+        xb_sheet_ref(b, tab);
+        xb_ref(b, 1 + s, head, 1);
+        tl_buf_adds(b, "</c:f><c:strCache><c:ptCount val=\"1\"/><c:pt idx=\"0\"><c:v>");
+        xb_texts(b, se->name ? se->name : "", TX_PLAIN);
+        tl_buf_printf(b,
+                      "</c:v></c:pt></c:strCache></c:strRef></c:tx>"
+                      "<c:spPr><a:solidFill><a:srgbClr val=\"%s\"/></a:solidFill></c:spPr>"
+                      "<c:invertIfNegative val=\"0\"/>",
+                      SERIES_COLOURS[s % (sizeof SERIES_COLOURS / sizeof *SERIES_COLOURS)]);
+        if (ch->ncategories) {
+            tl_buf_adds(b, "<c:cat><c:strRef><c:f>");
+            xb_sheet_ref(b, tab);
+            xb_ref(b, 0, first, 1);
+            tl_buf_addc(b, ':');
+            xb_ref(b, 0, lastr, 1);
+            tl_buf_printf(b, "</c:f><c:strCache><c:ptCount val=\"%zu\"/>", ch->ncategories);
+            for (size_t k = 0; k < ch->ncategories; k++) {
+                const char *cat = ch->categories[k];
+                if (!cat || !*cat)
+                    continue;
+                tl_buf_printf(b, "<c:pt idx=\"%zu\"><c:v>", k);
+                xb_texts(b, cat, TX_PLAIN);
+                tl_buf_adds(b, "</c:v></c:pt>");
+            }
+            tl_buf_adds(b, "</c:strCache></c:strRef></c:cat><c:val><c:numRef><c:f>");
+            xb_sheet_ref(b, tab);
+            xb_ref(b, 1 + s, first, 1);
+            tl_buf_addc(b, ':');
+            xb_ref(b, 1 + s, lastr, 1);
+            tl_buf_printf(b, "</c:f><c:numCache><c:formatCode>General</c:formatCode><c:ptCount val=\"%zu\"/>",
+                          ch->ncategories);
+            for (size_t k = 0; k < ch->ncategories; k++) {
+                double v = se->values[k];
+                if (!isfinite(v))
+                    continue;
+                char num[TL_NUMFMT_MAX];
+                tl_fmt_double(v, num);
+                tl_buf_printf(b, "<c:pt idx=\"%zu\"><c:v>%s</c:v></c:pt>", k, num);
+            }
+            tl_buf_adds(b, "</c:numCache></c:numRef></c:val>");
+        }
+        tl_buf_adds(b, "</c:ser>");
+    }
+    /* Categories top to bottom in sheet order: the category axis reversed, and the value
+     * axis crossing it at its (now bottom) maximum. */
+    tl_buf_adds(b, "<c:gapWidth val=\"60\"/><c:axId val=\"50010001\"/><c:axId val=\"50010002\"/></c:barChart>"
+                   "<c:catAx><c:axId val=\"50010001\"/><c:scaling><c:orientation val=\"maxMin\"/></c:scaling>"
+                   "<c:delete val=\"0\"/><c:axPos val=\"l\"/><c:numFmt formatCode=\"General\" sourceLinked=\"0\"/>"
+                   "<c:majorTickMark val=\"none\"/><c:minorTickMark val=\"none\"/><c:tickLblPos val=\"nextTo\"/>"
+                   "<c:crossAx val=\"50010002\"/><c:crosses val=\"autoZero\"/><c:auto val=\"1\"/>"
+                   "<c:lblAlgn val=\"ctr\"/><c:lblOffset val=\"100\"/><c:noMultiLvlLbl val=\"0\"/></c:catAx>"
+                   "<c:valAx><c:axId val=\"50010002\"/><c:scaling><c:orientation val=\"minMax\"/></c:scaling>"
+                   "<c:delete val=\"0\"/><c:axPos val=\"b\"/><c:majorGridlines/>");
+    if (ch->value_axis_title && *ch->value_axis_title) {
+        tl_buf_adds(b, "<c:title>");
+        xb_rich(b, ch->value_axis_title, 1000);
+        tl_buf_adds(b, "</c:title>");
+    }
+    tl_buf_adds(b, "<c:numFmt formatCode=\"General\" sourceLinked=\"0\"/><c:majorTickMark val=\"out\"/>"
+                   "<c:minorTickMark val=\"none\"/><c:tickLblPos val=\"nextTo\"/><c:crossAx val=\"50010001\"/>"
+                   "<c:crosses val=\"max\"/><c:crossBetween val=\"between\"/></c:valAx></c:plotArea>"
+                   "<c:legend><c:legendPos val=\"b\"/><c:overlay val=\"0\"/></c:legend>"
+                   "<c:plotVisOnly val=\"1\"/><c:dispBlanksAs val=\"gap\"/></c:chart></c:chartSpace>");
+}
+
+/* The chart sits to the right of the blocks, one column apart, from the second row. */
+void render_drawing(const summary_plan *pl, tl_buf *b)
+{
+    const tl_sheet_chart *ch = pl->s->chart;
+    size_t col = pl->ncols + 1, row = 1;
+    size_t bars = ch->ncategories * (ch->nseries ? ch->nseries : 1);
+    size_t height = bars + 8 < 20 ? 20 : bars + 8 > 60 ? 60 : bars + 8;
+    tl_buf_adds(b, XML_DECL);
+    tl_buf_printf(b,
+                  "<xdr:wsDr xmlns:xdr=\"http://schemas.openxmlformats.org/drawingml/2006/spreadsheetDrawing\" "
+                  "xmlns:a=\"http://schemas.openxmlformats.org/drawingml/2006/main\">"
+                  "<xdr:twoCellAnchor editAs=\"oneCell\">"
+                  "<xdr:from><xdr:col>%zu</xdr:col><xdr:colOff>0</xdr:colOff><xdr:row>%zu</xdr:row>"
+                  "<xdr:rowOff>0</xdr:rowOff></xdr:from>"
+                  "<xdr:to><xdr:col>%zu</xdr:col><xdr:colOff>0</xdr:colOff><xdr:row>%zu</xdr:row>"
+                  "<xdr:rowOff>0</xdr:rowOff></xdr:to>"
+                  "<xdr:graphicFrame macro=\"\"><xdr:nvGraphicFramePr><xdr:cNvPr id=\"2\" name=\"Chart 1\"/>"
+                  "<xdr:cNvGraphicFramePr/></xdr:nvGraphicFramePr>"
+                  "<xdr:xfrm><a:off x=\"0\" y=\"0\"/><a:ext cx=\"0\" cy=\"0\"/></xdr:xfrm>"
+                  "<a:graphic><a:graphicData uri=\"http://schemas.openxmlformats.org/drawingml/2006/chart\">"
+                  "<c:chart xmlns:c=\"http://schemas.openxmlformats.org/drawingml/2006/chart\" "
+                  "xmlns:r=\"%s\" r:id=\"rId1\"/></a:graphicData></a:graphic></xdr:graphicFrame>"
+                  "<xdr:clientData/></xdr:twoCellAnchor></xdr:wsDr>",
+                  col, row, col + 12, row + height, NS_REL);
+}
+
