@@ -140,10 +140,16 @@ deps:
 	else echo "missing Debian packages:$$missing (run 'sudo make deps')"; exit 1; fi
 
 
-demo: deps $(BUILD)/tlcompare
+demo: deps $(BUILD)/tlcompare $(BUILD)/tlreport
 	$(BUILD)/tlcompare examples/baseline examples/candidate --names baseline candidate \
 	  -o comparison.xlsx --output_csvs_dir comparison_csvs
 	@echo "wrote comparison.xlsx and comparison_csvs/"
+	@echo
+	$(BUILD)/tlreport examples/traces/vit_h100.pt.trace.json.gz -o vit_h100_perf_report.xlsx
+	@echo
+	$(BUILD)/tlcompare examples/traces/vit_mi300x.pt.trace.json.gz examples/traces/vit_h100.pt.trace.json.gz \
+	  -o trace_comparison.xlsx --output_csvs_dir trace_comparison_csvs
+	@echo "wrote vit_h100_perf_report.xlsx, trace_comparison.xlsx and trace_comparison_csvs/"
 
 # ---- example traces -------------------------------------------------------------------
 
@@ -186,7 +192,8 @@ uninstall:
 	      $(DESTDIR)$(PREFIX)/share/man/man1/tlcompare.1
 
 clean:
-	rm -rf build comparison.xlsx comparison_csvs
+	rm -rf build comparison.xlsx comparison_csvs vit_h100_perf_report.xlsx trace_comparison.xlsx \
+	  trace_comparison_csvs
 
 -include $(OBJ:.o=.d) $(BUILD)/obj/cli/main.d $(BUILD)/obj/cli/tracediff.d $(BUILD)/obj/cli/tlreport.d $(TEST_BINS:=.d) $(wildcard $(BUILD)/obj/bench/*.d)
 

@@ -137,7 +137,7 @@ static void test_tabs_of_a_comparison(void **state)
     if (rc != 0) {
         /* --names may refuse control characters: then the tag without the newline */
         snprintf(cmd, sizeof cmd,
-                 "cd '%s' && '%s' '%s/examples/baseline' '%s/examples/candidate' --names base 'xy%s' "
+                 "cd '%s' && '%s' '%s/examples/baseline' '%s/examples/candidate' --names base \"xy%s\" "
                  "-o out.xlsx --output_csvs_dir csvs -q",
                  dir, tl, top, top, tag);
         assert_int_equal(system(cmd), 0);

@@ -11,6 +11,8 @@
  */
 #include "compare/compare.h"
 
+#include "base/hash.h"
+
 #include "base/sort.h"
 
 #include <math.h>
@@ -181,38 +183,6 @@ static void sort_texts(str_item *s, size_t n, size_t depth, tl_sort_item *items,
     }
 }
 
-static uint64_t mix64(uint64_t h)
-{
-    h ^= h >> 33;
-    h *= 0xff51afd7ed558ccdULL;
-    h ^= h >> 33;
-    h *= 0xc4ceb9fe1a85ec53ULL;
-    h ^= h >> 33;
-    return h;
-}
-
-static uint64_t hash_text(const char *s, size_t n)
-{
-    uint64_t h = 0x9e3779b97f4a7c15ULL ^ n, w = 0;
-    if (n >= 8) {
-        const char *last = s + n - 8;
-        for (; s < last; s += 8) {
-            memcpy(&w, s, 8);
-            h = (h ^ w) * 0x100000001b3ULL;
-            h ^= h >> 29;
-        }
-        memcpy(&w, last, 8); /* the last 8 bytes, maybe again some of the ones above */
-    } else if (n >= 4) {
-        uint32_t lo, hi;
-        memcpy(&lo, s, 4);
-        memcpy(&hi, s + n - 4, 4);
-        w = (uint64_t)hi << 32 | lo;
-    } else if (n > 0) {
-        w = (uint64_t)(unsigned char)s[0] << 16 | (uint64_t)(unsigned char)s[n / 2] << 8 | (unsigned char)s[n - 1];
-    }
-    return mix64(h ^ w);
-}
-
 /* Scratch for ranking the key columns of one merge (ncells = rows of both tables). */
 typedef struct ranker {
     size_t ncells;
@@ -314,7 +284,7 @@ static void intern_cells(ranker *rk, const tl_cell *c, size_t n, size_t base, in
                 rk->ids[base + i] = prev_id;
                 continue;
             }
-            v.hash = hash_text(v.s, v.len);
+            v.hash = tl_hash_bytes(v.s, v.len);
         } else {
             /* a key in the numbers' order, equal for equal numbers */
             if (by_int)
@@ -325,7 +295,7 @@ static void intern_cells(ranker *rk, const tl_cell *c, size_t n, size_t base, in
                 rk->ids[base + i] = prev_id;
                 continue;
             }
-            v.hash = mix64(v.num);
+            v.hash = tl_hash_mix(v.num);
         }
         size_t h = (size_t)v.hash & mask;
         uint32_t id;
@@ -860,7 +830,7 @@ const char *const tl_row_keys[TL_ROW_KEYS_N] = {"is_recompute", "gpu_pid", "pare
 static uint64_t cell_key_hash(const tl_cell *c)
 {
     if (c->kind == TL_STR)
-        return hash_text(c->v.s, tl_cell_len(c));
+        return tl_hash_bytes(c->v.s, tl_cell_len(c));
     if (c->kind == TL_MISSING)
         return 0x9e3779b97f4a7c15ULL;
     double x = tl_cell_number(c);
@@ -868,7 +838,7 @@ static uint64_t cell_key_hash(const tl_cell *c)
         x = 0; /* -0.0 == 0.0; a NaN (no reader makes one) equals every number */
     uint64_t bits;
     memcpy(&bits, &x, sizeof bits);
-    return mix64(bits);
+    return tl_hash_mix(bits);
 }
 
 /*
@@ -909,7 +879,7 @@ static void tuples_build(tuples *tp, tl_table *const *t, size_t n, const size_t 
         for (size_t r = 0; r < t[i]->nrows; r++) {
             uint64_t h = 0x2545f4914f6cdd1dULL;
             for (size_t k = 0; k < nk; k++)
-                h = mix64(h ^ cell_key_hash(&t[i]->cols[cols[i][k]].cells[r]));
+                h = tl_hash_mix(h ^ cell_key_hash(&t[i]->cols[cols[i][k]].cells[r]));
             size_t s = (size_t)h & (cap - 1);
             while (slot[s] && !tuple_eq(t, cols, nk, tp->first_table[slot[s] - 1], tp->first_row[slot[s] - 1], i, r))
                 s = (s + 1) & (cap - 1);

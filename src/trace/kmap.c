@@ -2,26 +2,17 @@
  * kmap.c - the (a, b, c) -> value hash map of kmap.h.
  */
 #include "trace/kmap.h"
+#include "base/hash.h"
 #include "base/util.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-static inline uint64_t mix(uint64_t x)
-{
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdULL;
-    x ^= x >> 33;
-    x *= 0xc4ceb9fe1a85ec53ULL;
-    x ^= x >> 33;
-    return x;
-}
-
 static inline uint64_t khash(int64_t a, int64_t b, int64_t c)
 {
-    uint64_t h = mix((uint64_t)a + 0x9e3779b97f4a7c15ULL);
-    h = mix(h ^ ((uint64_t)b + 0x632be59bd9b4e019ULL));
-    return mix(h ^ ((uint64_t)c + 0x85ebca77c2b2ae63ULL));
+    uint64_t h = tl_hash_mix((uint64_t)a + 0x9e3779b97f4a7c15ULL);
+    h = tl_hash_mix(h ^ ((uint64_t)b + 0x632be59bd9b4e019ULL));
+    return tl_hash_mix(h ^ ((uint64_t)c + 0x85ebca77c2b2ae63ULL));
 }
 
 void tl_kmap_init(tl_kmap *m) { memset(m, 0, sizeof *m); }
