@@ -12,44 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct load_job {
-    const char *path;
-    tl_trace *t;
-    tl_error err;
-} load_job;
-
-static void *load_thread(void *arg)
-{
-    load_job *j = arg;
-    j->t = tl_trace_load(j->path, &j->err);
-    return NULL;
-}
-
-int tl_cli_diff_run(tl_cli_diff *cd, const char *path1, const char *path2, int required, tl_error *err)
-{
-    double t0 = tl_now();
-    /* the two traces load side by side: reading one is a single thread's work */
-    tl_progress("reading %s and %s", path1, path2);
-    load_job j2 = {path2, NULL, {0}};
-    pthread_t th;
-    int threaded = tl_thread_create(&th, load_thread, &j2) == 0;
-    cd->t[0] = tl_trace_load(path1, err);
-    if (threaded)
-        pthread_join(th, NULL);
-    else
-        load_thread(&j2);
-    cd->t[1] = j2.t;
-    cd->owned = 1;
-    tl_timing.read += tl_now() - t0;
-    if (!cd->t[0])
-        return -1;
-    if (!cd->t[1]) {
-        *err = j2.err;
-        return -1;
-    }
-    return tl_cli_diff_align(cd, cd->t[0], cd->t[1], required, err);
-}
-
 int tl_cli_diff_align(tl_cli_diff *cd, tl_trace *t1, tl_trace *t2, int required, tl_error *err)
 {
     cd->t[0] = t1;
@@ -204,7 +166,5 @@ int tl_cli_diff_put(tl_cli_diff *cd, const tl_sink *sink, tl_output *dir, tl_err
 void tl_cli_diff_free(tl_cli_diff *cd)
 {
     tl_diff_free(cd->d);
-    for (int k = 0; k < 2 && cd->owned; k++)
-        tl_trace_free(cd->t[k]);
     memset(cd, 0, sizeof *cd);
 }

@@ -1,6 +1,6 @@
 /*
  * tracediff.h - the command line's part of the morphology-aware diff (TRACES.md §5-§6):
- * two trace inputs loaded and aligned, the sheets lca_summary and diff_stats given to
+ * two trace inputs aligned, the sheets lca_summary and diff_stats given to
  * the outputs, and the reference's TraceDiff files written into --tracediff-dir, all
  * under temporary names until the run commits them together.
  */
@@ -13,16 +13,12 @@
 
 typedef struct tl_cli_diff {
     tl_trace *t[2];
-    int owned; /* the traces were loaded here (tl_cli_diff_run), and are freed here */
     tl_diff *d;
 } tl_cli_diff;
 
-/* Load both traces and align them.  Returns 0, or -1 with *err set.  A trace without
- * cpu ops cannot be aligned: an error when `required` (--tracediff-dir), else a warning
- * (cd->d stays NULL). */
-int tl_cli_diff_run(tl_cli_diff *cd, const char *path1, const char *path2, int required, tl_error *err);
-
-/* The same for two traces loaded elsewhere (a trace report's), which must outlive cd. */
+/* Align two traces (the trace reports' own: they must outlive cd).  Returns 0, or -1
+ * with *err set.  A trace without cpu ops cannot be aligned: an error when `required`
+ * (--tracediff-dir), else a warning (cd->d stays NULL). */
 int tl_cli_diff_align(tl_cli_diff *cd, tl_trace *t1, tl_trace *t2, int required, tl_error *err);
 
 /* Write the TraceDiff files into the directory output `dir` (NULL for none; moved into

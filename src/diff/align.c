@@ -10,6 +10,7 @@
  */
 #include "diff/diff_int.h"
 
+#include "base/hash.h"
 #include "base/sort.h"
 
 #include <stdio.h>
@@ -741,9 +742,9 @@ static int recon_skip(const tl_tev *e) { return (e->kind == TL_TEV_KERNEL || e->
 
 static uint64_t list_hash(const aligner *A, int k, const dvec *v)
 {
-    uint64_t h = 1469598103934665603ULL ^ v->n;
+    uint64_t h = tl_hash_mix(v->n);
     for (size_t i = 0; i < v->n; i++)
-        h = (h ^ nid(A, k, v->v[i])) * 0x100000001b3ULL;
+        h = tl_hash_mix(h ^ nid(A, k, v->v[i]));
     return h;
 }
 
@@ -1102,12 +1103,7 @@ static uint64_t pair_key(uint32_t a, uint32_t b) { return ((uint64_t)a << 32) | 
 
 static size_t pair_slot(const aligner *A, uint64_t key)
 {
-    /* splitmix64's finaliser: every bit of both halves reaches the low bits */
-    uint64_t h = key;
-    h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    h = (h ^ (h >> 27)) * 0x94d049bb133111ebULL;
-    h ^= h >> 31;
-    size_t i = (size_t)h & A->pmask;
+    size_t i = (size_t)tl_hash_mix(key) & A->pmask; /* every bit of both halves mixed in */
     while (A->pv[i] != UINT32_MAX && A->pk[i] != key)
         i = (i + 1) & A->pmask;
     return i;

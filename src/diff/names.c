@@ -4,26 +4,12 @@
  */
 #include "diff/diff_int.h"
 
+#include "base/hash.h"
+
 #include <stdio.h>
 
 /* ---- interning ------------------------------------------------------------------- */
 
-static uint64_t hash_bytes(const char *s, size_t n)
-{
-    uint64_t h = 0xcbf29ce484222325ULL ^ n;
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        uint64_t w;
-        memcpy(&w, s + i, 8);
-        h = (h ^ w) * 0x100000001b3ULL;
-        h ^= h >> 29;
-    }
-    for (; i < n; i++)
-        h = (h ^ (unsigned char)s[i]) * 0x100000001b3ULL;
-    h ^= h >> 32;
-    h *= 0x9e3779b97f4a7c15ULL;
-    return h ^ (h >> 29);
-}
 
 static void dst_rehash(dstrtab *t, size_t nslots)
 {
@@ -42,7 +28,7 @@ uint32_t dst_intern(dstrtab *t, const char *s, size_t len, tl_arena *arena)
 {
     if (!t->slots)
         dst_rehash(t, 64);
-    uint64_t h = hash_bytes(s, len);
+    uint64_t h = tl_hash_bytes(s, len);
     size_t i = h & t->mask;
     for (uint32_t v; (v = t->slots[i]) != 0; i = (i + 1) & t->mask) {
         const dstr *x = &t->e[v - 1];
@@ -64,7 +50,7 @@ uint32_t dst_find(const dstrtab *t, const char *s, size_t len)
 {
     if (!t->slots)
         return UINT32_MAX;
-    uint64_t h = hash_bytes(s, len);
+    uint64_t h = tl_hash_bytes(s, len);
     for (size_t i = h & t->mask; t->slots[i]; i = (i + 1) & t->mask) {
         const dstr *x = &t->e[t->slots[i] - 1];
         if (x->hash == h && x->len == len && memcmp(x->s, s, len) == 0)

@@ -5,6 +5,7 @@
  */
 #include "diff/diff_int.h"
 
+#include "base/hash.h"
 #include "base/numfmt.h"
 #include "base/sort.h"
 
@@ -512,16 +513,10 @@ static int group_cmp(size_t a, size_t b, void *ctx)
 
 static const char *or_empty(const char *s) { return s ? s : ""; }
 
-static uint64_t mix64(uint64_t h)
-{
-    h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    h = (h ^ (h >> 27)) * 0x94d049bb133111ebULL;
-    return h ^ (h >> 31);
-}
 
 static uint64_t gkey_hash(const gkey *k)
 {
-    return mix64(mix64(mix64(((uint64_t)k->cpu << 32 | k->kname) ^ k->side) ^ k->busy) ^ k->lname);
+    return tl_hash_mix(tl_hash_mix(tl_hash_mix(((uint64_t)k->cpu << 32 | k->kname) ^ k->side) ^ k->busy) ^ k->lname);
 }
 
 static void unique_args(tl_diff *d)
