@@ -597,7 +597,7 @@ int main(int argc, char **argv)
             goto fail;
     /* two traces: their call trees are aligned too (TRACES.md §5) */
     if (both_traces && tl_cli_diff_align(&cdiff, tl_trace_report_trace(&reports[0]), tl_trace_report_trace(&reports[1]),
-                                         o.tracediff_dir != NULL, &err) != 0)
+                                         o.tracediff_dir != NULL, o.tracediff_dir != NULL, &err) != 0)
         goto fail;
     /* The outputs are written as the results come, under temporary names. */
     outputs = tl_out_open(o.output, o.csv_dir, !o.no_summary, &err);
@@ -666,8 +666,8 @@ int main(int argc, char **argv)
         tagv[i] = reports[i].tag;
     tl_gate gate = {o.fail_pct, o.min_ms, o.min_delta_ms, o.min_delta_pct, o.top};
     tl_summary_build(&summary, results, tagv, o.nreports, &gate, &arena);
-    if (cdiff.d) {
-        tl_lca_summary_build(&lsum, cdiff.d, tagv[0], tagv[1], o.top ? o.top : TL_SUMMARY_TOP, o.fail_pct, o.min_ms,
+    if (tl_cli_diff_result(&cdiff)) {
+        tl_lca_summary_build(&lsum, tl_cli_diff_result(&cdiff), tagv[0], tagv[1], o.top ? o.top : TL_SUMMARY_TOP, o.fail_pct, o.min_ms,
                              &arena);
         summary.lca = &lsum;
         if (lsum.nviolations)

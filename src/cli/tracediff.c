@@ -12,22 +12,60 @@
 #include <stdlib.h>
 #include <string.h>
 
-int tl_cli_diff_align(tl_cli_diff *cd, tl_trace *t1, tl_trace *t2, int required, tl_error *err)
+/* The helper thread's work: the alignment and the tables made from it (nothing here
+ * touches what the main thread uses meanwhile: the traces are only read). */
+static void *align_thread(void *arg)
 {
+    tl_cli_diff *cd = arg;
+    double t0 = tl_now();
+    if (cd->t[0] && cd->t[1])
+        cd->d = tl_diff_run(cd->t[0], cd->t[1], NULL, &cd->derr);
+    else
+        tl_error_set(&cd->derr, "a trace to align is missing");
+    if (cd->d) {
+        cd->tabs[0] = tl_diff_stats_table(cd->d, &cd->arena);
+        cd->tabs[1] = cd->want_dir ? tl_diff_unique_args_table(cd->d, &cd->arena) : NULL;
+        cd->tabs[2] = tl_diff_lca_table(cd->d, &cd->arena);
+    }
+    cd->secs = tl_now() - t0;
+    return NULL;
+}
+
+int tl_cli_diff_align(tl_cli_diff *cd, tl_trace *t1, tl_trace *t2, int required, int want_dir, tl_error *err)
+{
+    (void)err;
     cd->t[0] = t1;
     cd->t[1] = t2;
-    double t0 = tl_now();
-    tl_progress("aligning the call trees");
-    tl_error derr = {0};
-    cd->d = tl_diff_run(t1, t2, NULL, &derr);
-    tl_timing.compare += tl_now() - t0;
+    cd->required = required;
+    cd->want_dir = want_dir;
+    tl_arena_init(&cd->arena);
+    /* the diff runs beside the sheets' comparison: on a second core it costs no time */
+    cd->running = tl_thread_create(&cd->th, align_thread, cd) == 0;
+    if (!cd->running)
+        align_thread(cd);
+    cd->started = 1;
+    return 0;
+}
+
+/* Wait for the alignment; its outcome in warnings or *err. */
+static int diff_join(tl_cli_diff *cd, tl_error *err)
+{
+    if (cd->running) {
+        tl_progress("aligning the call trees");
+        pthread_join(cd->th, NULL);
+        cd->running = 0;
+    }
+    if (cd->joined)
+        return 0;
+    cd->joined = 1;
+    tl_timing.compare += cd->secs;
     if (!cd->d) {
         /* a GPU-only trace has no call tree: its sheets still compare */
-        if (required) {
-            *err = derr;
+        if (cd->required) {
+            *err = cd->derr;
             return -1;
         }
-        tl_warn("%s; no lca_summary or diff_stats", derr.msg);
+        tl_warn("%s; no lca_summary or diff_stats", cd->derr.msg);
         return 0;
     }
     const tl_diff_stats *st = tl_diff_stats_of(cd->d);
@@ -140,31 +178,50 @@ static int write_dir(tl_cli_diff *cd, tl_output *dir, tl_table *const *t, tl_err
 
 int tl_cli_diff_put(tl_cli_diff *cd, const tl_sink *sink, tl_output *dir, tl_error *err)
 {
+    if (!cd->started)
+        return 0;
+    if (diff_join(cd, err) != 0)
+        return -1;
     if (!cd->d)
         return 0;
     double t0 = tl_now();
-    tl_table *t[3] = {tl_diff_stats_table(cd->d, &cd->t[0]->arena), NULL, tl_diff_lca_table(cd->d, &cd->t[0]->arena)};
+    tl_table **t = cd->tabs;
     int rc = 0;
-    if (dir) {
-        t[1] = tl_diff_unique_args_table(cd->d, &cd->t[0]->arena);
+    if (dir)
         rc = write_dir(cd, dir, t, err);
-        tl_table_free(t[1]);
-    }
+    tl_table_free(t[1]);
+    t[1] = NULL;
     tl_timing.write_csv += tl_now() - t0;
     /* the sink owns them from here: lca_summary first, as the workbook orders them */
     if (rc == 0 && put_table(sink, "lca_summary", t[2], err) != 0)
         rc = -1;
     else if (rc != 0)
         tl_table_free(t[2]);
+    t[2] = NULL;
     if (rc == 0 && put_table(sink, "diff_stats", t[0], err) != 0)
         rc = -1;
     else if (rc != 0)
         tl_table_free(t[0]);
+    t[0] = NULL;
     return rc;
+}
+
+const tl_diff *tl_cli_diff_result(tl_cli_diff *cd)
+{
+    tl_error ignored = {0};
+    if (cd->started && !cd->joined)
+        diff_join(cd, &ignored);
+    return cd->d;
 }
 
 void tl_cli_diff_free(tl_cli_diff *cd)
 {
+    if (cd->running) /* a run that failed before it needed the diff */
+        pthread_join(cd->th, NULL);
+    for (int i = 0; i < 3; i++)
+        tl_table_free(cd->tabs[i]);
     tl_diff_free(cd->d);
+    if (cd->started)
+        tl_arena_free(&cd->arena);
     memset(cd, 0, sizeof *cd);
 }

@@ -11,19 +11,32 @@
 #include "io/output.h"
 #include "table/result.h"
 
+#include <pthread.h>
+
 typedef struct tl_cli_diff {
     tl_trace *t[2];
     tl_diff *d;
+    int started, running, joined, required, want_dir;
+    pthread_t th;
+    tl_error derr;     /* the alignment's error (a trace without cpu ops) */
+    tl_table *tabs[3]; /* diff_stats, the unique-args summary (for the directory), lca_summary */
+    tl_arena arena;    /* their strings */
+    double secs;       /* the helper's time, for --timings */
 } tl_cli_diff;
 
-/* Align two traces (the trace reports' own: they must outlive cd).  Returns 0, or -1
- * with *err set.  A trace without cpu ops cannot be aligned: an error when `required`
- * (--tracediff-dir), else a warning (cd->d stays NULL). */
-int tl_cli_diff_align(tl_cli_diff *cd, tl_trace *t1, tl_trace *t2, int required, tl_error *err);
+/* Start aligning two traces (the trace reports' own: they must outlive cd) on a helper
+ * thread, with the tables made from the result; `want_dir`: --tracediff-dir was given.
+ * Returns 0.  A trace without cpu ops cannot be aligned: tl_cli_diff_put then fails when
+ * `required` (--tracediff-dir), else warns (and there is no diff). */
+int tl_cli_diff_align(tl_cli_diff *cd, tl_trace *t1, tl_trace *t2, int required, int want_dir, tl_error *err);
 
-/* Write the TraceDiff files into the directory output `dir` (NULL for none; moved into
- * place with the run's other outputs), then give the sheets lca_summary and diff_stats to
- * the outputs' sink (the same tables: each is made once). */
+/* The diff, once the alignment is done (waiting for it); NULL for none. */
+const tl_diff *tl_cli_diff_result(tl_cli_diff *cd);
+
+/* Wait for the alignment; write the TraceDiff files into the directory output `dir`
+ * (NULL for none; moved into place with the run's other outputs), then give the sheets
+ * lca_summary and diff_stats to the outputs' sink (the same tables: each made once).
+ * Returns 0, or -1 with *err set. */
 int tl_cli_diff_put(tl_cli_diff *cd, const tl_sink *sink, tl_output *dir, tl_error *err);
 
 void tl_cli_diff_free(tl_cli_diff *cd);
