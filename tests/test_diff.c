@@ -444,6 +444,61 @@ static void test_reconcile_equal_lists(void **state)
     tl_trace_free(t2);
 }
 
+/* The tables of the convolution pair, worked out by hand: the unique-args summary groups
+ * the two batched_transpose rows (same op, busy time and LCA: count 2, sum 100), sorts by
+ * the sum, largest first, and renames miopen/cudnn_convolution (one LCA, no common
+ * suffix, prefix or containment, one module each) to "root"; lca_summary sorts by
+ * trace1's time (150 then 10 of 160: 93.75% and 6.25%) against trace2's 50 and 5 of 55. */
+static void test_tables(void **state)
+{
+    (void)state;
+    tl_trace *t1, *t2;
+    conv_pair(&t1, &t2);
+    tl_error err = {0};
+    tl_diff *d = tl_diff_run(t1, t2, NULL, &err);
+    tl_arena a;
+    tl_arena_init(&a);
+    char *csv = csv_of(tl_diff_unique_args_table(d, &a));
+    assert_string_equal(csv,
+                        "name,operation_count,cpu_op_name,cpu_op_uid,source,Input Dims,Input Strides,Input type,"
+                        "Concrete Inputs,busy_time,lowest_common_ancestor_name,nn_module_stack,nn_module_parent,"
+                        "kernel_time_mean,kernel_time_sum\n"
+                        "batched_transpose,2,root,101,trace1,,,,,150.0,aten::_convolution,root,root,50.0,100.0\n"
+                        "igemm_fwd,1,root,101,trace1,,,,,150.0,aten::_convolution,root,root,50.0,50.0\n"
+                        "cutlass_fprop,1,root,101,trace2,,,,,50.0,aten::_convolution,root,root,40.0,40.0\n"
+                        "nhwcToNchw,1,root,101,trace2,,,,,50.0,aten::_convolution,root,root,20.0,20.0\n"
+                        "add_kernel_rocm,1,aten::add_,108,trace1,,,,,10.0,aten::add_,root,root,10.0,10.0\n"
+                        "add_kernel_cuda,1,aten::add_,106,trace2,,,,,5.0,aten::add_,root,root,5.0,5.0\n");
+    free(csv);
+    csv = csv_of(tl_diff_lca_table(d, &a));
+    assert_string_equal(csv,
+                        "name,lowest_common_ancestor_name,lowest_common_ancestor_id,nn_module_stack,nn_module_parent,"
+                        "Input Dims,Input type,Input Strides,Concrete Inputs,kernel_time_trace1_us,"
+                        "kernel_time_trace2_us,num_kernels_trace1,num_kernels_trace2,kernel_names_trace1,"
+                        "kernel_names_trace2,speedup (trace2/trace1),delta_us (trace2 - trace1),"
+                        "pct_of_trace1_total (%),cumulative_pct_trace1 (%),pct_of_trace2_total (%)\n"
+                        "aten::miopen_convolution,aten::_convolution,0,root,root,,,,,150.0,50.0,3,2,"
+                        "\"['batched_transpose', 'igemm_fwd', 'batched_transpose']\","
+                        "\"['cutlass_fprop', 'nhwcToNchw']\",0.3333333333333333,-100.0,93.75,93.75,90.9090909090909\n"
+                        "aten::add_,aten::add_,1,root,root,,,,,10.0,5.0,1,1,['add_kernel_rocm'],['add_kernel_cuda'],"
+                        "0.5,-5.0,6.25,100.0,9.090909090909092\n");
+    free(csv);
+    /* each side's map: the op names before the renaming */
+    tl_buf j = {0};
+    tl_diff_cpu_op_map_json(d, 2, &j);
+    assert_string_equal(tl_buf_cstr(&j), "{\n  \"aten::add_\": [\n    \"add_kernel_cuda\"\n  ],\n"
+                                         "  \"aten::cudnn_convolution\": [\n    \"cutlass_fprop\",\n"
+                                         "    \"nhwcToNchw\"\n  ]\n}");
+    tl_diff_cpu_op_map_json(d, 0, &j);
+    assert_non_null(strstr(tl_buf_cstr(&j), "\"root\": {\n    \"trace1\": {\n      \"kernels\": [\n"
+                                            "        \"batched_transpose\",\n        \"igemm_fwd\"\n      ],"));
+    tl_buf_free(&j);
+    tl_arena_free(&a);
+    tl_diff_free(d);
+    tl_trace_free(t1);
+    tl_trace_free(t2);
+}
+
 /* Phase 1: one side's single child is a wrapper; it is walked down to the node with
  * several GPU children, which takes the merged node's place on that side. */
 static void test_collapse(void **state)
@@ -670,7 +725,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_normalize),  cmocka_unit_test(test_wf),       cmocka_unit_test(test_pyset_order),
         cmocka_unit_test(test_positional), cmocka_unit_test(test_reconcile), cmocka_unit_test(test_reconcile_equal_lists),
-        cmocka_unit_test(test_collapse),
+        cmocka_unit_test(test_tables),     cmocka_unit_test(test_collapse),
         cmocka_unit_test(test_disambiguate), cmocka_unit_test(test_missing), cmocka_unit_test(test_identical),
         cmocka_unit_test(test_roots),
     };
