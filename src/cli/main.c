@@ -732,6 +732,10 @@ fail:
     fprintf(stderr, "tlcompare: %s\n", err.msg[0] ? err.msg : "failed");
     rc = 1;
 done:
+    /* The outputs first: on a failure the workbook's workers may still be rendering tables
+     * whose strings live in the reports' arenas and in the diff's. */
+    tl_out_free(outputs);
+    tl_cli_diff_free(&cdiff); /* after the outputs: its strings are in the tables they hold */
     for (size_t i = 0; i < o.nreports; i++)
         free(tags[i]);
     free(tags);
@@ -741,8 +745,6 @@ done:
     tl_summary_sheet_free(sheet);
     tl_summary_free(&summary);
     tl_lca_summary_free(&lsum);
-    tl_out_free(outputs);
-    tl_cli_diff_free(&cdiff); /* after the outputs: its strings are in the tables they hold */
     tl_buf_free(&md);
     tl_buf_free(&json);
     tl_output_free(texts[0]);
