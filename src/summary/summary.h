@@ -11,6 +11,7 @@
 #include "summary/lca.h"
 #include "write/xlsx_write.h"
 
+#include <math.h>
 #include <stdio.h>
 
 /* How many regressions / improvements / one-sided items are listed (by default), and charted. */
@@ -21,6 +22,23 @@
 typedef struct tl_delta {
     double base, var; /* NaN when absent */
 } tl_delta;
+
+/* The change in percent of the base (the reference's 100 * (diff / base)); NaN when a
+ * side is absent or the base is 0. */
+static inline double tl_delta_pct(tl_delta d)
+{
+    if (isnan(d.base) || isnan(d.var) || d.base == 0)
+        return NAN;
+    return 100 * ((d.var - d.base) / d.base);
+}
+
+/* 1 when the change is within floating-point noise: the same data read from a workbook
+ * and from CSV text can differ in the last bits (3e-18 ms), and that is no change. */
+static inline int tl_delta_is_noise(tl_delta d)
+{
+    double m = fabs(d.base) > fabs(d.var) ? fabs(d.base) : fabs(d.var);
+    return fabs(d.var - d.base) <= 1e-9 * m + 1e-12;
+}
 
 /* One op (or kernel) row of the compared summary sheet. */
 typedef struct tl_summary_item {
