@@ -137,6 +137,13 @@ static void test_sort_order(void **state)
     tl_pd_sort_desc(keys, 24, got);
     for (int i = 0; i < 24; i++)
         assert_int_equal(got[i], want[i]);
+    /* 22 keys of three values: one partition step, then insertion sorts of at most 16
+     * elements (pandas 1.5.3's order; a cut-off of 17 gives another order of the ties) */
+    double k22[22] = {0, 1, 1, 1, 1, 2, 1, 0, 1, 1, 2, 0, 0, 1, 0, 2, 1, 1, 0, 2, 1, 1};
+    size_t w22[22] = {15, 19, 5, 10, 21, 9, 13, 1, 8, 17, 20, 6, 4, 3, 2, 16, 18, 0, 14, 12, 7, 11};
+    tl_pd_sort_desc(k22, 22, got);
+    for (int i = 0; i < 22; i++)
+        assert_int_equal(got[i], w22[i]);
     /* a long sorted run takes the partition path and still sorts */
     double *big = malloc(1000 * sizeof *big);
     size_t *o = malloc(1000 * sizeof *o);

@@ -6,6 +6,7 @@
 #include "diff/diff_int.h"
 
 #include "base/sort.h"
+#include "trace/pdnum.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -190,33 +191,6 @@ tl_table *tl_diff_unique_args_table(const tl_diff *d, tl_arena *arena)
     return t;
 }
 
-/* numpy's pairwise summation (add.reduce: the first value, then the rest pairwise). */
-static double pairwise(const double *a, size_t n)
-{
-    if (n < 8) {
-        double r = 0.0;
-        for (size_t i = 0; i < n; i++)
-            r += a[i];
-        return r;
-    }
-    if (n <= 128) {
-        double r[8];
-        for (int j = 0; j < 8; j++)
-            r[j] = a[j];
-        size_t i = 8;
-        for (; i < n - (n % 8); i += 8)
-            for (int j = 0; j < 8; j++)
-                r[j] += a[i + j];
-        double res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
-        for (; i < n; i++)
-            res += a[i];
-        return res;
-    }
-    size_t n2 = n / 2;
-    n2 -= n2 % 8;
-    return pairwise(a, n2) + pairwise(a + n2, n - n2);
-}
-static double np_sum(const double *a, size_t n) { return n ? a[0] + pairwise(a + 1, n - 1) : 0.0; }
 
 static const char *py_list(const tl_diff *d, int side, size_t first_row, size_t count, tl_arena *arena)
 {
@@ -276,7 +250,7 @@ tl_table *tl_diff_lca_table(const tl_diff *d, tl_arena *arena)
         v1[i] = l->time1;
         v2[i] = l->time2;
     }
-    double tot1 = np_sum(v1, n), tot2 = np_sum(v2, n);
+    double tot1 = tl_np_sum(v1, n), tot2 = tl_np_sum(v2, n); /* Series.sum */
     if (tot1 > 0) {
         size_t c_p1 = col(t, "pct_of_trace1_total (%)", 1), c_cu = col(t, "cumulative_pct_trace1 (%)", 1);
         double cum = 0;

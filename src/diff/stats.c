@@ -8,6 +8,7 @@
 #include "base/hash.h"
 #include "base/numfmt.h"
 #include "base/sort.h"
+#include "trace/pdnum.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -256,143 +257,6 @@ static const char *op_names(tl_diff *d, const size_t *idx, size_t n)
     return out;
 }
 
-/* numpy's comparison for float sorts: NaN after everything. */
-static int np_less(double a, double b) { return a < b || (b != b && a == a); }
-
-static void np_aheapsort(const double *v, size_t *tosort, size_t n)
-{
-    size_t *a = tosort - 1, i, j, l, tmp;
-    for (l = n >> 1; l > 0; --l) {
-        tmp = a[l];
-        for (i = l, j = l << 1; j <= n;) {
-            if (j < n && np_less(v[a[j]], v[a[j + 1]]))
-                j += 1;
-            if (np_less(v[tmp], v[a[j]])) {
-                a[i] = a[j];
-                i = j;
-                j += j;
-            } else {
-                break;
-            }
-        }
-        a[i] = tmp;
-    }
-    for (; n > 1;) {
-        tmp = a[n];
-        a[n] = a[1];
-        n -= 1;
-        for (i = 1, j = 2; j <= n;) {
-            if (j < n && np_less(v[a[j]], v[a[j + 1]]))
-                j++;
-            if (np_less(v[tmp], v[a[j]])) {
-                a[i] = a[j];
-                i = j;
-                j += j;
-            } else {
-                break;
-            }
-        }
-        a[i] = tmp;
-    }
-}
-
-/* numpy's argsort(kind="quicksort") (an introsort): lca_summary is sorted with pandas'
- * default sort, and the order of tied rows shows in its cumulative column. */
-static void np_aquicksort(const double *v, size_t *tosort, size_t num)
-{
-    if (num < 2)
-        return;
-    size_t *pl = tosort, *pr = tosort + num - 1;
-    size_t *stack[128], **sptr = stack;
-    int depth[64], *psdepth = depth;
-    int cdepth = 0;
-    for (size_t u = num; u >>= 1;)
-        cdepth++;
-    cdepth *= 2;
-    for (;;) {
-        if (cdepth < 0) {
-            np_aheapsort(v, pl, (size_t)(pr - pl) + 1);
-            goto pop;
-        }
-        while (pr - pl > 15) {
-            size_t *pm = pl + ((pr - pl) >> 1), *pi, *pj, tmp;
-#define SWP(a, b) (tmp = (a), (a) = (b), (b) = tmp)
-            if (np_less(v[*pm], v[*pl]))
-                SWP(*pm, *pl);
-            if (np_less(v[*pr], v[*pm]))
-                SWP(*pr, *pm);
-            if (np_less(v[*pm], v[*pl]))
-                SWP(*pm, *pl);
-            double vp = v[*pm];
-            pi = pl;
-            pj = pr - 1;
-            SWP(*pm, *pj);
-            for (;;) {
-                do
-                    ++pi;
-                while (np_less(v[*pi], vp));
-                do
-                    --pj;
-                while (np_less(vp, v[*pj]));
-                if (pi >= pj)
-                    break;
-                SWP(*pi, *pj);
-            }
-            SWP(*pi, *(pr - 1));
-#undef SWP
-            if (pi - pl < pr - pi) {
-                *sptr++ = pi + 1;
-                *sptr++ = pr;
-                pr = pi - 1;
-            } else {
-                *sptr++ = pl;
-                *sptr++ = pi - 1;
-                pl = pi + 1;
-            }
-            *psdepth++ = --cdepth;
-        }
-        for (size_t *pi = pl + 1; pi <= pr; ++pi) {
-            size_t vi = *pi, *pj = pi, *pk = pi - 1;
-            double vp = v[vi];
-            while (pj > pl && np_less(vp, v[*pk]))
-                *pj-- = *pk--;
-            *pj = vi;
-        }
-    pop:
-        if (sptr == stack)
-            break;
-        pr = *(--sptr);
-        pl = *(--sptr);
-        cdepth = *(--psdepth);
-    }
-}
-
-/* pandas' sort_values(ascending=False) order of keys[0..n) (nargsort): the rows
- * reversed, argsorted ascending, reversed back; NaN keys last. */
-static void pd_sort_desc(const double *keys, size_t n, size_t *out)
-{
-    size_t m = 0;
-    double *v = tl_xmalloc((n ? n : 1) * sizeof *v);
-    size_t *idx = tl_xmalloc((n ? n : 1) * sizeof *idx), *perm = tl_xmalloc((n ? n : 1) * sizeof *perm);
-    for (size_t i = n; i-- > 0;)
-        if (!isnan(keys[i])) {
-            v[m] = keys[i];
-            idx[m++] = i;
-        }
-    for (size_t i = 0; i < m; i++)
-        perm[i] = i;
-    np_aquicksort(v, perm, m);
-    size_t o = 0;
-    for (size_t i = m; i-- > 0;)
-        out[o++] = idx[perm[i]];
-    for (size_t i = 0; i < n; i++)
-        if (isnan(keys[i]))
-            out[o++] = i;
-    free(v);
-    free(idx);
-    free(perm);
-}
-
 static void collect_lcas(tl_diff *d)
 {
     /* group the rows by LCA id, in first-appearance order */
@@ -452,7 +316,7 @@ static void collect_lcas(tl_diff *d)
     double *keys = tl_xmalloc((n ? n : 1) * sizeof *keys);
     for (size_t i = 0; i < n; i++)
         keys[i] = lc[i].time1;
-    pd_sort_desc(keys, n, ord);
+    tl_pd_sort_desc(keys, n, ord); /* pandas' default sort: its ties show in the cumulative column */
     free(keys);
     d->lcas = tl_xmalloc((n ? n : 1) * sizeof *d->lcas);
     for (size_t i = 0; i < n; i++)

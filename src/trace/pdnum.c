@@ -138,7 +138,10 @@ static void aheapsort(const double *v, size_t *tosort, size_t n)
 
 void tl_np_argsort(const double *v, size_t *idx, size_t n)
 {
-    enum { SMALL = 16, STACK = 256 }; /* 2 pointers a push; pushes <= the depth budget, 2 log2 n */
+    /* numpy partitions while more than 16 elements remain (pr - pl > 15) and insertion-sorts
+     * the rest: the cut-off decides how tied keys come out.  STACK: 2 pointers a push;
+     * pushes <= the depth budget, 2 log2 n. */
+    enum { SMALL = 15, STACK = 256 };
     if (n < 2)
         return;
     size_t *pl = idx, *pr = idx + n - 1;
