@@ -5,6 +5,7 @@
  */
 #include "diff/diff_int.h"
 
+#include "base/jsonw.h"
 #include "base/sort.h"
 #include "trace/pdnum.h"
 
@@ -351,29 +352,6 @@ int tl_diff_write_tree(const tl_diff *cd, FILE *f)
 
 /* ---- JSON ------------------------------------------------------------------------------- */
 
-/* A JSON string as json.dumps(ensure_ascii=False) writes it. */
-static void json_str(tl_buf *b, const char *s)
-{
-    tl_buf_addc(b, '"');
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        switch (*p) {
-        case '"': tl_buf_adds(b, "\\\""); break;
-        case '\\': tl_buf_adds(b, "\\\\"); break;
-        case '\n': tl_buf_adds(b, "\\n"); break;
-        case '\r': tl_buf_adds(b, "\\r"); break;
-        case '\t': tl_buf_adds(b, "\\t"); break;
-        case '\b': tl_buf_adds(b, "\\b"); break;
-        case '\f': tl_buf_adds(b, "\\f"); break;
-        default:
-            if (*p < 0x20)
-                tl_buf_printf(b, "\\u%04x", *p);
-            else
-                tl_buf_addc(b, (char)*p);
-        }
-    }
-    tl_buf_addc(b, '"');
-}
-
 /* A sorted list of distinct strings, indented as json.dump(indent=2) at `depth`. */
 static void json_list(tl_buf *b, const char **v, size_t n, int depth)
 {
@@ -385,7 +363,7 @@ static void json_list(tl_buf *b, const char **v, size_t n, int depth)
     for (size_t i = 0; i < n; i++) {
         for (int k = 0; k < depth + 1; k++)
             tl_buf_adds(b, "  ");
-        json_str(b, v[i]);
+        tl_json_str(b, v[i]);
         tl_buf_adds(b, i + 1 < n ? ",\n" : "\n");
     }
     for (int k = 0; k < depth; k++)
@@ -457,7 +435,7 @@ static void side_map(tl_diff *d, int side, tl_buf *b)
             vals[nv++] = t[ord[j++]].val;
         tl_buf_adds(b, nkeys++ ? ",\n" : "\n");
         indent(b, 1);
-        json_str(b, t[ord[i]].key);
+        tl_json_str(b, t[ord[i]].key);
         tl_buf_adds(b, ": ");
         json_list(b, vals, nv, 1);
         i = j;
@@ -493,7 +471,7 @@ static void joint_map(tl_diff *d, tl_buf *b)
             j++;
         tl_buf_adds(b, nkeys++ ? ",\n" : "\n");
         indent(b, 1);
-        json_str(b, t[ord[i]].key);
+        tl_json_str(b, t[ord[i]].key);
         tl_buf_adds(b, ": {");
         int nsides = 0;
         for (int side = 0; side < 2; side++) {
@@ -511,7 +489,7 @@ static void joint_map(tl_diff *d, tl_buf *b)
             } else {
                 tl_buf_adds(b, nsides ? ",\n" : "\n");
                 indent(b, 2);
-                json_str(b, side ? "trace2" : "trace1");
+                tl_json_str(b, side ? "trace2" : "trace1");
                 tl_buf_adds(b, ": {");
             }
             tl_buf_addc(b, '\n');

@@ -3,6 +3,7 @@
  */
 #include "summary/lca.h"
 
+#include "base/jsonw.h"
 #include "base/numfmt.h"
 #include "base/sort.h"
 
@@ -253,54 +254,31 @@ void tl_lca_summary_markdown(const tl_lca_summary *s, tl_buf *b)
     }
 }
 
-static void js_str(tl_buf *b, const char *s)
-{
-    tl_buf_addc(b, '"');
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            tl_buf_printf(b, "\\%c", *p);
-        else if (*p < 0x20)
-            tl_buf_printf(b, "\\u%04x", *p);
-        else
-            tl_buf_addc(b, (char)*p);
-    }
-    tl_buf_addc(b, '"');
-}
-
-static void js_num(tl_buf *b, double v)
-{
-    char buf[TL_NUMFMT_MAX];
-    if (!isfinite(v))
-        tl_buf_adds(b, "null");
-    else
-        tl_buf_add(b, buf, tl_fmt_double(v, buf));
-}
-
 static void js_item(tl_buf *b, const tl_lca_item *it)
 {
     tl_buf_adds(b, "{\"lca\": ");
-    js_str(b, it->lca);
+    tl_json_str(b, it->lca);
     tl_buf_printf(b, ", \"count\": %zu", it->count);
     for (int side = 0; side < 2; side++) {
         tl_buf_adds(b, side ? ", \"variant\": {\"ops\": " : ", \"baseline\": {\"ops\": ");
-        js_str(b, side ? it->ops2 : it->ops1);
+        tl_json_str(b, side ? it->ops2 : it->ops1);
         tl_buf_printf(b, ", \"kernels\": %zu, \"ms\": ", side ? it->n2 : it->n1);
-        js_num(b, side ? it->ms2 : it->ms1);
+        tl_json_num(b, side ? it->ms2 : it->ms1);
         tl_buf_addc(b, '}');
     }
     tl_buf_adds(b, ", \"delta_ms\": ");
-    js_num(b, it->delta_ms);
+    tl_json_num(b, it->delta_ms);
     tl_buf_adds(b, ", \"pct\": ");
-    js_num(b, it->pct);
+    tl_json_num(b, it->pct);
     tl_buf_addc(b, '}');
 }
 
 void tl_lca_summary_json(const tl_lca_summary *s, tl_buf *b)
 {
     tl_buf_adds(b, "{\"baseline\": ");
-    js_str(b, s->tag1);
+    tl_json_str(b, s->tag1);
     tl_buf_adds(b, ", \"variant\": ");
-    js_str(b, s->tag2);
+    tl_json_str(b, s->tag2);
     tl_buf_printf(b, ", \"count\": %zu, \"distinct\": %zu, \"slower\": %zu, \"faster\": %zu,\n    \"top\": [",
                   s->nlcas, s->ngroups, s->nslower, s->nfaster);
     for (size_t i = 0; i < s->ntop; i++) {

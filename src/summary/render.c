@@ -6,6 +6,7 @@
  */
 #include "summary/summary.h"
 
+#include "base/jsonw.h"
 #include "base/numfmt.h"
 #include "base/sort.h"
 
@@ -375,40 +376,16 @@ void tl_summary_markdown(const tl_summary *s, tl_buf *b)
 
 /* ---- JSON ----------------------------------------------------------------------------- */
 
-static void js_str(tl_buf *b, const char *s)
-{
-    tl_buf_addc(b, '"');
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            tl_buf_printf(b, "\\%c", *p);
-        else if (*p < 0x20)
-            tl_buf_printf(b, "\\u%04x", *p);
-        else
-            tl_buf_addc(b, (char)*p);
-    }
-    tl_buf_addc(b, '"');
-}
-
-static void js_num(tl_buf *b, double v)
-{
-    char buf[TL_NUMFMT_MAX];
-    if (!isfinite(v)) {
-        tl_buf_adds(b, "null");
-        return;
-    }
-    tl_buf_add(b, buf, tl_fmt_double(v, buf));
-}
-
 static void js_delta(tl_buf *b, tl_delta d)
 {
     tl_buf_adds(b, "{\"baseline\": ");
-    js_num(b, d.base);
+    tl_json_num(b, d.base);
     tl_buf_adds(b, ", \"variant\": ");
-    js_num(b, d.var);
+    tl_json_num(b, d.var);
     tl_buf_adds(b, ", \"delta\": ");
-    js_num(b, d.var - d.base);
+    tl_json_num(b, d.var - d.base);
     tl_buf_adds(b, ", \"pct\": ");
-    js_num(b, tl_delta_pct(d));
+    tl_json_num(b, tl_delta_pct(d));
     tl_buf_adds(b, "}");
 }
 
@@ -418,7 +395,7 @@ static void js_count(tl_buf *b, double v)
     if (isfinite(v) && v == floor(v) && fabs(v) < 9007199254740992.0)
         tl_buf_printf(b, "%.0f", v);
     else
-        js_num(b, v);
+        tl_json_num(b, v);
 }
 
 static void js_count_delta(tl_buf *b, tl_delta d)
@@ -430,7 +407,7 @@ static void js_count_delta(tl_buf *b, tl_delta d)
     tl_buf_adds(b, ", \"delta\": ");
     js_count(b, d.var - d.base);
     tl_buf_adds(b, ", \"pct\": ");
-    js_num(b, tl_delta_pct(d));
+    tl_json_num(b, tl_delta_pct(d));
     tl_buf_adds(b, "}");
 }
 
@@ -439,7 +416,7 @@ static void js_items(tl_buf *b, const char *key, const tl_summary_item *items, s
     tl_buf_printf(b, ",\n      \"%s\": [", key);
     for (size_t i = 0; i < n; i++) {
         tl_buf_adds(b, i ? ",\n        {\"name\": " : "\n        {\"name\": ");
-        js_str(b, items[i].name);
+        tl_json_str(b, items[i].name);
         tl_buf_adds(b, ", \"time_ms\": ");
         js_delta(b, items[i].time_ms);
         tl_buf_adds(b, ", \"count\": ");
@@ -454,19 +431,19 @@ static void js_items(tl_buf *b, const char *key, const tl_summary_item *items, s
 void tl_summary_json(const tl_summary *s, tl_buf *b)
 {
     tl_buf_adds(b, "{\n  \"tool\": \"tlcompare\",\n  \"schema\": 1,\n  \"baseline\": ");
-    js_str(b, s->baseline);
+    tl_json_str(b, s->baseline);
     tl_buf_adds(b, ",\n  \"source\": ");
     if (s->source)
-        js_str(b, s->source);
+        tl_json_str(b, s->source);
     else
         tl_buf_adds(b, "null");
     tl_buf_adds(b, ",\n  \"item\": ");
-    js_str(b, s->item);
+    tl_json_str(b, s->item);
     tl_buf_adds(b, ",\n  \"variants\": [");
     for (size_t vi = 0; vi < s->nvariants; vi++) {
         const tl_variant_summary *v = &s->variants[vi];
         tl_buf_adds(b, vi ? ",\n    {\n      \"tag\": " : "\n    {\n      \"tag\": ");
-        js_str(b, v->tag);
+        tl_json_str(b, v->tag);
         tl_buf_adds(b, ",\n      \"gpu_time_ms\": ");
         if (!v->has_timeline) {
             tl_buf_adds(b, "null");
@@ -479,7 +456,7 @@ void tl_summary_json(const tl_summary *s, tl_buf *b)
             tl_buf_adds(b, "\n      }");
         }
         tl_buf_adds(b, ",\n      \"call_ratio\": ");
-        js_num(b, v->call_ratio);
+        tl_json_num(b, v->call_ratio);
         js_items(b, "regressions", v->regressions, v->nregressions);
         js_items(b, "improvements", v->improvements, v->nimprovements);
         tl_buf_printf(b, ",\n      \"only_baseline_count\": %zu", v->only_base_count);
@@ -490,15 +467,15 @@ void tl_summary_json(const tl_summary *s, tl_buf *b)
         for (size_t i = 0; i < v->nviolations; i++) {
             const tl_violation *x = &v->violations[i];
             tl_buf_adds(b, i ? ", {\"what\": " : "{\"what\": ");
-            js_str(b, x->is_op ? "item" : "busy_time");
+            tl_json_str(b, x->is_op ? "item" : "busy_time");
             tl_buf_adds(b, ", \"name\": ");
-            js_str(b, x->what);
+            tl_json_str(b, x->what);
             tl_buf_adds(b, ", \"baseline_ms\": ");
-            js_num(b, x->base_ms);
+            tl_json_num(b, x->base_ms);
             tl_buf_adds(b, ", \"variant_ms\": ");
-            js_num(b, x->var_ms);
+            tl_json_num(b, x->var_ms);
             tl_buf_adds(b, ", \"pct\": ");
-            js_num(b, x->pct);
+            tl_json_num(b, x->pct);
             tl_buf_adds(b, "}");
         }
         tl_buf_adds(b, "]\n    }");
@@ -513,9 +490,9 @@ void tl_summary_json(const tl_summary *s, tl_buf *b)
         tl_buf_adds(b, "null");
     } else {
         tl_buf_adds(b, "{\"threshold_pct\": ");
-        js_num(b, s->gate_pct);
+        tl_json_num(b, s->gate_pct);
         tl_buf_adds(b, ", \"min_time_ms\": ");
-        js_num(b, s->gate_min_ms);
+        tl_json_num(b, s->gate_min_ms);
         tl_buf_printf(b, ", \"failed\": %s}", s->gate_failed ? "true" : "false");
     }
     tl_buf_adds(b, "\n}\n");
