@@ -591,10 +591,14 @@ int main(int argc, char **argv)
         reports[opened].tag = tags[opened];
         tags[opened] = NULL;
     }
-    /* the traces load on helper threads, all at once: wait for them */
-    for (size_t i = 0; i < opened; i++)
-        if (tl_trace_report_wait(&reports[i], &err) != 0)
-            goto fail;
+    /* the traces load on helper threads, all at once: wait for them (reading, in --timings) */
+    {
+        double t0 = tl_now();
+        for (size_t i = 0; i < opened; i++)
+            if (tl_trace_report_wait(&reports[i], &err) != 0)
+                goto fail;
+        tl_timing.read += tl_now() - t0;
+    }
     /* two traces: their call trees are aligned too (TRACES.md §5) */
     if (both_traces && tl_cli_diff_align(&cdiff, tl_trace_report_trace(&reports[0]), tl_trace_report_trace(&reports[1]),
                                          o.tracediff_dir != NULL, o.tracediff_dir != NULL, &err) != 0)
