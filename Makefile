@@ -9,7 +9,7 @@
 #                   (FUZZ_SECONDS each, default 60; fails on a finding)
 #   make clean
 
-VERSION     := 0.1.0
+VERSION     := 0.2.0
 PREFIX      ?= /usr/local
 CC          ?= cc
 PKGS        := libzip expat zlib libisal
