@@ -21,21 +21,6 @@
 const char *const tl_row_keys[TL_ROW_KEYS_N] = {"is_recompute", "gpu_pid", "parent_module",
                                                 "Parent cpu_op", "Parent op category", "Kernel stream"};
 
-/* A hash of a key cell, equal for cells that are equal keys (1 == 1.0, True == 1). */
-static uint64_t cell_key_hash(const tl_cell *c)
-{
-    if (c->kind == TL_STR)
-        return tl_hash_bytes(c->v.s, tl_cell_len(c));
-    if (c->kind == TL_MISSING)
-        return 0x9e3779b97f4a7c15ULL;
-    double x = tl_cell_number(c);
-    if (x == 0 || isnan(x))
-        x = 0; /* -0.0 == 0.0; a NaN (no reader makes one) equals every number */
-    uint64_t bits;
-    memcpy(&bits, &x, sizeof bits);
-    return tl_hash_mix(bits);
-}
-
 /*
  * The key tuples of several tables, interned together: every row of table i gets an id
  * (ids[i][row]), equal for rows whose keys are equal (tl_cell_key_cmp on every key).
@@ -74,7 +59,7 @@ static void tuples_build(tuples *tp, tl_table *const *t, size_t n, const size_t 
         for (size_t r = 0; r < t[i]->nrows; r++) {
             uint64_t h = 0x2545f4914f6cdd1dULL;
             for (size_t k = 0; k < nk; k++)
-                h = tl_hash_mix(h ^ cell_key_hash(&t[i]->cols[cols[i][k]].cells[r]));
+                h = tl_hash_mix(h ^ tl_cell_key_hash(&t[i]->cols[cols[i][k]].cells[r]));
             size_t s = (size_t)h & (cap - 1);
             while (slot[s] && !tuple_eq(t, cols, nk, tp->first_table[slot[s] - 1], tp->first_row[slot[s] - 1], i, r))
                 s = (s + 1) & (cap - 1);

@@ -134,25 +134,6 @@ typedef struct agg {
     double *count;
 } agg;
 
-/* A hash of a key cell, equal for cells that are equal keys (1 == 1.0, True == 1). */
-static uint64_t key_hash(const tl_cell *c)
-{
-    uint64_t h = 1469598103934665603u; /* FNV-1a */
-    if (c->kind == TL_STR) {
-        for (const unsigned char *p = (const unsigned char *)c->v.s; *p; p++)
-            h = (h ^ *p) * 1099511628211u;
-        return h;
-    }
-    if (c->kind == TL_MISSING)
-        return 0x9e3779b97f4a7c15u;
-    double x = tl_cell_number(c);
-    if (x == 0)
-        x = 0; /* -0.0 == 0.0 */
-    uint64_t bits;
-    memcpy(&bits, &x, sizeof bits);
-    return (bits ^ (bits >> 29)) * 0xbf58476d1ce4e5b9u;
-}
-
 typedef struct tuple_ctx {
     const tl_column *const *cols; /* one report's columns */
     size_t ncols;
@@ -187,7 +168,7 @@ static void aggregate(agg *g, const item_source *src, const char *const *tags, s
     size_t *group = tl_xmalloc((nrows ? nrows : 1) * sizeof *group);
     size_t *first = tl_xmalloc((nrows ? nrows : 1) * sizeof *first), ngroups = 0;
     for (size_t r = 0; r < nrows; r++) {
-        size_t i = (size_t)key_hash(&key->cells[r]) & (cap - 1);
+        size_t i = (size_t)tl_cell_key_hash(&key->cells[r]) & (cap - 1);
         while (slot[i] && tl_cell_key_cmp(&key->cells[slot[i] - 1], &key->cells[r]) != 0)
             i = (i + 1) & (cap - 1);
         if (slot[i]) {

@@ -3,6 +3,8 @@
  */
 #include "table/table.h"
 
+#include "base/hash.h"
+
 #include "base/numfmt.h"
 
 #include <errno.h>
@@ -49,6 +51,20 @@ int tl_cell_key_cmp(const tl_cell *a, const tl_cell *b)
         return a->v.i < b->v.i ? -1 : a->v.i > b->v.i;
     double x = tl_cell_number(a), y = tl_cell_number(b);
     return x < y ? -1 : x > y;
+}
+
+uint64_t tl_cell_key_hash(const tl_cell *c)
+{
+    if (c->kind == TL_STR)
+        return tl_hash_bytes(c->v.s, tl_cell_len(c));
+    if (c->kind == TL_MISSING)
+        return 0x9e3779b97f4a7c15ULL;
+    double x = tl_cell_number(c);
+    if (x == 0 || isnan(x))
+        x = 0; /* -0.0 == 0.0; a NaN (no reader makes one) equals every number */
+    uint64_t bits;
+    memcpy(&bits, &x, sizeof bits);
+    return tl_hash_mix(bits);
 }
 
 /* ---- tables --------------------------------------------------------------------- */

@@ -95,6 +95,10 @@ double tl_cell_number(const tl_cell *c);
  */
 int tl_cell_key_cmp(const tl_cell *a, const tl_cell *b);
 
+/* A hash of a key cell, equal for cells that tl_cell_key_cmp finds equal (1 == 1.0,
+ * True == 1, -0.0 == 0.0, missing == missing). */
+uint64_t tl_cell_key_hash(const tl_cell *c);
+
 /* ---- tables --------------------------------------------------------------------- */
 
 /* A new empty table (no rows, no columns). */
