@@ -118,6 +118,26 @@ static void test_events_kept(void **state)
     tl_trace_free(t);
 }
 
+/* Negative durations are kept as they are (the reference's numbers), counted for the
+ * warning that explains a negative busy time. */
+static void test_negative_durations(void **state)
+{
+    (void)state;
+    tl_trace *t = must_load("{\"traceEvents\":[\n"
+                            X("cpu_op", "aten::mm", 7, 9, 100, 10, "") ",\n"
+                            X("kernel", "k", 0, 7, 130, -1, ",\"args\":{\"stream\":7}") ",\n"
+                            X("kernel", "k", 0, 7, 140, -2.5, ",\"args\":{\"stream\":7}") "\n"
+                            "]}");
+    assert_int_equal(t->nev, 3);
+    assert_int_equal(t->nnegative, 2);
+    assert_int_equal(t->first_negative, 1);
+    assert_true(by_uid(t, 2)->t_end == 137.5);
+    tl_trace_free(t);
+    t = must_load("{\"traceEvents\":[" X("kernel", "k", 0, 7, 130, 0, "") "]}");
+    assert_int_equal(t->nnegative, 0);
+    tl_trace_free(t);
+}
+
 /* Duplicate thread names: the last wins. */
 static void test_names_last_wins(void **state)
 {
@@ -422,6 +442,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_events_kept),
+        cmocka_unit_test(test_negative_durations),
         cmocka_unit_test(test_names_last_wins),
         cmocka_unit_test(test_tree_nesting),
         cmocka_unit_test(test_tree_bleed),

@@ -9,10 +9,11 @@
 #include <sys/stat.h>
 
 int tl_quiet = 0;
+const char *tl_progname = "tlcompare";
 
 static void out_of_memory(size_t n)
 {
-    fprintf(stderr, "tlcompare: out of memory (asked for %zu bytes)\n", n);
+    fprintf(stderr, "%s: out of memory (asked for %zu bytes)\n", tl_progname, n);
     exit(1);
 }
 
@@ -106,7 +107,7 @@ static void say(const char *what, const char *fmt, va_list ap)
     tl_buf raw = {0}, clean = {0};
     buf_vprintf(&raw, fmt, ap);
     tl_message_clean(&clean, raw.data ? raw.data : "", raw.len);
-    fprintf(stderr, "tlcompare: %s%s\n", what, tl_buf_cstr(&clean));
+    fprintf(stderr, "%s: %s%s\n", tl_progname, what, tl_buf_cstr(&clean));
     tl_buf_free(&raw);
     tl_buf_free(&clean);
 }

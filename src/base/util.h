@@ -34,6 +34,9 @@ void tl_error_vset(tl_error *e, const char *fmt, va_list ap);
 
 /* Warnings and notes go to stderr as "tlcompare: warning: ..." unless silenced. */
 extern int tl_quiet;
+/* The program named at the start of warnings and fatal errors ("tlcompare"); a program
+ * sets it once, first thing in main(). */
+extern const char *tl_progname;
 void tl_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void tl_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -167,6 +167,7 @@ static int write_csvs_only(const tl_results *res, const char *dir, tl_error *err
 
 int main(int argc, char **argv)
 {
+    tl_progname = "tlreport";
 #ifdef __GLIBC__
     /* The event arrays grow by doubling to hundreds of MB on a big trace: without this,
      * each growth is a fresh mmap whose pages fault in again. */

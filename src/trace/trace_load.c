@@ -438,6 +438,8 @@ static void finish_event(loader *L)
             e->ts = r->ts;
             e->dur = r->dur;
             e->t_end = r->ts + r->dur;
+            if (r->dur < 0 && t->nnegative++ == 0)
+                t->first_negative = uid;
             e->uid = uid;
             e->kind = (uint8_t)kind;
             e->pid = r->pid;
@@ -787,6 +789,12 @@ static tl_trace *load(tl_instream *in, const char *path, tl_error *err)
         tl_trace_free(t);
         return NULL;
     }
+    /* A negative duration makes no sense, but the reference takes the numbers as they
+     * are, and so do the sheets: say so, so that a busy time below zero is explained. */
+    if (t->nnegative)
+        tl_warn("%s: %zu event%s with a negative duration (the first is event %u); used as %s",
+                path, t->nnegative, t->nnegative == 1 ? "" : "s", t->first_negative,
+                t->nnegative == 1 ? "it is" : "they are");
     return t;
 }
 
