@@ -91,7 +91,9 @@ sanitize-test:
 	  echo "conformance under AddressSanitizer + UBSan:"; \
 	  $(CONFORMANCE)/run build/asan/tlcompare --pending tests/pending/compare.txt | tail -n 1; \
 	  $(CONFORMANCE)/run build/asan/tlreport $(CONFORMANCE)/report-cases --pending tests/pending/report.txt | tail -n 1; \
-	  $(CONFORMANCE)/run-tracediff build/asan/tlcompare --pending tests/pending/tracediff.txt | tail -n 1; fi
+	  $(CONFORMANCE)/run-tracediff build/asan/tlcompare --pending tests/pending/tracediff.txt | tail -n 1; \
+	  for k in $(INFERENCE_KINDS); do \
+	    $(CONFORMANCE)/run build/asan/tlreport $(CONFORMANCE)/$$k-cases --pending tests/pending/$$k.txt | tail -n 1; done; fi
 
 # The portable (SWAR) text scanning of the writers and of the xlsx reader, which x86-64
 # builds otherwise never take (base/textblock.h): their tests again with TL_NO_SIMD, in its
@@ -107,6 +109,9 @@ nosimd-test:
 # The outside yardstick, when ../shared/conformance is there: the report comparisons, the
 # trace -> report cases and the TraceDiff cases.  Each runner takes a pending list
 # (tests/pending/*.txt): cases of work still open, which may only shrink.
+# Graph-replay traces with their capture folders: inference-cases, inference-perf-cases,
+# inference-reject-cases.
+INFERENCE_KINDS := inference inference-perf inference-reject
 conformance: $(BUILD)/tlcompare $(BUILD)/tlreport
 	@if [ -x $(CONFORMANCE)/run ]; then set -e; \
 	  echo "conformance: report comparisons"; \
@@ -115,6 +120,9 @@ conformance: $(BUILD)/tlcompare $(BUILD)/tlreport
 	  $(CONFORMANCE)/run $(BUILD)/tlreport $(CONFORMANCE)/report-cases --pending tests/pending/report.txt; \
 	  echo "conformance: TraceDiff"; \
 	  $(CONFORMANCE)/run-tracediff $(BUILD)/tlcompare --pending tests/pending/tracediff.txt; \
+	  for k in $(INFERENCE_KINDS); do \
+	    echo "conformance: $$k traces"; \
+	    $(CONFORMANCE)/run $(BUILD)/tlreport $(CONFORMANCE)/$$k-cases --pending tests/pending/$$k.txt; done; \
 	else echo "conformance suite not found at $(CONFORMANCE): skipped"; fi
 
 # No include runs up the layers of src/ (tools/check_layers.sh says which may use which).
