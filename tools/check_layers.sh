@@ -2,7 +2,7 @@
 # check_layers.sh - fail when a source file includes a header of a layer it may not use.
 #
 # The layers of src/, each with the layers it may include (its own always allowed).
-# Data flows one way: read -> table -> compare / trace -> diff -> write -> summary -> CLI.
+# Data flows one way: read -> table -> compare / trace -> perf -> diff -> write -> summary -> CLI.
 # usage: tools/check_layers.sh [SRC_DIR]
 src=${1:-src}
 allowed() {
@@ -12,11 +12,12 @@ allowed() {
     table) echo "base" ;;
     read) echo "base io table" ;;
     trace) echo "base io table" ;;
+    perf) echo "base io table trace" ;;
     diff) echo "base table trace" ;;
     compare) echo "base table" ;;
     write) echo "base io table" ;;
-    summary) echo "base io table compare write diff" ;;
-    cli) echo "base io table read trace diff compare write summary" ;;
+    summary) echo "base io table compare write diff perf" ;;
+    cli) echo "base io table read trace perf diff compare write summary" ;;
     *) echo "?" ;;
     esac
 }
