@@ -9,6 +9,8 @@
 #include "read/open.h"
 #include "write/sink.h"
 #include "summary/summary.h"
+#include "perf/gpu_arch.h"
+#include "perf/perf.h"
 #include "trace/trace_report.h"
 #include "write/xlsx_write.h"
 
@@ -51,6 +53,7 @@ typedef struct options {
     double min_delta_pct;     /* --min-delta-pct PCT */
     size_t top;               /* --top N: regressions and improvements listed */
     const char *tracediff_dir; /* --tracediff-dir DIR: the TraceDiff files of two traces */
+    const char *gpu_arch;     /* --gpu-arch NAME|FILE: the roofline columns of traces' perf sheets */
 } options;
 
 static const char usage_text[] =
@@ -58,7 +61,7 @@ static const char usage_text[] =
     "                 [--names TAG ...] [--sheets GROUP ...] [--summary-md FILE]\n"
     "                 [--summary-json FILE] [--fail-on-regression PCT [--min-time-ms MS]]\n"
     "                 [--min-delta-ms MS] [--min-delta-pct PCT] [--top N]\n"
-    "                 [--tracelens-keys] [--tracediff-dir DIR] [--no-summary] [--timings] [-v] [-q]\n";
+    "                 [--tracelens-keys] [--tracediff-dir DIR] [--gpu-arch NAME|FILE] [--no-summary] [--timings] [-v] [-q]\n";
 
 static const char help_text[] =
     "Compare TraceLens performance reports: the first REPORT is the baseline, every other\n"
@@ -77,6 +80,9 @@ static const char help_text[] =
     "  --summary-json FILE       write the summary as JSON\n"
     "  --no-summary              no summary worksheet at the front of the workbook\n"
     "  --tracediff-dir DIR       two traces: write TraceLens' TraceDiff files into DIR\n"
+    "  --gpu-arch NAME|FILE      traces: the perf sheets' roofline columns against a GPU's\n"
+    "                            peaks (H100, H200, B200, MI300X, MI325X, MI355X, or a\n"
+    "                            TraceLens-style JSON file)\n"
     "  --fail-on-regression PCT  exit with status 3 (after writing everything) when a\n"
     "                            variant's busy GPU time, or any op of at least\n"
     "                            --min-time-ms in the baseline, is more than PCT% slower\n"
@@ -201,6 +207,10 @@ static int parse_args(int argc, char **argv, options *o)
             if (!v || !*v)
                 return usage_error("%s needs a file name", name);
             *(name[10] == 'm' ? &o->summary_md : &o->summary_json) = v;
+        } else if (!strcmp(name, "--gpu-arch")) {
+            o->gpu_arch = option_value(argc, argv, &i, eq);
+            if (!o->gpu_arch || !*o->gpu_arch)
+                return usage_error("%s needs a GPU name or a file", name);
         } else if (!strcmp(name, "--tracediff-dir")) {
             o->tracediff_dir = option_value(argc, argv, &i, eq);
             if (!o->tracediff_dir || !*o->tracediff_dir)
@@ -577,13 +587,19 @@ int main(int argc, char **argv)
         fprintf(stderr, "tlcompare: --tracediff-dir needs exactly two inputs, both traces (see 'tlcompare --help')\n");
         rc = EXIT_USAGE;
     }
+    static tl_gpu_arch arch; /* lives as long as the reports that read it */
+    if (rc == 1 && o.gpu_arch && tl_gpu_arch_load(o.gpu_arch, &arch, &err) != 0) {
+        fprintf(stderr, "tlcompare: %s\n", err.msg);
+        rc = 1;
+        goto done;
+    }
     if (rc != 1)
         goto done;
 
     for (; opened < o.nreports; opened++) {
         /* a profiler trace (by content) has its report sheets built on opening */
         int is_trace = tl_trace_sniff(o.reports[opened]);
-        if ((is_trace ? tl_trace_report_open(&reports[opened], o.reports[opened], &err)
+        if ((is_trace ? tl_perf_report_open(&reports[opened], o.reports[opened], o.gpu_arch ? &arch : NULL, &err)
                       : tl_report_open(&reports[opened], o.reports[opened], &err)) != 0) {
             tl_report_close(&reports[opened]);
             goto fail;

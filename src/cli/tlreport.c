@@ -6,6 +6,8 @@
  */
 #include "base/util.h"
 #include "io/output.h"
+#include "perf/gpu_arch.h"
+#include "perf/perf.h"
 #include "table/result.h"
 #include "trace/trace_report.h"
 #include "write/csv_write.h"
@@ -25,23 +27,28 @@
 
 enum { EXIT_USAGE = 2 };
 
-static const char usage_text[] = "usage: tlreport TRACE [-o FILE] [--output_csvs_dir DIR] [-q]\n";
+static const char usage_text[] = "usage: tlreport TRACE [-o FILE] [--output_csvs_dir DIR] [--gpu-arch NAME|FILE] [-q]\n";
 
 static const char help_text[] =
     "Build the TraceLens performance report of a PyTorch profiler trace (a Chrome-trace\n"
     "JSON file, plain or gzip-compressed, as torch.profiler exports it): the sheets\n"
-    "gpu_timeline, ops_summary_by_category, ops_summary, ops_unique_args and\n"
-    "kernel_summary, exactly as TraceLens_generate_perf_report_pytorch makes them.\n"
+    "gpu_timeline, ops_summary_by_category, ops_summary, ops_unique_args,\n"
+    "unified_perf_summary, the perf-model sheets (GEMM, SDPA_fwd, CONV_fwd, ...,\n"
+    "Reduce_fwd) and kernel_summary, exactly as TraceLens_generate_perf_report_pytorch\n"
+    "makes them.\n"
     "\n"
     "options:\n"
     "  -o, --output FILE         the workbook to write (default: <tag>_perf_report.xlsx\n"
     "                            here, unless only --output_csvs_dir is given)\n"
     "  --output_csvs_dir DIR     write every sheet as DIR/<sheet>.csv\n"
+    "  --gpu-arch NAME|FILE      add the roofline columns against a GPU's peaks: a bundled\n"
+    "                            GPU (H100, H200, B200, MI300X, MI325X, MI355X) or a\n"
+    "                            TraceLens-style JSON file\n"
     "  -q, --quiet               print nothing but errors\n"
     "  -h, --help                show this help and exit\n"
     "  --version                 show the version and exit\n"
     "The reference's spellings work too: --profile_json_path TRACE, --output_xlsx_path FILE,\n"
-    "--kernel_summary (always on).\n"
+    "--kernel_summary (always on), --gpu_arch_json_path FILE, --gpu_arch_platform NAME.\n"
     "\n"
     "exit status: 0 done, 1 failure (unreadable or invalid trace, cannot write), 2 usage error.\n"
     "\n"
@@ -54,6 +61,9 @@ typedef struct options {
     const char *trace;
     const char *output;
     const char *csv_dir;
+    const char *gpu_arch;     /* --gpu-arch NAME|FILE */
+    const char *gpu_arch_json; /* --gpu_arch_json_path FILE */
+    const char *gpu_arch_name; /* --gpu_arch_platform NAME */
     int quiet;
 } options;
 
@@ -101,6 +111,12 @@ static int parse_args(int argc, char **argv, options *o)
             dst = &o->output;
         } else if (!strcmp(name, "--output_csvs_dir")) {
             dst = &o->csv_dir;
+        } else if (!strcmp(name, "--gpu-arch")) {
+            dst = &o->gpu_arch;
+        } else if (!strcmp(name, "--gpu_arch_json_path")) {
+            dst = &o->gpu_arch_json;
+        } else if (!strcmp(name, "--gpu_arch_platform")) {
+            dst = &o->gpu_arch_name;
         } else if (!strcmp(name, "--profile_json_path")) {
             if (o->trace)
                 return usage_error("one trace at a time: %s names a second one", name);
@@ -119,6 +135,8 @@ static int parse_args(int argc, char **argv, options *o)
     }
     if (!o->trace)
         return usage_error("%s", "no trace given");
+    if (!!o->gpu_arch + !!o->gpu_arch_json + !!o->gpu_arch_name > 1)
+        return usage_error("%s", "one GPU description at a time: --gpu-arch, --gpu_arch_json_path or --gpu_arch_platform");
     return 0;
 }
 
@@ -209,8 +227,17 @@ int main(int argc, char **argv)
     size_t *rows = NULL, *cols = NULL, nres = 0;
     const char **names = NULL;
     rc = 1;
+    tl_gpu_arch arch;
+    const char *arch_src = o.gpu_arch ? o.gpu_arch : o.gpu_arch_json ? o.gpu_arch_json : o.gpu_arch_name;
+    if (arch_src && tl_gpu_arch_load(arch_src, &arch, &err) != 0) {
+        fprintf(stderr, "tlreport: %s\n", err.msg);
+        free(tag);
+        free(default_out);
+        tl_arena_free(&arena);
+        return 1;
+    }
     tl_trace *t = tl_trace_load(o.trace, &err);
-    if (!t || tl_trace_sheets(t, &arena, &res, &err) != 0)
+    if (!t || tl_perf_report_sheets(t, arch_src ? &arch : NULL, &arena, &res, &err) != 0)
         goto fail;
     nres = res.n;
     rows = tl_xmalloc((nres ? nres : 1) * sizeof *rows);

@@ -13,6 +13,7 @@
 #include "base/sort.h"
 #include "trace/jscan.h"
 #include "trace/kmap.h"
+#include "trace/opcat.h"
 #include "trace/pdnum.h"
 
 #include <math.h>
@@ -1093,3 +1094,6 @@ int tl_trace_sheets(const tl_trace *t, tl_arena *arena, tl_results *out, tl_erro
     free(own.items);
     return 0;
 }
+
+const char *tl_trace_op_category(const char *name, const char *first_kernel) { return op_category(name, first_kernel); }
+int tl_trace_is_comm(const char *name) { return is_comm(name); }

@@ -62,15 +62,27 @@ typedef struct tl_tev {
     uint32_t gpu0, ngpu;
 } tl_tev;
 
+/* What the perf models read of a kept event beyond tl_tev (PERF.md §1, §4.7), in
+ * tl_trace.extra (one per event, same index). */
+#define TL_SEQ_NONE INT64_MIN
+typedef struct tl_tev_extra {
+    int64_t seq;             /* args["Sequence number"] when an integer, else TL_SEQ_NONE */
+    const char *output_type; /* cpu_ops: args["Output type"] as a Python tuple repr, or NULL */
+    uint8_t has_args;        /* the event has an args object */
+    uint8_t is_driver;       /* a runtime event of cat "cuda_driver" (not "cuda_runtime") */
+} tl_tev_extra;
+
 typedef struct tl_trace {
     char *path;
     tl_tev *ev;          /* kept events, array order */
+    tl_tev_extra *extra; /* per kept event (NULL when there are none) */
     size_t nev;
     uint32_t *idx;       /* the children and gpu ranges of the events point here */
     size_t nidx;
     uint32_t *roots;     /* cpu root nodes, in ts order across threads */
     size_t nroots;
     size_t ncpu_ops;     /* how many cpu_op events (0: a GPU-only trace) */
+    uint32_t nuids;      /* how many events traceEvents holds (every kind counted) */
     size_t nnegative;    /* kept events with a negative duration (used as they are) */
     uint32_t first_negative; /* the uid of the first of them */
     tl_arena arena;      /* names, argument texts, process and thread names */

@@ -132,6 +132,7 @@ static int classify_cat(const char *s, size_t n)
 /* What one event's fields said. */
 typedef struct evread {
     int cat;
+    int is_driver;       /* cat "cuda_driver" (CAT_RUNTIME covers both) */
     int ph;              /* its one character, '?' for a longer or missing ph */
     int has_ts, has_dur; /* numeric */
     double ts, dur;
@@ -151,6 +152,10 @@ typedef struct evread {
     tl_buf shape[4];      /* Input Dims, Input type, Input Strides, Concrete Inputs */
     int has_mname, has_mlabels;
     tl_buf mname, mlabels;
+    int has_seq;          /* an integer "Sequence number" (the perf models' fwd/bwd links) */
+    int64_t seq;
+    int has_otype;        /* "Output type" (the reduce model's output dtype) */
+    tl_buf otype;
 } evread;
 
 typedef struct loader {
@@ -159,7 +164,7 @@ typedef struct loader {
     tl_trace_side side;
     tl_trace_names *names;
     intern in;
-    size_t evcap;
+    size_t evcap, extracap;
     evread r;
     uint32_t uid;
 } loader;
@@ -230,6 +235,10 @@ static int read_args(loader *L)
                 which = 12;
             else if (key_is(k, kn, "Concrete Inputs"))
                 which = 13;
+            else if (key_is(k, kn, "Sequence number"))
+                which = 14;
+            else if (key_is(k, kn, "Output type"))
+                which = 15;
         }
         if (!which && (r->ph == 'M' || r->cat == CAT_NONE)) {
             if (key_is(k, kn, "name"))
@@ -275,6 +284,18 @@ static int read_args(loader *L)
                 return -1;
             /* a JSON null is None, as a missing arg is (TraceLens' args.get) */
             r->has_shape[which - 10] = !(r->shape[which - 10].len == 4 && memcmp(r->shape[which - 10].data, "None", 4) == 0);
+            break;
+        case 14:
+            if (read_int_value(j, &v, &ok) < 0)
+                return -1;
+            r->has_seq = ok;
+            r->seq = v;
+            break;
+        case 15:
+            tl_buf_clear(&r->otype);
+            if (tl_j_repr(j, &r->otype, 0) < 0)
+                return -1;
+            r->has_otype = !(r->otype.len == 4 && memcmp(r->otype.data, "None", 4) == 0);
             break;
         case 20: case 21: {
             tl_buf *dst = which == 20 ? &r->mname : &r->mlabels;
@@ -431,7 +452,13 @@ static void finish_event(loader *L)
             kept = 0;
         } else {
             TL_GROW(t->ev, L->evcap, t->nev + 1);
+            TL_GROW(t->extra, L->extracap, t->nev + 1);
             side_grow(L, t->nev + 1);
+            tl_tev_extra *x = &t->extra[t->nev];
+            x->seq = r->has_seq ? r->seq : TL_SEQ_NONE;
+            x->output_type = kind == TL_TEV_CPU_OP && r->has_otype ? intern_get(&L->in, buf_str(&r->otype), r->otype.len) : NULL;
+            x->has_args = (uint8_t)r->has_args;
+            x->is_driver = (uint8_t)r->is_driver;
             tl_tev *e = &t->ev[t->nev];
             memset(e, 0, sizeof *e);
             e->name = intern_get(&L->in, r->has_name ? buf_str(&r->name) : "", r->has_name ? r->name.len : 0);
@@ -492,6 +519,7 @@ static void finish_event(loader *L)
 static void evread_reset(evread *r)
 {
     r->cat = CAT_NONE;
+    r->is_driver = 0;
     r->ph = '?';
     r->has_ts = r->has_dur = 0;
     r->pid_num = r->tid_num = r->has_tid = 0;
@@ -505,6 +533,7 @@ static void evread_reset(evread *r)
     for (int i = 0; i < 4; i++)
         r->has_shape[i] = 0;
     r->has_mname = r->has_mlabels = 0;
+    r->has_seq = r->has_otype = 0;
 }
 
 /* One event (p at its '{'). */
@@ -553,6 +582,7 @@ static int read_event(loader *L)
                 r->ph = sn == 1 ? (unsigned char)s[0] : '?';
             } else if (which == 2) {
                 r->cat = classify_cat(s, sn);
+                r->is_driver = sn == 11 && memcmp(s, "cuda_driver", 11) == 0;
                 if (r->cat == CAT_PYTHON)
                     return skip_rest_of_object(j); /* the bulk of a trace: nothing in it is used */
             } else {
@@ -771,8 +801,11 @@ static tl_trace *load(tl_instream *in, const char *path, tl_error *err)
     tl_j_open(j, in, path, err);
 
     int rc = read_top(L);
-    if (rc == 0 && t->nev)
+    if (rc == 0 && t->nev) {
         t->ev = tl_xrealloc(t->ev, t->nev * sizeof *t->ev);
+        t->extra = tl_xrealloc(t->extra, t->nev * sizeof *t->extra);
+    }
+    t->nuids = L->uid;
     if (rc == 0)
         rc = tl_trace_build(t, &L->side, err);
 
@@ -782,6 +815,7 @@ static tl_trace *load(tl_instream *in, const char *path, tl_error *err)
         tl_buf_free(&L->r.shape[i]);
     tl_buf_free(&L->r.mname);
     tl_buf_free(&L->r.mlabels);
+    tl_buf_free(&L->r.otype);
     free(L->in.slots);
     side_free(&L->side);
     free(L);
@@ -861,6 +895,7 @@ void tl_trace_free(tl_trace *t)
         free(nm);
     }
     free(t->ev);
+    free(t->extra);
     free(t->idx);
     free(t->roots);
     tl_arena_free(&t->arena);

@@ -27,13 +27,21 @@ typedef struct trace_impl {
     int running;    /* the helper thread is to be joined */
     int rc;         /* the load's result, and its error */
     tl_error err;
+    tl_trace_sheets_fn build; /* the sheet builder: tl_trace_sheets unless a layer above gives one */
+    void *build_ctx;
 } trace_impl;
+
+static int basic_sheets(const tl_trace *t, void *ctx, tl_arena *arena, tl_results *out, tl_error *err)
+{
+    (void)ctx;
+    return tl_trace_sheets(t, arena, out, err);
+}
 
 static void *load_job(void *arg)
 {
     trace_impl *im = arg;
     im->t = tl_trace_load(im->path, &im->err);
-    im->rc = im->t ? tl_trace_sheets(im->t, &im->arena, &im->sheets, &im->err) : -1;
+    im->rc = im->t ? im->build(im->t, im->build_ctx, &im->arena, &im->sheets, &im->err) : -1;
     return NULL;
 }
 
@@ -127,12 +135,19 @@ static const tl_report_ops trace_ops = {has_sheet, read_sheet, close_trace};
 
 int tl_trace_report_open(tl_report *r, const char *path, tl_error *err)
 {
+    return tl_trace_report_open_with(r, path, basic_sheets, NULL, err);
+}
+
+int tl_trace_report_open_with(tl_report *r, const char *path, tl_trace_sheets_fn build, void *ctx, tl_error *err)
+{
     tl_report_init(r, path);
     r->kind = "trace";
     r->ops = &trace_ops;
     trace_impl *im = tl_xcalloc(1, sizeof *im);
     tl_arena_init(&im->arena);
     im->path = tl_xstrdup(path);
+    im->build = build;
+    im->build_ctx = ctx;
     r->impl = im;
     if (tl_thread_create(&im->thread, load_job, im) == 0) {
         im->running = 1;

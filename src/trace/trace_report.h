@@ -29,6 +29,14 @@ int tl_trace_sheets(const tl_trace *t, tl_arena *arena, tl_results *out, tl_erro
  * still be closed). */
 int tl_trace_report_open(tl_report *r, const char *path, tl_error *err);
 
+/* A sheet builder for a loaded trace (tl_trace_sheets' contract, with a context): a layer
+ * above this one (perf) gives its own, which adds the sheets it makes. */
+typedef int (*tl_trace_sheets_fn)(const tl_trace *t, void *ctx, tl_arena *arena, tl_results *out, tl_error *err);
+
+/* tl_trace_report_open with the sheets made by `build(t, ctx, ...)` instead of
+ * tl_trace_sheets; ctx must live as long as the report. */
+int tl_trace_report_open_with(tl_report *r, const char *path, tl_trace_sheets_fn build, void *ctx, tl_error *err);
+
 /* Wait until the trace of a report opened by tl_trace_report_open is loaded: 0, or -1
  * with *err set (the one-line message of a bad trace).  0 for any other report. */
 int tl_trace_report_wait(tl_report *r, tl_error *err);

@@ -1,0 +1,551 @@
+/*
+ * eval.c - one perf row (PERF.md §3): the GPU events of an event forward or backward,
+ * Kernel Time, the family's parameters, flops and bytes, the metrics, Compute Spec and
+ * the roofline columns (§8); the forward/backward links (§1.6); the helpers the
+ * families share (dtype tables of §4.0, argument access, Python literals).
+ */
+#include "perf/perf_eval.h"
+
+#include "base/numfmt.h"
+#include "base/sort.h"
+#include "trace/kmap.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- dtypes (PERF.md §4.0) ----------------------------------------------------------- */
+
+typedef struct dtype_row {
+    const char *name; /* lower-cased */
+    int bpe;
+    const char *prec;
+} dtype_row;
+
+static const dtype_row dtypes[] = {
+    {"c10::bfloat16", 2, "bf16"},
+    {"c10::float4_e2m1fn_x2", 1, "fp4"},
+    {"c10::float8_e4m3fn", 1, "fp8"},
+    {"c10::float8_e4m3fnuz", 1, "fp8"},
+    {"c10::float8_e5m2", 1, NULL},
+    {"c10::float8_e8m0fnu", 1, NULL},
+    {"c10::half", 2, "fp16"},
+    {"double", 8, "fp64"},
+    {"float", 4, "fp32"},
+    {"fp4", 1, "fp4"},
+    {"fp8", 1, "fp8"},
+    {"int", 4, NULL},
+    {"long int", 8, NULL},
+    {"mxfp4", 0, "fp4"},
+    {"scalar", 4, NULL},
+    {"signed char", 1, NULL},
+    {"unsigned char", 1, "fp8"},
+};
+
+static const dtype_row *dtype_find(const tl_pv *v)
+{
+    if (!v || v->kind != TL_PV_STR || v->n == 0 || v->n > 40)
+        return NULL;
+    char low[48];
+    for (uint32_t i = 0; i < v->n; i++)
+        low[i] = (char)tolower((unsigned char)v->u.s[i]);
+    low[v->n] = 0;
+    size_t lo = 0, hi = sizeof dtypes / sizeof *dtypes;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        int c = strcmp(dtypes[mid].name, low);
+        if (c == 0)
+            return &dtypes[mid];
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return NULL;
+}
+
+int pm_bpe(const tl_pv *dtype)
+{
+    const dtype_row *r = dtype_find(dtype);
+    return r ? r->bpe : 0;
+}
+
+const char *pm_precision(const tl_pv *dtype)
+{
+    const dtype_row *r = dtype_find(dtype);
+    return r ? r->prec : NULL;
+}
+
+/* ---- argument helpers ---------------------------------------------------------------- */
+
+void pm_param(pm_ctx *c, const char *name, const tl_pv *v)
+{
+    if (c->npar >= PM_MAX_PARAMS)
+        return;
+    c->par[c->npar].name = name;
+    c->par[c->npar].v = v ? v : tl_pv_none(c->pool);
+    c->npar++;
+}
+
+const tl_pv *pm_param_get(const pm_ctx *c, const char *name)
+{
+    for (size_t i = 0; i < c->npar; i++)
+        if (strcmp(c->par[i].name, name) == 0)
+            return c->par[i].v;
+    return NULL;
+}
+
+const tl_pv *pm_tuple(pm_ctx *c, const tl_pv *v)
+{
+    if (!tl_pv_is_seq(v))
+        return NULL;
+    return tl_pv_as(c->pool, v, TL_PV_TUPLE);
+}
+
+const tl_pv *pm_slice(pm_ctx *c, const tl_pv *v, size_t from, size_t to)
+{
+    if (!tl_pv_is_seq(v))
+        return NULL;
+    if (to > v->n)
+        to = v->n;
+    if (from > to)
+        from = to;
+    tl_pv *r = tl_pv_seq(c->pool, TL_PV_TUPLE, to - from);
+    for (size_t i = from; i < to; i++)
+        r->u.items[i - from] = v->u.items[i];
+    return r;
+}
+
+int pm_dims(const tl_pv *v, long n, int64_t *out, size_t cap, size_t *got)
+{
+    if (!tl_pv_is_seq(v) || (n >= 0 && v->n != (size_t)n) || v->n > cap)
+        return 0;
+    for (uint32_t i = 0; i < v->n; i++) {
+        const tl_pv *x = &v->u.items[i];
+        if (x->kind != TL_PV_INT || x->u.i < 0)
+            return 0;
+        out[i] = x->u.i;
+    }
+    if (got)
+        *got = v->n;
+    return 1;
+}
+
+int pm_text_true(const tl_pv *v) { return v && v->kind == TL_PV_STR && v->n > 0; }
+
+const char *pm_cstr(pm_ctx *c, const tl_pv *v)
+{
+    if (!v || v->kind != TL_PV_STR)
+        return NULL;
+    char *s = tl_pv_alloc(c->pool, v->n + 1);
+    memcpy(s, v->u.s, v->n);
+    return s;
+}
+
+/* Python literals in argument texts (`[768]`, `[True, False]`, `1e-05`): the same
+ * grammar as the reprs, which is all ast.literal_eval meets in a trace's arguments. */
+const tl_pv *pm_literal(pm_ctx *c, const tl_pv *v)
+{
+    const char *s = pm_cstr(c, v);
+    if (!s)
+        return NULL;
+    while (*s == ' ' || *s == '\t')
+        s++;
+    const tl_pv *r = tl_pv_parse(c->pool, s);
+    return r && r->kind != TL_PV_BAD ? r : NULL;
+}
+
+int pm_literal_prod(pm_ctx *c, const tl_pv *v, int64_t *out)
+{
+    const tl_pv *l = pm_literal(c, v);
+    if (!l)
+        return 0;
+    if (l->kind == TL_PV_INT) { /* prod of a scalar is itself in the reference's helper */
+        if (l->u.i < 0)
+            return 0;
+        *out = l->u.i;
+        return 1;
+    }
+    return tl_pv_prod(l, out);
+}
+
+/* ---- the environment and the links (PERF.md §1.6) ----------------------------------- */
+
+void pm_env_init(pm_env *env, const tl_trace *t, const tl_gpu_arch *arch, tl_arena *arena)
+{
+    memset(env, 0, sizeof *env);
+    env->t = t;
+    env->arch = arch;
+    env->arena = arena;
+    size_t nev = t->nev;
+    int any = 0;
+    for (size_t i = 0; i < nev && !any; i++)
+        any = t->extra && t->extra[i].seq != TL_SEQ_NONE;
+    if (!any)
+        return;
+    env->fwd = tl_xmalloc(nev * sizeof *env->fwd);
+    env->bwd0 = tl_xcalloc(nev, sizeof *env->bwd0);
+    env->bwdn = tl_xcalloc(nev, sizeof *env->bwdn);
+    for (size_t i = 0; i < nev; i++)
+        env->fwd[i] = TL_TEV_NONE;
+    /* groups by Sequence number, members in array order: a chain per group */
+    tl_kmap first;
+    tl_kmap_init(&first);
+    uint32_t *next = tl_xmalloc(nev * sizeof *next), *last = tl_xmalloc(nev * sizeof *last);
+    uint32_t *heads = NULL;
+    size_t nheads = 0, hcap = 0;
+    for (size_t i = 0; i < nev; i++) {
+        next[i] = TL_TEV_NONE;
+        if (t->extra[i].seq == TL_SEQ_NONE || !t->extra[i].has_args)
+            continue;
+        int created;
+        tl_kmap_slot *sl = tl_kmap_put(&first, t->extra[i].seq, 0, 0, &created);
+        if (created) {
+            sl->val = (uint32_t)i;
+            last[i] = (uint32_t)i;
+            TL_GROW(heads, hcap, nheads + 1);
+            heads[nheads++] = (uint32_t)i;
+        } else {
+            uint32_t h = sl->val;
+            next[last[h]] = (uint32_t)i;
+            last[h] = (uint32_t)i;
+        }
+    }
+    static const char pre[] = "autograd::engine::evaluate_function:";
+    for (size_t g = 0; g < nheads; g++) {
+        uint32_t b = TL_TEV_NONE;
+        for (uint32_t m = heads[g]; m != TL_TEV_NONE; m = next[m])
+            if (strncmp(t->ev[m].name, pre, sizeof pre - 1) == 0) {
+                b = m;
+                break;
+            }
+        if (b == TL_TEV_NONE)
+            continue;
+        uint32_t f = TL_TEV_NONE;
+        for (uint32_t m = heads[g]; m != TL_TEV_NONE; m = next[m]) {
+            if (t->ev[m].pid == t->ev[b].pid && t->ev[m].tid == t->ev[b].tid)
+                continue;
+            if (f == TL_TEV_NONE || t->ev[m].ts > t->ev[f].ts)
+                f = m;
+        }
+        if (f == TL_TEV_NONE)
+            continue;
+        env->fwd[b] = f;
+        env->bwdn[f]++;
+    }
+    size_t total = 0;
+    for (size_t i = 0; i < nev; i++) {
+        env->bwd0[i] = (uint32_t)total;
+        total += env->bwdn[i];
+        env->bwdn[i] = 0;
+    }
+    env->bwd = tl_xmalloc((total ? total : 1) * sizeof *env->bwd);
+    /* B's appended to F in the order the groups are met */
+    for (size_t g = 0; g < nheads; g++) {
+        for (uint32_t m = heads[g]; m != TL_TEV_NONE; m = next[m]) {
+            if (env->fwd[m] != TL_TEV_NONE && strncmp(t->ev[m].name, pre, sizeof pre - 1) == 0) {
+                uint32_t f = env->fwd[m];
+                env->bwd[env->bwd0[f] + env->bwdn[f]++] = m;
+                break;
+            }
+        }
+    }
+    tl_kmap_free(&first);
+    free(next);
+    free(last);
+    free(heads);
+}
+
+void pm_env_free(pm_env *env)
+{
+    tl_pv_pool_free(&env->pool);
+    free(env->fwd);
+    free(env->bwd0);
+    free(env->bwdn);
+    free(env->bwd);
+    free(env->stack);
+    free(env->gpu);
+    free(env->iv);
+}
+
+int pm_has_bwd_link(const pm_env *env, uint32_t ev) { return env->bwdn && env->bwdn[ev] > 0; }
+
+void pm_subtree_gpu(pm_env *env, uint32_t ev, uint32_t **out, size_t *n, size_t *cap)
+{
+    const tl_trace *t = env->t;
+    /* depth first through the children in order: a stack of pending children, pushed
+     * in reverse */
+    size_t sp = 0;
+    const uint32_t *ch = tl_tev_children(t, ev);
+    for (uint32_t k = t->ev[ev].nchild; k-- > 0;) {
+        TL_GROW(env->stack, env->stackcap, sp + 1);
+        env->stack[sp++] = ch[k];
+    }
+    while (sp) {
+        uint32_t x = env->stack[--sp];
+        if (tl_tev_is_gpu(&t->ev[x])) {
+            TL_GROW(*out, *cap, *n + 1);
+            (*out)[(*n)++] = x;
+            continue;
+        }
+        const uint32_t *c2 = tl_tev_children(t, x);
+        for (uint32_t k = t->ev[x].nchild; k-- > 0;) {
+            TL_GROW(env->stack, env->stackcap, sp + 1);
+            env->stack[sp++] = c2[k];
+        }
+    }
+}
+
+static int dbl_pair_cmp(const void *a, const void *b)
+{
+    const double *x = a, *y = b;
+    return x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0;
+}
+
+double pm_busy(pm_env *env, const uint32_t *idx, size_t n)
+{
+    if (n == 0)
+        return 0;
+    TL_GROW(env->iv, env->ivcap, 2 * n);
+    for (size_t i = 0; i < n; i++) {
+        env->iv[2 * i] = env->t->ev[idx[i]].ts;
+        env->iv[2 * i + 1] = env->t->ev[idx[i]].t_end;
+    }
+    /* the order among equal starts does not change the union */
+    qsort(env->iv, n, 2 * sizeof(double), dbl_pair_cmp);
+    double s = env->iv[0], e = env->iv[1], sum = 0;
+    for (size_t i = 1; i < n; i++) {
+        double a = env->iv[2 * i], b = env->iv[2 * i + 1];
+        if (a <= e) {
+            if (b > e)
+                e = b;
+        } else {
+            sum += e - s;
+            s = a;
+            e = b;
+        }
+    }
+    return sum + (e - s);
+}
+
+/* ---- which events have a model ------------------------------------------------------- */
+
+static int triton_name(const char *n)
+{
+    return strncmp(n, "triton_poi_", 11) == 0 || strncmp(n, "triton_red_", 11) == 0 || strncmp(n, "triton_per_", 11) == 0;
+}
+
+/* Python's int(text) succeeds. */
+static int reads_int(const tl_pv *v, int64_t *out)
+{
+    if (!v || v->kind != TL_PV_STR || v->n == 0 || v->n > 40)
+        return 0;
+    char b[48];
+    memcpy(b, v->u.s, v->n);
+    b[v->n] = 0;
+    char *e;
+    errno = 0;
+    const char *s = b;
+    while (isspace((unsigned char)*s))
+        s++;
+    if (!*s)
+        return 0;
+    long long x = strtoll(s, &e, 10);
+    while (isspace((unsigned char)*e))
+        e++;
+    if (*e || e == s || errno)
+        return 0;
+    if (out)
+        *out = x;
+    return 1;
+}
+
+/* The integer scalars of a Triton kernel's Concrete Inputs (PERF.md §4.9), in order. */
+size_t pm_triton_scalars(const tl_pv *C, int64_t *out, size_t cap);
+size_t pm_triton_scalars(const tl_pv *C, int64_t *out, size_t cap)
+{
+    size_t n = 0;
+    if (!tl_pv_is_seq(C))
+        return 0;
+    for (uint32_t i = 0; i < C->n; i++) {
+        int64_t x;
+        if (reads_int(&C->u.items[i], &x)) {
+            if (n < cap)
+                out[n] = x;
+            n++;
+        }
+    }
+    return n;
+}
+
+const char *pm_model_of(pm_env *env, uint32_t ev)
+{
+    const tl_tev *e = &env->t->ev[ev];
+    const pm_op *op = pm_op_find(e->name);
+    if (op)
+        return op->model;
+    if (e->kind != TL_TEV_CPU_OP || !triton_name(e->name))
+        return NULL;
+    tl_pv_pool_reset(&env->pool);
+    const tl_pv *C = tl_pv_parse(&env->pool, e->concrete_inputs);
+    const tl_pv *D = tl_pv_parse(&env->pool, e->input_dims);
+    const tl_pv *T = tl_pv_parse(&env->pool, e->input_type);
+    if (!tl_pv_is_seq(C) || !C->n || !tl_pv_is_seq(D) || !D->n || !tl_pv_is_seq(T) || !T->n)
+        return NULL;
+    int64_t x;
+    return pm_triton_scalars(C, &x, 1) ? "TritonCompiled" : NULL;
+}
+
+/* ---- one row --------------------------------------------------------------------------- */
+
+static void ptext_of(pm_env *env, const tl_pv *v, pm_ptext *p, tl_buf *b)
+{
+    p->cls = v->kind == TL_PV_INT ? PT_INT : v->kind == TL_PV_FLOAT ? PT_FLOAT : v->kind == TL_PV_BOOL ? PT_BOOL : v->kind == TL_PV_NONE ? PT_NONE : PT_OTHER;
+    p->i = v->u.i;
+    p->f = v->kind == TL_PV_FLOAT ? v->u.f : v->kind == TL_PV_INT ? (double)v->u.i : NAN;
+    tl_buf_clear(b);
+    tl_pv_repr(b, v);
+    p->repr = tl_arena_strndup(env->arena, b->data ? b->data : "", b->len);
+    p->text = v->kind == TL_PV_STR ? tl_arena_strndup(env->arena, v->u.s, v->n) : p->repr;
+}
+
+
+int pm_eval(pm_env *env, uint32_t ev, const char *model, int bwd, pm_row *row)
+{
+    const tl_trace *t = env->t;
+    const tl_tev *e = &t->ev[ev];
+    memset(row, 0, sizeof *row);
+    row->ev = ev;
+    row->name = e->name;
+    const pm_family *fam = pm_family_find(model);
+    if (!fam)
+        return PM_FAIL; /* tier 3: a model without an estimate */
+    if (t->extra && !t->extra[ev].has_args)
+        return PM_FAIL;
+
+    /* GPU events (§3.1) */
+    size_t ng = 0;
+    if (!bwd) {
+        pm_subtree_gpu(env, ev, &env->gpu, &ng, &env->gpucap);
+    } else if (env->bwdn) {
+        /* the backward set: ev's and its subtree's backward events, each once */
+        size_t sp = 0;
+        TL_GROW(env->stack, env->stackcap, 1);
+        uint32_t *set = NULL;
+        size_t nset = 0, setcap = 0;
+        uint32_t *todo = NULL;
+        size_t ntodo = 0, todocap = 0;
+        TL_GROW(todo, todocap, 1);
+        todo[ntodo++] = ev;
+        while (ntodo) {
+            uint32_t x = todo[--ntodo];
+            for (uint32_t k = 0; k < env->bwdn[x]; k++) {
+                uint32_t b = env->bwd[env->bwd0[x] + k];
+                int dup = 0;
+                for (size_t q = 0; q < nset && !dup; q++)
+                    dup = set[q] == b;
+                if (!dup) {
+                    TL_GROW(set, setcap, nset + 1);
+                    set[nset++] = b;
+                }
+            }
+            const uint32_t *ch = tl_tev_children(t, x);
+            for (uint32_t k = 0; k < t->ev[x].nchild; k++) {
+                if (tl_tev_is_gpu(&t->ev[ch[k]]))
+                    continue;
+                TL_GROW(todo, todocap, ntodo + 1);
+                todo[ntodo++] = ch[k];
+            }
+        }
+        for (size_t q = 0; q < nset; q++)
+            pm_subtree_gpu(env, set[q], &env->gpu, &ng, &env->gpucap);
+        (void)sp;
+        free(set);
+        free(todo);
+    }
+    /* kernels stably by ts (§3.2) */
+    uint32_t *kern = ng ? tl_arena_alloc(env->arena, ng * sizeof *kern) : NULL;
+    if (ng) {
+        memcpy(kern, env->gpu, ng * sizeof *kern);
+        if (ng > 1) {
+            tl_sort_item *it = tl_xmalloc(ng * sizeof *it);
+            for (size_t i = 0; i < ng; i++) {
+                it[i].key = tl_sort_key_double(t->ev[kern[i]].ts);
+                it[i].row = kern[i];
+            }
+            tl_sort_items(it, ng, NULL); /* stable */
+            for (size_t i = 0; i < ng; i++)
+                kern[i] = it[i].row;
+            free(it);
+        }
+    }
+    row->kern = kern;
+    row->nkern = ng;
+    row->kt = pm_busy(env, kern, ng);
+    row->kt_int = ng == 0;
+
+    /* the family (§3.3) */
+    tl_pv_pool_reset(&env->pool);
+    pm_ctx c;
+    memset(&c, 0, sizeof c);
+    c.pool = &env->pool;
+    c.t = t;
+    c.ev = ev;
+    c.name = e->name;
+    c.model = model;
+    c.bwd = bwd;
+    if (e->kind == TL_TEV_CPU_OP) {
+        c.D = tl_pv_parse(c.pool, e->input_dims);
+        c.T = tl_pv_parse(c.pool, e->input_type);
+        c.S = tl_pv_parse(c.pool, e->input_strides);
+        c.C = tl_pv_parse(c.pool, e->concrete_inputs);
+        c.out_type = t->extra ? tl_pv_parse(c.pool, t->extra[ev].output_type) : NULL;
+    }
+    c.kern = kern;
+    c.nkern = ng;
+    int rc = fam->eval(&c);
+    if (rc != PM_OK)
+        return rc;
+    if (!isfinite(c.flops) || (!c.bytes_none && !isfinite(c.bytes)))
+        return PM_FAIL;
+    if (bwd && !pm_has_bwd_link(env, ev))
+        return PM_FAIL;
+
+    /* metrics (§3.4) */
+    double kt = row->kt;
+    row->gflops = c.flops / 1e9;
+    row->tflops = kt == 0 ? NAN : (row->gflops / 1e3) / (kt / 1e6);
+    if (c.bytes_none) {
+        row->mb = row->fpb = row->tbs = NAN;
+    } else {
+        row->mb = c.bytes / (1024.0 * 1024.0);
+        row->fpb = c.bytes == 0 ? NAN : (row->gflops * 1e9) / c.bytes;
+        row->tbs = kt == 0 ? NAN : (c.bytes / 1e12) / (kt / 1e6);
+    }
+    /* Compute Spec (§3.5) */
+    const char *prec = c.prec_as_is ? c.prec_as_is : pm_precision(c.prec);
+    row->spec = prec ? tl_arena_printf(env->arena, "%s_%s", fam->maf, prec) : "";
+    /* roofline (§8) */
+    row->roof_time = row->pct_roof = NAN;
+    if (env->arch && *row->spec && !c.bytes_none && row->gflops > 0) {
+        double peak = tl_gpu_arch_peak(env->arch, row->spec), bw = env->arch->mem_bw_gbps;
+        if (!isnan(peak) && !isnan(bw)) {
+            double cu = (row->gflops * 1e9 / (peak * 1e12)) * 1e6, mu = (c.bytes / (bw * 1e9)) * 1e6;
+            row->roof_time = cu >= mu ? cu : mu;
+            row->roof_bound = cu >= mu ? "COMPUTE_BOUND" : "MEMORY_BOUND";
+            row->pct_roof = kt == 0 ? NAN : row->roof_time / kt * 100;
+        }
+    }
+    /* parameters */
+    row->npar = c.npar;
+    row->par = c.npar ? tl_arena_alloc(env->arena, c.npar * sizeof *row->par) : NULL;
+    tl_buf b = {0};
+    for (size_t i = 0; i < c.npar; i++) {
+        row->par[i].name = c.par[i].name;
+        ptext_of(env, c.par[i].v, &row->par[i], &b);
+    }
+    tl_buf_free(&b);
+    return PM_OK;
+}

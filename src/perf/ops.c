@@ -1,0 +1,100 @@
+/*
+ * ops.c - the perf-model op tables (PERF.md appendices A-C, generated into the .inc
+ * files beside this one) and the model families that have formulas (§4).
+ */
+#include "perf/perf_impl.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const pm_op ops[] = {
+#include "perf/perf_ops.inc"
+};
+
+typedef struct bwdcat {
+    const char *model, *cat;
+} bwdcat;
+
+static const bwdcat bwdcats[] = {
+#include "perf/perf_bwdcat.inc"
+};
+
+static const char *const aten_names[] = {
+#include "perf/aten_names.inc"
+};
+
+/* Families with formulas, sorted by name.  The others of appendix A are tier 3: they
+ * have a perf model but no estimate (PERF.md §10). */
+static const pm_family families[] = {
+    {"BatchNorm", pm_norm, "vector"},
+    {"BatchNormBwd", pm_norm, "vector"},
+    {"GroupNorm", pm_norm, "vector"},
+    {"GroupNormBwd", pm_norm, "vector"},
+    {"InstanceNorm", pm_norm, "vector"},
+    {"InstanceNormBwd", pm_norm, "vector"},
+    {"LayerNorm", pm_norm, "vector"},
+    {"LayerNormBwd", pm_norm, "vector"},
+    {"RMSNorm", pm_norm, "vector"},
+    {"RMSNormBwd", pm_norm, "vector"},
+    {"TritonCompiled", pm_triton, "vector"},
+    {"aiter_rmsnorm", pm_rmsnorm, "vector"},
+    {"aiter_rmsnorm2d_fwd_with_add_ck", pm_rmsnorm, "vector"},
+    {"aiter_silu_and_mul", pm_unary, "vector"},
+    {"aten__scaled_dot_product_cudnn_attention", pm_sdpa, "matrix"},
+    {"aten__scaled_dot_product_efficient_attention", pm_sdpa, "matrix"},
+    {"aten__scaled_dot_product_flash_attention", pm_sdpa, "matrix"},
+    {"aten_addmm", pm_gemm, "matrix"},
+    {"aten_baddbmm", pm_gemm, "matrix"},
+    {"aten_binary_elementwise", pm_binary, "vector"},
+    {"aten_bmm", pm_gemm, "matrix"},
+    {"aten_conv", pm_conv, "matrix"},
+    {"aten_conv_bwd", pm_conv, "matrix"},
+    {"aten_mm", pm_gemm, "matrix"},
+    {"aten_reduce", pm_reduce, "vector"},
+    {"aten_replication_pad", pm_unary, "vector"},
+    {"aten_scaled_mm", pm_gemm, "matrix"},
+    {"aten_unary_elementwise", pm_unary, "vector"},
+    {"aten_upsample_nearest", pm_unary, "vector"},
+    {"flash_attention", pm_sdpa, "matrix"},
+    {"flash_attention_backward", pm_sdpa, "matrix"},
+    {"gemm_a16w16", pm_gemm, "matrix"},
+    {"sgl_kernel_rotary_embedding", pm_rope, "vector"},
+    {"sgl_kernel_silu_and_mul", pm_unary, "vector"},
+    {"sglang_store_cache", pm_store_cache, "vector"},
+};
+
+static int op_cmp(const void *k, const void *e) { return strcmp(k, ((const pm_op *)e)->name); }
+static int fam_cmp(const void *k, const void *e) { return strcmp(k, ((const pm_family *)e)->name); }
+static int bwd_cmp(const void *k, const void *e) { return strcmp(k, ((const bwdcat *)e)->model); }
+
+const pm_op *pm_op_find(const char *name) { return bsearch(name, ops, sizeof ops / sizeof *ops, sizeof *ops, op_cmp); }
+
+const pm_family *pm_family_find(const char *name)
+{
+    return bsearch(name, families, sizeof families / sizeof *families, sizeof *families, fam_cmp);
+}
+
+const char *pm_bwd_category(const char *model)
+{
+    const bwdcat *b = bsearch(model, bwdcats, sizeof bwdcats / sizeof *bwdcats, sizeof *bwdcats, bwd_cmp);
+    return b ? b->cat : NULL;
+}
+
+int pm_aten_known(const char *name, size_t n)
+{
+    size_t lo = 0, hi = sizeof aten_names / sizeof *aten_names;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        const char *s = aten_names[mid];
+        int c = strncmp(s, name, n);
+        if (c == 0)
+            c = s[n] ? 1 : 0;
+        if (c == 0)
+            return 1;
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return 0;
+}

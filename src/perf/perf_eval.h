@@ -1,0 +1,96 @@
+/*
+ * perf_eval.h - one perf row: an event evaluated in one direction (PERF.md §3), and the
+ * forward/backward links it needs (§1.6).  Private to src/perf/: the sheets (§5-§6) and
+ * unified_perf_summary (§7) are made of these rows.
+ */
+#ifndef TL_PERF_EVAL_H
+#define TL_PERF_EVAL_H
+
+#include "base/arena.h"
+#include "perf/perf_impl.h"
+#include "table/table.h"
+
+/* A parameter's value class, for the column typing of PERF.md §5.2. */
+enum { PT_INT = 0, PT_FLOAT, PT_BOOL, PT_NONE, PT_OTHER };
+
+typedef struct pm_ptext {
+    const char *name;
+    uint8_t cls;
+    int64_t i;
+    double f;
+    const char *text; /* Python's str() of the value (a string as it is) */
+    const char *repr; /* its repr() (a string quoted), for perf_params */
+} pm_ptext;
+
+typedef struct pm_row {
+    uint32_t ev;
+    const char *name;      /* the event's name */
+    double gflops, mb, fpb, tbs, tflops;
+    double kt;             /* Kernel Time (µs) */
+    int kt_int;            /* no GPU events: Kernel Time is the integer 0 */
+    double roof_time, pct_roof; /* NaN when not computed */
+    const char *roof_bound;     /* NULL when not computed */
+    const char *spec;      /* Compute Spec ("" when none) */
+    pm_ptext *par;         /* in the env's arena */
+    size_t npar;
+    uint32_t *kern;        /* its GPU events stably by ts (arena) */
+    size_t nkern;
+} pm_row;
+
+typedef struct pm_env {
+    const tl_trace *t;
+    const tl_gpu_arch *arch; /* NULL: no roofline columns */
+    tl_arena *arena;         /* rows' strings and lists */
+    tl_pv_pool pool;         /* per evaluation */
+    /* §1.6 links: fwd[ev] (TL_TEV_NONE), and each event's backward events (CSR) */
+    uint32_t *fwd;
+    uint32_t *bwd0, *bwdn, *bwd;
+    /* scratch */
+    uint32_t *stack, *gpu;
+    size_t stackcap, gpucap;
+    double *iv;
+    size_t ivcap;
+} pm_env;
+
+void pm_env_init(pm_env *env, const tl_trace *t, const tl_gpu_arch *arch, tl_arena *arena);
+void pm_env_free(pm_env *env);
+
+/* 1 when event ev has at least one backward link of its own. */
+int pm_has_bwd_link(const pm_env *env, uint32_t ev);
+
+/* The GPU events of ev's subtree "by children" (PERF.md §1.5) appended to *out (n, cap). */
+void pm_subtree_gpu(pm_env *env, uint32_t ev, uint32_t **out, size_t *n, size_t *cap);
+
+/* Union length of the intervals of GPU events idx[0..n) (TRACES.md §3). */
+double pm_busy(pm_env *env, const uint32_t *idx, size_t n);
+
+/* Evaluate event ev (any event; its model family `model`) forward or backward into *row:
+ * PM_OK, PM_FAIL or PM_NOT_MODELLED (PERF.md §3.3; the backward-link rule included). */
+int pm_eval(pm_env *env, uint32_t ev, const char *model, int bwd, pm_row *row);
+
+/* The model family of event ev (appendix A, or "TritonCompiled" when §4.9's test passes),
+ * or NULL when it has no perf model. */
+const char *pm_model_of(pm_env *env, uint32_t ev);
+
+#endif
+
+/* ---- shared by the sheets and unified_perf_summary (sheet.c) ------------------------ */
+
+/* Aggregates of a column's values in row order, NaN skipped (PERF.md §5.3, §9.3):
+ * Kahan mean and sum, Welford std (ddof 1), median, min, max; NaN over nothing. */
+typedef struct pm_agg {
+    double mean, median, std, min, max, sum, first;
+    size_t n;
+} pm_agg;
+void pm_aggregate(const double *v, size_t n, pm_agg *out);
+
+/* TRACES.md §4.2's kernel_details_summary and trunc_kernel_details of the kernel lists
+ * lists[0..n) (each lens[i] GPU events): "[]" and NULL when every list is empty. */
+void pm_kernel_summary(pm_env *env, const uint32_t *const *lists, const size_t *lens, size_t n, const char **summary,
+                       const char **trunc);
+
+/* The perf sheet of rows[0..n) (PERF.md §5), or NULL when n is 0. */
+tl_table *pm_sheet(pm_env *env, const pm_row *rows, size_t n);
+
+/* unified_perf_summary (PERF.md §7), or NULL when it has no rows. */
+tl_table *pm_unified(pm_env *env);

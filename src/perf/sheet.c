@@ -1,0 +1,533 @@
+/*
+ * sheet.c - a perf sheet from its raw rows (PERF.md §5): the parameter columns typed as
+ * pandas types them, the groups on (name, parameter texts), their aggregates, the
+ * kernel statistics, the columns in order and the rows by total kernel time.
+ */
+#include "perf/perf_eval.h"
+
+#include "base/hash.h"
+#include "base/numfmt.h"
+#include "base/sort.h"
+#include "perf/pyval.h"
+#include "trace/jscan.h"
+#include "trace/pdnum.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- aggregates ------------------------------------------------------------------------ */
+
+static int dbl_cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y ? 1 : 0;
+}
+
+void pm_aggregate(const double *v, size_t n, pm_agg *out)
+{
+    tl_kahan k = {0};
+    tl_welford w = {0};
+    double *tmp = tl_xmalloc((n ? n : 1) * sizeof *tmp);
+    size_t m = 0;
+    out->min = out->max = out->first = NAN;
+    for (size_t i = 0; i < n; i++) {
+        if (isnan(v[i]))
+            continue;
+        if (m == 0)
+            out->first = out->min = out->max = v[i];
+        if (v[i] < out->min)
+            out->min = v[i];
+        if (v[i] > out->max)
+            out->max = v[i];
+        tl_kahan_add(&k, v[i]);
+        tl_welford_add(&w, v[i]);
+        tmp[m++] = v[i];
+    }
+    out->n = m;
+    out->sum = m ? k.sum : NAN;
+    out->mean = m ? k.sum / (double)m : NAN;
+    out->std = tl_welford_std(&w);
+    if (m) {
+        qsort(tmp, m, sizeof *tmp, dbl_cmp);
+        out->median = m % 2 ? tmp[m / 2] : (tmp[m / 2 - 1] + tmp[m / 2]) / 2;
+    } else {
+        out->median = NAN;
+    }
+    free(tmp);
+}
+
+/* ---- kernel statistics (TRACES.md §4.2) -------------------------------------------------- */
+
+static void buf_double(tl_buf *b, double d)
+{
+    char s[TL_NUMFMT_MAX];
+    if (isnan(d))
+        tl_buf_adds(b, "nan");
+    else if (isinf(d))
+        tl_buf_adds(b, d < 0 ? "-inf" : "inf");
+    else
+        tl_buf_add(b, s, tl_fmt_double(d, s));
+}
+
+static void buf_stream(tl_buf *b, int64_t stream)
+{
+    char s[TL_NUMFMT_MAX];
+    if (stream == TL_TEV_NO_STREAM)
+        tl_buf_adds(b, "None");
+    else
+        tl_buf_add(b, s, tl_fmt_int(stream, s));
+}
+
+typedef struct kstat {
+    const char *name;
+    int64_t stream;
+    size_t count;
+    double total, mean, median, std, min, max;
+} kstat;
+
+static int pm_kstat_cmp(size_t a, size_t b, void *ctx)
+{
+    const kstat *k = ctx;
+    if (k[a].total != k[b].total)
+        return k[a].total < k[b].total ? -1 : 1;
+    return strcmp(k[a].name, k[b].name);
+}
+
+void pm_kernel_summary(pm_env *env, const uint32_t *const *lists, const size_t *lens, size_t n, const char **summary,
+                       const char **trunc)
+{
+    const tl_trace *t = env->t;
+    size_t tpl = SIZE_MAX;
+    for (size_t i = 0; i < n && tpl == SIZE_MAX; i++)
+        if (lens[i])
+            tpl = i;
+    if (tpl == SIZE_MAX) {
+        *summary = "[]";
+        *trunc = NULL;
+        return;
+    }
+    size_t nk = lens[tpl];
+    kstat *ks = tl_xcalloc(nk, sizeof *ks);
+    double *d = tl_xmalloc(n * sizeof *d);
+    for (size_t i = 0; i < nk; i++) {
+        size_t m = 0;
+        for (size_t r = 0; r < n; r++)
+            if (lens[r] == nk)
+                d[m++] = t->ev[lists[r][i]].dur;
+        const tl_tev *k = &t->ev[lists[tpl][i]];
+        ks[i].name = k->name;
+        ks[i].stream = k->stream;
+        ks[i].count = m;
+        ks[i].total = tl_np_sum(d, m);
+        ks[i].mean = tl_np_mean(d, m);
+        ks[i].median = tl_np_median(d, m);
+        ks[i].std = tl_np_std(d, m);
+        double mn = d[0], mx = d[0];
+        for (size_t q = 1; q < m; q++) {
+            if (d[q] < mn)
+                mn = d[q];
+            if (d[q] > mx)
+                mx = d[q];
+        }
+        ks[i].min = mn;
+        ks[i].max = mx;
+    }
+    /* by (total, name), stably: a merge sort through tl_sort_rows */
+    size_t *ord = tl_xmalloc(nk * sizeof *ord);
+    for (size_t i = 0; i < nk; i++)
+        ord[i] = i;
+    tl_sort_rows(ord, nk, pm_kstat_cmp, ks);
+    tl_buf b = {0}, tb = {0};
+    tl_buf_addc(&b, '[');
+    tl_buf_addc(&tb, '[');
+    for (size_t q = 0; q < nk; q++) {
+        const kstat *s = &ks[ord[q]];
+        if (q) {
+            tl_buf_add(&b, ", ", 2);
+            tl_buf_add(&tb, ", ", 2);
+        }
+        tl_buf_adds(&b, "{'name': ");
+        tl_py_str_repr(&b, s->name, strlen(s->name));
+        tl_buf_adds(&b, ", 'stream': ");
+        buf_stream(&b, s->stream);
+        tl_buf_printf(&b, ", 'count': %zu, 'total_duration_us': ", s->count);
+        buf_double(&b, s->total);
+        tl_buf_adds(&b, ", 'mean_duration_us': ");
+        buf_double(&b, s->mean);
+        tl_buf_adds(&b, ", 'median_duration_us': ");
+        buf_double(&b, s->median);
+        tl_buf_adds(&b, ", 'std_dev_duration_us': ");
+        buf_double(&b, s->std);
+        tl_buf_adds(&b, ", 'min_duration_us': ");
+        buf_double(&b, s->min);
+        tl_buf_adds(&b, ", 'max_duration_us': ");
+        buf_double(&b, s->max);
+        tl_buf_addc(&b, '}');
+        /* the name cut to 64 characters (code points) and "..." */
+        size_t len = strlen(s->name), cut = len, chars = 0;
+        for (size_t i = 0; i < len; i++) {
+            if (((unsigned char)s->name[i] & 0xc0) != 0x80) {
+                if (chars == 64) {
+                    cut = i;
+                    break;
+                }
+                chars++;
+            }
+        }
+        tl_buf_adds(&tb, "{'name': ");
+        if (cut < len) {
+            char *tmp = tl_xmalloc(cut + 4);
+            memcpy(tmp, s->name, cut);
+            memcpy(tmp + cut, "...", 4);
+            tl_py_str_repr(&tb, tmp, cut + 3);
+            free(tmp);
+        } else {
+            tl_py_str_repr(&tb, s->name, len);
+        }
+        tl_buf_adds(&tb, ", 'stream': ");
+        buf_stream(&tb, s->stream);
+        tl_buf_adds(&tb, ", 'mean_duration_us': ");
+        buf_double(&tb, rint(s->mean * 100.0) / 100.0); /* numpy's round(x, 2) */
+        tl_buf_addc(&tb, '}');
+    }
+    tl_buf_addc(&b, ']');
+    tl_buf_addc(&tb, ']');
+    *summary = tl_arena_strndup(env->arena, b.data, b.len);
+    *trunc = tl_arena_strndup(env->arena, tb.data, tb.len);
+    tl_buf_free(&b);
+    tl_buf_free(&tb);
+    free(ord);
+    free(ks);
+    free(d);
+}
+
+/* ---- the sheet --------------------------------------------------------------------------- */
+
+typedef struct pcol {
+    const char *name;
+    int cls;            /* PT_INT: ints; PT_FLOAT: doubles; PT_BOOL; PT_OTHER: texts */
+    tl_cell *cells;     /* per raw row */
+    const char **key;   /* per raw row: the cell's text */
+} pcol;
+
+typedef struct grp {
+    size_t *rows;
+    size_t n, cap;
+    double ktsum;
+    uint32_t uid;
+} grp;
+
+static int grp_cmp(size_t a, size_t b, void *ctx)
+{
+    const grp *g = ctx;
+    if (g[a].ktsum != g[b].ktsum)
+        return g[a].ktsum > g[b].ktsum ? -1 : 1;
+    return g[a].uid < g[b].uid ? -1 : g[a].uid > g[b].uid ? 1 : 0;
+}
+
+static const pm_ptext *find_par(const pm_row *r, const char *name)
+{
+    for (size_t i = 0; i < r->npar; i++)
+        if (strcmp(r->par[i].name, name) == 0)
+            return &r->par[i];
+    return NULL;
+}
+
+static const char *fmt_double(tl_arena *a, double d)
+{
+    tl_buf b = {0};
+    buf_double(&b, d);
+    const char *s = tl_arena_strndup(a, b.data, b.len);
+    tl_buf_free(&b);
+    return s;
+}
+
+/* Type a parameter column over the raw rows (PERF.md §5.2). */
+static void type_column(pm_env *env, const pm_row *rows, size_t n, pcol *pc)
+{
+    int all_present = 1, all_int = 1, all_bool = 1, num_only = 1, any_num = 0, any_float = 0, any_none = 0;
+    for (size_t r = 0; r < n; r++) {
+        const pm_ptext *p = find_par(&rows[r], pc->name);
+        if (!p) {
+            all_present = 0;
+            continue;
+        }
+        all_int &= p->cls == PT_INT;
+        all_bool &= p->cls == PT_BOOL;
+        if (p->cls == PT_INT || p->cls == PT_FLOAT)
+            any_num = 1;
+        else if (p->cls == PT_NONE)
+            any_none = 1;
+        else
+            num_only = 0;
+        any_float |= p->cls == PT_FLOAT;
+    }
+    if (all_present && all_int)
+        pc->cls = PT_INT;
+    else if (num_only && any_num && (any_float || !all_present || any_none))
+        pc->cls = PT_FLOAT;
+    else if (all_present && all_bool)
+        pc->cls = PT_BOOL;
+    else
+        pc->cls = PT_OTHER;
+    pc->cells = tl_xcalloc(n, sizeof *pc->cells);
+    pc->key = tl_xcalloc(n, sizeof *pc->key);
+    for (size_t r = 0; r < n; r++) {
+        const pm_ptext *p = find_par(&rows[r], pc->name);
+        switch (pc->cls) {
+        case PT_INT:
+            pc->cells[r] = tl_cell_int(p->i);
+            pc->key[r] = p->text;
+            break;
+        case PT_FLOAT:
+            if (!p || p->cls == PT_NONE) {
+                pc->cells[r] = tl_cell_str("nan");
+                pc->key[r] = "nan";
+            } else {
+                pc->key[r] = fmt_double(env->arena, p->f);
+                pc->cells[r] = tl_cell_float(p->f);
+            }
+            break;
+        case PT_BOOL:
+            pc->cells[r] = tl_cell_bool((int)p->i);
+            pc->key[r] = p->i ? "True" : "False";
+            break;
+        default:
+            pc->key[r] = p ? p->text : "nan";
+            pc->cells[r] = tl_cell_str(pc->key[r]);
+        }
+    }
+}
+
+/* A table being filled column by column. */
+typedef struct tb {
+    tl_table *t;
+    size_t c;
+} tb;
+
+static tl_cell *col(tb *b, const char *name)
+{
+    b->c = tl_table_add_column(b->t, name);
+    return b->t->cols[b->c].cells;
+}
+
+static tl_cell fcell(double v) { return isnan(v) ? tl_cell_missing() : tl_cell_float(v); }
+static tl_cell scell(const char *s) { return s ? tl_cell_str(s) : tl_cell_missing(); }
+
+static const char *list_text(tl_arena *a, const char *tuple_text)
+{
+    if (!tuple_text)
+        return NULL;
+    tl_buf b = {0};
+    tl_pv_tuple_text_as_list(&b, tuple_text);
+    const char *s = tl_arena_strndup(a, b.data ? b.data : "", b.len);
+    tl_buf_free(&b);
+    return s;
+}
+
+tl_table *pm_sheet(pm_env *env, const pm_row *rows, size_t n)
+{
+    if (n == 0)
+        return NULL;
+    const tl_trace *t = env->t;
+    /* parameter columns, first seen */
+    pcol *pc = NULL;
+    size_t npc = 0, pccap = 0;
+    for (size_t r = 0; r < n; r++)
+        for (size_t i = 0; i < rows[r].npar; i++) {
+            size_t k = 0;
+            while (k < npc && strcmp(pc[k].name, rows[r].par[i].name) != 0)
+                k++;
+            if (k == npc) {
+                TL_GROW(pc, pccap, npc + 1);
+                memset(&pc[npc], 0, sizeof pc[npc]);
+                pc[npc++].name = rows[r].par[i].name;
+            }
+        }
+    for (size_t k = 0; k < npc; k++)
+        type_column(env, rows, n, &pc[k]);
+
+    /* groups on (name, parameter texts), first seen */
+    tl_strmap map = {0};
+    grp *g = NULL;
+    size_t ng = 0, gcap = 0;
+    tl_buf kb = {0};
+    for (size_t r = 0; r < n; r++) {
+        tl_buf_clear(&kb);
+        tl_buf_adds(&kb, rows[r].name);
+        for (size_t k = 0; k < npc; k++) {
+            tl_buf_addc(&kb, '\x1f');
+            tl_buf_adds(&kb, pc[k].key[r]);
+        }
+        tl_strmap_slot *sl = tl_strmap_get(&map, tl_buf_cstr(&kb));
+        if (sl->value == 0) {
+            sl->key = tl_arena_strndup(env->arena, kb.data, kb.len);
+            TL_GROW(g, gcap, ng + 1);
+            memset(&g[ng], 0, sizeof g[ng]);
+            sl->value = ++ng;
+        }
+        grp *gr = &g[sl->value - 1];
+        TL_GROW(gr->rows, gr->cap, gr->n + 1);
+        gr->rows[gr->n++] = r;
+    }
+    tl_buf_free(&kb);
+    tl_strmap_clear(&map);
+
+    int kt_int = 1, any_roof = 0;
+    for (size_t r = 0; r < n; r++) {
+        kt_int &= rows[r].kt_int;
+        any_roof |= rows[r].roof_bound != NULL;
+    }
+
+    /* per group aggregates */
+    enum { A_TBS, A_TFL, A_KT, A_PCT, A_N };
+    pm_agg *ag = tl_xcalloc(ng * A_N, sizeof *ag);
+    double *v = tl_xmalloc(n * sizeof *v);
+    for (size_t i = 0; i < ng; i++) {
+        for (int a = 0; a < A_N; a++) {
+            for (size_t q = 0; q < g[i].n; q++) {
+                const pm_row *rw = &rows[g[i].rows[q]];
+                v[q] = a == A_TBS ? rw->tbs : a == A_TFL ? rw->tflops : a == A_KT ? rw->kt : rw->pct_roof;
+            }
+            pm_aggregate(v, g[i].n, &ag[i * A_N + a]);
+        }
+        g[i].ktsum = ag[i * A_N + A_KT].sum;
+        g[i].uid = t->ev[rows[g[i].rows[0]].ev].uid;
+    }
+    free(v);
+    size_t *ord = tl_xmalloc(ng * sizeof *ord);
+    for (size_t i = 0; i < ng; i++)
+        ord[i] = i;
+    tl_sort_rows(ord, ng, grp_cmp, g);
+
+    tb b = {tl_table_new(), 0};
+    b.t->nrows = ng;
+    tl_cell *x;
+    x = col(&b, "name");
+    for (size_t r = 0; r < ng; r++)
+        x[r] = tl_cell_str(rows[g[ord[r]].rows[0]].name);
+    for (size_t k = 0; k < npc; k++) {
+        x = col(&b, tl_arena_printf(env->arena, "param: %s", pc[k].name));
+        for (size_t r = 0; r < ng; r++)
+            x[r] = pc[k].cells[g[ord[r]].rows[0]];
+    }
+    /* the first non-missing value of a row field, over a group */
+#define FIRST_D(field)                                                                                                 \
+    for (size_t r = 0; r < ng; r++) {                                                                                  \
+        const grp *gr = &g[ord[r]];                                                                                    \
+        double fv = NAN;                                                                                               \
+        for (size_t q = 0; q < gr->n && isnan(fv); q++)                                                                \
+            fv = rows[gr->rows[q]].field;                                                                              \
+        x[r] = fcell(fv);                                                                                              \
+    }
+    x = col(&b, "GFLOPS_first");
+    FIRST_D(gflops)
+    x = col(&b, "Data Moved (MB)_first");
+    FIRST_D(mb)
+    x = col(&b, "FLOPS/Byte_first");
+    FIRST_D(fpb)
+    static const char *const stat_names[5] = {"mean", "median", "std", "min", "max"};
+    for (int a = A_TBS; a <= A_TFL; a++)
+        for (int s = 0; s < 5; s++) {
+            x = col(&b, tl_arena_printf(env->arena, "%s_%s", a == A_TBS ? "TB/s" : "TFLOPS/s", stat_names[s]));
+            for (size_t r = 0; r < ng; r++) {
+                const pm_agg *p = &ag[ord[r] * A_N + a];
+                x[r] = fcell(s == 0 ? p->mean : s == 1 ? p->median : s == 2 ? p->std : s == 3 ? p->min : p->max);
+            }
+        }
+    const tl_tev *e0;
+    x = col(&b, "process_name_first");
+    for (size_t r = 0; r < ng; r++)
+        e0 = &t->ev[rows[g[ord[r]].rows[0]].ev], x[r] = tl_cell_str(tl_trace_process_name(t, e0->pid));
+    x = col(&b, "process_label_first");
+    for (size_t r = 0; r < ng; r++)
+        e0 = &t->ev[rows[g[ord[r]].rows[0]].ev], x[r] = tl_cell_str(tl_trace_process_label(t, e0->pid));
+    x = col(&b, "thread_name_first");
+    for (size_t r = 0; r < ng; r++)
+        e0 = &t->ev[rows[g[ord[r]].rows[0]].ev], x[r] = tl_cell_str(tl_trace_thread_name(t, e0->pid, e0->tid));
+    x = col(&b, "Compute Spec");
+    for (size_t r = 0; r < ng; r++)
+        x[r] = tl_cell_str(rows[g[ord[r]].rows[0]].spec);
+    if (any_roof) {
+        x = col(&b, "Roofline Time (µs)_first");
+        FIRST_D(roof_time)
+        x = col(&b, "Roofline Bound_first");
+        for (size_t r = 0; r < ng; r++) {
+            const grp *gr = &g[ord[r]];
+            const char *s = NULL;
+            for (size_t q = 0; q < gr->n && !s; q++)
+                s = rows[gr->rows[q]].roof_bound;
+            x[r] = scell(s);
+        }
+        for (int s = 0; s < 5; s++) {
+            x = col(&b, tl_arena_printf(env->arena, "Pct Roofline_%s", stat_names[s]));
+            for (size_t r = 0; r < ng; r++) {
+                const pm_agg *p = &ag[ord[r] * A_N + A_PCT];
+                x[r] = fcell(s == 0 ? p->mean : s == 1 ? p->median : s == 2 ? p->std : s == 3 ? p->min : p->max);
+            }
+        }
+    }
+    {
+        tl_cell *ks = col(&b, "kernel_details__summarize_kernel_stats");
+        tl_cell *kt = col(&b, "trunc_kernel_details");
+        const uint32_t **lists = tl_xmalloc(n * sizeof *lists);
+        size_t *lens = tl_xmalloc(n * sizeof *lens);
+        for (size_t r = 0; r < ng; r++) {
+            const grp *gr = &g[ord[r]];
+            for (size_t q = 0; q < gr->n; q++) {
+                lists[q] = rows[gr->rows[q]].kern;
+                lens[q] = rows[gr->rows[q]].nkern;
+            }
+            const char *s, *tr;
+            pm_kernel_summary(env, lists, lens, gr->n, &s, &tr);
+            ks[r] = tl_cell_str(s);
+            kt[r] = scell(tr);
+        }
+        free(lists);
+        free(lens);
+    }
+    static const char *const argcol[4] = {"Input Dims_first", "Input type_first", "Input Strides_first",
+                                          "Concrete Inputs_first"};
+    for (int a = 0; a < 4; a++) {
+        x = col(&b, argcol[a]);
+        for (size_t r = 0; r < ng; r++) {
+            const grp *gr = &g[ord[r]];
+            const char *s = NULL;
+            for (size_t q = 0; q < gr->n && !s; q++) {
+                const tl_tev *e = &t->ev[rows[gr->rows[q]].ev];
+                s = a == 0 ? e->input_dims : a == 1 ? e->input_type : a == 2 ? e->input_strides : e->concrete_inputs;
+            }
+            x[r] = scell(list_text(env->arena, s));
+        }
+    }
+    static const char *const ktn[6] = {"Kernel Time (µs)_mean", "Kernel Time (µs)_median", "Kernel Time (µs)_std",
+                                       "Kernel Time (µs)_min", "Kernel Time (µs)_max", "Kernel Time (µs)_sum"};
+    for (int s = 0; s < 6; s++) {
+        x = col(&b, ktn[s]);
+        for (size_t r = 0; r < ng; r++) {
+            const pm_agg *p = &ag[ord[r] * A_N + A_KT];
+            double d = s == 0 ? p->mean : s == 1 ? p->median : s == 2 ? p->std : s == 3 ? p->min : s == 4 ? p->max : p->sum;
+            x[r] = kt_int && (s >= 3) ? tl_cell_int(0) : fcell(d);
+        }
+    }
+    x = col(&b, "name_count");
+    for (size_t r = 0; r < ng; r++)
+        x[r] = tl_cell_int((int64_t)g[ord[r]].n);
+    x = col(&b, "UID_first");
+    for (size_t r = 0; r < ng; r++)
+        x[r] = tl_cell_int(g[ord[r]].uid);
+#undef FIRST_D
+
+    for (size_t k = 0; k < npc; k++) {
+        free(pc[k].cells);
+        free(pc[k].key);
+    }
+    free(pc);
+    for (size_t i = 0; i < ng; i++)
+        free(g[i].rows);
+    free(g);
+    free(ag);
+    free(ord);
+    return b.t;
+}

@@ -1,0 +1,637 @@
+/*
+ * unified.c - unified_perf_summary (PERF.md §7): the ops that account for the GPU time
+ * (every op with a perf model, else the leaf launcher), the synthetic ops for kernels
+ * nobody claims, and their summary grouped on the op's identity.
+ */
+#include "perf/perf_eval.h"
+
+#include "base/hash.h"
+#include "base/sort.h"
+#include "trace/opcat.h"
+#include "trace/pdnum.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct urow {
+    uint32_t ev;          /* the event (for a synthetic op: its R or P) */
+    const char *name;
+    uint32_t uid;
+    const char *cat;
+    int has_model;
+    int modelled;         /* the metrics come from a successful evaluation */
+    pm_row m;             /* those metrics */
+    double kt;
+    const uint32_t *kern; /* kernel_details: gpu_events in link order */
+    size_t nkern;
+    uint32_t synth_kernel;
+} urow;
+
+typedef struct U {
+    pm_env *env;
+    const tl_trace *t;
+    uint8_t *visited, *desc, *model_known;
+    const char **model;       /* per event, when model_known */
+    uint32_t *first_kernel;   /* per event: its earliest direct kernel as a launcher */
+    uint32_t *collected;
+    size_t ncollected, ccap;
+    uint32_t *sole_f;         /* per collected: F of a sole backward op, or TL_TEV_NONE */
+} U;
+
+static const char *model_of(U *u, uint32_t ev)
+{
+    if (!u->model_known[ev]) {
+        u->model[ev] = pm_model_of(u->env, ev);
+        u->model_known[ev] = 1;
+    }
+    return u->model[ev];
+}
+
+static int is_cpu(const tl_trace *t, uint32_t i) { return t->ev[i].kind == TL_TEV_CPU_OP; }
+
+/* §7.1 step 5: a leaf (a GPU event below, directly or through cuda_runtime events). */
+static int is_leaf(const tl_trace *t, uint32_t e, int depth)
+{
+    if (depth > 10)
+        return 0;
+    const uint32_t *ch = tl_tev_children(t, e);
+    for (uint32_t k = 0; k < t->ev[e].nchild; k++)
+        if (tl_tev_is_gpu(&t->ev[ch[k]]))
+            return 1;
+    for (uint32_t k = 0; k < t->ev[e].nchild; k++) {
+        const tl_tev *c = &t->ev[ch[k]];
+        if (c->kind == TL_TEV_RUNTIME && !(t->extra && t->extra[ch[k]].is_driver) && is_leaf(t, ch[k], depth + 1))
+            return 1;
+    }
+    return 0;
+}
+
+/* §7.2: E is a sole backward op; its F, or TL_TEV_NONE. */
+static uint32_t sole_backward(U *u, uint32_t e)
+{
+    pm_env *env = u->env;
+    const tl_trace *t = u->t;
+    if (!env->fwd)
+        return TL_TEV_NONE;
+    uint32_t w = t->ev[e].parent;
+    for (int k = 0; k < 5 && w != TL_TEV_NONE; k++, w = t->ev[w].parent) {
+        uint32_t f = env->fwd[w];
+        if (f == TL_TEV_NONE)
+            continue;
+        const char *model = model_of(u, f);
+        if (!model)
+            return TL_TEV_NONE;
+        const char *m = strstr(t->ev[w].name, ": ");
+        if (m)
+            m += 2;
+        /* the cpu_ops below W through cpu_op children, with GPU events and the name */
+        size_t count = 0;
+        uint32_t only = TL_TEV_NONE;
+        uint32_t *todo = NULL;
+        size_t nt = 0, cap = 0;
+        const uint32_t *ch = tl_tev_children(t, w);
+        for (uint32_t q = 0; q < t->ev[w].nchild; q++)
+            if (is_cpu(t, ch[q])) {
+                TL_GROW(todo, cap, nt + 1);
+                todo[nt++] = ch[q];
+            }
+        while (nt) {
+            uint32_t x = todo[--nt];
+            if (t->ev[x].ngpu && (!m || strcmp(t->ev[x].name, m) == 0)) {
+                count++;
+                only = x;
+            }
+            const uint32_t *c2 = tl_tev_children(t, x);
+            for (uint32_t q = 0; q < t->ev[x].nchild; q++)
+                if (is_cpu(t, c2[q])) {
+                    TL_GROW(todo, cap, nt + 1);
+                    todo[nt++] = c2[q];
+                }
+        }
+        free(todo);
+        if (count != 1 || only != e || !pm_bwd_category(model))
+            return TL_TEV_NONE;
+        pm_row r;
+        if (pm_eval(env, f, model, 1, &r) != PM_OK)
+            return TL_TEV_NONE;
+        return f;
+    }
+    return TL_TEV_NONE;
+}
+
+static void collect(U *u, uint32_t e, uint32_t f)
+{
+    TL_GROW(u->collected, u->ccap, u->ncollected + 1);
+    u->collected[u->ncollected] = e;
+    u->sole_f = tl_xrealloc(u->sole_f, u->ccap * sizeof *u->sole_f);
+    u->sole_f[u->ncollected++] = f;
+}
+
+static void traverse(U *u)
+{
+    const tl_trace *t = u->t;
+    uint32_t *st = NULL;
+    size_t sp = 0, cap = 0;
+    for (size_t ri = 0; ri < t->nroots; ri++) {
+        TL_GROW(st, cap, sp + 1);
+        st[sp++] = t->roots[ri];
+        while (sp) {
+            uint32_t e = st[--sp];
+            if (u->visited[e])
+                continue;
+            u->visited[e] = 1;
+            const tl_tev *ev = &t->ev[e];
+            if (ev->kind != TL_TEV_CPU_OP || ev->ngpu == 0)
+                continue;
+            const uint32_t *ch = tl_tev_children(t, e);
+            int push_children = 0;
+            if (model_of(u, e)) {
+                collect(u, e, TL_TEV_NONE);
+                continue;
+            }
+            uint32_t f = sole_backward(u, e);
+            if (f != TL_TEV_NONE) {
+                if (u->desc[e])
+                    push_children = 1;
+                else
+                    collect(u, e, f);
+            } else if (u->desc[e]) {
+                push_children = 1;
+            } else if (is_leaf(t, e, 0)) {
+                int any = 0;
+                for (uint32_t k = 0; k < ev->nchild && !any; k++)
+                    any = is_cpu(t, ch[k]) && t->ev[ch[k]].ngpu && model_of(u, ch[k]);
+                if (any) {
+                    for (uint32_t k = ev->nchild; k-- > 0;)
+                        if (is_cpu(t, ch[k]) && t->ev[ch[k]].ngpu && model_of(u, ch[k])) {
+                            TL_GROW(st, cap, sp + 1);
+                            st[sp++] = ch[k];
+                        }
+                    continue;
+                }
+                const uint32_t *g = tl_tev_gpu(t, e);
+                int comm = 0;
+                for (uint32_t k = 0; k < ev->ngpu && !comm; k++)
+                    comm = tl_trace_is_comm(t->ev[g[k]].name);
+                if (!comm)
+                    collect(u, e, TL_TEV_NONE);
+                continue;
+            } else {
+                push_children = 1;
+            }
+            if (push_children)
+                for (uint32_t k = ev->nchild; k-- > 0;) {
+                    TL_GROW(st, cap, sp + 1);
+                    st[sp++] = ch[k];
+                }
+        }
+    }
+    free(st);
+}
+
+/* desc[e]: a cpu_op strictly below e, through cpu_ops only, has a model and GPU events. */
+static void mark_descendants(U *u)
+{
+    const tl_trace *t = u->t;
+    for (size_t i = 0; i < t->nev; i++) {
+        if (!is_cpu(t, (uint32_t)i) || !t->ev[i].ngpu || !(t->ev[i].flags & TL_TEV_IN_TREE) || !model_of(u, (uint32_t)i))
+            continue;
+        for (uint32_t p = t->ev[i].parent; p != TL_TEV_NONE && is_cpu(t, p) && !u->desc[p]; p = t->ev[p].parent)
+            u->desc[p] = 1;
+    }
+}
+
+/* Each event's earliest direct kernel as a launcher (TRACES.md §2's attribution). */
+static void launcher_kernels(U *u)
+{
+    const tl_trace *t = u->t;
+    for (size_t i = 0; i < t->nev; i++)
+        u->first_kernel[i] = TL_TEV_NONE;
+    for (size_t i = 0; i < t->nev; i++) {
+        const tl_tev *g = &t->ev[i];
+        if (!tl_tev_is_gpu(g) || !(g->flags & TL_TEV_LINKED) || tl_trace_is_comm(g->name))
+            continue;
+        uint32_t r = g->parent, who = r;
+        for (uint32_t cur = t->ev[r].parent; cur != TL_TEV_NONE;) {
+            const tl_tev *c = &t->ev[cur];
+            if (c->kind != TL_TEV_CPU_OP)
+                break;
+            if (strcmp(c->name, "execute") == 0) {
+                cur = c->parent;
+                continue;
+            }
+            who = cur;
+            break;
+        }
+        uint32_t *fk = &u->first_kernel[who];
+        if (*fk == TL_TEV_NONE || g->ts < t->ev[*fk].ts)
+            *fk = (uint32_t)i;
+    }
+}
+
+/* ---- the summary ------------------------------------------------------------------------- */
+
+typedef struct ugrp {
+    size_t *rows;
+    size_t n, cap;
+    double ktsum;
+    uint32_t uid;
+} ugrp;
+
+static int ugrp_cmp(size_t a, size_t b, void *ctx)
+{
+    const ugrp *g = ctx;
+    if (g[a].ktsum != g[b].ktsum)
+        return g[a].ktsum > g[b].ktsum ? -1 : 1;
+    return g[a].uid < g[b].uid ? -1 : g[a].uid > g[b].uid ? 1 : 0;
+}
+
+static tl_cell *add_col(tl_table *t, const char *name)
+{
+    size_t c = tl_table_add_column(t, name);
+    return t->cols[c].cells;
+}
+
+static tl_cell fcell(double v) { return isnan(v) ? tl_cell_missing() : tl_cell_float(v); }
+static tl_cell scell(const char *s) { return s ? tl_cell_str(s) : tl_cell_missing(); }
+
+static const char *params_text(pm_env *env, const pm_row *m)
+{
+    if (!m->npar)
+        return NULL;
+    tl_buf b = {0};
+    tl_buf_addc(&b, '{');
+    for (size_t i = 0; i < m->npar; i++) {
+        if (i)
+            tl_buf_add(&b, ", ", 2);
+        tl_buf_printf(&b, "'%s': %s", m->par[i].name, m->par[i].repr);
+    }
+    tl_buf_addc(&b, '}');
+    const char *s = tl_arena_strndup(env->arena, b.data, b.len);
+    tl_buf_free(&b);
+    return s;
+}
+
+tl_table *pm_unified(pm_env *env)
+{
+    const tl_trace *t = env->t;
+    size_t nev = t->nev;
+    if (!nev || !t->ncpu_ops)
+        return NULL;
+    U u = {0};
+    u.env = env;
+    u.t = t;
+    u.visited = tl_xcalloc(nev, 1);
+    u.desc = tl_xcalloc(nev, 1);
+    u.model_known = tl_xcalloc(nev, 1);
+    u.model = tl_xcalloc(nev, sizeof *u.model);
+    u.first_kernel = tl_xmalloc(nev * sizeof *u.first_kernel);
+    mark_descendants(&u);
+    traverse(&u);
+    launcher_kernels(&u);
+
+    /* rows of the collected events */
+    urow *rows = NULL;
+    size_t nr = 0, rcap = 0;
+    uint8_t *cov = tl_xcalloc(nev, 1);
+    for (size_t i = 0; i < u.ncollected; i++) {
+        uint32_t e = u.collected[i];
+        const tl_tev *ev = &t->ev[e];
+        urow r;
+        memset(&r, 0, sizeof r);
+        r.ev = e;
+        r.name = ev->name;
+        r.uid = ev->uid;
+        r.kern = tl_tev_gpu(t, e);
+        r.nkern = ev->ngpu;
+        r.synth_kernel = TL_TEV_NONE;
+        const char *model = model_of(&u, e);
+        uint32_t fk = u.first_kernel[e];
+        r.cat = tl_trace_op_category(ev->name, fk == TL_TEV_NONE ? NULL : t->ev[fk].name);
+        if (model) {
+            r.has_model = 1;
+            int rc = pm_eval(env, e, model, 0, &r.m);
+            if (rc == PM_NOT_MODELLED)
+                continue;
+            r.modelled = rc == PM_OK;
+        } else if (u.sole_f[i] != TL_TEV_NONE) {
+            uint32_t f = u.sole_f[i];
+            const char *fm = model_of(&u, f);
+            r.has_model = 1;
+            r.cat = pm_bwd_category(fm);
+            r.modelled = pm_eval(env, f, fm, 1, &r.m) == PM_OK;
+        }
+        r.kt = r.modelled ? r.m.kt : pm_busy(env, r.kern, r.nkern);
+        for (size_t k = 0; k < r.nkern; k++)
+            cov[r.kern[k]] = 1;
+        TL_GROW(rows, rcap, nr + 1);
+        rows[nr++] = r;
+    }
+    /* the leftover kernels: buckets of runtime events, then (P, kernel) pairs */
+    uint32_t *wp = NULL, *wk = NULL, *bk = NULL, *bucket_of = NULL;
+    size_t nw = 0, wcap = 0, wkcap = 0, nb = 0, bcap = 0;
+    uint32_t *bucket_r = NULL;
+    size_t nbr = 0, brcap = 0;
+    bucket_of = tl_xmalloc(nev * sizeof *bucket_of);
+    for (size_t i = 0; i < nev; i++)
+        bucket_of[i] = UINT32_MAX;
+    uint32_t **bl = NULL; /* kernels per bucket */
+    size_t *bn = NULL, *bc = NULL;
+    for (size_t i = 0; i < nev; i++) {
+        const tl_tev *g = &t->ev[i];
+        if (!tl_tev_is_gpu(g) || cov[i] || tl_trace_is_comm(g->name) || g->parent == TL_TEV_NONE)
+            continue;
+        uint32_t p = g->parent;
+        while (p != TL_TEV_NONE && !is_cpu(t, p))
+            p = t->ev[p].parent;
+        if (p != TL_TEV_NONE) {
+            TL_GROW(wp, wcap, nw + 1);
+            TL_GROW(wk, wkcap, nw + 1);
+            wp[nw] = p;
+            wk[nw++] = (uint32_t)i;
+            continue;
+        }
+        uint32_t r = g->parent;
+        if (bucket_of[r] == UINT32_MAX) {
+            TL_GROW(bucket_r, brcap, nbr + 1);
+            bl = tl_xrealloc(bl, brcap * sizeof *bl);
+            bn = tl_xrealloc(bn, brcap * sizeof *bn);
+            bc = tl_xrealloc(bc, brcap * sizeof *bc);
+            bl[nbr] = NULL;
+            bn[nbr] = bc[nbr] = 0;
+            bucket_of[r] = (uint32_t)nbr;
+            bucket_r[nbr++] = r;
+        }
+        size_t b = bucket_of[r];
+        TL_GROW(bl[b], bc[b], bn[b] + 1);
+        bl[b][bn[b]++] = (uint32_t)i;
+    }
+    (void)bk, (void)nb, (void)bcap;
+    uint32_t k = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        size_t nsrc = pass == 0 ? nbr : nw;
+        for (size_t s = 0; s < nsrc; s++) {
+            size_t nk = pass == 0 ? bn[s] : 1;
+            for (size_t q = 0; q < nk; q++) {
+                uint32_t owner = pass == 0 ? bucket_r[s] : wp[s];
+                uint32_t *kern = tl_arena_alloc(env->arena, sizeof *kern);
+                *kern = pass == 0 ? bl[s][q] : wk[s];
+                urow r;
+                memset(&r, 0, sizeof r);
+                r.ev = owner;
+                r.name = tl_arena_printf(env->arena, "%s->%s (Synthetic Op)", t->ev[owner].name, t->ev[*kern].name);
+                r.uid = t->nuids + k++;
+                uint32_t fk = u.first_kernel[owner];
+                r.cat = tl_trace_op_category(r.name, fk == TL_TEV_NONE ? NULL : t->ev[fk].name);
+                r.kern = kern;
+                r.nkern = 1;
+                r.synth_kernel = *kern;
+                r.kt = pm_busy(env, kern, 1);
+                TL_GROW(rows, rcap, nr + 1);
+                rows[nr++] = r;
+            }
+        }
+    }
+    for (size_t b = 0; b < nbr; b++)
+        free(bl[b]);
+    free(bl), free(bn), free(bc), free(bucket_r), free(bucket_of), free(wp), free(wk), free(cov);
+    free(u.visited), free(u.desc), free(u.model_known), free(u.model), free(u.first_kernel), free(u.collected);
+    free(u.sole_f);
+    if (nr == 0) {
+        free(rows);
+        return NULL;
+    }
+
+    /* groups on the nine key texts */
+    const char **keys = tl_xmalloc(nr * 9 * sizeof *keys);
+    tl_strmap map = {0};
+    ugrp *g = NULL;
+    size_t ng = 0, gcap = 0;
+    tl_buf kb = {0};
+    for (size_t i = 0; i < nr; i++) {
+        const tl_tev *ev = &t->ev[rows[i].ev];
+        const char **kv = keys + 9 * i;
+        int cpu = ev->kind == TL_TEV_CPU_OP;
+        kv[0] = rows[i].name;
+        kv[1] = rows[i].cat;
+        kv[2] = tl_trace_process_name(t, ev->pid);
+        kv[3] = tl_trace_process_label(t, ev->pid);
+        kv[4] = tl_trace_thread_name(t, ev->pid, ev->tid);
+        kv[5] = cpu ? ev->input_dims : NULL;
+        kv[6] = cpu ? ev->input_type : NULL;
+        kv[7] = cpu ? ev->input_strides : NULL;
+        kv[8] = cpu ? ev->concrete_inputs : NULL;
+        tl_buf_clear(&kb);
+        for (int q = 0; q < 9; q++) {
+            tl_buf_adds(&kb, kv[q] ? kv[q] : "None");
+            tl_buf_addc(&kb, '\x1f');
+        }
+        tl_strmap_slot *sl = tl_strmap_get(&map, tl_buf_cstr(&kb));
+        if (sl->value == 0) {
+            sl->key = tl_arena_strndup(env->arena, kb.data, kb.len);
+            TL_GROW(g, gcap, ng + 1);
+            memset(&g[ng], 0, sizeof g[ng]);
+            g[ng].uid = rows[i].uid;
+            sl->value = ++ng;
+        }
+        ugrp *gr = &g[sl->value - 1];
+        TL_GROW(gr->rows, gr->cap, gr->n + 1);
+        gr->rows[gr->n++] = i;
+    }
+    tl_buf_free(&kb);
+    tl_strmap_clear(&map);
+
+    int any_metric = 0, any_roof = 0;
+    for (size_t i = 0; i < nr; i++) {
+        any_metric |= rows[i].modelled;
+        any_roof |= rows[i].modelled && rows[i].m.roof_bound;
+    }
+    enum { A_DUR, A_TBS, A_TFL, A_KT, A_PCT, A_N };
+    pm_agg *ag = tl_xcalloc(ng * A_N, sizeof *ag);
+    double *v = tl_xmalloc(nr * sizeof *v);
+    for (size_t i = 0; i < ng; i++) {
+        for (int a = 0; a < A_N; a++) {
+            for (size_t q = 0; q < g[i].n; q++) {
+                const urow *r = &rows[g[i].rows[q]];
+                v[q] = a == A_DUR ? t->ev[r->ev].dur
+                       : a == A_KT ? r->kt
+                       : !r->modelled ? NAN
+                       : a == A_TBS ? r->m.tbs
+                       : a == A_TFL ? r->m.tflops
+                                    : r->m.pct_roof;
+            }
+            pm_aggregate(v, g[i].n, &ag[i * A_N + a]);
+        }
+        g[i].ktsum = ag[i * A_N + A_KT].n ? ag[i * A_N + A_KT].sum : 0.0;
+    }
+    free(v);
+    size_t *ord = tl_xmalloc(ng * sizeof *ord);
+    for (size_t i = 0; i < ng; i++)
+        ord[i] = i;
+    tl_sort_rows(ord, ng, ugrp_cmp, g);
+
+    tl_table *tb = tl_table_new();
+    tb->nrows = ng;
+    tl_cell *x;
+#define COL(name) (x = add_col(tb, name))
+#define AGG(a, field) ag[ord[r] * A_N + (a)].field
+    static const char *const keyn[9] = {"name",          "op category", "process_name", "process_label", "thread_name",
+                                        "Input Dims",    "Input type",  "Input Strides", "Concrete Inputs"};
+    for (int q = 0; q < 9; q++) {
+        COL(keyn[q]);
+        for (size_t r = 0; r < ng; r++)
+            x[r] = scell(keys[9 * g[ord[r]].rows[0] + q]);
+    }
+    COL("ex_UID");
+    for (size_t r = 0; r < ng; r++)
+        x[r] = tl_cell_int(g[ord[r]].uid);
+    COL("operation_count");
+    for (size_t r = 0; r < ng; r++)
+        x[r] = tl_cell_int((int64_t)g[ord[r]].n);
+    COL("total_duration_us");
+    for (size_t r = 0; r < ng; r++)
+        x[r] = fcell(AGG(A_DUR, sum));
+    COL("mean_duration_us");
+    for (size_t r = 0; r < ng; r++)
+        x[r] = fcell(AGG(A_DUR, mean));
+    COL("std_duration_us");
+    for (size_t r = 0; r < ng; r++)
+        x[r] = fcell(AGG(A_DUR, std));
+    /* first non-missing metric of a group */
+#define FIRST(cond, expr, mk)                                                                                          \
+    for (size_t r = 0; r < ng; r++) {                                                                                  \
+        const ugrp *gr = &g[ord[r]];                                                                                   \
+        x[r] = tl_cell_missing();                                                                                      \
+        for (size_t q = 0; q < gr->n; q++) {                                                                           \
+            const urow *w = &rows[gr->rows[q]];                                                                        \
+            if (w->modelled && (cond)) {                                                                               \
+                x[r] = mk(expr);                                                                                       \
+                break;                                                                                                 \
+            }                                                                                                          \
+        }                                                                                                              \
+    }
+    if (any_metric) {
+        COL("GFLOPS");
+        FIRST(!isnan(w->m.gflops), w->m.gflops, fcell)
+        COL("Data Moved (MB)");
+        FIRST(!isnan(w->m.mb), w->m.mb, fcell)
+        COL("FLOPS/Byte");
+        FIRST(!isnan(w->m.fpb), w->m.fpb, fcell)
+        COL("Compute Spec");
+        FIRST(1, w->m.spec, scell)
+        if (any_roof) {
+            COL("Roofline Bound");
+            FIRST(w->m.roof_bound != NULL, w->m.roof_bound, scell)
+        }
+        COL("TB/s_mean");
+        for (size_t r = 0; r < ng; r++)
+            x[r] = fcell(AGG(A_TBS, mean));
+        COL("TB/s_std");
+        for (size_t r = 0; r < ng; r++)
+            x[r] = fcell(AGG(A_TBS, std));
+        COL("TFLOPS/s_mean");
+        for (size_t r = 0; r < ng; r++)
+            x[r] = fcell(AGG(A_TFL, mean));
+        COL("TFLOPS/s_std");
+        for (size_t r = 0; r < ng; r++)
+            x[r] = fcell(AGG(A_TFL, std));
+    }
+    COL("Kernel Time (µs)_mean");
+    for (size_t r = 0; r < ng; r++)
+        x[r] = fcell(AGG(A_KT, mean));
+    COL("Kernel Time (µs)_std");
+    for (size_t r = 0; r < ng; r++)
+        x[r] = fcell(AGG(A_KT, std));
+    COL("Kernel Time (µs)_sum");
+    for (size_t r = 0; r < ng; r++)
+        x[r] = tl_cell_float(g[ord[r]].ktsum);
+    COL("duration_us_median");
+    for (size_t r = 0; r < ng; r++)
+        x[r] = fcell(AGG(A_DUR, median));
+    COL("duration_us_min");
+    for (size_t r = 0; r < ng; r++)
+        x[r] = fcell(AGG(A_DUR, min));
+    COL("duration_us_max");
+    for (size_t r = 0; r < ng; r++)
+        x[r] = fcell(AGG(A_DUR, max));
+    if (any_metric) {
+        static const char *const sn[3] = {"median", "min", "max"};
+        for (int a = A_TBS; a <= A_TFL; a++)
+            for (int s = 0; s < 3; s++) {
+                COL(tl_arena_printf(env->arena, "%s_%s", a == A_TBS ? "TB/s" : "TFLOPS/s", sn[s]));
+                for (size_t r = 0; r < ng; r++)
+                    x[r] = fcell(s == 0 ? AGG(a, median) : s == 1 ? AGG(a, min) : AGG(a, max));
+            }
+        if (any_roof) {
+            COL("Roofline Time (µs)_first");
+            FIRST(!isnan(w->m.roof_time), w->m.roof_time, fcell)
+            static const char *const pn[5] = {"mean", "median", "std", "min", "max"};
+            for (int s = 0; s < 5; s++) {
+                COL(tl_arena_printf(env->arena, "Pct Roofline_%s", pn[s]));
+                for (size_t r = 0; r < ng; r++)
+                    x[r] = fcell(s == 0 ? AGG(A_PCT, mean) : s == 1 ? AGG(A_PCT, median) : s == 2 ? AGG(A_PCT, std)
+                                 : s == 3 ? AGG(A_PCT, min) : AGG(A_PCT, max));
+            }
+        }
+    }
+    COL("Kernel Time (µs)_median");
+    for (size_t r = 0; r < ng; r++)
+        x[r] = fcell(AGG(A_KT, median));
+    COL("Kernel Time (µs)_min");
+    for (size_t r = 0; r < ng; r++)
+        x[r] = fcell(AGG(A_KT, min));
+    COL("Kernel Time (µs)_max");
+    for (size_t r = 0; r < ng; r++)
+        x[r] = fcell(AGG(A_KT, max));
+    {
+        tl_cell *ks = COL("kernel_details_summary");
+        tl_cell *kt = COL("trunc_kernel_details");
+        const uint32_t **lists = tl_xmalloc(nr * sizeof *lists);
+        size_t *lens = tl_xmalloc(nr * sizeof *lens);
+        for (size_t r = 0; r < ng; r++) {
+            const ugrp *gr = &g[ord[r]];
+            for (size_t q = 0; q < gr->n; q++) {
+                lists[q] = rows[gr->rows[q]].kern;
+                lens[q] = rows[gr->rows[q]].nkern;
+            }
+            const char *s, *tr;
+            pm_kernel_summary(env, lists, lens, gr->n, &s, &tr);
+            ks[r] = tl_cell_str(s);
+            kt[r] = scell(tr);
+        }
+        free(lists);
+        free(lens);
+    }
+    COL("perf_params");
+    FIRST(w->m.npar > 0, params_text(env, &w->m), scell)
+    COL("has_perf_model");
+    for (size_t r = 0; r < ng; r++)
+        x[r] = tl_cell_bool(rows[g[ord[r]].rows[0]].has_model);
+    {
+        double *sums = tl_xmalloc(ng * sizeof *sums);
+        for (size_t r = 0; r < ng; r++)
+            sums[r] = g[ord[r]].ktsum;
+        double total = tl_np_sum(sums, ng), cum = 0;
+        tl_cell *pc = COL("Percentage (%)");
+        tl_cell *cc = COL("Cumulative Percentage (%)");
+        for (size_t r = 0; r < ng; r++) {
+            double p = sums[r] / total * 100;
+            cum += p;
+            pc[r] = fcell(p);
+            cc[r] = fcell(cum);
+        }
+        free(sums);
+    }
+#undef COL
+#undef AGG
+#undef FIRST
+    for (size_t i = 0; i < ng; i++)
+        free(g[i].rows);
+    free(g);
+    free(ag);
+    free(ord);
+    free(keys);
+    free(rows);
+    return tb;
+}
