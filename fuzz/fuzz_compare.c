@@ -6,7 +6,9 @@
  * lost).  One text gives a report compared with itself; a fourth and later are ignored.
  * The selector picks the sheet (and so the group: its keys, drops, diffs, sort and, for
  * ops_all and roofline sheets, the three-way split) and, with its top bit, whether the
- * workbook is written too.
+ * workbook is written too.  On a perf sheet the summary's efficiency lines are built from
+ * the reports too (every name of the baseline's sheet listed), against a GPU description,
+ * and rendered every way.
  *
  * Each text is written as <sheet>.csv of its own report directory, and the reports go
  * through the same calls as tlcompare's: tl_report_open, tl_run_groups, the CSV writer
@@ -18,6 +20,7 @@
 #include "compare/groups.h"
 #include "read/open.h"
 #include "write/xlsx_write.h"
+#include "summary/efficiency.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -36,6 +39,8 @@ static const struct {
     {"SDPA_bwd", TL_GROUP_ROOFLINE},           {"CONV_fwd", TL_GROUP_ROOFLINE},
     {"CONV_bwd", TL_GROUP_ROOFLINE},           {"UnaryElementwise", TL_GROUP_ROOFLINE},
     {"BinaryElementwise", TL_GROUP_ROOFLINE},
+    /* appended, so that the older seeds keep their sheet */
+    {"Normalization", TL_GROUP_PERF},          {"Reduce_bwd", TL_GROUP_PERF},
 };
 #define CMPFZ_NSHEETS (sizeof cmpfz_sheets / sizeof *cmpfz_sheets)
 
@@ -83,6 +88,59 @@ static void cmpfz_write(size_t report, const char *sheet, const uint8_t *data, s
     TL_FUZZ_CHECK(f != NULL);
     TL_FUZZ_CHECK(fwrite(data, 1, n, f) == n);
     TL_FUZZ_CHECK(fclose(f) == 0);
+}
+
+/* The efficiency lines of the baseline sheet's names (at most 16), in every rendering. */
+static void cmpfz_efficiency(tl_report *reports, size_t n, const char *sheet, tl_arena *arena)
+{
+    tl_error err = {0};
+    tl_table *t = tl_report_read_sheet(&reports[0], sheet, arena, &err);
+    if (!t)
+        return;
+    long name = tl_table_find(t, "name");
+    tl_summary_item items[16];
+    size_t nitems = 0;
+    for (size_t r = 0; name >= 0 && r < t->nrows && nitems < 16; r++)
+        if (t->cols[name].cells[r].kind == TL_STR)
+            items[nitems++] = (tl_summary_item){.name = t->cols[name].cells[r].v.s};
+    tl_variant_summary vs[CMPFZ_MAX_REPORTS - 1];
+    memset(vs, 0, sizeof vs);
+    for (size_t v = 0; v + 1 < n; v++) {
+        vs[v].tag = reports[v + 1].tag;
+        vs[v].regressions = items;
+        vs[v].nregressions = nitems;
+    }
+    /* LCA lines: one found by its LCA's name, one by a side's op, one by nothing */
+    const char *first = nitems ? items[0].name : "", *last = nitems ? items[nitems - 1].name : "";
+    tl_lca_item lca[3] = {{.lca = first, .ops1 = "", .ops2 = last},
+                          {.lca = "", .ops1 = last, .ops2 = ""},
+                          {.lca = "x", .ops1 = "y", .ops2 = "z"}};
+    tl_lca_summary ls = {.tag1 = reports[0].tag, .tag2 = reports[1].tag, .top = lca, .ntop = 3};
+    tl_summary s = {.baseline = reports[0].tag, .item = "op", .variants = vs, .nvariants = n - 1, .lca = &ls};
+    tl_gpu_arch arch = {.name = "FUZZ", .mem_bw_gbps = 5300, .npeaks = 2};
+    arch.peak[0] = (tl_gpu_peak){"matrix_bf16", 708};
+    arch.peak[1] = (tl_gpu_peak){"vector_fp32", 0};
+    tl_eff_options opt = {&arch};
+    tl_efficiency e;
+    tl_efficiency_build(&e, &s, reports, n, &opt, arena);
+    s.eff = &e;
+    tl_buf b = {0};
+    tl_summary_markdown(&s, &b);
+    tl_summary_json(&s, &b);
+    tl_buf_free(&b);
+    FILE *null = fopen("/dev/null", "w");
+    TL_FUZZ_CHECK(null != NULL);
+    tl_summary_print(&s, null, 1);
+    fclose(null);
+    for (size_t v = 0; v + 1 < n; v++) {
+        tl_table *et = tl_efficiency_table(&e, &e.variants[v], s.baseline, vs[v].tag, arena);
+        if (et) {
+            tl_fuzz_check_table(et, 0);
+            tl_table_free(et);
+        }
+    }
+    tl_efficiency_free(&e);
+    tl_table_free(t);
 }
 
 int tl_fuzz_compare(const uint8_t *data, size_t size)
@@ -141,6 +199,8 @@ int tl_fuzz_compare(const uint8_t *data, size_t size)
             tl_csv_format(results.items[i].table, &csv);
             tl_buf_free(&csv);
         }
+        if (group == TL_GROUP_PERF || !strcmp(sheet, "unified_perf_summary") || !strcmp(sheet, "GEMM"))
+            cmpfz_efficiency(reports, nreports, sheet, &arena);
         if (write_workbook) {
             char path[512];
             snprintf(path, sizeof path, "%s/out.xlsx", cmpfz_root);

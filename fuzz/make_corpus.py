@@ -129,6 +129,19 @@ GEMM = ("name,param: M,param: N,Kernel Time (µs)_sum,Kernel Time (µs)_mean,nam
         "aten::mm,128,256,40,20,2,1.5,0.2,3,7\naten::mm,64,64,4,4,1,0.5,0.1,1,8\n")
 GEMM_V = ("name,param: M,param: K,Kernel Time (µs)_sum,Kernel Time (µs)_mean,name_count,"
           "TFLOPS/s_mean,TB/s_mean\naten::mm,128,1,30,15,2,2.0,0.3\n")
+UNIFIED_PERF = ("name,op category,Input type,Input Dims,Input Strides,Concrete Inputs,Kernel Time (µs)_sum,"
+                "Kernel Time (µs)_mean,operation_count,GFLOPS,Data Moved (MB),Compute Spec,has_perf_model\n"
+                "aten::mm,GEMM,a,b,c,d,10,5,2,100,50,matrix_bf16,True\n"
+                "aten::mm,GEMM,a,e,c,d,4,4,1,1e300,,,True\n"
+                "aten::add,elementwise,a,b,c,d,0,0,3,0.1,8,vector_fp32,True\n"
+                "aten::cat,other,a,b,c,d,7,7,1,,,,False\n")
+NORM = ("name,param: op_shape,param: dtype,GFLOPS_first,Data Moved (MB)_first,TB/s_mean,TFLOPS/s_mean,"
+        "Compute Spec,Kernel Time (µs)_mean,Kernel Time (µs)_sum,name_count,UID_first\n"
+        'aten::layer_norm,"(1024, 768)",bf16,0.5,100,1.05,0.005,vector_bf16,100.0,1000,10,20\n'
+        'aten::layer_norm,"(512, 768)",bf16,0.25,50,1.05,0.005,vector_bf16,25.0,50,2,21\n')
+NORM_V = ("name,param: op_shape,param: is_affine,GFLOPS_first,Data Moved (MB)_first,TB/s_mean,TFLOPS/s_mean,"
+          "Compute Spec,Kernel Time (µs)_mean,Kernel Time (µs)_sum,name_count,UID_first\n"
+          'aten::layer_norm,"(1024, 768)",True,0.5,100,0.84,0.004,,125.0,1250,10,20\n')
 GPU_B = "type,time ms,percent\nbusy,10,50\nidle,5,25\ntotal,15,100\n"
 GPU_V = "type,time ms,percent\nbusy,12,60\nidle,3,15\nexposed_comm,1,5\n"
 
@@ -143,6 +156,9 @@ COMPARE = {
     "ops_unique_args_workbook": compare_input(0x80 | 4, OPS_ALL, OPS_ALL),
     "unified_perf_summary": compare_input(5, UNIFIED, UNIFIED),
     "gemm": compare_input(6, GEMM, GEMM_V),
+    "unified_efficiency": compare_input(5, UNIFIED_PERF, UNIFIED_PERF.replace(",10,5,2,", ",8,4,2,")),
+    "normalization": compare_input(13, NORM, NORM_V),
+    "reduce_bwd_three": compare_input(14, NORM, NORM, "name\n"),
     "gemm_workbook": compare_input(0x80 | 6, GEMM, GEMM),
     "unary_empty": compare_input(11, GEMM, "name\n"),
     "missing_keys": compare_input(1, "name,Count\n,1\nNA,2\n", "name,Count\n,3\n"),

@@ -594,7 +594,7 @@ static void test_usage_unknown_sheets_group(void **state)
     two_reports(f);
     EXPECT_FAILURE(f, 2,
                    "--sheets: unknown group 'kernels' (choose from gpu_timeline, ops_summary, "
-                   "kernel_summary, ops_all, roofline, all) (see 'tlcompare --help')",
+                   "kernel_summary, ops_all, roofline, perf, all) (see 'tlcompare --help')",
                    "a", "b", "--sheets", "gpu_timeline", "kernels");
 }
 

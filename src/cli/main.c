@@ -8,6 +8,7 @@
 #include "base/progress.h"
 #include "read/open.h"
 #include "write/sink.h"
+#include "summary/efficiency.h"
 #include "summary/summary.h"
 #include "perf/gpu_arch.h"
 #include "perf/perf.h"
@@ -75,7 +76,8 @@ static const char help_text[] =
     "  --output_csvs_dir DIR     also write every result sheet as DIR/<sheet>.csv\n"
     "  --names TAG ...           one tag per report (default: the file or directory names)\n"
     "  --sheets GROUP ...        groups to compare: gpu_timeline ops_summary kernel_summary\n"
-    "                            ops_all roofline all (default: all)\n"
+    "                            ops_all roofline perf all (default: all; perf, the\n"
+    "                            other perf-model sheets, only when named)\n"
     "  --summary-md FILE         write the summary as Markdown (for a pull request)\n"
     "  --summary-json FILE       write the summary as JSON\n"
     "  --no-summary              no summary worksheet at the front of the workbook\n"
@@ -139,7 +141,7 @@ static int add_group(const char *g, unsigned *named, int *all)
     unsigned bit = tl_group_from_name(g);
     if (!bit)
         return usage_error("--sheets: unknown group '%s' (choose from gpu_timeline, "
-                           "ops_summary, kernel_summary, ops_all, roofline, all)", g);
+                           "ops_summary, kernel_summary, ops_all, roofline, perf, all)", g);
     if (bit == TL_GROUP_ALL)
         *all = 1;
     else
@@ -279,7 +281,7 @@ static int parse_args(int argc, char **argv, options *o)
     }
     /* Only groups listed by name must exist in the baseline; "all" takes what is there. */
     o->named = sheets_named;
-    o->run = !sheets_given || all_given ? TL_GROUP_ALL : sheets_named;
+    o->run = (!sheets_given || all_given ? TL_GROUP_ALL : 0) | sheets_named;
     return 0;
 }
 
@@ -537,6 +539,7 @@ int main(int argc, char **argv)
     size_t opened = 0;
     tl_cli_diff cdiff = {0};
     tl_lca_summary lsum = {0};
+    tl_efficiency eff = {0};
     rc = 1;
 
     /* Tags first: a usage error should not wait for the reports to be read. */
@@ -694,6 +697,10 @@ int main(int argc, char **argv)
             summary.gate_failed = 1;
     }
     free(tagv);
+    /* the achieved TFLOPS/s and TB/s of the ops listed, from the reports' perf sheets */
+    tl_eff_options eff_opt = {.gpu_arch = NULL}; /* the --gpu-arch description, once that option is in */
+    tl_efficiency_build(&eff, &summary, reports, o.nreports, &eff_opt, &arena);
+    summary.eff = &eff;
     if (!o.no_summary && ((summary.nvariants && (summary.source || summary.variants[0].has_timeline)) || lsum.ntop))
         sheet = tl_summary_sheet_build(&summary, &arena);
     if (o.summary_md)
@@ -765,6 +772,7 @@ done:
     tl_summary_sheet_free(sheet);
     tl_summary_free(&summary);
     tl_lca_summary_free(&lsum);
+    tl_efficiency_free(&eff);
     tl_buf_free(&md);
     tl_buf_free(&json);
     tl_output_free(texts[0]);

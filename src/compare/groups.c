@@ -91,6 +91,43 @@ static const split_sheet roofline_sheets[] = {
     {"UnaryElementwise", "un_eltwise", LIST(roofline_diffs)},
     {"BinaryElementwise", "bin_eltwise", LIST(roofline_diffs)},
 };
+/* The other perf-model sheets, in PERF §0's family order (a family's _fwd before its
+ * _bwd): compared exactly like the roofline sheets, each result named after its sheet. */
+static const split_sheet perf_sheets[] = {
+    {"InferenceAttention_fwd", "InferenceAttention_fwd", LIST(roofline_diffs)},
+    {"InferenceAttention_bwd", "InferenceAttention_bwd", LIST(roofline_diffs)},
+    {"GroupedGEMM_fwd", "GroupedGEMM_fwd", LIST(roofline_diffs)},
+    {"GroupedGEMM_bwd", "GroupedGEMM_bwd", LIST(roofline_diffs)},
+    {"MoE_comm_fwd", "MoE_comm_fwd", LIST(roofline_diffs)},
+    {"MoE_comm_bwd", "MoE_comm_bwd", LIST(roofline_diffs)},
+    {"SSM_fwd", "SSM_fwd", LIST(roofline_diffs)},
+    {"SSM_bwd", "SSM_bwd", LIST(roofline_diffs)},
+    {"RoPE_fwd", "RoPE_fwd", LIST(roofline_diffs)},
+    {"RoPE_bwd", "RoPE_bwd", LIST(roofline_diffs)},
+    {"CrossEntropy_fwd", "CrossEntropy_fwd", LIST(roofline_diffs)},
+    {"CrossEntropy_bwd", "CrossEntropy_bwd", LIST(roofline_diffs)},
+    {"MoE_fused_fwd", "MoE_fused_fwd", LIST(roofline_diffs)},
+    {"MoE_fused_bwd", "MoE_fused_bwd", LIST(roofline_diffs)},
+    {"MoE_unfused_fwd", "MoE_unfused_fwd", LIST(roofline_diffs)},
+    {"MoE_unfused_bwd", "MoE_unfused_bwd", LIST(roofline_diffs)},
+    {"MoE_aux_fwd", "MoE_aux_fwd", LIST(roofline_diffs)},
+    {"MoE_aux_bwd", "MoE_aux_bwd", LIST(roofline_diffs)},
+    {"RMSNorm_fwd", "RMSNorm_fwd", LIST(roofline_diffs)},
+    {"RMSNorm_bwd", "RMSNorm_bwd", LIST(roofline_diffs)},
+    {"elementwise_fwd", "elementwise_fwd", LIST(roofline_diffs)},
+    {"elementwise_bwd", "elementwise_bwd", LIST(roofline_diffs)},
+    {"GroupQuant_fwd", "GroupQuant_fwd", LIST(roofline_diffs)},
+    {"GroupQuant_bwd", "GroupQuant_bwd", LIST(roofline_diffs)},
+    {"FusedRoPE_fwd", "FusedRoPE_fwd", LIST(roofline_diffs)},
+    {"FusedRoPE_bwd", "FusedRoPE_bwd", LIST(roofline_diffs)},
+    {"CustomCollective_fwd", "CustomCollective_fwd", LIST(roofline_diffs)},
+    {"CustomCollective_bwd", "CustomCollective_bwd", LIST(roofline_diffs)},
+    {"mHC_fwd", "mHC_fwd", LIST(roofline_diffs)},
+    {"mHC_bwd", "mHC_bwd", LIST(roofline_diffs)},
+    {"Normalization", "Normalization", LIST(roofline_diffs)},
+    {"Reduce_fwd", "Reduce_fwd", LIST(roofline_diffs)},
+    {"Reduce_bwd", "Reduce_bwd", LIST(roofline_diffs)},
+};
 static const char *const roofline_drop_variants[] = {
     "GFLOPS_first",     "Data Moved (MB)_first", "FLOPS/Byte_first",     "Input type_first",
     "Input Dims_first", "Input Strides_first",   "Concrete Inputs_first"};
@@ -107,7 +144,7 @@ unsigned tl_group_from_name(const char *name)
     static const struct { const char *name; unsigned bit; } names[] = {
         {"gpu_timeline", TL_GROUP_GPU_TIMELINE}, {"ops_summary", TL_GROUP_OPS_SUMMARY},
         {"kernel_summary", TL_GROUP_KERNEL_SUMMARY}, {"ops_all", TL_GROUP_OPS_ALL},
-        {"roofline", TL_GROUP_ROOFLINE}, {"all", TL_GROUP_ALL},
+        {"roofline", TL_GROUP_ROOFLINE}, {"perf", TL_GROUP_PERF}, {"all", TL_GROUP_ALL},
     };
     for (size_t i = 0; i < COUNT(names); i++)
         if (strcmp(name, names[i].name) == 0)
@@ -282,7 +319,9 @@ static int cmp_cstr(const void *a, const void *b)
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-static int run_split(run_ctx *c, const split_sheet *s, int roofline)
+/* `roofline`: NULL for the ops_all group, else the group's name for the notes ("roofline",
+ * "perf"): both kinds of perf sheet are keyed, trimmed and hidden alike. */
+static int run_split(run_ctx *c, const split_sheet *s, const char *roofline)
 {
     long lacking = first_lacking(c, s->sheet);
     if (lacking > 0) {
@@ -304,7 +343,7 @@ static int run_split(run_ctx *c, const split_sheet *s, int roofline)
                 drop_column(tables[i], roofline_drop_variants[d]);
         for (size_t i = 0; i < c->n; i++) {
             if (tables[i]->nrows == 0 || tables[i]->ncols == 0) {
-                tl_note("Skipping roofline sheet '%s' because one of the reports is empty.", s->sheet);
+                tl_note("Skipping %s sheet '%s' because one of the reports is empty.", roofline, s->sheet);
                 goto skip;
             }
         }
@@ -407,6 +446,14 @@ static int baseline_has_any(const run_ctx *c, const split_sheet *sheets, size_t 
     return 0;
 }
 
+const char *tl_perf_sheet(size_t i)
+{
+    if (i < COUNT(roofline_sheets))
+        return roofline_sheets[i].sheet;
+    i -= COUNT(roofline_sheets);
+    return i < COUNT(perf_sheets) ? perf_sheets[i].sheet : NULL;
+}
+
 int tl_groups_any_sheet(const tl_report *r, unsigned run)
 {
     static const struct { unsigned bit; const char *sheet; } sheets[] = {
@@ -421,6 +468,9 @@ int tl_groups_any_sheet(const tl_report *r, unsigned run)
             return 1;
     for (size_t i = 0; i < COUNT(roofline_sheets); i++)
         if ((run & TL_GROUP_ROOFLINE) && tl_report_has_sheet(r, roofline_sheets[i].sheet))
+            return 1;
+    for (size_t i = 0; i < COUNT(perf_sheets); i++)
+        if ((run & TL_GROUP_PERF) && tl_report_has_sheet(r, perf_sheets[i].sheet))
             return 1;
     return 0;
 }
@@ -466,6 +516,7 @@ int tl_run_groups_with(tl_report *reports, size_t n, unsigned run, unsigned name
         splits[] = {
             {TL_GROUP_OPS_ALL, "ops_all", ops_all_sheets, COUNT(ops_all_sheets), 0},
             {TL_GROUP_ROOFLINE, "roofline", roofline_sheets, COUNT(roofline_sheets), 1},
+            {TL_GROUP_PERF, "perf", perf_sheets, COUNT(perf_sheets), 1},
         };
     for (size_t g = 0; g < COUNT(splits) && rc == 0; g++) {
         if (!(run & splits[g].bit))
@@ -484,7 +535,7 @@ int tl_run_groups_with(tl_report *reports, size_t n, unsigned run, unsigned name
                 continue;
             rc = begin_split(&c);
             if (rc == 0)
-                rc = run_split(&c, &splits[g].sheets[s], splits[g].roofline);
+                rc = run_split(&c, &splits[g].sheets[s], splits[g].roofline ? splits[g].name : NULL);
             c.nsplit++;
         }
     }

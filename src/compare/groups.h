@@ -17,7 +17,10 @@ enum {
     TL_GROUP_KERNEL_SUMMARY = 1 << 2,
     TL_GROUP_OPS_ALL = 1 << 3,
     TL_GROUP_ROOFLINE = 1 << 4,
-    TL_GROUP_ALL = (1 << 5) - 1,
+    TL_GROUP_ALL = (1 << 5) - 1, /* the reference's groups: every one above */
+    /* The perf-model sheets outside the roofline group (Normalization, Reduce_fwd, ...):
+     * split like the roofline sheets.  Beyond the reference, so not part of "all". */
+    TL_GROUP_PERF = 1 << 5,
 };
 
 /* The bit of a group name ("ops_all"), TL_GROUP_ALL for "all", 0 when unknown. */
@@ -43,6 +46,11 @@ enum {
 /* tl_run_groups with options `flags` (TL_RUN_*). */
 int tl_run_groups_with(tl_report *reports, size_t n, unsigned run, unsigned named, unsigned flags,
                        tl_sink *sink, tl_arena *arena, tl_error *err);
+
+/* The i-th perf-model sheet that a group compares (the roofline group's seven, then the
+ * perf group's), or NULL past the last: for readers of the perf sheets outside the
+ * comparison, so that the list lives in one place. */
+const char *tl_perf_sheet(size_t i);
 
 /* 1 when report `r` has a sheet that one of the groups in `run` compares. */
 int tl_groups_any_sheet(const tl_report *r, unsigned run);

@@ -6,6 +6,8 @@
  */
 #include "summary/summary.h"
 
+#include "summary/efficiency.h"
+
 #include "base/jsonw.h"
 #include "base/numfmt.h"
 #include "base/sort.h"
@@ -207,9 +209,13 @@ void tl_summary_print(const tl_summary *s, FILE *out, int color)
         print_items(out, &p, title, v->improvements, v->nimprovements);
         print_one_sided(out, s->item, s->baseline, v->only_base_count, v->only_base, v->nonly_base, 1);
         print_one_sided(out, s->item, v->tag, v->only_var_count, v->only_var, v->nonly_var, 0);
+        if (s->eff)
+            tl_efficiency_print(s->eff, &s->eff->variants[vi], s->baseline, v->tag, out, color);
     }
     if (s->lca)
         tl_lca_summary_print(s->lca, out, color);
+    if (s->lca && s->eff)
+        tl_efficiency_print(s->eff, &s->eff->lca, s->lca->tag1, s->lca->tag2, out, color);
     if (s->gate_on)
         fprintf(out, "\ngate: %s%s%s (more than %g%% slower: busy time, or any %s of at least %g ms)\n",
                 s->gate_failed ? p.red : p.green, s->gate_failed ? "FAILED" : "passed", p.off, s->gate_pct,
@@ -356,6 +362,8 @@ void tl_summary_markdown(const tl_summary *s, tl_buf *b)
             tl_buf_adds(b, "\n");
         md_one_sided(b, s->item, s->baseline, v->only_base_count, v->only_base, v->nonly_base, 1);
         md_one_sided(b, s->item, v->tag, v->only_var_count, v->only_var, v->nonly_var, 0);
+        if (s->eff)
+            tl_efficiency_markdown(s->eff, &s->eff->variants[vi], s->baseline, v->tag, b);
         /* the first ones (the largest in the baseline): a pull request comment has a size
            limit, and a big report can have thousands; the JSON lists them all */
         for (size_t i = 0; i < v->nviolations && i < TL_SUMMARY_TOP; i++) {
@@ -369,6 +377,8 @@ void tl_summary_markdown(const tl_summary *s, tl_buf *b)
     }
     if (s->lca)
         tl_lca_summary_markdown(s->lca, b);
+    if (s->lca && s->eff)
+        tl_efficiency_markdown(s->eff, &s->eff->lca, s->lca->tag1, s->lca->tag2, b);
     if (s->gate_on)
         tl_buf_printf(b, "\nGate: **%s** (limit %g%%, %ss of at least %g ms).\n", s->gate_failed ? "failed" : "passed",
                       s->gate_pct, s->item, s->gate_min_ms);
@@ -463,6 +473,8 @@ void tl_summary_json(const tl_summary *s, tl_buf *b)
         js_items(b, "only_baseline", v->only_base, v->nonly_base);
         tl_buf_printf(b, ",\n      \"only_variant_count\": %zu", v->only_var_count);
         js_items(b, "only_variant", v->only_var, v->nonly_var);
+        if (s->eff)
+            tl_efficiency_json(s->eff, &s->eff->variants[vi], "efficiency", "      ", b);
         tl_buf_adds(b, ",\n      \"violations\": [");
         for (size_t i = 0; i < v->nviolations; i++) {
             const tl_violation *x = &v->violations[i];
@@ -484,6 +496,8 @@ void tl_summary_json(const tl_summary *s, tl_buf *b)
     if (s->lca) {
         tl_buf_adds(b, ",\n  \"lca\": ");
         tl_lca_summary_json(s->lca, b);
+        if (s->eff)
+            tl_efficiency_json(s->eff, &s->eff->lca, "lca_efficiency", "  ", b);
     }
     tl_buf_adds(b, ",\n  \"gate\": ");
     if (!s->gate_on) {
@@ -598,10 +612,16 @@ tl_summary_sheet *tl_summary_sheet_build(const tl_summary *s, tl_arena *a)
                    s->baseline, v->tag, v->only_base, v->nonly_base);
         item_block(st, a, tl_arena_printf(a, "only in %s (%zu in all)", v->tag, v->only_var_count), s->item,
                    s->baseline, v->tag, v->only_var, v->nonly_var);
+        tl_table *eff = s->eff ? tl_efficiency_table(s->eff, &s->eff->variants[vi], s->baseline, v->tag, a) : NULL;
+        if (eff)
+            add_block(st, tl_arena_printf(a, "%s vs %s: achieved TFLOPS/s and TB/s", v->tag, s->baseline), eff);
     }
     if (s->lca && s->lca->ntop)
         add_block(st, tl_arena_printf(a, "%s vs %s by lowest common op", s->lca->tag2, s->lca->tag1),
                   tl_lca_summary_table(s->lca, a));
+    tl_table *lca_eff = s->lca && s->eff ? tl_efficiency_table(s->eff, &s->eff->lca, s->lca->tag1, s->lca->tag2, a) : NULL;
+    if (lca_eff)
+        add_block(st, tl_arena_printf(a, "%s vs %s by lowest common op: achieved", s->lca->tag2, s->lca->tag1), lca_eff);
     st->sheet.name = "summary";
     st->sheet.blocks = st->blocks;
     st->sheet.nblocks = st->nblocks;

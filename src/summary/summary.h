@@ -99,6 +99,7 @@ typedef struct tl_summary {
     double min_delta_ms, min_delta_pct; /* the floors of tl_gate */
     size_t top;                         /* how many regressions / improvements are listed */
     const tl_lca_summary *lca; /* two traces: the comparison by lowest common op, or NULL */
+    const struct tl_efficiency *eff; /* the achieved TFLOPS/s and TB/s (efficiency.h), or NULL */
 } tl_summary;
 
 /* Gate settings: pct < 0 means no gate.  The floors apply to the lists and the gate alike:
