@@ -176,7 +176,7 @@ static run *run_new(size_t n, const char *const *dirs, const char *const *tags, 
         print_error("%s\n", err.msg);
         fail();
     }
-    tl_gate gate = {pct, min_ms, 0, 0, 0};
+    tl_gate gate = {pct, min_ms, 0, 0, 0, NULL, 0, 0};
     tl_summary_build(&r->s, &r->results, r->tags, n, &gate, &r->arena);
     return r;
 }

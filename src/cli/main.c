@@ -12,6 +12,7 @@
 #include "summary/summary.h"
 #include "perf/gpu_arch.h"
 #include "perf/perf.h"
+#include "summary/verdict.h"
 #include "trace/trace_report.h"
 #include "write/xlsx_write.h"
 
@@ -55,6 +56,8 @@ typedef struct options {
     size_t top;               /* --top N: regressions and improvements listed */
     const char *tracediff_dir; /* --tracediff-dir DIR: the TraceDiff files of two traces */
     const char *gpu_arch;     /* --gpu-arch NAME|FILE: the roofline columns of traces' perf sheets */
+    double confidence;         /* --confidence PCT, as a fraction; 0: the default */
+    int fdr;                   /* --fdr: verdicts at a false discovery rate */
 } options;
 
 static const char usage_text[] =
@@ -62,7 +65,8 @@ static const char usage_text[] =
     "                 [--names TAG ...] [--sheets GROUP ...] [--summary-md FILE]\n"
     "                 [--summary-json FILE] [--fail-on-regression PCT [--min-time-ms MS]]\n"
     "                 [--min-delta-ms MS] [--min-delta-pct PCT] [--top N]\n"
-    "                 [--tracelens-keys] [--tracediff-dir DIR] [--gpu-arch NAME|FILE] [--no-summary] [--timings] [-v] [-q]\n";
+    "                 [--confidence PCT] [--fdr] [--tracelens-keys] [--tracediff-dir DIR]\n"
+    "                 [--gpu-arch NAME|FILE] [--no-summary] [--timings] [-v] [-q]\n";
 
 static const char help_text[] =
     "Compare TraceLens performance reports: the first REPORT is the baseline, every other\n"
@@ -93,6 +97,10 @@ static const char help_text[] =
     "  --min-delta-pct PCT       ... and changes smaller than PCT% (both default: 0;\n"
     "                            floating-point noise is always ignored)\n"
     "  --top N                   list the N largest regressions and improvements (default: 10)\n"
+    "  --confidence PCT          the level of the verdicts' intervals (default: 95); the share of\n"
+    "                            chance that any change listed is noise is kept at 100 - PCT%\n"
+    "  --fdr                     hold the verdicts to a false discovery rate instead (Benjamini-\n"
+    "                            Hochberg: finds more when many ops changed, lists some noise)\n"
     "  --tracelens-keys          pair rows on the groups' own keys only, exactly as the TraceLens\n"
     "                            tool (default: add is_recompute, gpu_pid, parent_module,\n"
     "                            Parent cpu_op, Parent op category, Kernel stream to the keys\n"
@@ -235,6 +243,17 @@ static int parse_args(int argc, char **argv, options *o)
             if (!v || end == v || *end || x < 1 || x > 100000)
                 return usage_error("%s needs a whole number from 1 to 100000", name);
             o->top = (size_t)x;
+        } else if (!strcmp(name, "--confidence")) {
+            const char *v = option_value(argc, argv, &i, eq);
+            char *end = NULL;
+            double x = v ? strtod(v, &end) : NAN;
+            if (v && end != v && !*end && x >= 1)
+                x /= 100; /* 95 is 95%; 0.95 is taken as it is */
+            if (!v || end == v || *end || !(x >= 0.5 && x < 1))
+                return usage_error("%s needs a level from 50 to below 100 (percent)", name);
+            o->confidence = x;
+        } else if (!strcmp(name, "--fdr")) {
+            o->fdr = 1;
         } else if (!strcmp(name, "--timings")) {
             o->timings = 1;
         } else if (!strcmp(name, "--no-summary")) {
@@ -540,6 +559,7 @@ int main(int argc, char **argv)
     tl_cli_diff cdiff = {0};
     tl_lca_summary lsum = {0};
     tl_efficiency eff = {0};
+    tl_noise *noise = NULL;
     rc = 1;
 
     /* Tags first: a usage error should not wait for the reports to be read. */
@@ -643,7 +663,15 @@ int main(int argc, char **argv)
         goto fail;
     if (o.tracediff_dir && !(texts[2] = tl_output_new(o.tracediff_dir, 1, &err)))
         goto fail;
-    tl_sink sink = tl_out_sink(outputs);
+    tl_sink out_sink = tl_out_sink(outputs);
+    {
+        const char **tv = tl_xmalloc(o.nreports * sizeof *tv);
+        for (size_t i = 0; i < o.nreports; i++)
+            tv[i] = reports[i].tag;
+        noise = tl_noise_new(tv, o.nreports);
+        free(tv);
+    }
+    tl_sink sink = tl_noise_tap(noise, &out_sink); /* the per-call spread, as the results pass */
     if (tl_run_groups_with(reports, o.nreports, o.run, o.named, o.tracelens_keys ? TL_RUN_TRACELENS_KEYS : 0,
                            &sink, &arena, &err) != 0)
         goto fail;
@@ -687,7 +715,8 @@ int main(int argc, char **argv)
     const char **tagv = tl_xmalloc(o.nreports * sizeof *tagv);
     for (size_t i = 0; i < o.nreports; i++)
         tagv[i] = reports[i].tag;
-    tl_gate gate = {o.fail_pct, o.min_ms, o.min_delta_ms, o.min_delta_pct, o.top};
+    tl_noise_read_runs(noise, results);
+    tl_gate gate = {o.fail_pct, o.min_ms, o.min_delta_ms, o.min_delta_pct, o.top, noise, o.confidence, o.fdr};
     tl_summary_build(&summary, results, tagv, o.nreports, &gate, &arena);
     if (tl_cli_diff_result(&cdiff)) {
         tl_lca_summary_build(&lsum, tl_cli_diff_result(&cdiff), tagv[0], tagv[1], o.top ? o.top : TL_SUMMARY_TOP, o.fail_pct, o.min_ms,
@@ -771,6 +800,7 @@ done:
     free(reports);
     tl_summary_sheet_free(sheet);
     tl_summary_free(&summary);
+    tl_noise_free(noise);
     tl_lca_summary_free(&lsum);
     tl_efficiency_free(&eff);
     tl_buf_free(&md);

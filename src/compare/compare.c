@@ -3,7 +3,7 @@
  *
  * The merge is a sort-merge join: each side's rows are stably sorted by key, then the
  * two sorted lists are walked together.  That yields the rows already in the order the
- * SPEC asks for (by key, missing keys last, duplicates as all pairs in row order), so no
+ * SPEC asks for (by key, missing keys last, repeated keys in order, or as all pairs in row order for --tracelens-keys), so no
  * separate ordering pass is needed.  The keys are first reduced to one integer rank per
  * row (see "key ranks" below), so the sorts are counting sorts and the walk compares
  * integers; the row orders by a metric (step 5, the split) are radix sorts of the metric
@@ -826,7 +826,7 @@ tl_table *tl_compare(tl_table **tables, const char *const *tags, size_t n,
                      const tl_compare_spec *spec, tl_arena *arena, tl_error *err)
 {
     /* Keys every report has; a key some report lacks is left out (and so is prefixed). */
-    const char **keys = tl_xmalloc((spec->nkeys + TL_ROW_KEYS_N) * sizeof *keys);
+    const char **keys = tl_xmalloc((spec->nkeys + TL_ROW_KEYS_N + 1) * sizeof *keys); /* + the ordinal */
     size_t nkeys = 0;
     tl_name_index *ix = tl_xcalloc(n, sizeof *ix);
     for (size_t i = 0; i < n; i++)
@@ -892,6 +892,8 @@ tl_table *tl_compare(tl_table **tables, const char *const *tags, size_t n,
     }
     if (n == 1)
         promote_integers(merged); /* no merge has done it */
+    if (keys[nkeys - 1] == tl_rowkeys_ordinal) /* it paired the rows; no result shows it */
+        tl_table_remove_column(merged, --nkeys);
 
     size_t first_diff = merged->ncols;
     for (size_t m = 0; m < spec->ndiffs; m++) {

@@ -18,6 +18,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A name no real header holds (it starts with a control character): the column is added
+ * last, used as the last key, and removed from the merged table (tl_compare). */
+const char tl_rowkeys_ordinal[] = "\x01row order";
+
 const char *const tl_row_keys[TL_ROW_KEYS_N] = {"is_recompute", "gpu_pid", "parent_module",
                                                 "Parent cpu_op", "Parent op category", "Kernel stream"};
 
@@ -185,8 +189,13 @@ int tl_rowkeys_settle(tl_table *const *t, const char *const *tags, size_t n, con
         }
     }
     *nkeys = nk;
+    /* keys that still repeat are paired in order: each row's place among its key value's
+     * rows (tl_rowkeys_ordinal) decides the pairing, so a key value's rows make as many
+     * merged rows as the report with most of them has, never the product */
+    int in_order = excess && !exact;
 
-    /* the merged size: per key value, the product of its counts (saturating) */
+    /* the merged size: per key value, the product of its counts (saturating), or the
+     * largest count when paired in order */
     int rc = 0;
     uint32_t *per = tl_xcalloc((tp.nids ? tp.nids : 1) * n, sizeof *per); /* id-major */
     for (size_t i = 0; i < n; i++)
@@ -197,7 +206,10 @@ int tl_rowkeys_settle(tl_table *const *t, const char *const *tags, size_t n, con
         size_t rows = 1;
         for (size_t i = 0; i < n; i++) {
             size_t c = per[id * n + i] ? per[id * n + i] : 1;
-            rows = rows > (SIZE_MAX / 2) / c ? SIZE_MAX / 2 : rows * c;
+            if (in_order)
+                rows = c > rows ? c : rows;
+            else
+                rows = rows > (SIZE_MAX / 2) / c ? SIZE_MAX / 2 : rows * c;
         }
         if (rows > worst_rows)
             worst_rows = rows, worst = id;
@@ -253,12 +265,25 @@ int tl_rowkeys_settle(tl_table *const *t, const char *const *tags, size_t n, con
         if (nk > 6)
             tl_buf_printf(&keyl, ", ... (%zu keys)", nk);
         tl_warn("sheet '%s': key values found in several rows (keys %s; report %s); their rows are "
-                "paired every way%s",
+                "paired %s",
                 sheet, tl_buf_cstr(&keyl), tl_buf_cstr(&msg),
-                exact ? " (--tracelens-keys)" : ", the sheet has no column that tells them apart");
+                exact ? "every way (--tracelens-keys)"
+                      : "in order (the k-th of a value with the k-th), the sheet has no column that tells them "
+                        "apart");
         tl_buf_free(&keyl);
     }
     tl_buf_free(&msg);
+    if (in_order && rc == 0) {
+        /* each row's place among the rows of its key value in its own table */
+        for (size_t i = 0; i < n; i++) {
+            memset(count, 0, (tp.nids ? tp.nids : 1) * sizeof *count);
+            size_t c = tl_table_add_column(t[i], tl_rowkeys_ordinal);
+            t[i]->cols[c].type = TL_COL_NUM;
+            for (size_t r = 0; r < t[i]->nrows; r++)
+                t[i]->cols[c].cells[r] = tl_cell_int((int64_t)count[tp.ids[i][r]]++);
+        }
+        keys[(*nkeys)++] = tl_rowkeys_ordinal;
+    }
 
     free(per);
     free(count);

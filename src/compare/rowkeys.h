@@ -17,6 +17,14 @@
  * rows or TL_MERGE_MAX_CELLS cells (the count is exact: a key in a rows of one report and
  * b of another makes a * b rows).
  */
+/*
+ * The name of the column tl_rowkeys_settle adds, when keys still repeat (and not `exact`),
+ * to every table and to the keys (last): each row's place (0, 1, ...) among the rows of
+ * its key value in its own table, in row order, so that the merge pairs the k-th row of a
+ * value with the k-th (SPEC §2 step 0).  The merge removes it again.
+ */
+extern const char tl_rowkeys_ordinal[];
+
 int tl_rowkeys_settle(tl_table *const *t, const char *const *tags, size_t n, const char **keys, size_t *nkeys,
                       int exact, const char *sheet, tl_error *err);
 

@@ -7,6 +7,7 @@
 #include "summary/summary.h"
 
 #include "summary/efficiency.h"
+#include "summary/verdict.h"
 
 #include "base/jsonw.h"
 #include "base/numfmt.h"
@@ -120,15 +121,16 @@ static void print_items(FILE *out, const paint *p, const char *title, const tl_s
         return;
     fprintf(out, "  %s%s%s\n", p->bold, title, p->off);
     for (size_t i = 0; i < n; i++) {
-        char d[32], pc[32], cnt[64], name[64], per[128];
+        char d[32], pc[32], pm[32], cnt[64], name[64], per[128];
         double delta = items[i].time_ms.var - items[i].time_ms.base;
         snprintf(d, sizeof d, "%+.3f ms", delta);
         fmt_pct(pc, sizeof pc, tl_delta_pct(items[i].time_ms));
+        tl_verdict_fmt_pm(&items[i], pm, sizeof pm);
         fmt_count(cnt, sizeof cnt, items[i].count);
         short_name(name, sizeof name, items[i].name);
         fmt_per_call_change(per, sizeof per, items[i].per_call_ms);
-        fprintf(out, "    %s%14s %9s%s  %-60s %s%-18s%s %s\n", tint(p, delta), d, pc, p->off, name, p->dim, cnt,
-                p->off, per);
+        fprintf(out, "    %s%14s %9s%s%s%s  %-60s %s%-18s%s %s\n", tint(p, delta), d, pc, pm[0] ? " " : "", pm,
+                p->off, name, p->dim, cnt, p->off, per);
     }
 }
 
@@ -211,6 +213,10 @@ void tl_summary_print(const tl_summary *s, FILE *out, int color)
         print_one_sided(out, s->item, v->tag, v->only_var_count, v->only_var, v->nonly_var, 0);
         if (s->eff)
             tl_efficiency_print(s->eff, &s->eff->variants[vi], s->baseline, v->tag, out, color);
+        char line[512];
+        tl_verdict_line(s, v, line, sizeof line);
+        if (line[0])
+            fprintf(out, "  %s%s%s\n", p.dim, line, p.off);
     }
     if (s->lca)
         tl_lca_summary_print(s->lca, out, color);
@@ -297,6 +303,10 @@ static void md_items(tl_buf *b, const char *title, const char *item, const char 
         md_num(b, items[i].time_ms.var - items[i].time_ms.base, "%+.3f");
         tl_buf_adds(b, " | ");
         md_num(b, tl_delta_pct(items[i].time_ms), "%+.1f%%");
+        char pm[32];
+        tl_verdict_fmt_pm(&items[i], pm, sizeof pm);
+        if (pm[0])
+            tl_buf_printf(b, " %s", pm);
         char per[128];
         fmt_per_call_change(per, sizeof per, items[i].per_call_ms);
         tl_buf_printf(b, " | %s | %s |\n", cnt, per[0] ? per : "-");
@@ -364,6 +374,10 @@ void tl_summary_markdown(const tl_summary *s, tl_buf *b)
         md_one_sided(b, s->item, v->tag, v->only_var_count, v->only_var, v->nonly_var, 0);
         if (s->eff)
             tl_efficiency_markdown(s->eff, &s->eff->variants[vi], s->baseline, v->tag, b);
+        char line[512];
+        tl_verdict_line(s, v, line, sizeof line);
+        if (line[0])
+            tl_buf_printf(b, "\n_%s._\n", line);
         /* the first ones (the largest in the baseline): a pull request comment has a size
            limit, and a big report can have thousands; the JSON lists them all */
         for (size_t i = 0; i < v->nviolations && i < TL_SUMMARY_TOP; i++) {
@@ -433,6 +447,7 @@ static void js_items(tl_buf *b, const char *key, const tl_summary_item *items, s
         js_count_delta(b, items[i].count);
         tl_buf_adds(b, ", \"per_call_ms\": ");
         js_delta(b, items[i].per_call_ms);
+        tl_verdict_json_item(b, &items[i]);
         tl_buf_adds(b, "}");
     }
     tl_buf_adds(b, n ? "\n      ]" : "]");
@@ -467,6 +482,7 @@ void tl_summary_json(const tl_summary *s, tl_buf *b)
         }
         tl_buf_adds(b, ",\n      \"call_ratio\": ");
         tl_json_num(b, v->call_ratio);
+        tl_verdict_json_variant(b, s, v);
         js_items(b, "regressions", v->regressions, v->nregressions);
         js_items(b, "improvements", v->improvements, v->nimprovements);
         tl_buf_printf(b, ",\n      \"only_baseline_count\": %zu", v->only_base_count);

@@ -8,6 +8,7 @@
 
 #include "base/numfmt.h"
 #include "base/sort.h"
+#include "summary/verdict.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -488,6 +489,9 @@ void tl_summary_build(tl_summary *s, const tl_results *results, const char *cons
     s->min_delta_ms = gate ? gate->min_delta_ms : 0;
     s->min_delta_pct = gate ? gate->min_delta_pct : 0;
     s->top = gate && gate->top ? gate->top : TL_SUMMARY_TOP;
+    s->confidence = gate && gate->confidence > 0 ? gate->confidence : TL_CONFIDENCE_DEFAULT;
+    s->fdr = gate ? gate->fdr : 0;
+    const tl_noise *noise = gate ? gate->noise : NULL;
     const tl_result *timeline = find_result(results, "gpu_timeline");
     item_source src = {0};
     int have_items = find_source(results, &src, &s->source, &s->item);
@@ -525,6 +529,9 @@ void tl_summary_build(tl_summary *s, const tl_results *results, const char *cons
         }
         v->call_ratio = common_call_ratio(items, g.nitems);
         int per_call = !isnan(v->call_ratio);
+        v->tested = tl_verdicts_judge(noise, vi + 1, items, g.nitems, per_call, s->confidence, s->fdr);
+        if (v->tested)
+            tl_verdict_basis(noise, vi + 1, v->basis, sizeof v->basis);
         check_busy(s, v);
         for (size_t i = 0; i < g.nitems; i++) {
             tl_summary_item *it = &items[i];
@@ -538,10 +545,22 @@ void tl_summary_build(tl_summary *s, const tl_results *results, const char *cons
             tl_delta judged = it->time_ms;
             if (per_call && !isnan(it->per_call_ms.base) && !isnan(it->per_call_ms.var))
                 judged = it->per_call_ms;
-            if (counts_as_change(s, judged))
+            int change = counts_as_change(s, judged);
+            if (it->verdict != TL_VERDICT_NONE) {
+                /* tested: listed only when larger than the noise (and the floors) */
+                if (!change)
+                    it->verdict = TL_VERDICT_WITHIN_NOISE;
+                if (it->verdict != TL_VERDICT_WITHIN_NOISE)
+                    it->dir = it->verdict == TL_VERDICT_SLOWER ? 1 : -1;
+                else if (judged.var != judged.base && !tl_delta_is_noise(judged))
+                    v->within_noise++;
+                else if (judged.var != judged.base)
+                    v->noise_skipped++;
+            } else if (change) {
                 it->dir = judged.var > judged.base ? 1 : -1;
-            else if (judged.var != judged.base)
+            } else if (judged.var != judged.base) {
                 v->noise_skipped += tl_delta_is_noise(judged);
+            }
             if (s->gate_on && it->dir > 0 && it->time_ms.base >= s->gate_min_ms && over_limit(judged, s->gate_pct))
                 add_violation(v, it->name, 1, judged.base == it->time_ms.base ? it->time_ms : judged);
         }

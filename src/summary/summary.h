@@ -40,6 +40,12 @@ static inline int tl_delta_is_noise(tl_delta d)
     return fabs(d.var - d.base) <= 1e-9 * m + 1e-12;
 }
 
+/* An item's verdict (summary/verdict.h): is its change larger than the noise? */
+enum { TL_VERDICT_NONE, TL_VERDICT_WITHIN_NOISE, TL_VERDICT_SLOWER, TL_VERDICT_FASTER };
+
+/* The spread of the data the verdicts rest on (summary/verdict.h). */
+typedef struct tl_noise tl_noise;
+
 /* One op (or kernel) row of the compared summary sheet. */
 typedef struct tl_summary_item {
     const char *name;
@@ -47,6 +53,12 @@ typedef struct tl_summary_item {
     tl_delta count;
     tl_delta per_call_ms; /* time_ms / count on each side (NaN without a count) */
     int dir;              /* +1 slower, -1 faster, 0 unchanged (noise, floors; see tl_gate) */
+    /* The verdict: the interval of the judged time change (ms; NaN when untested), its p
+     * value after nothing (the FDR step decides the verdict), the samples (calls or runs)
+     * on each side, and TL_VERDICT_*. */
+    double ci_lo, ci_hi, p;
+    double n_base, n_var;
+    int verdict;
 } tl_summary_item;
 
 /* The gpu_timeline rows the summary reports, in this order. */
@@ -80,6 +92,9 @@ typedef struct tl_variant_summary {
      * calls), and the items are judged on their time per call.  NaN otherwise. */
     double call_ratio;
     size_t noise_skipped; /* changes within floating-point noise, not listed */
+    size_t tested;        /* items given a verdict */
+    size_t within_noise;  /* changes whose verdict is "within noise" (or under a floor): not listed */
+    char basis[96];       /* what the verdicts rest on ("per-call spread, 1 run per side") */
 } tl_variant_summary;
 
 typedef struct tl_summary {
@@ -98,6 +113,8 @@ typedef struct tl_summary {
     int gate_failed;
     double min_delta_ms, min_delta_pct; /* the floors of tl_gate */
     size_t top;                         /* how many regressions / improvements are listed */
+    double confidence;                  /* of the verdicts' intervals (0.95) */
+    int fdr;                            /* verdicts at a false discovery rate, not family-wise */
     const tl_lca_summary *lca; /* two traces: the comparison by lowest common op, or NULL */
     const struct tl_efficiency *eff; /* the achieved TFLOPS/s and TB/s (efficiency.h), or NULL */
 } tl_summary;
@@ -111,6 +128,12 @@ typedef struct tl_gate {
     double min_ms;
     double min_delta_ms, min_delta_pct;
     size_t top;
+    /* The spread the verdicts rest on (NULL: none known, every change is judged as above)
+     * and the confidence of their intervals (0: TL_CONFIDENCE_DEFAULT).  With verdicts, an
+     * item is listed and gated only when it is significantly slower or faster. */
+    const tl_noise *noise;
+    double confidence;
+    int fdr; /* 1: hold the verdicts to a false discovery rate (Benjamini-Hochberg), not Holm's family-wise error */
 } tl_gate;
 
 /* Compute the summary of `results` for tags[0..n) (baseline first).  Warns (stderr) about

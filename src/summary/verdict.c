@@ -1,0 +1,469 @@
+/*
+ * verdict.c - the noise of the data, and the verdicts on the changes (see verdict.h).
+ */
+#include "summary/verdict.h"
+
+#include "base/arena.h"
+#include "base/hash.h"
+#include "base/jsonw.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ops_unique_args' columns: the calls' count, mean and std of the direct kernel time (µs). */
+#define UA_SHEET "ops_unique_args"
+#define UA_COUNT "operation_count"
+#define UA_MEAN "total_direct_kernel_time_mean"
+#define UA_STD "total_direct_kernel_time_std"
+/* ops_summary's time (ms), whose run-to-run spread a repeated tag gives */
+#define OS_SHEET "ops_summary"
+#define OS_TIME "total_direct_kernel_time_ms"
+
+/* One op on every side. */
+typedef struct op_noise {
+    tl_moments *calls; /* per side, µs: all the calls pooled */
+    /* per side: the spread within argument sets (the sum of squared deviations from each
+     * row's own mean, and its degrees of freedom); the spread between argument sets is the
+     * shapes', not noise */
+    double *wss, *wdf;
+    double *run_var;   /* per side: the variance of the op's time between runs (ms^2), NaN unknown */
+} op_noise;
+
+struct tl_noise {
+    size_t nsides;
+    char **tags;
+    size_t *runs;
+    tl_strmap names; /* op name -> index + 1 into ops */
+    op_noise *ops;
+    size_t nops, cap;
+    tl_arena arena; /* the names: the results' strings live in arenas that are reused */
+    tl_sink next;
+};
+
+tl_noise *tl_noise_new(const char *const *tags, size_t n)
+{
+    tl_noise *nz = tl_xcalloc(1, sizeof *nz);
+    nz->nsides = n;
+    nz->tags = tl_xcalloc(n ? n : 1, sizeof *nz->tags);
+    nz->runs = tl_xcalloc(n ? n : 1, sizeof *nz->runs);
+    for (size_t i = 0; i < n; i++) {
+        nz->tags[i] = tl_xstrdup(tags[i]);
+        nz->runs[i] = 1;
+    }
+    tl_arena_init(&nz->arena);
+    return nz;
+}
+
+void tl_noise_free(tl_noise *nz)
+{
+    if (!nz)
+        return;
+    for (size_t i = 0; i < nz->nsides; i++)
+        free(nz->tags[i]);
+    for (size_t i = 0; i < nz->nops; i++) {
+        free(nz->ops[i].calls);
+        free(nz->ops[i].wss);
+        free(nz->ops[i].wdf);
+        free(nz->ops[i].run_var);
+    }
+    free(nz->ops);
+    free(nz->tags);
+    free(nz->runs);
+    tl_strmap_clear(&nz->names);
+    tl_arena_free(&nz->arena);
+    free(nz);
+}
+
+static op_noise *op_of(tl_noise *nz, const char *name)
+{
+    const tl_strmap_slot *f = tl_strmap_find(&nz->names, name);
+    if (f)
+        return &nz->ops[f->value - 1];
+    TL_GROW(nz->ops, nz->cap, nz->nops + 1);
+    op_noise *op = &nz->ops[nz->nops++];
+    op->calls = tl_xcalloc(nz->nsides, sizeof *op->calls);
+    op->wss = tl_xcalloc(nz->nsides, sizeof *op->wss);
+    op->wdf = tl_xcalloc(nz->nsides, sizeof *op->wdf);
+    op->run_var = tl_xmalloc(nz->nsides * sizeof *op->run_var);
+    for (size_t i = 0; i < nz->nsides; i++)
+        op->run_var[i] = NAN;
+    tl_strmap_get(&nz->names, tl_arena_strdup(&nz->arena, name))->value = nz->nops;
+    return op;
+}
+
+static const op_noise *find_op(const tl_noise *nz, const char *name)
+{
+    const tl_strmap_slot *f = tl_strmap_find(&nz->names, name);
+    return f ? &nz->ops[f->value - 1] : NULL;
+}
+
+/* The column "<tag>::<name>" of t, or NULL. */
+static const tl_column *tagged(const tl_table *t, const char *tag, const char *name)
+{
+    size_t lt = strlen(tag);
+    for (size_t c = 0; c < t->ncols; c++) {
+        const char *n = t->cols[c].name;
+        if (strncmp(n, tag, lt) == 0 && n[lt] == ':' && n[lt + 1] == ':' && strcmp(n + lt + 2, name) == 0)
+            return &t->cols[c];
+    }
+    return NULL;
+}
+
+static double num_at(const tl_column *c, size_t row)
+{
+    if (!c || !tl_cell_is_number(&c->cells[row]))
+        return NAN;
+    return tl_cell_number(&c->cells[row]);
+}
+
+/* Pool the rows of side `side` in an ops_unique_args result. */
+static void pool_rows(tl_noise *nz, const tl_table *t, size_t side)
+{
+    long key = tl_table_find(t, "name");
+    const tl_column *cc = tagged(t, nz->tags[side], UA_COUNT), *mc = tagged(t, nz->tags[side], UA_MEAN),
+                    *sc = tagged(t, nz->tags[side], UA_STD);
+    if (key < 0 || !cc || !mc)
+        return;
+    for (size_t r = 0; r < t->nrows; r++) {
+        const tl_cell *k = &t->cols[key].cells[r];
+        double n = num_at(cc, r), mean = num_at(mc, r);
+        if (k->kind != TL_STR || !(n >= 1) || isnan(mean))
+            continue;
+        tl_moments m = tl_moments_of(n, mean, num_at(sc, r));
+        op_noise *op = op_of(nz, k->v.s);
+        tl_moments_merge(&op->calls[side], &m);
+        if (n >= 2 && !isnan(m.m2)) {
+            op->wss[side] += m.m2;
+            op->wdf[side] += n - 1;
+        }
+    }
+}
+
+/* The side whose tag is `tag`, or SIZE_MAX. */
+static size_t side_of(const tl_noise *nz, const char *tag)
+{
+    for (size_t i = 0; i < nz->nsides; i++)
+        if (strcmp(nz->tags[i], tag) == 0)
+            return i;
+    return SIZE_MAX;
+}
+
+/*
+ * Which sides' rows a result holds once: <sheet>_intersect_<t> holds the baseline's rows and
+ * t's found in both, _only_baseline_<t> the baseline's others, _only_variant_<t> t's others.
+ * The baseline's rows are taken from the first variant's results only (every variant's split
+ * holds them all).
+ */
+static void take(tl_noise *nz, const tl_result *r)
+{
+    static const char *const parts[] = {UA_SHEET "_intersect_", UA_SHEET "_only_baseline_",
+                                        UA_SHEET "_only_variant_"};
+    if (!r->table || nz->nsides < 2 || strncmp(r->name, UA_SHEET "_", sizeof UA_SHEET) != 0)
+        return;
+    for (int k = 0; k < 3; k++) {
+        size_t lp = strlen(parts[k]);
+        if (strncmp(r->name, parts[k], lp) != 0)
+            continue;
+        size_t v = side_of(nz, r->name + lp);
+        if (v == SIZE_MAX || v == 0)
+            return;
+        if (k != 2 && v == 1)
+            pool_rows(nz, r->table, 0);
+        if (k != 1)
+            pool_rows(nz, r->table, v);
+        return;
+    }
+}
+
+static int tap_put(void *ctx, const tl_result *r, tl_error *err)
+{
+    tl_noise *nz = ctx;
+    take(nz, r);
+    return nz->next.put(nz->next.ctx, r, err);
+}
+
+static int tap_sync(void *ctx, size_t upto, tl_error *err)
+{
+    tl_noise *nz = ctx;
+    return nz->next.sync ? nz->next.sync(nz->next.ctx, upto, err) : 0;
+}
+
+tl_sink tl_noise_tap(tl_noise *nz, const tl_sink *next)
+{
+    nz->next = *next;
+    return (tl_sink){tap_put, tap_sync, nz};
+}
+
+const tl_moments *tl_noise_calls(const tl_noise *nz, size_t side, const char *name)
+{
+    const op_noise *op = nz && side < nz->nsides ? find_op(nz, name) : NULL;
+    return op && op->calls[side].n > 0 ? &op->calls[side] : NULL;
+}
+
+void tl_noise_read_runs(tl_noise *nz, const tl_results *results)
+{
+    const tl_table *t = NULL;
+    for (size_t i = 0; i < results->n && !t; i++)
+        if (strcmp(results->items[i].name, OS_SHEET) == 0)
+            t = results->items[i].table;
+    long key = t ? tl_table_find(t, "name") : -1;
+    if (key < 0)
+        return;
+    for (size_t side = 0; side < nz->nsides; side++) {
+        const tl_column *rc = tagged(t, nz->tags[side], "runs"), *sc = tagged(t, nz->tags[side], OS_TIME "_std");
+        if (!rc || !sc)
+            continue;
+        for (size_t r = 0; r < t->nrows; r++) {
+            double runs = num_at(rc, r), sd = num_at(sc, r);
+            const tl_cell *k = &t->cols[key].cells[r];
+            if (k->kind != TL_STR || !(runs >= 1))
+                continue;
+            if (runs > nz->runs[side])
+                nz->runs[side] = (size_t)runs;
+            op_noise *op = op_of(nz, k->v.s);
+            /* rows of one name (split by a row key) add up, their spreads as independent */
+            double v = isnan(sd) ? NAN : sd * sd;
+            op->run_var[side] = isnan(op->run_var[side]) ? v : op->run_var[side] + v;
+        }
+    }
+}
+
+size_t tl_noise_runs(const tl_noise *nz, size_t side) { return nz && side < nz->nsides ? nz->runs[side] : 1; }
+
+/* ---- the verdicts ------------------------------------------------------------------------ */
+
+/* One side of a test: a sample unit's (a call's, a run's) mean and variance, its df, and
+ * how many units the estimate rests on. */
+typedef struct side_spread {
+    double n, mean, unit_var, df;
+} side_spread;
+
+/* A side with no spread of its own (one call, one run, no prior) takes the other's: the
+ * same op, the same kind of noise.  Returns 0 when neither side has one. */
+static int borrow(side_spread *a, side_spread *b)
+{
+    int ha = a->df > 0 && !isnan(a->unit_var), hb = b->df > 0 && !isnan(b->unit_var);
+    if (!ha && !hb)
+        return 0;
+    if (!ha)
+        a->unit_var = b->unit_var, a->df = b->df;
+    if (!hb)
+        b->unit_var = a->unit_var, b->df = a->df;
+    return 1;
+}
+
+/* The two sides of item i (0 when the item cannot be tested). */
+static int sides_of(const tl_noise *nz, size_t var, int runs, const tl_summary_item *it, side_spread *a,
+                    side_spread *b)
+{
+    if (!nz || isnan(it->time_ms.base) || isnan(it->time_ms.var))
+        return 0;
+    const op_noise *op = find_op(nz, it->name);
+    if (!op)
+        return 0;
+    if (runs) {
+        /* the op's time, a mean over runs: its spread between runs */
+        *a = (side_spread){(double)nz->runs[0], it->time_ms.base, op->run_var[0], (double)nz->runs[0] - 1};
+        *b = (side_spread){(double)nz->runs[var], it->time_ms.var, op->run_var[var], (double)nz->runs[var] - 1};
+        return 1;
+    }
+    /* the calls' spread within their argument sets (µs^2 -> ms^2) */
+    const tl_moments *ca = &op->calls[0], *cb = &op->calls[var];
+    if (ca->n < 1 || cb->n < 1)
+        return 0;
+    *a = (side_spread){ca->n, ca->mean * 1e-3, op->wdf[0] > 0 ? op->wss[0] / op->wdf[0] * 1e-6 : NAN, op->wdf[0]};
+    *b = (side_spread){cb->n, cb->mean * 1e-3, op->wdf[var] > 0 ? op->wss[var] / op->wdf[var] * 1e-6 : NAN,
+                       op->wdf[var]};
+    return 1;
+}
+
+/*
+ * Moderate a side's variance toward the prior of all the ops' (tl_variance_prior), in
+ * relative terms: the sources of noise (clocks, thermals, placement, the same kind of
+ * kernel) scale with the time, so an op's squared coefficient of variation is one estimate
+ * of a common quantity, and the estimate of one op borrows strength from the others as far
+ * as their spread allows.  An op with no spread of its own (one call, one run) gets the
+ * prior's.
+ */
+static void moderate(side_spread *s, double s0, double d0)
+{
+    if (!(d0 > 0) || !(s->mean > 0))
+        return;
+    double own = s->df > 0 && !isnan(s->unit_var) ? s->unit_var / (s->mean * s->mean) : 0;
+    double d = s->df > 0 && !isnan(s->unit_var) ? s->df : 0;
+    s->unit_var = (d0 * s0 + d * own) / (d0 + d) * s->mean * s->mean;
+    s->df = d0 + d;
+}
+
+size_t tl_verdicts_judge(const tl_noise *nz, size_t var, tl_summary_item *items, size_t n, int per_call,
+                         double confidence, int fdr)
+{
+    double *p = tl_xmalloc((n ? n : 1) * sizeof *p);
+    side_spread *sa = tl_xmalloc((n ? n : 1) * sizeof *sa), *sb = tl_xmalloc((n ? n : 1) * sizeof *sb);
+    unsigned char *ok = tl_xcalloc(n ? n : 1, 1);
+    int runs = nz && (nz->runs[0] > 1 || nz->runs[var] > 1);
+    /* every op's own spread, in relative terms, for the priors */
+    double *rel = tl_xmalloc((n ? n : 1) * sizeof *rel), *rdf = tl_xmalloc((n ? n : 1) * sizeof *rdf);
+    double s0[2] = {NAN, NAN}, d0[2] = {0, 0};
+    for (size_t i = 0; i < n; i++) {
+        tl_summary_item *it = &items[i];
+        it->ci_lo = it->ci_hi = it->p = p[i] = NAN;
+        it->n_base = it->n_var = NAN;
+        it->verdict = TL_VERDICT_NONE;
+        ok[i] = (unsigned char)sides_of(nz, var, runs, it, &sa[i], &sb[i]);
+    }
+    for (int side = 0; side < 2; side++) {
+        for (size_t i = 0; i < n; i++) {
+            const side_spread *x = side ? &sb[i] : &sa[i];
+            int use = ok[i] && x->mean > 0 && x->df > 0;
+            rel[i] = use ? x->unit_var / (x->mean * x->mean) : NAN;
+            rdf[i] = use ? x->df : 0;
+        }
+        tl_variance_prior(rel, rdf, n, &s0[side], &d0[side]);
+    }
+    for (size_t i = 0; i < n; i++) {
+        tl_summary_item *it = &items[i];
+        side_spread a = sa[i], b = sb[i];
+        if (!ok[i])
+            continue;
+        moderate(&a, s0[0], d0[0]);
+        moderate(&b, s0[1], d0[1]);
+        if (!borrow(&a, &b))
+            continue;
+        tl_interval r;
+        if (runs) {
+            r = tl_welch((tl_estimate){it->time_ms.base, a.unit_var / a.n, a.df},
+                         (tl_estimate){it->time_ms.var, b.unit_var / b.n, b.df}, confidence);
+        } else if (per_call && !isnan(it->per_call_ms.base) && !isnan(it->per_call_ms.var)) {
+            /* the mean call, scaled to the baseline's calls as the change is judged */
+            double scale = it->count.base;
+            r = tl_welch((tl_estimate){it->per_call_ms.base * scale, a.unit_var / a.n * scale * scale, a.df},
+                         (tl_estimate){it->per_call_ms.var * scale, b.unit_var / b.n * scale * scale, b.df},
+                         confidence);
+        } else {
+            /* a total of n calls: n times a call's variance */
+            r = tl_welch((tl_estimate){it->time_ms.base, a.unit_var * a.n, a.df},
+                         (tl_estimate){it->time_ms.var, b.unit_var * b.n, b.df}, confidence);
+        }
+        if (isnan(r.p))
+            continue;
+        it->ci_lo = r.lo;
+        it->ci_hi = r.hi;
+        it->p = p[i] = r.p;
+        it->n_base = a.n;
+        it->n_var = b.n;
+    }
+    unsigned char *keep = tl_xmalloc(n ? n : 1);
+    if (fdr)
+        tl_bh(p, n, 1 - confidence, keep);
+    else
+        tl_holm(p, n, 1 - confidence, keep);
+    size_t tested = 0;
+    for (size_t i = 0; i < n; i++) {
+        tl_summary_item *it = &items[i];
+        if (isnan(it->p))
+            continue;
+        tested++;
+        if (keep[i] && it->ci_lo > 0)
+            it->verdict = TL_VERDICT_SLOWER;
+        else if (keep[i] && it->ci_hi < 0)
+            it->verdict = TL_VERDICT_FASTER;
+        else
+            it->verdict = TL_VERDICT_WITHIN_NOISE;
+    }
+    free(keep);
+    free(p);
+    free(sa);
+    free(sb);
+    free(ok);
+    free(rel);
+    free(rdf);
+    return tested;
+}
+
+const char *tl_verdict_name(int verdict)
+{
+    switch (verdict) {
+    case TL_VERDICT_SLOWER: return "slower";
+    case TL_VERDICT_FASTER: return "faster";
+    case TL_VERDICT_WITHIN_NOISE: return "within noise";
+    default: return NULL;
+    }
+}
+
+void tl_verdict_basis(const tl_noise *nz, size_t var, char *buf, size_t n)
+{
+    size_t ra = tl_noise_runs(nz, 0), rb = tl_noise_runs(nz, var);
+    if (ra > 1 || rb > 1)
+        snprintf(buf, n, "run-to-run spread, %zu vs %zu runs", ra, rb);
+    else
+        snprintf(buf, n, "per-call spread, 1 run per side");
+}
+
+/* ---- rendering ----------------------------------------------------------------------------- */
+
+void tl_verdict_fmt_pm(const tl_summary_item *it, char *buf, size_t n)
+{
+    double half = (it->ci_hi - it->ci_lo) / 2;
+    if (it->verdict == TL_VERDICT_NONE || isnan(half) || !(it->time_ms.base > 0))
+        buf[0] = '\0';
+    else
+        snprintf(buf, n, "\xc2\xb1%.1f%%", 100 * half / it->time_ms.base);
+}
+
+void tl_verdict_line(const tl_summary *s, const tl_variant_summary *v, char *buf, size_t n)
+{
+    if (!v->tested) {
+        buf[0] = '\0';
+        return;
+    }
+    int w = snprintf(buf, n, "verdicts: %s; %g%% intervals, %s %g%% over %zu %ss tested", v->basis,
+                     100 * s->confidence, s->fdr ? "false discovery rate" : "family-wise error",
+                     100 * (1 - s->confidence), v->tested, s->item);
+    if (w >= 0 && (size_t)w < n && v->within_noise)
+        snprintf(buf + w, n - (size_t)w, "; %zu change%s within noise (not listed)", v->within_noise,
+                 v->within_noise == 1 ? "" : "s");
+}
+
+void tl_verdict_json_item(tl_buf *b, const tl_summary_item *it)
+{
+    int tested = it->verdict != TL_VERDICT_NONE;
+    tl_buf_adds(b, ", \"ci_low\": ");
+    tl_json_num(b, tested ? it->ci_lo : NAN);
+    tl_buf_adds(b, ", \"ci_high\": ");
+    tl_json_num(b, tested ? it->ci_hi : NAN);
+    tl_buf_adds(b, ", \"p\": ");
+    tl_json_num(b, tested ? it->p : NAN);
+    tl_buf_adds(b, ", \"verdict\": ");
+    if (tested)
+        tl_json_str(b, tl_verdict_name(it->verdict));
+    else
+        tl_buf_adds(b, "null");
+    tl_buf_adds(b, ", \"n\": ");
+    if (tested) {
+        tl_buf_adds(b, "[");
+        tl_json_num(b, it->n_base);
+        tl_buf_adds(b, ", ");
+        tl_json_num(b, it->n_var);
+        tl_buf_adds(b, "]");
+    } else {
+        tl_buf_adds(b, "null");
+    }
+}
+
+void tl_verdict_json_variant(tl_buf *b, const tl_summary *s, const tl_variant_summary *v)
+{
+    tl_buf_adds(b, ",\n      \"verdicts\": ");
+    if (!v->tested) {
+        tl_buf_adds(b, "null");
+        return;
+    }
+    tl_buf_adds(b, "{\"basis\": ");
+    tl_json_str(b, v->basis);
+    tl_buf_adds(b, ", \"confidence\": ");
+    tl_json_num(b, s->confidence);
+    tl_buf_printf(b, ", \"control\": \"%s\", \"tested\": %zu, \"within_noise\": %zu}",
+                  s->fdr ? "fdr" : "fwer", v->tested, v->within_noise);
+}

@@ -1,0 +1,93 @@
+/*
+ * verdict.h - is a change larger than the noise?  The noise is taken from the data itself:
+ *
+ *  - one run per side: the spread of an op's calls.  ops_unique_args holds, per op and
+ *    argument set, the count, mean and (n - 1) standard deviation of the calls' direct
+ *    kernel time (for a trace, of every call).  Pooled exactly per name they give the
+ *    moments of all the op's calls; the noise is their spread *within* argument sets (the
+ *    pooled variance: the squared deviations from each set's own mean, on sum(n - 1)
+ *    degrees of freedom), since calls of different shapes differ by design, not by chance.
+ *    The collector takes the rows from the ops_unique_args results as these stream to the
+ *    outputs (tl_noise_tap).
+ *  - several runs per side (a repeated tag): the spread of the op's time between runs,
+ *    from ops_summary's <tag>::<time>_std and <tag>::runs columns.
+ *
+ * Each op found on both sides gets Welch's interval for its change at the chosen
+ * confidence and a p value; Holm's step over all the ops tested keeps the chance of listing
+ * any op whose change is noise at 1 - confidence (or Benjamini-Hochberg's the false
+ * discovery rate); a change is `slower` or `faster` when the step keeps it (its interval
+ * then excludes 0), `within noise` otherwise.  Each op's variance is first moderated toward
+ * the prior of all the ops' variances (tl_variance_prior), in relative terms.
+ */
+#ifndef TL_VERDICT_H
+#define TL_VERDICT_H
+
+#include "base/stats.h"
+#include "summary/summary.h"
+#include "table/result.h"
+
+/* The default confidence of the intervals (and 1 - it, the false discovery rate). */
+#define TL_CONFIDENCE_DEFAULT 0.95
+
+/* The per-call and per-run spread of every op on every side. */
+struct tl_noise;
+
+/* A collector for the sides tags[0..n) (copied). */
+tl_noise *tl_noise_new(const char *const *tags, size_t n);
+void tl_noise_free(tl_noise *nz);
+
+/* A sink that hands every result to `next` unchanged, having first pooled the per-call
+ * moments of the ops_unique_args results (intersect, only_baseline and only_variant of
+ * each variant) into `nz`.  `next` must outlive the returned sink. */
+tl_sink tl_noise_tap(tl_noise *nz, const tl_sink *next);
+
+/* The pooled per-call moments (µs) of op `name` on side `side`, or NULL when unknown. */
+const tl_moments *tl_noise_calls(const tl_noise *nz, size_t side, const char *name);
+
+/* Read the runs of every side from the ops_summary result (its <tag>::runs and
+ * <tag>::<time>_std columns); a side without them has 1 run. */
+void tl_noise_read_runs(tl_noise *nz, const tl_results *results);
+
+/* The runs of side `side` (1 without repeated tags). */
+size_t tl_noise_runs(const tl_noise *nz, size_t side);
+
+/*
+ * Judge items[0..n) of variant side `var` against side 0: sets each item's interval,
+ * p, n and verdict (TL_VERDICT_NONE where no spread is known on either side: no test).
+ * The ops tested together are held, at level 1 - confidence, to a family-wise error (Holm:
+ * the chance that any op listed is noise) or, with `fdr`, to a false discovery rate
+ * (Benjamini-Hochberg: the expected share of noise among the ops listed; more found when
+ * many ops changed).
+ * `per_call`: the items are judged by their time per call (runs of different lengths), and
+ * the interval is that of the per-call change scaled by the baseline's calls.  Returns
+ * how many items were tested.
+ */
+size_t tl_verdicts_judge(const tl_noise *nz, size_t var, tl_summary_item *items, size_t n, int per_call,
+                         double confidence, int fdr);
+
+/* "slower", "faster", "within noise", or NULL for TL_VERDICT_NONE. */
+const char *tl_verdict_name(int verdict);
+
+/* What the verdicts of variant side `var` rest on, e.g. "per-call spread, 1 run per side"
+ * or "run-to-run spread, 3 vs 2 runs", into buf. */
+void tl_verdict_basis(const tl_noise *nz, size_t var, char *buf, size_t n);
+
+/* ---- rendering (for render.c: every form says the same) ------------------------------------ */
+
+/* "±1.1%": the half-width of the item's interval in percent of its baseline time, or ""
+ * when it was not tested. */
+void tl_verdict_fmt_pm(const tl_summary_item *it, char *buf, size_t n);
+
+/* The line saying what a variant's verdicts rest on, or "" when none was tested:
+ * "verdicts: per-call spread, 1 run per side; 95% intervals, false discovery rate 5% over
+ * 40 ops tested; 12 changes within noise (not listed)". */
+void tl_verdict_line(const tl_summary *s, const tl_variant_summary *v, char *buf, size_t n);
+
+/* The item's JSON fields ', "ci_low": .., "ci_high": .., "p": .., "verdict": .., "n": [..]'
+ * (nulls when untested). */
+void tl_verdict_json_item(tl_buf *b, const tl_summary_item *it);
+
+/* The variant's JSON field ', "verdicts": {...}' (basis, confidence, tested, within_noise). */
+void tl_verdict_json_variant(tl_buf *b, const tl_summary *s, const tl_variant_summary *v);
+
+#endif

@@ -1,0 +1,307 @@
+/*
+ * test_verdict.c - summary/verdict: the noise taken from ops_unique_args results and from
+ * the runs' spread, the verdicts, and their error rates on generated data: 100 null pairs
+ * of 50 ops flag at most 8; a planted 5% regression (12 calls, per-call CV 2%) is found in
+ * at least 95 of 100; with 5 runs per side and 2% run-to-run noise a planted 10% regression
+ * is found in at least 95 of 100 while at most 8 of 100 flag another op.  Seeded: the same
+ * numbers every run.
+ */
+#include "testutil.h"
+
+#include "base/stats.h"
+#include "read/csv_read.h"
+#include "summary/verdict.h"
+
+#include <math.h>
+
+static tl_arena arena;
+
+static int setup(void **state)
+{
+    (void)state;
+    tl_arena_init(&arena);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    tl_arena_free(&arena);
+    return 0;
+}
+
+/* ---- seeded noise -------------------------------------------------------------------------- */
+
+static uint64_t rng;
+
+static uint64_t next_u64(void)
+{
+    uint64_t z = (rng += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+static double uniform01(void) { return ((double)(next_u64() >> 11) + 0.5) / 9007199254740992.0; }
+
+static double gauss(void) /* Box-Muller */
+{
+    return sqrt(-2 * log(uniform01())) * cos(2 * M_PI * uniform01());
+}
+
+/* ---- building the inputs ------------------------------------------------------------------- */
+
+static const char *const tags2[] = {"base", "new"};
+
+static int null_put(void *ctx, const tl_result *r, tl_error *err)
+{
+    (void)ctx;
+    (void)err;
+    tl_table_free(r->table);
+    return 0;
+}
+
+static tl_table *csv(const char *text)
+{
+    tl_error err = {0};
+    tl_table *t = tl_csv_parse(text, strlen(text), "t.csv", &arena, &err);
+    if (!t)
+        fail_msg("%s", err.msg);
+    return t;
+}
+
+/* Pass one result through the noise tap. */
+static void feed(tl_noise *nz, const char *name, tl_table *t)
+{
+    tl_sink next = {null_put, NULL, NULL};
+    tl_sink tap = tl_noise_tap(nz, &next);
+    tl_result r = {name, t, NULL, t->nrows, t->ncols};
+    tl_error err = {0};
+    assert_int_equal(tap.put(tap.ctx, &r, &err), 0);
+}
+
+/* One op on one side: its calls (µs) as ops_unique_args rows (two argument sets). */
+typedef struct side_calls {
+    double total_us, n;
+    char rows[2][160];
+} side_calls;
+
+static void make_calls(side_calls *s, double mean_us, double cv, int ncalls, double run_factor)
+{
+    s->total_us = 0;
+    s->n = ncalls;
+    /* two argument sets of different sizes: their difference is no noise */
+    for (int set = 0; set < 2; set++) {
+        int n = set ? ncalls / 3 : ncalls - ncalls / 3;
+        double mu = mean_us * run_factor * (set ? 1.7 : 1.0);
+        tl_moments m = {0};
+        for (int i = 0; i < n; i++) {
+            double x = mu * (1 + cv * gauss());
+            tl_moments_add(&m, x);
+            s->total_us += x;
+        }
+        snprintf(s->rows[set], sizeof s->rows[set], "%d,%.17g,%.17g", n, m.mean, n > 1 ? sqrt(tl_moments_var(&m)) : NAN);
+    }
+}
+
+enum { NOPS = 50, NPAIRS = 100 };
+
+/*
+ * One comparison of NOPS ops, one run per side: op 0's calls are `planted` times slower in
+ * the variant.  Returns a bit mask: 1 when op 0 is found slower, 2 when another op is
+ * flagged.
+ */
+static int one_pair_per_call(double planted, double cv, int ncalls)
+{
+    tl_buf ua = {0};
+    tl_buf_adds(&ua, "name,arg,base::operation_count,base::total_direct_kernel_time_mean,"
+                     "base::total_direct_kernel_time_std,new::operation_count,new::total_direct_kernel_time_mean,"
+                     "new::total_direct_kernel_time_std\n");
+    tl_summary_item items[NOPS];
+    memset(items, 0, sizeof items);
+    for (int op = 0; op < NOPS; op++) {
+        double mean = 10 + 990 * uniform01();
+        side_calls a, b;
+        make_calls(&a, mean, cv, ncalls, 1);
+        make_calls(&b, mean * (op == 0 ? planted : 1), cv, ncalls, 1);
+        for (int set = 0; set < 2; set++)
+            tl_buf_printf(&ua, "op%d,%d,%s,%s\n", op, set, a.rows[set], b.rows[set]);
+        items[op].name = tl_arena_printf(&arena, "op%d", op);
+        items[op].time_ms = (tl_delta){a.total_us / 1000, b.total_us / 1000};
+        items[op].count = (tl_delta){a.n, b.n};
+        items[op].per_call_ms = (tl_delta){a.total_us / 1000 / a.n, b.total_us / 1000 / b.n};
+    }
+    tl_noise *nz = tl_noise_new(tags2, 2);
+    feed(nz, "ops_unique_args_intersect_new", csv(ua.data));
+    tl_buf_free(&ua);
+    assert_int_equal(tl_verdicts_judge(nz, 1, items, NOPS, 0, 0.95, 0), NOPS);
+    int found = 0;
+    for (int op = 0; op < NOPS; op++) {
+        if (op == 0 && items[op].verdict == TL_VERDICT_SLOWER)
+            found |= 1;
+        else if (op != 0 && items[op].verdict != TL_VERDICT_WITHIN_NOISE)
+            found |= 2;
+    }
+    tl_noise_free(nz);
+    return found;
+}
+
+/* The same with `runs` runs per side: every op's time in each run is off by a factor of
+ * 1 + run_cv * z (clocks, placement), and op 0 is `planted` times slower in the variant. */
+static int one_pair_runs(double planted, int runs, double run_cv, double call_cv, int ncalls)
+{
+    tl_buf os = {0};
+    tl_buf_adds(&os, "name,base::total_direct_kernel_time_ms,base::total_direct_kernel_time_ms_std,base::runs,"
+                     "new::total_direct_kernel_time_ms,new::total_direct_kernel_time_ms_std,new::runs\n");
+    tl_summary_item items[NOPS];
+    memset(items, 0, sizeof items);
+    for (int op = 0; op < NOPS; op++) {
+        double mean = 10 + 990 * uniform01();
+        tl_moments side[2];
+        memset(side, 0, sizeof side);
+        for (int s = 0; s < 2; s++) {
+            for (int r = 0; r < runs; r++) {
+                side_calls c;
+                make_calls(&c, mean * (s == 1 && op == 0 ? planted : 1), call_cv, ncalls, 1 + run_cv * gauss());
+                tl_moments_add(&side[s], c.total_us / 1000);
+            }
+        }
+        tl_buf_printf(&os, "op%d,%.17g,%.17g,%d,%.17g,%.17g,%d\n", op, side[0].mean, sqrt(tl_moments_var(&side[0])),
+                      runs, side[1].mean, sqrt(tl_moments_var(&side[1])), runs);
+        items[op].name = tl_arena_printf(&arena, "op%d", op);
+        items[op].time_ms = (tl_delta){side[0].mean, side[1].mean};
+        items[op].count = (tl_delta){ncalls, ncalls};
+        items[op].per_call_ms = (tl_delta){side[0].mean / ncalls, side[1].mean / ncalls};
+    }
+    tl_noise *nz = tl_noise_new(tags2, 2);
+    tl_result r = {"ops_summary", csv(os.data), NULL, 0, 0};
+    tl_results results = {&r, 1, 1};
+    tl_noise_read_runs(nz, &results);
+    tl_table_free(r.table);
+    tl_buf_free(&os);
+    assert_int_equal(tl_noise_runs(nz, 0), (size_t)runs);
+    assert_int_equal(tl_verdicts_judge(nz, 1, items, NOPS, 0, 0.95, 0), NOPS);
+    int found = 0;
+    for (int op = 0; op < NOPS; op++) {
+        if (op == 0 && items[op].verdict == TL_VERDICT_SLOWER)
+            found |= 1;
+        else if (op != 0 && items[op].verdict != TL_VERDICT_WITHIN_NOISE)
+            found |= 2;
+    }
+    char basis[96];
+    tl_verdict_basis(nz, 1, basis, sizeof basis);
+    char want[96];
+    snprintf(want, sizeof want, "run-to-run spread, %d vs %d runs", runs, runs);
+    assert_string_equal(basis, want);
+    tl_noise_free(nz);
+    return found;
+}
+
+/* TL_VERDICT_SEED moves every seed (to check that the figures hold beyond the fixed ones). */
+static uint64_t seed(uint64_t s)
+{
+    const char *e = getenv("TL_VERDICT_SEED");
+    return s + (e ? (uint64_t)strtoull(e, NULL, 10) * 1000 : 0);
+}
+
+static void test_null_pairs_flag_at_most_8_of_100(void **state)
+{
+    (void)state;
+    rng = seed(20);
+    int flagged = 0;
+    for (int pair = 0; pair < NPAIRS; pair++)
+        flagged += (one_pair_per_call(1.0, 0.02, 12) & 2) != 0;
+    print_message("null pairs, per-call spread: %d of %d flag a change\n", flagged, NPAIRS);
+    assert_true(flagged <= 8);
+    /* and 5 runs per side with run-to-run noise */
+    flagged = 0;
+    for (int pair = 0; pair < NPAIRS; pair++)
+        flagged += (one_pair_runs(1.0, 5, 0.02, 0.02, 12) & 2) != 0;
+    print_message("null pairs, 5 runs per side: %d of %d flag a change\n", flagged, NPAIRS);
+    assert_true(flagged <= 8);
+}
+
+static void test_planted_5pct_found_in_95_of_100(void **state)
+{
+    (void)state;
+    rng = seed(21);
+    int found = 0, other = 0;
+    for (int pair = 0; pair < NPAIRS; pair++) {
+        int f = one_pair_per_call(1.05, 0.02, 12);
+        found += f & 1;
+        other += (f & 2) != 0;
+    }
+    print_message("planted +5%% (12 calls, CV 2%%): found in %d of %d, another op flagged in %d\n", found, NPAIRS,
+                  other);
+    assert_true(found >= 95);
+    assert_true(other <= 8);
+}
+
+static void test_planted_10pct_over_runs_found_in_95_of_100(void **state)
+{
+    (void)state;
+    rng = seed(22);
+    int found = 0, other = 0;
+    for (int pair = 0; pair < NPAIRS; pair++) {
+        int f = one_pair_runs(1.10, 5, 0.02, 0.02, 12);
+        found += f & 1;
+        other += (f & 2) != 0;
+    }
+    print_message("planted +10%% (5 runs, run-to-run 2%%): found in %d of %d, another op flagged in %d\n", found,
+                  NPAIRS, other);
+    assert_true(found >= 95);
+    assert_true(other <= 8);
+}
+
+/* The tap pools rows per name, within argument sets; the verdict's interval is that of the
+ * total, n times a call's variance. */
+static void test_tap_pools_rows_per_name(void **state)
+{
+    (void)state;
+    tl_noise *nz = tl_noise_new(tags2, 2);
+    /* base: {1,2,3} and {4,6} (an only_baseline row); new: {2,3,4} */
+    feed(nz, "ops_unique_args_intersect_new",
+         csv("name,base::operation_count,base::total_direct_kernel_time_mean,base::total_direct_kernel_time_std,"
+             "new::operation_count,new::total_direct_kernel_time_mean,new::total_direct_kernel_time_std\n"
+             "mm,3,2,1,3,3,1\n"));
+    feed(nz, "ops_unique_args_only_baseline_new",
+         csv("name,base::operation_count,base::total_direct_kernel_time_mean,base::total_direct_kernel_time_std\n"
+             "mm,2,5,1.4142135623730951\n"));
+    /* another variant's results and other sheets are not this pair's */
+    feed(nz, "ops_unique_args_intersect_other", csv("name,base::operation_count\nmm,100\n"));
+    feed(nz, "ops_summary", csv("name,base::operation_count\nmm,100\n"));
+    const tl_moments *b = tl_noise_calls(nz, 0, "mm"), *v = tl_noise_calls(nz, 1, "mm");
+    assert_non_null(b);
+    assert_non_null(v);
+    assert_true(b->n == 5 && fabs(b->mean - 3.2) < 1e-12 && fabs(tl_moments_var(b) - 3.7) < 1e-12);
+    assert_true(v->n == 3 && v->mean == 3);
+    assert_null(tl_noise_calls(nz, 0, "bmm"));
+
+    /* within-set variance: (2 * 1 + 1 * 2) / (2 + 1) = 4/3 µs^2 on the base side, 1 on the
+     * new one (df 2); totals 16 µs and 9 µs */
+    tl_summary_item it = {.name = "mm", .time_ms = {0.016, 0.009}, .count = {5, 3}};
+    assert_int_equal(tl_verdicts_judge(nz, 1, &it, 1, 0, 0.95, 0), 1);
+    double va = 5 * (4.0 / 3) * 1e-6, vb = 3 * 1.0 * 1e-6;
+    tl_interval want = tl_welch((tl_estimate){0.016, va, 3}, (tl_estimate){0.009, vb, 2}, 0.95);
+    assert_true(fabs(it.ci_lo - want.lo) < 1e-15 && fabs(it.ci_hi - want.hi) < 1e-15);
+    assert_true(it.p == want.p && it.n_base == 5 && it.n_var == 3);
+    /* -7 µs on a standard error of 3.1 µs and about 5 df: not beyond the noise */
+    assert_true(it.verdict == TL_VERDICT_WITHIN_NOISE && it.ci_lo < 0 && it.ci_hi > 0);
+    char pm[32];
+    tl_verdict_fmt_pm(&it, pm, sizeof pm);
+    char wpm[32];
+    snprintf(wpm, sizeof wpm, "\xc2\xb1%.1f%%", 100 * (want.hi - want.lo) / 2 / 0.016);
+    assert_string_equal(pm, wpm);
+    tl_noise_free(nz);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_tap_pools_rows_per_name),
+        cmocka_unit_test(test_null_pairs_flag_at_most_8_of_100),
+        cmocka_unit_test(test_planted_5pct_found_in_95_of_100),
+        cmocka_unit_test(test_planted_10pct_over_runs_found_in_95_of_100),
+    };
+    return cmocka_run_group_tests_name("verdict", tests, setup, teardown);
+}
