@@ -1750,7 +1750,8 @@ static void test_summary_first_and_verbose_lines(void **state)
     assert_null(strstr(r.out, "Wrote sheet"));
     const char *wrote = strstr(r.out, "\nWrote out.xlsx: 2 result sheets; -v lists them\n");
     assert_non_null(wrote);
-    assert_true(strstr(r.out, "b vs a") < wrote);
+    assert_non_null(strstr(r.out, "\na -> b ("));
+    assert_true(strstr(r.out, "\na -> b (") < wrote);
     assert_string_equal(wrote + strlen("\nWrote out.xlsx: 2 result sheets; -v lists them\n"), "");
     run_free(&r);
     r = RUN(f, "a", "b", "-o", "out.xlsx", "-v", "--output_csvs_dir", "csvs");

@@ -155,11 +155,14 @@ static void test_files(void **state)
     free(ds);
     /* the summary: one line for the convolution, read across vendors */
     char *out = slurp(f, "out.txt");
-    assert_non_null(strstr(out, ": 3 kernels of aten::miopen_convolution 0.090 ms vs 2 kernels of "
-                                "aten::cudnn_convolution 0.080 ms, -0.010 ms, -11.1%"));
+    assert_non_null(strstr(out, "\nmi300 -> h100 by lowest common op (2 aligned, 2 distinct: 1 slower, 1 faster)\n"
+                                "  GPU time under these ops: mi300 0.120 of 0.120 ms (100.0%), h100 0.120 of 0.120 ms "
+                                "(100.0%)\n"));
+    assert_non_null(strstr(out, "    -0.010 ms    -11.1%  aten::miopen_convolution | aten::cudnn_convolution      "
+                                "     0.090 -> 0.080, 3 -> 2 kernels\n"));
     free(out);
     char *md = slurp(f, "s.md");
-    assert_non_null(strstr(md, "**By lowest common op**"));
+    assert_non_null(strstr(md, "**`mi300` -> `h100` by lowest common op**"));
     free(md);
     char *js = slurp(f, "s.json");
     assert_non_null(strstr(js, "\"lca\": {\"baseline\": \"mi300\", \"variant\": \"h100\", \"count\": 2"));

@@ -376,7 +376,7 @@ static void test_symlink_output_writes_its_target(void **state)
     assert_true(is_workbook(f, "real/target.xlsx"));
     char *md = read_rel(f, "real/new.md");
     assert_non_null(md);
-    assert_non_null(strstr(md, "b vs a"));
+    assert_non_null(strstr(md, "## a -> b\n"));
     free(md);
     assert_no_temp_files(f->dir);
     assert_no_temp_files(at(f, "real"));

@@ -246,6 +246,12 @@ enum { CUDA, ROCM };
 
 static int flavour = CUDA;
 static int foreach_optim; /* the optimizer as seven foreach ops instead of one fused op */
+/* What a step is (--shape): a training step; an inference decode step replayed from a CUDA /
+ * HIP graph (most GPU time under the graph launch, no cpu_op above it); the capture run
+ * that records such a graph (host work, almost no GPU work); a training step with two
+ * aten::sub ops that launch their kernel on one flavour each (two one-sided LCAs of one name). */
+enum { SH_TRAIN, SH_GRAPH_REPLAY, SH_CAPTURE_ONLY, SH_ONE_SIDED_LCA };
+static int shape = SH_TRAIN;
 static int n_layers = 12;
 static uint64_t seed = 1;
 
@@ -1436,18 +1442,10 @@ static void optimizer(void)
     py_close();
 }
 
-/* A compiled region: an inductor triton kernel launched through the driver/module API,
- * then a graph launch whose kernels all carry the launch's correlation id. */
-static void compiled_metrics(void)
+/* A graph launch: one runtime event whose n kernels (ks[i], about ns[i] each) all carry
+ * its correlation id, back to back on the compute stream. */
+static void graph_launch(const int *ks, const int64_t *ns, int n)
 {
-    py_open("torch/_dynamo/eval_frame.py(838): compile_wrapper", 0);
-    op_open("Torch-Compiled Region: 0/0", NULL);
-    op_open("triton_per_fused__log_softmax_nll_loss_forward_0", W.triton);
-    if (flavour == CUDA)
-        launch_any(E_DRV, "cuLaunchKernel", 307, G_KERNEL, W.k_triton, NULL, 3300, 0, 0, FL_S);
-    else
-        launch_any(E_RT, "hipModuleLaunchKernel", 54, G_KERNEL, W.k_triton, NULL, 3900, 0, 0, FL_S);
-    op_close();
     ev_t *r = ev_new(E_RT);
     r->name = flavour == CUDA ? "cudaGraphLaunch" : "hipGraphLaunch";
     r->tid = G.tid;
@@ -1460,44 +1458,61 @@ static void compiled_metrics(void)
     int64_t start = r->ts + jitter(9000, 30);
     if (start < G.stream_free[0])
         start = G.stream_free[0] + 1200;
-    for (int i = 0; i < 6; i++) {
+    for (int i = 0; i < n; i++) {
         ev_t *g = ev_new(E_GPU);
-        g->name = kerns[W.k_graph[i]].name;
+        g->name = kerns[ks[i]].name;
         g->gcat = G_KERNEL;
-        g->kern = W.k_graph[i];
+        g->kern = ks[i];
         g->ext = r->ext;
         g->corr = r->corr;
         g->tid = stream_comp;
         g->flow = i == 0 ? FL_GPU_F : FL_NONE;
         g->graph = 1;
         g->ts = start;
-        g->dur = jitter(2600 + 700 * i, 8);
+        g->dur = jitter(ns[i], 8);
         start = g->ts + g->dur + uniform(600, 1400);
     }
     G.stream_free[0] = start;
     G.now += r->dur;
     tick(500, 1500);
+}
+
+/* A compiled region: an inductor triton kernel launched through the driver/module API,
+ * then a graph launch whose kernels all carry the launch's correlation id. */
+static void compiled_metrics(void)
+{
+    py_open("torch/_dynamo/eval_frame.py(838): compile_wrapper", 0);
+    op_open("Torch-Compiled Region: 0/0", NULL);
+    op_open("triton_per_fused__log_softmax_nll_loss_forward_0", W.triton);
+    if (flavour == CUDA)
+        launch_any(E_DRV, "cuLaunchKernel", 307, G_KERNEL, W.k_triton, NULL, 3300, 0, 0, FL_S);
+    else
+        launch_any(E_RT, "hipModuleLaunchKernel", 54, G_KERNEL, W.k_triton, NULL, 3900, 0, 0, FL_S);
+    op_close();
+    static const int64_t graph_ns[6] = {2600, 3300, 4000, 4700, 5400, 6100};
+    graph_launch(W.k_graph, graph_ns, 6);
     op_close();
     py_close();
 }
 
-static void step(int s)
+/* Two aten::sub ops under their aten::rsub: the first launches its kernel on CUDA only,
+ * the second on ROCm only (the work moved from one op to the other). */
+static void moved_sub(void)
+{
+    for (int i = 0; i < 2; i++) {
+        op_open("aten::rsub", NULL);
+        op_open("aten::sub", NULL);
+        if ((i == 0) == (flavour == CUDA))
+            launch(W.k_add, 9000 + 3000 * i);
+        op_close();
+        op_close();
+    }
+}
+
+/* One training step: the batch in, forward, loss, backward, the optimizer. */
+static void train_body(void)
 {
     int L = n_layers;
-    n_evs = 0;
-    G.step = s;
-    G.alloc = 6LL << 30; /* what the model and optimizer state hold between steps */
-    G.tid = main_tid;
-    G.pydepth = 0;
-    G.depth = 0;
-    static char *step_name;
-    free(step_name);
-    step_name = xasprintf("ProfilerStep#%d", s + 5);
-    py_open("torch/profiler/profiler.py(815): step", 0);
-    py_leaf("<built-in function perf_counter_ns>");
-    py_close();
-    annot_open(step_name, s + 5);
-    size_t gpu_first = n_evs;
     py_open("train.py(141): train_step", 0);
     /* input batch to the device */
     py_open("<method 'to' of 'torch._C.TensorBase' objects>", 0);
@@ -1558,7 +1573,83 @@ static void step(int s)
     py_close();
     optimizer();
     compiled_metrics();
+    if (shape == SH_ONE_SIDED_LCA)
+        moved_sub();
     py_close(); /* train_step */
+}
+
+/* One decode step replayed from a graph, as vLLM runs it: the inputs copied in, the whole
+ * model as one graph launch under Python frames only (no cpu_op above it), the sampled
+ * token out. */
+static void decode_body(void)
+{
+    py_open("vllm/worker/model_runner.py(1712): execute_model", 0);
+    op_open("aten::copy_", W.copy_img);
+    if (flavour == CUDA)
+        launch_any(E_RT, "cudaMemcpyAsync", 41, G_MEMCPY, -1, "Memcpy HtoD (Pinned -> Device)", 3000, 0, 4096, FL_S);
+    else
+        launch_any(E_RT, "hipMemcpyWithStream", 97, G_MEMCPY, -1, "Memcpy HtoD (Host -> Device)", 3500, 0, 4096, FL_S);
+    op_close();
+    py_open("torch/cuda/graphs.py(104): replay", 0);
+    int n = n_layers * 6 + 2;
+    int *ks = xrealloc(NULL, (size_t)n * sizeof *ks);
+    int64_t *ns = xrealloc(NULL, (size_t)n * sizeof *ns);
+    for (int i = 0; i < n; i++) {
+        int j = i % 6;
+        ks[i] = j == 1 ? W.k_gemm_qkv : j == 4 ? W.k_gemm_fc1 : W.k_graph[j];
+        ns[i] = (j == 1 || j == 4 ? 42000 : 9000 + 1500 * j) * (flavour == CUDA ? 10 : 12) / 10;
+    }
+    graph_launch(ks, ns, n);
+    free(ks);
+    free(ns);
+    py_close();
+    op_open("aten::argmax", NULL);
+    launch(W.k_graph[5], 4200);
+    op_close();
+    py_close();
+}
+
+/* The capture run of a graph: the model's ops are recorded, not run, so the host is busy
+ * and the GPU all but idle (one warm-up fill). */
+static void capture_body(void)
+{
+    py_open("vllm/worker/model_runner.py(1402): capture", 0);
+    op_open("aten::fill_", W.fill);
+    launch(W.k_fill, 11000);
+    op_close();
+    rt_call(flavour == CUDA ? "cudaStreamBeginCapture" : "hipStreamBeginCapture", 318, 6000);
+    for (int l = 0; l < n_layers; l++) {
+        op_leaf("aten::mm", NULL);
+        op_leaf("aten::add", NULL);
+        op_leaf("aten::gelu", NULL);
+    }
+    rt_call(flavour == CUDA ? "cudaStreamEndCapture" : "hipStreamEndCapture", 319, 9000);
+    rt_call(flavour == CUDA ? "cudaGraphInstantiate" : "hipGraphInstantiate", 320, 250000);
+    py_close();
+}
+
+static void step(int s)
+{
+    n_evs = 0;
+    G.step = s;
+    G.alloc = 6LL << 30; /* what the model and optimizer state hold between steps */
+    G.tid = main_tid;
+    G.pydepth = 0;
+    G.depth = 0;
+    static char *step_name;
+    free(step_name);
+    step_name = xasprintf("ProfilerStep#%d", s + 5);
+    py_open("torch/profiler/profiler.py(815): step", 0);
+    py_leaf("<built-in function perf_counter_ns>");
+    py_close();
+    annot_open(step_name, s + 5);
+    size_t gpu_first = n_evs;
+    if (shape == SH_GRAPH_REPLAY)
+        decode_body();
+    else if (shape == SH_CAPTURE_ONLY)
+        capture_body();
+    else
+        train_body();
     /* the step ends with a synchronisation: the host waits for the GPU */
     int64_t gpu_end = G.stream_free[0] > G.stream_free[1] ? G.stream_free[0] : G.stream_free[1];
     ev_t *sync = ev_new(E_RT);
@@ -2037,7 +2128,8 @@ static int64_t run_pass(int pass, int steps)
     G.pyid = 5; /* 1..5: the monitor thread's frames */
     G.cur_ext = -1;
     G.stream_free[0] = G.stream_free[1] = t0_ns;
-    prologue();
+    if (shape != SH_CAPTURE_ONLY)
+        prologue();
     write_events(pass);
     for (int s = 0; s < steps; s++) {
         step(s);
@@ -2064,13 +2156,16 @@ static void generate(int steps)
 static void usage(int status)
 {
     fputs("usage: gentrace [--flavour cuda|rocm] [--seed S] [--layers L] [--steps N | --size SIZE]\n"
-          "                [--optimizer fused|foreach] [--stats]\n"
+          "                [--optimizer fused|foreach] [--shape SHAPE] [--stats]\n"
           "                [--gzip | --plain] [--level 1-9] [-o FILE]\n"
           "  --flavour   cuda (H100, GPU pid 0, streams 7/20) or rocm (MI300X, GPU pid 2, streams 0/4); default cuda\n"
           "  --seed      random seed (default 1); same options give the same bytes\n"
           "  --layers    transformer blocks per step (default 12, 0-64)\n"
           "  --steps     profiler steps (default 1)\n"
           "  --optimizer fused (one aten::_fused_adamw_, default) or foreach (seven aten::_foreach_* ops)\n"
+          "  --shape     what a step is: train (default), graph-replay (a decode step replayed from a graph),\n"
+          "              capture-only (the graph's capture: almost no GPU work), one-sided-lca (train, and two\n"
+          "              aten::sub ops that launch on one flavour each)\n"
           "  --size      approximate JSON size instead of --steps: 500K, 250M, 1G, 5G (powers of 1000)\n"
           "  --gzip      gzip the output (default when FILE ends in .gz); --plain: never\n"
           "  --level     gzip level (default 6)\n"
@@ -2159,6 +2254,18 @@ int main(int argc, char **argv)
                 foreach_optim = !strcmp(v, "foreach");
             else {
                 fprintf(stderr, "gentrace: --optimizer: expected fused or foreach, got '%s'\n", v);
+                exit(2);
+            }
+        } else if (!strcmp(a, "--shape")) {
+            NEED_ARG();
+            static const char *const shapes[] = {"train", "graph-replay", "capture-only", "one-sided-lca"};
+            shape = -1;
+            for (int k = 0; k < (int)(sizeof shapes / sizeof *shapes); k++)
+                if (!strcmp(v, shapes[k]))
+                    shape = k;
+            if (shape < 0) {
+                fprintf(stderr, "gentrace: --shape: expected train, graph-replay, capture-only or one-sided-lca, "
+                                "got '%s'\n", v);
                 exit(2);
             }
         } else if (!strcmp(a, "--stats")) {

@@ -517,6 +517,22 @@ static int check_outputs_and_tags(const options *o)
     return 0;
 }
 
+/* A report whose GPU was all but idle (a graph's capture run records its kernels without
+ * running them: 11 µs of GPU work) compares as noise: say so, once per report. */
+static void warn_little_gpu_work(const tl_summary *s)
+{
+    enum { LITTLE_MS_X1000 = 100 }; /* 0.1 ms */
+    for (size_t i = 0; i <= s->nvariants && s->nvariants; i++) {
+        const tl_variant_summary *v = &s->variants[i ? i - 1 : 0];
+        if (!v->has_timeline)
+            continue;
+        double busy = i ? v->timeline[TL_TL_BUSY].var : v->timeline[TL_TL_BUSY].base;
+        if (!isnan(busy) && busy < LITTLE_MS_X1000 / 1000.0)
+            tl_warn("'%s' has almost no GPU work (busy_time %.3f ms): a graph capture trace, or a run that did not "
+                    "reach the GPU? its times compare as noise", i ? v->tag : s->baseline, busy);
+    }
+}
+
 /*
  * A run allocates and frees the same few hundred MB over and over (one sheet's tables
  * and arenas after another).  glibc gives big blocks back to the kernel at once (mmap'd
@@ -727,9 +743,10 @@ int main(int argc, char **argv)
     }
     free(tagv);
     /* the achieved TFLOPS/s and TB/s of the ops listed, from the reports' perf sheets */
-    tl_eff_options eff_opt = {.gpu_arch = NULL}; /* the --gpu-arch description, once that option is in */
+    tl_eff_options eff_opt = {.gpu_arch = o.gpu_arch ? &arch : NULL};
     tl_efficiency_build(&eff, &summary, reports, o.nreports, &eff_opt, &arena);
     summary.eff = &eff;
+    warn_little_gpu_work(&summary);
     if (!o.no_summary && ((summary.nvariants && (summary.source || summary.variants[0].has_timeline)) || lsum.ntop))
         sheet = tl_summary_sheet_build(&summary, &arena);
     if (o.summary_md)

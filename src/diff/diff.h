@@ -71,6 +71,10 @@ typedef struct tl_diff_lca {
     double time1, time2;    /* each side's busy time (µs), 0 when absent */
     size_t n1, n2;          /* each side's kernels (rows) */
     size_t row1, row2;      /* the side's first row in tl_diff_rows(), SIZE_MAX if none */
+    /* The LCA as a CPU op on each side: its node's cpu_op, or the nearest cpu_op above
+     * the node when that is a kernel, a runtime call or a memcpy (named as lca_name is:
+     * "(digits)" removed); "" when the side has no cpu_op there. */
+    const char *op1, *op2;
 } tl_diff_lca;
 
 typedef struct tl_diff_stats {
@@ -106,6 +110,21 @@ const tl_diff_row *tl_diff_rows(const tl_diff *d, size_t *n);
 int tl_diff_identical(const tl_diff *d);
 /* The LCAs in lca_summary's order (trace1 time, largest first). */
 const tl_diff_lca *tl_diff_lcas(const tl_diff *d, size_t *n);
+
+/* Where one side's GPU time is, as the LCAs see it: each a union of intervals (µs), so
+ * that overlapping kernels count once.  The parts need not add up to busy_us exactly
+ * (two parts may overlap in time on different streams). */
+typedef struct tl_diff_cover {
+    double busy_us;      /* every GPU event of the side linked to a launch (gpu_timeline's busy_time) */
+    double lca_us;       /* the GPU events under an LCA */
+    double unmatched_us; /* under a top-level op only this side has (no LCA: nothing to pair with) */
+    double graph_us;     /* launched by a graph launch, and under no LCA */
+    double outside_us;   /* the rest: launched outside every cpu_op */
+    double graph_all_us; /* every GPU event launched by a graph launch, under an LCA or not */
+} tl_diff_cover;
+
+/* The cover of side 0 (trace 1) or 1 (trace 2). */
+void tl_diff_coverage(const tl_diff *d, int side, tl_diff_cover *out);
 
 /* The tables of TRACES.md §5.2 and §6, their strings in `arena`:
  * diff_stats (identical traces: trace1's rows, no `source`), the unique-args summary

@@ -257,6 +257,16 @@ static const char *op_names(tl_diff *d, const size_t *idx, size_t n)
     return out;
 }
 
+/* The cpu_op an LCA node stands for on side k: the node's event, or the nearest cpu_op
+ * above it ("" for none). */
+static const char *lca_cpu_op(tl_diff *d, int k, uint32_t e)
+{
+    const tl_trace *t = d->s[k].t;
+    while (e != TL_TEV_NONE && t->ev[e].kind != TL_TEV_CPU_OP)
+        e = t->ev[e].parent;
+    return e == TL_TEV_NONE ? "" : diff_lca_name(d, k, e);
+}
+
 static void collect_lcas(tl_diff *d)
 {
     /* group the rows by LCA id, in first-appearance order */
@@ -310,6 +320,8 @@ static void collect_lcas(tl_diff *d)
         l->time2 = k2 ? d->rows[side2[0]].busy : 0.0;
         l->row1 = k1 ? side1[0] : SIZE_MAX;
         l->row2 = k2 ? side2[0] : SIZE_MAX;
+        l->op1 = lca_cpu_op(d, 0, d->nodes[l->id].ev1);
+        l->op2 = lca_cpu_op(d, 1, d->nodes[l->id].ev2);
     }
     /* lca_summary's order: trace1's time, largest first, as pandas sorts it */
     size_t *ord = tl_xmalloc((n ? n : 1) * sizeof *ord);

@@ -11,7 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static double pct_change(double a, double b) { return a > 0 ? (b - a) / a * 100.0 : NAN; }
+/* The change in percent of the baseline; none over a baseline within noise of zero
+ * (under a nanosecond: the traces' resolution), where a percentage would be nonsense. */
+static double pct_change(double a, double b) { return a > 1e-6 ? (b - a) / a * 100.0 : NAN; }
 
 static int by_first(size_t a, size_t b, void *ctx)
 {
@@ -30,7 +32,7 @@ typedef struct sig_ctx {
     const tl_lca_item *it;
 } sig_ctx;
 
-/* LCAs alike: the same LCA name over the same ops on each side. */
+/* LCAs alike: the same op over the same ops on each side. */
 static int by_signature(size_t a, size_t b, void *ctx)
 {
     const tl_lca_item *it = ((const sig_ctx *)ctx)->it;
@@ -42,6 +44,44 @@ static int by_signature(size_t a, size_t b, void *ctx)
     return r;
 }
 
+/* An LCA's name for a person: its CPU op (the diff names some LCAs by the kernel, runtime
+ * call or memcpy where the trees stop matching, which says nothing of what ran there); a
+ * side with no work under it does not name it (as in lca_summary). */
+static const char *cpu_op_name(const tl_diff_lca *l, tl_arena *a)
+{
+    const char *o1 = l->op1 && l->n1 ? l->op1 : "", *o2 = l->op2 && l->n2 ? l->op2 : "";
+    if (!*o1 && !*o2)
+        return l->lca_name ? l->lca_name : "";
+    if (!*o1 || !*o2 || !strcmp(o1, o2))
+        return *o1 ? o1 : o2;
+    return tl_arena_printf(a, "%s | %s", o1, o2);
+}
+
+/* A baseline-only and a variant-only group of one name are one op whose work moved: one
+ * line, labelled, rather than a -100% beside a "new". */
+static size_t pair_one_sided(tl_lca_item *g, size_t ng)
+{
+    for (size_t i = 0; i < ng; i++) {
+        if (g[i].n2 || g[i].unaligned || !g[i].n1)
+            continue;
+        for (size_t j = 0; j < ng; j++) {
+            if (j == i || g[j].n1 || !g[j].n2 || g[j].unaligned || strcmp(g[i].lca, g[j].lca) != 0)
+                continue;
+            g[i].ops2 = g[j].ops2;
+            g[i].n2 = g[j].n2;
+            g[i].ms2 = g[j].ms2;
+            g[i].count += g[j].count;
+            g[i].first = g[i].first < g[j].first ? g[i].first : g[j].first;
+            g[i].unaligned = 1;
+            g[j] = g[--ng];
+            if (i == ng)
+                i = j; /* g[i] moved to j */
+            break;
+        }
+    }
+    return ng;
+}
+
 void tl_lca_summary_build(tl_lca_summary *s, const tl_diff *d, const char *tag1, const char *tag2, size_t top,
                           double gate_pct, double gate_min_ms, tl_arena *arena)
 {
@@ -51,6 +91,8 @@ void tl_lca_summary_build(tl_lca_summary *s, const tl_diff *d, const char *tag1,
     s->gate_on = gate_pct >= 0;
     s->gate_pct = gate_pct;
     s->gate_min_ms = gate_min_ms;
+    tl_diff_coverage(d, 0, &s->cover[0]);
+    tl_diff_coverage(d, 1, &s->cover[1]);
     size_t n;
     const tl_diff_lca *l = tl_diff_lcas(d, &n);
     s->nlcas = n;
@@ -58,7 +100,8 @@ void tl_lca_summary_build(tl_lca_summary *s, const tl_diff *d, const char *tag1,
     for (size_t i = 0; i < n; i++) {
         tl_lca_item *it = &all[i];
         memset(it, 0, sizeof *it);
-        it->lca = l[i].lca_name ? l[i].lca_name : "";
+        it->node = l[i].lca_name ? l[i].lca_name : "";
+        it->lca = cpu_op_name(&l[i], arena);
         it->ops1 = l[i].name1;
         it->ops2 = l[i].name2;
         it->n1 = l[i].n1;
@@ -93,6 +136,7 @@ void tl_lca_summary_build(tl_lca_summary *s, const tl_diff *d, const char *tag1,
         groups[ng++] = g;
         i = j;
     }
+    ng = pair_one_sided(groups, ng);
     for (size_t i = 0; i < ng; i++) {
         tl_lca_item *g = &groups[i];
         g->delta_ms = g->ms2 - g->ms1;
@@ -101,14 +145,15 @@ void tl_lca_summary_build(tl_lca_summary *s, const tl_diff *d, const char *tag1,
         s->nfaster += g->delta_ms < 0;
     }
     s->ngroups = ng;
-    /* largest change first; equal changes in the order of lca_summary */
+    /* largest change first; equal changes in the order of lca_summary; no change, no line */
     for (size_t i = 0; i < ng; i++)
         ord[i] = i;
     tl_sort_rows(ord, ng, by_first, groups);
     size_t *o2 = tl_xmalloc((ng ? ng : 1) * sizeof *o2);
     memcpy(o2, ord, ng * sizeof *o2);
     tl_sort_rows(o2, ng, by_abs_delta, groups);
-    s->ntop = ng < top ? ng : top;
+    size_t changed = s->nslower + s->nfaster;
+    s->ntop = changed < top ? changed : top;
     s->top = tl_xmalloc((s->ntop ? s->ntop : 1) * sizeof *s->top);
     for (size_t i = 0; i < s->ntop; i++)
         s->top[i] = groups[o2[i]];
@@ -120,7 +165,6 @@ void tl_lca_summary_build(tl_lca_summary *s, const tl_diff *d, const char *tag1,
                 s->violations[s->nviolations++] = *it;
         }
     }
-    (void)arena;
     free(o2);
     free(ord);
     free(groups);
@@ -134,50 +178,216 @@ void tl_lca_summary_free(tl_lca_summary *s)
     memset(s, 0, sizeof *s);
 }
 
+/* ---- what the lines cover ---------------------------------------------------------------- */
+
+static double share(double part, double whole) { return whole > 0 ? part / whole : 0; }
+
+/* 1 when the LCAs leave most of a side's GPU time out. */
+static int low_cover(const tl_lca_summary *s)
+{
+    for (int k = 0; k < 2; k++)
+        if (s->cover[k].busy_us > 0 && share(s->cover[k].lca_us, s->cover[k].busy_us) < TL_LCA_LOW_COVER)
+            return 1;
+    return 0;
+}
+
+static int graph_heavy(const tl_diff_cover *c)
+{
+    return c->busy_us > 0 && share(c->graph_all_us, c->busy_us) > TL_LCA_GRAPH_SHARE;
+}
+
+/* The texts the three renderings share; `tag` writes a tag (each rendering quotes its
+ * own way). */
+typedef void (*put_fn)(tl_buf *b, const char *s);
+
+static void put_plain(tl_buf *b, const char *s)
+{
+    for (const char *c = s; *c; c++)
+        tl_buf_addc(b, (unsigned char)*c < 0x20 || *c == 0x7f ? '?' : *c);
+}
+
+/* "vit_mi300x 8.950 of 9.083 ms (98.5%), vit_h100 8.800 of 8.894 ms (98.9%)" */
+static void cover_line(const tl_lca_summary *s, tl_buf *b, put_fn tag)
+{
+    for (int k = 0; k < 2; k++) {
+        const tl_diff_cover *c = &s->cover[k];
+        tl_buf_adds(b, k ? ", " : "");
+        tag(b, k ? s->tag2 : s->tag1);
+        tl_buf_printf(b, " %.3f of %.3f ms (%.1f%%)", c->lca_us / 1e3, c->busy_us / 1e3,
+                      100 * share(c->lca_us, c->busy_us));
+    }
+}
+
+/* "vit_mi300x: 0.100 ms under graph launches, 0.030 ms in top-level ops only it has; ...",
+ * or nothing when the LCAs leave out under a microsecond on each side. */
+static int rest_line(const tl_lca_summary *s, tl_buf *b, put_fn tag)
+{
+    int any = 0;
+    for (int k = 0; k < 2; k++) {
+        const tl_diff_cover *c = &s->cover[k];
+        double part[3] = {c->graph_us, c->unmatched_us, c->outside_us};
+        static const char *const what[3] = {"under graph launches", "in top-level ops only it has",
+                                            "launched outside every op"};
+        int first = 1;
+        for (int p = 0; p < 3; p++) {
+            if (part[p] < 1.0)
+                continue;
+            if (first) {
+                tl_buf_adds(b, any ? "; " : "");
+                tag(b, k ? s->tag2 : s->tag1);
+                tl_buf_adds(b, ": ");
+            }
+            tl_buf_printf(b, "%s%.3f ms %s", first ? "" : ", ", part[p] / 1e3, what[p]);
+            first = 0;
+            any = 1;
+        }
+    }
+    return any;
+}
+
+static void low_cover_line(const tl_lca_summary *s, tl_buf *b, put_fn tag)
+{
+    tl_buf_printf(b, "the lines below account for %.1f%% of ", 100 * share(s->cover[0].lca_us, s->cover[0].busy_us));
+    tag(b, s->tag1);
+    tl_buf_printf(b, "'s GPU time and %.1f%% of ", 100 * share(s->cover[1].lca_us, s->cover[1].busy_us));
+    tag(b, s->tag2);
+    tl_buf_adds(b, "'s; the rest is compared by name only (the op and kernel tables)");
+}
+
+/* The graph-replay hint: which side, how much, and what would attribute it. */
+static int graph_line(const tl_lca_summary *s, tl_buf *b, put_fn tag)
+{
+    int h0 = graph_heavy(&s->cover[0]), h1 = graph_heavy(&s->cover[1]);
+    if (!h0 && !h1)
+        return 0;
+    for (int k = 0, first = 1; k < 2; k++) {
+        if (!(k ? h1 : h0))
+            continue;
+        tl_buf_printf(b, "%s%.1f%% of ", first ? "" : " and ",
+                      100 * share(s->cover[k].graph_all_us, s->cover[k].busy_us));
+        tag(b, k ? s->tag2 : s->tag1);
+        tl_buf_adds(b, "'s");
+        first = 0;
+    }
+    tl_buf_adds(b, " GPU time is under graph launches (cudaGraphLaunch / hipGraphLaunch), which no CPU op "
+                   "attributes: give the trace's capture folder (TRACE@CAPTURE_DIR) to attribute it to ops; "
+                   "without it, kernel_summary compares it kernel by kernel");
+    return 1;
+}
+
+/* ---- the terminal ------------------------------------------------------------------------- */
+
+/* Names on the terminal and in Markdown are cut to about this many characters (a kernel
+ * name can run to thousands); CSV, JSON and the workbook have them whole. */
+#define NAME_MAX_SHOWN 60
+
+/* s cut to `max` bytes at a character boundary, "..." marking the cut. */
+static const char *cut(tl_buf *tmp, const char *s, size_t max)
+{
+    tmp->len = 0;
+    size_t n = strlen(s);
+    if (n <= max) {
+        tl_buf_adds(tmp, s);
+    } else {
+        size_t keep = max - 3;
+        while (keep > 0 && ((unsigned char)s[keep] & 0xC0) == 0x80)
+            keep--; /* do not cut a UTF-8 character in two */
+        tl_buf_add(tmp, s, keep);
+        tl_buf_adds(tmp, "...");
+    }
+    return tl_buf_cstr(tmp);
+}
+
+/* The name column: the op, how many LCAs, and the label of a moved pair. */
+static void name_cell(tl_buf *b, const tl_lca_item *it, put_fn put)
+{
+    tl_buf tmp = {0};
+    put(b, cut(&tmp, it->lca, NAME_MAX_SHOWN));
+    tl_buf_free(&tmp);
+    if (it->unaligned)
+        tl_buf_adds(b, " (not aligned: under different ops on each side)");
+    else if (it->count > 1)
+        tl_buf_printf(b, " (x%zu)", it->count);
+}
+
+/* "5 -> 6 kernels, aten::miopen_convolution -> aten::cudnn_convolution" (the ops left out
+ * when they are the LCA itself on both sides). */
+static void kernels_cell(tl_buf *b, const tl_lca_item *it, put_fn put)
+{
+    tl_buf_printf(b, "%zu -> %zu kernel%s", it->n1, it->n2, it->n2 == 1 ? "" : "s");
+    /* the LCA reads "a | b" when each side's op is its own */
+    size_t l = strlen(it->lca), l1 = strlen(it->ops1), l2 = strlen(it->ops2);
+    int same1 = !l1 || !strcmp(it->ops1, it->lca) || (l > l1 + 3 && !strncmp(it->lca, it->ops1, l1) &&
+                                                        !strncmp(it->lca + l1, " | ", 3));
+    int same2 = !l2 || !strcmp(it->ops2, it->lca) || (l > l2 + 3 && !strcmp(it->lca + l - l2, it->ops2) &&
+                                                        !strncmp(it->lca + l - l2 - 3, " | ", 3));
+    if (same1 && same2)
+        return;
+    tl_buf tmp = {0};
+    tl_buf_adds(b, ", ");
+    put(b, *it->ops1 ? cut(&tmp, it->ops1, NAME_MAX_SHOWN) : "-");
+    tl_buf_adds(b, " -> ");
+    put(b, *it->ops2 ? cut(&tmp, it->ops2, NAME_MAX_SHOWN) : "-");
+    tl_buf_free(&tmp);
+}
+
+void tl_lca_summary_print(const tl_lca_summary *s, FILE *out, int color)
+{
+    if (!s->nlcas && s->cover[0].busy_us <= 0 && s->cover[1].busy_us <= 0)
+        return;
+    const char *bold = color ? "\x1b[1m" : "", *off = color ? "\x1b[0m" : "";
+    tl_buf b = {0}, t1 = {0}, t2 = {0};
+    put_plain(&t1, s->tag1);
+    put_plain(&t2, s->tag2);
+    fprintf(out, "\n%s%s -> %s by lowest common op%s (%zu aligned, %zu distinct: %zu slower, %zu faster)\n", bold,
+            tl_buf_cstr(&t1), tl_buf_cstr(&t2), off, s->nlcas, s->ngroups, s->nslower, s->nfaster);
+    cover_line(s, &b, put_plain);
+    fprintf(out, "  GPU time under these ops: %s\n", tl_buf_cstr(&b));
+    b.len = 0;
+    if (rest_line(s, &b, put_plain))
+        fprintf(out, "  not under them: %s\n", tl_buf_cstr(&b));
+    b.len = 0;
+    if (low_cover(s)) {
+        low_cover_line(s, &b, put_plain);
+        fprintf(out, "  %slow coverage%s: %s\n", bold, off, tl_buf_cstr(&b));
+    }
+    b.len = 0;
+    if (graph_line(s, &b, put_plain))
+        fprintf(out, "  %sgraph replay%s: %s\n", bold, off, tl_buf_cstr(&b));
+    if (!s->ntop) {
+        fprintf(out, "  %s\n", s->nlcas ? "no changes: every lowest common op takes the same time on both sides"
+                                        : "no lowest common op: the two call trees share no op with GPU work");
+    } else {
+        b.len = 0;
+        tl_buf_printf(&b, "%s -> %s (ms), kernels", tl_buf_cstr(&t1), tl_buf_cstr(&t2));
+        fprintf(out, "    %14s %9s  %-60s %s\n", "delta", "%", "lowest common op", tl_buf_cstr(&b));
+    }
+    for (size_t i = 0; i < s->ntop; i++) {
+        const tl_lca_item *it = &s->top[i];
+        const char *tint = !color ? "" : it->delta_ms > 0 ? "\x1b[31m" : it->delta_ms < 0 ? "\x1b[32m" : "";
+        char d[32], pc[32];
+        snprintf(d, sizeof d, "%+.3f ms", it->delta_ms);
+        if (isnan(it->pct))
+            snprintf(pc, sizeof pc, "new");
+        else
+            snprintf(pc, sizeof pc, "%+.1f%%", it->pct);
+        b.len = 0;
+        name_cell(&b, it, put_plain);
+        fprintf(out, "    %s%14s %9s%s  %-60s ", tint, d, pc, color ? off : "", tl_buf_cstr(&b));
+        b.len = 0;
+        kernels_cell(&b, it, put_plain);
+        fprintf(out, "%.3f -> %.3f, %s\n", it->ms1, it->ms2, tl_buf_cstr(&b));
+    }
+    tl_buf_free(&b);
+    tl_buf_free(&t1);
+    tl_buf_free(&t2);
+}
+
 /* A name on the terminal: no control characters. */
 static void put_name(FILE *out, const char *s)
 {
     for (const char *c = s; *c; c++)
         fputc((unsigned char)*c < 0x20 || *c == 0x7f ? '?' : *c, out);
-}
-
-/* "5 kernels of aten::miopen_convolution 0.334 ms" (the op left out when it is the LCA) */
-static void print_side(FILE *out, const tl_lca_item *it, int side)
-{
-    size_t n = side ? it->n2 : it->n1;
-    const char *ops = side ? it->ops2 : it->ops1;
-    fprintf(out, "%zu kernel%s", n, n == 1 ? "" : "s");
-    if (*ops && strcmp(ops, it->lca) != 0) {
-        fputs(" of ", out);
-        put_name(out, ops);
-    }
-    fprintf(out, " %.3f ms", side ? it->ms2 : it->ms1);
-}
-
-void tl_lca_summary_print(const tl_lca_summary *s, FILE *out, int color)
-{
-    if (!s->nlcas)
-        return;
-    const char *bold = color ? "\x1b[1m" : "", *off = color ? "\x1b[0m" : "";
-    fprintf(out, "\n%s%s vs %s by lowest common op%s (%zu aligned, %zu distinct: %zu slower, %zu faster)\n", bold,
-            s->tag2, s->tag1, off, s->nlcas, s->ngroups, s->nslower, s->nfaster);
-    for (size_t i = 0; i < s->ntop; i++) {
-        const tl_lca_item *it = &s->top[i];
-        const char *tint = !color ? "" : it->delta_ms > 0 ? "\x1b[31m" : it->delta_ms < 0 ? "\x1b[32m" : "";
-        fputs("  ", out);
-        put_name(out, it->lca);
-        if (it->count > 1)
-            fprintf(out, " (x%zu)", it->count);
-        fputs(": ", out);
-        print_side(out, it, 0);
-        fputs(" vs ", out);
-        print_side(out, it, 1);
-        fprintf(out, ", %s%+.3f ms", tint, it->delta_ms);
-        if (isnan(it->pct))
-            fprintf(out, ", new%s\n", color ? off : "");
-        else
-            fprintf(out, ", %+.1f%%%s\n", it->pct, color ? off : "");
-    }
 }
 
 void tl_lca_summary_print_violations(const tl_lca_summary *s, FILE *out)
@@ -213,44 +423,52 @@ static void md_code(tl_buf *b, const char *s)
     tl_buf_addc(b, '`');
 }
 
-static void md_side(tl_buf *b, const tl_lca_item *it, int side)
-{
-    size_t n = side ? it->n2 : it->n1;
-    const char *ops = side ? it->ops2 : it->ops1;
-    tl_buf_printf(b, "%zu kernel%s", n, n == 1 ? "" : "s");
-    if (*ops && strcmp(ops, it->lca) != 0) {
-        tl_buf_adds(b, " of ");
-        md_code(b, ops);
-    }
-    tl_buf_printf(b, ", %.3f ms", side ? it->ms2 : it->ms1);
-}
-
 void tl_lca_summary_markdown(const tl_lca_summary *s, tl_buf *b)
 {
-    if (!s->nlcas)
+    if (!s->nlcas && s->cover[0].busy_us <= 0 && s->cover[1].busy_us <= 0)
         return;
-    tl_buf_printf(b, "\n**By lowest common op** (%zu aligned, %zu distinct: %zu slower, %zu faster)\n\n", s->nlcas,
-                  s->ngroups, s->nslower, s->nfaster);
-    tl_buf_adds(b, "| lowest common op | ");
+    tl_buf_adds(b, "\n**");
     md_code(b, s->tag1);
-    tl_buf_adds(b, " | ");
+    tl_buf_adds(b, " -> ");
     md_code(b, s->tag2);
-    tl_buf_adds(b, " | delta (ms) | delta % |\n|---|---|---|---:|---:|\n");
+    tl_buf_printf(b, " by lowest common op** (%zu aligned, %zu distinct: %zu slower, %zu faster)\n\n", s->nlcas,
+                  s->ngroups, s->nslower, s->nfaster);
+    tl_buf_adds(b, "- GPU time under these ops: ");
+    cover_line(s, b, md_code);
+    tl_buf_adds(b, "\n");
+    tl_buf rest = {0};
+    if (rest_line(s, &rest, md_code))
+        tl_buf_printf(b, "- not under them: %s\n", tl_buf_cstr(&rest));
+    rest.len = 0;
+    if (low_cover(s)) {
+        low_cover_line(s, &rest, md_code);
+        tl_buf_printf(b, "- **low coverage**: %s\n", tl_buf_cstr(&rest));
+    }
+    rest.len = 0;
+    if (graph_line(s, &rest, md_code))
+        tl_buf_printf(b, "- **graph replay**: %s\n", tl_buf_cstr(&rest));
+    tl_buf_free(&rest);
+    if (!s->ntop) {
+        tl_buf_adds(b, s->nlcas ? "- no changes: every lowest common op takes the same time on both sides\n"
+                                : "- no lowest common op: the two call trees share no op with GPU work\n");
+        return;
+    }
+    tl_buf_adds(b, "\n| lowest common op | ");
+    md_code(b, s->tag1);
+    tl_buf_adds(b, " (ms) | ");
+    md_code(b, s->tag2);
+    tl_buf_adds(b, " (ms) | delta (ms) | delta % | kernels, ops |\n|---|---:|---:|---:|---:|---|\n");
     for (size_t i = 0; i < s->ntop; i++) {
         const tl_lca_item *it = &s->top[i];
         tl_buf_adds(b, "| ");
-        md_code(b, it->lca);
-        if (it->count > 1)
-            tl_buf_printf(b, " (x%zu)", it->count);
-        tl_buf_adds(b, " | ");
-        md_side(b, it, 0);
-        tl_buf_adds(b, " | ");
-        md_side(b, it, 1);
-        tl_buf_printf(b, " | %+.3f | ", it->delta_ms);
+        name_cell(b, it, md_code);
+        tl_buf_printf(b, " | %.3f | %.3f | %+.3f | ", it->ms1, it->ms2, it->delta_ms);
         if (isnan(it->pct))
-            tl_buf_adds(b, "new |\n");
+            tl_buf_adds(b, "new | ");
         else
-            tl_buf_printf(b, "%+.1f%% |\n", it->pct);
+            tl_buf_printf(b, "%+.1f%% | ", it->pct);
+        kernels_cell(b, it, md_code);
+        tl_buf_adds(b, " |\n");
     }
 }
 
@@ -258,7 +476,9 @@ static void js_item(tl_buf *b, const tl_lca_item *it)
 {
     tl_buf_adds(b, "{\"lca\": ");
     tl_json_str(b, it->lca);
-    tl_buf_printf(b, ", \"count\": %zu", it->count);
+    tl_buf_adds(b, ", \"node\": ");
+    tl_json_str(b, it->node);
+    tl_buf_printf(b, ", \"count\": %zu, \"unaligned\": %s", it->count, it->unaligned ? "true" : "false");
     for (int side = 0; side < 2; side++) {
         tl_buf_adds(b, side ? ", \"variant\": {\"ops\": " : ", \"baseline\": {\"ops\": ");
         tl_json_str(b, side ? it->ops2 : it->ops1);
@@ -273,14 +493,33 @@ static void js_item(tl_buf *b, const tl_lca_item *it)
     tl_buf_addc(b, '}');
 }
 
+static void js_cover(tl_buf *b, const tl_diff_cover *c)
+{
+    const double v[] = {c->busy_us, c->lca_us, c->unmatched_us, c->graph_us, c->outside_us, c->graph_all_us};
+    static const char *const k[] = {"busy_ms", "lca_ms", "one_sided_top_level_ms", "graph_launch_ms",
+                                    "outside_ms", "graph_launch_all_ms"};
+    tl_buf_addc(b, '{');
+    for (size_t i = 0; i < sizeof v / sizeof *v; i++) {
+        tl_buf_printf(b, "%s\"%s\": ", i ? ", " : "", k[i]);
+        tl_json_num(b, v[i] / 1e3);
+    }
+    tl_buf_adds(b, ", \"lca_share\": ");
+    tl_json_num(b, share(c->lca_us, c->busy_us));
+    tl_buf_printf(b, ", \"graph_replay\": %s}", graph_heavy(c) ? "true" : "false");
+}
+
 void tl_lca_summary_json(const tl_lca_summary *s, tl_buf *b)
 {
     tl_buf_adds(b, "{\"baseline\": ");
     tl_json_str(b, s->tag1);
     tl_buf_adds(b, ", \"variant\": ");
     tl_json_str(b, s->tag2);
-    tl_buf_printf(b, ", \"count\": %zu, \"distinct\": %zu, \"slower\": %zu, \"faster\": %zu,\n    \"top\": [",
-                  s->nlcas, s->ngroups, s->nslower, s->nfaster);
+    tl_buf_printf(b, ", \"count\": %zu, \"distinct\": %zu, \"slower\": %zu, \"faster\": %zu,\n    \"coverage\": "
+                     "{\"baseline\": ", s->nlcas, s->ngroups, s->nslower, s->nfaster);
+    js_cover(b, &s->cover[0]);
+    tl_buf_adds(b, ",\n                 \"variant\": ");
+    js_cover(b, &s->cover[1]);
+    tl_buf_printf(b, ",\n                 \"low\": %s},\n    \"top\": [", low_cover(s) ? "true" : "false");
     for (size_t i = 0; i < s->ntop; i++) {
         tl_buf_adds(b, i ? ",\n      " : "\n      ");
         js_item(b, &s->top[i]);
@@ -303,14 +542,15 @@ tl_table *tl_lca_summary_table(const tl_lca_summary *s, tl_arena *a)
                           tl_arena_printf(a, "%s kernels", s->tag2),
                           tl_arena_printf(a, "%s (ms)", s->tag2),
                           "delta (ms)",
-                          "delta %"};
+                          "delta %",
+                          "lca_summary name"};
     tl_table *t = tl_table_new();
     t->nrows = s->ntop;
     for (size_t c = 0; c < sizeof cols / sizeof *cols; c++)
         tl_table_add_column(t, tl_arena_strdup(a, cols[c]));
     for (size_t i = 0; i < s->ntop; i++) {
         const tl_lca_item *it = &s->top[i];
-        t->cols[0].cells[i] = tl_cell_str(it->lca);
+        t->cols[0].cells[i] = tl_cell_str(it->unaligned ? tl_arena_printf(a, "%s (not aligned)", it->lca) : it->lca);
         t->cols[1].cells[i] = tl_cell_int((int64_t)it->count);
         t->cols[2].cells[i] = tl_cell_str(it->ops1);
         t->cols[3].cells[i] = tl_cell_int((int64_t)it->n1);
@@ -320,7 +560,30 @@ tl_table *tl_lca_summary_table(const tl_lca_summary *s, tl_arena *a)
         t->cols[7].cells[i] = tl_cell_float(it->ms2);
         t->cols[8].cells[i] = tl_cell_float(it->delta_ms);
         t->cols[9].cells[i] = isnan(it->pct) ? tl_cell_missing() : tl_cell_float(it->pct);
+        t->cols[10].cells[i] = tl_cell_str(it->node);
     }
     t->cols[8].role = t->cols[9].role = TL_ROLE_DIFF;
+    return t;
+}
+
+tl_table *tl_lca_summary_cover_table(const tl_lca_summary *s, tl_arena *a)
+{
+    static const char *const cols[] = {"trace", "GPU busy (ms)", "under the LCAs (ms)", "under the LCAs %",
+                                       "top-level ops only this trace has (ms)", "graph launches (ms)",
+                                       "launched outside every op (ms)"};
+    tl_table *t = tl_table_new();
+    t->nrows = 2;
+    for (size_t c = 0; c < sizeof cols / sizeof *cols; c++)
+        tl_table_add_column(t, tl_arena_strdup(a, cols[c]));
+    for (size_t k = 0; k < 2; k++) {
+        const tl_diff_cover *c = &s->cover[k];
+        t->cols[0].cells[k] = tl_cell_str(k ? s->tag2 : s->tag1);
+        t->cols[1].cells[k] = tl_cell_float(c->busy_us / 1e3);
+        t->cols[2].cells[k] = tl_cell_float(c->lca_us / 1e3);
+        t->cols[3].cells[k] = tl_cell_float(100 * share(c->lca_us, c->busy_us));
+        t->cols[4].cells[k] = tl_cell_float(c->unmatched_us / 1e3);
+        t->cols[5].cells[k] = tl_cell_float(c->graph_us / 1e3);
+        t->cols[6].cells[k] = tl_cell_float(c->outside_us / 1e3);
+    }
     return t;
 }

@@ -1,9 +1,11 @@
 /*
  * lca.h - the summary's comparison by lowest common op (TRACES.md §6, last paragraph):
  * the morphology diff's LCAs with the largest absolute change, each kind read as one line
- * ("aten::_convolution: 5 kernels of aten::miopen_convolution 0.334 ms vs 6 kernels of
- * aten::cudnn_convolution 0.281 ms, -0.053 ms, -15.9%"), for the terminal, Markdown,
- * JSON and the summary worksheet; and the regression gate on LCA deltas.
+ * baseline -> variant ("aten::_convolution  0.334 -> 1.233 ms, 5 -> 6 kernels,
+ * aten::miopen_convolution -> aten::cudnn_convolution"), named by their CPU op, for the
+ * terminal, Markdown, JSON and the summary worksheet; how much of each side's GPU time
+ * those LCAs cover and where the rest is (graph launches, one-sided top-level ops); and
+ * the regression gate on LCA deltas.
  */
 #ifndef TL_SUMMARY_LCA_H
 #define TL_SUMMARY_LCA_H
@@ -16,14 +18,21 @@
 /* One kind of LCA as the summary shows it: the LCAs of one name over the same ops on
  * each side (a model's repeated layers), their kernels and times (ms) added. */
 typedef struct tl_lca_item {
-    const char *lca;         /* the LCA's name */
+    const char *lca;         /* the LCA as a CPU op: its cpu_op on each side ("a | b" when they differ) */
+    const char *node;        /* its name in lca_summary (a kernel, a runtime call or a memcpy there) */
     size_t count;            /* how many LCAs */
     size_t first;            /* the first one's position in lca_summary */
     const char *ops1, *ops2; /* each side's cpu_op name(s) */
     size_t n1, n2;           /* each side's kernels */
     double ms1, ms2;
     double delta_ms, pct;    /* pct: NaN when the baseline has no time */
+    int unaligned;           /* a baseline-only and a variant-only LCA of one name, as one line */
 } tl_lca_item;
+
+/* Below this share of a side's GPU time under the LCAs, the summary says the lines cover
+ * little; above this share under graph launches, it says where that time could be had. */
+#define TL_LCA_LOW_COVER 0.5
+#define TL_LCA_GRAPH_SHARE 0.5
 
 typedef struct tl_lca_summary {
     const char *tag1, *tag2;
@@ -36,6 +45,7 @@ typedef struct tl_lca_summary {
     size_t nviolations;
     int gate_on;
     double gate_pct, gate_min_ms;
+    tl_diff_cover cover[2];  /* each side's GPU time, under the LCAs and elsewhere (µs) */
 } tl_lca_summary;
 
 /* Build from the diff; gate_pct < 0: no gate.  Strings live in `arena`. */
@@ -51,5 +61,7 @@ void tl_lca_summary_json(const tl_lca_summary *s, tl_buf *out);
 void tl_lca_summary_print_violations(const tl_lca_summary *s, FILE *out);
 /* The summary worksheet's block: one row per listed LCA (a new table). */
 tl_table *tl_lca_summary_table(const tl_lca_summary *s, tl_arena *arena);
+/* The summary worksheet's coverage block: one row per side (a new table). */
+tl_table *tl_lca_summary_cover_table(const tl_lca_summary *s, tl_arena *arena);
 
 #endif

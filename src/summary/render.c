@@ -179,7 +179,7 @@ void tl_summary_print(const tl_summary *s, FILE *out, int color)
     paint p = colours(color);
     for (size_t vi = 0; vi < s->nvariants; vi++) {
         const tl_variant_summary *v = &s->variants[vi];
-        fprintf(out, "\n%s%s vs %s%s", p.bold, v->tag, s->baseline, p.off);
+        fprintf(out, "\n%s%s -> %s%s", p.bold, s->baseline, v->tag, p.off);
         if (s->source)
             fprintf(out, " %s(%ss from %s)%s", p.dim, s->item, s->source, p.off);
         fputc('\n', out);
@@ -335,9 +335,9 @@ void tl_summary_markdown(const tl_summary *s, tl_buf *b)
     for (size_t vi = 0; vi < s->nvariants; vi++) {
         const tl_variant_summary *v = &s->variants[vi];
         tl_buf_adds(b, vi ? "\n## " : "## ");
-        md_text(b, v->tag);
-        tl_buf_adds(b, " vs ");
         md_text(b, s->baseline);
+        tl_buf_adds(b, " -> ");
+        md_text(b, v->tag);
         tl_buf_adds(b, "\n");
         if (v->has_timeline) {
             tl_buf_adds(b, "\n| GPU time (ms) | ");
@@ -618,11 +618,11 @@ tl_summary_sheet *tl_summary_sheet_build(const tl_summary *s, tl_arena *a)
                 r++;
             }
             t->cols[3].role = t->cols[4].role = TL_ROLE_DIFF;
-            add_block(st, tl_arena_printf(a, "%s vs %s: GPU time", v->tag, s->baseline), t);
+            add_block(st, tl_arena_printf(a, "%s -> %s: GPU time", s->baseline, v->tag), t);
         }
-        item_block(st, a, tl_arena_printf(a, "%s vs %s: top regressions", v->tag, s->baseline), s->item,
+        item_block(st, a, tl_arena_printf(a, "%s -> %s: top regressions", s->baseline, v->tag), s->item,
                    s->baseline, v->tag, v->regressions, v->nregressions);
-        item_block(st, a, tl_arena_printf(a, "%s vs %s: top improvements", v->tag, s->baseline), s->item,
+        item_block(st, a, tl_arena_printf(a, "%s -> %s: top improvements", s->baseline, v->tag), s->item,
                    s->baseline, v->tag, v->improvements, v->nimprovements);
         item_block(st, a, tl_arena_printf(a, "only in %s (%zu in all)", s->baseline, v->only_base_count), s->item,
                    s->baseline, v->tag, v->only_base, v->nonly_base);
@@ -632,12 +632,17 @@ tl_summary_sheet *tl_summary_sheet_build(const tl_summary *s, tl_arena *a)
         if (eff)
             add_block(st, tl_arena_printf(a, "%s vs %s: achieved TFLOPS/s and TB/s", v->tag, s->baseline), eff);
     }
-    if (s->lca && s->lca->ntop)
-        add_block(st, tl_arena_printf(a, "%s vs %s by lowest common op", s->lca->tag2, s->lca->tag1),
-                  tl_lca_summary_table(s->lca, a));
+    if (s->lca) {
+        add_block(st, tl_arena_printf(a, "%s -> %s by lowest common op: the GPU time they cover", s->lca->tag1,
+                                      s->lca->tag2),
+                  tl_lca_summary_cover_table(s->lca, a));
+        if (s->lca->ntop)
+            add_block(st, tl_arena_printf(a, "%s -> %s by lowest common op", s->lca->tag1, s->lca->tag2),
+                      tl_lca_summary_table(s->lca, a));
+    }
     tl_table *lca_eff = s->lca && s->eff ? tl_efficiency_table(s->eff, &s->eff->lca, s->lca->tag1, s->lca->tag2, a) : NULL;
     if (lca_eff)
-        add_block(st, tl_arena_printf(a, "%s vs %s by lowest common op: achieved", s->lca->tag2, s->lca->tag1), lca_eff);
+        add_block(st, tl_arena_printf(a, "%s -> %s by lowest common op: achieved", s->lca->tag1, s->lca->tag2), lca_eff);
     st->sheet.name = "summary";
     st->sheet.blocks = st->blocks;
     st->sheet.nblocks = st->nblocks;

@@ -1,0 +1,210 @@
+/*
+ * test_lca_cli.c - the summary's comparison by lowest common op, from the command line,
+ * on trace pairs that tools/gentrace makes (build/tools/gentrace next to $TLCOMPARE):
+ * what the lines cover and where the rest is, graph replay, a capture run, the one-sided
+ * LCAs of one name, LCAs named by their CPU op, a self-comparison.
+ */
+#include "testutil.h"
+
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static const char *tlcompare;
+static char gentrace[4096];
+
+typedef struct fx {
+    char *dir;
+} fx;
+
+static void sh(fx *f, const char *cmd)
+{
+    char c[12000];
+    snprintf(c, sizeof c, "cd '%s' && %s", f->dir, cmd);
+    assert_int_equal(system(c), 0);
+}
+
+/* gentrace into the fixture's directory */
+static void gen(fx *f, const char *args, const char *out)
+{
+    char c[6000];
+    snprintf(c, sizeof c, "'%s' --layers 2 %s -o %s", gentrace, args, out);
+    sh(f, c);
+}
+
+static int setup(void **state)
+{
+    fx *f = calloc(1, sizeof *f);
+    f->dir = tt_tmpdir();
+    *state = f;
+    gen(f, "--flavour rocm --shape graph-replay", "replay_mi300.json.gz");
+    gen(f, "--flavour cuda --shape graph-replay", "replay_h100.json.gz");
+    gen(f, "--flavour cuda --shape capture-only", "capture.json.gz");
+    gen(f, "--flavour rocm --shape one-sided-lca", "moved_mi300.json.gz");
+    gen(f, "--flavour cuda --shape one-sided-lca", "moved_h100.json.gz");
+    gen(f, "--flavour cuda --seed 1", "run1.json.gz");
+    gen(f, "--flavour cuda --seed 2", "run2.json.gz");
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    fx *f = *state;
+    tt_rmrf(f->dir);
+    free(f->dir);
+    free(f);
+    return 0;
+}
+
+static int run(fx *f, const char *args)
+{
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd, "cd '%s' && '%s' %s >out.txt 2>err.txt", f->dir, tlcompare, args);
+    int ws = system(cmd);
+    return WIFEXITED(ws) ? WEXITSTATUS(ws) : -1;
+}
+
+static char *slurp(fx *f, const char *name)
+{
+    char p[4096];
+    snprintf(p, sizeof p, "%s/%s", f->dir, name);
+    FILE *fp = fopen(p, "rb");
+    assert_non_null(fp);
+    fseek(fp, 0, SEEK_END);
+    long n = ftell(fp);
+    fseek(fp, 0, SEEK_SET);
+    char *s = malloc((size_t)n + 1);
+    assert_int_equal(fread(s, 1, (size_t)n, fp), (size_t)n);
+    s[n] = '\0';
+    fclose(fp);
+    return s;
+}
+
+/* The LCA section of the terminal summary (from its heading to the next blank line). */
+static char *lca_section(char *out)
+{
+    char *s = strstr(out, " by lowest common op");
+    assert_non_null(s);
+    while (s > out && s[-1] != '\n')
+        s--;
+    char *e = strstr(s, "\n\n");
+    if (e)
+        e[1] = '\0';
+    return s;
+}
+
+static void test_graph_replay_says_what_is_covered(void **state)
+{
+    fx *f = *state;
+    assert_int_equal(run(f, "replay_mi300.json.gz replay_h100.json.gz -o g.xlsx --summary-md g.md "
+                            "--summary-json g.json"), 0);
+    char *out = slurp(f, "out.txt");
+    char *s = lca_section(out);
+    assert_non_null(strstr(s, "replay_mi300 -> replay_h100 by lowest common op (2 aligned, 2 distinct"));
+    /* the two small LCAs cover about 1% of each side; the graph launch holds the rest */
+    assert_non_null(strstr(s, "\n  GPU time under these ops: replay_mi300 0.008 of 0.399 ms (1.9%), replay_h100 0.007 of 0.326 ms (2.2%)\n"));
+    assert_non_null(strstr(s, "\n  not under them: replay_mi300: 0.391 ms under graph launches; replay_h100: 0.318 ms under graph launches\n"));
+    assert_non_null(strstr(s, "\n  low coverage: the lines below account for 1.9% of replay_mi300's GPU time and 2.2% of replay_h100's"));
+    assert_non_null(strstr(s, "\n  graph replay: 98.1% of replay_mi300's and 97.8% of replay_h100's GPU time"));
+    assert_non_null(strstr(s, "GPU time is under graph launches (cudaGraphLaunch / hipGraphLaunch), which no CPU op "
+                              "attributes: give the trace's capture folder (TRACE@CAPTURE_DIR)"));
+    /* the column labels: baseline -> variant, as on every line */
+    assert_non_null(strstr(s, "lowest common op                                             "
+                              "replay_mi300 -> replay_h100 (ms), kernels\n"));
+    free(out);
+    char *md = slurp(f, "g.md");
+    assert_non_null(strstr(md, "- **low coverage**: the lines below account for 1.9% of `replay_mi300`"));
+    assert_non_null(strstr(md, "- **graph replay**: 98.1% of `replay_mi300`"));
+    assert_non_null(strstr(md, "| lowest common op | `replay_mi300` (ms) | `replay_h100` (ms) |"));
+    free(md);
+    char *js = slurp(f, "g.json");
+    assert_non_null(strstr(js, "\"coverage\": {\"baseline\": {\"busy_ms\": 0.399"));
+    assert_non_null(strstr(js, "\"graph_replay\": true}"));
+    assert_non_null(strstr(js, "\"low\": true}"));
+    free(js);
+}
+
+static void test_capture_run_is_warned_about(void **state)
+{
+    fx *f = *state;
+    assert_int_equal(run(f, "capture.json.gz replay_h100.json.gz -o c.xlsx"), 0);
+    char *err = slurp(f, "err.txt");
+    assert_non_null(strstr(err, "tlcompare: warning: 'capture' has almost no GPU work (busy_time 0.011 ms): a graph "
+                                "capture trace"));
+    assert_null(strstr(err, "'replay_h100' has almost no GPU work"));
+    free(err);
+}
+
+static void test_one_sided_pair_is_one_line(void **state)
+{
+    fx *f = *state;
+    assert_int_equal(run(f, "moved_mi300.json.gz moved_h100.json.gz -o m.xlsx --top 100"), 0);
+    char *out = slurp(f, "out.txt");
+    char *s = lca_section(out);
+    /* the kernel of aten::sub moved from one aten::sub to the other: one line, labelled */
+    assert_non_null(strstr(s, "    -0.003 ms    -24.4%  aten::sub (not aligned: under different ops on each side)"
+                              "    0.012 -> 0.009, 1 -> 1 kernel\n"));
+    assert_null(strstr(s, "-100.0%  aten::sub"));
+    assert_null(strstr(s, "new  aten::sub"));
+    free(out);
+}
+
+static void test_lcas_named_by_their_cpu_op(void **state)
+{
+    fx *f = *state;
+    /* two runs of one flavour: their kernels match, so the diff's LCAs are kernel nodes */
+    assert_int_equal(run(f, "run1.json.gz run2.json.gz -o r.xlsx --summary-json r.json --top 100"), 0);
+    char *js = slurp(f, "r.json");
+    assert_non_null(strstr(js, "{\"lca\": \"aten::mm\", \"node\": \"sm90_xmma_gemm_"));
+    free(js);
+    char *out = slurp(f, "out.txt");
+    char *s = lca_section(out);
+    assert_non_null(strstr(s, "  aten::mm (x"));
+    assert_null(strstr(s, "sm90_xmma"));
+    assert_null(strstr(s, "void at::native"));
+    assert_null(strstr(s, "Memcpy"));
+    assert_null(strstr(s, "LaunchKernel"));
+    /* and every line is one a terminal shows whole */
+    for (char *l = s; *l;) {
+        char *e = strchr(l, '\n');
+        assert_non_null(e);
+        assert_true(e - l < 240);
+        l = e + 1;
+    }
+    free(out);
+}
+
+static void test_self_comparison_says_no_changes(void **state)
+{
+    fx *f = *state;
+    assert_int_equal(run(f, "run1.json.gz run1.json.gz -o s.xlsx"), 0);
+    char *out = slurp(f, "out.txt");
+    char *s = lca_section(out);
+    assert_non_null(strstr(s, "\n  no changes: every lowest common op takes the same time on both sides\n"));
+    assert_null(strstr(s, "+0.000 ms"));
+    free(out);
+}
+
+int main(void)
+{
+    tlcompare = getenv("TLCOMPARE");
+    if (!tlcompare) {
+        fprintf(stderr, "test_lca_cli: set TLCOMPARE to the tlcompare binary (make unit-test does)\n");
+        return 1;
+    }
+    const char *slash = strrchr(tlcompare, '/');
+    snprintf(gentrace, sizeof gentrace, "%.*s/tools/gentrace", slash ? (int)(slash - tlcompare) : 1,
+             slash ? tlcompare : ".");
+    if (access(gentrace, X_OK) != 0) {
+        fprintf(stderr, "test_lca_cli: %s: not built (make build/tools/gentrace)\n", gentrace);
+        return 1;
+    }
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_graph_replay_says_what_is_covered),
+        cmocka_unit_test(test_capture_run_is_warned_about),
+        cmocka_unit_test(test_one_sided_pair_is_one_line),
+        cmocka_unit_test(test_lcas_named_by_their_cpu_op),
+        cmocka_unit_test(test_self_comparison_says_no_changes),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
