@@ -73,7 +73,7 @@ static run *run_new(const char *base, const char *var, unsigned groups, int name
     }
     tl_sink sink = tl_results_sink(&r->results);
     r->rc = tl_run_groups(r->reports, 2, groups, named ? groups : 0, &sink, &r->arena, &r->err);
-    tl_gate gate = {-1, 1, 0, 0, 0};
+    tl_gate gate = {.pct = -1, .min_ms = 1};
     tl_summary_build(&r->s, &r->results, r->tags, 2, &gate, &r->arena);
     tl_eff_options opt = {arch};
     tl_efficiency_build(&r->e, &r->s, r->reports, 2, &opt, &r->arena);
