@@ -582,10 +582,28 @@ static void test_usage_duplicate_tags(void **state)
                    "disambiguate",
                    "run1/h100", "run1//h100/");
     two_reports(f);
+    /* one --names tag on every report: runs of one side, nothing to compare them with */
     EXPECT_FAILURE(f, 2,
-                   "reports 1 and 2 both have the tag 'same'; tags must be unique: use --names to "
-                   "disambiguate",
+                   "every report has the tag 'same': the runs of one side leave nothing to compare; give "
+                   "the other side's reports another tag",
                    "a", "b", "--names", "same", "same");
+}
+
+/* A --names tag on several reports makes them runs of one side: its columns hold the mean over
+ * the runs, with <m>_std and runs beside them. */
+static void test_repeated_tags_are_runs(void **state)
+{
+    fixture *f = *state;
+    put(f, "a1/gpu_timeline.csv", "type,time ms\nbusy_time,10\ntotal_time,20\n");
+    put(f, "a2/gpu_timeline.csv", "type,time ms\nbusy_time,12\ntotal_time,22\n");
+    put(f, "b/gpu_timeline.csv", "type,time ms\nbusy_time,15\ntotal_time,25\n");
+    run_result r;
+    char *csv = run_ok(f, ARGS("a1", "a2", "b", "--names", "a", "a", "b"), "gpu_timeline", &r);
+    assert_string_equal(csv, "type,time ms__b_diff,time ms__b_pct,a::time ms,a::time ms_std,a::runs,b::time ms\n"
+                             "busy_time,4.0,36.36363636363637,11.0,1.4142135623730951,2,15\n"
+                             "total_time,4.0,19.047619047619047,21.0,1.4142135623730951,2,25\n");
+    free(csv);
+    run_free(&r);
 }
 
 static void test_usage_unknown_sheets_group(void **state)
@@ -1843,6 +1861,7 @@ int main(void)
         T(test_usage_unknown_option),
         T(test_usage_names_count_mismatch),
         T(test_usage_duplicate_tags),
+        T(test_repeated_tags_are_runs),
         T(test_usage_unknown_sheets_group),
         T(test_usage_output_is_an_input),
         /* good paths */

@@ -4,6 +4,7 @@
 #include "testutil.h"
 
 #include "compare/compare.h"
+#include "compare/runs.h"
 #include "read/csv_read.h"
 #include "write/csv_write.h"
 #include "base/sort.h"
@@ -251,6 +252,25 @@ static void test_row_keys_added_while_keys_repeat(void **state)
     assert_non_null(t);
     assert_int_equal(t->nrows, 5); /* k: 2 x 2, j: 1 */
     assert_string_equal(t->cols[1].name, "t__new_diff");
+    tl_table_free(t);
+}
+
+/* Runs of one side: rows paired across runs (repeated keys in order), each metric the mean
+ * with its sample std beside it, other columns the first run's, and how many runs had the row. */
+static void test_runs_collapse(void **state)
+{
+    (void)state;
+    tl_table *in[3] = {csv("name,t,note\nx,1,a\ny,10,b\nx,5,c\n"), csv("name,t,note\nx,3,\nz,7,d\nx,6,e\n"),
+                       csv("name,note,t\nx,f,2\ny,g,20\n")};
+    tl_compare_spec spec = {"s", k_name, 1, d_t, 1, 0};
+    tl_error err = {0};
+    tl_table *t = tl_runs_collapse(in, 3, "base", &spec, &arena, &err);
+    assert_non_null(t);
+    assert_table(t, "name,t,t_std,note,runs\n"
+                    "x,2.0,1.0,a,3\n"          /* 1, 3, 2 */
+                    "x,5.5,0.7071067811865476,c,2\n" /* the second x of runs 1 and 2 */
+                    "y,15.0,7.0710678118654755,b,2\n"
+                    "z,7.0,,d,1\n");
     tl_table_free(t);
 }
 
@@ -804,6 +824,7 @@ int main(void)
         cmocka_unit_test(test_no_keys_is_an_error),
         cmocka_unit_test(test_merge_bound),
         cmocka_unit_test(test_row_keys_added_while_keys_repeat),
+        cmocka_unit_test(test_runs_collapse),
         cmocka_unit_test(test_sort_desc_is_stable_missing_last),
         cmocka_unit_test(test_split),
         cmocka_unit_test(test_mixed_kind_keys),

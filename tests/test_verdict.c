@@ -295,9 +295,135 @@ static void test_tap_pools_rows_per_name(void **state)
     tl_noise_free(nz);
 }
 
+/* ---- end to end: generated traces through tlcompare -------------------------------------------- */
+
+static char tool_dir[4096]; /* where tlcompare and tools/gentrace are */
+
+static size_t count_str(const char *s, const char *what)
+{
+    size_t n = 0;
+    for (const char *p = s; (p = strstr(p, what)); p += strlen(what))
+        n++;
+    return n;
+}
+
+/* Compare traces a[0..na) (tag "a") with b[0..nb) ("b"); returns the JSON summary. */
+static char *compare_json(const char *dir, char **a, int na, char **b, int nb)
+{
+    tl_buf cmd = {0};
+    tl_buf_printf(&cmd, "cd '%s' && '%s/tlcompare' -q", dir, tool_dir);
+    for (int i = 0; i < na; i++)
+        tl_buf_printf(&cmd, " %s", a[i]);
+    for (int i = 0; i < nb; i++)
+        tl_buf_printf(&cmd, " %s", b[i]);
+    tl_buf_adds(&cmd, " --names");
+    for (int i = 0; i < na + nb; i++)
+        tl_buf_adds(&cmd, i < na ? " a" : " b");
+    tl_buf_adds(&cmd, " --sheets gpu_timeline ops_summary ops_all -o o.xlsx --summary-json s.json 2>/dev/null");
+    assert_int_equal(system(tl_buf_cstr(&cmd)), 0);
+    tl_buf_free(&cmd);
+    char path[4200];
+    snprintf(path, sizeof path, "%s/s.json", dir);
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    tl_buf js = {0};
+    char chunk[8192];
+    size_t got;
+    while ((got = fread(chunk, 1, sizeof chunk, f)) > 0)
+        tl_buf_add(&js, chunk, got);
+    fclose(f);
+    char *out = tl_xstrdup(tl_buf_cstr(&js));
+    tl_buf_free(&js);
+    return out;
+}
+
+/* Generate a trace: 1 layer, `steps` steps (the once-a-step ops have as many calls). */
+static char *gen(const char *dir, const char *name, int steps, int seed, const char *extra)
+{
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd, "cd '%s' && '%s/tools/gentrace' --layers 1 --steps %d --seed %d --gpu-cv 2 %s -o %s",
+             dir, tool_dir, steps, seed, extra, name);
+    assert_int_equal(system(cmd), 0);
+    return tl_xstrdup(name);
+}
+
+/* Was aten::gelu found slower in the summary? */
+static int gelu_slower(const char *js)
+{
+    const char *g = strstr(js, "{\"name\": \"aten::gelu\"");
+    const char *v = g ? strstr(g, "\"verdict\": ") : NULL;
+    return v && strncmp(v + 11, "\"slower\"", 8) == 0;
+}
+
+/*
+ * The same claims on traces from tools/gentrace (per-call CV 2%, a planted +5% on aten::gelu,
+ * 24 calls; 5 runs a side of 12 steps with 2% run-to-run noise and +10%), fewer of them:
+ * each pair is two trace reports built and compared.  (With 12 calls, 2 of these 6 seeds
+ * happen to pull the two sides 3 standard errors apart against the change; the 12-call
+ * power is the statistics-layer test's above, on 100 pairs.)
+ */
+static void test_generated_traces_end_to_end(void **state)
+{
+    (void)state;
+    char *dir = tt_tmpdir();
+    enum { PAIRS = 6 };
+    int null_flagged = 0, found = 0, other = 0;
+    for (int i = 0; i < PAIRS; i++) {
+        char *a = gen(dir, "a.json", 24, 100 + 2 * i, ""), *b = gen(dir, "b.json", 24, 101 + 2 * i, "");
+        char *js = compare_json(dir, &a, 1, &b, 1);
+        null_flagged += count_str(js, "\"verdict\": \"slower\"") + count_str(js, "\"verdict\": \"faster\"") > 0;
+        assert_non_null(strstr(js, "\"basis\": \"per-call spread, 1 run per side\""));
+        free(js);
+        free(b);
+        b = gen(dir, "b.json", 24, 101 + 2 * i, "--slow aten::gelu=5");
+        js = compare_json(dir, &a, 1, &b, 1);
+        found += gelu_slower(js);
+        other += count_str(js, "\"verdict\": \"slower\"") + count_str(js, "\"verdict\": \"faster\"") > 1;
+        free(js);
+        free(a);
+        free(b);
+    }
+    print_message("generated traces: %d of %d null pairs flag a change; +5%% found in %d of %d (another op in %d)\n",
+                  null_flagged, PAIRS, found, PAIRS, other);
+    assert_true(null_flagged <= 1);
+    assert_true(found >= PAIRS - 1);
+    /* 5 runs a side, each run's ops off by 2%: +10% on gelu found, nothing else */
+    char *ra[5], *rb[5];
+    for (int r = 0; r < 5; r++) {
+        char name[32], extra[96];
+        snprintf(name, sizeof name, "a%d.json", r);
+        snprintf(extra, sizeof extra, "--run-cv 2 --run-seed %d", 10 + r);
+        ra[r] = gen(dir, name, 12, 200 + r, extra);
+        snprintf(name, sizeof name, "b%d.json", r);
+        snprintf(extra, sizeof extra, "--run-cv 2 --run-seed %d --slow aten::gelu=10", 20 + r);
+        rb[r] = gen(dir, name, 12, 300 + r, extra);
+    }
+    char *js = compare_json(dir, ra, 5, rb, 5);
+    assert_non_null(strstr(js, "\"basis\": \"run-to-run spread, 5 vs 5 runs\""));
+    assert_true(gelu_slower(js));
+    assert_int_equal(count_str(js, "\"verdict\": \"slower\"") + count_str(js, "\"verdict\": \"faster\""), 1);
+    free(js);
+    /* the same runs, one side only: 5 vs 1 run, the spread of the five */
+    js = compare_json(dir, ra, 5, rb, 1);
+    assert_non_null(strstr(js, "\"basis\": \"run-to-run spread, 5 vs 1 runs\""));
+    free(js);
+    for (int r = 0; r < 5; r++) {
+        free(ra[r]);
+        free(rb[r]);
+    }
+    tt_rmrf(dir);
+    free(dir);
+}
+
 int main(void)
 {
+    const char *tl = getenv("TLCOMPARE");
+    if (tl) {
+        const char *slash = strrchr(tl, '/');
+        snprintf(tool_dir, sizeof tool_dir, "%.*s", slash ? (int)(slash - tl) : 1, slash ? tl : ".");
+    }
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_generated_traces_end_to_end),
         cmocka_unit_test(test_tap_pools_rows_per_name),
         cmocka_unit_test(test_null_pairs_flag_at_most_8_of_100),
         cmocka_unit_test(test_planted_5pct_found_in_95_of_100),

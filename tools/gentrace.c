@@ -32,6 +32,7 @@
 #endif
 
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -113,6 +114,15 @@ static void sb_printf(sbuf_t *b, const char *fmt, ...)
     sb_add(b, tmp, (size_t)n);
 }
 
+/* Noise and a planted change, for the verdicts' tests (all off by default: the bytes stay as
+ * they were): every kernel's time varies by gpu_cv (a coefficient of variation, drawn
+ * from the seed's stream), every op's kernels in the whole run are off by one factor of
+ * 1 + run_cv * z (z from run_seed and the op's name: the run-to-run noise), and the kernels
+ * of the op named slow_op take slow_pct percent longer. */
+static double gpu_cv = -1, run_cv = 0, slow_pct = 0;
+static uint64_t run_seed = 1;
+static const char *slow_op = NULL;
+
 /* ---- random numbers ---------------------------------------------------------------------- */
 
 static uint64_t rng_state;
@@ -133,6 +143,40 @@ static int64_t jitter(int64_t base_ns, int pct)
     if (span > 0)
         d += (int64_t)(rng_next() % (uint64_t)(2 * span + 1)) - span;
     return d > 0 ? d : 1;
+}
+
+/* A standard normal deviate from two uniforms (Box-Muller). */
+static double normal_from(uint64_t a, uint64_t b)
+{
+    double u = ((double)(a >> 11) + 0.5) / 9007199254740992.0, v = (double)(b >> 11) / 9007199254740992.0;
+    return sqrt(-2 * log(u)) * cos(6.283185307179586 * v);
+}
+
+/* A GPU time of about base_ns with a coefficient of variation cv; never below 1 ns. */
+static int64_t gauss_dur(double base_ns, double cv)
+{
+    uint64_t a = rng_next(), b = rng_next();
+    double d = base_ns * (1 + cv * normal_from(a, b));
+    return d >= 1 ? (int64_t)d : 1;
+}
+
+/* The factor of an op's kernels in this run: the run-to-run noise and the planted change. */
+static double op_factor(const char *op)
+{
+    double f = 1;
+    if (run_cv > 0) {
+        uint64_t h = 1469598103934665603ULL ^ run_seed * 0x9e3779b97f4a7c15ULL;
+        for (const char *c = op; *c; c++)
+            h = (h ^ (unsigned char)*c) * 1099511628211ULL;
+        uint64_t save = rng_state;
+        rng_state = h;
+        uint64_t a = rng_next(), b = rng_next();
+        rng_state = save;
+        f *= 1 + run_cv * normal_from(a, b);
+    }
+    if (slow_op && strcmp(op, slow_op) == 0)
+        f *= 1 + slow_pct / 100;
+    return f;
 }
 
 /* A uniform integer in [lo, hi]. */
@@ -842,7 +886,13 @@ static void launch_any(int kind, const char *rt, int cbid, int gcat, int k, cons
     if (start < *free_at)
         start = *free_at + uniform(800, 2500);
     g->ts = start;
-    g->dur = jitter(gpu_ns, 6);
+    /* the innermost cpu_op's noise (annotations are no ops) */
+    const char *op = NULL;
+    for (int i = G.depth - 1; i >= 0 && !op; i--)
+        if (evs[G.stack[i]].kind == E_CPUOP)
+            op = evs[G.stack[i]].name;
+    double ns = op && (run_cv > 0 || slow_op) ? (double)gpu_ns * op_factor(op) : (double)gpu_ns;
+    g->dur = gpu_cv >= 0 ? gauss_dur(ns, gpu_cv) : jitter((int64_t)ns, 6);
     *free_at = g->ts + g->dur;
     G.now += r->dur;
     tick(400, 1500);
@@ -2157,6 +2207,7 @@ static void usage(int status)
 {
     fputs("usage: gentrace [--flavour cuda|rocm] [--seed S] [--layers L] [--steps N | --size SIZE]\n"
           "                [--optimizer fused|foreach] [--shape SHAPE] [--stats]\n"
+          "                [--gpu-cv PCT] [--run-cv PCT] [--run-seed S] [--slow OP=PCT]\n"
           "                [--gzip | --plain] [--level 1-9] [-o FILE]\n"
           "  --flavour   cuda (H100, GPU pid 0, streams 7/20) or rocm (MI300X, GPU pid 2, streams 0/4); default cuda\n"
           "  --seed      random seed (default 1); same options give the same bytes\n"
@@ -2170,6 +2221,10 @@ static void usage(int status)
           "  --gzip      gzip the output (default when FILE ends in .gz); --plain: never\n"
           "  --level     gzip level (default 6)\n"
           "  --stats     print the number of events, bytes and steps on standard error\n"
+          "  --gpu-cv    each kernel's time varies with this coefficient of variation (%; default: uniform +-6%)\n"
+          "  --run-cv    each op's kernels are off by one factor per run, of this CV (%; default 0)\n"
+          "  --run-seed  the seed of that factor (default 1): another run of the same configuration\n"
+          "  --slow      OP=PCT: the kernels of cpu_op OP take PCT% longer (a planted regression)\n"
           "  -o FILE     output file (default: standard output)\n",
           status ? stderr : stdout);
     exit(status);
@@ -2268,6 +2323,26 @@ int main(int argc, char **argv)
                                 "got '%s'\n", v);
                 exit(2);
             }
+        } else if (!strcmp(a, "--gpu-cv") || !strcmp(a, "--run-cv")) {
+            NEED_ARG();
+            double x = strtod(v, NULL);
+            if (!(x >= 0 && x <= 50)) {
+                fprintf(stderr, "gentrace: %s: expected a percentage from 0 to 50, got '%s'\n", a, v);
+                exit(2);
+            }
+            *(a[2] == 'g' ? &gpu_cv : &run_cv) = x / 100;
+        } else if (!strcmp(a, "--run-seed")) {
+            NEED_ARG();
+            run_seed = (uint64_t)parse_long(a, v, 0, 1000000000L);
+        } else if (!strcmp(a, "--slow")) {
+            NEED_ARG();
+            const char *eq = strrchr(v, '=');
+            slow_pct = eq ? strtod(eq + 1, NULL) : 0;
+            if (!eq || eq == v || !(slow_pct > -90 && slow_pct <= 1000)) {
+                fprintf(stderr, "gentrace: --slow: expected OP=PCT (aten::mm=5), got '%s'\n", v);
+                exit(2);
+            }
+            slow_op = xasprintf("%.*s", (int)(eq - v), v);
         } else if (!strcmp(a, "--stats")) {
             stats = 1;
         } else if (!strcmp(a, "--gzip")) {

@@ -576,6 +576,7 @@ int main(int argc, char **argv)
     tl_lca_summary lsum = {0};
     tl_efficiency eff = {0};
     tl_noise *noise = NULL;
+    const char **tagv = NULL; /* the sides' tags */
     rc = 1;
 
     /* Tags first: a usage error should not wait for the reports to be read. */
@@ -599,13 +600,29 @@ int main(int argc, char **argv)
                 tl_warn("both traces have the tag '%s'; the variant is tagged '%s'", tags[i], t);
                 free(tags[i]);
                 tags[i] = t;
-            } else if (strcmp(tags[i], tags[j]) == 0) {
+            } else if (strcmp(tags[i], tags[j]) == 0 && !o.names_given) {
                 fprintf(stderr, "tlcompare: reports %zu and %zu both have the tag '%s'; tags must be "
                                 "unique: use --names to disambiguate\n", j + 1, i + 1, tags[i]);
                 rc = EXIT_USAGE;
             }
         }
     }
+    /* A --names tag given to several reports makes them runs of one side: */
+    size_t nsides = 0;
+    const char **sides = tl_xcalloc(o.nreports, sizeof *sides);
+    for (size_t i = 0; i < o.nreports; i++) {
+        size_t s = 0;
+        while (s < nsides && strcmp(sides[s], tags[i]) != 0)
+            s++;
+        if (s == nsides)
+            sides[nsides++] = tags[i];
+    }
+    if (rc == 1 && nsides < 2) {
+        fprintf(stderr, "tlcompare: every report has the tag '%s': the runs of one side leave nothing to "
+                        "compare; give the other side's reports another tag\n", tags[0]);
+        rc = EXIT_USAGE;
+    }
+    free(sides);
     for (size_t i = 0; i < o.nreports && rc == 1; i++) {
         const char *out = clobbers(o.output, o.reports[i]) ? o.output
                           : o.csv_dir && same_file(o.csv_dir, o.reports[i]) ? o.csv_dir
@@ -621,7 +638,7 @@ int main(int argc, char **argv)
     if (rc == 1 && check_outputs_and_tags(&o) != 0)
         rc = EXIT_USAGE;
     /* Two traces: their call trees are aligned too (TRACES.md §5). */
-    int both_traces = o.nreports == 2 && tl_trace_sniff(o.reports[0]) && tl_trace_sniff(o.reports[1]);
+    int both_traces = o.nreports == 2 && nsides == 2 && tl_trace_sniff(o.reports[0]) && tl_trace_sniff(o.reports[1]);
     if (rc == 1 && o.tracediff_dir && !both_traces) {
         fprintf(stderr, "tlcompare: --tracediff-dir needs exactly two inputs, both traces (see 'tlcompare --help')\n");
         rc = EXIT_USAGE;
@@ -680,13 +697,17 @@ int main(int argc, char **argv)
     if (o.tracediff_dir && !(texts[2] = tl_output_new(o.tracediff_dir, 1, &err)))
         goto fail;
     tl_sink out_sink = tl_out_sink(outputs);
-    {
-        const char **tv = tl_xmalloc(o.nreports * sizeof *tv);
-        for (size_t i = 0; i < o.nreports; i++)
-            tv[i] = reports[i].tag;
-        noise = tl_noise_new(tv, o.nreports);
-        free(tv);
+    /* the sides (a tag given to several reports is one side, its reports its runs) */
+    tagv = tl_xmalloc(o.nreports * sizeof *tagv);
+    nsides = 0;
+    for (size_t i = 0; i < o.nreports; i++) {
+        size_t s = 0;
+        while (s < nsides && strcmp(tagv[s], reports[i].tag) != 0)
+            s++;
+        if (s == nsides)
+            tagv[nsides++] = reports[i].tag;
     }
+    noise = tl_noise_new(tagv, nsides);
     tl_sink sink = tl_noise_tap(noise, &out_sink); /* the per-call spread, as the results pass */
     if (tl_run_groups_with(reports, o.nreports, o.run, o.named, o.tracelens_keys ? TL_RUN_TRACELENS_KEYS : 0,
                            &sink, &arena, &err) != 0)
@@ -728,12 +749,9 @@ int main(int argc, char **argv)
 
     /* The summary is cheap and read from the results, so it is always built. */
     double t_summary = tl_now();
-    const char **tagv = tl_xmalloc(o.nreports * sizeof *tagv);
-    for (size_t i = 0; i < o.nreports; i++)
-        tagv[i] = reports[i].tag;
     tl_noise_read_runs(noise, results);
     tl_gate gate = {o.fail_pct, o.min_ms, o.min_delta_ms, o.min_delta_pct, o.top, noise, o.confidence, o.fdr};
-    tl_summary_build(&summary, results, tagv, o.nreports, &gate, &arena);
+    tl_summary_build(&summary, results, tagv, nsides, &gate, &arena);
     if (tl_cli_diff_result(&cdiff)) {
         tl_lca_summary_build(&lsum, tl_cli_diff_result(&cdiff), tagv[0], tagv[1], o.top ? o.top : TL_SUMMARY_TOP, o.fail_pct, o.min_ms,
                              &arena);
@@ -741,7 +759,6 @@ int main(int argc, char **argv)
         if (lsum.nviolations)
             summary.gate_failed = 1;
     }
-    free(tagv);
     /* the achieved TFLOPS/s and TB/s of the ops listed, from the reports' perf sheets */
     tl_eff_options eff_opt = {.gpu_arch = o.gpu_arch ? &arch : NULL};
     tl_efficiency_build(&eff, &summary, reports, o.nreports, &eff_opt, &arena);
@@ -818,6 +835,7 @@ done:
     tl_summary_sheet_free(sheet);
     tl_summary_free(&summary);
     tl_noise_free(noise);
+    free(tagv);
     tl_lca_summary_free(&lsum);
     tl_efficiency_free(&eff);
     tl_buf_free(&md);

@@ -7,6 +7,7 @@
 #include "compare/groups.h"
 
 #include "compare/compare.h"
+#include "compare/runs.h"
 #include "base/thread.h"
 #include "base/progress.h"
 
@@ -166,6 +167,10 @@ typedef struct run_ctx {
     size_t emitted;   /* results given to the sink */
     size_t done_at[2]; /* results emitted when the sheet last in scratch[i] was done */
     int tracelens_keys; /* no row-key step */
+    /* The sides: a tag given to several reports makes them runs of one side (runs.h). */
+    size_t nsides;
+    const char **stags; /* each side's tag, in the order of its first report */
+    size_t *side_of;    /* each report's side */
 } run_ctx;
 
 /* Hand a result to the sink (which owns its table from then on). */
@@ -265,6 +270,39 @@ static long first_without(tl_table **tables, size_t n, const char *col)
     return -1;
 }
 
+/*
+ * The sides' tables in side order: a report's own, or its side's runs made one
+ * (tl_runs_collapse).  tables[0..n) are consumed; returns a new array (or `tables` itself
+ * when every side has one report), or NULL with the error set.
+ */
+static tl_table **by_side(run_ctx *c, tl_table **tables, const tl_compare_spec *spec)
+{
+    if (c->nsides == c->n)
+        return tables;
+    tl_table **out = tl_xcalloc(c->nsides, sizeof *out), **runs = tl_xcalloc(c->n, sizeof *runs);
+    int failed = 0;
+    for (size_t s = 0; s < c->nsides; s++) {
+        size_t k = 0;
+        for (size_t i = 0; i < c->n; i++)
+            if (c->side_of[i] == s)
+                runs[k++] = tables[i], tables[i] = NULL;
+        if (failed)
+            free_all(runs, k);
+        else if (k == 1)
+            out[s] = runs[0];
+        else if (!(out[s] = tl_runs_collapse(runs, k, c->stags[s], spec, c->arena, c->err)))
+            failed = 1;
+    }
+    free(runs);
+    free(tables);
+    if (failed) {
+        free_all(out, c->nsides);
+        free(out);
+        return NULL;
+    }
+    return out;
+}
+
 /* ---- summary groups: one result each -------------------------------------------------- */
 
 static int run_summary(run_ctx *c, const summary_group *g)
@@ -287,7 +325,7 @@ static int run_summary(run_ctx *c, const summary_group *g)
     for (size_t i = 0; i < c->n; i++) {
         for (size_t d = 0; d < g->ndrop; d++)
             drop_column(tables[i], g->drop[d]);
-        if (i > 0 && g->drop_cumulative)
+        if (c->side_of[i] > 0 && g->drop_cumulative)
             drop_column(tables[i], cumulative);
     }
     long without = first_without(tables, c->n, g->diffs[0]);
@@ -299,12 +337,14 @@ static int run_summary(run_ctx *c, const summary_group *g)
         return 0;
     }
     tl_compare_spec spec = {g->sheet, g->keys, g->nkeys, g->diffs, g->ndiffs, c->tracelens_keys};
-    tl_table *t = tl_compare(tables, c->tags, c->n, &spec, c->arena, c->err);
+    if (!(tables = by_side(c, tables, &spec)))
+        return -1;
+    tl_table *t = tl_compare(tables, c->stags, c->nsides, &spec, c->arena, c->err);
     free(tables);
     if (!t)
         return -1;
     if (g->sort) {
-        const char *col = tl_arena_printf(c->arena, "%s::%s", c->tags[0], g->sort);
+        const char *col = tl_arena_printf(c->arena, "%s::%s", c->stags[0], g->sort);
         long i = tl_table_find(t, col);
         if (i >= 0)
             tl_sort_desc(t, (size_t)i);
@@ -339,7 +379,7 @@ static int run_split(run_ctx *c, const split_sheet *s, const char *roofline)
     int rc = 0;
     if (roofline) {
         for (size_t i = 1; i < c->n; i++)
-            for (size_t d = 0; d < COUNT(roofline_drop_variants); d++)
+            for (size_t d = 0; c->side_of[i] > 0 && d < COUNT(roofline_drop_variants); d++)
                 drop_column(tables[i], roofline_drop_variants[d]);
         for (size_t i = 0; i < c->n; i++) {
             if (tables[i]->nrows == 0 || tables[i]->ncols == 0) {
@@ -380,7 +420,8 @@ static int run_split(run_ctx *c, const split_sheet *s, const char *roofline)
     }
 
     tl_compare_spec spec = {s->sheet, keys, nkeys, s->diffs, s->ndiffs, c->tracelens_keys};
-    tl_table *merged = tl_compare(tables, c->tags, c->n, &spec, c->arena, c->err);
+    tables = by_side(c, tables, &spec);
+    tl_table *merged = tables ? tl_compare(tables, c->stags, c->nsides, &spec, c->arena, c->err) : NULL;
     free(tables);
     tables = NULL;
     if (!merged) {
@@ -389,9 +430,9 @@ static int run_split(run_ctx *c, const split_sheet *s, const char *roofline)
     }
     const char *const *hidden = roofline ? roofline_hidden : ops_all_hidden;
     const char *m0 = s->diffs[0];
-    size_t base_m0 = (size_t)tl_table_find(merged, tl_arena_printf(c->arena, "%s::%s", c->tags[0], m0));
-    for (size_t v = 1; v < c->n; v++) {
-        size_t var_m0 = (size_t)tl_table_find(merged, tl_arena_printf(c->arena, "%s::%s", c->tags[v], m0));
+    size_t base_m0 = (size_t)tl_table_find(merged, tl_arena_printf(c->arena, "%s::%s", c->stags[0], m0));
+    for (size_t v = 1; v < c->nsides; v++) {
+        size_t var_m0 = (size_t)tl_table_find(merged, tl_arena_printf(c->arena, "%s::%s", c->stags[v], m0));
         static const struct { tl_split_kind kind; const char *what; } parts[] = {
             {TL_SPLIT_INTERSECT, "intersect"},
             {TL_SPLIT_ONLY_BASELINE, "only_baseline"},
@@ -401,7 +442,7 @@ static int run_split(run_ctx *c, const split_sheet *s, const char *roofline)
             /* the sort column is m0 in every split group */
             tl_table *t = tl_split(merged, parts[p].kind, (int)v, base_m0, var_m0, base_m0, var_m0);
             if (rc == 0)
-                rc = emit(c, tl_arena_printf(c->arena, "%s_%s_%s", s->name, parts[p].what, c->tags[v]), t,
+                rc = emit(c, tl_arena_printf(c->arena, "%s_%s_%s", s->name, parts[p].what, c->stags[v]), t,
                           hidden);
             else
                 tl_table_free(t);
@@ -489,6 +530,16 @@ int tl_run_groups_with(tl_report *reports, size_t n, unsigned run, unsigned name
         tags[i] = reports[i].tag;
     run_ctx c = {.reports = reports, .n = n, .tags = tags, .arena = arena, .err = err, .sink = sink,
                  .tracelens_keys = (flags & TL_RUN_TRACELENS_KEYS) != 0};
+    c.stags = tl_xmalloc(n * sizeof *c.stags);
+    c.side_of = tl_xmalloc(n * sizeof *c.side_of);
+    for (size_t i = 0; i < n; i++) {
+        size_t s = 0;
+        while (s < c.nsides && strcmp(c.stags[s], tags[i]) != 0)
+            s++;
+        if (s == c.nsides)
+            c.stags[c.nsides++] = tags[i];
+        c.side_of[i] = s;
+    }
     int rc = 0;
     double t0 = tl_now(), read0 = tl_timing.read;
     double written0 = tl_timing.format + tl_timing.write_csv + tl_timing.write_xlsx;
@@ -540,6 +591,8 @@ int tl_run_groups_with(tl_report *reports, size_t n, unsigned run, unsigned name
         }
     }
     free(tags);
+    free(c.stags);
+    free(c.side_of);
     /* what is neither reading nor the sink's writing is comparing */
     tl_timing.compare += tl_now() - t0 - (tl_timing.read - read0) -
                          (tl_timing.format + tl_timing.write_csv + tl_timing.write_xlsx - written0);
