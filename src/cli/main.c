@@ -530,6 +530,8 @@ int main(int argc, char **argv)
     tl_cli_diff cdiff = {0};
     tl_lca_summary lsum = {0};
     tl_efficiency eff = {0};
+    tl_eff_options eff_opt = {.gpu_arch = NULL}; /* .gpu_arch: the --gpu-arch description, once that option is in */
+    tl_eff_cache *eff_cache = NULL;
     rc = 1;
 
     /* Tags first: a usage error should not wait for the reports to be read. */
@@ -628,8 +630,11 @@ int main(int argc, char **argv)
     if (o.tracediff_dir && !(texts[2] = tl_output_new(o.tracediff_dir, 1, &err)))
         goto fail;
     tl_sink sink = tl_out_sink(outputs);
-    if (tl_run_groups_with(reports, o.nreports, o.run, o.named, o.tracelens_keys ? TL_RUN_TRACELENS_KEYS : 0,
-                           &sink, &arena, &err) != 0)
+    /* the perf sheets' figures for the summary's efficiency lines, taken as they are read */
+    eff_cache = tl_eff_cache_new(eff_opt.gpu_arch);
+    eff_opt.cache = eff_cache;
+    if (tl_run_groups_observed(reports, o.nreports, o.run, o.named, o.tracelens_keys ? TL_RUN_TRACELENS_KEYS : 0,
+                               tl_eff_cache_observe, eff_cache, &sink, &arena, &err) != 0)
         goto fail;
     if (tl_cli_diff_put(&cdiff, &sink, texts[2], &err) != 0)
         goto fail;
@@ -682,7 +687,6 @@ int main(int argc, char **argv)
     }
     free(tagv);
     /* the achieved TFLOPS/s and TB/s of the ops listed, from the reports' perf sheets */
-    tl_eff_options eff_opt = {.gpu_arch = NULL}; /* the --gpu-arch description, once that option is in */
     tl_efficiency_build(&eff, &summary, reports, o.nreports, &eff_opt, &arena);
     summary.eff = &eff;
     if (!o.no_summary && ((summary.nvariants && (summary.source || summary.variants[0].has_timeline)) || lsum.ntop))
@@ -757,6 +761,7 @@ done:
     tl_summary_free(&summary);
     tl_lca_summary_free(&lsum);
     tl_efficiency_free(&eff);
+    tl_eff_cache_free(eff_cache);
     tl_buf_free(&md);
     tl_buf_free(&json);
     tl_output_free(texts[0]);

@@ -166,6 +166,8 @@ typedef struct run_ctx {
     size_t emitted;   /* results given to the sink */
     size_t done_at[2]; /* results emitted when the sheet last in scratch[i] was done */
     int tracelens_keys; /* no row-key step */
+    tl_sheet_observer observe; /* or NULL */
+    void *observe_ctx;
 } run_ctx;
 
 /* Hand a result to the sink (which owns its table from then on). */
@@ -334,6 +336,8 @@ static int run_split(run_ctx *c, const split_sheet *s, const char *roofline)
         free(tables);
         return -1;
     }
+    for (size_t i = 0; c->observe && i < c->n; i++)
+        c->observe(c->observe_ctx, i, s->sheet, tables[i]);
     const char **keys = NULL;
     size_t nkeys = 0;
     int rc = 0;
@@ -484,11 +488,19 @@ int tl_run_groups(tl_report *reports, size_t n, unsigned run, unsigned named, tl
 int tl_run_groups_with(tl_report *reports, size_t n, unsigned run, unsigned named, unsigned flags,
                        tl_sink *sink, tl_arena *arena, tl_error *err)
 {
+    return tl_run_groups_observed(reports, n, run, named, flags, NULL, NULL, sink, arena, err);
+}
+
+int tl_run_groups_observed(tl_report *reports, size_t n, unsigned run, unsigned named, unsigned flags,
+                           tl_sheet_observer observe, void *observe_ctx, tl_sink *sink, tl_arena *arena,
+                           tl_error *err)
+{
     const char **tags = tl_xmalloc(n * sizeof *tags);
     for (size_t i = 0; i < n; i++)
         tags[i] = reports[i].tag;
     run_ctx c = {.reports = reports, .n = n, .tags = tags, .arena = arena, .err = err, .sink = sink,
-                 .tracelens_keys = (flags & TL_RUN_TRACELENS_KEYS) != 0};
+                 .tracelens_keys = (flags & TL_RUN_TRACELENS_KEYS) != 0, .observe = observe,
+                 .observe_ctx = observe_ctx};
     int rc = 0;
     double t0 = tl_now(), read0 = tl_timing.read;
     double written0 = tl_timing.format + tl_timing.write_csv + tl_timing.write_xlsx;
