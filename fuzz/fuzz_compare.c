@@ -91,7 +91,8 @@ static void cmpfz_write(size_t report, const char *sheet, const uint8_t *data, s
 }
 
 /* The efficiency lines of the baseline sheet's names (at most 16), in every rendering. */
-static void cmpfz_efficiency(tl_report *reports, size_t n, const char *sheet, tl_arena *arena)
+static void cmpfz_efficiency(tl_report *reports, size_t n, const char *sheet, tl_eff_cache *cache,
+                             const tl_gpu_arch *arch, tl_arena *arena)
 {
     tl_error err = {0};
     tl_table *t = tl_report_read_sheet(&reports[0], sheet, arena, &err);
@@ -117,10 +118,7 @@ static void cmpfz_efficiency(tl_report *reports, size_t n, const char *sheet, tl
                           {.lca = "x", .ops1 = "y", .ops2 = "z"}};
     tl_lca_summary ls = {.tag1 = reports[0].tag, .tag2 = reports[1].tag, .top = lca, .ntop = 3};
     tl_summary s = {.baseline = reports[0].tag, .item = "op", .variants = vs, .nvariants = n - 1, .lca = &ls};
-    tl_gpu_arch arch = {.name = "FUZZ", .mem_bw_gbps = 5300, .npeaks = 2};
-    arch.peak[0] = (tl_gpu_peak){"matrix_bf16", 708};
-    arch.peak[1] = (tl_gpu_peak){"vector_fp32", 0};
-    tl_eff_options opt = {&arch};
+    tl_eff_options opt = {arch, cache};
     tl_efficiency e;
     tl_efficiency_build(&e, &s, reports, n, &opt, arena);
     s.eff = &e;
@@ -189,8 +187,14 @@ int tl_fuzz_compare(const uint8_t *data, size_t size)
         reports[opened].tag = tl_xstrdup(tags[opened]);
     }
     tl_sink sink = tl_results_sink(&results);
-    /* Named, as with --sheets: the baseline has the sheet, so that is never the error. */
-    if (tl_run_groups(reports, nreports, group, group, &sink, &arena, &err) == 0) {
+    tl_gpu_arch arch = {.name = "FUZZ", .mem_bw_gbps = 5300, .npeaks = 2};
+    arch.peak[0] = (tl_gpu_peak){"matrix_bf16", 708};
+    arch.peak[1] = (tl_gpu_peak){"vector_fp32", 0};
+    tl_eff_cache *cache = tl_eff_cache_new(&arch);
+    /* Named, as with --sheets: the baseline has the sheet, so that is never the error.
+     * The efficiency lines' figures are gathered as tlcompare gathers them. */
+    if (tl_run_groups_observed(reports, nreports, group, group, 0, tl_eff_cache_observe, cache, &sink, &arena,
+                               &err) == 0) {
         TL_FUZZ_CHECK(!err.set);
         for (size_t i = 0; i < results.n; i++) {
             TL_FUZZ_CHECK(results.items[i].name != NULL);
@@ -200,7 +204,7 @@ int tl_fuzz_compare(const uint8_t *data, size_t size)
             tl_buf_free(&csv);
         }
         if (group == TL_GROUP_PERF || !strcmp(sheet, "unified_perf_summary") || !strcmp(sheet, "GEMM"))
-            cmpfz_efficiency(reports, nreports, sheet, &arena);
+            cmpfz_efficiency(reports, nreports, sheet, cache, &arch, &arena);
         if (write_workbook) {
             char path[512];
             snprintf(path, sizeof path, "%s/out.xlsx", cmpfz_root);
@@ -214,6 +218,7 @@ int tl_fuzz_compare(const uint8_t *data, size_t size)
         TL_FUZZ_CHECK(err.set);
         TL_FUZZ_CHECK(strchr(err.msg, '\n') == NULL);
     }
+    tl_eff_cache_free(cache);
     tl_results_free(&results);
     for (size_t i = 0; i < opened; i++)
         tl_report_close(&reports[i]);

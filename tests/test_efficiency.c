@@ -43,6 +43,24 @@ static void assert_close_at(double got, double want, const char *what, const cha
     }
 }
 
+/* Every report's reads of unified_perf_summary are counted: the efficiency lines must not
+ * read again a sheet the comparison read. */
+static const tl_report_ops *real_ops[2];
+static tl_report_ops counting_ops[2];
+static int unified_reads[2];
+
+static tl_table *counting_read0(tl_report *r, const char *sheet, tl_arena *a, tl_error *e)
+{
+    unified_reads[0] += strcmp(sheet, "unified_perf_summary") == 0;
+    return real_ops[0]->read_sheet(r, sheet, a, e);
+}
+
+static tl_table *counting_read1(tl_report *r, const char *sheet, tl_arena *a, tl_error *e)
+{
+    unified_reads[1] += strcmp(sheet, "unified_perf_summary") == 0;
+    return real_ops[1]->read_sheet(r, sheet, a, e);
+}
+
 typedef struct run {
     tl_report reports[2];
     const char *tags[2];
@@ -50,13 +68,15 @@ typedef struct run {
     tl_results results;
     tl_summary s;
     tl_efficiency e;
+    tl_eff_cache *cache;
     int rc;
     tl_error err;
 } run;
 
 /* Compare fixture reports `base` and `var` (tags base, new) with groups `groups` (named
  * when `named`), build the summary and its efficiency lines against `arch` (or none). */
-static run *run_new(const char *base, const char *var, unsigned groups, int named, const tl_gpu_arch *arch)
+static run *run_new_with(const char *base, const char *var, unsigned groups, int named, const tl_gpu_arch *arch,
+                         int use_cache)
 {
     run *r = calloc(1, sizeof *r);
     assert_non_null(r);
@@ -70,20 +90,33 @@ static run *run_new(const char *base, const char *var, unsigned groups, int name
         }
         r->reports[i].tag = strdup(tags[i]);
         r->tags[i] = r->reports[i].tag;
+        real_ops[i] = r->reports[i].ops;
+        counting_ops[i] = *real_ops[i];
+        counting_ops[i].read_sheet = i ? counting_read1 : counting_read0;
+        r->reports[i].ops = &counting_ops[i];
+        unified_reads[i] = 0;
     }
     tl_sink sink = tl_results_sink(&r->results);
-    r->rc = tl_run_groups(r->reports, 2, groups, named ? groups : 0, &sink, &r->arena, &r->err);
+    r->cache = use_cache ? tl_eff_cache_new(arch) : NULL;
+    r->rc = tl_run_groups_observed(r->reports, 2, groups, named ? groups : 0, 0, use_cache ? tl_eff_cache_observe : NULL,
+                                   r->cache, &sink, &r->arena, &r->err);
     tl_gate gate = {.pct = -1, .min_ms = 1};
     tl_summary_build(&r->s, &r->results, r->tags, 2, &gate, &r->arena);
-    tl_eff_options opt = {arch};
+    tl_eff_options opt = {arch, r->cache};
     tl_efficiency_build(&r->e, &r->s, r->reports, 2, &opt, &r->arena);
     r->s.eff = &r->e;
     return r;
 }
 
+static run *run_new(const char *base, const char *var, unsigned groups, int named, const tl_gpu_arch *arch)
+{
+    return run_new_with(base, var, groups, named, arch, 0);
+}
+
 static void run_free(run *r)
 {
     tl_efficiency_free(&r->e);
+    tl_eff_cache_free(r->cache);
     tl_summary_free(&r->s);
     tl_results_free(&r->results);
     for (size_t i = 0; i < 2; i++)
@@ -276,6 +309,30 @@ static void test_efficiency_from_unified(void **state)
     run_free(r);
 }
 
+/* With the comparison's figures (as tlcompare runs): the same lines, and every sheet read
+ * once; without them (or when ops_all did not run), read for the lines. */
+static void test_efficiency_from_the_comparisons_reads(void **state)
+{
+    (void)state;
+    tl_gpu_arch a = test_arch();
+    run *r = run_new_with("perf/pbase", "perf/pnew", TL_GROUP_ALL, 0, &a, 1);
+    check_lines(&r->e, 1, 0);
+    assert_int_equal(unified_reads[0], 1);
+    assert_int_equal(unified_reads[1], 1);
+    run_free(r);
+    r = run_new_with("perf/pbase", "perf/pnew", TL_GROUP_OPS_SUMMARY | TL_GROUP_GPU_TIMELINE, 0, &a, 1);
+    check_lines(&r->e, 1, 0);
+    assert_int_equal(unified_reads[0], 1);
+    assert_int_equal(unified_reads[1], 1);
+    run_free(r);
+    r = run_new_with("perf/pbase", "perf/fam_new", TL_GROUP_ALL, 0, &a, 1);
+    check_lines(&r->e, 1, 1);
+    run_free(r);
+    r = run_new("perf/pbase", "perf/pnew", TL_GROUP_ALL, 0, &a);
+    assert_int_equal(unified_reads[0], 2);
+    run_free(r);
+}
+
 static void test_efficiency_from_family_sheets(void **state)
 {
     (void)state;
@@ -420,6 +477,7 @@ int main(void)
         cmocka_unit_test(test_perf_named_without_sheets_is_an_error),
         cmocka_unit_test(test_efficiency_from_unified),
         cmocka_unit_test(test_efficiency_from_family_sheets),
+        cmocka_unit_test(test_efficiency_from_the_comparisons_reads),
         cmocka_unit_test(test_efficiency_without_perf_sheets),
         cmocka_unit_test(test_efficiency_renderings),
         cmocka_unit_test(test_efficiency_lca_lines),

@@ -577,6 +577,8 @@ int main(int argc, char **argv)
     tl_efficiency eff = {0};
     tl_noise *noise = NULL;
     const char **tagv = NULL; /* the sides' tags */
+    tl_eff_options eff_opt = {0};
+    tl_eff_cache *eff_cache = NULL;
     rc = 1;
 
     /* Tags first: a usage error should not wait for the reports to be read. */
@@ -709,8 +711,12 @@ int main(int argc, char **argv)
     }
     noise = tl_noise_new(tagv, nsides);
     tl_sink sink = tl_noise_tap(noise, &out_sink); /* the per-call spread, as the results pass */
-    if (tl_run_groups_with(reports, o.nreports, o.run, o.named, o.tracelens_keys ? TL_RUN_TRACELENS_KEYS : 0,
-                           &sink, &arena, &err) != 0)
+    /* the perf sheets' figures for the summary's efficiency lines, taken as they are read */
+    eff_opt.gpu_arch = o.gpu_arch ? &arch : NULL;
+    eff_cache = tl_eff_cache_new(eff_opt.gpu_arch);
+    eff_opt.cache = eff_cache;
+    if (tl_run_groups_observed(reports, o.nreports, o.run, o.named, o.tracelens_keys ? TL_RUN_TRACELENS_KEYS : 0,
+                               tl_eff_cache_observe, eff_cache, &sink, &arena, &err) != 0)
         goto fail;
     if (tl_cli_diff_put(&cdiff, &sink, texts[2], &err) != 0)
         goto fail;
@@ -760,7 +766,6 @@ int main(int argc, char **argv)
             summary.gate_failed = 1;
     }
     /* the achieved TFLOPS/s and TB/s of the ops listed, from the reports' perf sheets */
-    tl_eff_options eff_opt = {.gpu_arch = o.gpu_arch ? &arch : NULL};
     tl_efficiency_build(&eff, &summary, reports, o.nreports, &eff_opt, &arena);
     summary.eff = &eff;
     warn_little_gpu_work(&summary);
@@ -838,6 +843,7 @@ done:
     free(tagv);
     tl_lca_summary_free(&lsum);
     tl_efficiency_free(&eff);
+    tl_eff_cache_free(eff_cache);
     tl_buf_free(&md);
     tl_buf_free(&json);
     tl_output_free(texts[0]);

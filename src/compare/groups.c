@@ -171,6 +171,8 @@ typedef struct run_ctx {
     size_t nsides;
     const char **stags; /* each side's tag, in the order of its first report */
     size_t *side_of;    /* each report's side */
+    tl_sheet_observer observe; /* or NULL */
+    void *observe_ctx;
 } run_ctx;
 
 /* Hand a result to the sink (which owns its table from then on). */
@@ -374,6 +376,8 @@ static int run_split(run_ctx *c, const split_sheet *s, const char *roofline)
         free(tables);
         return -1;
     }
+    for (size_t i = 0; c->observe && i < c->n; i++)
+        c->observe(c->observe_ctx, i, s->sheet, tables[i]);
     const char **keys = NULL;
     size_t nkeys = 0;
     int rc = 0;
@@ -525,11 +529,19 @@ int tl_run_groups(tl_report *reports, size_t n, unsigned run, unsigned named, tl
 int tl_run_groups_with(tl_report *reports, size_t n, unsigned run, unsigned named, unsigned flags,
                        tl_sink *sink, tl_arena *arena, tl_error *err)
 {
+    return tl_run_groups_observed(reports, n, run, named, flags, NULL, NULL, sink, arena, err);
+}
+
+int tl_run_groups_observed(tl_report *reports, size_t n, unsigned run, unsigned named, unsigned flags,
+                           tl_sheet_observer observe, void *observe_ctx, tl_sink *sink, tl_arena *arena,
+                           tl_error *err)
+{
     const char **tags = tl_xmalloc(n * sizeof *tags);
     for (size_t i = 0; i < n; i++)
         tags[i] = reports[i].tag;
     run_ctx c = {.reports = reports, .n = n, .tags = tags, .arena = arena, .err = err, .sink = sink,
-                 .tracelens_keys = (flags & TL_RUN_TRACELENS_KEYS) != 0};
+                 .tracelens_keys = (flags & TL_RUN_TRACELENS_KEYS) != 0, .observe = observe,
+                 .observe_ctx = observe_ctx};
     c.stags = tl_xmalloc(n * sizeof *c.stags);
     c.side_of = tl_xmalloc(n * sizeof *c.side_of);
     for (size_t i = 0; i < n; i++) {

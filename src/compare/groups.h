@@ -47,6 +47,17 @@ enum {
 int tl_run_groups_with(tl_report *reports, size_t n, unsigned run, unsigned named, unsigned flags,
                        tl_sink *sink, tl_arena *arena, tl_error *err);
 
+/* Shown each sheet a split group (ops_all, roofline, perf) reads, report by report (an
+ * index into reports[]), before the group drops anything from it: for other readers of
+ * the same sheets (the summary's efficiency lines), so that no sheet is read twice.  The
+ * table is the group's: valid during the call only. */
+typedef void (*tl_sheet_observer)(void *ctx, size_t report, const char *sheet, const tl_table *t);
+
+/* tl_run_groups_with, and every sheet read is shown to `observe` (NULL: to none). */
+int tl_run_groups_observed(tl_report *reports, size_t n, unsigned run, unsigned named, unsigned flags,
+                           tl_sheet_observer observe, void *observe_ctx, tl_sink *sink, tl_arena *arena,
+                           tl_error *err);
+
 /* The i-th perf-model sheet that a group compares (the roofline group's seven, then the
  * perf group's), or NULL past the last: for readers of the perf sheets outside the
  * comparison, so that the list lives in one place. */

@@ -65,12 +65,42 @@ static const char *str_of(const tl_table *t, long col, size_t r)
     return c && c->kind == TL_STR ? c->v.s : NULL;
 }
 
-void tl_eff_add_sheet(tl_eff_side *acc, const tl_strmap *names, const tl_table *t, const char *sheet, int unified,
-                      const tl_strmap *skip, const tl_gpu_arch *arch)
+/* ---- one sheet's sums per op name -------------------------------------------------- */
+
+/* The sums of every op name of one perf sheet of one report (names without a modelled
+ * row are kept too, with no rows: a _bwd sheet defers to any sheet that has the name). */
+typedef struct sheet_sums {
+    size_t report;
+    const char *sheet;
+    tl_strmap names;   /* name -> index into side[] */
+    tl_eff_side *side;
+    size_t n, cap;
+} sheet_sums;
+
+struct tl_eff_cache {
+    const tl_gpu_arch *arch;
+    tl_arena arena;    /* names and sheet names */
+    sheet_sums *sheets;
+    size_t n, cap;
+};
+
+static int is_perf_sheet(const char *sheet)
+{
+    if (strcmp(sheet, "unified_perf_summary") == 0)
+        return 1;
+    for (size_t i = 0; tl_perf_sheet(i); i++)
+        if (strcmp(sheet, tl_perf_sheet(i)) == 0)
+            return 1;
+    return 0;
+}
+
+/* Add the rows of perf sheet `t` (unified_perf_summary when `unified`) to `ss`, names
+ * copied into `arena`. */
+static void sums_add(sheet_sums *ss, const tl_table *t, int unified, const tl_gpu_arch *arch, tl_arena *arena)
 {
     const sheet_cols *sc = unified ? &unified_cols : &family_cols;
     long name = tl_table_find(t, "name"), time = tl_table_find(t, "Kernel Time (µs)_sum");
-    if (name < 0 || time < 0)
+    if (name < 0)
         return;
     long gflops = tl_table_find(t, sc->gflops), mb = tl_table_find(t, sc->mb), calls = tl_table_find(t, sc->calls);
     long spec = tl_table_find(t, "Compute Spec");
@@ -78,36 +108,121 @@ void tl_eff_add_sheet(tl_eff_side *acc, const tl_strmap *names, const tl_table *
     double bw = arch ? arch->mem_bw_gbps : NAN;
     for (size_t r = 0; r < t->nrows; r++) {
         const char *n = str_of(t, name, r);
-        const tl_strmap_slot *slot = n ? tl_strmap_find(names, n) : NULL;
-        if (!slot || (skip && tl_strmap_find(skip, n)))
+        if (!n)
             continue;
-        double us = num_of(t, time, r), g = num_of(t, gflops, r), m = num_of(t, mb, r), k = num_of(t, calls, r);
+        const tl_strmap_slot *found = tl_strmap_find(&ss->names, n);
+        size_t k;
+        if (found) {
+            k = found->value;
+        } else {
+            k = ss->n;
+            TL_GROW(ss->side, ss->cap, ss->n + 1);
+            ss->side[ss->n++] = (tl_eff_side){0};
+            tl_strmap_get(&ss->names, tl_arena_strdup(arena, n))->value = k;
+        }
+        double us = num_of(t, time, r), g = num_of(t, gflops, r), m = num_of(t, mb, r), c = num_of(t, calls, r);
         if (isnan(us) || isnan(g))
             continue; /* no model, or its evaluation failed (PERF §7.3): no work to divide */
-        if (isnan(k))
-            k = 1;
-        tl_eff_side *a = &acc[slot->value];
+        if (isnan(c))
+            c = 1;
+        tl_eff_side *a = &ss->side[k];
         const char *sp = str_of(t, spec, r);
         a->rows++;
-        a->matrix |= is_matrix(sp, unified ? str_of(t, category, r) : sheet);
-        a->gflops += g * k;
+        a->matrix |= is_matrix(sp, unified ? str_of(t, category, r) : ss->sheet);
+        a->gflops += g * c;
         a->flops_us += us;
         double peak = arch ? peak_tflops(arch, sp) : NAN;
         if (peak > 0) {
             /* (GFLOPS·1e9 / (peak·1e12))·1e6 µs per call, as PERF §8's compute time */
-            a->cpeak_us += g * k / peak * 1e3;
+            a->cpeak_us += g * c / peak * 1e3;
             a->cpeak_base_us += us;
         }
         if (!isnan(m)) {
-            a->mb += m * k;
+            a->mb += m * c;
             a->bytes_us += us;
             if (bw > 0) {
                 /* (bytes / (bw·1e9))·1e6 µs, bytes = MB·2^20 (PERF §3.4's MB) */
-                a->mpeak_us += m * k * 1048576.0 / (bw * 1e3);
+                a->mpeak_us += m * c * 1048576.0 / (bw * 1e3);
                 a->mpeak_base_us += us;
             }
         }
     }
+}
+
+static sheet_sums *cache_find(const tl_eff_cache *c, size_t report, const char *sheet)
+{
+    for (size_t i = 0; c && i < c->n; i++)
+        if (c->sheets[i].report == report && strcmp(c->sheets[i].sheet, sheet) == 0)
+            return &c->sheets[i];
+    return NULL;
+}
+
+tl_eff_cache *tl_eff_cache_new(const tl_gpu_arch *arch)
+{
+    tl_eff_cache *c = tl_xcalloc(1, sizeof *c);
+    c->arch = arch;
+    tl_arena_init(&c->arena);
+    return c;
+}
+
+void tl_eff_cache_free(tl_eff_cache *c)
+{
+    if (!c)
+        return;
+    for (size_t i = 0; i < c->n; i++) {
+        tl_strmap_clear(&c->sheets[i].names);
+        free(c->sheets[i].side);
+    }
+    free(c->sheets);
+    tl_arena_free(&c->arena);
+    free(c);
+}
+
+void tl_eff_cache_observe(void *ctx, size_t report, const char *sheet, const tl_table *t)
+{
+    tl_eff_cache *c = ctx;
+    if (!is_perf_sheet(sheet) || cache_find(c, report, sheet))
+        return;
+    TL_GROW(c->sheets, c->cap, c->n + 1);
+    sheet_sums *ss = &c->sheets[c->n++];
+    *ss = (sheet_sums){.report = report, .sheet = tl_arena_strdup(&c->arena, sheet)};
+    sums_add(ss, t, strcmp(sheet, "unified_perf_summary") == 0, c->arch, &c->arena);
+}
+
+/* The sums of `sheet` of report `r`: from the cache, else read now (and kept in it).
+ * NULL when the sheet cannot be read (warned about). */
+static sheet_sums *sums_of(tl_eff_cache *c, tl_report *reports, size_t r, const char *sheet)
+{
+    sheet_sums *ss = cache_find(c, r, sheet);
+    if (ss)
+        return ss;
+    tl_arena arena;
+    tl_arena_init(&arena);
+    tl_error err = {0};
+    tl_table *t = tl_report_read_sheet(&reports[r], sheet, &arena, &err);
+    if (!t) {
+        tl_warn("%s: sheet '%s' left out of the efficiency lines: %s", reports[r].path, sheet, err.msg);
+    } else {
+        tl_eff_cache_observe(c, r, sheet, t);
+        tl_table_free(t);
+        ss = cache_find(c, r, sheet);
+    }
+    tl_arena_free(&arena);
+    return ss;
+}
+
+static void side_add(tl_eff_side *a, const tl_eff_side *b)
+{
+    a->rows += b->rows;
+    a->matrix |= b->matrix;
+    a->gflops += b->gflops;
+    a->flops_us += b->flops_us;
+    a->mb += b->mb;
+    a->bytes_us += b->bytes_us;
+    a->cpeak_us += b->cpeak_us;
+    a->cpeak_base_us += b->cpeak_base_us;
+    a->mpeak_us += b->mpeak_us;
+    a->mpeak_base_us += b->mpeak_base_us;
 }
 
 double tl_eff_rate(const tl_eff_side *s, int memory)
@@ -139,54 +254,48 @@ static void want(name_set *w, const char *name)
         s->value = ++w->n; /* 1-based while collecting: 0 means new */
 }
 
-/* Read one report's perf sheets into acc[0..nnames).  The source's name, or NULL. */
-static const char *read_report(tl_report *r, const tl_strmap *names, tl_eff_side *acc, const tl_gpu_arch *arch)
+/* Add report r's figures for the names in `names` to acc[].  The source's name, or NULL. */
+static const char *read_report(tl_eff_cache *c, tl_report *reports, size_t r, const tl_strmap *names,
+                               tl_eff_side *acc)
 {
-    tl_arena arena;
-    tl_arena_init(&arena);
-    tl_error err = {0};
+    sheet_sums *use[64];
+    size_t nuse = 0;
     const char *source = NULL;
-    if (tl_report_has_sheet(r, "unified_perf_summary")) {
-        tl_table *t = tl_report_read_sheet(r, "unified_perf_summary", &arena, &err);
-        if (t) {
-            tl_eff_add_sheet(acc, names, t, "unified_perf_summary", 1, NULL, arch);
-            tl_table_free(t);
-            source = "unified_perf_summary";
-        } else {
-            tl_warn("%s: efficiency lines left out: %s", r->path, err.msg);
+    if (tl_report_has_sheet(&reports[r], "unified_perf_summary")) {
+        use[nuse] = sums_of(c, reports, r, "unified_perf_summary");
+        nuse += use[nuse] != NULL;
+        source = nuse ? "unified_perf_summary" : NULL;
+    } else {
+        for (size_t i = 0; tl_perf_sheet(i) && nuse < 64; i++) {
+            if (!tl_report_has_sheet(&reports[r], tl_perf_sheet(i)))
+                continue;
+            use[nuse] = sums_of(c, reports, r, tl_perf_sheet(i));
+            nuse += use[nuse] != NULL;
         }
-        tl_arena_free(&arena);
-        return source;
+        source = nuse ? "perf sheets" : NULL;
     }
-    /* The family sheets: a _bwd sheet's backward rows carry their forward op's name (PERF
-     * §6), so from a _bwd sheet only the names no other sheet has (convolution_backward). */
-    tl_strmap seen = {0};
-    for (int pass = 0; pass < 2; pass++) {
-        for (size_t i = 0; tl_perf_sheet(i); i++) {
-            const char *sheet = tl_perf_sheet(i);
-            size_t len = strlen(sheet);
-            int bwd = len > 4 && strcmp(sheet + len - 4, "_bwd") == 0;
-            if (bwd != pass || !tl_report_has_sheet(r, sheet))
+    for (size_t i = 0; i < names->cap; i++) {
+        const char *name = names->slots[i].key;
+        if (!name)
+            continue;
+        tl_eff_side *a = &acc[names->slots[i].value];
+        for (size_t k = 0; k < nuse; k++) {
+            const tl_strmap_slot *in = tl_strmap_find(&use[k]->names, name);
+            if (!in)
                 continue;
-            tl_table *t = tl_report_read_sheet(r, sheet, &arena, &err);
-            if (!t) {
-                tl_warn("%s: sheet '%s' left out of the efficiency lines: %s", r->path, sheet, err.msg);
-                continue;
+            /* a _bwd sheet's backward rows carry their forward op's name (PERF §6): from
+             * one, only the names no other sheet has (convolution_backward) */
+            size_t len = strlen(use[k]->sheet);
+            int bwd = len > 4 && strcmp(use[k]->sheet + len - 4, "_bwd") == 0, elsewhere = 0;
+            for (size_t o = 0; bwd && o < nuse && !elsewhere; o++) {
+                size_t ol = strlen(use[o]->sheet);
+                elsewhere = !(ol > 4 && strcmp(use[o]->sheet + ol - 4, "_bwd") == 0) &&
+                            tl_strmap_find(&use[o]->names, name) != NULL;
             }
-            tl_eff_add_sheet(acc, names, t, sheet, 0, pass ? &seen : NULL, arch);
-            long name = tl_table_find(t, "name");
-            for (size_t row = 0; !pass && name >= 0 && row < t->nrows; row++) {
-                const char *n = str_of(t, name, row);
-                const tl_strmap_slot *slot = n ? tl_strmap_find(names, n) : NULL;
-                if (slot)
-                    tl_strmap_get(&seen, slot->key); /* the key outlives this sheet's arena */
-            }
-            tl_table_free(t);
-            source = "perf sheets";
+            if (!elsewhere)
+                side_add(a, &use[k]->side[in->value]);
         }
     }
-    tl_strmap_clear(&seen);
-    tl_arena_free(&arena);
     return source;
 }
 
@@ -288,10 +397,12 @@ void tl_efficiency_build(tl_efficiency *e, const tl_summary *s, tl_report *repor
         if (w.map.slots[i].key)
             w.map.slots[i].value--;
     tl_eff_side *acc = tl_xcalloc(n * w.n, sizeof *acc);
+    tl_eff_cache *own = opt && opt->cache ? NULL : tl_eff_cache_new(arch), *cache = own ? own : opt->cache;
     for (size_t r = 0; r < n; r++) {
-        e->source[r] = read_report(&reports[r], &w.map, acc + r * w.n, arch);
+        e->source[r] = read_report(cache, reports, r, &w.map, acc + r * w.n);
         e->any_source |= e->source[r] != NULL;
     }
+    tl_eff_cache_free(own);
 #define SIDE(r, name) (acc[(r) * w.n + tl_strmap_find(&w.map, (name))->value])
     for (size_t v = 0; v < s->nvariants && v + 1 < n; v++) {
         for (size_t i = 0; i < e->variants[v].n; i++) {

@@ -5,8 +5,11 @@
  * share of its peak.  "aten::bmm 45.0 -> 41.3 ms" then reads "... 63.6 -> 69.3 TFLOPS/s".
  *
  * The figures come from each report's own perf sheets, not from the comparison results
- * (the perf sheets need not have been compared): unified_perf_summary when the report has
- * it, else the family sheets (GEMM, SDPA_fwd, ..., Normalization, Reduce_fwd, ...).  Per op
+ * (the perf sheets need not have been compared; those the comparison read are taken as it
+ * reads them, the others read here): unified_perf_summary when the report has it, else
+ * the family sheets (GEMM, SDPA_fwd, ..., Normalization, Reduce_fwd, ...; from a _bwd
+ * sheet only the names no other sheet has, since its backward rows carry the forward
+ * op's name).  Per op
  * name, over the modelled rows of that name (the rows with a GFLOPS value: a unified row
  * without a model, or whose model failed to evaluate, has none):
  *   TFLOPS/s = sum(GFLOPS x calls) x 1e3 / sum(Kernel Time (us)_sum)
@@ -28,11 +31,16 @@
 
 #include <stdio.h>
 
+typedef struct tl_eff_cache tl_eff_cache; /* below */
+
 /* Options of the efficiency lines. */
 typedef struct tl_eff_options {
     /* The GPU the reports ran on, for "% of peak": NULL (the default) for none.  The
      * command's --gpu-arch description belongs here. */
     const tl_gpu_arch *gpu_arch;
+    /* What the comparison gathered (made with the same gpu_arch), or NULL: the sheets are
+     * read here. */
+    tl_eff_cache *cache;
 } tl_eff_options;
 
 /* One op name on one side: the sums over its modelled rows. */
@@ -79,12 +87,15 @@ double tl_eff_rate(const tl_eff_side *side, int memory);
 double tl_eff_pct_of_peak(const tl_eff_side *side, int memory);
 
 /*
- * Add the rows of one perf sheet `t` whose name is in `names` (value: the accumulator's
- * index into acc[]) to acc[].  `unified`: t is unified_perf_summary (else a family sheet
- * named `sheet`).  `skip`: names not to take from this sheet (NULL: none).
+ * The figures of the perf sheets, gathered while the comparison reads them
+ * (tl_eff_cache_observe is a tl_sheet_observer, groups.h), so that the efficiency lines do
+ * not read a sheet a second time; the sheets it has not seen are read when the lines are
+ * built.  Made for one GPU description (or NULL).
  */
-void tl_eff_add_sheet(tl_eff_side *acc, const tl_strmap *names, const tl_table *t, const char *sheet, int unified,
-                      const tl_strmap *skip, const tl_gpu_arch *arch);
+tl_eff_cache *tl_eff_cache_new(const tl_gpu_arch *arch);
+void tl_eff_cache_free(tl_eff_cache *c);
+/* Keep the per-name sums of `t` if it is a perf sheet (else nothing): `ctx` is the cache. */
+void tl_eff_cache_observe(void *ctx, size_t report, const char *sheet, const tl_table *t);
 
 /* Build the lines of summary `s` (built from reports[0..n), baseline first) from the
  * reports' perf sheets.  A perf sheet that cannot be read is warned about and left out.
