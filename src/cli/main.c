@@ -5,6 +5,7 @@
 #include "cli/tracediff.h"
 #include "compare/groups.h"
 #include "io/output.h"
+#include "base/opts.h"
 #include "base/progress.h"
 #include "read/open.h"
 #include "write/sink.h"
@@ -20,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -141,6 +143,16 @@ static int add_group(const char *g, unsigned *named, int *all)
     return 0;
 }
 
+/* Every spelling tlcompare takes; a long one may be abbreviated to any prefix no other
+ * shares, as TraceLens' argparse tools allow (base/opts.h). */
+static const tl_opt tlcompare_opts[] = {
+    {"-h", 0, 0}, {"--help", 0, 0}, {"--version", 0, 0}, {"-q", 0, 0}, {"--quiet", 0, 0}, {"-o", 1, 0}, {"--output", 1, 0},
+    {"--output_csvs_dir", 1, 0}, {"--output-csvs-dir", 1, 0}, {"--summary-md", 1, 0}, {"--summary-json", 1, 0},
+    {"--tracediff-dir", 1, 0}, {"-v", 0, 0}, {"--verbose", 0, 0}, {"--tracelens-keys", 0, 0}, {"--min-delta-ms", 1, 0},
+    {"--min-delta-pct", 1, 0}, {"--top", 1, 0}, {"--timings", 0, 0}, {"--no-summary", 0, 0}, {"--fail-on-regression", 1, 0},
+    {"--min-time-ms", 1, 0}, {"--names", 1, 0}, {"--sheets", 1, 0},
+};
+
 static int parse_args(int argc, char **argv, options *o)
 {
     o->reports = tl_xcalloc((size_t)argc, sizeof *o->reports);
@@ -174,6 +186,17 @@ static int parse_args(int argc, char **argv, options *o)
             eq = a + n + 1;
         } else {
             snprintf(name, sizeof name, "%s", a);
+        }
+        if (a[1] == '-') {
+            tl_buf why = {0};
+            const tl_opt *opt = tl_opt_find(tlcompare_opts, sizeof tlcompare_opts / sizeof *tlcompare_opts, name, &why);
+            if (!opt) {
+                int rc = usage_error("%s", tl_buf_cstr(&why));
+                tl_buf_free(&why);
+                return rc;
+            }
+            tl_buf_free(&why);
+            snprintf(name, sizeof name, "%s", opt->name);
         }
 
         if (!strcmp(name, "-h") || !strcmp(name, "--help")) {
@@ -258,6 +281,10 @@ static int parse_args(int argc, char **argv, options *o)
         }
     }
 
+    size_t olen = strlen(o->output);
+    if (olen >= 4 && !strcasecmp(o->output + olen - 4, ".csv"))
+        return usage_error("-o names the workbook (.xlsx), not a CSV file: for CSVs give --output_csvs_dir DIR "
+                           "(one <sheet>.csv per result; '%s' is not written)", o->output);
     if (o->nreports < 2)
         return usage_error("need at least two reports, got %s",
                            o->nreports == 0 ? "none" : "one");
@@ -401,6 +428,48 @@ static int same_file(const char *a, const char *b)
 {
     struct stat sa, sb;
     return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/*
+ * Tags that repeat.  One input given twice (a trace against itself, TRACES.md §5.2's
+ * identical traces, or any report) with default tags: the later ones are tagged <tag>_2,
+ * <tag>_3, ... with a warning, whatever the input.  Default tags of different inputs that
+ * no part of their paths tells apart, and a --names tag given twice (a tag names one
+ * run), are errors.  Returns 0, or EXIT_USAGE after the message.
+ */
+static int repeated_tags(char **tags, const char *const *paths, size_t n, int given)
+{
+    for (size_t i = 0; i < n; i++) {
+        for (size_t j = 0; j < i; j++) {
+            if (strcmp(tags[i], tags[j]) != 0)
+                continue;
+            if (given) {
+                fprintf(stderr, "tlcompare: --names: reports %zu and %zu both have the tag '%s'; give each "
+                                "report its own tag (see 'tlcompare --help')\n", j + 1, i + 1, tags[i]);
+                return EXIT_USAGE;
+            }
+            if (strcmp(paths[i], paths[j]) != 0 && !same_file(paths[i], paths[j])) {
+                fprintf(stderr, "tlcompare: reports %zu and %zu both have the tag '%s'; tags must be unique: use "
+                                "--names to disambiguate\n", j + 1, i + 1, tags[i]);
+                return EXIT_USAGE;
+            }
+            char *t = NULL;
+            for (size_t k = 2, taken = 1; taken; k++) {
+                free(t);
+                t = tl_xmalloc(strlen(tags[i]) + 24);
+                sprintf(t, "%s_%zu", tags[i], k);
+                taken = 0;
+                for (size_t m = 0; m < n && !taken; m++)
+                    taken = m != i && strcmp(tags[m], t) == 0;
+            }
+            tl_warn("reports %zu and %zu are the same input, tagged '%s'; report %zu is tagged '%s' (--names gives "
+                    "tags)", j + 1, i + 1, tags[i], i + 1, t);
+            free(tags[i]);
+            tags[i] = t;
+            break;
+        }
+    }
+    return 0;
 }
 
 /* 1 when writing the file `out` would change the input report `report`: it is that
@@ -556,23 +625,9 @@ int main(int argc, char **argv)
             fprintf(stderr, "tlcompare: report %zu has an empty tag; use --names\n", i + 1);
             rc = EXIT_USAGE;
         }
-        for (size_t j = 0; j < i && rc == 1; j++) {
-            if (strcmp(tags[i], tags[j]) == 0 && o.nreports == 2 && tl_trace_sniff(o.reports[0]) &&
-                tl_trace_sniff(o.reports[1])) {
-                /* a trace against itself (TRACES.md §5.2's identical traces): the call-tree
-                 * diff needs no tags; the sheet comparison gets a distinct one */
-                char *t = tl_xmalloc(strlen(tags[i]) + 3);
-                sprintf(t, "%s_2", tags[i]);
-                tl_warn("both traces have the tag '%s'; the variant is tagged '%s'", tags[i], t);
-                free(tags[i]);
-                tags[i] = t;
-            } else if (strcmp(tags[i], tags[j]) == 0) {
-                fprintf(stderr, "tlcompare: reports %zu and %zu both have the tag '%s'; tags must be "
-                                "unique: use --names to disambiguate\n", j + 1, i + 1, tags[i]);
-                rc = EXIT_USAGE;
-            }
-        }
     }
+    if (rc == 1 && repeated_tags(tags, (const char *const *)o.reports, o.nreports, o.names_given) != 0)
+        rc = EXIT_USAGE;
     for (size_t i = 0; i < o.nreports && rc == 1; i++) {
         const char *out = clobbers(o.output, o.reports[i]) ? o.output
                           : o.csv_dir && same_file(o.csv_dir, o.reports[i]) ? o.csv_dir
@@ -735,6 +790,8 @@ int main(int argc, char **argv)
             printf(", and the same as CSVs in %s", o.csv_dir);
         printf("%s\n", o.verbose ? "" : "; -v lists them");
     }
+    fflush(stdout);
+    tl_xlsx_warn_cut_text(); /* after the answer: one line for every cell cut */
     tl_timing.total = tl_now() - t_start;
     if (o.timings)
         fprintf(stderr, "timings: read %.3f s, compare %.3f s, format %.3f s, summary %.3f s, workbook %.3f s, "
@@ -774,7 +831,9 @@ done:
     tl_arena_free(&arena);
     free(o.reports);
     free(o.names);
-    if (fflush(stdout) != 0 && rc == 0)
+    if ((fflush(stdout) != 0 || ferror(stdout)) && rc == 0) {
+        fprintf(stderr, "tlcompare: cannot write the summary to standard output: %s\n", strerror(errno));
         rc = 1;
+    }
     return rc;
 }

@@ -175,6 +175,9 @@ void tl_summary_print(const tl_summary *s, FILE *out, int color)
     paint p = colours(color);
     for (size_t vi = 0; vi < s->nvariants; vi++) {
         const tl_variant_summary *v = &s->variants[vi];
+        int items = v->nregressions || v->nimprovements || v->only_base_count || v->only_var_count;
+        if (!v->has_timeline && !items && !s->source)
+            continue; /* nothing the summary reads was compared (--sheets roofline): no empty block */
         fprintf(out, "\n%s%s -> %s%s", p.bold, s->baseline, v->tag, p.off);
         if (s->source)
             fprintf(out, " %s(%ss from %s)%s", p.dim, s->item, s->source, p.off);
@@ -207,6 +210,9 @@ void tl_summary_print(const tl_summary *s, FILE *out, int color)
         print_items(out, &p, title, v->improvements, v->nimprovements);
         print_one_sided(out, s->item, s->baseline, v->only_base_count, v->only_base, v->nonly_base, 1);
         print_one_sided(out, s->item, v->tag, v->only_var_count, v->only_var, v->nonly_var, 0);
+        if (s->source && !items)
+            fprintf(out, "  no changes%s: every %s takes the same time in both\n",
+                    s->min_delta_ms > 0 || s->min_delta_pct > 0 ? " above the --min-delta floors" : "", s->item);
     }
     if (s->lca)
         tl_lca_summary_print(s->lca, out, color);
