@@ -329,6 +329,15 @@ static void test_summary_small_things(void **state)
     assert_non_null(strstr(idle, "+59.150         -"));
     assert_null(strstr(idle, "%"));
     free(o);
+    /* a tag longer than the column: the table stays aligned */
+    assert_int_equal(run(f, "idle0 idle1 --names a_rather_long_baseline_tag b -o s4.xlsx"), 0);
+    o = slurp(f, "out.txt");
+    char *h = strstr(o, "  GPU time (ms)"), *r1 = strstr(o, "\n  busy_time");
+    assert_non_null(h);
+    assert_non_null(r1);
+    size_t hl = (size_t)(strchr(h, '\n') - h), rl = (size_t)(strchr(r1 + 1, '\n') - (r1 + 1));
+    assert_int_equal(hl, rl);
+    free(o);
 }
 
 /* ---- set-up ---------------------------------------------------------------------------- */
