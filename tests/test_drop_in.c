@@ -9,6 +9,7 @@
 #include "testutil.h"
 
 #include <sys/stat.h>
+#include <time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -340,6 +341,31 @@ static void test_summary_small_things(void **state)
     free(o);
 }
 
+/* ---- progress --------------------------------------------------------------------------- */
+
+/* While the traces load, the progress line (stderr a terminal: script(1) gives one) shows
+ * from 1 s on (--timings says how long the reading took: under a second, nothing). */
+static void test_progress_while_traces_load(void **state)
+{
+    fx *f = *state;
+    char c[12000];
+    snprintf(c, sizeof c, "'%s/tools/gentrace' --size 40M --level 1 -o big.json.gz", bindir);
+    assert_int_equal(sys_in(f, c), 0);
+    snprintf(c, sizeof c, "script -qec \"'%s/tlcompare' big.json.gz t1.json.gz -o big.xlsx --no-summary --timings\" /dev/null "
+                          ">tty.txt 2>&1 </dev/null", bindir);
+    assert_int_equal(sys_in(f, c), 0);
+    char *o = slurp(f, "tty.txt");
+    assert_non_null(o);
+    char *t = strstr(o, "timings: read ");
+    assert_non_null(t);
+    double read = strtod(t + 14, NULL);
+    if (read >= 1.2)
+        assert_non_null(strstr(o, "s] reading the traces"));
+    else if (read < 0.9)
+        assert_null(strstr(o, "reading the traces"));
+    free(o);
+}
+
 /* ---- set-up ---------------------------------------------------------------------------- */
 
 static void test_make_names_missing_packages(void **state)
@@ -401,6 +427,7 @@ int main(void)
         cmocka_unit_test(test_tlreport_flags),
         cmocka_unit_test(test_excel_cut_is_one_line_after_the_answer),
         cmocka_unit_test(test_summary_small_things),
+        cmocka_unit_test(test_progress_while_traces_load),
         cmocka_unit_test(test_make_names_missing_packages),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

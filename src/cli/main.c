@@ -665,15 +665,21 @@ int main(int argc, char **argv)
     /* the traces load on helper threads, all at once: wait for them (reading, in --timings) */
     {
         double t0 = tl_now();
-        for (size_t i = 0; i < opened; i++)
-            if (tl_trace_report_wait(&reports[i], &err) != 0)
-                goto fail;
+        tl_progress_wait_begin("reading the traces");
+        int bad = 0;
+        for (size_t i = 0; i < opened && !bad; i++)
+            bad = tl_trace_report_wait(&reports[i], &err) != 0;
+        tl_progress_wait_end();
+        if (bad)
+            goto fail;
         tl_timing.read += tl_now() - t0;
     }
     /* two traces: their call trees are aligned too (TRACES.md §5) */
+    tl_progress_wait_begin("aligning the call trees");
     if (both_traces && tl_cli_diff_align(&cdiff, tl_trace_report_trace(&reports[0]), tl_trace_report_trace(&reports[1]),
                                          o.tracediff_dir != NULL, o.tracediff_dir != NULL, &err) != 0)
         goto fail;
+    tl_progress_wait_end();
     /* The outputs are written as the results come, under temporary names. */
     outputs = tl_out_open(o.output, o.csv_dir, !o.no_summary, &err);
     if (!outputs)
