@@ -3,7 +3,7 @@
 #   make            build build/tlcompare
 #   make test       layer check, unit tests, the sanitizer build, the conformance suite (when present)
 #   make demo       install missing packages (as root), build, compare the bundled examples
-#   make install    PREFIX=/usr/local: tlcompare and tlreport, man pages, TraceLens-compatible alias
+#   make install    PREFIX=/usr/local: tlcompare and tlreport, man pages, TraceLens-compatible aliases
 #   make deps       install the Debian packages the build needs (as root)
 #   make fuzz       libFuzzer on the CSV reader, the xlsx reader, the comparison, the trace reader
 #                   (FUZZ_SECONDS each, default 60; fails on a finding)
@@ -40,6 +40,22 @@ CONFORMANCE ?= ../shared/conformance
 DEB_PKGS    := build-essential pkg-config libxlsxwriter-dev libzip-dev libexpat1-dev \
                zlib1g-dev libisal-dev libcmocka-dev valgrind python3 \
                clang libclang-rt-14-dev
+
+# A machine without the build's Debian packages: one line naming them and `make deps`,
+# rather than a compiler error in the first file that includes one of their headers.  The
+# tests need a few more (`make test`).  Skipped where there is no dpkg (not Debian).
+BUILD_DEB_PKGS := pkg-config libzip-dev libexpat1-dev zlib1g-dev libisal-dev
+TEST_DEB_PKGS  := libcmocka-dev libxlsxwriter-dev python3
+NEEDS_TEST_PKGS := $(filter test unit-test sanitize-test nosimd-test valgrind bench fuzz,$(MAKECMDGOALS))
+ifeq ($(filter deps demo clean uninstall,$(MAKECMDGOALS)),)
+ifneq ($(shell command -v dpkg-query 2>/dev/null),)
+MISSING_PKGS := $(strip $(shell for p in $(BUILD_DEB_PKGS) $(if $(NEEDS_TEST_PKGS),$(TEST_DEB_PKGS)); do \
+                  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || printf '%s ' $$p; done))
+ifneq ($(MISSING_PKGS),)
+$(error missing Debian packages: $(MISSING_PKGS); run 'make deps' (as root) to install them)
+endif
+endif
+endif
 
 .PHONY: check-layers nosimd-test all test unit-test sanitize-test conformance demo deps install uninstall clean \
         valgrind examples bench fuzz
@@ -123,7 +139,7 @@ conformance: $(BUILD)/tlcompare $(BUILD)/tlreport
 	  for k in $(INFERENCE_KINDS); do \
 	    echo "conformance: $$k traces"; \
 	    $(CONFORMANCE)/run $(BUILD)/tlreport $(CONFORMANCE)/$$k-cases --pending tests/pending/$$k.txt; done; \
-	else echo "conformance suite not found at $(CONFORMANCE): skipped"; fi
+	else echo "conformance suite not found at $(CONFORMANCE): skipped (the shared contract's executable cases: TraceLens' own outputs on real reports and traces, checked sheet by sheet; CONFORMANCE=DIR points elsewhere)"; fi
 
 # No include runs up the layers of src/ (tools/check_layers.sh says which may use which).
 check-layers:
@@ -191,12 +207,14 @@ install: $(BUILD)/tlcompare $(BUILD)/tlreport
 	ln -sf tlcompare $(DESTDIR)$(PREFIX)/bin/TraceLens_compare_perf_reports_pytorch
 	install -m 644 man/tlcompare.1 $(DESTDIR)$(PREFIX)/share/man/man1/tlcompare.1
 	install -m 755 $(BUILD)/tlreport $(DESTDIR)$(PREFIX)/bin/tlreport
+	ln -sf tlreport $(DESTDIR)$(PREFIX)/bin/TraceLens_generate_perf_report_pytorch
 	install -m 644 man/tlreport.1 $(DESTDIR)$(PREFIX)/share/man/man1/tlreport.1
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/tlcompare $(DESTDIR)$(PREFIX)/bin/tlreport \
 	      $(DESTDIR)$(PREFIX)/share/man/man1/tlreport.1 \
 	      $(DESTDIR)$(PREFIX)/bin/TraceLens_compare_perf_reports_pytorch \
+	      $(DESTDIR)$(PREFIX)/bin/TraceLens_generate_perf_report_pytorch \
 	      $(DESTDIR)$(PREFIX)/share/man/man1/tlcompare.1
 
 clean:

@@ -576,11 +576,13 @@ static void test_usage_duplicate_tags(void **state)
 {
     fixture *f = *state;
     put(f, "run1/h100/gpu_timeline.csv", GPU_A);
-    /* the same report twice: no part of the paths tells them apart */
-    EXPECT_FAILURE(f, 2,
-                   "reports 1 and 2 both have the tag 'h100'; tags must be unique: use --names to "
-                   "disambiguate",
-                   "run1/h100", "run1//h100/");
+    /* the same report twice: the second is tagged h100_2 */
+    run_result r = RUN(f, "run1/h100", "run1//h100/", "-o", "out.xlsx");
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.err, "warning: reports 1 and 2 are the same input, tagged 'h100'; report 2 is tagged "
+                                  "'h100_2'"));
+    run_free(&r);
+    unlink(at(f, "out.xlsx"));
     two_reports(f);
     /* one --names tag on every report: runs of one side, nothing to compare them with */
     EXPECT_FAILURE(f, 2,
@@ -628,10 +630,16 @@ static void test_usage_output_is_an_input(void **state)
     expect_failure_env(f, NULL, 2, "the output 'base.xlsx' would overwrite the input report 'base.xlsx'; refusing",
                        ARGS("base.xlsx", "b", "-o", "base.xlsx"), 0);
     /* a <sheet>.csv of a CSV report, existing or new */
-    expect_failure_env(f, NULL, 2, "the output 'a/gpu_timeline.csv' would overwrite the input report 'a'; refusing",
-                       ARGS("a", "b", "-o", "a/gpu_timeline.csv"), 0);
-    expect_failure_env(f, NULL, 2, "the output 'b/new.csv' would overwrite the input report 'b'; refusing",
+    /* -o is the workbook: a <sheet>.csv of a CSV report, existing or new, is never written */
+    expect_failure_env(f, NULL, 2, "-o names the workbook (.xlsx), not a CSV file: for CSVs give --output_csvs_dir DIR "
+                                   "(one <sheet>.csv per result; 'a/gpu_timeline.csv' is not written) (see 'tlcompare "
+                                   "--help')", ARGS("a", "b", "-o", "a/gpu_timeline.csv"), 0);
+    expect_failure_env(f, NULL, 2, "-o names the workbook (.xlsx), not a CSV file: for CSVs give --output_csvs_dir DIR "
+                                   "(one <sheet>.csv per result; 'b/new.csv' is not written) (see 'tlcompare --help')",
                        ARGS("a", "b", "-o", "b/new.csv"), 0);
+    /* a summary file inside a CSV report would be read as a sheet next time */
+    expect_failure_env(f, NULL, 2, "the output 'b/s.csv' would overwrite the input report 'b'; refusing",
+                       ARGS("a", "b", "-o", "out.xlsx", "--summary-md", "b/s.csv"), 0);
     /* the CSV directory is a report */
     expect_failure_env(f, NULL, 2, "the output 'b' would overwrite the input report 'b/'; refusing",
                        ARGS("a", "b/", "-o", "out.xlsx", "--output_csvs_dir", "b"), 0);
@@ -978,9 +986,14 @@ static void test_xlsx_not_a_zip(void **state)
     fixture *f = *state;
     put(f, "a/gpu_timeline.csv", GPU_A);
     put(f, "b.xlsx", GPU_B);
-    EXPECT_FAILURE(f, 1, "b.xlsx: not a zip archive (or a damaged one)", "a", "b.xlsx");
+    EXPECT_FAILURE(f, 1, "b.xlsx: a text file, not a report; a report is a TraceLens workbook (.xlsx), a directory "
+                         "of <sheet>.csv files, or a PyTorch profiler trace (.json, .json.gz)", "a", "b.xlsx");
     put(f, "empty.xlsx", "");
-    EXPECT_FAILURE(f, 1, "empty.xlsx: not a zip archive (or a damaged one)", "a", "empty.xlsx");
+    EXPECT_FAILURE(f, 1, "empty.xlsx: an empty file; a report is a TraceLens workbook (.xlsx), a directory of "
+                         "<sheet>.csv files, or a PyTorch profiler trace (.json, .json.gz)", "a", "empty.xlsx");
+    /* bytes that tell nothing: the workbook reader's word */
+    put(f, "bin.xlsx", "\x01\x02\x03\x04 binary");
+    EXPECT_FAILURE(f, 1, "bin.xlsx: not a zip archive (or a damaged one)", "a", "bin.xlsx");
 }
 
 static void test_xlsx_truncated_zip(void **state)
@@ -1305,14 +1318,19 @@ static void test_roofline_many_param_columns(void **state)
 
 /* ==== outputs ============================================================================== */
 
-static void test_output_directory_missing(void **state)
+static void test_output_directory_missing_is_made(void **state)
 {
     fixture *f = *state;
     two_reports(f);
-    expect_failure_env(f, NULL, 1,
-                       "no_such_dir/out.xlsx: cannot create a file in its directory: No such file or directory",
-                       ARGS("a", "b", "-o", "no_such_dir/out.xlsx"), 0);
-    assert_false(exists(f, "no_such_dir"));
+    /* made, as TraceLens makes it */
+    run_result r = RUN(f, "a", "b", "-o", "no_such_dir/deeper/out.xlsx");
+    assert_int_equal(r.status, 0);
+    run_free(&r);
+    assert_true(exists(f, "no_such_dir/deeper/out.xlsx"));
+    /* unless a file is in the way */
+    put(f, "plain", "a file");
+    expect_failure_env(f, NULL, 1, "plain/out.xlsx: cannot create a file in its directory: Not a directory",
+                       ARGS("a", "b", "-o", "plain/out.xlsx"), 0);
 }
 
 static void test_output_directory_unwritable(void **state)
@@ -1906,7 +1924,7 @@ int main(void)
         T(test_duplicate_keys_bound_the_merge_of_wide_tables),
         T(test_roofline_many_param_columns),
         /* outputs */
-        T(test_output_directory_missing),
+        T(test_output_directory_missing_is_made),
         T(test_output_directory_unwritable),
         T(test_output_csv_dir_is_a_file),
         T(test_output_workbook_is_a_directory),

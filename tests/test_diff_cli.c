@@ -218,7 +218,7 @@ static void test_identical(void **state)
     assert_null(strstr(ds, "source"));
     free(ds);
     char *err = slurp(f, "err.txt");
-    assert_non_null(strstr(err, "the variant is tagged 'mi300_2'"));
+    assert_non_null(strstr(err, "report 2 is tagged 'mi300_2'"));
     free(err);
 }
 

@@ -872,7 +872,9 @@ static void launch_any(int kind, const char *rt, int cbid, int gcat, int k, cons
     r->flow = (uint8_t)rt_flow;
     if (flavour == ROCM && k >= 0 && strstr(rt, "Launch"))
         r->sig = kerns[k].rt_kernel;
+    size_t ri = n_evs - 1;
     ev_t *g = ev_new(E_GPU);
+    r = &evs[ri]; /* ev_new may have moved the table */
     g->name = k >= 0 ? kerns[k].name : gname;
     g->gcat = (uint8_t)gcat;
     g->kern = k;
@@ -1508,8 +1510,10 @@ static void graph_launch(const int *ks, const int64_t *ns, int n)
     int64_t start = r->ts + jitter(9000, 30);
     if (start < G.stream_free[0])
         start = G.stream_free[0] + 1200;
+    size_t ri = n_evs - 1;
     for (int i = 0; i < n; i++) {
         ev_t *g = ev_new(E_GPU);
+        r = &evs[ri]; /* ev_new may have moved the table */
         g->name = kerns[ks[i]].name;
         g->gcat = G_KERNEL;
         g->kern = ks[i];

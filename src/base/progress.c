@@ -3,6 +3,9 @@
  */
 #include "base/progress.h"
 
+#include "base/thread.h"
+
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <time.h>
@@ -52,8 +55,61 @@ void tl_progress(const char *fmt, ...)
     shown = 1;
 }
 
+/* The ticker: the line of a step that says nothing while it runs. */
+static pthread_mutex_t tick_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t tick_cv = PTHREAD_COND_INITIALIZER;
+static pthread_t ticker;
+static int ticking, tick_stop;
+static char tick_what[96];
+
+static void *tick_main(void *arg)
+{
+    (void)arg;
+    pthread_mutex_lock(&tick_mu);
+    while (!tick_stop) {
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_nsec += 200 * 1000 * 1000;
+        if (until.tv_nsec >= 1000000000L) {
+            until.tv_sec++;
+            until.tv_nsec -= 1000000000L;
+        }
+        pthread_cond_timedwait(&tick_cv, &tick_mu, &until);
+        double t = elapsed();
+        if (!tick_stop && t >= 1.0) {
+            fprintf(stderr, "\r\033[K[%5.1fs] %s", t, tick_what);
+            fflush(stderr);
+            shown = 1;
+        }
+    }
+    pthread_mutex_unlock(&tick_mu);
+    return NULL;
+}
+
+void tl_progress_wait_begin(const char *what)
+{
+    if (!enabled || ticking)
+        return;
+    snprintf(tick_what, sizeof tick_what, "%s", what);
+    tick_stop = 0;
+    ticking = tl_thread_create(&ticker, tick_main, NULL) == 0;
+}
+
+void tl_progress_wait_end(void)
+{
+    if (!ticking)
+        return;
+    pthread_mutex_lock(&tick_mu);
+    tick_stop = 1;
+    pthread_cond_signal(&tick_cv);
+    pthread_mutex_unlock(&tick_mu);
+    pthread_join(ticker, NULL);
+    ticking = 0;
+}
+
 void tl_progress_done(void)
 {
+    tl_progress_wait_end();
     if (shown) {
         fputs("\r\033[K", stderr);
         fflush(stderr);

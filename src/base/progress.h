@@ -13,6 +13,12 @@ void tl_progress_start(int enabled);
 /* Say what is being done now, e.g. tl_progress("comparing %s", sheet). */
 void tl_progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* A step that says nothing while it runs (the main thread waits for helper threads that
+ * load the traces): from 1 s after the start, the line shows `what` with its seconds
+ * counting, redrawn by a ticker thread until tl_progress_wait_end(). */
+void tl_progress_wait_begin(const char *what);
+void tl_progress_wait_end(void);
+
 /* Erase the line (before the results are printed, or an error). */
 void tl_progress_done(void);
 

@@ -86,7 +86,23 @@ void tl_error_vset(tl_error *e, const char *fmt, va_list ap)
     tl_buf raw = {0}, clean = {0};
     buf_vprintf(&raw, fmt, ap);
     tl_message_clean(&clean, raw.data ? raw.data : "", raw.len);
-    snprintf(e->msg, sizeof e->msg, "%s", tl_buf_cstr(&clean));
+    /* A message longer than the buffer (a path of a few KB) keeps its start and its end,
+     * where the reason is; the middle gives way. */
+    const char *m = tl_buf_cstr(&clean);
+    size_t n = strlen(m);
+    if (n < sizeof e->msg) {
+        memcpy(e->msg, m, n + 1);
+    } else {
+        size_t tail = sizeof e->msg / 2, head = sizeof e->msg - tail - 4;
+        while (head > 0 && ((unsigned char)m[head] & 0xC0) == 0x80)
+            head--; /* whole UTF-8 characters on each side */
+        size_t from = n - tail;
+        while (from < n && ((unsigned char)m[from] & 0xC0) == 0x80)
+            from++;
+        memcpy(e->msg, m, head);
+        memcpy(e->msg + head, "...", 3);
+        memcpy(e->msg + head + 3, m + from, n - from + 1);
+    }
     tl_buf_free(&raw);
     tl_buf_free(&clean);
     e->set = 1;
@@ -350,13 +366,17 @@ void tl_message_clean(tl_buf *out, const char *msg, size_t n)
             tl_buf_addc(out, '\'');
         i = close < n ? close + 1 : n;
     }
-    /* Input that fooled the quote rules (a quote and a space inside a name) is bounded too. */
+    /* Input that fooled the quote rules (a quote and a space inside a name, a path of
+     * kilobytes) is bounded too: the middle gives way, the end (the reason) stays. */
     if (out->len - first > TL_MESSAGE_MAX) {
-        size_t cut = first + TL_MESSAGE_MAX;
+        size_t tail = TL_MESSAGE_MAX / 4, cut = first + TL_MESSAGE_MAX - tail - 3, from = out->len - tail;
         while (cut > first && ((unsigned char)out->data[cut] & 0xC0) == 0x80)
             cut--;
-        out->len = cut;
-        tl_buf_adds(out, "...");
+        while (from < out->len && ((unsigned char)out->data[from] & 0xC0) == 0x80)
+            from++;
+        memmove(out->data + cut + 3, out->data + from, out->len - from);
+        memcpy(out->data + cut, "...", 3);
+        out->len = cut + 3 + (out->len - from);
     }
     tl_buf_cstr(out);
 }

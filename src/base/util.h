@@ -76,7 +76,7 @@ int tl_is_dir(const char *path);
  * error slot and the warnings pass every message through it.
  */
 #define TL_QUOTE_MAX 100
-#define TL_MESSAGE_MAX 2000 /* a cleaned message longer than this is cut */
+#define TL_MESSAGE_MAX 2000 /* a cleaned message longer than this loses its middle */
 void tl_message_clean(tl_buf *out, const char *msg, size_t n);
 
 /* Append s[0..n) with each byte that is not part of a valid UTF-8 sequence replaced by

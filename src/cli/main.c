@@ -5,6 +5,7 @@
 #include "cli/tracediff.h"
 #include "compare/groups.h"
 #include "io/output.h"
+#include "base/opts.h"
 #include "base/progress.h"
 #include "read/open.h"
 #include "write/sink.h"
@@ -24,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -157,6 +159,16 @@ static int add_group(const char *g, unsigned *named, int *all)
     return 0;
 }
 
+/* Every spelling tlcompare takes; a long one may be abbreviated to any prefix no other
+ * shares, as TraceLens' argparse tools allow (base/opts.h). */
+static const tl_opt tlcompare_opts[] = {
+    {"-h", 0, 0}, {"--help", 0, 0}, {"--version", 0, 0}, {"-q", 0, 0}, {"--quiet", 0, 0}, {"-o", 1, 0}, {"--output", 1, 0},
+    {"--output_csvs_dir", 1, 0}, {"--output-csvs-dir", 1, 0}, {"--summary-md", 1, 0}, {"--summary-json", 1, 0},
+    {"--tracediff-dir", 1, 0}, {"-v", 0, 0}, {"--verbose", 0, 0}, {"--tracelens-keys", 0, 0}, {"--min-delta-ms", 1, 0},
+    {"--min-delta-pct", 1, 0}, {"--top", 1, 0}, {"--timings", 0, 0}, {"--no-summary", 0, 0}, {"--fail-on-regression", 1, 0},
+    {"--min-time-ms", 1, 0}, {"--names", 1, 0}, {"--sheets", 1, 0},
+};
+
 static int parse_args(int argc, char **argv, options *o)
 {
     o->reports = tl_xcalloc((size_t)argc, sizeof *o->reports);
@@ -190,6 +202,17 @@ static int parse_args(int argc, char **argv, options *o)
             eq = a + n + 1;
         } else {
             snprintf(name, sizeof name, "%s", a);
+        }
+        if (a[1] == '-') {
+            tl_buf why = {0};
+            const tl_opt *opt = tl_opt_find(tlcompare_opts, sizeof tlcompare_opts / sizeof *tlcompare_opts, name, &why);
+            if (!opt) {
+                int rc = usage_error("%s", tl_buf_cstr(&why));
+                tl_buf_free(&why);
+                return rc;
+            }
+            tl_buf_free(&why);
+            snprintf(name, sizeof name, "%s", opt->name);
         }
 
         if (!strcmp(name, "-h") || !strcmp(name, "--help")) {
@@ -289,6 +312,10 @@ static int parse_args(int argc, char **argv, options *o)
         }
     }
 
+    size_t olen = strlen(o->output);
+    if (olen >= 4 && !strcasecmp(o->output + olen - 4, ".csv"))
+        return usage_error("-o names the workbook (.xlsx), not a CSV file: for CSVs give --output_csvs_dir DIR "
+                           "(one <sheet>.csv per result; '%s' is not written)", o->output);
     if (o->nreports < 2)
         return usage_error("need at least two reports, got %s",
                            o->nreports == 0 ? "none" : "one");
@@ -432,6 +459,49 @@ static int same_file(const char *a, const char *b)
 {
     struct stat sa, sb;
     return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/*
+ * Tags that repeat.  One input given twice (a trace against itself, TRACES.md §5.2's
+ * identical traces, or any report) with default tags: the later ones are tagged <tag>_2,
+ * <tag>_3, ... with a warning, whatever the input.  Default tags of different inputs that
+ * no part of their paths tells apart are an error.  A --names tag given to several reports
+ * makes them runs of one side (left as it is here).  Returns 0, or EXIT_USAGE after the message.
+ */
+static int repeated_tags(char **tags, const char *const *paths, size_t n, int given)
+{
+    for (size_t i = 0; i < n; i++) {
+        for (size_t j = 0; j < i; j++) {
+            if (strcmp(tags[i], tags[j]) != 0)
+                continue;
+            /* A --names tag given to several reports makes them runs of one side, except for
+             * exactly two traces: the call-tree diff of a trace against itself needs no tags,
+             * and the sheet comparison gets a distinct one. */
+            int two_traces = n == 2 && tl_trace_sniff(paths[0]) && tl_trace_sniff(paths[1]);
+            if (given && !two_traces)
+                continue;
+            if (!given && strcmp(paths[i], paths[j]) != 0 && !same_file(paths[i], paths[j])) {
+                fprintf(stderr, "tlcompare: reports %zu and %zu both have the tag '%s'; tags must be unique: use "
+                                "--names to disambiguate\n", j + 1, i + 1, tags[i]);
+                return EXIT_USAGE;
+            }
+            char *t = NULL;
+            for (size_t k = 2, taken = 1; taken; k++) {
+                free(t);
+                t = tl_xmalloc(strlen(tags[i]) + 24);
+                sprintf(t, "%s_%zu", tags[i], k);
+                taken = 0;
+                for (size_t m = 0; m < n && !taken; m++)
+                    taken = m != i && strcmp(tags[m], t) == 0;
+            }
+            tl_warn("reports %zu and %zu are the same input, tagged '%s'; report %zu is tagged '%s' (--names gives "
+                    "tags)", j + 1, i + 1, tags[i], i + 1, t);
+            free(tags[i]);
+            tags[i] = t;
+            break;
+        }
+    }
+    return 0;
 }
 
 /* 1 when writing the file `out` would change the input report `report`: it is that
@@ -592,23 +662,9 @@ int main(int argc, char **argv)
             fprintf(stderr, "tlcompare: report %zu has an empty tag; use --names\n", i + 1);
             rc = EXIT_USAGE;
         }
-        for (size_t j = 0; j < i && rc == 1; j++) {
-            if (strcmp(tags[i], tags[j]) == 0 && o.nreports == 2 && tl_trace_sniff(o.reports[0]) &&
-                tl_trace_sniff(o.reports[1])) {
-                /* a trace against itself (TRACES.md §5.2's identical traces): the call-tree
-                 * diff needs no tags; the sheet comparison gets a distinct one */
-                char *t = tl_xmalloc(strlen(tags[i]) + 3);
-                sprintf(t, "%s_2", tags[i]);
-                tl_warn("both traces have the tag '%s'; the variant is tagged '%s'", tags[i], t);
-                free(tags[i]);
-                tags[i] = t;
-            } else if (strcmp(tags[i], tags[j]) == 0 && !o.names_given) {
-                fprintf(stderr, "tlcompare: reports %zu and %zu both have the tag '%s'; tags must be "
-                                "unique: use --names to disambiguate\n", j + 1, i + 1, tags[i]);
-                rc = EXIT_USAGE;
-            }
-        }
     }
+    if (rc == 1 && repeated_tags(tags, (const char *const *)o.reports, o.nreports, o.names_given) != 0)
+        rc = EXIT_USAGE;
     /* A --names tag given to several reports makes them runs of one side: */
     size_t nsides = 0;
     const char **sides = tl_xcalloc(o.nreports, sizeof *sides);
@@ -668,15 +724,21 @@ int main(int argc, char **argv)
     /* the traces load on helper threads, all at once: wait for them (reading, in --timings) */
     {
         double t0 = tl_now();
-        for (size_t i = 0; i < opened; i++)
-            if (tl_trace_report_wait(&reports[i], &err) != 0)
-                goto fail;
+        tl_progress_wait_begin("reading the traces");
+        int bad = 0;
+        for (size_t i = 0; i < opened && !bad; i++)
+            bad = tl_trace_report_wait(&reports[i], &err) != 0;
+        tl_progress_wait_end();
+        if (bad)
+            goto fail;
         tl_timing.read += tl_now() - t0;
     }
     /* two traces: their call trees are aligned too (TRACES.md §5) */
+    tl_progress_wait_begin("aligning the call trees");
     if (both_traces && tl_cli_diff_align(&cdiff, tl_trace_report_trace(&reports[0]), tl_trace_report_trace(&reports[1]),
                                          o.tracediff_dir != NULL, o.tracediff_dir != NULL, &err) != 0)
         goto fail;
+    tl_progress_wait_end();
     /* The outputs are written as the results come, under temporary names. */
     outputs = tl_out_open(o.output, o.csv_dir, !o.no_summary, &err);
     if (!outputs)
@@ -809,6 +871,8 @@ int main(int argc, char **argv)
             printf(", and the same as CSVs in %s", o.csv_dir);
         printf("%s\n", o.verbose ? "" : "; -v lists them");
     }
+    fflush(stdout);
+    tl_xlsx_warn_cut_text(); /* after the answer: one line for every cell cut */
     tl_timing.total = tl_now() - t_start;
     if (o.timings)
         fprintf(stderr, "timings: read %.3f s, compare %.3f s, format %.3f s, summary %.3f s, workbook %.3f s, "
@@ -852,7 +916,9 @@ done:
     tl_arena_free(&arena);
     free(o.reports);
     free(o.names);
-    if (fflush(stdout) != 0 && rc == 0)
+    if ((fflush(stdout) != 0 || ferror(stdout)) && rc == 0) {
+        fprintf(stderr, "tlcompare: cannot write the summary to standard output: %s\n", strerror(errno));
         rc = 1;
+    }
     return rc;
 }

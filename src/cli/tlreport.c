@@ -4,6 +4,7 @@
  * generator's option spellings, --help, --version and exit codes 0 (done), 1 (failure),
  * 2 (usage).
  */
+#include "base/opts.h"
 #include "base/util.h"
 #include "io/output.h"
 #include "perf/gpu_arch.h"
@@ -12,10 +13,12 @@
 #include "trace/trace_report.h"
 #include "write/csv_write.h"
 #include "write/sink.h"
+#include "write/xlsx_write.h"
 
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,7 +30,9 @@
 
 enum { EXIT_USAGE = 2 };
 
-static const char usage_text[] = "usage: tlreport TRACE [-o FILE] [--output_csvs_dir DIR] [--gpu-arch NAME|FILE] [-q]\n";
+static const char usage_text[] =
+    "usage: tlreport TRACE [-o FILE] [--output_csvs_dir DIR] [--gpu-arch NAME|FILE]\n"
+    "                [--include_unlinked_kernels] [--topk_ops N] [-q]\n";
 
 static const char help_text[] =
     "Build the TraceLens performance report of a PyTorch profiler trace (a Chrome-trace\n"
@@ -44,11 +49,17 @@ static const char help_text[] =
     "  --gpu-arch NAME|FILE      add the roofline columns against a GPU's peaks: a bundled\n"
     "                            GPU (H100, H200, B200, MI300X, MI325X, MI355X) or a\n"
     "                            TraceLens-style JSON file\n"
+    "  --include_unlinked_kernels  gpu_timeline counts the GPU events with no launch too\n"
+    "                            (work from before the profiling window)\n"
+    "  --topk_ops N              keep the first N rows of ops_unique_args\n"
     "  -q, --quiet               print nothing but errors\n"
     "  -h, --help                show this help and exit\n"
     "  --version                 show the version and exit\n"
     "The reference's spellings work too: --profile_json_path TRACE, --output_xlsx_path FILE,\n"
-    "--kernel_summary (always on), --gpu_arch_json_path FILE, --gpu_arch_platform NAME.\n"
+    "--kernel_summary (always on), --gpu_arch_json_path FILE, --gpu_arch_platform NAME;\n"
+    "its options for sheets tlreport does not make\n"
+    "(--disable_coll_analysis, --short_kernel_study, --detect_recompute, ...) are accepted\n"
+    "with a warning.  Long options may be abbreviated (--output_csvs), as with argparse.\n"
     "\n"
     "exit status: 0 done, 1 failure (unreadable or invalid trace, cannot write), 2 usage error.\n"
     "\n"
@@ -61,10 +72,12 @@ typedef struct options {
     const char *trace;
     const char *output;
     const char *csv_dir;
-    const char *gpu_arch;     /* --gpu-arch NAME|FILE */
+    const char *gpu_arch;      /* --gpu-arch NAME|FILE */
     const char *gpu_arch_json; /* --gpu_arch_json_path FILE */
     const char *gpu_arch_name; /* --gpu_arch_platform NAME */
     int quiet;
+    int unlinked;   /* --include_unlinked_kernels */
+    long topk_ops;  /* --topk_ops, -1 for all */
 } options;
 
 static int usage_error(const char *fmt, const char *arg)
@@ -75,8 +88,65 @@ static int usage_error(const char *fmt, const char *arg)
     return EXIT_USAGE;
 }
 
+/* What each spelling does (the table's id). */
+enum {
+    O_HELP, O_VERSION, O_QUIET, O_OUTPUT, O_CSVS, O_TRACE, O_ALWAYS, O_UNLINKED, O_TOPK_OPS, O_IGNORED,
+    O_GPU_ARCH, O_GPU_ARCH_JSON, O_GPU_ARCH_NAME
+};
+
+/* Every spelling tlreport takes, its own and TraceLens_generate_perf_report_pytorch's; a
+ * long one may be abbreviated as argparse allows (base/opts.h). */
+static const tl_opt tlreport_opts[] = {
+    {"-h", 0, O_HELP}, {"--help", 0, O_HELP}, {"--version", 0, O_VERSION}, {"-q", 0, O_QUIET},
+    {"--quiet", 0, O_QUIET}, {"-o", 1, O_OUTPUT}, {"--output", 1, O_OUTPUT}, {"--output_xlsx_path", 1, O_OUTPUT},
+    {"--output_csvs_dir", 1, O_CSVS}, {"--profile_json_path", 1, O_TRACE}, {"--kernel_summary", 0, O_ALWAYS},
+    {"--include_unlinked_kernels", 0, O_UNLINKED}, {"--topk_ops", 1, O_TOPK_OPS},
+    {"--gpu-arch", 1, O_GPU_ARCH}, {"--gpu_arch_json_path", 1, O_GPU_ARCH_JSON},
+    {"--gpu_arch_platform", 1, O_GPU_ARCH_NAME},
+    /* the generator's options for what tlreport does not make: accepted, with a warning */
+    {"--disable_coll_analysis", 0, O_IGNORED}, {"--micro_idle_thresh_us", 1, O_IGNORED},
+    {"--short_kernel_study", 0, O_IGNORED}, {"--short_kernel_threshold_us", 1, O_IGNORED},
+    {"--short_kernel_histogram_bins", 1, O_IGNORED}, {"--topk_short_kernels", 1, O_IGNORED},
+    {"--topk_roofline_ops", 1, O_IGNORED}, {"--comparison_json_path", 1, O_IGNORED},
+    {"--extension_file", 1, O_IGNORED}, {"--python_path", 1, O_IGNORED}, {"--group_by_num_kernels", 0, O_IGNORED},
+    {"--enable-origami", 0, O_IGNORED}, {"--inductor_cache_dir", 1, O_IGNORED},
+    {"--include_overlap_info", 0, O_IGNORED}, {"--detect_recompute", 0, O_IGNORED},
+    {"--include_first_occurrence_time", 0, O_IGNORED}, {"--include_call_stack", 0, O_IGNORED},
+};
+
+/* Why an accepted option changes nothing (by its first letters: the table above). */
+static const struct {
+    const char *prefix, *why;
+} ignored_why[] = {
+    {"--disable_coll", "no collective-analysis sheets are made"},
+    {"--micro_idle", "gpu_timeline has one idle_time row"},
+    {"--short_kernel", "no short-kernel sheets are made"},
+    {"--topk_short", "no short-kernel sheets are made"},
+    {"--topk_roofline", "the reference ignores it too"},
+    {"--comparison_json", "compare two traces with tlcompare TRACE TRACE (its --tracediff-dir writes TraceDiff's files)"},
+    {"--extension_file", "no extensions are loaded"},
+    {"--python_path", "no GEMM simulator is run"},
+    {"--group_by_num", "the summaries are not grouped by kernel count"},
+    {"--enable-origami", "no simulated times are made"},
+    {"--inductor_cache", "Triton kernel metadata is not read"},
+    {"--include_overlap", "no overlap sheets are made"},
+    {"--detect_recompute", "no is_recompute column is made"},
+    {"--include_first", "no first_occurrence_time column is made"},
+    {"--include_call_stack", "no call-stack columns are made"},
+};
+
+static void warn_ignored(const char *name)
+{
+    for (size_t i = 0; i < sizeof ignored_why / sizeof *ignored_why; i++)
+        if (!strncmp(name, ignored_why[i].prefix, strlen(ignored_why[i].prefix))) {
+            tl_warn("%s is accepted for TraceLens compatibility and ignored: %s", name, ignored_why[i].why);
+            return;
+        }
+}
+
 static int parse_args(int argc, char **argv, options *o)
 {
+    o->topk_ops = -1;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (a[0] != '-' || a[1] == '\0') {
@@ -88,55 +158,107 @@ static int parse_args(int argc, char **argv, options *o)
         char name[64];
         const char *eq = strchr(a, '=');
         size_t nlen = eq ? (size_t)(eq - a) : strlen(a);
+        if (!strncmp(a, "-o", 2) && a[2] && a[1] != '-') {
+            o->output = a + 2; /* -oFILE */
+            continue;
+        }
         if (nlen >= sizeof name)
             return usage_error("unknown option '%s'", a);
         memcpy(name, a, nlen);
         name[nlen] = 0;
         if (eq)
             eq++;
-        const char **dst = NULL;
-        if (!strcmp(name, "-h") || !strcmp(name, "--help")) {
+        tl_buf why = {0};
+        const tl_opt *opt = tl_opt_find(tlreport_opts, sizeof tlreport_opts / sizeof *tlreport_opts, name, &why);
+        if (!opt) {
+            int rc = usage_error("%s", tl_buf_cstr(&why));
+            tl_buf_free(&why);
+            return rc;
+        }
+        tl_buf_free(&why);
+        const char *v = NULL;
+        if (opt->takes_value) {
+            v = eq ? eq : i + 1 < argc ? argv[++i] : NULL;
+            if (!v || !*v)
+                return usage_error("%s needs a value", opt->name);
+        } else if (eq) {
+            return usage_error("%s takes no value", opt->name);
+        }
+        switch (opt->id) {
+        case O_HELP:
             fputs(usage_text, stdout);
             fputs("\n", stdout);
             fputs(help_text, stdout);
             return -1;
-        } else if (!strcmp(name, "--version")) {
+        case O_VERSION:
             printf("tlreport %s\n", TL_VERSION);
             return -1;
-        } else if (!strcmp(name, "-q") || !strcmp(name, "--quiet")) {
+        case O_QUIET:
             o->quiet = 1;
-        } else if (!strcmp(name, "--kernel_summary")) {
-            /* always on */
-        } else if (!strcmp(name, "-o") || !strcmp(name, "--output") || !strcmp(name, "--output_xlsx_path")) {
-            dst = &o->output;
-        } else if (!strcmp(name, "--output_csvs_dir")) {
-            dst = &o->csv_dir;
-        } else if (!strcmp(name, "--gpu-arch")) {
-            dst = &o->gpu_arch;
-        } else if (!strcmp(name, "--gpu_arch_json_path")) {
-            dst = &o->gpu_arch_json;
-        } else if (!strcmp(name, "--gpu_arch_platform")) {
-            dst = &o->gpu_arch_name;
-        } else if (!strcmp(name, "--profile_json_path")) {
+            break;
+        case O_OUTPUT:
+            o->output = v;
+            break;
+        case O_CSVS:
+            o->csv_dir = v;
+            break;
+        case O_TRACE:
             if (o->trace)
-                return usage_error("one trace at a time: %s names a second one", name);
-            dst = &o->trace;
-        } else if (!strncmp(a, "-o", 2) && a[2]) {
-            o->output = a + 2;
-        } else {
-            return usage_error("unknown option '%s'", a);
+                return usage_error("one trace at a time: %s names a second one", opt->name);
+            o->trace = v;
+            break;
+        case O_GPU_ARCH:
+            o->gpu_arch = v;
+            break;
+        case O_GPU_ARCH_JSON:
+            o->gpu_arch_json = v;
+            break;
+        case O_GPU_ARCH_NAME:
+            o->gpu_arch_name = v;
+            break;
+        case O_UNLINKED:
+            o->unlinked = 1;
+            break;
+        case O_TOPK_OPS: {
+            char *end = NULL;
+            long k = strtol(v, &end, 10);
+            if (end == v || *end || k < 0)
+                return usage_error("--topk_ops needs a whole number of rows, got '%s'", v);
+            o->topk_ops = k;
+            break;
         }
-        if (dst) {
-            const char *v = eq ? eq : i + 1 < argc ? argv[++i] : NULL;
-            if (!v || !*v)
-                return usage_error("%s needs a value", name);
-            *dst = v;
+        case O_IGNORED:
+            warn_ignored(opt->name);
+            break;
+        default: /* O_ALWAYS: what tlreport always does */
+            break;
         }
     }
     if (!o->trace)
         return usage_error("%s", "no trace given");
     if (!!o->gpu_arch + !!o->gpu_arch_json + !!o->gpu_arch_name > 1)
         return usage_error("%s", "one GPU description at a time: --gpu-arch, --gpu_arch_json_path or --gpu_arch_platform");
+    return 0;
+}
+
+/* The options that only select what is shown: unlinked kernels in gpu_timeline, the
+ * first rows of ops_unique_args. */
+static int apply_selections(const options *o, const tl_trace *t, tl_results *res, tl_error *err)
+{
+    for (size_t i = 0; i < res->n; i++) {
+        tl_result *r = &res->items[i];
+        if (o->unlinked && !strcmp(r->name, "gpu_timeline")) {
+            tl_table *tb = tl_trace_gpu_timeline(t, 1, err);
+            if (!tb)
+                return -1;
+            tl_table_free(r->table);
+            r->table = tb;
+            r->nrows = tb->nrows;
+            r->ncols = tb->ncols;
+        }
+        if (o->topk_ops >= 0 && !strcmp(r->name, "ops_unique_args") && r->table->nrows > (size_t)o->topk_ops)
+            r->table->nrows = r->nrows = (size_t)o->topk_ops;
+    }
     return 0;
 }
 
@@ -237,7 +359,8 @@ int main(int argc, char **argv)
         return 1;
     }
     tl_trace *t = tl_trace_load(o.trace, &err);
-    if (!t || tl_perf_report_sheets(t, arch_src ? &arch : NULL, &arena, &res, &err) != 0)
+    if (!t || tl_perf_report_sheets(t, arch_src ? &arch : NULL, &arena, &res, &err) != 0 ||
+        apply_selections(&o, t, &res, &err) != 0)
         goto fail;
     nres = res.n;
     rows = tl_xmalloc((nres ? nres : 1) * sizeof *rows);
@@ -270,6 +393,8 @@ int main(int argc, char **argv)
     if (!o.quiet)
         for (size_t i = 0; i < nres; i++)
             printf("Wrote sheet '%s' with %zu rows \xC3\x97 %zu columns\n", names[i], rows[i], cols[i]);
+    fflush(stdout);
+    tl_xlsx_warn_cut_text(); /* after the answer: one line for every cell cut */
     rc = 0;
     goto done;
 fail:
@@ -286,7 +411,9 @@ done:
     free(names);
     free(tag);
     free(default_out);
-    if (fflush(stdout) != 0 && rc == 0)
+    if ((fflush(stdout) != 0 || ferror(stdout)) && rc == 0) {
+        fprintf(stderr, "tlreport: cannot write to standard output: %s\n", strerror(errno));
         rc = 1;
+    }
     return rc;
 }

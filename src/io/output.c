@@ -89,6 +89,8 @@ struct tl_output {
     size_t nnames, cap;
     int fd;        /* through: the target, opened by the commit's checks */
     int committed;
+    char **made;   /* the missing directories above the target, made for it (outermost first) */
+    size_t nmade, cap_made;
 };
 
 /* A file name has at most NAME_MAX bytes; the temporary name adds these. */
@@ -172,6 +174,42 @@ static int make_temp(char *tmp, int dir)
     return 0;
 }
 
+/*
+ * The missing directories above o->path (its first `dirlen` bytes), made as TraceLens
+ * makes them (Python's os.makedirs): `-o a/b/c.xlsx` creates a/b.  Each is tracked, so
+ * that a run that fails, or is interrupted, leaves none behind; the commit keeps them.
+ * Returns 0, or -1 with errno set.
+ */
+static int make_parents(tl_output *o, size_t dirlen)
+{
+    char *d = tl_xmalloc(dirlen + 1);
+    memcpy(d, o->path, dirlen);
+    d[dirlen] = '\0';
+    while (dirlen > 1 && d[dirlen - 1] == '/')
+        d[--dirlen] = '\0';
+    struct stat st;
+    int rc = 0;
+    if (dirlen && stat(d, &st) != 0 && errno == ENOENT) {
+        /* outermost first: every prefix at a '/' that does not exist yet */
+        for (size_t i = 1; i <= dirlen && rc == 0; i++) {
+            if (i < dirlen && d[i] != '/')
+                continue;
+            char c = d[i];
+            d[i] = '\0';
+            if (mkdir(d, 0777) == 0) {
+                track(d);
+                TL_GROW(o->made, o->cap_made, o->nmade + 1);
+                o->made[o->nmade++] = tl_xstrdup(d);
+            } else if (errno != EEXIST) {
+                rc = -1;
+            }
+            d[i] = c;
+        }
+    }
+    free(d);
+    return rc;
+}
+
 tl_output *tl_output_new(const char *target, int dir, tl_error *err)
 {
     struct stat st;
@@ -208,7 +246,7 @@ tl_output *tl_output_new(const char *target, int dir, tl_error *err)
     } else {
         o->tmp = temp_template(o->path, start, o->path + start, end - start);
     }
-    if (make_temp(o->tmp, dir) != 0) {
+    if ((!through && !o->inside && make_parents(o, start) != 0) || make_temp(o->tmp, dir) != 0) {
         const char *where = through ? "cannot stage it in the temporary directory"
                           : o->inside ? "cannot create a directory inside it"
                           : dir ? "cannot create a directory beside it" : "cannot create a file in its directory";
@@ -467,6 +505,14 @@ void tl_output_free(tl_output *o)
             unlink(o->tmp);
         untrack(o->tmp);
     }
+    /* the directories made for it: kept when it was committed, else removed (innermost first) */
+    for (size_t i = o->nmade; i-- > 0;) {
+        if (!o->committed)
+            rmdir(o->made[i]);
+        untrack(o->made[i]);
+        free(o->made[i]);
+    }
+    free(o->made);
     free(o->names);
     free(o->tmp);
     free(o->path);

@@ -8,6 +8,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -117,6 +118,86 @@ static void xlsx_close(tl_report *r)
 
 static const tl_report_ops xlsx_ops = {xlsx_has_sheet, xlsx_read_sheet, xlsx_close};
 
+/* ---- a file that is no workbook ------------------------------------------------------- */
+
+/* What a file that is not a zip archive is, told by its first bytes (magic numbers and
+ * text), and what is expected instead: one line for the user, or NULL when nothing tells
+ * (the workbook reader's own message then stands). */
+typedef struct file_kind_rule {
+    const char *magic;
+    size_t n;
+    const char *what;
+} file_kind_rule;
+
+static const file_kind_rule binary_kinds[] = {
+    {"\x89PNG\r\n\x1a\n", 8, "a PNG image"},
+    {"\xff\xd8\xff", 3, "a JPEG image"},
+    {"GIF8", 4, "a GIF image"},
+    {"%PDF-", 5, "a PDF document"},
+    {"\x1f\x8b", 2, "a gzip-compressed file, not a profiler trace"},
+    {"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", 8, "an old-style (.xls) Excel file; save it as .xlsx"},
+    {"\x7f" "ELF", 4, "a program"},
+};
+
+static const char *expected = "a report is a TraceLens workbook (.xlsx), a directory of <sheet>.csv files, "
+                              "or a PyTorch profiler trace (.json, .json.gz)";
+
+static int has_ext(const char *path, const char *ext)
+{
+    size_t n = strlen(path), k = strlen(ext);
+    if (n < k)
+        return 0;
+    for (size_t i = 0; i < k; i++)
+        if ((path[n - k + i] | 0x20) != (ext[i] | 0x20))
+            return 0;
+    return 1;
+}
+
+static int not_a_report(const char *path, tl_error *err)
+{
+    unsigned char head[512];
+    size_t n = 0;
+    FILE *f = fopen(path, "rb");
+    if (f) {
+        n = fread(head, 1, sizeof head, f);
+        fclose(f);
+    }
+    if (n >= 4 && !memcmp(head, "PK\x03\x04", 4))
+        return 0; /* a zip archive: the workbook reader says what is wrong with it */
+    for (size_t i = 0; i < sizeof binary_kinds / sizeof *binary_kinds; i++) {
+        if (n >= binary_kinds[i].n && !memcmp(head, binary_kinds[i].magic, binary_kinds[i].n)) {
+            tl_error_set(err, "%s: %s; %s", path, binary_kinds[i].what, expected);
+            return -1;
+        }
+    }
+    size_t text = 0, j = 0;
+    if (n >= 3 && !memcmp(head, "\xef\xbb\xbf", 3))
+        j = 3; /* a UTF-8 byte order mark */
+    size_t lead = j;
+    while (lead < n && (head[lead] == ' ' || head[lead] == '\t' || head[lead] == '\r' || head[lead] == '\n'))
+        lead++;
+    for (; j < n; j++)
+        text += head[j] >= 0x20 || head[j] == '\t' || head[j] == '\r' || head[j] == '\n' || head[j] >= 0x80;
+    int is_text = n > 0 && text == n - (n >= 3 && !memcmp(head, "\xef\xbb\xbf", 3) ? 3 : 0);
+    if (n == 0) {
+        tl_error_set(err, "%s: an empty file; %s", path, expected);
+    } else if (has_ext(path, ".csv") && is_text) {
+        /* a report's sheet on its own: the report is the directory that holds it */
+        size_t s, e;
+        tl_path_base(path, &s, &e);
+        tl_error_set(err, "%s: a single CSV file (one sheet); a CSV report is the directory of its <sheet>.csv "
+                          "files: pass its directory ('%.*s')", path, s ? (int)s : 1, s ? path : ".");
+    } else if (is_text && lead < n && (head[lead] == '{' || head[lead] == '[')) {
+        tl_error_set(err, "%s: a JSON file that is not a PyTorch profiler trace (no \"traceEvents\" list); %s",
+                     path, expected);
+    } else if (is_text) {
+        tl_error_set(err, "%s: a text file, not a report; %s", path, expected);
+    } else {
+        return 0;
+    }
+    return -1;
+}
+
 int tl_report_open(tl_report *r, const char *path, tl_error *err)
 {
     tl_report_init(r, path);
@@ -132,6 +213,8 @@ int tl_report_open(tl_report *r, const char *path, tl_error *err)
         tl_error_set(err, "%s: neither a workbook file nor a directory of CSVs", path);
         return -1;
     }
+    if (not_a_report(path, err) != 0)
+        return -1;
     tl_xlsx *x = tl_xlsx_open(path, err);
     if (!x)
         return -1;

@@ -301,13 +301,19 @@ static const char *cut(tl_buf *tmp, const char *s, size_t max)
 /* The name column: the op, how many LCAs, and the label of a moved pair. */
 static void name_cell(tl_buf *b, const tl_lca_item *it, put_fn put)
 {
-    tl_buf tmp = {0};
-    put(b, cut(&tmp, it->lca, NAME_MAX_SHOWN));
-    tl_buf_free(&tmp);
+    char suffix[80];
     if (it->unaligned)
-        tl_buf_adds(b, " (not aligned: under different ops on each side)");
+        snprintf(suffix, sizeof suffix, " (not aligned: under different ops on each side)");
     else if (it->count > 1)
-        tl_buf_printf(b, " (x%zu)", it->count);
+        snprintf(suffix, sizeof suffix, " (x%zu)", it->count);
+    else
+        suffix[0] = '\0';
+    /* the name gives way to its count, so that the column stays aligned */
+    size_t room = strlen(suffix) + 12 < NAME_MAX_SHOWN ? NAME_MAX_SHOWN - strlen(suffix) : 12;
+    tl_buf tmp = {0};
+    put(b, cut(&tmp, it->lca, room));
+    tl_buf_free(&tmp);
+    tl_buf_adds(b, suffix);
 }
 
 /* "5 -> 6 kernels, aten::miopen_convolution -> aten::cudnn_convolution" (the ops left out

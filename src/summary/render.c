@@ -179,12 +179,18 @@ void tl_summary_print(const tl_summary *s, FILE *out, int color)
     paint p = colours(color);
     for (size_t vi = 0; vi < s->nvariants; vi++) {
         const tl_variant_summary *v = &s->variants[vi];
+        int items = v->nregressions || v->nimprovements || v->only_base_count || v->only_var_count;
+        if (!v->has_timeline && !items && !s->source)
+            continue; /* nothing the summary reads was compared (--sheets roofline): no empty block */
         fprintf(out, "\n%s%s -> %s%s", p.bold, s->baseline, v->tag, p.off);
         if (s->source)
             fprintf(out, " %s(%ss from %s)%s", p.dim, s->item, s->source, p.off);
         fputc('\n', out);
         if (v->has_timeline) {
-            fprintf(out, "  %-22s %14s %14s %14s %9s\n", "GPU time (ms)", s->baseline, v->tag, "delta", "%");
+            /* a column as wide as its tag, so that a long tag keeps the table aligned */
+            int wb = (int)strlen(s->baseline) > 14 ? (int)strlen(s->baseline) : 14;
+            int wv = (int)strlen(v->tag) > 14 ? (int)strlen(v->tag) : 14;
+            fprintf(out, "  %-22s %*s %*s %14s %9s\n", "GPU time (ms)", wb, s->baseline, wv, v->tag, "delta", "%");
             for (int k = 0; k < TL_TL_N; k++) {
                 tl_delta d = v->timeline[k];
                 if (isnan(d.base) && isnan(d.var))
@@ -196,7 +202,7 @@ void tl_summary_print(const tl_summary *s, FILE *out, int color)
                 if (isnan(d.var - d.base))
                     strcpy(dl, "-");
                 fmt_pct(pc, sizeof pc, tl_delta_pct(d));
-                fprintf(out, "  %-22s %14s %14s %s%14s %9s%s\n", tl_timeline_rows[k], b, x,
+                fprintf(out, "  %-22s %*s %*s %s%14s %9s%s\n", tl_timeline_rows[k], wb, b, wv, x,
                         tint(&p, d.var - d.base), dl, pc, p.off);
             }
         }
@@ -211,6 +217,11 @@ void tl_summary_print(const tl_summary *s, FILE *out, int color)
         print_items(out, &p, title, v->improvements, v->nimprovements);
         print_one_sided(out, s->item, s->baseline, v->only_base_count, v->only_base, v->nonly_base, 1);
         print_one_sided(out, s->item, v->tag, v->only_var_count, v->only_var, v->nonly_var, 0);
+        if (s->source && !items && v->within_noise)
+            fprintf(out, "  no changes larger than the noise\n");
+        else if (s->source && !items)
+            fprintf(out, "  no changes%s: every %s takes the same time in both\n",
+                    s->min_delta_ms > 0 || s->min_delta_pct > 0 ? " above the --min-delta floors" : "", s->item);
         if (s->eff)
             tl_efficiency_print(s->eff, &s->eff->variants[vi], s->baseline, v->tag, out, color);
         char line[512];
@@ -571,8 +582,8 @@ static void item_block(sheet_store *st, tl_arena *a, const char *title, const ch
         return;
     const char *cols[] = {item, tl_arena_printf(a, "%s (ms)", base), tl_arena_printf(a, "%s (ms)", tag),
                           "delta (ms)", "delta %", tl_arena_printf(a, "%s calls", base),
-                          tl_arena_printf(a, "%s calls", tag), tl_arena_printf(a, "%s ms per call", base),
-                          tl_arena_printf(a, "%s ms per call", tag), "per call delta (ms)"};
+                          tl_arena_printf(a, "%s calls", tag), tl_arena_printf(a, "%s per call (\xc2\xb5s)", base),
+                          tl_arena_printf(a, "%s per call (\xc2\xb5s)", tag), "per call delta (\xc2\xb5s)"};
     tl_table *t = new_table(a, cols, 10, n);
     for (size_t i = 0; i < n; i++) {
         tl_delta d = items[i].time_ms;
@@ -583,9 +594,10 @@ static void item_block(sheet_store *st, tl_arena *a, const char *title, const ch
         t->cols[4].cells[i] = num_cell(tl_delta_pct(d));
         t->cols[5].cells[i] = count_cell(items[i].count.base);
         t->cols[6].cells[i] = count_cell(items[i].count.var);
-        t->cols[7].cells[i] = num_cell(items[i].per_call_ms.base);
-        t->cols[8].cells[i] = num_cell(items[i].per_call_ms.var);
-        t->cols[9].cells[i] = num_cell(items[i].per_call_ms.var - items[i].per_call_ms.base);
+        /* per call, the times are µs: in ms they would read 0.000 */
+        t->cols[7].cells[i] = num_cell(items[i].per_call_ms.base * 1e3);
+        t->cols[8].cells[i] = num_cell(items[i].per_call_ms.var * 1e3);
+        t->cols[9].cells[i] = num_cell((items[i].per_call_ms.var - items[i].per_call_ms.base) * 1e3);
     }
     /* coloured like the diff columns */
     t->cols[3].role = t->cols[4].role = t->cols[9].role = TL_ROLE_DIFF;

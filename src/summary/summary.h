@@ -24,10 +24,11 @@ typedef struct tl_delta {
 } tl_delta;
 
 /* The change in percent of the base (the reference's 100 * (diff / base)); NaN when a
- * side is absent or the base is 0. */
+ * side is absent or the base is within noise of 0 (under a nanosecond, in ms: a time
+ * the traces cannot resolve, where a percentage reads +5915298600%). */
 static inline double tl_delta_pct(tl_delta d)
 {
-    if (isnan(d.base) || isnan(d.var) || d.base == 0)
+    if (isnan(d.base) || isnan(d.var) || fabs(d.base) < 1e-6)
         return NAN;
     return 100 * ((d.var - d.base) / d.base);
 }

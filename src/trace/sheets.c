@@ -270,12 +270,33 @@ static void buf_stream(tl_buf *b, int64_t stream)
 
 /* ---- gpu_timeline ------------------------------------------------------------------ */
 
+static tl_table *timeline_table(const tl_trace *t, int unlinked, double *total_us, tl_error *err);
+
 static int gpu_timeline(const tl_trace *t, tl_results *out, double *total_us, tl_error *err)
+{
+    tl_table *tb = timeline_table(t, 0, total_us, err);
+    if (!tb)
+        return -1;
+    emit(out, "gpu_timeline", tb);
+    return 0;
+}
+
+tl_table *tl_trace_gpu_timeline(const tl_trace *t, int include_unlinked, tl_error *err)
+{
+    double total_us;
+    tl_table *tb = timeline_table(t, include_unlinked, &total_us, err);
+    if (tb)
+        table_type(tb);
+    return tb;
+}
+
+/* gpu_timeline's table: the GPU events linked to a launch (`unlinked`: every GPU event). */
+static tl_table *timeline_table(const tl_trace *t, int unlinked, double *total_us, tl_error *err)
 {
     ivals comp = {0}, comm = {0}, mem = {0}, all = {0}, x = {0}, y = {0};
     for (size_t i = 0; i < t->nev; i++) {
         const tl_tev *e = &t->ev[i];
-        if (!tl_tev_is_gpu(e) || !(e->flags & TL_TEV_LINKED))
+        if (!tl_tev_is_gpu(e) || (!unlinked && !(e->flags & TL_TEV_LINKED)))
             continue;
         iv_push(&all, e->ts, e->t_end);
         if (e->kind == TL_TEV_MEMCPY || (e->kind == TL_TEV_KERNEL && is_legacy_memcpy(e->name)))
@@ -291,7 +312,7 @@ static int gpu_timeline(const tl_trace *t, tl_results *out, double *total_us, tl
         tl_error_set(err, "%s: no GPU events linked to a launch (%s): there is no GPU timeline to report", t->path,
                      t->nev ? "the trace's GPU events have no launch flows" : "the trace has no GPU events");
         free(comp.v), free(comm.v), free(mem.v), free(all.v);
-        return -1;
+        return NULL;
     }
     iv_merge(&comp);
     iv_merge(&comm);
@@ -320,9 +341,8 @@ static int gpu_timeline(const tl_trace *t, tl_results *out, double *total_us, tl
         put_f(tb, 2, r, v[r] / v[5] * 100);
     }
     *total_us = v[5] / 1e3 * 1e3; /* through ms and back, as the reference does */
-    emit(out, "gpu_timeline", tb);
     free(comp.v), free(comm.v), free(mem.v), free(all.v), free(x.v), free(y.v);
-    return 0;
+    return tb;
 }
 
 /* ---- kernel launchers (TRACES.md §2) ------------------------------------------------- */

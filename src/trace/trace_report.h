@@ -23,6 +23,11 @@ extern const char *const tl_trace_sheet_names[5];
  */
 int tl_trace_sheets(const tl_trace *t, tl_arena *arena, tl_results *out, tl_error *err);
 
+/* gpu_timeline alone, as tl_trace_sheets makes it, or with `include_unlinked` counting
+ * every GPU event, launched in the window or not (the generator's
+ * --include_unlinked_kernels).  NULL with *err set when there is no GPU event to count. */
+tl_table *tl_trace_gpu_timeline(const tl_trace *t, int include_unlinked, tl_error *err);
+
 /* Open the trace at `path` as a report of kind "trace": it is loaded and its sheets are
  * built on a helper thread, started here, so that several traces load at once.  Returns
  * 0 (the load's own result comes from tl_trace_report_wait), or -1 with *err set (r must

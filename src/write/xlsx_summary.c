@@ -77,6 +77,19 @@ void summary_plan_free(summary_plan *pl)
     free(pl->head_row);
 }
 
+/* 1 when the column's numbers are all integers (cells of kind TL_INT; text and missing
+ * cells aside), and it has one at least. */
+static int whole_numbers(const tl_column *col, size_t nrows)
+{
+    int any = 0;
+    for (size_t r = 0; r < nrows; r++) {
+        if (col->cells[r].kind == TL_FLOAT)
+            return 0;
+        any |= col->cells[r].kind == TL_INT;
+    }
+    return any;
+}
+
 void render_summary(const summary_plan *pl, const char *tab, int selected, tl_buf *b,
                            tl_zip_compressor *comp)
 {
@@ -97,9 +110,10 @@ void render_summary(const summary_plan *pl, const char *tab, int selected, tl_bu
             const tl_column *col = &t->cols[c];
             ci[i][c].reflen = (uint8_t)tl_excel_col_letters(c, ci[i][c].ref);
             classify_column(col, t->nrows, &ci[i][c]);
-            /* a summary is read, not computed with: no column of long raw digits */
+            /* a summary is read, not computed with: no column of long raw digits; counts
+             * (kernels, calls) stay whole numbers */
             if (ci[i][c].xf == XF_GENERAL)
-                ci[i][c].xf = XF_MS;
+                ci[i][c].xf = whole_numbers(col, t->nrows) ? XF_COUNT : XF_MS;
             size_t head = col->name ? text_chars(col->name, strlen(col->name), XL_WIDTH_MAX) + 1 : 0;
             size_t body = column_chars(t, c, ci[i][c].xf);
             size_t w = fit_width(head > body ? head : body);

@@ -58,7 +58,23 @@
 #include <strings.h>
 #include <time.h>
 
+/* Cells whose text was cut to Excel's limit: counted, the first one remembered, and told
+ * in one line after the answer (tl_xlsx_warn_cut_text), not a line per cell before it. */
 static pthread_mutex_t warn_mu = PTHREAD_MUTEX_INITIALIZER;
+static size_t ncut;
+static char *first_cut;
+
+void tl_xlsx_warn_cut_text(void)
+{
+    pthread_mutex_lock(&warn_mu);
+    if (ncut)
+        tl_warn("%zu cell%s held text longer than Excel's %u characters, cut in the workbook (the CSV keeps it "
+                "whole); the first: %s", ncut, ncut == 1 ? "" : "s", TL_EXCEL_MAX_TEXT, first_cut);
+    ncut = 0;
+    free(first_cut);
+    first_cut = NULL;
+    pthread_mutex_unlock(&warn_mu);
+}
 
 /* ---- text ------------------------------------------------------------------------------ */
 
@@ -371,9 +387,12 @@ char *put_str_cell(tl_buf *b, char *p, const colinfo *ci, const char *row, size_
     if (n > TL_EXCEL_MAX_TEXT && text_chars(s, n, (size_t)-1) > TL_EXCEL_MAX_TEXT) {
         n = text_prefix(s, n, TL_EXCEL_MAX_TEXT);
         pthread_mutex_lock(&warn_mu);
-        tl_warn("sheet '%s', column '%s', row %zu: text longer than Excel's %u characters; cut in the "
-                "workbook (the CSV keeps it whole)",
-                sc->name, colname, rownum, TL_EXCEL_MAX_TEXT);
+        if (!ncut++) {
+            tl_buf m = {0};
+            tl_buf_printf(&m, "sheet '%s', column '%s', row %zu", sc->name, colname, rownum);
+            first_cut = tl_xstrdup(tl_buf_cstr(&m));
+            tl_buf_free(&m);
+        }
         pthread_mutex_unlock(&warn_mu);
     }
     p = xb_ensure(b, p, 7 * n + XL_CELL_MAX);

@@ -79,4 +79,9 @@ int tl_xlsx_writer_sync(tl_xlsx_writer *w, size_t upto, tl_error *err);
 int tl_xlsx_writer_close(tl_xlsx_writer *w, const tl_summary_sheet *summary, tl_error *err);
 void tl_xlsx_writer_abort(tl_xlsx_writer *w);
 
+/* Text longer than Excel's limit is cut in the workbook: one warning for all the cells cut
+ * since the last call (how many, and the first one's sheet, column and row), none when
+ * there were none.  The programs call it after their answer. */
+void tl_xlsx_warn_cut_text(void);
+
 #endif
