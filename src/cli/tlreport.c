@@ -209,6 +209,7 @@ int main(int argc, char **argv)
     size_t *rows = NULL, *cols = NULL, nres = 0;
     const char **names = NULL;
     rc = 1;
+    tl_reading(o.trace); /* out of memory names the trace, while it is read and its sheets made */
     tl_trace *t = tl_trace_load(o.trace, &err);
     if (!t || tl_trace_sheets(t, &arena, &res, &err) != 0)
         goto fail;

@@ -32,8 +32,10 @@ typedef struct trace_impl {
 static void *load_job(void *arg)
 {
     trace_impl *im = arg;
+    const char *was = tl_reading(im->path); /* the sheets too: out of memory names the trace */
     im->t = tl_trace_load(im->path, &im->err);
     im->rc = im->t ? tl_trace_sheets(im->t, &im->arena, &im->sheets, &im->err) : -1;
+    tl_reading(was);
     return NULL;
 }
 
