@@ -292,7 +292,11 @@ static void assert_load_error(const char *json, size_t n, const char *want)
 static void test_errors(void **state)
 {
     (void)state;
-    BAD("", "does not start with an object");
+    BAD("", "not a trace: the file is empty");
+    BAD(" \n\t", "not a trace: the file holds only white space");
+    BAD("\xef\xbb\xbf{\"traceEvents\": []}", "not a trace: the text starts with a UTF-8 byte-order mark");
+    BAD("\x78\x9c\xab\xae\x05\x00\x01\x75\x00\xf9", "not a trace: the file is a zlib stream, not gzip");
+    BAD("PK\x03\x04", "not a trace: the file is a zip archive (a workbook?), not JSON");
     BAD("[1,2]", "does not start with an object");
     BAD("{\"a\":1}", "no traceEvents");
     BAD("{\"traceEvents\":{}}", "traceEvents is not an array");

@@ -2205,6 +2205,168 @@ static void generate(int steps)
     write_trailer(t_end);
 }
 
+/* ---- hostile shapes: small traces that drive one resource without bound --------------- */
+
+/*
+ * The reliability tests need traces of a few shapes that a broken exporter or a fuzzer
+ * produces and the workload model never would: a call chain thousands deep, graph
+ * launches sharing one correlation, nested ops over many kernels, strings of escapes, a
+ * shape argument of millions of entries, launches written out of their time order.  Each
+ * is written straight from its parameters (--count N, --fan M), in the compact layout
+ * of a minimal trace: cpu ops and runtime calls on pid 1 tid 1, kernels on pid 0 stream 7.
+ */
+enum { SH_NONE, SH_CHAIN, SH_GRAPH_FANOUT, SH_NESTED, SH_ESCAPES, SH_DIMS, SH_CPU_ONLY, SH_OUT_OF_ORDER };
+
+static const struct {
+    const char *name;
+    int shape;
+    const char *what;
+} shapes[] = {
+    {"chain", SH_CHAIN, "N cpu_ops nested one in the other, the innermost launching one kernel"},
+    {"graph-fanout", SH_GRAPH_FANOUT, "N cudaGraphLaunch calls sharing one correlation with M kernels"},
+    {"nested", SH_NESTED, "N nested cpu_ops, the innermost launching M kernels"},
+    {"escapes", SH_ESCAPES, "a cpu_op whose name is N \\u00e9 escapes (6N bytes of JSON, 2N decoded)"},
+    {"dims", SH_DIMS, "a cpu_op whose Input Dims is one list of N dimensions"},
+    {"cpu-only", SH_CPU_ONLY, "N cpu_ops and nothing else"},
+    {"out-of-order", SH_OUT_OF_ORDER, "N nested cpu_ops over M launches written in reverse time order"},
+};
+
+static int sh_first = 1;
+
+static void sh_sep(void)
+{
+    puts_(sh_first ? "\n  " : ",\n  ");
+    sh_first = 0;
+}
+
+static void sh_cpu_op(const char *name, int64_t ts, int64_t dur, int64_t ext)
+{
+    sh_sep();
+    PUTL("{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": ");
+    put_str(name);
+    PUTL(", \"pid\": 1, \"tid\": 1, \"ts\": ");
+    put_int(ts);
+    PUTL(", \"dur\": ");
+    put_int(dur);
+    PUTL(", \"args\": {\"External id\": ");
+    put_int(ext);
+    PUTL("}}");
+}
+
+/* A runtime call at ts with its correlation; with a flow start unless a graph launch. */
+static void sh_runtime(const char *name, int64_t ts, int64_t corr, int flow)
+{
+    sh_sep();
+    PUTL("{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": ");
+    put_str(name);
+    PUTL(", \"pid\": 1, \"tid\": 1, \"ts\": ");
+    put_int(ts);
+    PUTL(", \"dur\": 1, \"args\": {\"correlation\": ");
+    put_int(corr);
+    PUTL("}}");
+    if (flow) {
+        sh_sep();
+        PUTL("{\"ph\": \"s\", \"id\": ");
+        put_int(corr);
+        PUTL(", \"pid\": 1, \"tid\": 1, \"ts\": ");
+        put_int(ts);
+        PUTL(", \"cat\": \"ac2g\", \"name\": \"ac2g\"}");
+    }
+}
+
+static void sh_kernel(const char *name, int64_t ts, int64_t corr, int flow)
+{
+    sh_sep();
+    PUTL("{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": ");
+    put_str(name);
+    PUTL(", \"pid\": 0, \"tid\": 7, \"ts\": ");
+    put_int(ts);
+    PUTL(", \"dur\": 1, \"args\": {\"stream\": 7, \"correlation\": ");
+    put_int(corr);
+    PUTL("}}");
+    if (flow) {
+        sh_sep();
+        PUTL("{\"ph\": \"f\", \"id\": ");
+        put_int(corr);
+        PUTL(", \"pid\": 0, \"tid\": 7, \"ts\": ");
+        put_int(ts);
+        PUTL(", \"cat\": \"ac2g\", \"name\": \"ac2g\", \"bp\": \"e\"}");
+    }
+}
+
+/* n nested cpu_ops from ts 0, each 2 µs inside its parent, around a span of `inner` µs
+ * that starts at n; named name_0, name_1, ... cycling over `names` distinct names. */
+static void sh_chain_ops(int64_t n, int64_t inner, const char *name, int64_t names)
+{
+    char buf[64];
+    for (int64_t i = 0; i < n; i++) {
+        snprintf(buf, sizeof buf, "%s_%lld", name, (long long)(i % names));
+        sh_cpu_op(buf, i, 2 * (n - i) + inner, i + 1);
+    }
+}
+
+static void write_shape(int which, int64_t n, int64_t m)
+{
+    PUTL("{\n\"schemaVersion\": 1,\n\"traceEvents\": [");
+    switch (which) {
+    case SH_CHAIN:
+        sh_chain_ops(n, 4, "aten::op", 1);
+        sh_runtime("cudaLaunchKernel", n + 1, 1, 1);
+        sh_kernel("kernel_0", 3 * n + 10, 1, 1);
+        break;
+    case SH_NESTED:
+        sh_chain_ops(n, 2 * m + 2, "aten::op", 7);
+        for (int64_t k = 0; k < m; k++)
+            sh_runtime("cudaLaunchKernel", n + 1 + 2 * k, k + 1, 1);
+        for (int64_t k = 0; k < m; k++)
+            sh_kernel("kernel_0", 3 * n + 4 * m + 10 + 2 * k, k + 1, 1);
+        break;
+    case SH_OUT_OF_ORDER:
+        sh_chain_ops(n, 2 * m + 2, "aten::op", 1);
+        for (int64_t k = m; k-- > 0;)
+            sh_runtime("cudaLaunchKernel", n + 1 + 2 * k, k + 1, 1);
+        for (int64_t k = 0; k < m; k++) {
+            char kn[32];
+            snprintf(kn, sizeof kn, "kernel_%lld", (long long)k);
+            sh_kernel(kn, 3 * n + 4 * m + 10 + 2 * k, k + 1, 1);
+        }
+        break;
+    case SH_GRAPH_FANOUT:
+        sh_cpu_op("aten::replay", 0, 2 * n + 2, 1);
+        for (int64_t k = 0; k < n; k++)
+            sh_runtime("cudaGraphLaunch", 1 + 2 * k, 1, 0);
+        for (int64_t k = 0; k < m; k++)
+            sh_kernel("graph_kernel", 2 * n + 10 + k, 1, 0);
+        break;
+    case SH_ESCAPES:
+        sh_sep();
+        PUTL("{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"");
+        for (int64_t k = 0; k < n; k++)
+            PUTL("\\u00e9");
+        PUTL("\", \"pid\": 1, \"tid\": 1, \"ts\": 0, \"dur\": 10, \"args\": {\"External id\": 1}}");
+        sh_runtime("cudaLaunchKernel", 1, 1, 1);
+        sh_kernel("kernel_0", 20, 1, 1);
+        break;
+    case SH_DIMS:
+        sh_sep();
+        PUTL("{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::big\", \"pid\": 1, \"tid\": 1, \"ts\": 0, "
+             "\"dur\": 10, \"args\": {\"External id\": 1, \"Input Dims\": [[");
+        for (int64_t k = 0; k < n; k++)
+            puts_(k ? ", 1" : "1");
+        PUTL("]]}}");
+        sh_runtime("cudaLaunchKernel", 1, 1, 1);
+        sh_kernel("kernel_0", 20, 1, 1);
+        break;
+    case SH_CPU_ONLY:
+        for (int64_t k = 0; k < n; k++)
+            sh_cpu_op("aten::add", 10 * k, 5, k + 1);
+        break;
+    default:
+        break;
+    }
+    PUTL("\n]\n}\n");
+}
+
 /* ---- main -------------------------------------------------------------------------------- */
 
 static void usage(int status)
@@ -2229,8 +2391,12 @@ static void usage(int status)
           "  --run-cv    each op's kernels are off by one factor per run, of this CV (%; default 0)\n"
           "  --run-seed  the seed of that factor (default 1): another run of the same configuration\n"
           "  --slow      OP=PCT: the kernels of cpu_op OP take PCT% longer (a planted regression)\n"
-          "  -o FILE     output file (default: standard output)\n",
+          "  -o FILE     output file (default: standard output)\n"
+          "  --shape S   train (default), graph-replay, capture-only or one-sided-lca: what a step is;\n"
+          "              or one of the hostile shapes below instead of the workload, with --count N, --fan M:\n",
           status ? stderr : stdout);
+    for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++)
+        fprintf(status ? stderr : stdout, "              %-13s %s\n", shapes[i].name, shapes[i].what);
     exit(status);
 }
 
@@ -2273,6 +2439,8 @@ int main(int argc, char **argv)
     int stats = 0;
     uint64_t size = 0;
     int gz = -1;
+    int hostile = SH_NONE;
+    int64_t count = 1, fan = 1;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -2317,14 +2485,17 @@ int main(int argc, char **argv)
             }
         } else if (!strcmp(a, "--shape")) {
             NEED_ARG();
-            static const char *const shapes[] = {"train", "graph-replay", "capture-only", "one-sided-lca"};
-            shape = -1;
-            for (int k = 0; k < (int)(sizeof shapes / sizeof *shapes); k++)
-                if (!strcmp(v, shapes[k]))
-                    shape = k;
-            if (shape < 0) {
-                fprintf(stderr, "gentrace: --shape: expected train, graph-replay, capture-only or one-sided-lca, "
-                                "got '%s'\n", v);
+            /* what a step of the workload is, or a hostile shape instead of the workload */
+            static const char *const steps_of[] = {"train", "graph-replay", "capture-only", "one-sided-lca"};
+            int found = 0;
+            for (int k = 0; k < (int)(sizeof steps_of / sizeof *steps_of); k++)
+                if (!strcmp(v, steps_of[k]))
+                    shape = k, found = 1;
+            for (size_t k = 0; k < sizeof shapes / sizeof *shapes; k++)
+                if (!strcmp(v, shapes[k].name))
+                    hostile = shapes[k].shape, found = 1;
+            if (!found) {
+                fprintf(stderr, "gentrace: --shape: unknown shape '%s' (see --help)\n", v);
                 exit(2);
             }
         } else if (!strcmp(a, "--gpu-cv") || !strcmp(a, "--run-cv")) {
@@ -2347,6 +2518,12 @@ int main(int argc, char **argv)
                 exit(2);
             }
             slow_op = xasprintf("%.*s", (int)(eq - v), v);
+        } else if (!strcmp(a, "--count")) {
+            NEED_ARG();
+            count = parse_long(a, v, 1, 4000000000L);
+        } else if (!strcmp(a, "--fan")) {
+            NEED_ARG();
+            fan = parse_long(a, v, 1, 4000000000L);
         } else if (!strcmp(a, "--stats")) {
             stats = 1;
         } else if (!strcmp(a, "--gzip")) {
@@ -2420,7 +2597,10 @@ int main(int argc, char **argv)
         if (deflateInit2(&O.z, (int)level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
             die("deflateInit2 failed");
     }
-    generate((int)steps);
+    if (hostile != SH_NONE)
+        write_shape(hostile, count, fan);
+    else
+        generate((int)steps);
     out_flush(1);
     if (gz)
         deflateEnd(&O.z);

@@ -7,14 +7,39 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 int tl_quiet = 0;
 const char *tl_progname = "tlcompare";
 
+static void (*fatal_cleanup)(void);
+static _Thread_local const char *reading;
+
+void tl_set_fatal_cleanup(void (*fn)(void)) { fatal_cleanup = fn; }
+
+const char *tl_reading(const char *path)
+{
+    const char *was = reading;
+    reading = path;
+    return was;
+}
+
+/* The message names the input this thread was reading (the cause, most likely); then
+ * the outputs being written are removed, as on SIGINT, and the process ends without
+ * running exit handlers while other threads may still be at work. */
 static void out_of_memory(size_t n)
 {
-    fprintf(stderr, "%s: out of memory (asked for %zu bytes)\n", tl_progname, n);
-    exit(1);
+    if (reading) {
+        /* no allocation can be counted on here: the path is cut by hand */
+        size_t k = strlen(reading);
+        fprintf(stderr, "%s: out of memory (asked for %zu bytes) while reading '%.*s%s'\n", tl_progname, n,
+                (int)(k > 200 ? 200 : k), reading, k > 200 ? "..." : "");
+    } else {
+        fprintf(stderr, "%s: out of memory (asked for %zu bytes)\n", tl_progname, n);
+    }
+    if (fatal_cleanup)
+        fatal_cleanup();
+    _exit(1);
 }
 
 void *tl_xmalloc(size_t n)

@@ -15,6 +15,14 @@ void *tl_xcalloc(size_t n, size_t size);
 void *tl_xrealloc(void *p, size_t n);
 char *tl_xstrdup(const char *s);
 
+/* What an allocation failure calls before the process ends: the removal of the
+ * outputs being written (io/output.h installs it). */
+void tl_set_fatal_cleanup(void (*fn)(void));
+
+/* The input the calling thread is reading now (NULL: none), named when memory runs
+ * out; returns the one set before, to put back. */
+const char *tl_reading(const char *path);
+
 /* Grow *p (an array of *cap elements of size `size`) so that it holds at least `need`. */
 void tl_grow(void **p, size_t *cap, size_t need, size_t size);
 #define TL_GROW(arr, cap, need) tl_grow((void **)&(arr), &(cap), (need), sizeof *(arr))

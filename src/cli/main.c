@@ -696,9 +696,19 @@ int main(int argc, char **argv)
     if (rc == 1 && check_outputs_and_tags(&o) != 0)
         rc = EXIT_USAGE;
     /* Two traces: their call trees are aligned too (TRACES.md §5). */
-    int both_traces = o.nreports == 2 && nsides == 2 && tl_trace_sniff(o.reports[0]) && tl_trace_sniff(o.reports[1]);
+    int both_traces = o.nreports == 2 && nsides == 2 && tl_trace_claims(o.reports[0]) && tl_trace_claims(o.reports[1]);
     if (rc == 1 && o.tracediff_dir && !both_traces) {
-        fprintf(stderr, "tlcompare: --tracediff-dir needs exactly two inputs, both traces (see 'tlcompare --help')\n");
+        if (o.nreports != 2) {
+            fprintf(stderr, "tlcompare: --tracediff-dir needs exactly two inputs, both traces; %zu given "
+                            "(see 'tlcompare --help')\n", o.nreports);
+        } else {
+            const char *other = tl_trace_claims(o.reports[0]) ? o.reports[1] : o.reports[0];
+            tl_buf m = {0};
+            tl_message_clean(&m, other, strlen(other));
+            fprintf(stderr, "tlcompare: --tracediff-dir needs two traces: '%s' is not a PyTorch trace (a trace is "
+                            "JSON, plain or gzip; see 'tlcompare --help')\n", tl_buf_cstr(&m));
+            tl_buf_free(&m);
+        }
         rc = EXIT_USAGE;
     }
     static tl_gpu_arch arch; /* lives as long as the reports that read it */
@@ -712,7 +722,7 @@ int main(int argc, char **argv)
 
     for (; opened < o.nreports; opened++) {
         /* a profiler trace (by content) has its report sheets built on opening */
-        int is_trace = tl_trace_sniff(o.reports[opened]);
+        int is_trace = tl_trace_claims(o.reports[opened]);
         if ((is_trace ? tl_perf_report_open(&reports[opened], o.reports[opened], o.gpu_arch ? &arch : NULL, &err)
                       : tl_report_open(&reports[opened], o.reports[opened], &err)) != 0) {
             tl_report_close(&reports[opened]);

@@ -358,6 +358,7 @@ int main(int argc, char **argv)
         tl_arena_free(&arena);
         return 1;
     }
+    tl_reading(o.trace); /* out of memory names the trace, while it is read and its sheets made */
     tl_trace *t = tl_trace_load(o.trace, &err);
     if (!t || tl_perf_report_sheets(t, arch_src ? &arch : NULL, &arena, &res, &err) != 0 ||
         apply_selections(&o, t, &res, &err) != 0)

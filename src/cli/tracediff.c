@@ -72,6 +72,9 @@ static int diff_join(tl_cli_diff *cd, tl_error *err)
     if (st->wf_chunked)
         tl_warn("%zu children lists too long to align whole were aligned in chunks (TRACES.md §5 bounds)",
                 st->wf_chunked);
+    if (cd->want_dir && st->tree_depth > TL_DIFF_TREE_MAX_INDENT + 1)
+        tl_warn("the merged tree is %zu levels deep: merged_tree_output.txt indents the first %d, and marks "
+                "deeper lines with how many levels more, \"(+N) \"", st->tree_depth, TL_DIFF_TREE_MAX_INDENT);
     if (st->disambig_skipped)
         tl_warn("%zu repeated op names had too many candidate pairs to disambiguate; kept as aligned",
                 st->disambig_skipped);

@@ -34,6 +34,11 @@
 #define TL_DIFF_WF_MAX_CELLS ((uint64_t)1 << 28)
 #define TL_DIFF_DISAMBIG_MAX_PAIRS ((uint64_t)1 << 22)
 
+/* merged_tree_output.txt draws the indentation of this many levels; a deeper line keeps
+ * that indentation and says how many levels deeper it is, "(+N) ", so that the file
+ * grows with the number of nodes, not with the square of the depth. */
+#define TL_DIFF_TREE_MAX_INDENT 64
+
 typedef struct tl_diff_opts {
     uint64_t wf_max_cells;       /* 0: TL_DIFF_WF_MAX_CELLS */
     uint64_t disambig_max_pairs; /* 0: TL_DIFF_DISAMBIG_MAX_PAIRS */
@@ -81,6 +86,7 @@ typedef struct tl_diff_stats {
     size_t nodes, combined, trace1_only, trace2_only;
     size_t wf_runs, wf_chunked;        /* Wagner-Fischer runs, and those cut into chunks */
     size_t disambig_skipped;           /* names left to Wagner-Fischer by the pair budget */
+    size_t tree_depth;                 /* levels of the merged tree (1: roots only) */
 } tl_diff_stats;
 
 typedef struct tl_diff tl_diff;
@@ -133,7 +139,8 @@ tl_table *tl_diff_stats_table(const tl_diff *d, tl_arena *arena);
 tl_table *tl_diff_unique_args_table(const tl_diff *d, tl_arena *arena);
 tl_table *tl_diff_lca_table(const tl_diff *d, tl_arena *arena);
 
-/* merged_tree_output.txt (prune off), streamed to f.  Returns 0, or -1 on a write error. */
+/* merged_tree_output.txt (prune off), streamed to f, indented at most
+ * TL_DIFF_TREE_MAX_INDENT levels (see there).  Returns 0, or -1 on a write error. */
 int tl_diff_write_tree(const tl_diff *d, FILE *f);
 
 /* cpu_op_map_trace1.json (which 1), cpu_op_map_trace2.json (2) or cpu_op_map.json (0). */

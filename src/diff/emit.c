@@ -34,6 +34,16 @@ tl_diff *tl_diff_run(const tl_trace *t1, const tl_trace *t2, const tl_diff_opts 
     diff_names(d);
     diff_align(d);
     diff_stats(d);
+    /* the merged tree's depth (ids are in pre-order: a node's kids come after it) */
+    uint32_t *depth = tl_xcalloc(d->nnodes ? d->nnodes : 1, sizeof *depth);
+    for (size_t i = 0; i < d->nnodes; i++) {
+        const tl_diff_node *nd = &d->nodes[i];
+        if (depth[i] + (size_t)1 > d->st.tree_depth)
+            d->st.tree_depth = depth[i] + (size_t)1;
+        for (uint32_t k = 0; k < nd->nkid; k++)
+            depth[d->kids.v[nd->kid0 + k]] = depth[i] + 1;
+    }
+    free(depth);
     return d;
 }
 
@@ -283,11 +293,14 @@ typedef struct tframe {
     int last;
 } tframe;
 
-/* One line: prefix, connector, the node's text. */
-static int tree_line(tl_diff *d, FILE *f, const tl_buf *prefix, uint32_t id, int last)
+/* One line: prefix, connector, the node's text; a node deeper than the drawn levels
+ * says by how many ("(+N) "). */
+static int tree_line(tl_diff *d, FILE *f, const tl_buf *prefix, uint32_t id, int last, size_t depth)
 {
     const tl_diff_node *nd = &d->nodes[id];
     int bad = put(f, prefix->data, prefix->len);
+    if (depth > TL_DIFF_TREE_MAX_INDENT)
+        bad |= fprintf(f, "(+%zu) ", depth - TL_DIFF_TREE_MAX_INDENT) < 0;
     bad |= put(f, last ? "\xe2\x94\x94\xe2\x94\x80\xe2\x94\x80 " : "\xe2\x94\x9c\xe2\x94\x80\xe2\x94\x80 ", 10);
     const char *n1 = nd->ev1 != TL_TEV_NONE ? diff_op_name(d, 0, nd->ev1) : NULL;
     const char *n2 = nd->ev2 != TL_TEV_NONE ? diff_op_name(d, 1, nd->ev2) : NULL;
@@ -314,7 +327,7 @@ int tl_diff_write_tree(const tl_diff *cd, FILE *f)
         uint32_t id = d->roots.v[r];
         int last = r + 1 == d->roots.n;
         for (;;) {
-            bad |= tree_line(d, f, &prefix, id, last);
+            bad |= tree_line(d, f, &prefix, id, last, nst);
             /* its children in print order: combined, then trace1-only, then trace2-only */
             const tl_diff_node *nd = &d->nodes[id];
             size_t k0 = order.n;
@@ -334,7 +347,10 @@ int tl_diff_write_tree(const tl_diff *cd, FILE *f)
                     id = order.v[fr->k0 + fr->next++];
                     last = fr->next == fr->nk;
                     prefix.len = fr->plen;
-                    tl_buf_adds(&prefix, fr->last ? "    " : "\xe2\x94\x82   ");
+                    /* the child is at depth nst: past the drawn levels, no more rails (the
+                     * file would grow with the square of the depth) */
+                    if (nst <= TL_DIFF_TREE_MAX_INDENT)
+                        tl_buf_adds(&prefix, fr->last ? "    " : "\xe2\x94\x82   ");
                     break;
                 }
                 order.n = fr->k0;
@@ -528,6 +544,10 @@ void diff_cpu_op_maps(tl_diff *d)
     joint_map(d, &d->map_json[0]);
     side_map(d, 0, &d->map_json[1]);
     side_map(d, 1, &d->map_json[2]);
+    /* op and kernel names are input bytes: JSON must be UTF-8, so invalid sequences
+     * become U+FFFD, as in every JSON the tools write */
+    for (int i = 0; i < 3; i++)
+        tl_utf8_sanitize(&d->map_json[i]);
 }
 
 void tl_diff_cpu_op_map_json(const tl_diff *d, int which, tl_buf *out)

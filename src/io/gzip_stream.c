@@ -8,6 +8,7 @@
 #include <isa-l/igzip_lib.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define RAW_CHUNK (256u * 1024u)
@@ -20,6 +21,7 @@ struct tl_instream {
     unsigned char *raw;        /* file stream: the chunk being inflated or handed out */
     size_t raw_len, raw_pos;   /* plain file: bytes in raw, bytes handed out */
     int raw_eof;               /* no more bytes from the file */
+    int primed;                /* raw holds bytes read at the open, not yet handed to fill() */
     uint64_t raw_consumed;     /* bytes of the file before raw[0] */
     int gzip;
     int member_done;           /* the current gzip member ended (trailer checked) */
@@ -50,8 +52,12 @@ static long fill(tl_instream *s, tl_error *err)
     }
     if (s->raw_eof)
         return 0;
-    s->raw_consumed += s->raw_len;
-    s->raw_len = s->raw_pos = 0;
+    if (s->primed) { /* the FIFO's first bytes, read when it was opened */
+        s->primed = 0;
+    } else {
+        s->raw_consumed += s->raw_len;
+        s->raw_len = s->raw_pos = 0;
+    }
     while (s->raw_len < RAW_CHUNK) {
         ssize_t k = read(s->fd, s->raw + s->raw_len, RAW_CHUNK - s->raw_len);
         if (k < 0) {
@@ -93,7 +99,8 @@ static int sniff(tl_instream *s, tl_error *err)
 
 tl_instream *tl_instream_open(const char *path, tl_error *err)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* O_NONBLOCK: opening a FIFO to read would wait for a writer that may never come */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) {
         tl_error_set(err, "%s: cannot open: %s", path, strerror(errno));
         return NULL;
@@ -101,6 +108,25 @@ tl_instream *tl_instream_open(const char *path, tl_error *err)
     tl_instream *s = stream_new(path);
     s->fd = fd;
     s->raw = tl_xmalloc(RAW_CHUNK);
+    struct stat st;
+    if (fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode)) {
+        /* A writer that opened the FIFO, even one still waiting in open(), counts: the
+         * read then has data or would block.  With none it sees the end at once. */
+        ssize_t k;
+        do
+            k = read(fd, s->raw, RAW_CHUNK);
+        while (k < 0 && errno == EINTR);
+        if (k == 0) {
+            tl_error_set(err, "%s: cannot read: a FIFO with no writer", path);
+            tl_instream_close(s);
+            return NULL;
+        }
+        if (k > 0) {
+            s->raw_len = (size_t)k;
+            s->primed = 1;
+        }
+    }
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
     if (sniff(s, err) < 0) {
         tl_instream_close(s);
         return NULL;

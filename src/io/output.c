@@ -68,6 +68,7 @@ static void on_signal(int sig)
 
 void tl_output_install_cleanup(void)
 {
+    tl_set_fatal_cleanup(remove_tracked); /* out of memory: the same clean-up */
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;

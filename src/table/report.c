@@ -26,7 +26,10 @@ tl_table *tl_report_read_sheet(tl_report *r, const char *sheet, tl_arena *arena,
         tl_error_set(err, "%s: not open", r->path);
         return NULL;
     }
-    return r->ops->read_sheet(r, sheet, arena, err);
+    const char *was = tl_reading(r->path);
+    tl_table *t = r->ops->read_sheet(r, sheet, arena, err);
+    tl_reading(was);
+    return t;
 }
 
 void tl_report_close(tl_report *r)

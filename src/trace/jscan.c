@@ -174,6 +174,7 @@ int tl_j_string(J *j, const char **s, size_t *n)
     j->p++; /* the quote */
     j->mark = j->p;
     int escaped = 0;
+    uint64_t start = 0; /* text offset of the string's first byte */
     for (;;) {
         size_t i = j_strscan(j->p, j->end);
         unsigned char *q = j->p + i;
@@ -211,6 +212,15 @@ int tl_j_string(J *j, const char **s, size_t *n)
         if (!escaped) {
             tl_buf_clear(&j->sb);
             escaped = 1;
+            start = j_offset(j, j->mark);
+        }
+        /* The window holds at most J_MAX_WINDOW of text without escapes; with them, the
+         * decoded text grows in sb instead, so the string's length in the JSON text (never
+         * less than the decoded length) is held to the same cap. */
+        if (j_offset(j, q) - start > J_MAX_WINDOW) {
+            tl_j_fail(j, q, "a string longer than %u MiB", J_MAX_WINDOW >> 20);
+            j->mark = NULL;
+            return -1;
         }
         tl_buf_add(&j->sb, j->mark, (size_t)(q - j->mark));
         j->p = q;
@@ -247,7 +257,10 @@ int tl_j_string(J *j, const char **s, size_t *n)
                 used = 12;
             }
             q = j->p;
-            utf8_put(&j->sb, cp); /* a lone surrogate becomes its 3-byte form, as Python keeps it */
+            /* A lone surrogate becomes its 3-byte form, as Python keeps it.  \u0000 cannot
+             * be held in the C strings names become (it would cut the name, and merge
+             * names that differ after it): it is read as U+FFFD. */
+            utf8_put(&j->sb, cp ? cp : 0xfffd);
             break;
         }
         default:
@@ -426,6 +439,8 @@ int tl_j_number(J *j, jnum *out)
                 if (q10 == 0 && !dropped && (w <= (uint64_t)INT64_MAX || (neg && w == (uint64_t)INT64_MAX + 1))) {
                     out->is_int = out->integral = 1;
                     out->i = neg ? (int64_t)(0 - w) : (int64_t)w;
+                } else {
+                    out->big = 1;
                 }
             } else if (isfinite(d) && d == floor(d) && fabs(d) < 9.2e18) {
                 out->integral = 1;
@@ -632,6 +647,16 @@ void tl_py_str_repr(tl_buf *b, const char *s, size_t n)
     tl_buf_addc(b, quote);
 }
 
+/* 1 (error set) when the repr being made has grown past j->repr_max. */
+static int repr_over(J *j, const tl_buf *b)
+{
+    if (!j->repr_max || b->len <= j->repr_max)
+        return 0;
+    tl_j_fail(j, j->p, "args \"%s\" longer than %zu MiB as text (the limit for one argument)", j->repr_what ? j->repr_what : "a value",
+              j->repr_max >> 20);
+    return 1;
+}
+
 /* Read a value and append Python's str() of it with every list made a tuple (the
  * reference's list_to_tuple; dicts stay dicts, their lists made tuples too). */
 int tl_j_repr(J *j, tl_buf *b, int depth)
@@ -653,7 +678,7 @@ int tl_j_repr(J *j, tl_buf *b, int depth)
         for (;;) {
             if (n)
                 tl_buf_add(b, ", ", 2);
-            if (tl_j_repr(j, b, depth + 1) < 0)
+            if (tl_j_repr(j, b, depth + 1) < 0 || repr_over(j, b))
                 return -1;
             n++;
             c = j_peek(j);
@@ -697,7 +722,7 @@ int tl_j_repr(J *j, tl_buf *b, int depth)
                 tl_buf_add(b, ", ", 2);
             tl_py_str_repr(b, s, sn);
             tl_buf_add(b, ": ", 2);
-            if (tl_j_expect_here(j, ':', "':'") < 0 || tl_j_repr(j, b, depth + 1) < 0)
+            if (tl_j_expect_here(j, ':', "':'") < 0 || tl_j_repr(j, b, depth + 1) < 0 || repr_over(j, b))
                 return -1;
             n++;
             c = j_peek(j);
@@ -722,7 +747,7 @@ int tl_j_repr(J *j, tl_buf *b, int depth)
         if (tl_j_string(j, &s, &sn) < 0)
             return -1;
         tl_py_str_repr(b, s, sn);
-        return 0;
+        return repr_over(j, b) ? -1 : 0;
     }
     if (c == '-' || (c >= '0' && c <= '9')) {
         /* the common case, a plain integer (a dimension, a stride): its repr is its text */

@@ -41,6 +41,8 @@ typedef struct J {
     uint64_t base;          /* text offset of buf[0] */
     long event;             /* index of the event being read, or -1 */
     tl_buf sb;              /* decoded strings with escapes */
+    size_t repr_max;        /* tl_j_repr: the most bytes one value may make (0: no cap) */
+    const char *repr_what;  /* ... and what messages call that value */
 } J;
 
 /* A number as read. */
@@ -49,6 +51,7 @@ typedef struct jnum {
     int64_t i;
     int is_int;   /* integer literal that fits int64 */
     int integral; /* the value is an integer (an integer literal, or a float like 5.0) */
+    int big;      /* an integer literal beyond int64 */
 } jnum;
 
 /* Set up a scanner over `in` (messages name `path`, errors go to *err); j_close frees. */

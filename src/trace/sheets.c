@@ -309,8 +309,11 @@ static tl_table *timeline_table(const tl_trace *t, int unlinked, double *total_u
             iv_push(&comp, e->ts, e->t_end);
     }
     if (all.n == 0) {
+        size_t ngpu = 0;
+        for (size_t i = 0; i < t->nev; i++)
+            ngpu += tl_tev_is_gpu(&t->ev[i]);
         tl_error_set(err, "%s: no GPU events linked to a launch (%s): there is no GPU timeline to report", t->path,
-                     t->nev ? "the trace's GPU events have no launch flows" : "the trace has no GPU events");
+                     ngpu ? "the trace's GPU events have no launch flows" : "the trace has no GPU events");
         free(comp.v), free(comm.v), free(mem.v), free(all.v);
         return NULL;
     }

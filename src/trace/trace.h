@@ -97,11 +97,30 @@ static inline int tl_tev_is_gpu(const tl_tev *e)
     return e->kind == TL_TEV_KERNEL || e->kind == TL_TEV_MEMCPY || e->kind == TL_TEV_MEMSET;
 }
 
+/* ---- limits (README "Limits"): what a trace may make the reader hold ---------------- */
+
+/* One shape argument (Input Dims, Input type, Input Strides, Concrete Inputs), as the
+ * Python tuple text it becomes: at most this many bytes. */
+#define TL_TRACE_MAX_ARG_BYTES ((size_t)16 << 20)
+/* Graph launches that share a link id each link every GPU event of that id: the links
+ * beyond one per GPU event are at most this many (real traces give each launch its own
+ * id: none at all; the sheets' work on 2^22 repeats is a few seconds). */
+#define TL_TRACE_MAX_LINK_REPEATS ((uint64_t)1 << 22)
+/* GPU lists that cannot be a range of the tree-order layout (launches out of their
+ * time order inside a subtree) get their own copy: at most this many entries in all. */
+#define TL_TRACE_MAX_GPU_COPIES ((uint64_t)1 << 26)
+
 /* ---- loading ----------------------------------------------------------------------- */
 
 /* 1 when the file at `path` is a trace by its content: gzip magic, or a first non-space
  * byte '{' (a directory, an .xlsx (zip) or an unreadable file is not). */
 int tl_trace_sniff(const char *path);
+
+/* 1 when `path` is to be read as a trace: a trace by its content (tl_trace_sniff), a
+ * FIFO not named *.xlsx (a report cannot come through one: a workbook is read out of
+ * order, a CSV report is a directory), or a regular file named *.json or *.json.gz
+ * whatever it holds, so that a damaged trace is told what is wrong with it as a trace. */
+int tl_trace_claims(const char *path);
 
 /* Read the trace at `path` (plain or gzip JSON, streamed) and build its tree and links
  * (TRACES.md §1-§2).  Returns NULL with *err set: one line naming the file and, where it

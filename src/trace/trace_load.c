@@ -175,14 +175,24 @@ static int key_is(const char *s, size_t n, const char *lit)
     return n == ln && memcmp(s, lit, n) == 0;
 }
 
+/* Ids (pid, tid, flow id, correlation, External id, stream) are held as int64: an integer
+ * beyond it is refused, not dropped, since dropping it would silently unlink events. */
+static int big_id(J *j, const jnum *num, const char *what)
+{
+    if (!num->big)
+        return 0;
+    tl_j_fail(j, j->p, "%s is an integer beyond 64 bits (ids must fit in a 64-bit integer)", what);
+    return -1;
+}
+
 /* A number field that should be an integer id: *v and 1 when it is one. */
-static int read_int_value(J *j, int64_t *v, int *ok)
+static int read_int_value(J *j, int64_t *v, int *ok, const char *what)
 {
     int c = j_peek(j);
     *ok = 0;
     if (c == '-' || (c >= '0' && c <= '9')) {
         jnum num;
-        if (tl_j_number(j, &num) < 0)
+        if (tl_j_number(j, &num) < 0 || big_id(j, &num, what) < 0)
             return -1;
         if (num.integral) {
             *v = num.i;
@@ -253,7 +263,7 @@ static int read_args(loader *L)
         switch (which) {
         case 1:
             r->sflags |= TL_SIDE_CORR_KEY;
-            if (read_int_value(j, &v, &ok) < 0)
+            if (read_int_value(j, &v, &ok, "args \"correlation\"") < 0)
                 return -1;
             if (ok) {
                 r->corr = v;
@@ -263,7 +273,7 @@ static int read_args(loader *L)
             }
             break;
         case 2:
-            if (read_int_value(j, &v, &ok) < 0)
+            if (read_int_value(j, &v, &ok, "args \"External id\"") < 0)
                 return -1;
             if (ok) {
                 r->ext = v;
@@ -273,30 +283,42 @@ static int read_args(loader *L)
             }
             break;
         case 3:
-            if (read_int_value(j, &v, &ok) < 0)
+            if (read_int_value(j, &v, &ok, "args \"stream\"") < 0)
                 return -1;
             r->has_stream = ok;
             r->stream = v;
             break;
-        case 10: case 11: case 12: case 13:
+        case 10: case 11: case 12: case 13: {
+            static const char *const shape_key[4] = {"Input Dims", "Input type", "Input Strides", "Concrete Inputs"};
             tl_buf_clear(&r->shape[which - 10]);
-            if (tl_j_repr(j, &r->shape[which - 10], 0) < 0)
+            /* what one argument may hold is capped while it is read, not after */
+            j->repr_max = TL_TRACE_MAX_ARG_BYTES;
+            j->repr_what = shape_key[which - 10];
+            int bad = tl_j_repr(j, &r->shape[which - 10], 0) < 0;
+            j->repr_max = 0;
+            if (bad)
                 return -1;
             /* a JSON null is None, as a missing arg is (TraceLens' args.get) */
             r->has_shape[which - 10] = !(r->shape[which - 10].len == 4 && memcmp(r->shape[which - 10].data, "None", 4) == 0);
             break;
+        }
         case 14:
-            if (read_int_value(j, &v, &ok) < 0)
+            if (read_int_value(j, &v, &ok, "args \"Sequence number\"") < 0)
                 return -1;
             r->has_seq = ok;
             r->seq = v;
             break;
-        case 15:
+        case 15: {
             tl_buf_clear(&r->otype);
-            if (tl_j_repr(j, &r->otype, 0) < 0)
+            j->repr_max = TL_TRACE_MAX_ARG_BYTES;
+            j->repr_what = "Output type";
+            int bad = tl_j_repr(j, &r->otype, 0) < 0;
+            j->repr_max = 0;
+            if (bad)
                 return -1;
             r->has_otype = !(r->otype.len == 4 && memcmp(r->otype.data, "None", 4) == 0);
             break;
+        }
         case 20: case 21: {
             tl_buf *dst = which == 20 ? &r->mname : &r->mlabels;
             tl_buf_clear(dst);
@@ -593,7 +615,8 @@ static int read_event(loader *L)
             }
         } else if (which >= 4 && which <= 8 && (c == '-' || (c >= '0' && c <= '9'))) {
             jnum num;
-            if (tl_j_number(j, &num) < 0)
+            if (tl_j_number(j, &num) < 0 ||
+                big_id(j, &num, which == 4 ? "\"pid\"" : which == 5 ? "\"tid\"" : which == 8 ? "\"id\"" : "") < 0)
                 return -1;
             switch (which) {
             case 4:
@@ -709,8 +732,22 @@ static int read_top(loader *L)
     int seen = 0;
     int c = j_peek(j);
     if (c != '{') {
+        /* the wrong starts a user meets, named (the window holds the first bytes) */
+        const unsigned char *b = j->p;
+        size_t avail = (size_t)(j->end - j->p);
+        const char *why = "the JSON text does not start with an object";
+        if (c < 0 && j_offset(j, j->p) == 0)
+            why = "the file is empty";
+        else if (c < 0)
+            why = "the file holds only white space";
+        else if (avail >= 3 && b[0] == 0xef && b[1] == 0xbb && b[2] == 0xbf)
+            why = "the text starts with a UTF-8 byte-order mark, which JSON does not allow (remove the first 3 bytes)";
+        else if (avail >= 2 && b[0] == 0x78 && (b[1] == 0x01 || b[1] == 0x5e || b[1] == 0x9c || b[1] == 0xda))
+            why = "the file is a zlib stream, not gzip (compress it with gzip)";
+        else if (avail >= 4 && memcmp(b, "PK\x03\x04", 4) == 0)
+            why = "the file is a zip archive (a workbook?), not JSON";
         if (!j->failed)
-            tl_error_set(j->err, "%s: not a trace: the JSON text does not start with an object", j->path);
+            tl_error_set(j->err, "%s: not a trace: %s", j->path, why);
         j->failed = 1;
         return -1;
     }
@@ -837,7 +874,9 @@ tl_trace *tl_trace_load(const char *path, tl_error *err)
     tl_instream *in = tl_instream_open(path, err);
     if (!in)
         return NULL;
+    const char *was = tl_reading(path);
     tl_trace *t = load(in, path, err);
+    tl_reading(was);
     tl_instream_close(in);
     return t;
 }
@@ -845,7 +884,9 @@ tl_trace *tl_trace_load(const char *path, tl_error *err)
 tl_trace *tl_trace_load_mem(const void *data, size_t n, const char *name, tl_error *err)
 {
     tl_instream *in = tl_instream_open_mem(data, n, name);
+    const char *was = tl_reading(name);
     tl_trace *t = load(in, name, err);
+    tl_reading(was);
     tl_instream_close(in);
     return t;
 }
@@ -882,6 +923,27 @@ int tl_trace_sniff(const char *path)
     }
     close(fd);
     return verdict;
+}
+
+int tl_trace_claims(const char *path)
+{
+    struct stat st;
+    size_t n = strlen(path);
+    if (stat(path, &st) != 0)
+        return 0;
+    if (S_ISFIFO(st.st_mode))
+        return !(n >= 5 && strcmp(path + n - 5, ".xlsx") == 0);
+    if (!S_ISREG(st.st_mode))
+        return 0;
+    if (tl_trace_sniff(path))
+        return 1;
+    static const char *const names[] = {".json", ".json.gz"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        size_t k = strlen(names[i]);
+        if (n > k && strcmp(path + n - k, names[i]) == 0)
+            return 1;
+    }
+    return 0;
 }
 
 void tl_trace_free(tl_trace *t)

@@ -40,8 +40,10 @@ static int basic_sheets(const tl_trace *t, void *ctx, tl_arena *arena, tl_result
 static void *load_job(void *arg)
 {
     trace_impl *im = arg;
+    const char *was = tl_reading(im->path); /* the sheets too: out of memory names the trace */
     im->t = tl_trace_load(im->path, &im->err);
     im->rc = im->t ? im->build(im->t, im->build_ctx, &im->arena, &im->sheets, &im->err) : -1;
+    tl_reading(was);
     return NULL;
 }
 

@@ -3,10 +3,11 @@
  *
  * The tree is built as TraceLens builds it: tree events sorted by ts (stably), one stack
  * per (pid, tid), the bleed rule; then every runtime event, in array order, is linked to
- * its GPU events through the ac2g flows, and each linked GPU event is added to the gpu
- * list of its launch and of every ancestor.  Children and gpu lists are ranges of one
- * index array, filled in two passes (count, then place), so the whole tree is three
- * allocations whatever its shape.
+ * its GPU events through the ac2g flows, and each linked GPU event is in the gpu list
+ * of its launch and of every ancestor.  Children and gpu lists are ranges of one index
+ * array, filled in two passes (count, then place); the gpu lists share one layout of the
+ * links in tree order (step 4), so the whole tree costs O(events + links) whatever its
+ * depth, and the links themselves are counted before they are made (graph launches).
  */
 #include "trace/trace.h"
 #include "trace/trace_impl.h"
@@ -16,9 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The gpu lists hold each linked GPU event once per ancestor of its launch; a trace
- * nested absurdly deep could make that quadratic, so it is bounded. */
-#define MAX_IDX ((size_t)1 << 30)
 
 typedef struct stack {
     uint32_t *v;
@@ -115,7 +113,6 @@ int tl_trace_build(tl_trace *t, tl_trace_side *side, tl_error *err)
         free(stacks[s].v);
     free(stacks);
     tl_kmap_free(&stack_of);
-    free(items);
 
     /* ---- 2. links: runtime event -> GPU events ---- */
     tl_kmap by_place; /* (pid, tid, link id) -> event, the last one written */
@@ -133,9 +130,12 @@ int tl_trace_build(tl_trace *t, tl_trace_side *side, tl_error *err)
     for (size_t i = 0; i < nev && !any_graph; i++)
         any_graph = (t->ev[i].flags & TL_TEV_GRAPH_LAUNCH) != 0;
     tl_sort_item *gitems = NULL;
+    uint32_t *grun = NULL; /* at the first position of a link id's run in gitems: the run's end */
     size_t ngitems = 0;
     tl_kmap gfirst; /* link id -> first position in gitems */
     tl_kmap_init(&gfirst);
+    pair *lp = NULL; /* links (runtime, gpu event), in link order */
+    size_t nlp = 0, lpcap = 0;
     if (any_graph) {
         gitems = tl_xmalloc((nev ? nev : 1) * sizeof *gitems);
         for (size_t i = 0; i < nev; i++) {
@@ -146,12 +146,64 @@ int tl_trace_build(tl_trace *t, tl_trace_side *side, tl_error *err)
             }
         }
         tl_sort_items(gitems, ngitems, NULL);
-        for (size_t g = ngitems; g-- > 0;)
+        grun = tl_xmalloc((ngitems ? ngitems : 1) * sizeof *grun);
+        for (size_t g = 0; g < ngitems;) {
+            size_t e = g + 1;
+            while (e < ngitems && gitems[e].key == gitems[g].key)
+                e++;
+            grun[g] = (uint32_t)e;
             tl_kmap_put(&gfirst, key_of(side, corr_key, gitems[g].row), 0, 0, NULL)->val = (uint32_t)g;
+            g = e;
+        }
+        /* Every graph launch links every GPU event of its link id, so launches that share
+         * one id multiply: the links are counted before any is made, and the repeats (the
+         * links beyond one per GPU event) bounded. */
+        tl_kmap nlaunch; /* link id -> graph launches with it */
+        tl_kmap_init(&nlaunch);
+        uint32_t any_launch = TL_TEV_NONE;
+        for (size_t i = 0; i < nev; i++) {
+            if (t->ev[i].kind == TL_TEV_RUNTIME && (t->ev[i].flags & TL_TEV_GRAPH_LAUNCH) &&
+                has_key(side, corr_key, (uint32_t)i) &&
+                tl_kmap_get(&gfirst, key_of(side, corr_key, (uint32_t)i), 0, 0, UINT32_MAX) != UINT32_MAX) {
+                tl_kmap_put(&nlaunch, key_of(side, corr_key, (uint32_t)i), 0, 0, NULL)->val++;
+                any_launch = (uint32_t)i;
+            }
+        }
+        uint64_t repeats = 0, links = 0, worst = 0;
+        int64_t worst_id = 0;
+        uint32_t worst_launches = 0, worst_gpu = 0;
+        for (size_t s = 0; s < nlaunch.cap; s++) {
+            const tl_kmap_slot *sl = &nlaunch.slots[s];
+            if (!sl->used)
+                continue;
+            uint32_t g = tl_kmap_get(&gfirst, sl->a, 0, 0, UINT32_MAX);
+            uint64_t ng = grun[g] - g, rep = (uint64_t)(sl->val - 1) * ng;
+            links += (uint64_t)sl->val * ng;
+            repeats += rep;
+            if (rep > worst || !worst_launches) {
+                worst = rep;
+                worst_id = sl->a;
+                worst_launches = sl->val;
+                worst_gpu = (uint32_t)ng;
+            }
+        }
+        tl_kmap_free(&nlaunch);
+        if (repeats > TL_TRACE_MAX_LINK_REPEATS) {
+            tl_error_set(err, "%s: %u %s events share %s %lld, each linking the same %u GPU events: %llu links, "
+                              "%llu of them repeats (the limit is %llu repeated links)",
+                         t->path, worst_launches, t->ev[any_launch].name, corr_key ? "correlation" : "External id",
+                         (long long)worst_id, worst_gpu, (unsigned long long)links, (unsigned long long)repeats,
+                         (unsigned long long)TL_TRACE_MAX_LINK_REPEATS);
+            tl_kmap_free(&by_place);
+            tl_kmap_free(&gfirst);
+            free(gitems);
+            free(grun);
+            goto out;
+        }
+        lpcap = (size_t)links;
+        lp = tl_xmalloc((lpcap ? lpcap : 1) * sizeof *lp);
     }
 
-    pair *lp = NULL; /* links (runtime, gpu event), in link order */
-    size_t nlp = 0, lpcap = 0;
     for (size_t i = 0; i < nev; i++) {
         tl_tev *r = &t->ev[i];
         if (r->kind != TL_TEV_RUNTIME || !has_key(side, corr_key, (uint32_t)i))
@@ -159,8 +211,11 @@ int tl_trace_build(tl_trace *t, tl_trace_side *side, tl_error *err)
         int64_t c = key_of(side, corr_key, (uint32_t)i);
         if (r->flags & TL_TEV_GRAPH_LAUNCH) {
             uint32_t g = tl_kmap_get(&gfirst, c, 0, 0, UINT32_MAX);
-            for (; g != UINT32_MAX && g < ngitems && key_of(side, corr_key, gitems[g].row) == c; g++) {
-                TL_GROW(lp, lpcap, nlp + 1);
+            if (g == UINT32_MAX)
+                continue;
+            uint32_t gend = grun[g];
+            TL_GROW(lp, lpcap, nlp + (gend - g));
+            for (; g < gend; g++) {
                 lp[nlp].parent = (uint32_t)i;
                 lp[nlp].child = gitems[g].row;
                 nlp++;
@@ -183,41 +238,33 @@ int tl_trace_build(tl_trace *t, tl_trace_side *side, tl_error *err)
     tl_kmap_free(&by_place);
     tl_kmap_free(&gfirst);
     free(gitems);
+    free(grun);
     for (size_t n = 0; n < nlp; n++) {
         tl_tev *g = &t->ev[lp[n].child];
         g->parent = lp[n].parent;
         g->flags |= TL_TEV_LINKED;
     }
 
-    /* ---- 3. children and gpu ranges ---- */
-    size_t total = ntp + nlp, ngpu_total = 0;
+    /* ---- 3. children ranges ---- */
+    size_t nchildren = ntp + nlp;
+    if (nchildren + nlp > UINT32_MAX) {
+        tl_error_set(err, "%s: more than %u tree and link entries", t->path, UINT32_MAX);
+        goto out;
+    }
+    uint32_t *own = tl_xcalloc(nev ? nev : 1, sizeof *own); /* links per launch, then the placing cursor */
     for (size_t n = 0; n < ntp; n++)
         t->ev[tp[n].parent].nchild++;
     for (size_t n = 0; n < nlp; n++) {
         t->ev[lp[n].parent].nchild++;
-        for (uint32_t a = lp[n].parent; a != TL_TEV_NONE; a = t->ev[a].parent) {
-            t->ev[a].ngpu++;
-            if (++ngpu_total > MAX_IDX) {
-                tl_error_set(err, "%s: the trace's calls nest too deeply to be linked (more than %zu GPU-list entries)",
-                             t->path, MAX_IDX);
-                goto out;
-            }
-        }
+        own[lp[n].parent]++;
     }
-    total += ngpu_total;
-    t->nidx = total;
-    t->idx = tl_xmalloc((total ? total : 1) * sizeof *t->idx);
     size_t off = 0;
     for (size_t i = 0; i < nev; i++) {
         t->ev[i].child0 = (uint32_t)off;
         off += t->ev[i].nchild;
         t->ev[i].nchild = 0; /* the cursor while placing */
     }
-    for (size_t i = 0; i < nev; i++) {
-        t->ev[i].gpu0 = (uint32_t)off;
-        off += t->ev[i].ngpu;
-        t->ev[i].ngpu = 0;
-    }
+    t->idx = tl_xmalloc((nchildren + nlp ? nchildren + nlp : 1) * sizeof *t->idx);
     for (size_t n = 0; n < ntp; n++) {
         tl_tev *p = &t->ev[tp[n].parent];
         t->idx[p->child0 + p->nchild++] = tp[n].child;
@@ -225,11 +272,105 @@ int tl_trace_build(tl_trace *t, tl_trace_side *side, tl_error *err)
     for (size_t n = 0; n < nlp; n++) {
         tl_tev *p = &t->ev[lp[n].parent];
         t->idx[p->child0 + p->nchild++] = lp[n].child;
-        for (uint32_t a = lp[n].parent; a != TL_TEV_NONE; a = t->ev[a].parent) {
-            tl_tev *x = &t->ev[a];
-            t->idx[x->gpu0 + x->ngpu++] = lp[n].child;
+    }
+
+    /*
+     * ---- 4. gpu lists ----
+     * An event's gpu list is every link made by a launch in its subtree, in link order.
+     * The links are laid out once in tree order (a launch's own links, then its
+     * children's subtrees in ts order), so each subtree's links are one range; the range
+     * is the gpu list itself whenever its links are already in link order, which they are
+     * unless launches appear in the trace out of their time order.  Only the lists that
+     * are not get a copy of their own, sorted; those copies are counted, and bounded,
+     * before any is made.
+     */
+    const size_t base = nchildren;
+    for (size_t i = 0; i < nev; i++)
+        t->ev[i].ngpu = own[i];
+    for (size_t s = ntree; s-- > 0;) { /* a parent comes before its children in ts order */
+        const tl_tev *e = &t->ev[items[s].row];
+        if (e->parent != TL_TEV_NONE)
+            t->ev[e->parent].ngpu += e->ngpu;
+    }
+    size_t roff = base;
+    for (size_t s = 0; s < ntree; s++) {
+        uint32_t i = items[s].row;
+        tl_tev *e = &t->ev[i];
+        if (e->parent == TL_TEV_NONE) {
+            e->gpu0 = (uint32_t)roff;
+            roff += e->ngpu;
+        }
+        size_t c = (size_t)e->gpu0 + own[i];
+        const uint32_t *kids = tl_tev_children(t, i);
+        for (uint32_t q = 0; q < e->nchild; q++) {
+            tl_tev *ch = &t->ev[kids[q]];
+            if (tl_tev_is_gpu(ch))
+                continue;
+            ch->gpu0 = (uint32_t)c;
+            c += ch->ngpu;
+        }
+        own[i] = 0;
+    }
+    for (size_t i = 0; i < nev; i++)
+        if (tl_tev_is_gpu(&t->ev[i]))
+            t->ev[i].gpu0 = (uint32_t)base;
+    uint32_t *order = tl_xmalloc((nlp ? nlp : 1) * sizeof *order); /* link number at each tree position */
+    for (size_t n = 0; n < nlp; n++) {
+        uint32_t p = lp[n].parent;
+        size_t pos = (size_t)t->ev[p].gpu0 + own[p]++;
+        t->idx[pos] = lp[n].child;
+        order[pos - base] = (uint32_t)n;
+    }
+    free(own);
+    /* descents[k]: positions in 1..k whose link comes before the previous position's */
+    uint32_t *descents = tl_xmalloc((nlp ? nlp : 1) * sizeof *descents);
+    for (size_t q = 0; q < nlp; q++)
+        descents[q] = q ? descents[q - 1] + (order[q] < order[q - 1]) : 0;
+    uint64_t ncopy = 0;
+    size_t nunsorted = 0;
+    for (size_t i = 0; i < nev; i++) {
+        const tl_tev *e = &t->ev[i];
+        size_t s0 = e->gpu0 - base;
+        if (e->ngpu >= 2 && descents[s0 + e->ngpu - 1] != descents[s0]) {
+            ncopy += e->ngpu;
+            nunsorted++;
         }
     }
+    if (ncopy > TL_TRACE_MAX_GPU_COPIES || base + nlp + ncopy > UINT32_MAX) {
+        tl_error_set(err, "%s: %zu nested calls launch GPU work out of their time order, so each needs a GPU list of "
+                          "its own: %llu entries, more than %llu (the limit)",
+                     t->path, nunsorted, (unsigned long long)ncopy, (unsigned long long)TL_TRACE_MAX_GPU_COPIES);
+        free(order);
+        free(descents);
+        goto out;
+    }
+    if (ncopy) {
+        t->idx = tl_xrealloc(t->idx, (base + nlp + ncopy) * sizeof *t->idx);
+        tl_sort_item *sl = NULL, *tmp = NULL;
+        size_t slcap = 0, tmpcap = 0, coff = base + nlp;
+        for (size_t i = 0; i < nev; i++) {
+            tl_tev *e = &t->ev[i];
+            size_t s0 = e->gpu0 - base;
+            if (e->ngpu < 2 || descents[s0 + e->ngpu - 1] == descents[s0])
+                continue;
+            TL_GROW(sl, slcap, e->ngpu);
+            TL_GROW(tmp, tmpcap, e->ngpu);
+            for (uint32_t q = 0; q < e->ngpu; q++) {
+                sl[q].key = order[s0 + q];
+                sl[q].row = t->idx[e->gpu0 + q];
+            }
+            tl_sort_items(sl, e->ngpu, tmp);
+            for (uint32_t q = 0; q < e->ngpu; q++)
+                t->idx[coff + q] = sl[q].row;
+            e->gpu0 = (uint32_t)coff;
+            coff += e->ngpu;
+        }
+        free(sl);
+        free(tmp);
+    }
+    t->nidx = base + nlp + (size_t)ncopy;
+    free(order);
+    free(descents);
 
     /* ---- 4. non-GPU paths ---- */
     for (size_t i = 0; i < nev; i++) {
@@ -239,6 +380,7 @@ int tl_trace_build(tl_trace *t, tl_trace_side *side, tl_error *err)
     }
     rc = 0;
 out:
+    free(items);
     free(tp);
     free(lp);
     return rc;
