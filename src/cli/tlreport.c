@@ -7,6 +7,8 @@
 #include "base/util.h"
 #include "io/output.h"
 #include "table/result.h"
+#include "trace/capture.h"
+#include "trace/infer.h"
 #include "trace/trace_report.h"
 #include "write/csv_write.h"
 #include "write/sink.h"
@@ -25,7 +27,8 @@
 
 enum { EXIT_USAGE = 2 };
 
-static const char usage_text[] = "usage: tlreport TRACE [-o FILE] [--output_csvs_dir DIR] [-q]\n";
+static const char usage_text[] = "usage: tlreport TRACE[@CAPTURE_DIR] [--capture-folder DIR] [--inference] [-o FILE]\n"
+                                 "                [--output_csvs_dir DIR] [-q]\n";
 
 static const char help_text[] =
     "Build the TraceLens performance report of a PyTorch profiler trace (a Chrome-trace\n"
@@ -43,6 +46,16 @@ static const char help_text[] =
     "The reference's spellings work too: --profile_json_path TRACE, --output_xlsx_path FILE,\n"
     "--kernel_summary (always on).\n"
     "\n"
+    "inference traces (CUDA/HIP graph replay, INFERENCE.md):\n"
+    "  --capture-folder DIR      attribute the replayed kernels through the graph-capture\n"
+    "                            traces in DIR (also --capture_folder DIR, or TRACE@DIR)\n"
+    "  --inference               the inference generator's sheets, without a capture folder\n"
+    "  --group_by_parent_module  parent_module and call-stack columns (implies --inference)\n"
+    "  --group_by_num_kernels    ops_unique_args grouped by num_kernels too\n"
+    "  --include_call_stack      Python functions in the call tree\n"
+    "  --enable_pseudo_ops       SGLang's numbered profiler names unnumbered\n"
+    "  --enable_kernel_summary, --disable_coll_analysis: accepted (kernel_summary is always on)\n"
+    "\n"
     "exit status: 0 done, 1 failure (unreadable or invalid trace, cannot write), 2 usage error.\n"
     "\n"
     "example:\n"
@@ -55,7 +68,19 @@ typedef struct options {
     const char *output;
     const char *csv_dir;
     int quiet;
+    const char *capture_dir; /* --capture-folder or TRACE@DIR */
+    char *trace_buf;         /* the TRACE part of TRACE@DIR */
+    int inference, parent_module, num_kernels, call_stack, pseudo_ops;
 } options;
+
+/* The reference generators' options that are later work here: refused by name. */
+static const char *const refused_options[] = {
+    "--micro_idle_thresh_us", "--include_unlinked_kernels", "--short_kernel_study", "--short_kernel_threshold_us",
+    "--short_kernel_histogram_bins", "--extension_file", "--python_path", "--gpu_arch_json_path",
+    "--gpu_arch_platform", "--enable-origami", "--comparison_json_path", "--comparison_capture_folder",
+    "--include_overlap_info",
+};
+
 
 static int usage_error(const char *fmt, const char *arg)
 {
@@ -95,8 +120,26 @@ static int parse_args(int argc, char **argv, options *o)
             return -1;
         } else if (!strcmp(name, "-q") || !strcmp(name, "--quiet")) {
             o->quiet = 1;
-        } else if (!strcmp(name, "--kernel_summary")) {
-            /* always on */
+        } else if (!strcmp(name, "--kernel_summary") || !strcmp(name, "--enable_kernel_summary") ||
+                   !strcmp(name, "--disable_coll_analysis")) {
+            /* always on; the reference's collective analysis is off from its CLI anyway */
+        } else if (!strcmp(name, "--capture-folder") || !strcmp(name, "--capture_folder")) {
+            const char *v = eq ? eq : i + 1 < argc ? argv[++i] : NULL;
+            if (!v || !*v)
+                return usage_error("%s needs a value", name);
+            if (o->capture_dir)
+                return usage_error("two capture folders given ('%s')", v);
+            o->capture_dir = v;
+        } else if (!strcmp(name, "--inference")) {
+            o->inference = 1;
+        } else if (!strcmp(name, "--group_by_parent_module")) {
+            o->parent_module = 1;
+        } else if (!strcmp(name, "--group_by_num_kernels")) {
+            o->num_kernels = 1;
+        } else if (!strcmp(name, "--include_call_stack")) {
+            o->call_stack = 1;
+        } else if (!strcmp(name, "--enable_pseudo_ops")) {
+            o->pseudo_ops = 1;
         } else if (!strcmp(name, "-o") || !strcmp(name, "--output") || !strcmp(name, "--output_xlsx_path")) {
             dst = &o->output;
         } else if (!strcmp(name, "--output_csvs_dir")) {
@@ -108,6 +151,9 @@ static int parse_args(int argc, char **argv, options *o)
         } else if (!strncmp(a, "-o", 2) && a[2]) {
             o->output = a + 2;
         } else {
+            for (size_t r = 0; r < sizeof refused_options / sizeof *refused_options; r++)
+                if (!strcmp(name, refused_options[r]) || !strncmp(name, "--topk_", 7))
+                    return usage_error("'%s' (an option of TraceLens' generator) is not supported", name);
             return usage_error("unknown option '%s'", a);
         }
         if (dst) {
@@ -119,8 +165,16 @@ static int parse_args(int argc, char **argv, options *o)
     }
     if (!o->trace)
         return usage_error("%s", "no trace given");
+    const char *dir;
+    if (tl_capture_split_arg(o->trace, &o->trace_buf, &dir)) {
+        if (o->capture_dir)
+            return usage_error("two capture folders given ('%s' and the one after '@')", o->capture_dir);
+        o->trace = o->trace_buf;
+        o->capture_dir = dir;
+    }
     return 0;
 }
+
 
 /* The trace's tag: its file name without .json.gz / .json and a trailing .pt.trace. */
 static char *trace_tag(const char *path)
@@ -176,8 +230,10 @@ int main(int argc, char **argv)
 #endif
     options o = {0};
     int rc = parse_args(argc, argv, &o);
-    if (rc != 0)
+    if (rc != 0) {
+        free(o.trace_buf);
         return rc < 0 ? 0 : rc;
+    }
     tl_quiet = o.quiet;
     tl_output_install_cleanup();
 
@@ -209,9 +265,18 @@ int main(int argc, char **argv)
     size_t *rows = NULL, *cols = NULL, nres = 0;
     const char **names = NULL;
     rc = 1;
-    tl_trace *t = tl_trace_load(o.trace, &err);
-    if (!t || tl_trace_sheets(t, &arena, &res, &err) != 0)
+    tl_sheet_opts so = {0};
+    so.inference = o.capture_dir || o.inference || o.parent_module;
+    so.parent_module = o.parent_module;
+    so.num_kernels = o.num_kernels;
+    tl_infer_opts io = {o.capture_dir, o.parent_module || o.call_stack, o.pseudo_ops, o.call_stack};
+    tl_infer_stats st;
+    tl_trace *t = so.inference || o.call_stack || o.pseudo_ops ? tl_infer_load(o.trace, &io, &st, &err)
+                                                               : tl_trace_load(o.trace, &err);
+    if (!t || tl_trace_sheets_opts(t, &so, &arena, &res, &err) != 0)
         goto fail;
+    if (!o.capture_dir && !o.quiet)
+        tl_infer_capture_hint(t, o.trace);
     nres = res.n;
     rows = tl_xmalloc((nres ? nres : 1) * sizeof *rows);
     cols = tl_xmalloc((nres ? nres : 1) * sizeof *cols);
@@ -240,6 +305,12 @@ int main(int argc, char **argv)
     } else if (write_csvs_only(&res, o.csv_dir, &err) != 0) {
         goto fail;
     }
+    if (!o.quiet && o.capture_dir && st.nlaunch) {
+        tl_buf line = {0};
+        tl_infer_summary(t, &st, &line);
+        printf("%s\n", tl_buf_cstr(&line));
+        tl_buf_free(&line);
+    }
     if (!o.quiet)
         for (size_t i = 0; i < nres; i++)
             printf("Wrote sheet '%s' with %zu rows \xC3\x97 %zu columns\n", names[i], rows[i], cols[i]);
@@ -259,6 +330,7 @@ done:
     free(names);
     free(tag);
     free(default_out);
+    free(o.trace_buf);
     if (fflush(stdout) != 0 && rc == 0)
         rc = 1;
     return rc;

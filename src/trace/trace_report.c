@@ -13,6 +13,7 @@
 
 #include "base/numfmt.h"
 #include "base/thread.h"
+#include "trace/infer.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -27,13 +28,30 @@ typedef struct trace_impl {
     int running;    /* the helper thread is to be joined */
     int rc;         /* the load's result, and its error */
     tl_error err;
+    int infer;      /* read as the inference generator reads it (INFERENCE.md §4) */
+    char *capture_dir;
+    tl_infer_opts io;
+    tl_sheet_opts so;
 } trace_impl;
 
 static void *load_job(void *arg)
 {
     trace_impl *im = arg;
-    im->t = tl_trace_load(im->path, &im->err);
-    im->rc = im->t ? tl_trace_sheets(im->t, &im->arena, &im->sheets, &im->err) : -1;
+    if (im->infer) {
+        tl_infer_stats st;
+        im->t = tl_infer_load(im->path, &im->io, &st, &im->err);
+        if (im->t && im->capture_dir && st.nlaunch) {
+            tl_buf line = {0};
+            tl_infer_summary(im->t, &st, &line);
+            tl_note("%s", tl_buf_cstr(&line));
+            tl_buf_free(&line);
+        }
+    } else {
+        im->t = tl_trace_load(im->path, &im->err);
+    }
+    if (im->t && !im->capture_dir)
+        tl_infer_capture_hint(im->t, im->path);
+    im->rc = im->t ? tl_trace_sheets_opts(im->t, &im->so, &im->arena, &im->sheets, &im->err) : -1;
     return NULL;
 }
 
@@ -119,13 +137,14 @@ static void close_trace(tl_report *r)
     tl_arena_free(&im->arena);
     tl_trace_free(im->t);
     free(im->path);
+    free(im->capture_dir);
     free(im);
     r->impl = NULL;
 }
 
 static const tl_report_ops trace_ops = {has_sheet, read_sheet, close_trace};
 
-int tl_trace_report_open(tl_report *r, const char *path, tl_error *err)
+static int open_impl(tl_report *r, const char *path, const tl_trace_infer_spec *spec, tl_error *err)
 {
     tl_report_init(r, path);
     r->kind = "trace";
@@ -133,6 +152,17 @@ int tl_trace_report_open(tl_report *r, const char *path, tl_error *err)
     trace_impl *im = tl_xcalloc(1, sizeof *im);
     tl_arena_init(&im->arena);
     im->path = tl_xstrdup(path);
+    if (spec) {
+        im->infer = 1;
+        im->capture_dir = spec->capture_dir ? tl_xstrdup(spec->capture_dir) : NULL;
+        im->io.capture_dir = im->capture_dir;
+        im->io.python = spec->parent_module || spec->call_stack;
+        im->io.pseudo_ops = spec->pseudo_ops;
+        im->io.keep_frames = spec->call_stack;
+        im->so.inference = 1;
+        im->so.parent_module = spec->parent_module;
+        im->so.num_kernels = spec->num_kernels;
+    }
     r->impl = im;
     if (tl_thread_create(&im->thread, load_job, im) == 0) {
         im->running = 1;
@@ -142,6 +172,13 @@ int tl_trace_report_open(tl_report *r, const char *path, tl_error *err)
     if (im->rc != 0)
         tl_error_set(err, "%s", im->err.msg);
     return im->rc;
+}
+
+int tl_trace_report_open(tl_report *r, const char *path, tl_error *err) { return open_impl(r, path, NULL, err); }
+
+int tl_trace_report_open_infer(tl_report *r, const char *path, const tl_trace_infer_spec *spec, tl_error *err)
+{
+    return open_impl(r, path, spec, err);
 }
 
 int tl_trace_report_wait(tl_report *r, tl_error *err)
