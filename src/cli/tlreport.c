@@ -171,6 +171,11 @@ static int parse_args(int argc, char **argv, options *o)
             return usage_error("two capture folders given ('%s' and the one after '@')", o->capture_dir);
         o->trace = o->trace_buf;
         o->capture_dir = dir;
+    } else if (strrchr(o->trace, '@') && access(o->trace, F_OK) != 0) {
+        const char *at = strrchr(o->trace, '@');
+        fprintf(stderr, "tlreport: cannot open '%s': no such file, and '%.*s' is no trace to attach the capture folder "
+                        "'%s' to\n", o->trace, (int)(at - o->trace), o->trace, at + 1);
+        return 1;
     }
     return 0;
 }
