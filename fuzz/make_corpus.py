@@ -6,7 +6,7 @@ fuzzer one feature of the format, so that mutations start from inputs that read.
 Run from anywhere; the output is deterministic, so the files in git are exactly what
 this script writes.  See fuzz/fuzz.h for what each target does with its input.
 """
-import io
+import json, io
 import os
 import zipfile
 
@@ -166,6 +166,48 @@ COMPARE = {
 }
 
 
+def ev(cat, name, ts, dur, pid=1, tid=1, args=None):
+    e = {"ph": "X", "cat": cat, "name": name, "pid": pid, "tid": tid, "ts": ts, "dur": dur}
+    if args is not None:
+        e["args"] = args
+    return e
+
+
+def trace(*events):
+    return json.dumps({"traceEvents": list(events)})
+
+
+# fuzz_capture: execution_details.json, a capture trace, an execution trace (NUL-separated)
+CAPTURE_TRACE = trace(
+    ev("python_function", "runner.py(1): capture", 0, 200),
+    ev("cuda_runtime", "hipStreamBeginCapture", 10, 2),
+    ev("python_function", "nn.Module: Net_0", 15, 50),
+    ev("cpu_op", "aten::mm", 16, 10, args={"Input Dims": [[32, 64], [64, 64]]}),
+    ev("cuda_runtime", "hipLaunchKernel", 17, 2, args={"kernel": "kA", "correlation": 90}),
+    ev("cpu_op", "sglang_profiler::attn_7", 30, 10, args={"Input Dims": [[32, 64]]}),
+    ev("cuda_runtime", "hipMemsetAsync", 31, 2, args={"correlation": 91}),
+    ev("cuda_runtime", "hipLaunchKernel", 45, 1, args={"kernel": "kC", "correlation": 92}),
+    ev("user_annotation", "capture_32_FULL", 12, 60),
+    ev("cuda_runtime", "hipStreamEndCapture", 80, 2))
+EXEC_ANN = "execute_32_context_0(sq0sk0sqsq0sqsk0)_generation_32(sq32sk64sqsq32sqsk64)"
+EXEC_TRACE = trace(
+    ev("user_annotation", EXEC_ANN, 100, 100),
+    ev("cpu_op", "execute_model", 101, 90),
+    ev("cuda_runtime", "hipGraphLaunch", 110, 10, args={"correlation": 5}),
+    ev("kernel", "kA", 130, 5, 2, 7, {"correlation": 5, "stream": 7}),
+    ev("gpu_memset", "Memset (Device)", 140, 6, 2, 7, {"correlation": 5, "stream": 7}),
+    ev("kernel", "kC", 150, 4, 2, 8, {"correlation": 5, "stream": 8}))
+DETAILS = json.dumps([{"file": "c.json", "batch_size": 32, "mode": "FULL"},
+                      {"file": "d.json", "batch_size": 64, "mode": "PIECEWISE"}])
+CAPTURE = {
+    "full": "\0".join([DETAILS, CAPTURE_TRACE, EXEC_TRACE]),
+    "no_details": "\0".join(["", CAPTURE_TRACE, EXEC_TRACE]),
+    "bad_details": "\0".join(['[{"file": 1, "batch_size": true}]', CAPTURE_TRACE, EXEC_TRACE]),
+    "step_native": "\0".join([DETAILS, CAPTURE_TRACE, EXEC_TRACE.replace(EXEC_ANN, "step[DECODE bs=4]")]),
+    "no_annotation": "\0".join([DETAILS, CAPTURE_TRACE, EXEC_TRACE.replace(EXEC_ANN, "other")]),
+}
+
+
 def write(target, name, data):
     d = os.path.join(HERE, "corpus", target)
     os.makedirs(d, exist_ok=True)
@@ -183,6 +225,8 @@ def main():
     write("xlsx", "kinds_stored.xlsx", zipped(XLSX["kinds"], zipfile.ZIP_STORED))
     for name, data in COMPARE.items():
         write("compare", name, data)
+    for name, data in CAPTURE.items():
+        write("capture", name, data)
 
 
 if __name__ == "__main__":

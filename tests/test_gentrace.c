@@ -10,6 +10,8 @@
  */
 #include "testutil.h"
 
+#include "trace/infer.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <sys/resource.h>
@@ -803,6 +805,105 @@ static int teardown(void **state)
     return 0;
 }
 
+
+/* ---- graph capture / replay pairs (--graph-dir) ------------------------------------------- */
+
+/* Generate a pair into tmpdir/<name> and attribute it: 0 and *st, or -1 and *err. */
+static tl_trace *graph_pair(const char *name, const char *const *opts, tl_infer_stats *st, tl_error *err)
+{
+    char dir[4096], exec[4200], cap[4200];
+    snprintf(dir, sizeof dir, "%s/%s", tmpdir, name);
+    const char *argv[16] = {"--graph-dir", dir, "--layers", "4"};
+    int n = 4;
+    while (*opts)
+        argv[n++] = *opts++;
+    argv[n] = NULL;
+    assert_int_equal(run(argv, NULL), 0);
+    snprintf(exec, sizeof exec, "%s/exec.json", dir);
+    snprintf(cap, sizeof cap, "%s/capture_traces", dir);
+    tl_infer_opts o = {cap, 1, 0, 0};
+    memset(err, 0, sizeof *err);
+    tl_quiet = 1;
+    tl_trace *t = tl_infer_load(exec, &o, st, err);
+    tl_quiet = 0;
+    return t;
+}
+
+/* The launcher of every replay kernel: the cpu_op its capture launch was made under. */
+static void assert_kernels_under_ops(const tl_trace *t)
+{
+    static const char *const kern[] = {"rms_norm_kernel", "Cijk_Alik_Bljk_BBS_BH_MT128x128", "kernel_unified_attention_2d",
+                                       "act_and_mul_kernel"};
+    static const char *const op[] = {"vllm::rms_norm", "aten::mm", "vllm::unified_attention", "aten::silu"};
+    size_t seen = 0;
+    for (size_t i = 0; i < t->nev; i++) {
+        if (t->ev[i].kind != TL_TEV_KERNEL)
+            continue;
+        uint32_t p = t->ev[t->ev[i].parent].parent;
+        for (int k = 0; k < 4; k++)
+            if (strcmp(t->ev[i].name, kern[k]) == 0) {
+                assert_string_equal(t->ev[p].name, op[k]);
+                seen++;
+            }
+    }
+    assert_int_equal(seen, 16);
+}
+
+static void test_graph_pairs(void **state)
+{
+    (void)state;
+    tl_infer_stats st;
+    tl_error err;
+    static const char *const full[] = {"--flavour", "rocm", NULL};
+    tl_trace *t = graph_pair("full", full, &st, &err);
+    if (!t)
+        fail_msg("%s", err.msg);
+    assert_int_equal(st.nlaunch, 1);
+    assert_int_equal(st.nattributed, 1);
+    assert_int_equal(st.nreplay_attributed, 16);
+    assert_int_equal(st.capture_batch, 32);
+    assert_int_equal(st.piecewise, 0);
+    assert_kernels_under_ops(t);
+    tl_trace_free(t);
+    /* PIECEWISE: one graph per layer, attention and the activation eager in between */
+    static const char *const piece[] = {"--flavour", "rocm", "--graph", "piecewise", NULL};
+    t = graph_pair("piece", piece, &st, &err);
+    if (!t)
+        fail_msg("%s", err.msg);
+    assert_int_equal(st.nlaunch, 4);
+    assert_int_equal(st.nattributed, 4);
+    assert_int_equal(st.nreplay_attributed, 8);
+    assert_int_equal(st.capture_batch, 4096);
+    assert_int_equal(st.piecewise, 1);
+    assert_kernels_under_ops(t);
+    tl_trace_free(t);
+    /* two replay streams: paired through per-stream queues */
+    static const char *const two[] = {"--flavour", "rocm", "--graph-streams", "2", NULL};
+    t = graph_pair("two", two, &st, &err);
+    if (!t)
+        fail_msg("%s", err.msg);
+    assert_int_equal(st.nreplay_attributed, 16);
+    assert_kernels_under_ops(t);
+    tl_trace_free(t);
+    /* CUDA: no kernel names, paired by position */
+    static const char *const cuda[] = {"--flavour", "cuda", "--graph", "piecewise", NULL};
+    t = graph_pair("cuda", cuda, &st, &err);
+    if (!t)
+        fail_msg("%s", err.msg);
+    assert_int_equal(st.nattributed, 4);
+    assert_kernels_under_ops(t);
+    tl_trace_free(t);
+    /* ... which cannot be aligned over two streams */
+    static const char *const cuda2[] = {"--flavour", "cuda", "--graph-streams", "2", NULL};
+    assert_null(graph_pair("cuda2", cuda2, &st, &err));
+    assert_non_null(strstr(err.msg, "capture launches carry no kernel names"));
+    /* a mismatched capture is refused */
+    static const char *const bad[] = {"--flavour", "rocm", "--graph-mismatch", NULL};
+    assert_null(graph_pair("bad", bad, &st, &err));
+    assert_non_null(strstr(err.msg, "does not match"));
+    assert_non_null(strstr(err.msg, "0 of 1 graph launches attributed"));
+}
+
 int main(void)
 {
     const char *g = getenv("GENTRACE"), *tl = getenv("TLCOMPARE");
@@ -825,6 +926,7 @@ int main(void)
         cmocka_unit_test(test_rocm_structures), cmocka_unit_test(test_smallest),
         cmocka_unit_test(test_deterministic),
         cmocka_unit_test(test_size_and_memory), cmocka_unit_test(test_usage_errors),
+        cmocka_unit_test(test_graph_pairs),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

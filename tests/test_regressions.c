@@ -23,6 +23,7 @@
 #include "../fuzz/fuzz_csv.c"
 #include "../fuzz/fuzz_xlsx.c"
 #include "../fuzz/fuzz_trace.c"
+#include "../fuzz/fuzz_capture.c"
 
 static const char *top = ".";
 
@@ -119,6 +120,12 @@ static void test_replay_trace(void **state)
     replay("trace", tl_fuzz_trace);
 }
 
+static void test_replay_capture(void **state)
+{
+    (void)state;
+    replay("capture", tl_fuzz_capture);
+}
+
 int main(void)
 {
     const char *t = getenv("TL_TOP");
@@ -129,6 +136,7 @@ int main(void)
         cmocka_unit_test(test_replay_xlsx),
         cmocka_unit_test(test_replay_compare),
         cmocka_unit_test(test_replay_trace),
+        cmocka_unit_test(test_replay_capture),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

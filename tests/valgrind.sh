@@ -32,12 +32,34 @@ if [ -d "$conf/tracediff-cases" ]; then
     run "td_$(basename "$c")" "$c" $(cat "$c/args") --tracediff-dir "$tmp/td_$(basename "$c")_dir"
   done
 fi
+reject() { # name dir status args...: a refusal, with that exit status and no error of valgrind's
+  name=$1; dir=$2; want=$3; shift 3
+  n=$((n + 1))
+  (cd "$dir" && $vg "$tool" "$@" -o "$tmp/$name.xlsx" --output_csvs_dir "$tmp/$name" -q) >"$tmp/$name.log" 2>&1
+  got=$?
+  if [ "$got" -eq "$want" ]; then
+    echo "valgrind clean: $name"
+  else
+    echo "valgrind FAILED: $name (exit $got, want $want)"; tail -n 20 "$tmp/$name.log"; fail=$((fail + 1))
+  fi
+}
 report_tool=$(dirname "$tool")/tlreport
 if [ -d "$conf/report-cases" ] && [ -x "$report_tool" ]; then
   compare_tool=$tool; tool=$report_tool
   for c in "$conf"/report-cases/*/; do
     # shellcheck disable=SC2046
     run "report_$(basename "$c")" "$c" $(cat "$c/args")
+  done
+  # graph-replay traces with their capture folders (INFERENCE.md), and their refusals
+  for c in "$conf"/inference-cases/*/; do
+    [ -f "$c/args" ] || continue
+    # shellcheck disable=SC2046
+    run "inference_$(basename "$c")" "$c" $(cat "$c/args")
+  done
+  for c in "$conf"/inference-reject-cases/*/; do
+    [ -f "$c/args" ] || continue
+    # shellcheck disable=SC2046
+    reject "reject_$(basename "$c")" "$c" "$(head -n 1 "$c/expected/reject")" $(cat "$c/args")
   done
   tool=$compare_tool
 fi

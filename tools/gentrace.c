@@ -2367,6 +2367,195 @@ static void write_shape(int which, int64_t n, int64_t m)
     PUTL("\n]\n}\n");
 }
 
+/* ---- graph capture / replay pairs (INFERENCE.md) ------------------------------------------ */
+
+/*
+ * --graph-dir DIR writes an inference run instead: DIR/exec.json, an execution trace that
+ * replays CUDA/HIP graphs inside a vLLM iteration annotation, and DIR/capture_traces/, the
+ * capture folder (capture.json and execution_details.json) it was captured in.  The model
+ * is a small decoder: per layer an RMSNorm, a GEMM, attention and an activation, each a
+ * cpu_op under the layer's nn.Module frame launching one kernel.  FULL captures the whole
+ * step as one graph; PIECEWISE captures each layer's norm and GEMM as one graph and runs
+ * attention and the activation eagerly between the replays, as vLLM does.  --graph-streams
+ * 2 replays every second occurrence of each kernel name on another stream; --graph-mismatch
+ * captures one kernel under another name, so that the pair cannot be aligned.
+ */
+enum { GK_NORM, GK_GEMM, GK_ATTN, GK_ACT, GK_N };
+static const char *const graph_ops[GK_N] = {"vllm::rms_norm", "aten::mm", "vllm::unified_attention", "aten::silu"};
+static const char *const graph_kernels[GK_N] = {"rms_norm_kernel", "Cijk_Alik_Bljk_BBS_BH_MT128x128", "kernel_unified_attention_2d",
+                                                "act_and_mul_kernel"};
+static const int64_t graph_kernel_ns[GK_N] = {3100, 14700, 22300, 2900};
+
+typedef struct gfile {
+    FILE *f;
+    const char *path;
+    int n;
+} gfile;
+
+static void gopen(gfile *g, const char *path)
+{
+    g->f = fopen(path, "wb");
+    if (!g->f)
+        die("%s: cannot create: %s", path, strerror(errno));
+    g->path = path;
+    g->n = 0;
+    fputs("{\"schemaVersion\": 1, \"traceEvents\": [\n", g->f);
+}
+
+static void gclose(gfile *g)
+{
+    fputs("\n]}\n", g->f);
+    if (fclose(g->f) != 0)
+        die("%s: write failed: %s", g->path, strerror(errno));
+}
+
+/* One complete event; `args` is the text of an args object or NULL. */
+static void gev(gfile *g, const char *cat, const char *name, int pid, int tid, int64_t ts_ns, int64_t dur_ns,
+                const char *args)
+{
+    fprintf(g->f, "%s{\"ph\": \"X\", \"cat\": \"%s\", \"name\": \"%s\", \"pid\": %d, \"tid\": %d, \"ts\": %lld.%03lld, "
+                  "\"dur\": %lld.%03lld%s%s}",
+            g->n++ ? ",\n" : "", cat, name, pid, tid, (long long)(ts_ns / 1000), (long long)(ts_ns % 1000),
+            (long long)(dur_ns / 1000), (long long)(dur_ns % 1000), args ? ", \"args\": " : "", args ? args : "");
+}
+
+static void gflow(gfile *g, int ph, int64_t id, int pid, int tid, int64_t ts_ns)
+{
+    fprintf(g->f, ",\n{\"ph\": \"%c\", \"id\": %lld, \"pid\": %d, \"tid\": %d, \"ts\": %lld.%03lld, \"cat\": \"ac2g\", "
+                  "\"name\": \"ac2g\"%s}",
+            ph, (long long)id, pid, tid, (long long)(ts_ns / 1000), (long long)(ts_ns % 1000),
+            ph == 'f' ? ", \"bp\": \"e\"" : "");
+}
+
+static int graph_captured(int piecewise, int k) { return !piecewise || k == GK_NORM || k == GK_GEMM; }
+
+static void graph_main(const char *dir, int piecewise, int streams, int mismatch)
+{
+    const int pid = 4242, tid = 4242, gpu = flavour == CUDA ? 0 : 2, s0 = flavour == CUDA ? 7 : 0;
+    const char *launch = flavour == CUDA ? "cudaLaunchKernel" : "hipLaunchKernel";
+    const char *glaunch = flavour == CUDA ? "cudaGraphLaunch" : "hipGraphLaunch";
+    const char *begin = flavour == CUDA ? "cudaStreamBeginCapture" : "hipStreamBeginCapture";
+    const char *end = flavour == CUDA ? "cudaStreamEndCapture" : "hipStreamEndCapture";
+    const int batch = piecewise ? 4096 : 32;
+    char *capdir = xasprintf("%s/capture_traces", dir), *p, args[512];
+    char *cmd = xasprintf("mkdir -p '%s'", capdir);
+    if (system(cmd) != 0)
+        die("%s: cannot create", capdir);
+    free(cmd);
+
+    /* the capture folder's index */
+    p = xasprintf("%s/execution_details.json", capdir);
+    FILE *f = fopen(p, "wb");
+    if (!f || fprintf(f, "[{\"file\": \"capture.json\", \"batch_size\": %d, \"mode\": \"%s\"}]\n", batch,
+                      piecewise ? "PIECEWISE" : "FULL") < 0 || fclose(f) != 0)
+        die("%s: cannot write", p);
+    free(p);
+
+    /* the capture trace: the model's forward, captured in one window or one per layer */
+    gfile g;
+    p = xasprintf("%s/capture.json", capdir);
+    gopen(&g, p);
+    int64_t t = 1000000, corr = 1;
+    gev(&g, "python_function", "vllm/v1/worker/gpu_model_runner.py(3001): capture_model", pid, tid, t,
+        (int64_t)n_layers * 400000 + 2000000, NULL);
+    t += 100000;
+    if (!piecewise) {
+        gev(&g, "cuda_runtime", begin, pid, tid, t, 5000, NULL);
+        t += 10000;
+    }
+    gev(&g, "python_function", "nn.Module: DecoderModel_0", pid, tid, t, (int64_t)n_layers * 400000 + 100000, NULL);
+    t += 1000;
+    for (int l = 0; l < n_layers; l++) {
+        if (piecewise) {
+            gev(&g, "cuda_runtime", begin, pid, tid, t, 5000, NULL);
+            t += 10000;
+        }
+        char mod[64];
+        snprintf(mod, sizeof mod, "nn.Module: DecoderLayer_%d", l);
+        int64_t layer_t = t, nk = piecewise ? 2 : GK_N;
+        gev(&g, "python_function", mod, pid, tid, t, nk * 80000 + 1000, NULL);
+        t += 500;
+        for (int k = 0; k < nk; k++) {
+            snprintf(args, sizeof args, "{\"Input Dims\": [[%d, 4096], [4096, 4096]], \"Input type\": [\"c10::BFloat16\", "
+                                        "\"c10::BFloat16\"]}", batch);
+            gev(&g, "cpu_op", graph_ops[k], pid, tid, t, 60000, args);
+            const char *kname = mismatch && l == 0 && k == GK_GEMM ? "Cijk_other_gemm" : graph_kernels[k];
+            if (flavour == CUDA)
+                snprintf(args, sizeof args, "{\"correlation\": %lld}", (long long)corr++);
+            else
+                snprintf(args, sizeof args, "{\"kernel\": \"%s\", \"correlation\": %lld}", kname, (long long)corr++);
+            gev(&g, "cuda_runtime", launch, pid, tid, t + 10000, 8000, args);
+            t += 80000;
+        }
+        (void)layer_t;
+        t += 500;
+        if (piecewise) {
+            gev(&g, "cuda_runtime", end, pid, tid, t, 5000, NULL);
+            t += 10000;
+        }
+    }
+    if (!piecewise)
+        gev(&g, "cuda_runtime", end, pid, tid, t + 100000, 5000, NULL);
+    gclose(&g);
+    free(p);
+
+    /* the execution trace: one step, its graphs replayed (and PIECEWISE's eager parts) */
+    p = xasprintf("%s/exec.json", dir);
+    gopen(&g, p);
+    char ann[256];
+    if (piecewise)
+        snprintf(ann, sizeof ann, "execute_%d_context_2(sq4090sk4090sqsq8363050sqsk8363050)_generation_6(sq6sk3000sqsq6sqsk3000)",
+                 batch);
+    else
+        snprintf(ann, sizeof ann, "execute_%d_context_0(sq0sk0sqsq0sqsk0)_generation_%d(sq%dsk9000sqsq%dsqsk9000)", batch,
+                 batch, batch, batch);
+    int64_t t0 = 5000000000LL, cpu = t0 + 1000, gpu_t = t0 + 500000;
+    int64_t step_dur = (int64_t)n_layers * 2000000 + 3000000;
+    gev(&g, "user_annotation", ann, pid, tid, t0, step_dur, NULL);
+    gev(&g, "cpu_op", "execute_model", pid, tid, t0 + 100, step_dur - 200, NULL);
+    int seen[GK_N] = {0};
+    int64_t gcorr = 1000;
+    int nlaunch = piecewise ? n_layers : 1;
+    for (int gi = 0; gi < nlaunch; gi++) {
+        snprintf(args, sizeof args, "{\"correlation\": %lld}", (long long)gcorr);
+        gev(&g, "cuda_runtime", glaunch, pid, tid, cpu, 300000, args);
+        cpu += 400000;
+        int l0 = piecewise ? gi : 0, l1 = piecewise ? gi + 1 : n_layers;
+        for (int l = l0; l < l1; l++) {
+            for (int k = 0; k < GK_N; k++) {
+                if (!graph_captured(piecewise, k))
+                    continue;
+                int64_t d = jitter(graph_kernel_ns[k], 10);
+                int stream = streams > 1 && seen[k]++ % 2 ? s0 + 7 : s0;
+                snprintf(args, sizeof args, "{\"correlation\": %lld, \"stream\": %d, \"device\": 0}", (long long)gcorr, stream);
+                gev(&g, "kernel", graph_kernels[k], gpu, stream, gpu_t, d, args);
+                gpu_t += d + 1000;
+            }
+        }
+        gcorr++;
+        if (piecewise) {
+            /* the eager part after the piece: attention and the activation, launched one by one */
+            for (int k = GK_ATTN; k <= GK_ACT; k++) {
+                snprintf(args, sizeof args, "{\"Input Dims\": [[%d, 4096]]}", batch);
+                gev(&g, "cpu_op", graph_ops[k], pid, tid, cpu, 50000, args);
+                snprintf(args, sizeof args, "{\"correlation\": %lld}", (long long)gcorr);
+                gev(&g, "cuda_runtime", launch, pid, tid, cpu + 10000, 20000, args);
+                gflow(&g, 's', gcorr, pid, tid, cpu + 10000);
+                int64_t d = jitter(graph_kernel_ns[k], 10);
+                snprintf(args, sizeof args, "{\"correlation\": %lld, \"stream\": %d, \"device\": 0}", (long long)gcorr, s0);
+                gev(&g, "kernel", graph_kernels[k], gpu, s0, gpu_t, d, args);
+                gflow(&g, 'f', gcorr, gpu, s0, gpu_t);
+                gpu_t += d + 1000;
+                gcorr++;
+                cpu += 60000;
+            }
+        }
+    }
+    gclose(&g);
+    free(p);
+    free(capdir);
+}
+
 /* ---- main -------------------------------------------------------------------------------- */
 
 static void usage(int status)
@@ -2392,8 +2581,15 @@ static void usage(int status)
           "  --run-seed  the seed of that factor (default 1): another run of the same configuration\n"
           "  --slow      OP=PCT: the kernels of cpu_op OP take PCT% longer (a planted regression)\n"
           "  -o FILE     output file (default: standard output)\n"
-          "  --shape S   train (default), graph-replay, capture-only or one-sided-lca: what a step is;\n"
-          "              or one of the hostile shapes below instead of the workload, with --count N, --fan M:\n",
+          "or:    gentrace --graph-dir DIR [--graph full|piecewise] [--graph-streams 1|2] [--graph-mismatch]\n"
+          "                [--flavour cuda|rocm] [--seed S] [--layers L]\n"
+          "  --graph-dir       write a graph replay trace DIR/exec.json and its capture folder\n"
+          "                    DIR/capture_traces/ instead (INFERENCE.md)\n"
+          "  --graph           FULL (one graph per step, default) or PIECEWISE (one per layer, attention eager)\n"
+          "  --graph-streams   replay every second occurrence of a kernel on another stream (2)\n"
+          "  --graph-mismatch  capture one kernel under another name (the pair cannot be aligned)\n"
+          "or:    gentrace --shape HOSTILE [--count N] [--fan M] [-o FILE]: a small trace of one shape\n"
+          "       that drives one resource (--shape also takes these, instead of the workload):\n",
           status ? stderr : stdout);
     for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++)
         fprintf(status ? stderr : stdout, "              %-13s %s\n", shapes[i].name, shapes[i].what);
@@ -2441,12 +2637,29 @@ int main(int argc, char **argv)
     int gz = -1;
     int hostile = SH_NONE;
     int64_t count = 1, fan = 1;
+    const char *graph_dir = NULL;
+    int graph_piecewise = 0, graph_streams = 1, graph_mismatch = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
 #define NEED_ARG() do { if (!v) { fprintf(stderr, "gentrace: %s needs a value\n", a); exit(2); } i++; } while (0)
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage(0);
+        } else if (!strcmp(a, "--graph-dir")) {
+            NEED_ARG();
+            graph_dir = v;
+        } else if (!strcmp(a, "--graph")) {
+            NEED_ARG();
+            if (strcmp(v, "full") && strcmp(v, "piecewise")) {
+                fprintf(stderr, "gentrace: --graph: full or piecewise, got '%s'\n", v);
+                exit(2);
+            }
+            graph_piecewise = !strcmp(v, "piecewise");
+        } else if (!strcmp(a, "--graph-streams")) {
+            NEED_ARG();
+            graph_streams = (int)parse_long(a, v, 1, 2);
+        } else if (!strcmp(a, "--graph-mismatch")) {
+            graph_mismatch = 1;
         } else if (!strcmp(a, "--flavour") || !strcmp(a, "--flavor")) {
             NEED_ARG();
             if (!strcmp(v, "cuda"))
@@ -2554,6 +2767,11 @@ int main(int argc, char **argv)
     stream_comp = flavour == CUDA ? 7 : 0;
     stream_comm = flavour == CUDA ? 20 : 4;
     t0_ns = (int64_t)(1419247333430849LL + (int64_t)(seed % 100000) * 1000003LL);
+    if (graph_dir) {
+        rng_state = seed;
+        graph_main(graph_dir, graph_piecewise, graph_streams, graph_mismatch);
+        return 0;
+    }
     model_init();
     names_init();
 

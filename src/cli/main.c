@@ -14,6 +14,7 @@
 #include "perf/gpu_arch.h"
 #include "perf/perf.h"
 #include "summary/verdict.h"
+#include "trace/capture.h"
 #include "trace/trace_report.h"
 #include "write/xlsx_write.h"
 
@@ -60,7 +61,18 @@ typedef struct options {
     const char *gpu_arch;     /* --gpu-arch NAME|FILE: the roofline columns of traces' perf sheets */
     double confidence;         /* --confidence PCT, as a fraction; 0: the default */
     int fdr;                   /* --fdr: verdicts at a false discovery rate */
+    /* inference traces (INFERENCE.md §4): TRACE@DIR inputs, and the options for all traces */
+    const char **capture;      /* per report: its capture folder, or NULL */
+    char **split;              /* per report: the TRACE part of TRACE@DIR (owned) */
+    int inference, parent_module, num_kernels, pseudo_ops;
 } options;
+
+static const char inference_help[] =
+    "\n"
+    "inference traces (graph replay, INFERENCE.md): a trace input written TRACE@DIR is\n"
+    "attributed through the capture traces in DIR; then every trace input gets the\n"
+    "inference generator's sheets.  Options for all trace inputs: --inference,\n"
+    "--group_by_parent_module, --group_by_num_kernels, --enable_pseudo_ops.\n";
 
 static const char usage_text[] =
     "usage: tlcompare REPORT REPORT [REPORT ...] [-o FILE] [--output_csvs_dir DIR]\n"
@@ -219,6 +231,7 @@ static int parse_args(int argc, char **argv, options *o)
             fputs(usage_text, stdout);
             fputc('\n', stdout);
             fputs(help_text, stdout);
+            fputs(inference_help, stdout);
             exit(0);
         } else if (!strcmp(name, "--version")) {
             printf("tlcompare %s\n", TL_VERSION);
@@ -307,6 +320,14 @@ static int parse_args(int argc, char **argv, options *o)
             }
             if (!got)
                 return usage_error("%s needs at least one group", "--sheets");
+        } else if (!strcmp(name, "--inference")) {
+            o->inference = 1;
+        } else if (!strcmp(name, "--group_by_parent_module")) {
+            o->parent_module = 1;
+        } else if (!strcmp(name, "--group_by_num_kernels")) {
+            o->num_kernels = 1;
+        } else if (!strcmp(name, "--enable_pseudo_ops")) {
+            o->pseudo_ops = 1;
         } else {
             return usage_error("unknown option '%s'", a);
         }
@@ -316,6 +337,21 @@ static int parse_args(int argc, char **argv, options *o)
     if (olen >= 4 && !strcasecmp(o->output + olen - 4, ".csv"))
         return usage_error("-o names the workbook (.xlsx), not a CSV file: for CSVs give --output_csvs_dir DIR "
                            "(one <sheet>.csv per result; '%s' is not written)", o->output);
+    /* TRACE@DIR: a trace with its capture folder (INFERENCE.md §0.1) */
+    o->capture = tl_xcalloc((size_t)argc, sizeof *o->capture);
+    o->split = tl_xcalloc((size_t)argc, sizeof *o->split);
+    for (size_t i = 0; i < o->nreports; i++) {
+        struct stat st;
+        if (tl_capture_split_arg(o->reports[i], &o->split[i], &o->capture[i])) {
+            o->reports[i] = o->split[i];
+        } else if (strchr(o->reports[i], '@') && stat(o->reports[i], &st) != 0) {
+            const char *at = strrchr(o->reports[i], '@');
+            fprintf(stderr, "tlcompare: cannot open '%s': no such file, and '%.*s' is no trace to attach the capture "
+                            "folder '%s' to\n", o->reports[i], (int)(at - o->reports[i]), o->reports[i], at + 1);
+            return 1;
+        }
+    }
+
     if (o->nreports < 2)
         return usage_error("need at least two reports, got %s",
                            o->nreports == 0 ? "none" : "one");
@@ -617,6 +653,14 @@ static void keep_freed_memory(void)
 #endif
 }
 
+static void free_captures(options *o)
+{
+    for (size_t i = 0; o->split && i < o->nreports; i++)
+        free(o->split[i]);
+    free(o->split);
+    free(o->capture);
+}
+
 int main(int argc, char **argv)
 {
     keep_freed_memory();
@@ -625,6 +669,7 @@ int main(int argc, char **argv)
     if (rc != 0) {
         free(o.reports);
         free(o.names);
+        free_captures(&o);
         return rc;
     }
     tl_quiet = o.quiet;
@@ -697,6 +742,20 @@ int main(int argc, char **argv)
         rc = EXIT_USAGE;
     /* Two traces: their call trees are aligned too (TRACES.md §5). */
     int both_traces = o.nreports == 2 && nsides == 2 && tl_trace_claims(o.reports[0]) && tl_trace_claims(o.reports[1]);
+    /* inference mode: any capture folder, or an inference option, puts every trace in it */
+    int infer = o.inference || o.parent_module || o.num_kernels || o.pseudo_ops, any_capture = 0;
+    for (size_t i = 0; i < o.nreports; i++)
+        any_capture |= o.capture[i] != NULL;
+    infer |= any_capture;
+    if (both_traces && any_capture) {
+        /* the morphology diff is not specified on merged trees (INFERENCE.md §4) */
+        if (rc == 1 && o.tracediff_dir) {
+            fprintf(stderr, "tlcompare: --tracediff-dir is not available for traces with capture folders (see 'tlcompare --help')\n");
+            rc = EXIT_USAGE;
+        }
+        tl_note("traces with capture folders: the morphology (call-tree) sheets are left out");
+        both_traces = 0;
+    }
     if (rc == 1 && o.tracediff_dir && !both_traces) {
         if (o.nreports != 2) {
             fprintf(stderr, "tlcompare: --tracediff-dir needs exactly two inputs, both traces; %zu given "
@@ -723,8 +782,15 @@ int main(int argc, char **argv)
     for (; opened < o.nreports; opened++) {
         /* a profiler trace (by content) has its report sheets built on opening */
         int is_trace = tl_trace_claims(o.reports[opened]);
-        if ((is_trace ? tl_perf_report_open(&reports[opened], o.reports[opened], o.gpu_arch ? &arch : NULL, &err)
-                      : tl_report_open(&reports[opened], o.reports[opened], &err)) != 0) {
+        tl_trace_infer_spec spec = {o.capture[opened], o.parent_module, o.num_kernels, 0, o.pseudo_ops};
+        if (o.capture[opened] && !is_trace) {
+            tl_error_set(&err, "%s: not a trace, so it cannot take the capture folder %s", o.reports[opened],
+                         o.capture[opened]);
+            goto fail;
+        }
+        if ((is_trace && infer ? tl_trace_report_open_infer(&reports[opened], o.reports[opened], &spec, &err)
+             : is_trace        ? tl_perf_report_open(&reports[opened], o.reports[opened], o.gpu_arch ? &arch : NULL, &err)
+                               : tl_report_open(&reports[opened], o.reports[opened], &err)) != 0) {
             tl_report_close(&reports[opened]);
             goto fail;
         }
@@ -924,6 +990,7 @@ done:
     tl_output_free(texts[1]);
     tl_output_free(texts[2]);
     tl_arena_free(&arena);
+    free_captures(&o);
     free(o.reports);
     free(o.names);
     if ((fflush(stdout) != 0 || ferror(stdout)) && rc == 0) {

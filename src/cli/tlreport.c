@@ -10,6 +10,8 @@
 #include "perf/gpu_arch.h"
 #include "perf/perf.h"
 #include "table/result.h"
+#include "trace/capture.h"
+#include "trace/infer.h"
 #include "trace/trace_report.h"
 #include "write/csv_write.h"
 #include "write/sink.h"
@@ -31,8 +33,9 @@
 enum { EXIT_USAGE = 2 };
 
 static const char usage_text[] =
-    "usage: tlreport TRACE [-o FILE] [--output_csvs_dir DIR] [--gpu-arch NAME|FILE]\n"
-    "                [--include_unlinked_kernels] [--topk_ops N] [-q]\n";
+    "usage: tlreport TRACE[@CAPTURE_DIR] [--capture-folder DIR] [--inference] [-o FILE]\n"
+    "                [--output_csvs_dir DIR] [--gpu-arch NAME|FILE] [--include_unlinked_kernels]\n"
+    "                [--topk_ops N] [-q]\n";
 
 static const char help_text[] =
     "Build the TraceLens performance report of a PyTorch profiler trace (a Chrome-trace\n"
@@ -61,6 +64,16 @@ static const char help_text[] =
     "(--disable_coll_analysis, --short_kernel_study, --detect_recompute, ...) are accepted\n"
     "with a warning.  Long options may be abbreviated (--output_csvs), as with argparse.\n"
     "\n"
+    "inference traces (CUDA/HIP graph replay, INFERENCE.md):\n"
+    "  --capture-folder DIR      attribute the replayed kernels through the graph-capture\n"
+    "                            traces in DIR (also --capture_folder DIR, or TRACE@DIR)\n"
+    "  --inference               the inference generator's sheets, without a capture folder\n"
+    "  --group_by_parent_module  parent_module and call-stack columns (implies --inference)\n"
+    "  --group_by_num_kernels    ops_unique_args grouped by num_kernels too\n"
+    "  --include_call_stack      Python functions in the call tree\n"
+    "  --enable_pseudo_ops       SGLang's numbered profiler names unnumbered\n"
+    "  --enable_kernel_summary, --disable_coll_analysis: accepted (kernel_summary is always on)\n"
+    "\n"
     "exit status: 0 done, 1 failure (unreadable or invalid trace, cannot write), 2 usage error.\n"
     "\n"
     "example:\n"
@@ -78,7 +91,14 @@ typedef struct options {
     int quiet;
     int unlinked;   /* --include_unlinked_kernels */
     long topk_ops;  /* --topk_ops, -1 for all */
+    const char *ignored[8];   /* the generator options given that change nothing, warned about */
+    size_t nignored;
+    const char *capture_dir; /* --capture-folder or TRACE@DIR */
+    char *trace_buf;         /* the TRACE part of TRACE@DIR */
+    int inference, parent_module, num_kernels, call_stack, pseudo_ops;
 } options;
+
+
 
 static int usage_error(const char *fmt, const char *arg)
 {
@@ -91,7 +111,8 @@ static int usage_error(const char *fmt, const char *arg)
 /* What each spelling does (the table's id). */
 enum {
     O_HELP, O_VERSION, O_QUIET, O_OUTPUT, O_CSVS, O_TRACE, O_ALWAYS, O_UNLINKED, O_TOPK_OPS, O_IGNORED,
-    O_GPU_ARCH, O_GPU_ARCH_JSON, O_GPU_ARCH_NAME
+    O_GPU_ARCH, O_GPU_ARCH_JSON, O_GPU_ARCH_NAME, O_CAPTURE, O_INFERENCE, O_PARENT_MODULE, O_NUM_KERNELS,
+    O_CALL_STACK, O_PSEUDO_OPS
 };
 
 /* Every spelling tlreport takes, its own and TraceLens_generate_perf_report_pytorch's; a
@@ -103,22 +124,26 @@ static const tl_opt tlreport_opts[] = {
     {"--include_unlinked_kernels", 0, O_UNLINKED}, {"--topk_ops", 1, O_TOPK_OPS},
     {"--gpu-arch", 1, O_GPU_ARCH}, {"--gpu_arch_json_path", 1, O_GPU_ARCH_JSON},
     {"--gpu_arch_platform", 1, O_GPU_ARCH_NAME},
+    /* inference traces (INFERENCE.md §0) */
+    {"--capture-folder", 1, O_CAPTURE}, {"--capture_folder", 1, O_CAPTURE}, {"--inference", 0, O_INFERENCE},
+    {"--group_by_parent_module", 0, O_PARENT_MODULE}, {"--group_by_num_kernels", 0, O_NUM_KERNELS},
+    {"--include_call_stack", 0, O_CALL_STACK}, {"--enable_pseudo_ops", 0, O_PSEUDO_OPS},
+    {"--enable_kernel_summary", 0, O_ALWAYS},
     /* the generator's options for what tlreport does not make: accepted, with a warning */
-    {"--disable_coll_analysis", 0, O_IGNORED}, {"--micro_idle_thresh_us", 1, O_IGNORED},
+    {"--disable_coll_analysis", 0, O_ALWAYS}, {"--micro_idle_thresh_us", 1, O_IGNORED},
     {"--short_kernel_study", 0, O_IGNORED}, {"--short_kernel_threshold_us", 1, O_IGNORED},
     {"--short_kernel_histogram_bins", 1, O_IGNORED}, {"--topk_short_kernels", 1, O_IGNORED},
     {"--topk_roofline_ops", 1, O_IGNORED}, {"--comparison_json_path", 1, O_IGNORED},
-    {"--extension_file", 1, O_IGNORED}, {"--python_path", 1, O_IGNORED}, {"--group_by_num_kernels", 0, O_IGNORED},
+    {"--extension_file", 1, O_IGNORED}, {"--python_path", 1, O_IGNORED},
     {"--enable-origami", 0, O_IGNORED}, {"--inductor_cache_dir", 1, O_IGNORED},
     {"--include_overlap_info", 0, O_IGNORED}, {"--detect_recompute", 0, O_IGNORED},
-    {"--include_first_occurrence_time", 0, O_IGNORED}, {"--include_call_stack", 0, O_IGNORED},
+    {"--include_first_occurrence_time", 0, O_IGNORED},
 };
 
 /* Why an accepted option changes nothing (by its first letters: the table above). */
 static const struct {
     const char *prefix, *why;
 } ignored_why[] = {
-    {"--disable_coll", "no collective-analysis sheets are made"},
     {"--micro_idle", "gpu_timeline has one idle_time row"},
     {"--short_kernel", "no short-kernel sheets are made"},
     {"--topk_short", "no short-kernel sheets are made"},
@@ -126,13 +151,11 @@ static const struct {
     {"--comparison_json", "compare two traces with tlcompare TRACE TRACE (its --tracediff-dir writes TraceDiff's files)"},
     {"--extension_file", "no extensions are loaded"},
     {"--python_path", "no GEMM simulator is run"},
-    {"--group_by_num", "the summaries are not grouped by kernel count"},
     {"--enable-origami", "no simulated times are made"},
     {"--inductor_cache", "Triton kernel metadata is not read"},
     {"--include_overlap", "no overlap sheets are made"},
     {"--detect_recompute", "no is_recompute column is made"},
     {"--include_first", "no first_occurrence_time column is made"},
-    {"--include_call_stack", "no call-stack columns are made"},
 };
 
 static void warn_ignored(const char *name)
@@ -226,9 +249,30 @@ static int parse_args(int argc, char **argv, options *o)
                 return usage_error("--topk_ops needs a whole number of rows, got '%s'", v);
             o->topk_ops = k;
             break;
+        case O_CAPTURE:
+            if (o->capture_dir)
+                return usage_error("two capture folders given ('%s')", v);
+            o->capture_dir = v;
+            break;
+        case O_INFERENCE:
+            o->inference = 1;
+            break;
+        case O_PARENT_MODULE:
+            o->parent_module = 1;
+            break;
+        case O_NUM_KERNELS:
+            o->num_kernels = 1;
+            break;
+        case O_CALL_STACK:
+            o->call_stack = 1;
+            break;
+        case O_PSEUDO_OPS:
+            o->pseudo_ops = 1;
+            break;
         }
         case O_IGNORED:
-            warn_ignored(opt->name);
+            if (o->nignored < sizeof o->ignored / sizeof *o->ignored)
+                o->ignored[o->nignored++] = opt->name;
             break;
         default: /* O_ALWAYS: what tlreport always does */
             break;
@@ -236,8 +280,32 @@ static int parse_args(int argc, char **argv, options *o)
     }
     if (!o->trace)
         return usage_error("%s", "no trace given");
+    const char *dir;
+    if (tl_capture_split_arg(o->trace, &o->trace_buf, &dir)) {
+        if (o->capture_dir)
+            return usage_error("two capture folders given ('%s' and the one after '@')", o->capture_dir);
+        o->trace = o->trace_buf;
+        o->capture_dir = dir;
+    } else if (strrchr(o->trace, '@') && access(o->trace, F_OK) != 0) {
+        const char *at = strrchr(o->trace, '@');
+        fprintf(stderr, "tlreport: cannot open '%s': no such file, and '%.*s' is no trace to attach the capture folder "
+                        "'%s' to\n", o->trace, (int)(at - o->trace), o->trace, at + 1);
+        return 1;
+    }
     if (!!o->gpu_arch + !!o->gpu_arch_json + !!o->gpu_arch_name > 1)
         return usage_error("%s", "one GPU description at a time: --gpu-arch, --gpu_arch_json_path or --gpu_arch_platform");
+    /* The inference generator has none of the eager one's extra options: refused by name
+     * there (INFERENCE.md §0), accepted with a warning here. */
+    int inference = o->capture_dir || o->inference || o->parent_module;
+    for (size_t k = 0; k < o->nignored; k++) {
+        if (inference)
+            return usage_error("'%s' (an option of TraceLens' generator) is not supported with inference traces",
+                               o->ignored[k]);
+        warn_ignored(o->ignored[k]);
+    }
+    if (inference && (o->unlinked || o->topk_ops >= 0 || o->gpu_arch || o->gpu_arch_json || o->gpu_arch_name))
+        return usage_error("%s", "--include_unlinked_kernels, --topk_ops and the GPU description are not supported "
+                                 "with inference traces");
     return 0;
 }
 
@@ -261,6 +329,7 @@ static int apply_selections(const options *o, const tl_trace *t, tl_results *res
     }
     return 0;
 }
+
 
 /* The trace's tag: its file name without .json.gz / .json and a trailing .pt.trace. */
 static char *trace_tag(const char *path)
@@ -316,8 +385,10 @@ int main(int argc, char **argv)
 #endif
     options o = {0};
     int rc = parse_args(argc, argv, &o);
-    if (rc != 0)
+    if (rc != 0) {
+        free(o.trace_buf);
         return rc < 0 ? 0 : rc;
+    }
     tl_quiet = o.quiet;
     tl_output_install_cleanup();
 
@@ -355,14 +426,27 @@ int main(int argc, char **argv)
         fprintf(stderr, "tlreport: %s\n", err.msg);
         free(tag);
         free(default_out);
+        free(o.trace_buf);
         tl_arena_free(&arena);
         return 1;
     }
     tl_reading(o.trace); /* out of memory names the trace, while it is read and its sheets made */
-    tl_trace *t = tl_trace_load(o.trace, &err);
-    if (!t || tl_perf_report_sheets(t, arch_src ? &arch : NULL, &arena, &res, &err) != 0 ||
+    tl_sheet_opts so = {0};
+    so.inference = o.capture_dir || o.inference || o.parent_module;
+    so.parent_module = o.parent_module;
+    so.num_kernels = o.num_kernels;
+    tl_infer_opts io = {o.capture_dir, o.parent_module || o.call_stack, o.pseudo_ops, o.call_stack};
+    tl_infer_stats st;
+    int infer = so.inference || o.call_stack || o.pseudo_ops;
+    tl_trace *t = infer ? tl_infer_load(o.trace, &io, &st, &err) : tl_trace_load(o.trace, &err);
+    /* the inference layout has its own op sheets; the perf sheets of a merged tree are not
+     * made yet */
+    if (!t || (infer ? tl_trace_sheets_opts(t, &so, &arena, &res, &err)
+                     : tl_perf_report_sheets(t, arch_src ? &arch : NULL, &arena, &res, &err)) != 0 ||
         apply_selections(&o, t, &res, &err) != 0)
         goto fail;
+    if (!o.capture_dir && !o.quiet)
+        tl_infer_capture_hint(t, o.trace);
     nres = res.n;
     rows = tl_xmalloc((nres ? nres : 1) * sizeof *rows);
     cols = tl_xmalloc((nres ? nres : 1) * sizeof *cols);
@@ -391,6 +475,12 @@ int main(int argc, char **argv)
     } else if (write_csvs_only(&res, o.csv_dir, &err) != 0) {
         goto fail;
     }
+    if (!o.quiet && o.capture_dir && st.nlaunch) {
+        tl_buf line = {0};
+        tl_infer_summary(t, &st, &line);
+        printf("%s\n", tl_buf_cstr(&line));
+        tl_buf_free(&line);
+    }
     if (!o.quiet)
         for (size_t i = 0; i < nres; i++)
             printf("Wrote sheet '%s' with %zu rows \xC3\x97 %zu columns\n", names[i], rows[i], cols[i]);
@@ -412,6 +502,7 @@ done:
     free(names);
     free(tag);
     free(default_out);
+    free(o.trace_buf);
     if ((fflush(stdout) != 0 || ferror(stdout)) && rc == 0) {
         fprintf(stderr, "tlreport: cannot write to standard output: %s\n", strerror(errno));
         rc = 1;

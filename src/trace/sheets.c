@@ -15,8 +15,10 @@
 #include "trace/kmap.h"
 #include "trace/opcat.h"
 #include "trace/pdnum.h"
+#include "trace/sheets_infer.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -385,6 +387,10 @@ static void launchers_build(const tl_trace *t, launchers *L)
         uint32_t r = g->parent, found = TL_TEV_NONE;
         for (uint32_t cur = t->ev[r].parent; cur != TL_TEV_NONE;) {
             const tl_tev *c = &t->ev[cur];
+            if (c->kind == TL_TEV_PYTHON) {
+                cur = c->parent; /* Python frames are walked through (TRACES.md §2) */
+                continue;
+            }
             if (c->kind != TL_TEV_CPU_OP)
                 break;
             if (strcmp(c->name, "execute") == 0) {
@@ -461,6 +467,7 @@ static void launchers_free(launchers *L)
 
 /* ---- ops_summary and ops_summary_by_category (TRACES.md §4.1) ------------------------ */
 
+
 typedef struct group {
     const char *key;
     size_t first;     /* first member, for ops_unique_args */
@@ -509,9 +516,27 @@ static void groups_free(group *g, size_t n)
     free(g);
 }
 
-static void ops_summaries(const tl_trace *t, const launchers *L, tl_arena *arena, tl_table **by_cat_out,
-                          tl_table **by_name_out)
+static void ops_summaries(const tl_trace *t, const launchers *L, const tl_sheet_opts *o, const tl_sh_module *mod,
+                          tl_arena *arena, tl_table **by_cat_out, tl_table **by_name_out)
 {
+    if (o->inference) {
+        tl_sh_rows rows = {L->n, tl_xmalloc((L->n ? L->n : 1) * sizeof *rows.name),
+                           tl_xmalloc((L->n ? L->n : 1) * sizeof *rows.cat), tl_xmalloc((L->n ? L->n : 1) * sizeof(double)),
+                           tl_xmalloc((L->n ? L->n : 1) * sizeof(double))};
+        double *d = (double *)rows.direct, *sb = (double *)rows.subtree;
+        for (size_t i = 0; i < L->n; i++) {
+            rows.name[i] = t->ev[L->v[i].ev].name;
+            rows.cat[i] = L->v[i].cat;
+            d[i] = L->v[i].direct;
+            sb[i] = L->v[i].subtree;
+        }
+        tl_sh_infer_summaries(&rows, o, mod, arena, by_cat_out, by_name_out);
+        free(rows.name);
+        free(rows.cat);
+        free(d);
+        free(sb);
+        return;
+    }
     for (int by_cat = 1; by_cat >= 0; by_cat--) {
         size_t ng;
         group *g = groups_of(t, L, by_cat, &ng);
@@ -597,7 +622,11 @@ static void ops_summaries(const tl_trace *t, const launchers *L, tl_arena *arena
 
 /* ---- ops_unique_args (TRACES.md §4.2) ------------------------------------------------ */
 
-#define NKEYS 9
+/* name, op category, parent_module, process_name, process_label, thread_name, the four
+ * shape args, num_kernels: parent_module and num_kernels are "" (one group) when their
+ * option is off, and their columns are left out */
+#define NKEYS 11
+enum { K_PM = 2, K_NUMK = 10 };
 
 typedef struct ugroup {
     const char *key[NKEYS]; /* str() of each grouping value ("None" for a missing arg) */
@@ -606,6 +635,8 @@ typedef struct ugroup {
     size_t n, cap;
     double dsum, ssum;
     int64_t ex_uid;
+    size_t nk;    /* num_kernels */
+    size_t first; /* the first launcher */
 } ugroup;
 
 static uint64_t keys_hash(const char *const *k)
@@ -744,7 +775,8 @@ static int ugroup_cmp(size_t a, size_t b, void *ctx)
     return g[a].ex_uid < g[b].ex_uid ? -1 : g[a].ex_uid > g[b].ex_uid ? 1 : 0;
 }
 
-static tl_table *ops_unique_args(const tl_trace *t, const launchers *L, tl_arena *arena)
+static tl_table *ops_unique_args(const tl_trace *t, const launchers *L, const tl_sheet_opts *o, const tl_sh_module *mod,
+                                 tl_arena *arena)
 {
     ugroup *g = NULL;
     size_t ng = 0, gcap = 0;
@@ -753,15 +785,19 @@ static tl_table *ops_unique_args(const tl_trace *t, const launchers *L, tl_arena
     for (size_t i = 0; i < L->n; i++) {
         const launcher *l = &L->v[i];
         const tl_tev *e = &t->ev[l->ev];
+        char numk[24];
+        snprintf(numk, sizeof numk, "%zu", l->nk);
         const char *val[NKEYS] = {e->name,
                                   l->cat,
+                                  o->parent_module ? mod->parent_module[i] : "",
                                   tl_trace_process_name(t, e->pid),
                                   tl_trace_process_label(t, e->pid),
                                   tl_trace_thread_name(t, e->pid, e->tid),
                                   e->kind == TL_TEV_CPU_OP ? e->input_dims : NULL,
                                   e->kind == TL_TEV_CPU_OP ? e->input_type : NULL,
                                   e->kind == TL_TEV_CPU_OP ? e->input_strides : NULL,
-                                  e->kind == TL_TEV_CPU_OP ? e->concrete_inputs : NULL};
+                                  e->kind == TL_TEV_CPU_OP ? e->concrete_inputs : NULL,
+                                  o->num_kernels ? numk : ""};
         const char *key[NKEYS];
         for (int k = 0; k < NKEYS; k++)
             key[k] = val[k] ? val[k] : "None";
@@ -775,6 +811,9 @@ static tl_table *ops_unique_args(const tl_trace *t, const launchers *L, tl_arena
                 memset(&g[ng], 0, sizeof g[ng]);
                 memcpy(g[ng].key, key, sizeof key);
                 memcpy(g[ng].val, val, sizeof val);
+                g[ng].key[K_NUMK] = g[ng].val[K_NUMK] = tl_arena_strdup(arena, key[K_NUMK]);
+                g[ng].nk = l->nk;
+                g[ng].first = i;
                 g[ng].ex_uid = e->uid;
                 sl->val = (uint32_t)ng;
                 gi = ng++;
@@ -835,40 +874,70 @@ static tl_table *ops_unique_args(const tl_trace *t, const launchers *L, tl_arena
         sums[r] = g[ord[r]].dsum;
     double total = tl_np_sum(sums, ng), cum = 0;
 
-    static const char *const cols[] = {
-        "name", "op category", "process_name", "process_label", "thread_name", "Input Dims", "Input type",
-        "Input Strides", "Concrete Inputs", "operation_count", "total_direct_kernel_time_mean",
+    /* the columns: the keys present, then the aggregates */
+    static const char *const key_cols[NKEYS] = {"name", "op category", "parent_module", "process_name", "process_label",
+                                                "thread_name", "Input Dims", "Input type", "Input Strides",
+                                                "Concrete Inputs", "num_kernels"};
+    static const char *const agg_cols[] = {
+        "operation_count", "total_direct_kernel_time_mean",
         "total_subtree_kernel_time_mean", "total_direct_kernel_time_median", "total_subtree_kernel_time_median",
         "total_direct_kernel_time_std", "total_subtree_kernel_time_std", "total_direct_kernel_time_min",
         "total_subtree_kernel_time_min", "total_direct_kernel_time_max", "total_subtree_kernel_time_max",
-        "total_direct_kernel_time_sum", "total_subtree_kernel_time_sum", "ex_UID", "kernel_details_summary",
-        "trunc_kernel_details", "Percentage (%)", "Cumulative Percentage (%)"};
-    tl_table *tb = table_new(ng, cols, sizeof cols / sizeof *cols);
+        "total_direct_kernel_time_sum", "total_subtree_kernel_time_sum", "ex_UID"};
+    const char *cols[NKEYS + 20];
+    int keycol[NKEYS];
+    size_t nc = 0;
+    for (int k = 0; k < NKEYS; k++) {
+        int on = k == K_PM ? o->parent_module : k == K_NUMK ? o->num_kernels : 1;
+        keycol[k] = on ? (int)nc : -1;
+        if (on)
+            cols[nc++] = key_cols[k];
+    }
+    size_t c0 = nc;
+    for (size_t k = 0; k < sizeof agg_cols / sizeof *agg_cols; k++)
+        cols[nc++] = agg_cols[k];
+    size_t c_cs = o->parent_module ? nc++ : 0;
+    if (o->parent_module)
+        cols[c_cs] = "call_stack";
+    size_t c_tail = nc;
+    cols[nc++] = "kernel_details_summary";
+    cols[nc++] = "trunc_kernel_details";
+    cols[nc++] = "Percentage (%)";
+    cols[nc++] = "Cumulative Percentage (%)";
+    tl_table *tb = table_new(ng, cols, nc);
     for (size_t r = 0; r < ng; r++) {
         size_t i = ord[r];
-        for (int k = 0; k < NKEYS; k++)
-            put_s(tb, (size_t)k, r, g[i].val[k]);
-        put_i(tb, 9, r, (int64_t)g[i].n);
+        for (int k = 0; k < NKEYS; k++) {
+            if (keycol[k] < 0)
+                continue;
+            if (k == K_NUMK)
+                put_i(tb, (size_t)keycol[k], r, (int64_t)g[i].nk);
+            else
+                put_s(tb, (size_t)keycol[k], r, g[i].val[k]);
+        }
+        put_i(tb, c0, r, (int64_t)g[i].n);
         const agg *a = &ad[i], *s = &as[i];
-        put_f(tb, 10, r, a->mean);
-        put_f(tb, 11, r, s->mean);
-        put_f(tb, 12, r, a->median);
-        put_f(tb, 13, r, s->median);
-        put_f(tb, 14, r, a->std);
-        put_f(tb, 15, r, s->std);
-        put_f(tb, 16, r, a->min);
-        put_f(tb, 17, r, s->min);
-        put_f(tb, 18, r, a->max);
-        put_f(tb, 19, r, s->max);
-        put_f(tb, 20, r, a->sum);
-        put_f(tb, 21, r, s->sum);
-        put_i(tb, 22, r, g[i].ex_uid);
-        put_s(tb, 23, r, summ[i]);
-        put_s(tb, 24, r, trunc[i]);
+        put_f(tb, c0 + 1, r, a->mean);
+        put_f(tb, c0 + 2, r, s->mean);
+        put_f(tb, c0 + 3, r, a->median);
+        put_f(tb, c0 + 4, r, s->median);
+        put_f(tb, c0 + 5, r, a->std);
+        put_f(tb, c0 + 6, r, s->std);
+        put_f(tb, c0 + 7, r, a->min);
+        put_f(tb, c0 + 8, r, s->min);
+        put_f(tb, c0 + 9, r, a->max);
+        put_f(tb, c0 + 10, r, s->max);
+        put_f(tb, c0 + 11, r, a->sum);
+        put_f(tb, c0 + 12, r, s->sum);
+        put_i(tb, c0 + 13, r, g[i].ex_uid);
+        if (o->parent_module)
+            put_s(tb, c_cs, r, mod->call_stack[g[i].first]);
+        put_s(tb, c_tail, r, summ[i]);
+        put_s(tb, c_tail + 1, r, trunc[i]);
         double pct = g[i].dsum / total * 100;
         cum += pct;
-        put_f(tb, 25, r, pct);
-        put_f(tb, 26, r, cum);
+        put_f(tb, c_tail + 2, r, pct);
+        put_f(tb, c_tail + 3, r, cum);
     }
     for (size_t i = 0; i < ng; i++)
         free(g[i].rows);
@@ -1087,7 +1156,14 @@ static tl_table *kernel_summary(const tl_trace *t, const launchers *L, double to
 
 int tl_trace_sheets(const tl_trace *t, tl_arena *arena, tl_results *out, tl_error *err)
 {
+    static const tl_sheet_opts eager = {0};
+    return tl_trace_sheets_opts(t, &eager, arena, out, err);
+}
+
+int tl_trace_sheets_opts(const tl_trace *t, const tl_sheet_opts *o, tl_arena *arena, tl_results *out, tl_error *err)
+{
     double total_us = 0;
+    tl_sh_module mod = {0};
     tl_results own = {0};
     if (gpu_timeline(t, &own, &total_us, err) != 0)
         return -1;
@@ -1096,8 +1172,16 @@ int tl_trace_sheets(const tl_trace *t, tl_arena *arena, tl_results *out, tl_erro
     if (t->ncpu_ops) {
         launchers_build(t, &L);
         if (L.n) {
-            ops_summaries(t, &L, arena, &by_cat, &by_name);
-            uniq = ops_unique_args(t, &L, arena);
+            if (o->parent_module) {
+                uint32_t *evs = tl_xmalloc(L.n * sizeof *evs);
+                for (size_t i = 0; i < L.n; i++)
+                    evs[i] = L.v[i].ev;
+                tl_sh_module_build(t, evs, L.n, arena, &mod);
+                free(evs);
+            }
+            ops_summaries(t, &L, o, &mod, arena, &by_cat, &by_name);
+            uniq = ops_unique_args(t, &L, o, &mod, arena);
+            tl_sh_module_free(&mod);
         }
     }
     if (by_cat)

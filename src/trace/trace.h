@@ -6,7 +6,8 @@
  * Only these events are kept: cpu_op, cuda_runtime / cuda_driver (one kind, "runtime"),
  * and the GPU events (kernel, gpu_memcpy, gpu_memset).  python_function, user_annotation,
  * flow, instant and metadata events are consumed while the trace streams by (flows to
- * link, metadata for process and thread names) and not kept.
+ * link, metadata for process and thread names) and not kept, unless a load asks for
+ * python_function or user_annotation events (TL_LOAD_*: inference traces, trace/infer.h).
  *
  * Events are referred to by their index in `ev` (array order of the trace, which is also
  * UID order); `uid` is the event's position in the traceEvents array, every event
@@ -28,6 +29,8 @@ typedef enum tl_tev_kind {
     TL_TEV_KERNEL,     /* cat "kernel" */
     TL_TEV_MEMCPY,     /* cat "gpu_memcpy" */
     TL_TEV_MEMSET,     /* cat "gpu_memset" */
+    TL_TEV_PYTHON,     /* cat "python_function": kept only under TL_LOAD_PYTHON, in the tree */
+    TL_TEV_ANNOT,      /* cat "user_annotation": kept only under TL_LOAD_ANNOT, not in the tree */
 } tl_tev_kind;
 
 /* tl_tev.flags */
@@ -60,6 +63,8 @@ typedef struct tl_tev {
     uint32_t parent;
     uint32_t child0, nchild;
     uint32_t gpu0, ngpu;
+    /* runtime events under TL_LOAD_KERNEL_ARG: args.kernel (ROCm's launched kernel), or NULL */
+    const char *kernel_arg;
 } tl_tev;
 
 /* What the perf models read of a kept event beyond tl_tev (PERF.md §1, §4.7), in
@@ -87,6 +92,12 @@ typedef struct tl_trace {
     uint32_t first_negative; /* the uid of the first of them */
     tl_arena arena;      /* names, argument texts, process and thread names */
     void *names;         /* process / thread names by (pid, tid): see tl_trace_thread_name */
+    uint32_t nuid;       /* how many events traceEvents holds (every event counted) */
+    unsigned load_flags; /* the TL_LOAD_* it was loaded with */
+    /* traces whose interned strings this one's events use (an attributed trace's
+     * capture traces, trace/infer.h): freed with it */
+    struct tl_trace **owned;
+    size_t nowned;
 } tl_trace;
 
 /* Children and GPU events of event i. */
@@ -130,6 +141,19 @@ tl_trace *tl_trace_load(const char *path, tl_error *err);
 /* The same over n bytes of trace in memory (plain or gzip), called `name` in messages:
  * for the tests and the fuzzer. */
 tl_trace *tl_trace_load_mem(const void *data, size_t n, const char *name, tl_error *err);
+
+/* What more than the sheets' events a load keeps (INFERENCE.md §1.3, §2.1): */
+enum {
+    TL_LOAD_PYTHON = 1 << 0,     /* python_function events, as tree events like cpu_ops */
+    TL_LOAD_ANNOT = 1 << 1,      /* user_annotation events (outside the tree) */
+    TL_LOAD_KERNEL_ARG = 1 << 2, /* args.kernel of runtime events */
+};
+
+/* tl_trace_load / tl_trace_load_mem keeping what `flags` (TL_LOAD_*) asks for too.  The
+ * sheets walk through python_function events as TRACES.md's walk goes through
+ * `execute`, so a trace loaded with them is the inference generator's tree. */
+tl_trace *tl_trace_load_flags(const char *path, unsigned flags, tl_error *err);
+tl_trace *tl_trace_load_mem_flags(const void *data, size_t n, const char *name, unsigned flags, tl_error *err);
 
 void tl_trace_free(tl_trace *t);
 

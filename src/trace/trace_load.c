@@ -105,6 +105,7 @@ enum {
     CAT_MEMSET,
     CAT_AC2G,
     CAT_PYTHON,
+    CAT_ANNOT,
     CAT_OTHER,
 };
 
@@ -125,6 +126,8 @@ static int classify_cat(const char *s, size_t n)
         return CAT_MEMSET;
     if (IS("ac2g"))
         return CAT_AC2G;
+    if (IS("user_annotation"))
+        return CAT_ANNOT;
     return CAT_OTHER;
 #undef IS
 }
@@ -156,6 +159,8 @@ typedef struct evread {
     int64_t seq;
     int has_otype;        /* "Output type" (the reduce model's output dtype) */
     tl_buf otype;
+    int has_kernel;
+    tl_buf kernel;        /* args.kernel (TL_LOAD_KERNEL_ARG) */
 } evread;
 
 typedef struct loader {
@@ -167,6 +172,7 @@ typedef struct loader {
     size_t evcap, extracap;
     evread r;
     uint32_t uid;
+    unsigned flags;       /* TL_LOAD_* */
 } loader;
 
 static int key_is(const char *s, size_t n, const char *lit)
@@ -236,6 +242,8 @@ static int read_args(loader *L)
             which = 2;
         else if (key_is(k, kn, "stream"))
             which = 3;
+        else if (r->cat == CAT_RUNTIME && (L->flags & TL_LOAD_KERNEL_ARG) && key_is(k, kn, "kernel"))
+            which = 30;
         else if (r->cat == CAT_CPU_OP || r->cat == CAT_NONE) {
             if (key_is(k, kn, "Input Dims"))
                 which = 10;
@@ -287,6 +295,19 @@ static int read_args(loader *L)
                 return -1;
             r->has_stream = ok;
             r->stream = v;
+            break;
+        case 30:
+            tl_buf_clear(&r->kernel);
+            if (j_peek(j) == '"') {
+                const char *s;
+                size_t sn;
+                if (tl_j_string(j, &s, &sn) < 0)
+                    return -1;
+                tl_buf_add(&r->kernel, s, sn);
+            } else if (tl_j_repr(j, &r->kernel, 0) < 0) {
+                return -1;
+            }
+            r->has_kernel = 1;
             break;
         case 10: case 11: case 12: case 13: {
             static const char *const shape_key[4] = {"Input Dims", "Input type", "Input Strides", "Concrete Inputs"};
@@ -466,6 +487,8 @@ static void finish_event(loader *L)
                : r->cat == CAT_KERNEL  ? TL_TEV_KERNEL
                : r->cat == CAT_MEMCPY  ? TL_TEV_MEMCPY
                : r->cat == CAT_MEMSET  ? TL_TEV_MEMSET
+               : r->cat == CAT_PYTHON && (L->flags & TL_LOAD_PYTHON) ? TL_TEV_PYTHON
+               : r->cat == CAT_ANNOT && (L->flags & TL_LOAD_ANNOT)   ? TL_TEV_ANNOT
                                        : 0;
     int kept = kind && r->pid_num && r->tid_num && r->has_ts && r->has_dur && isfinite(r->ts) && isfinite(r->dur);
     uint32_t target = TL_TEV_NONE;
@@ -503,6 +526,8 @@ static void finish_event(loader *L)
                         *dst[i] = intern_get(&L->in, buf_str(&r->shape[i]), r->shape[i].len);
                 t->ncpu_ops++;
             }
+            if (kind == TL_TEV_RUNTIME && r->has_kernel)
+                e->kernel_arg = intern_get(&L->in, buf_str(&r->kernel), r->kernel.len);
             if (kind == TL_TEV_RUNTIME && (strcmp(e->name, "cudaGraphLaunch") == 0 || strcmp(e->name, "hipGraphLaunch") == 0))
                 e->flags |= TL_TEV_GRAPH_LAUNCH;
             s->corr[t->nev] = r->corr;
@@ -556,6 +581,7 @@ static void evread_reset(evread *r)
         r->has_shape[i] = 0;
     r->has_mname = r->has_mlabels = 0;
     r->has_seq = r->has_otype = 0;
+    r->has_kernel = 0;
 }
 
 /* One event (p at its '{'). */
@@ -605,7 +631,7 @@ static int read_event(loader *L)
             } else if (which == 2) {
                 r->cat = classify_cat(s, sn);
                 r->is_driver = sn == 11 && memcmp(s, "cuda_driver", 11) == 0;
-                if (r->cat == CAT_PYTHON)
+                if (r->cat == CAT_PYTHON && !(L->flags & TL_LOAD_PYTHON))
                     return skip_rest_of_object(j); /* the bulk of a trace: nothing in it is used */
             } else {
                 tl_buf_clear(&r->name);
@@ -824,9 +850,10 @@ static void side_free(tl_trace_side *s)
     tl_kmap_free(&s->flow_of);
 }
 
-static tl_trace *load(tl_instream *in, const char *path, tl_error *err)
+static tl_trace *load(tl_instream *in, const char *path, unsigned flags, tl_error *err)
 {
     loader *L = tl_xcalloc(1, sizeof *L);
+    L->flags = flags;
     tl_trace *t = tl_xcalloc(1, sizeof *t);
     tl_arena_init(&t->arena);
     t->path = tl_xstrdup(path);
@@ -838,6 +865,8 @@ static tl_trace *load(tl_instream *in, const char *path, tl_error *err)
     tl_j_open(j, in, path, err);
 
     int rc = read_top(L);
+    t->nuid = L->uid;
+    t->load_flags = flags;
     if (rc == 0 && t->nev) {
         t->ev = tl_xrealloc(t->ev, t->nev * sizeof *t->ev);
         t->extra = tl_xrealloc(t->extra, t->nev * sizeof *t->extra);
@@ -869,26 +898,33 @@ static tl_trace *load(tl_instream *in, const char *path, tl_error *err)
     return t;
 }
 
-tl_trace *tl_trace_load(const char *path, tl_error *err)
+tl_trace *tl_trace_load_flags(const char *path, unsigned flags, tl_error *err)
 {
     tl_instream *in = tl_instream_open(path, err);
     if (!in)
         return NULL;
     const char *was = tl_reading(path);
-    tl_trace *t = load(in, path, err);
+    tl_trace *t = load(in, path, flags, err);
     tl_reading(was);
     tl_instream_close(in);
     return t;
 }
 
-tl_trace *tl_trace_load_mem(const void *data, size_t n, const char *name, tl_error *err)
+tl_trace *tl_trace_load_mem_flags(const void *data, size_t n, const char *name, unsigned flags, tl_error *err)
 {
     tl_instream *in = tl_instream_open_mem(data, n, name);
     const char *was = tl_reading(name);
-    tl_trace *t = load(in, name, err);
+    tl_trace *t = load(in, name, flags, err);
     tl_reading(was);
     tl_instream_close(in);
     return t;
+}
+
+tl_trace *tl_trace_load(const char *path, tl_error *err) { return tl_trace_load_flags(path, 0, err); }
+
+tl_trace *tl_trace_load_mem(const void *data, size_t n, const char *name, tl_error *err)
+{
+    return tl_trace_load_mem_flags(data, n, name, 0, err);
 }
 
 int tl_trace_sniff(const char *path)
@@ -960,6 +996,9 @@ void tl_trace_free(tl_trace *t)
     free(t->extra);
     free(t->idx);
     free(t->roots);
+    for (size_t i = 0; i < t->nowned; i++)
+        tl_trace_free(t->owned[i]);
+    free(t->owned);
     tl_arena_free(&t->arena);
     free(t->path);
     free(t);

@@ -13,6 +13,7 @@
 
 #include "base/numfmt.h"
 #include "base/thread.h"
+#include "trace/infer.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -29,6 +30,10 @@ typedef struct trace_impl {
     tl_error err;
     tl_trace_sheets_fn build; /* the sheet builder: tl_trace_sheets unless a layer above gives one */
     void *build_ctx;
+    int infer;      /* read as the inference generator reads it (INFERENCE.md §4) */
+    char *capture_dir;
+    tl_infer_opts io;
+    tl_sheet_opts so;
 } trace_impl;
 
 static int basic_sheets(const tl_trace *t, void *ctx, tl_arena *arena, tl_results *out, tl_error *err)
@@ -41,8 +46,28 @@ static void *load_job(void *arg)
 {
     trace_impl *im = arg;
     const char *was = tl_reading(im->path); /* the sheets too: out of memory names the trace */
-    im->t = tl_trace_load(im->path, &im->err);
-    im->rc = im->t ? im->build(im->t, im->build_ctx, &im->arena, &im->sheets, &im->err) : -1;
+    if (im->infer) {
+        tl_infer_stats st;
+        im->t = tl_infer_load(im->path, &im->io, &st, &im->err);
+        if (im->t && im->capture_dir && st.nlaunch) {
+            tl_buf line = {0};
+            tl_infer_summary(im->t, &st, &line);
+            tl_note("%s", tl_buf_cstr(&line));
+            tl_buf_free(&line);
+        }
+    } else {
+        im->t = tl_trace_load(im->path, &im->err);
+    }
+    if (im->t && !im->capture_dir)
+        tl_infer_capture_hint(im->t, im->path);
+    /* the inference layout has its own op sheets; the perf sheets of a merged tree are not
+     * made yet */
+    if (!im->t)
+        im->rc = -1;
+    else if (im->infer)
+        im->rc = tl_trace_sheets_opts(im->t, &im->so, &im->arena, &im->sheets, &im->err);
+    else
+        im->rc = im->build(im->t, im->build_ctx, &im->arena, &im->sheets, &im->err);
     tl_reading(was);
     return NULL;
 }
@@ -129,18 +154,15 @@ static void close_trace(tl_report *r)
     tl_arena_free(&im->arena);
     tl_trace_free(im->t);
     free(im->path);
+    free(im->capture_dir);
     free(im);
     r->impl = NULL;
 }
 
 static const tl_report_ops trace_ops = {has_sheet, read_sheet, close_trace};
 
-int tl_trace_report_open(tl_report *r, const char *path, tl_error *err)
-{
-    return tl_trace_report_open_with(r, path, basic_sheets, NULL, err);
-}
-
-int tl_trace_report_open_with(tl_report *r, const char *path, tl_trace_sheets_fn build, void *ctx, tl_error *err)
+static int open_impl(tl_report *r, const char *path, tl_trace_sheets_fn build, void *ctx,
+                     const tl_trace_infer_spec *spec, tl_error *err)
 {
     tl_report_init(r, path);
     r->kind = "trace";
@@ -150,6 +172,17 @@ int tl_trace_report_open_with(tl_report *r, const char *path, tl_trace_sheets_fn
     im->path = tl_xstrdup(path);
     im->build = build;
     im->build_ctx = ctx;
+    if (spec) {
+        im->infer = 1;
+        im->capture_dir = spec->capture_dir ? tl_xstrdup(spec->capture_dir) : NULL;
+        im->io.capture_dir = im->capture_dir;
+        im->io.python = spec->parent_module || spec->call_stack;
+        im->io.pseudo_ops = spec->pseudo_ops;
+        im->io.keep_frames = spec->call_stack;
+        im->so.inference = 1;
+        im->so.parent_module = spec->parent_module;
+        im->so.num_kernels = spec->num_kernels;
+    }
     r->impl = im;
     if (tl_thread_create(&im->thread, load_job, im) == 0) {
         im->running = 1;
@@ -159,6 +192,21 @@ int tl_trace_report_open_with(tl_report *r, const char *path, tl_trace_sheets_fn
     if (im->rc != 0)
         tl_error_set(err, "%s", im->err.msg);
     return im->rc;
+}
+
+int tl_trace_report_open(tl_report *r, const char *path, tl_error *err)
+{
+    return open_impl(r, path, basic_sheets, NULL, NULL, err);
+}
+
+int tl_trace_report_open_with(tl_report *r, const char *path, tl_trace_sheets_fn build, void *ctx, tl_error *err)
+{
+    return open_impl(r, path, build, ctx, NULL, err);
+}
+
+int tl_trace_report_open_infer(tl_report *r, const char *path, const tl_trace_infer_spec *spec, tl_error *err)
+{
+    return open_impl(r, path, basic_sheets, NULL, spec, err);
 }
 
 int tl_trace_report_wait(tl_report *r, tl_error *err)

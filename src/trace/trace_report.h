@@ -28,6 +28,16 @@ int tl_trace_sheets(const tl_trace *t, tl_arena *arena, tl_results *out, tl_erro
  * --include_unlinked_kernels).  NULL with *err set when there is no GPU event to count. */
 tl_table *tl_trace_gpu_timeline(const tl_trace *t, int include_unlinked, tl_error *err);
 
+/* The layout of the op sheets (INFERENCE.md §3): all zero is TRACES.md's. */
+typedef struct tl_sheet_opts {
+    int inference;     /* the inference generator's ops_summary (§3.3) */
+    int parent_module; /* --group_by_parent_module: parent_module and call-stack columns (§3.2-§3.5) */
+    int num_kernels;   /* --group_by_num_kernels: ops_unique_args' num_kernels key (§3.5) */
+} tl_sheet_opts;
+
+/* tl_trace_sheets in the layout `o` says (on a merged tree too: trace/infer.h). */
+int tl_trace_sheets_opts(const tl_trace *t, const tl_sheet_opts *o, tl_arena *arena, tl_results *out, tl_error *err);
+
 /* Open the trace at `path` as a report of kind "trace": it is loaded and its sheets are
  * built on a helper thread, started here, so that several traces load at once.  Returns
  * 0 (the load's own result comes from tl_trace_report_wait), or -1 with *err set (r must
@@ -41,6 +51,16 @@ typedef int (*tl_trace_sheets_fn)(const tl_trace *t, void *ctx, tl_arena *arena,
 /* tl_trace_report_open with the sheets made by `build(t, ctx, ...)` instead of
  * tl_trace_sheets; ctx must live as long as the report. */
 int tl_trace_report_open_with(tl_report *r, const char *path, tl_trace_sheets_fn build, void *ctx, tl_error *err);
+
+/* How a trace input of an inference comparison is read (INFERENCE.md §4). */
+typedef struct tl_trace_infer_spec {
+    const char *capture_dir; /* its capture folder, or NULL */
+    int parent_module, num_kernels, call_stack, pseudo_ops;
+} tl_trace_infer_spec;
+
+/* tl_trace_report_open in inference mode: the trace attributed through its capture
+ * folder (if any) and its sheets in the inference layout; the success line is a note. */
+int tl_trace_report_open_infer(tl_report *r, const char *path, const tl_trace_infer_spec *spec, tl_error *err);
 
 /* Wait until the trace of a report opened by tl_trace_report_open is loaded: 0, or -1
  * with *err set (the one-line message of a bad trace).  0 for any other report. */

@@ -47,11 +47,11 @@ int tl_trace_build(tl_trace *t, tl_trace_side *side, tl_error *err)
     /* ---- 1. the host call stacks ---- */
     size_t ntree = 0;
     for (size_t i = 0; i < nev; i++)
-        ntree += t->ev[i].kind == TL_TEV_CPU_OP || t->ev[i].kind == TL_TEV_RUNTIME;
+        ntree += t->ev[i].kind == TL_TEV_CPU_OP || t->ev[i].kind == TL_TEV_RUNTIME || t->ev[i].kind == TL_TEV_PYTHON;
     tl_sort_item *items = tl_xmalloc((ntree ? ntree : 1) * sizeof *items);
     size_t k = 0;
     for (size_t i = 0; i < nev; i++) {
-        if (t->ev[i].kind == TL_TEV_CPU_OP || t->ev[i].kind == TL_TEV_RUNTIME) {
+        if (t->ev[i].kind == TL_TEV_CPU_OP || t->ev[i].kind == TL_TEV_RUNTIME || t->ev[i].kind == TL_TEV_PYTHON) {
             items[k].key = tl_sort_key_double(t->ev[i].ts);
             items[k].row = (uint32_t)i;
             k++;

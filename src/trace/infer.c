@@ -1,0 +1,1082 @@
+/*
+ * infer.c - attribution of graph replays to capture-time launches (INFERENCE.md §2).
+ *
+ * Everything is decided before the execution tree is touched: the roots and their
+ * launches, the capture chosen for each, the alignment of each pair.  Only when no
+ * error of §5 applies are the capture subtrees grafted, so a refusal leaves the trace
+ * as it was loaded.
+ */
+#include "trace/infer.h"
+
+#include "base/sort.h"
+
+#include <regex.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* ---- iteration annotations (§2.2, §2.3) -------------------------------------------------- */
+
+/* The frameworks' iteration annotations, matched at the start of the name: the detailed
+ * ones carry the roofline aggregates and win when any is present. */
+static const struct {
+    const char *re;
+    int detailed;
+} root_patterns[] = {
+    {"^execute_[0-9]+_context_[0-9]+\\(sq[0-9]+sk[0-9]+sqsq[0-9]+sqsk[0-9]+\\)_generation_[0-9]+"
+     "\\(sq[0-9]+sk[0-9]+sqsq[0-9]+sqsk[0-9]+\\)", 1},
+    {"^(prefill|decode)\\[.*sqsq=[0-9]+.*\\]", 1},
+    {"^step\\[(EXTEND|DECODE|MIXED)\\b[^]]*sqsq=[0-9]+[^]]*\\]", 1},
+    {"^execute_context_[0-9]+\\([0-9]+\\)_generation_[0-9]+\\([0-9]+\\)", 0},
+    {"^step\\[(EXTEND|DECODE|MIXED)\\b.*\\]", 0},
+    {"^(prefill|decode)\\[.*\\]", 0},
+    {"^execute_diffusion_[0-9]+_[0-9]+x[0-9]+", 0},
+};
+#define NPAT (sizeof root_patterns / sizeof *root_patterns)
+enum { P_VLLM_D, P_ATOM_D, P_SGL_D, P_VLLM_N, P_SGL_N, P_ATOM_N, P_DIFF };
+
+static regex_t pat_re[NPAT];
+static int pat_ready;
+
+static void patterns_init(void)
+{
+    if (pat_ready)
+        return;
+    for (size_t i = 0; i < NPAT; i++)
+        if (regcomp(&pat_re[i], root_patterns[i].re, REG_EXTENDED | REG_NEWLINE | REG_NOSUB) != 0)
+            abort(); /* the table is ours: a pattern that does not compile is a bug */
+    pat_ready = 1;
+}
+
+static int pat_match(int p, const char *s) { return regexec(&pat_re[p], s, 0, NULL, 0) == 0; }
+
+int tl_infer_root_kind(const char *name)
+{
+    patterns_init();
+    int kind = 0;
+    for (size_t i = 0; i < NPAT; i++)
+        if (pat_match((int)i, name))
+            kind = root_patterns[i].detailed ? 2 : kind > 1 ? kind : 1;
+    return kind;
+}
+
+/* Python's int() of a decimal field, 0 when it is not one. */
+static int64_t safe_int(const char *s, size_t n)
+{
+    if (n == 0)
+        return 0;
+    int64_t v = 0;
+    size_t i = 0;
+    int neg = 0;
+    if (s[0] == '-' || s[0] == '+') {
+        neg = s[0] == '-';
+        i++;
+    }
+    if (i == n)
+        return 0;
+    for (; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return 0;
+        if (v < INT64_MAX / 10)
+            v = v * 10 + (s[i] - '0');
+    }
+    return neg ? -v : v;
+}
+
+/* vLLM's token list: ( and ) become _, every run of s, q, k letters becomes _, split on _. */
+static size_t vllm_tokens(const char *name, char *buf, size_t bufn, const char **tok, size_t *len, size_t max)
+{
+    size_t o = 0;
+    for (const char *p = name; *p && o + 1 < bufn; p++) {
+        char c = *p == '(' || *p == ')' ? '_' : *p;
+        if (c == 's' || c == 'q' || c == 'k') {
+            while (p[1] == 's' || p[1] == 'q' || p[1] == 'k')
+                p++;
+            c = '_';
+        }
+        buf[o++] = c;
+    }
+    buf[o] = 0;
+    size_t n = 0, start = 0;
+    for (size_t i = 0; i <= o && n < max; i++) {
+        if (i == o || buf[i] == '_') {
+            tok[n] = buf + start;
+            len[n++] = i - start;
+            start = i + 1;
+        }
+    }
+    return n;
+}
+
+/* The `key=digits` pairs of `body` (the last one of a key wins). */
+static int64_t kv_digits(const char *body, size_t n, const char *key, int *found)
+{
+    size_t kl = strlen(key);
+    int64_t v = 0;
+    *found = 0;
+    for (size_t i = 0; i + kl < n; i++) {
+        int word_start = i == 0 || !(body[i - 1] == '_' || (body[i - 1] >= '0' && body[i - 1] <= '9') ||
+                                     ((body[i - 1] | 32) >= 'a' && (body[i - 1] | 32) <= 'z'));
+        if (!word_start || strncmp(body + i, key, kl) != 0 || body[i + kl] != '=')
+            continue;
+        size_t j = i + kl + 1, s = j;
+        while (j < n && body[j] >= '0' && body[j] <= '9')
+            j++;
+        if (j > s) {
+            v = safe_int(body + s, j - s);
+            *found = 1;
+        }
+    }
+    return v;
+}
+
+int tl_infer_step_batch(const char *name, int64_t *batch)
+{
+    patterns_init();
+    char buf[1024];
+    const char *tok[32];
+    size_t len[32];
+    if (pat_match(P_VLLM_D, name)) {
+        size_t n = vllm_tokens(name, buf, sizeof buf, tok, len, 32);
+        if (n > 13) {
+            *batch = safe_int(tok[5], len[5]) + safe_int(tok[13], len[13]);
+            return 0;
+        }
+    }
+    if (pat_match(P_VLLM_N, name)) {
+        size_t n = vllm_tokens(name, buf, sizeof buf, tok, len, 32);
+        if (n > 7) {
+            *batch = safe_int(tok[3], len[3]) + safe_int(tok[7], len[7]);
+            return 0;
+        }
+    }
+    if (pat_match(P_SGL_D, name)) {
+        const char *lb = strchr(name, '['), *rb = strrchr(name, ']');
+        if (lb && rb && rb > lb) {
+            size_t n = (size_t)(rb - lb - 1);
+            int f;
+            int64_t b = kv_digits(lb + 1, n, "c_sq", &f) + kv_digits(lb + 1, n, "g_sq", &f);
+            if (b == 0)
+                b = kv_digits(lb + 1, n, "toks", &f);
+            if (b == 0)
+                b = kv_digits(lb + 1, n, "bs", &f);
+            *batch = b;
+            return 0;
+        }
+    }
+    if (pat_match(P_SGL_N, name)) {
+        /* step[WORD bs=B] or step[WORD bs=B toks=T], exactly */
+        const char *p = name + 5, *w = p;
+        while (*p == '_' || (*p >= '0' && *p <= '9') || ((*p | 32) >= 'a' && (*p | 32) <= 'z'))
+            p++;
+        int ok = p > w && (*p == ' ' || *p == '\t');
+        while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r' || *p == '\f' || *p == '\v')
+            p++;
+        ok = ok && strncmp(p, "bs=", 3) == 0;
+        int64_t bs = 0, toks = 0;
+        if (ok) {
+            p += 3;
+            const char *d = p;
+            while (*p >= '0' && *p <= '9')
+                p++;
+            ok = p > d;
+            bs = safe_int(d, (size_t)(p - d));
+        }
+        if (ok && *p != ']') {
+            const char *q = p;
+            while (*q == ' ' || *q == '\t' || *q == '\n' || *q == '\r' || *q == '\f' || *q == '\v')
+                q++;
+            if (q > p && strncmp(q, "toks=", 5) == 0) {
+                q += 5;
+                const char *d = q;
+                while (*q >= '0' && *q <= '9')
+                    q++;
+                if (q > d && *q == ']') {
+                    toks = safe_int(d, (size_t)(q - d));
+                    p = q;
+                }
+            }
+        }
+        if (ok && *p == ']') {
+            int decode = (size_t)(w - name) == 5 && strncmp(w, "DECODE", 6) == 0 && (w[6] == ' ' || w[6] == '\t');
+            int64_t b = decode ? bs : toks;
+            *batch = b ? b : bs;
+            return 0;
+        }
+    }
+    if (pat_match(P_ATOM_D, name) || pat_match(P_ATOM_N, name)) {
+        const char *lb = strchr(name, '['), *rb = strrchr(name, ']');
+        int64_t tokv = 0;
+        if (lb && rb && rb > lb) {
+            /* the value of tok= : a [..] list or the next run of non-space bytes */
+            const char *body = lb + 1;
+            size_t n = (size_t)(rb - body);
+            for (size_t i = 0; i + 4 <= n; i++) {
+                int word_start = i == 0 || body[i - 1] == ' ' || body[i - 1] == '\t';
+                if (!word_start || strncmp(body + i, "tok=", 4) != 0)
+                    continue;
+                size_t j = i + 4, s = j;
+                while (j < n && body[j] != ' ' && body[j] != '\t')
+                    j++;
+                tokv = safe_int(body + s, j - s);
+            }
+        }
+        *batch = tokv;
+        return 0;
+    }
+    if (pat_match(P_DIFF, name)) {
+        *batch = safe_int(name + 18, strspn(name + 18, "0123456789"));
+        return 0;
+    }
+    /* otherwise the second `_` field, when it is an integer */
+    const char *u = strchr(name, '_');
+    if (u) {
+        const char *f = u + 1, *e = strchr(f, '_');
+        size_t n = e ? (size_t)(e - f) : strlen(f);
+        size_t lead = 0;
+        while (lead < n && f[lead] == '-')
+            lead++;
+        if (n > lead && strspn(f + lead, "0123456789") == n - lead) {
+            *batch = (lead ? -1 : 1) * safe_int(f + lead, n - lead);
+            return 0;
+        }
+    }
+    return -1;
+}
+
+/* ---- alignment (§2.7) -------------------------------------------------------------------- */
+
+static int agree(const tl_infer_side *c, size_t ci, const char *kname)
+{
+    const char *cn = c->name[ci];
+    if (strstr(cn, "Memcpy") && strstr(kname, "Memcpy"))
+        return 1;
+    if (strstr(cn, "Memset") && (strstr(kname, "Memset") || strstr(kname, "fillBuffer")))
+        return 1;
+    return strcmp(c->kernel[ci] ? c->kernel[ci] : cn, kname) == 0;
+}
+
+static const char *kname_of(const tl_infer_side *c, size_t ci) { return c->kernel[ci] ? c->kernel[ci] : c->name[ci]; }
+
+static void disagreement(const tl_infer_side *r, const tl_infer_side *c, char *why, size_t whylen)
+{
+    size_t m = r->n < c->n ? r->n : c->n, p = 0;
+    while (p < m && agree(c, p, r->name[p]))
+        p++;
+    if (p < m)
+        snprintf(why, whylen, "alignment: %zu capture launches for %zu replay kernels, first disagreement at position %zu: %s vs %s",
+                 c->n, r->n, p, kname_of(c, p), r->name[p]);
+    else
+        snprintf(why, whylen, "alignment: %zu capture launches for %zu replay kernels", c->n, r->n);
+}
+
+typedef struct nameidx {
+    const char *name;
+    size_t i;
+} nameidx;
+
+static int nameidx_cmp(const void *a, const void *b)
+{
+    const nameidx *x = a, *y = b;
+    int c = strcmp(x->name, y->name);
+    return c ? c : x->i < y->i ? -1 : x->i > y->i;
+}
+
+int tl_infer_align(const tl_infer_side *r, const tl_infer_side *c, tl_infer_pair *pairs, size_t *npairs,
+                   char *why, size_t whylen)
+{
+    *npairs = 0;
+    /* several streams? */
+    int multi = 0;
+    for (size_t i = 1; i < r->n && !multi; i++)
+        multi = r->stream[i] != r->stream[0];
+    if (multi) {
+        for (size_t i = 0; i < c->n; i++)
+            if (!strstr(c->name[i], "Memcpy") && !strstr(c->name[i], "Memset") && !c->kernel[i])
+                return 2;
+        /* one FIFO per stream, streams in order of first appearance */
+        int64_t *sid = tl_xmalloc(r->n * sizeof *sid);
+        size_t ns = 0;
+        size_t *q = tl_xmalloc(r->n * sizeof *q), *qstart = tl_xcalloc(r->n + 1, sizeof *qstart);
+        size_t *head = tl_xcalloc(r->n, sizeof *head), *qlen = tl_xcalloc(r->n, sizeof *qlen);
+        size_t *sof = tl_xmalloc(r->n * sizeof *sof);
+        for (size_t i = 0; i < r->n; i++) {
+            size_t s = 0;
+            while (s < ns && sid[s] != r->stream[i])
+                s++;
+            if (s == ns)
+                sid[ns++] = r->stream[i];
+            sof[i] = s;
+            qlen[s]++;
+        }
+        for (size_t s = 0; s < ns; s++)
+            qstart[s + 1] = qstart[s] + qlen[s];
+        memset(qlen, 0, ns * sizeof *qlen);
+        for (size_t i = 0; i < r->n; i++)
+            q[qstart[sof[i]] + qlen[sof[i]]++] = i;
+        uint32_t *match = tl_xmalloc(r->n * sizeof *match);
+        for (size_t i = 0; i < r->n; i++)
+            match[i] = UINT32_MAX;
+        for (size_t ci = 0; ci < c->n; ci++) {
+            size_t best = SIZE_MAX, best_run = 0;
+            int ncand = 0;
+            for (size_t s = 0; s < ns; s++) {
+                if (head[s] >= qlen[s] || !agree(c, ci, r->name[q[qstart[s] + head[s]]]))
+                    continue;
+                size_t run = 0;
+                while (head[s] + run < qlen[s] && ci + run < c->n && agree(c, ci + run, r->name[q[qstart[s] + head[s] + run]]))
+                    run++;
+                if (best == SIZE_MAX || run > best_run) {
+                    best = s;
+                    best_run = run;
+                }
+                ncand++;
+            }
+            if (!ncand)
+                continue;
+            match[q[qstart[best] + head[best]++]] = (uint32_t)ci;
+        }
+        int ok = 1;
+        size_t first_bad = 0;
+        for (size_t i = 0; i < r->n && ok; i++)
+            if (match[i] == UINT32_MAX)
+                ok = 0, first_bad = i;
+        if (ok)
+            for (size_t i = 0; i < r->n; i++)
+                pairs[(*npairs)++] = (tl_infer_pair){(uint32_t)i, match[i]};
+        else
+            snprintf(why, whylen, "alignment: %zu capture launches for %zu replay kernels on %zu streams, replay kernel %zu (%s) unmatched",
+                     c->n, r->n, ns, first_bad, r->name[first_bad]);
+        free(sid);
+        free(q);
+        free(qstart);
+        free(head);
+        free(qlen);
+        free(sof);
+        free(match);
+        return ok ? 0 : 1;
+    }
+    if (r->n != c->n) {
+        /* greedy: each replay kernel takes the next capture launch that agrees */
+        size_t ci = 0;
+        for (size_t k = 0; k < r->n; k++) {
+            while (ci < c->n && !agree(c, ci, r->name[k]))
+                ci++;
+            if (ci == c->n) {
+                disagreement(r, c, why, whylen);
+                *npairs = 0;
+                return 1;
+            }
+            pairs[(*npairs)++] = (tl_infer_pair){(uint32_t)k, (uint32_t)ci++};
+        }
+        return 0;
+    }
+    size_t bad = SIZE_MAX;
+    for (size_t i = 0; i < r->n && bad == SIZE_MAX; i++)
+        if (c->kernel[i] && strcmp(r->name[i], c->kernel[i]) != 0)
+            bad = i;
+    if (bad == SIZE_MAX) {
+        for (size_t i = 0; i < r->n; i++)
+            pairs[(*npairs)++] = (tl_infer_pair){(uint32_t)i, (uint32_t)i};
+        return 0;
+    }
+    /* the order differs: pair the j-th of each name on both sides */
+    size_t n = r->n;
+    nameidx *cs = tl_xmalloc(n * sizeof *cs), *rs = tl_xmalloc(n * sizeof *rs);
+    for (size_t i = 0; i < n; i++) {
+        cs[i] = (nameidx){kname_of(c, i), i};
+        rs[i] = (nameidx){r->name[i], i};
+    }
+    qsort(cs, n, sizeof *cs, nameidx_cmp);
+    qsort(rs, n, sizeof *rs, nameidx_cmp);
+    int ok = 1;
+    for (size_t i = 0; i < n && ok; i++)
+        ok = strcmp(cs[i].name, rs[i].name) == 0;
+    if (ok) {
+        uint32_t *of = tl_xmalloc(n * sizeof *of);
+        for (size_t i = 0; i < n; i++)
+            of[cs[i].i] = (uint32_t)rs[i].i;
+        for (size_t i = 0; i < n; i++)
+            pairs[(*npairs)++] = (tl_infer_pair){of[i], (uint32_t)i};
+        free(of);
+    } else {
+        snprintf(why, whylen, "alignment: %zu capture launches for %zu replay kernels, first disagreement at position %zu: %s vs %s (and the names' counts differ)",
+                 c->n, r->n, bad, kname_of(c, bad), r->name[bad]);
+    }
+    free(cs);
+    free(rs);
+    return ok ? 0 : 1;
+}
+
+/* ---- capture roots (§2.5) ------------------------------------------------------------------ */
+
+typedef struct croot {
+    double ts, dur;
+    uint32_t *sub;    /* the subtree, capture-trace indexes; sub[0] = UINT32_MAX, the capture root */
+    size_t nsub;
+    uint32_t *top;    /* the capture root's children */
+    size_t ntop;
+    uint32_t *launch; /* positions in sub of the capture launches */
+    size_t nlaunch;
+} croot;
+
+typedef struct ctrace {
+    tl_trace *t;
+    croot *r;
+    size_t nr;
+    int built;
+    int used;
+} ctrace;
+
+static int name_has_ci(const char *s, const char *lit)
+{
+    size_t n = strlen(lit);
+    for (; *s; s++)
+        if (strncasecmp(s, lit, n) == 0)
+            return 1;
+    return 0;
+}
+
+static void build_croots(ctrace *c)
+{
+    const tl_trace *t = c->t;
+    uint32_t *beg = NULL, *end = NULL;
+    size_t nb = 0, ne = 0, cb = 0, ce = 0;
+    for (size_t i = 0; i < t->nev; i++) {
+        if (t->ev[i].kind != TL_TEV_RUNTIME)
+            continue;
+        if (strstr(t->ev[i].name, "StreamBeginCapture")) {
+            TL_GROW(beg, cb, nb + 1);
+            beg[nb++] = (uint32_t)i;
+        } else if (strstr(t->ev[i].name, "StreamEndCapture")) {
+            TL_GROW(end, ce, ne + 1);
+            end[ne++] = (uint32_t)i;
+        }
+    }
+    size_t n = nb < ne ? nb : ne;
+    c->r = tl_xcalloc(n ? n : 1, sizeof *c->r);
+    c->nr = n;
+    uint8_t *inwin = tl_xmalloc(t->nev ? t->nev : 1);
+    for (size_t w = 0; w < n; w++) {
+        croot *r = &c->r[w];
+        double ws = t->ev[beg[w]].ts + t->ev[beg[w]].dur, we = t->ev[end[w]].ts;
+        r->ts = ws;
+        r->dur = we - ws;
+        for (size_t i = 0; i < t->nev; i++)
+            inwin[i] = t->ev[i].ts >= ws && t->ev[i].ts + t->ev[i].dur <= we;
+        size_t cap = 0;
+        for (size_t i = 0; i < t->nev; i++) {
+            const tl_tev *e = &t->ev[i];
+            if (inwin[i] && (e->kind == TL_TEV_CPU_OP || e->kind == TL_TEV_PYTHON) && e->parent != TL_TEV_NONE &&
+                !inwin[e->parent]) {
+                TL_GROW(r->top, cap, r->ntop + 1);
+                r->top[r->ntop++] = (uint32_t)i;
+            }
+        }
+        /* breadth first, then stably by ts */
+        size_t scap = r->ntop + 1;
+        r->sub = tl_xmalloc(scap * sizeof *r->sub);
+        r->sub[r->nsub++] = UINT32_MAX;
+        for (size_t i = 0; i < r->ntop; i++)
+            r->sub[r->nsub++] = r->top[i];
+        for (size_t h = 1; h < r->nsub; h++) {
+            uint32_t x = r->sub[h];
+            const uint32_t *ch = tl_tev_children(t, x);
+            size_t nch = t->ev[x].nchild;
+            TL_GROW(r->sub, scap, r->nsub + nch);
+            for (size_t k = 0; k < nch; k++)
+                r->sub[r->nsub++] = ch[k];
+        }
+        tl_sort_item *it = tl_xmalloc(r->nsub * sizeof *it);
+        for (size_t i = 0; i < r->nsub; i++) {
+            it[i].key = tl_sort_key_double(i == 0 ? ws : t->ev[r->sub[i]].ts);
+            it[i].row = (uint32_t)i;
+        }
+        tl_sort_items(it, r->nsub, NULL);
+        uint32_t *sorted = tl_xmalloc(r->nsub * sizeof *sorted);
+        for (size_t i = 0; i < r->nsub; i++)
+            sorted[i] = r->sub[it[i].row];
+        free(it);
+        free(r->sub);
+        r->sub = sorted;
+        size_t lcap = 0;
+        for (size_t i = 0; i < r->nsub; i++) {
+            if (r->sub[i] == UINT32_MAX)
+                continue;
+            const tl_tev *e = &t->ev[r->sub[i]];
+            if (e->kind == TL_TEV_RUNTIME &&
+                (name_has_ci(e->name, "launch") || name_has_ci(e->name, "memcpy") || name_has_ci(e->name, "memset"))) {
+                TL_GROW(r->launch, lcap, r->nlaunch + 1);
+                r->launch[r->nlaunch++] = (uint32_t)i;
+            }
+        }
+    }
+    free(inwin);
+    free(beg);
+    free(end);
+    c->built = 1;
+}
+
+static void ctrace_free(ctrace *c)
+{
+    for (size_t i = 0; i < c->nr; i++) {
+        free(c->r[i].sub);
+        free(c->r[i].top);
+        free(c->r[i].launch);
+    }
+    free(c->r);
+}
+
+/* ---- the plan, then the graft (§2.6, §2.8) -------------------------------------------------- */
+
+typedef struct job {
+    uint32_t g;       /* the graph launch */
+    ctrace *ct;
+    croot *cr;
+    tl_infer_pair *p; /* (replay kernel: exec event index, capture launch: position in cr->sub) */
+    size_t np;
+} job;
+
+static void reason(tl_infer_stats *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void reason(tl_infer_stats *st, const char *fmt, ...)
+{
+    if (st->reason[0])
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(st->reason, sizeof st->reason, fmt, ap);
+    va_end(ap);
+}
+
+static int ts_cmp_ctx(size_t a, size_t b, void *ctx)
+{
+    const tl_trace *t = ctx;
+    double x = t->ev[a].ts, y = t->ev[b].ts;
+    return x < y ? -1 : x > y ? 1 : 0;
+}
+
+/* A capture event that nothing of the sheets reads: a Python frame that is no nn.Module
+ * frame (the launcher walk passes through it, the call stack leaves it out).  Such frames
+ * are ~90% of a capture subtree; unless all frames are kept they take their UIDs but are
+ * not copied, and their children hang under the nearest copied ancestor. */
+static int frame_only(const tl_tev *e) { return e->kind == TL_TEV_PYTHON && !strstr(e->name, "nn.Module"); }
+
+/* Graft one job into t (room in t->ev and t->idx is made here). */
+static void graft(tl_trace *t, const job *jb, int keep_frames, uint32_t *uid_next, uint32_t *pos_of, int *warned_gpu)
+{
+    const tl_trace *ct = jb->ct->t;
+    const croot *cr = jb->cr;
+    const tl_tev *g0 = &t->ev[jb->g];
+    double gts = g0->ts, gdur = g0->dur;
+    int64_t gpid = g0->pid, gtid = g0->tid;
+    size_t n = cr->nsub;
+    uint32_t *posmap = tl_xmalloc(n * sizeof *posmap);  /* position -> copy, or TL_TEV_NONE */
+    uint32_t *pparent = tl_xmalloc(n * sizeof *pparent); /* position -> parent position (UINT32_MAX: the root's) */
+    uint32_t *kparent = tl_xmalloc(n * sizeof *kparent); /* position -> nearest copied ancestor position */
+    for (size_t p = 0; p < n; p++)
+        if (cr->sub[p] != UINT32_MAX)
+            pos_of[cr->sub[p]] = (uint32_t)p;
+    uint8_t *is_top = tl_xcalloc(ct->nev ? ct->nev : 1, 1);
+    for (size_t k = 0; k < cr->ntop; k++)
+        is_top[cr->top[k]] = 1;
+    size_t ncopy = 0;
+    for (size_t p = 0; p < n; p++) {
+        uint32_t s = cr->sub[p];
+        pparent[p] = s == UINT32_MAX ? UINT32_MAX : is_top[s] ? 0 : pos_of[ct->ev[s].parent];
+        posmap[p] = TL_TEV_NONE;
+        if (s != UINT32_MAX && tl_tev_is_gpu(&ct->ev[s])) {
+            if (!*warned_gpu) {
+                tl_warn("%s: GPU events inside a capture window (capture-time work, not captured): not grafted", ct->path);
+                *warned_gpu = 1;
+            }
+            continue;
+        }
+        if (s != UINT32_MAX && !keep_frames && frame_only(&ct->ev[s]))
+            continue;
+        posmap[p] = (uint32_t)(t->nev + ncopy++);
+    }
+    free(is_top);
+    /* a parent comes before its children in the subtree order (ts, ties breadth first) */
+    for (size_t p = 0; p < n; p++) {
+        uint32_t q = pparent[p];
+        kparent[p] = q == UINT32_MAX || posmap[q] != TL_TEV_NONE ? q : kparent[q];
+    }
+    uint8_t *paired = tl_xcalloc(n, 1);
+    for (size_t i = 0; i < jb->np; i++)
+        paired[jb->p[i].c] = 1;
+    /* children: each copy under its nearest copied ancestor, in subtree order; a paired
+     * launch's children are its kernel only */
+    uint32_t base = (uint32_t)t->nev;
+    uint32_t *nch = tl_xcalloc(ncopy ? ncopy : 1, sizeof *nch), *gcount = tl_xcalloc(ncopy ? ncopy : 1, sizeof *gcount);
+    size_t nchild = 0, ngpu = 0;
+    for (size_t p = 1; p < n; p++) {
+        if (posmap[p] == TL_TEV_NONE || paired[kparent[p]])
+            continue;
+        nch[posmap[kparent[p]] - base]++;
+        nchild++;
+    }
+    for (size_t i = 0; i < jb->np; i++) {
+        nch[posmap[jb->p[i].c] - base] = 1;
+        for (uint32_t p = jb->p[i].c; p != UINT32_MAX; p = pparent[p])
+            if (posmap[p] != TL_TEV_NONE) {
+                gcount[posmap[p] - base]++;
+                ngpu++;
+            }
+    }
+    nchild += jb->np;
+    t->ev = tl_xrealloc(t->ev, (t->nev + ncopy) * sizeof *t->ev);
+    t->idx = tl_xrealloc(t->idx, (t->nidx + nchild + ngpu + 1) * sizeof *t->idx);
+    size_t off = t->nidx;
+    for (size_t p = 0; p < n; p++) {
+        uint32_t ni = posmap[p];
+        if (ni == TL_TEV_NONE)
+            continue;
+        uint32_t s = cr->sub[p];
+        tl_tev *e = &t->ev[ni];
+        if (s == UINT32_MAX) {
+            memset(e, 0, sizeof *e);
+            e->name = tl_arena_strdup(&t->arena, "CaptureRoot");
+            e->kind = TL_TEV_RUNTIME;
+            e->pid = gpid;
+            e->tid = gtid;
+            e->stream = TL_TEV_NO_STREAM;
+            e->corr = -1;
+        } else {
+            *e = ct->ev[s];
+        }
+        e->ts = gts;
+        e->dur = gdur;
+        e->t_end = gts + gdur;
+        e->uid = *uid_next + (uint32_t)p;
+        e->flags = TL_TEV_IN_TREE;
+        e->parent = s == UINT32_MAX ? jb->g : posmap[kparent[p]];
+        e->child0 = (uint32_t)off;
+        off += nch[ni - base];
+        e->nchild = 0;
+        e->gpu0 = 0;
+        e->ngpu = 0;
+        if (e->kind == TL_TEV_CPU_OP)
+            t->ncpu_ops++;
+    }
+    for (size_t c = 0; c < ncopy; c++) {
+        t->ev[base + c].gpu0 = (uint32_t)off;
+        off += gcount[c];
+    }
+    t->nev += ncopy;
+    for (size_t p = 1; p < n; p++) {
+        if (posmap[p] == TL_TEV_NONE || paired[kparent[p]])
+            continue;
+        tl_tev *par = &t->ev[posmap[kparent[p]]];
+        t->idx[par->child0 + par->nchild++] = posmap[p];
+    }
+    for (size_t i = 0; i < jb->np; i++) {
+        uint32_t k = jb->p[i].k, cp = posmap[jb->p[i].c];
+        tl_tev *c = &t->ev[cp];
+        c->nchild = 1;
+        t->idx[c->child0] = k;
+        t->ev[k].parent = cp;
+        for (uint32_t p = jb->p[i].c; p != UINT32_MAX; p = pparent[p]) {
+            if (posmap[p] == TL_TEV_NONE)
+                continue;
+            tl_tev *a = &t->ev[posmap[p]];
+            t->idx[a->gpu0 + a->ngpu++] = k;
+        }
+    }
+    for (size_t c = 0; c < ncopy; c++)
+        if (t->ev[base + c].ngpu == 0)
+            t->ev[base + c].flags |= TL_TEV_NON_GPU_PATH;
+    /* the graph launch now holds the capture root only */
+    tl_tev *g = &t->ev[jb->g];
+    g->child0 = (uint32_t)off;
+    g->nchild = 1;
+    t->idx[off++] = base;
+    t->nidx = off;
+    *uid_next += (uint32_t)n;
+    for (size_t p = 0; p < n; p++)
+        if (cr->sub[p] != UINT32_MAX)
+            pos_of[cr->sub[p]] = UINT32_MAX;
+    free(posmap);
+    free(pparent);
+    free(kparent);
+    free(paired);
+    free(nch);
+    free(gcount);
+}
+
+static int uint_cmp_ts(size_t a, size_t b, void *ctx) { return ts_cmp_ctx(a, b, ctx); }
+
+int tl_infer_attribute(tl_trace *t, tl_capture *cap, int keep_frames, tl_infer_stats *st, tl_error *err)
+{
+    memset(st, 0, sizeof *st);
+    st->capture_batch = -1;
+    patterns_init();
+    int rc = -1;
+    /* graph launches, in ts order */
+    size_t *gl = NULL, ngl = 0, cap_gl = 0;
+    for (size_t i = 0; i < t->nev; i++) {
+        if (t->ev[i].kind != TL_TEV_ANNOT && name_has_ci(t->ev[i].name, "graphlaunch")) {
+            TL_GROW(gl, cap_gl, ngl + 1);
+            gl[ngl++] = i;
+        }
+    }
+    tl_sort_rows(gl, ngl, uint_cmp_ts, t);
+    st->nlaunch = ngl;
+    for (size_t i = 0; i < ngl; i++)
+        for (uint32_t k = 0; k < t->ev[gl[i]].nchild; k++)
+            st->nreplay += tl_tev_is_gpu(&t->ev[tl_tev_children(t, (uint32_t)gl[i])[k]]);
+    if (ngl == 0) {
+        tl_warn("%s has no graph launch: capture folder %s not used", t->path, cap->dir);
+        free(gl);
+        return 0;
+    }
+    /* execution roots: the detailed annotations, or else the native ones */
+    size_t *roots = NULL, nroots = 0, cap_r = 0;
+    for (int tier = 2; tier >= 1 && nroots == 0; tier--) {
+        for (size_t i = 0; i < t->nev; i++) {
+            if (t->ev[i].kind != TL_TEV_ANNOT)
+                continue;
+            int hit = 0;
+            for (size_t p = 0; p < NPAT && !hit; p++)
+                hit = (root_patterns[p].detailed ? 2 : 1) == tier && pat_match((int)p, t->ev[i].name);
+            if (hit) {
+                TL_GROW(roots, cap_r, nroots + 1);
+                roots[nroots++] = i;
+            }
+        }
+    }
+    tl_sort_rows(roots, nroots, uint_cmp_ts, t);
+    st->nroots = nroots;
+    ctrace *cts = tl_xcalloc(cap->n ? cap->n : 1, sizeof *cts);
+    job *jobs = NULL;
+    size_t njobs = 0, cap_j = 0, in_roots = 0;
+    uint8_t *owner = NULL;
+    int skipped_batch = 0, skipped_size = 0, skipped_file = 0, skipped_count = 0;
+    if (nroots == 0) {
+        tl_error_set(err, "%s: %zu graph launch%s but no iteration annotation (execute_\xe2\x80\xa6, step[\xe2\x80\xa6], "
+                          "prefill[\xe2\x80\xa6], decode[\xe2\x80\xa6], execute_diffusion_\xe2\x80\xa6): nothing to attribute them by",
+                     t->path, ngl, ngl == 1 ? "" : "es");
+        goto out;
+    }
+    owner = tl_xcalloc(ngl, 1);
+    for (size_t r = 0; r < nroots; r++) {
+        const tl_tev *re = &t->ev[roots[r]];
+        size_t *mine = NULL, nmine = 0, cap_m = 0;
+        for (size_t i = 0; i < ngl; i++) {
+            const tl_tev *g = &t->ev[gl[i]];
+            if (re->ts <= g->ts && g->ts + g->dur <= re->ts + re->dur) {
+                if (owner[i]) {
+                    tl_error_set(err, "%s: overlapping iteration annotations: the graph launch at ts %.3f is inside two of them (%s)",
+                                 t->path, g->ts, re->name);
+                    free(mine);
+                    goto out;
+                }
+                owner[i] = 1;
+                TL_GROW(mine, cap_m, nmine + 1);
+                mine[nmine++] = gl[i];
+            }
+        }
+        in_roots += nmine;
+        if (!nmine)
+            continue;
+        int64_t batch, size = 0;
+        long ent = -1;
+        if (tl_infer_step_batch(re->name, &batch) != 0) {
+            if (!skipped_batch++)
+                tl_warn("%s: iteration annotation '%s' has no batch size: its graph launches are not attributed", t->path, re->name);
+            reason(st, "no batch size in the iteration annotation '%s'", re->name);
+        } else if ((ent = tl_capture_choose(cap, batch, nmine, &size)) == -1) {
+            if (!skipped_size++)
+                tl_warn("%s: no capture batch size >= %lld in %s: the step '%s' is not attributed", t->path, (long long)batch,
+                        cap->dir, re->name);
+            reason(st, "no capture batch size >= %lld", (long long)batch);
+        } else if (ent == -2) {
+            if (!skipped_file++)
+                tl_warn("%s: no capture trace for batch size %lld in %s (its file is missing)", t->path, (long long)size, cap->dir);
+            reason(st, "no capture trace for batch size %lld", (long long)size);
+        } else {
+            ctrace *ct = &cts[ent];
+            if (!ct->t && !(ct->t = tl_capture_trace(cap, (size_t)ent, err))) {
+                free(mine);
+                goto out;
+            }
+            if (!ct->built)
+                build_croots(ct);
+            if (ct->nr != 1 && ct->nr != nmine) {
+                if (!skipped_count++)
+                    tl_warn("%s: %zu capture roots in %s for %zu graph launches of '%s': not attributed", t->path, ct->nr,
+                            cap->e[ent].path, nmine, re->name);
+                reason(st, "%zu capture roots for %zu graph launches", ct->nr, nmine);
+            } else {
+                for (size_t i = 0; i < nmine; i++) {
+                    uint32_t g = (uint32_t)mine[i];
+                    croot *cr = &ct->r[ct->nr == 1 ? 0 : i];
+                    /* replay kernels: g's GPU children by ts (stable) */
+                    size_t nk = 0;
+                    size_t *kk = tl_xmalloc((t->ev[g].nchild + 1) * sizeof *kk);
+                    for (uint32_t q = 0; q < t->ev[g].nchild; q++) {
+                        uint32_t k = tl_tev_children(t, g)[q];
+                        if (tl_tev_is_gpu(&t->ev[k]))
+                            kk[nk++] = k;
+                    }
+                    tl_sort_rows(kk, nk, uint_cmp_ts, t);
+                    if (nk == 0) {
+                        reason(st, "the graph launch at ts %.3f has no replay kernels", t->ev[g].ts);
+                        free(kk);
+                        continue;
+                    }
+                    tl_infer_side rs = {0}, cs = {0};
+                    rs.n = nk;
+                    rs.name = tl_xmalloc(nk * sizeof *rs.name);
+                    int64_t *stream = tl_xmalloc(nk * sizeof *stream);
+                    for (size_t q = 0; q < nk; q++) {
+                        rs.name[q] = t->ev[kk[q]].name;
+                        stream[q] = t->ev[kk[q]].stream;
+                    }
+                    rs.stream = stream;
+                    cs.n = cr->nlaunch;
+                    cs.name = tl_xmalloc((cs.n + 1) * sizeof *cs.name);
+                    cs.kernel = tl_xmalloc((cs.n + 1) * sizeof *cs.kernel);
+                    for (size_t q = 0; q < cs.n; q++) {
+                        const tl_tev *ce = &ct->t->ev[cr->sub[cr->launch[q]]];
+                        cs.name[q] = ce->name;
+                        cs.kernel[q] = ce->kernel_arg;
+                    }
+                    tl_infer_pair *pairs = tl_xmalloc(nk * sizeof *pairs);
+                    size_t np = 0;
+                    char why[400] = "";
+                    int ar = tl_infer_align(&rs, &cs, pairs, &np, why, sizeof why);
+                    free(rs.name);
+                    free(stream);
+                    free(cs.name);
+                    free(cs.kernel);
+                    if (ar == 2) {
+                        tl_error_set(err, "%s: replay of graph launch at ts %.3f runs on several streams but the capture launches "
+                                          "carry no kernel names (args.kernel): the replay cannot be aligned",
+                                     cap->dir, t->ev[g].ts);
+                        free(kk);
+                        free(pairs);
+                        free(mine);
+                        goto out;
+                    }
+                    if (ar == 1) {
+                        reason(st, "%s", why);
+                        free(kk);
+                        free(pairs);
+                        continue;
+                    }
+                    for (size_t q = 0; q < np; q++) {
+                        pairs[q].k = (uint32_t)kk[pairs[q].k];
+                        pairs[q].c = cr->launch[pairs[q].c];
+                    }
+                    free(kk);
+                    TL_GROW(jobs, cap_j, njobs + 1);
+                    jobs[njobs++] = (job){g, ct, cr, pairs, np};
+                    ct->used = 1;
+                    st->nunmatched += cr->nlaunch - np;
+                    if (st->capture_batch < 0) {
+                        st->capture_batch = cap->e[ent].batch;
+                        st->piecewise = cap->e[ent].piecewise;
+                    }
+                }
+            }
+        }
+        free(mine);
+    }
+    if (njobs == 0 && in_roots > 0) {
+        tl_error_set(err, "capture folder %s does not match %s: 0 of %zu graph launches attributed (%s)", cap->dir, t->path,
+                     ngl, st->reason[0] ? st->reason : "no pair aligned");
+        goto out;
+    }
+    /* graft */
+    uint32_t uid_next = t->nuid;
+    int warned_gpu = 0;
+    for (size_t j = 0; j < njobs; j++) {
+        const tl_trace *ctt = jobs[j].ct->t;
+        uint32_t *pos_of = tl_xmalloc((ctt->nev ? ctt->nev : 1) * sizeof *pos_of);
+        for (size_t i = 0; i < ctt->nev; i++)
+            pos_of[i] = UINT32_MAX;
+        size_t before = t->nev;
+        graft(t, &jobs[j], keep_frames, &uid_next, pos_of, &warned_gpu);
+        st->ncopies += t->nev - before;
+        st->nattributed++;
+        st->nreplay_attributed += jobs[j].np;
+        free(pos_of);
+    }
+    if (st->nattributed < ngl)
+        tl_warn("%s: %zu of %zu graph launches attributed through %s%s%s%s", t->path, st->nattributed, ngl, cap->dir,
+                st->reason[0] ? " (" : "", st->reason, st->reason[0] ? ")" : "");
+    if (st->nunmatched)
+        tl_warn("%s: %zu capture launch%s left unmatched (no replay kernel for them)", t->path, st->nunmatched,
+                st->nunmatched == 1 ? "" : "es");
+    /* the capture traces grafted from now belong to t (the copies' names are theirs) */
+    for (size_t i = 0; i < cap->n; i++) {
+        if (!cts[i].used)
+            continue;
+        t->owned = tl_xrealloc(t->owned, (t->nowned + 1) * sizeof *t->owned);
+        t->owned[t->nowned++] = cap->e[i].trace;
+        cap->e[i].trace = NULL;
+    }
+    rc = 0;
+out:
+    for (size_t i = 0; i < cap->n; i++)
+        ctrace_free(&cts[i]);
+    free(cts);
+    for (size_t j = 0; j < njobs; j++)
+        free(jobs[j].p);
+    free(jobs);
+    free(owner);
+    free(roots);
+    free(gl);
+    return rc;
+}
+
+int tl_infer_is_copy(const tl_trace *t, uint32_t i) { return i < t->nev && t->ev[i].uid >= t->nuid; }
+
+void tl_infer_summary(const tl_trace *t, const tl_infer_stats *st, tl_buf *out)
+{
+    size_t s, e;
+    tl_path_base(t->path, &s, &e);
+    tl_buf_add(out, t->path + s, e - s);
+    if (st->capture_batch >= 0)
+        tl_buf_printf(out, ": capture bs %lld %s", (long long)st->capture_batch, st->piecewise ? "PIECEWISE" : "FULL");
+    tl_buf_printf(out, ": %zu of %zu graph launches, %zu of %zu replay kernels attributed", st->nattributed, st->nlaunch,
+                  st->nreplay_attributed, st->nreplay);
+}
+
+/* ---- pseudo ops (§2.10) ---------------------------------------------------------------------- */
+
+static size_t numbered_profiler_name(const char *s)
+{
+    static const char head[] = "sglang_profiler::";
+    if (strncmp(s, head, sizeof head - 1) != 0)
+        return 0;
+    size_t n = strlen(s), d = n;
+    while (d > 0 && s[d - 1] >= '0' && s[d - 1] <= '9')
+        d--;
+    if (d == n || d == 0 || s[d - 1] != '_' || d - 1 <= sizeof head - 1)
+        return 0;
+    return d - 1;
+}
+
+/* The reference's pseudo ops that re-parent events (so would change the op sheets), by
+ * what triggers them: an op that must be present (or NULL) and a name pattern that must
+ * match some event (or NULL).  Not implemented: each present one is warned about. */
+static const struct {
+    const char *what, *op, *re;
+} reparenting_pseudo_ops[] = {
+    {"MLA decode", "aiter::mla_decode_stage1_asm_fwd", "aiter/mla\\.py\\([0-9]+\\): mla_decode_fwd"},
+    {"MLA prefill", "aiter::mla_prefill_ps_asm_fwd", ":[[:space:]]*mla_fp8_prefill_attn(\\b|$)"},
+    {"DeepSeek-V4 paged decode", NULL, "paged_decode\\.py\\([0-9]+\\):[[:space:]]*sparse_attn_v4_paged_decode"},
+    {"flydsl MoE", "aiter::fused_moe_", NULL},
+};
+
+size_t tl_infer_unapplied_pseudo_ops(const tl_trace *t, const char **what, size_t max)
+{
+    size_t n = 0;
+    for (size_t p = 0; p < sizeof reparenting_pseudo_ops / sizeof *reparenting_pseudo_ops; p++) {
+        int has_op = !reparenting_pseudo_ops[p].op, has_re = !reparenting_pseudo_ops[p].re;
+        regex_t re;
+        if (reparenting_pseudo_ops[p].re && regcomp(&re, reparenting_pseudo_ops[p].re, REG_EXTENDED | REG_NOSUB) != 0)
+            abort(); /* the table is ours */
+        for (size_t i = 0; i < t->nev && !(has_op && has_re); i++) {
+            if (!has_op && strcmp(t->ev[i].name, reparenting_pseudo_ops[p].op) == 0)
+                has_op = 1;
+            if (!has_re && regexec(&re, t->ev[i].name, 0, NULL, 0) == 0)
+                has_re = 1;
+        }
+        if (reparenting_pseudo_ops[p].re)
+            regfree(&re);
+        if (has_op && has_re && n < max)
+            what[n++] = reparenting_pseudo_ops[p].what;
+    }
+    return n;
+}
+
+static void warn_reparenting(const tl_trace *t)
+{
+    const char *what[8];
+    size_t n = tl_infer_unapplied_pseudo_ops(t, what, 8);
+    for (size_t i = 0; i < n; i++)
+        tl_warn("%s: the %s pseudo op is not applied (not implemented here): its ops' rows differ from the "
+                "reference's", t->path, what[i]);
+}
+
+void tl_infer_pseudo_ops(tl_trace *t)
+{
+    warn_reparenting(t);
+    /* the earliest event of each such name decides; names of different traces are
+     * different pointers, so they are compared as text */
+    typedef struct seen {
+        const char *name;
+        const char *to; /* NULL: not renamed */
+    } seen;
+    seen *v = NULL;
+    size_t n = 0, cap = 0;
+    for (size_t i = 0; i < t->nev; i++) {
+        tl_tev *e = &t->ev[i];
+        size_t cut = numbered_profiler_name(e->name);
+        if (!cut)
+            continue;
+        size_t k = 0;
+        while (k < n && strcmp(v[k].name, e->name) != 0)
+            k++;
+        if (k == n) {
+            TL_GROW(v, cap, n + 1);
+            v[n].name = e->name;
+            v[n].to = e->kind == TL_TEV_CPU_OP ? tl_arena_strndup(&t->arena, e->name, cut) : NULL;
+            n++;
+        }
+        if (v[k].to)
+            e->name = v[k].to;
+    }
+    free(v);
+}
+
+tl_trace *tl_infer_load(const char *path, const tl_infer_opts *o, tl_infer_stats *st, tl_error *err)
+{
+    memset(st, 0, sizeof *st);
+    st->capture_batch = -1;
+    tl_capture cap = {0};
+    if (o->capture_dir && tl_capture_open(&cap, o->capture_dir, err) != 0) {
+        tl_capture_close(&cap);
+        return NULL;
+    }
+    /* the annotations always: the iteration roots, the attention models' step, the pseudo-op rule */
+    unsigned flags = TL_LOAD_ANNOT | (o->capture_dir || o->python ? TL_LOAD_PYTHON : 0);
+    tl_trace *t = tl_trace_load_flags(path, flags, err);
+    if (t && o->capture_dir && tl_infer_attribute(t, &cap, o->keep_frames, st, err) != 0) {
+        tl_trace_free(t);
+        t = NULL;
+    }
+    tl_capture_close(&cap);
+    if (t && o->pseudo_ops)
+        tl_infer_pseudo_ops(t);
+    return t;
+}
+
+/* §0.1's hint: a plain trace mostly made of graph launches, with capture traces beside it. */
+void tl_infer_capture_hint(const tl_trace *t, const char *path)
+{
+    double graph = 0, all = 0;
+    for (size_t i = 0; i < t->nev; i++) {
+        const tl_tev *e = &t->ev[i];
+        if (!tl_tev_is_gpu(e) || !(e->flags & TL_TEV_LINKED))
+            continue;
+        all += e->dur;
+        if (e->parent != TL_TEV_NONE && (t->ev[e->parent].flags & TL_TEV_GRAPH_LAUNCH))
+            graph += e->dur;
+    }
+    if (all <= 0 || graph * 2 <= all)
+        return;
+    const char *slash = strrchr(path, '/');
+    size_t n = slash ? (size_t)(slash - path + 1) : 0;
+    char *dir = tl_xmalloc(n + 32);
+    memcpy(dir, path, n);
+    strcpy(dir + n, "capture_traces");
+    if (tl_is_dir(dir))
+        tl_note("hint: %.0f%% of the kernel time of %s is graph replay and %s exists: give the trace as %s@%s to "
+                "attribute it to the captured ops", graph / all * 100, path, dir, path, dir);
+    free(dir);
+}
