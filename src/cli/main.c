@@ -61,7 +61,8 @@ static const char usage_text[] =
     "                 [--names TAG ...] [--sheets GROUP ...] [--summary-md FILE]\n"
     "                 [--summary-json FILE] [--fail-on-regression PCT [--min-time-ms MS]]\n"
     "                 [--min-delta-ms MS] [--min-delta-pct PCT] [--top N]\n"
-    "                 [--tracelens-keys] [--tracediff-dir DIR] [--gpu-arch NAME|FILE] [--no-summary] [--timings] [-v] [-q]\n";
+    "                 [--tracelens-keys] [--tracediff-dir DIR] [--gpu-arch NAME|FILE]\n"
+    "                 [--no-summary] [--timings] [-v] [-q]\n";
 
 static const char help_text[] =
     "Compare TraceLens performance reports: the first REPORT is the baseline, every other\n"

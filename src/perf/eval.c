@@ -9,6 +9,7 @@
 #include "base/numfmt.h"
 #include "base/sort.h"
 #include "trace/kmap.h"
+#include "trace/opcat.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -179,7 +180,23 @@ void pm_env_init(pm_env *env, const tl_trace *t, const tl_gpu_arch *arch, tl_are
     env->t = t;
     env->arch = arch;
     env->arena = arena;
+    tl_kmap_init(&env->cache);
     size_t nev = t->nev;
+    env->comm = tl_xmalloc(nev ? nev : 1);
+    /* names are interned: one test per distinct kernel name (they run to kilobytes) */
+    tl_kmap byname;
+    tl_kmap_init(&byname);
+    for (size_t i = 0; i < nev; i++) {
+        env->comm[i] = 0;
+        if (!tl_tev_is_gpu(&t->ev[i]))
+            continue;
+        int created;
+        tl_kmap_slot *sl = tl_kmap_put(&byname, (int64_t)(uintptr_t)t->ev[i].name, 0, 0, &created);
+        if (created)
+            sl->val = (uint32_t)tl_trace_is_comm(t->ev[i].name);
+        env->comm[i] = (uint8_t)sl->val;
+    }
+    tl_kmap_free(&byname);
     int any = 0;
     for (size_t i = 0; i < nev && !any; i++)
         any = t->extra && t->extra[i].seq != TL_SEQ_NONE;
@@ -261,6 +278,10 @@ void pm_env_init(pm_env *env, const tl_trace *t, const tl_gpu_arch *arch, tl_are
 void pm_env_free(pm_env *env)
 {
     tl_pv_pool_free(&env->pool);
+    tl_kmap_free(&env->cache);
+    free(env->rows);
+    free(env->rcs);
+    free(env->comm);
     free(env->fwd);
     free(env->bwd0);
     free(env->bwdn);
@@ -412,6 +433,8 @@ static void ptext_of(pm_env *env, const tl_pv *v, pm_ptext *p, tl_buf *b)
 }
 
 
+static int eval(pm_env *env, uint32_t ev, const pm_family *fam, const char *model, int bwd, pm_row *row);
+
 int pm_eval(pm_env *env, uint32_t ev, const char *model, int bwd, pm_row *row)
 {
     const tl_trace *t = env->t;
@@ -424,6 +447,35 @@ int pm_eval(pm_env *env, uint32_t ev, const char *model, int bwd, pm_row *row)
         return PM_FAIL; /* tier 3: a model without an estimate */
     if (t->extra && !t->extra[ev].has_args)
         return PM_FAIL;
+    /* a backward row needs a backward link of the event's own (§3.3): known before any
+     * work, and most events have none */
+    if (bwd && !pm_has_bwd_link(env, ev))
+        return PM_FAIL;
+    /* forward rows are asked for twice (the sheet, unified_perf_summary): made once */
+    int created = 0;
+    tl_kmap_slot *cs = NULL;
+    if (!bwd) {
+        cs = tl_kmap_put(&env->cache, ev, 0, 0, &created);
+        if (!created) {
+            *row = env->rows[cs->val];
+            return env->rcs[cs->val];
+        }
+        cs->val = (uint32_t)env->ncache;
+    }
+    int rc = eval(env, ev, fam, model, bwd, row);
+    if (!bwd) {
+        TL_GROW(env->rows, env->rowcap, env->ncache + 1);
+        env->rcs = tl_xrealloc(env->rcs, env->rowcap * sizeof *env->rcs);
+        env->rows[env->ncache] = *row;
+        env->rcs[env->ncache++] = (uint8_t)rc;
+    }
+    return rc;
+}
+
+static int eval(pm_env *env, uint32_t ev, const pm_family *fam, const char *model, int bwd, pm_row *row)
+{
+    const tl_trace *t = env->t;
+    const tl_tev *e = &t->ev[ev];
 
     /* GPU events (§3.1) */
     size_t ng = 0;
@@ -500,7 +552,7 @@ int pm_eval(pm_env *env, uint32_t ev, const char *model, int bwd, pm_row *row)
         c.D = tl_pv_parse(c.pool, e->input_dims);
         c.T = tl_pv_parse(c.pool, e->input_type);
         c.S = tl_pv_parse(c.pool, e->input_strides);
-        c.C = tl_pv_parse(c.pool, e->concrete_inputs);
+        c.C = fam->reads_c ? tl_pv_parse(c.pool, e->concrete_inputs) : NULL;
         c.out_type = t->extra ? tl_pv_parse(c.pool, t->extra[ev].output_type) : NULL;
     }
     c.kern = kern;
@@ -509,8 +561,6 @@ int pm_eval(pm_env *env, uint32_t ev, const char *model, int bwd, pm_row *row)
     if (rc != PM_OK)
         return rc;
     if (!isfinite(c.flops) || (!c.bytes_none && !isfinite(c.bytes)))
-        return PM_FAIL;
-    if (bwd && !pm_has_bwd_link(env, ev))
         return PM_FAIL;
 
     /* metrics (§3.4) */

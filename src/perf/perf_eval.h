@@ -9,6 +9,7 @@
 #include "base/arena.h"
 #include "perf/perf_impl.h"
 #include "table/table.h"
+#include "trace/kmap.h"
 
 /* A parameter's value class, for the column typing of PERF.md §5.2. */
 enum { PT_INT = 0, PT_FLOAT, PT_BOOL, PT_NONE, PT_OTHER };
@@ -45,6 +46,12 @@ typedef struct pm_env {
     /* §1.6 links: fwd[ev] (TL_TEV_NONE), and each event's backward events (CSR) */
     uint32_t *fwd;
     uint32_t *bwd0, *bwdn, *bwd;
+    uint8_t *comm;           /* per event: a communication kernel */
+    /* forward rows made so far: event -> rows[] / rcs[] */
+    tl_kmap cache;
+    pm_row *rows;
+    uint8_t *rcs;
+    size_t ncache, rowcap;
     /* scratch */
     uint32_t *stack, *gpu;
     size_t stackcap, gpucap;
