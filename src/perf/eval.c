@@ -67,6 +67,18 @@ static const dtype_row *dtype_find(const tl_pv *v)
     return NULL;
 }
 
+/* "<maf>_<precision>" for the table's precisions, without formatting one per row */
+static const char *spec_of(const char *maf, const char *prec)
+{
+    static const char *const precs[] = {"bf16", "fp16", "fp32", "fp64", "fp8", "fp4"};
+    static const char *const matrix[] = {"matrix_bf16", "matrix_fp16", "matrix_fp32", "matrix_fp64", "matrix_fp8", "matrix_fp4"};
+    static const char *const vector[] = {"vector_bf16", "vector_fp16", "vector_fp32", "vector_fp64", "vector_fp8", "vector_fp4"};
+    for (size_t i = 0; i < sizeof precs / sizeof *precs; i++)
+        if (strcmp(prec, precs[i]) == 0)
+            return maf[0] == 'm' ? matrix[i] : vector[i];
+    return "";
+}
+
 int pm_bpe(const tl_pv *dtype)
 {
     const dtype_row *r = dtype_find(dtype);
@@ -576,7 +588,7 @@ static int eval(pm_env *env, uint32_t ev, const pm_family *fam, const char *mode
     }
     /* Compute Spec (§3.5) */
     const char *prec = c.prec_as_is ? c.prec_as_is : pm_precision(c.prec);
-    row->spec = prec ? tl_arena_printf(env->arena, "%s_%s", fam->maf, prec) : "";
+    row->spec = !prec ? "" : c.prec_as_is ? tl_arena_printf(env->arena, "%s_%s", fam->maf, prec) : spec_of(fam->maf, prec);
     /* roofline (§8) */
     row->roof_time = row->pct_roof = NAN;
     if (env->arch && *row->spec && !c.bytes_none && row->gflops > 0) {

@@ -123,6 +123,8 @@ const tl_pv *tl_pv_as(tl_pv_pool *p, const tl_pv *v, int kind)
     tl_pv *c = tl_pv_new(p, kind);
     *c = *v;
     c->kind = (uint8_t)kind;
+    c->repr = NULL; /* the text was the other kind's */
+    c->rlen = 0;
     return c;
 }
 
@@ -148,6 +150,7 @@ static int parse_seq(P *p, tl_pv *out, char close, int depth)
     tl_pv *items = NULL;
     size_t n = 0, cap = 0;
     int bad = 0;
+    const char *start = p->s;
     p->s++;
     ws(p);
     while (*p->s && *p->s != close) {
@@ -184,6 +187,12 @@ static int parse_seq(P *p, tl_pv *out, char close, int depth)
         out->kind = close == ')' ? TL_PV_TUPLE : TL_PV_LIST;
         out->n = (uint32_t)n;
         out->u.items = items;
+        /* the text is already this tuple's repr (jscan writes Python's): kept to print it
+         * again for free */
+        if (close == ')') {
+            out->repr = start;
+            out->rlen = (uint32_t)(p->s - start);
+        }
     }
     return 0;
 }
@@ -446,6 +455,10 @@ void tl_pv_repr(tl_buf *b, const tl_pv *v)
         break;
     case TL_PV_TUPLE:
     case TL_PV_LIST:
+        if (v->kind == TL_PV_TUPLE && v->repr) {
+            tl_buf_add(b, v->repr, v->rlen);
+            break;
+        }
         tl_buf_addc(b, v->kind == TL_PV_TUPLE ? '(' : '[');
         for (uint32_t i = 0; i < v->n; i++) {
             if (i)
