@@ -38,6 +38,17 @@ typedef struct pm_row {
     size_t nkern;
 } pm_row;
 
+/* A family's verdict on one set of arguments (eval.c's cache). */
+typedef struct argres {
+    const void *key[8];
+    uint8_t rc;
+    int bytes_none;
+    double flops, bytes;
+    const char *spec;
+    pm_ptext *par;
+    size_t npar;
+} argres;
+
 typedef struct pm_env {
     const tl_trace *t;
     const tl_gpu_arch *arch; /* NULL: no roofline columns */
@@ -52,6 +63,10 @@ typedef struct pm_env {
     pm_row *rows;
     uint8_t *rcs;
     size_t ncache, rowcap;
+    /* family verdicts by argument texts */
+    tl_kmap argmap;
+    argres *args;
+    size_t nargs, argcap;
     /* scratch */
     uint32_t *stack, *gpu;
     size_t stackcap, gpucap;
