@@ -5,11 +5,16 @@
  * Any input either loads into a trace whose tree is well formed - every parent, child,
  * gpu-list entry and root an index of a kept event, each tree child's parent its parent,
  * each gpu-list entry a linked GPU event - and whose sheets are well-formed tables, or
- * fails with one line that names the file.  Gzip input goes through the same entry
+ * fails with one line that names the file.  The sheets are the full report, the perf
+ * models' sheets included (their shape arguments are the input's: any list, any
+ * number), once without and once with a GPU description for the roofline columns.
+ * Gzip input goes through the same entry
  * (the stream switches on the magic bytes), so the inflate path is fuzzed too.
  */
 #include "fuzz.h"
 
+#include "perf/gpu_arch.h"
+#include "perf/perf.h"
 #include "table/result.h"
 #include "trace/trace.h"
 #include "trace/trace_report.h"
@@ -61,20 +66,26 @@ int tl_fuzz_trace(const uint8_t *data, size_t size)
     }
     TL_FUZZ_CHECK(!err.set);
     trfz_check_tree(t);
-    tl_arena arena;
-    tl_arena_init(&arena);
-    tl_results res = {0};
-    if (tl_trace_sheets(t, &arena, &res, &err) == 0) {
-        TL_FUZZ_CHECK(res.n >= 1 && strcmp(res.items[0].name, "gpu_timeline") == 0);
-        for (size_t i = 0; i < res.n; i++) {
-            tl_fuzz_check_table(res.items[i].table, 0);
-            TL_FUZZ_CHECK(res.items[i].nrows == res.items[i].table->nrows && res.items[i].nrows > 0);
+    tl_gpu_arch arch;
+    tl_error aerr = {0};
+    TL_FUZZ_CHECK(tl_gpu_arch_load("MI300X", &arch, &aerr) == 0);
+    for (int with_arch = 0; with_arch < 2; with_arch++) {
+        tl_arena arena;
+        tl_arena_init(&arena);
+        tl_results res = {0};
+        if (tl_perf_report_sheets(t, with_arch ? &arch : NULL, &arena, &res, &err) == 0) {
+            TL_FUZZ_CHECK(res.n >= 1 && strcmp(res.items[0].name, "gpu_timeline") == 0);
+            for (size_t i = 0; i < res.n; i++) {
+                tl_fuzz_check_table(res.items[i].table, 0);
+                TL_FUZZ_CHECK(res.items[i].nrows == res.items[i].table->nrows && res.items[i].nrows > 0);
+            }
+        } else {
+            TL_FUZZ_CHECK(err.set && strncmp(err.msg, "fuzz.json", 9) == 0 && res.n == 0);
         }
-    } else {
-        TL_FUZZ_CHECK(err.set && strncmp(err.msg, "fuzz.json", 9) == 0 && res.n == 0);
+        tl_results_free(&res);
+        tl_arena_free(&arena);
+        memset(&err, 0, sizeof err);
     }
-    tl_results_free(&res);
-    tl_arena_free(&arena);
     tl_trace_free(t);
     return 0;
 }

@@ -9,6 +9,7 @@
 #include "base/numfmt.h"
 #include "base/sort.h"
 #include "trace/kmap.h"
+#include "trace/opcat.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -64,6 +65,18 @@ static const dtype_row *dtype_find(const tl_pv *v)
             hi = mid;
     }
     return NULL;
+}
+
+/* "<maf>_<precision>" for the table's precisions, without formatting one per row */
+static const char *spec_of(const char *maf, const char *prec)
+{
+    static const char *const precs[] = {"bf16", "fp16", "fp32", "fp64", "fp8", "fp4"};
+    static const char *const matrix[] = {"matrix_bf16", "matrix_fp16", "matrix_fp32", "matrix_fp64", "matrix_fp8", "matrix_fp4"};
+    static const char *const vector[] = {"vector_bf16", "vector_fp16", "vector_fp32", "vector_fp64", "vector_fp8", "vector_fp4"};
+    for (size_t i = 0; i < sizeof precs / sizeof *precs; i++)
+        if (strcmp(prec, precs[i]) == 0)
+            return maf[0] == 'm' ? matrix[i] : vector[i];
+    return "";
 }
 
 int pm_bpe(const tl_pv *dtype)
@@ -179,7 +192,24 @@ void pm_env_init(pm_env *env, const tl_trace *t, const tl_gpu_arch *arch, tl_are
     env->t = t;
     env->arch = arch;
     env->arena = arena;
+    tl_kmap_init(&env->cache);
+    tl_kmap_init(&env->argmap);
     size_t nev = t->nev;
+    env->comm = tl_xmalloc(nev ? nev : 1);
+    /* names are interned: one test per distinct kernel name (they run to kilobytes) */
+    tl_kmap byname;
+    tl_kmap_init(&byname);
+    for (size_t i = 0; i < nev; i++) {
+        env->comm[i] = 0;
+        if (!tl_tev_is_gpu(&t->ev[i]))
+            continue;
+        int created;
+        tl_kmap_slot *sl = tl_kmap_put(&byname, (int64_t)(uintptr_t)t->ev[i].name, 0, 0, &created);
+        if (created)
+            sl->val = (uint32_t)tl_trace_is_comm(t->ev[i].name);
+        env->comm[i] = (uint8_t)sl->val;
+    }
+    tl_kmap_free(&byname);
     int any = 0;
     for (size_t i = 0; i < nev && !any; i++)
         any = t->extra && t->extra[i].seq != TL_SEQ_NONE;
@@ -261,6 +291,12 @@ void pm_env_init(pm_env *env, const tl_trace *t, const tl_gpu_arch *arch, tl_are
 void pm_env_free(pm_env *env)
 {
     tl_pv_pool_free(&env->pool);
+    tl_kmap_free(&env->cache);
+    tl_kmap_free(&env->argmap);
+    free(env->args);
+    free(env->rows);
+    free(env->rcs);
+    free(env->comm);
     free(env->fwd);
     free(env->bwd0);
     free(env->bwdn);
@@ -412,6 +448,8 @@ static void ptext_of(pm_env *env, const tl_pv *v, pm_ptext *p, tl_buf *b)
 }
 
 
+static int eval(pm_env *env, uint32_t ev, const pm_family *fam, const char *model, int bwd, pm_row *row);
+
 int pm_eval(pm_env *env, uint32_t ev, const char *model, int bwd, pm_row *row)
 {
     const tl_trace *t = env->t;
@@ -424,6 +462,110 @@ int pm_eval(pm_env *env, uint32_t ev, const char *model, int bwd, pm_row *row)
         return PM_FAIL; /* tier 3: a model without an estimate */
     if (t->extra && !t->extra[ev].has_args)
         return PM_FAIL;
+    /* a backward row needs a backward link of the event's own (§3.3): known before any
+     * work, and most events have none */
+    if (bwd && !pm_has_bwd_link(env, ev))
+        return PM_FAIL;
+    /* forward rows are asked for twice (the sheet, unified_perf_summary): made once */
+    int created = 0;
+    tl_kmap_slot *cs = NULL;
+    if (!bwd) {
+        cs = tl_kmap_put(&env->cache, ev, 0, 0, &created);
+        if (!created) {
+            *row = env->rows[cs->val];
+            return env->rcs[cs->val];
+        }
+        cs->val = (uint32_t)env->ncache;
+    }
+    int rc = eval(env, ev, fam, model, bwd, row);
+    if (!bwd) {
+        TL_GROW(env->rows, env->rowcap, env->ncache + 1);
+        env->rcs = tl_xrealloc(env->rcs, env->rowcap * sizeof *env->rcs);
+        env->rows[env->ncache] = *row;
+        env->rcs[env->ncache++] = (uint8_t)rc;
+    }
+    return rc;
+}
+
+/* The family's verdict on event ev's arguments, looked up or made (see eval). */
+static const argres *family_eval(pm_env *env, uint32_t ev, const pm_family *fam, const char *model, int bwd,
+                                 const uint32_t *kern, size_t ng)
+{
+    const tl_trace *t = env->t;
+    const tl_tev *e = &t->ev[ev];
+    const char *otype = t->extra ? t->extra[ev].output_type : NULL;
+    const void *key[8] = {fam, bwd ? "b" : "f", e->name, e->input_dims, e->input_type, e->input_strides,
+                          e->concrete_inputs, otype};
+    int cacheable = fam->eval != pm_gemm; /* the transpose reads the kernel names */
+    uint64_t h = 0x9e3779b97f4a7c15ULL;
+    for (int k = 0; k < 8; k++)
+        h = (h ^ (uint64_t)(uintptr_t)key[k]) * 0x100000001b3ULL, h ^= h >> 29;
+    tl_kmap_slot *sl = NULL;
+    if (cacheable) {
+        for (int64_t probe = 0;; probe++) {
+            int created;
+            sl = tl_kmap_put(&env->argmap, (int64_t)h, probe, 1, &created);
+            if (created)
+                break;
+            const argres *x = &env->args[sl->val];
+            if (memcmp(x->key, key, sizeof key) == 0)
+                return x;
+        }
+    }
+    TL_GROW(env->args, env->argcap, env->nargs + 1);
+    if (sl)
+        sl->val = (uint32_t)env->nargs;
+    argres *r = &env->args[env->nargs];
+    memset(r, 0, sizeof *r);
+    memcpy(r->key, key, sizeof key);
+    /* an uncacheable one uses the scratch slot past the end, overwritten next time */
+    if (cacheable)
+        env->nargs++;
+    tl_pv_pool_reset(&env->pool);
+    pm_ctx c;
+    memset(&c, 0, sizeof c);
+    c.pool = &env->pool;
+    c.t = t;
+    c.ev = ev;
+    c.name = e->name;
+    c.model = model;
+    c.bwd = bwd;
+    if (e->kind == TL_TEV_CPU_OP) {
+        c.D = tl_pv_parse(c.pool, e->input_dims);
+        c.T = tl_pv_parse(c.pool, e->input_type);
+        c.S = tl_pv_parse(c.pool, e->input_strides);
+        c.C = fam->reads_c ? tl_pv_parse(c.pool, e->concrete_inputs) : NULL;
+        c.out_type = t->extra ? tl_pv_parse(c.pool, t->extra[ev].output_type) : NULL;
+    }
+    c.kern = kern;
+    c.nkern = ng;
+    int rc = fam->eval(&c);
+    if (rc == PM_OK && (!isfinite(c.flops) || (!c.bytes_none && !isfinite(c.bytes))))
+        rc = PM_FAIL;
+    r->rc = (uint8_t)rc;
+    if (rc != PM_OK)
+        return r;
+    r->flops = c.flops;
+    r->bytes = c.bytes;
+    r->bytes_none = c.bytes_none;
+    const char *prec = c.prec_as_is ? c.prec_as_is : pm_precision(c.prec);
+    r->spec = !prec ? "" : c.prec_as_is ? tl_arena_printf(env->arena, "%s_%s", fam->maf, prec) : spec_of(fam->maf, prec);
+
+    /* parameters */
+    r->npar = c.npar;
+    r->par = c.npar ? tl_arena_alloc(env->arena, c.npar * sizeof *r->par) : NULL;
+    tl_buf b = {0};
+    for (size_t i = 0; i < c.npar; i++) {
+        r->par[i].name = c.par[i].name;
+        ptext_of(env, c.par[i].v, &r->par[i], &b);
+    }
+    tl_buf_free(&b);
+    return r;
+}
+
+static int eval(pm_env *env, uint32_t ev, const pm_family *fam, const char *model, int bwd, pm_row *row)
+{
+    const tl_trace *t = env->t;
 
     /* GPU events (§3.1) */
     size_t ng = 0;
@@ -486,66 +628,37 @@ int pm_eval(pm_env *env, uint32_t ev, const char *model, int bwd, pm_row *row)
     row->kt = pm_busy(env, kern, ng);
     row->kt_int = ng == 0;
 
-    /* the family (§3.3) */
-    tl_pv_pool_reset(&env->pool);
-    pm_ctx c;
-    memset(&c, 0, sizeof c);
-    c.pool = &env->pool;
-    c.t = t;
-    c.ev = ev;
-    c.name = e->name;
-    c.model = model;
-    c.bwd = bwd;
-    if (e->kind == TL_TEV_CPU_OP) {
-        c.D = tl_pv_parse(c.pool, e->input_dims);
-        c.T = tl_pv_parse(c.pool, e->input_type);
-        c.S = tl_pv_parse(c.pool, e->input_strides);
-        c.C = tl_pv_parse(c.pool, e->concrete_inputs);
-        c.out_type = t->extra ? tl_pv_parse(c.pool, t->extra[ev].output_type) : NULL;
-    }
-    c.kern = kern;
-    c.nkern = ng;
-    int rc = fam->eval(&c);
-    if (rc != PM_OK)
-        return rc;
-    if (!isfinite(c.flops) || (!c.bytes_none && !isfinite(c.bytes)))
-        return PM_FAIL;
-    if (bwd && !pm_has_bwd_link(env, ev))
-        return PM_FAIL;
-
+    /* the family (§3.3): its verdict, parameters, flops and bytes depend only on the
+     * arguments (GEMM's transpose also on the kernel names), and events with the same
+     * interned argument texts are common: made once per distinct arguments */
+    const argres *ar = family_eval(env, ev, fam, model, bwd, kern, ng);
+    if (ar->rc != PM_OK)
+        return ar->rc;
     /* metrics (§3.4) */
     double kt = row->kt;
-    row->gflops = c.flops / 1e9;
+    row->gflops = ar->flops / 1e9;
     row->tflops = kt == 0 ? NAN : (row->gflops / 1e3) / (kt / 1e6);
-    if (c.bytes_none) {
+    if (ar->bytes_none) {
         row->mb = row->fpb = row->tbs = NAN;
     } else {
-        row->mb = c.bytes / (1024.0 * 1024.0);
-        row->fpb = c.bytes == 0 ? NAN : (row->gflops * 1e9) / c.bytes;
-        row->tbs = kt == 0 ? NAN : (c.bytes / 1e12) / (kt / 1e6);
+        row->mb = ar->bytes / (1024.0 * 1024.0);
+        row->fpb = ar->bytes == 0 ? NAN : (row->gflops * 1e9) / ar->bytes;
+        row->tbs = kt == 0 ? NAN : (ar->bytes / 1e12) / (kt / 1e6);
     }
     /* Compute Spec (§3.5) */
-    const char *prec = c.prec_as_is ? c.prec_as_is : pm_precision(c.prec);
-    row->spec = prec ? tl_arena_printf(env->arena, "%s_%s", fam->maf, prec) : "";
+    row->spec = ar->spec;
     /* roofline (§8) */
     row->roof_time = row->pct_roof = NAN;
-    if (env->arch && *row->spec && !c.bytes_none && row->gflops > 0) {
+    if (env->arch && *row->spec && !ar->bytes_none && row->gflops > 0) {
         double peak = tl_gpu_arch_peak(env->arch, row->spec), bw = env->arch->mem_bw_gbps;
         if (!isnan(peak) && !isnan(bw)) {
-            double cu = (row->gflops * 1e9 / (peak * 1e12)) * 1e6, mu = (c.bytes / (bw * 1e9)) * 1e6;
+            double cu = (row->gflops * 1e9 / (peak * 1e12)) * 1e6, mu = (ar->bytes / (bw * 1e9)) * 1e6;
             row->roof_time = cu >= mu ? cu : mu;
             row->roof_bound = cu >= mu ? "COMPUTE_BOUND" : "MEMORY_BOUND";
             row->pct_roof = kt == 0 ? NAN : row->roof_time / kt * 100;
         }
     }
-    /* parameters */
-    row->npar = c.npar;
-    row->par = c.npar ? tl_arena_alloc(env->arena, c.npar * sizeof *row->par) : NULL;
-    tl_buf b = {0};
-    for (size_t i = 0; i < c.npar; i++) {
-        row->par[i].name = c.par[i].name;
-        ptext_of(env, c.par[i].v, &row->par[i], &b);
-    }
-    tl_buf_free(&b);
+    row->par = ar->par;
+    row->npar = ar->npar;
     return PM_OK;
 }

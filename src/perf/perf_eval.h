@@ -9,6 +9,7 @@
 #include "base/arena.h"
 #include "perf/perf_impl.h"
 #include "table/table.h"
+#include "trace/kmap.h"
 
 /* A parameter's value class, for the column typing of PERF.md §5.2. */
 enum { PT_INT = 0, PT_FLOAT, PT_BOOL, PT_NONE, PT_OTHER };
@@ -37,6 +38,17 @@ typedef struct pm_row {
     size_t nkern;
 } pm_row;
 
+/* A family's verdict on one set of arguments (eval.c's cache). */
+typedef struct argres {
+    const void *key[8];
+    uint8_t rc;
+    int bytes_none;
+    double flops, bytes;
+    const char *spec;
+    pm_ptext *par;
+    size_t npar;
+} argres;
+
 typedef struct pm_env {
     const tl_trace *t;
     const tl_gpu_arch *arch; /* NULL: no roofline columns */
@@ -45,6 +57,16 @@ typedef struct pm_env {
     /* §1.6 links: fwd[ev] (TL_TEV_NONE), and each event's backward events (CSR) */
     uint32_t *fwd;
     uint32_t *bwd0, *bwdn, *bwd;
+    uint8_t *comm;           /* per event: a communication kernel */
+    /* forward rows made so far: event -> rows[] / rcs[] */
+    tl_kmap cache;
+    pm_row *rows;
+    uint8_t *rcs;
+    size_t ncache, rowcap;
+    /* family verdicts by argument texts */
+    tl_kmap argmap;
+    argres *args;
+    size_t nargs, argcap;
     /* scratch */
     uint32_t *stack, *gpu;
     size_t stackcap, gpucap;

@@ -48,6 +48,7 @@ typedef struct pm_family {
     const char *name;
     int (*eval)(pm_ctx *c);
     const char *maf; /* "matrix" or "vector" */
+    int reads_c;     /* reads Concrete Inputs (parsed only for those that do) */
 } pm_family;
 
 /* The family of model family name `name` (appendix A's second column), or NULL for a

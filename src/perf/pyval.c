@@ -123,6 +123,8 @@ const tl_pv *tl_pv_as(tl_pv_pool *p, const tl_pv *v, int kind)
     tl_pv *c = tl_pv_new(p, kind);
     *c = *v;
     c->kind = (uint8_t)kind;
+    c->repr = NULL; /* the text was the other kind's */
+    c->rlen = 0;
     return c;
 }
 
@@ -143,21 +145,28 @@ static int parse(P *p, tl_pv *out, int depth);
 
 static int parse_seq(P *p, tl_pv *out, char close, int depth)
 {
-    /* items first into a growing scratch array, then copied into the pool */
-    tl_pv *tmp = NULL;
+    /* items straight into the pool, the array doubled there when full (the pool is
+     * reset per event, so the abandoned copies cost nothing after it) */
+    tl_pv *items = NULL;
     size_t n = 0, cap = 0;
     int bad = 0;
+    const char *start = p->s;
     p->s++;
     ws(p);
     while (*p->s && *p->s != close) {
         tl_pv item = {0};
-        if (parse(p, &item, depth + 1) < 0) {
-            free(tmp);
+        if (parse(p, &item, depth + 1) < 0)
             return -1;
-        }
         if (n < TL_PV_MAX_ITEMS) {
-            TL_GROW(tmp, cap, n + 1);
-            tmp[n++] = item;
+            if (n == cap) {
+                size_t ncap = cap ? cap * 2 : 4;
+                tl_pv *ni = tl_pv_alloc(p->pool, ncap * sizeof *ni);
+                if (n)
+                    memcpy(ni, items, n * sizeof *ni);
+                items = ni;
+                cap = ncap;
+            }
+            items[n++] = item;
         } else {
             bad = 1;
         }
@@ -166,25 +175,25 @@ static int parse_seq(P *p, tl_pv *out, char close, int depth)
             p->s++;
             ws(p);
         } else if (*p->s != close) {
-            free(tmp);
             return -1;
         }
     }
-    if (*p->s != close) {
-        free(tmp);
+    if (*p->s != close)
         return -1;
-    }
     p->s++;
     if (bad) {
         out->kind = TL_PV_BAD;
     } else {
         out->kind = close == ')' ? TL_PV_TUPLE : TL_PV_LIST;
         out->n = (uint32_t)n;
-        out->u.items = n ? tl_pv_alloc(p->pool, n * sizeof *tmp) : NULL;
-        if (n)
-            memcpy(out->u.items, tmp, n * sizeof *tmp);
+        out->u.items = items;
+        /* the text is already this tuple's repr (jscan writes Python's): kept to print it
+         * again for free */
+        if (close == ')') {
+            out->repr = start;
+            out->rlen = (uint32_t)(p->s - start);
+        }
     }
-    free(tmp);
     return 0;
 }
 
@@ -299,6 +308,19 @@ static int parse(P *p, tl_pv *out, int depth)
         out->kind = TL_PV_BAD;
         return 0;
     }
+    /* an integer of up to 18 digits (the common case: a dimension, a stride) */
+    if ((c >= '0' && c <= '9') || c == '-') {
+        const char *st = p->s, *q0 = st + (*st == '-'), *r = q0;
+        uint64_t acc = 0;
+        while (*r >= '0' && *r <= '9' && r - q0 < 18)
+            acc = acc * 10 + (uint64_t)(*r++ - '0');
+        if (r > q0 && (*r == ',' || *r == ')' || *r == ']' || *r == ' ' || *r == 0 || *r == ':' || *r == '}')) {
+            out->kind = TL_PV_INT;
+            out->u.i = *st == '-' ? -(int64_t)acc : (int64_t)acc;
+            p->s = r;
+            return 0;
+        }
+    }
     if (c == '(')
         return parse_seq(p, out, ')', depth);
     if (c == '[')
@@ -330,18 +352,19 @@ static int parse(P *p, tl_pv *out, int depth)
     }
     if (c == '\'' || c == '"')
         return parse_str(p, out);
-    if (strncmp(p->s, "None", 4) == 0) {
+    if (c == 'N' && strncmp(p->s, "None", 4) == 0) {
         p->s += 4;
         out->kind = TL_PV_NONE;
         return 0;
     }
-    if (strncmp(p->s, "True", 4) == 0 || strncmp(p->s, "False", 5) == 0) {
+    if ((c == 'T' && strncmp(p->s, "True", 4) == 0) || (c == 'F' && strncmp(p->s, "False", 5) == 0)) {
         out->kind = TL_PV_BOOL;
         out->u.i = c == 'T';
         p->s += c == 'T' ? 4 : 5;
         return 0;
     }
-    /* a number: integer digits, or a float repr (with '.', 'e', inf, nan) */
+    /* a number: a float repr (with '.', 'e', inf, nan) or an integer too long for the
+     * fast path above */
     const char *st = p->s;
     const char *q = st + (*st == '-');
     if (strncmp(q, "inf", 3) == 0 || strncmp(q, "nan", 3) == 0) {
@@ -432,6 +455,10 @@ void tl_pv_repr(tl_buf *b, const tl_pv *v)
         break;
     case TL_PV_TUPLE:
     case TL_PV_LIST:
+        if (v->kind == TL_PV_TUPLE && v->repr) {
+            tl_buf_add(b, v->repr, v->rlen);
+            break;
+        }
         tl_buf_addc(b, v->kind == TL_PV_TUPLE ? '(' : '[');
         for (uint32_t i = 0; i < v->n; i++) {
             if (i)

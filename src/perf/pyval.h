@@ -41,7 +41,8 @@ struct tl_pv {
         const char *s; /* STR: the decoded text (not NUL-terminated) */
         tl_pv *items;
     } u;
-    const char *repr; /* STR: its Python repr as written (quotes included) */
+    const char *repr; /* STR: its Python repr as written (quotes included); a TUPLE parsed
+                       * from text: that text (NULL for one made here) */
     uint32_t rlen;
 };
 

@@ -61,10 +61,32 @@ static void type_columns(tl_table *t)
     }
 }
 
+/* A parameter column whose texts all read True/False is a boolean column in the
+ * workbook (PERF.md §9.3): a sheet split off another (§6) may be left with one. */
+static void bool_params(tl_table *t)
+{
+    for (size_t c = 0; c < t->ncols; c++) {
+        if (strncmp(t->cols[c].name, "param: ", 7) != 0)
+            continue;
+        int all = t->nrows > 0;
+        for (size_t r = 0; r < t->nrows && all; r++) {
+            const tl_cell *x = &t->cols[c].cells[r];
+            all = x->kind == TL_BOOL ||
+                  (x->kind == TL_STR && (strcmp(x->v.s, "True") == 0 || strcmp(x->v.s, "False") == 0));
+        }
+        for (size_t r = 0; r < t->nrows && all; r++) {
+            tl_cell *x = &t->cols[c].cells[r];
+            if (x->kind == TL_STR)
+                *x = tl_cell_bool(x->v.s[0] == 'T');
+        }
+    }
+}
+
 static void emit(tl_results *out, const char *name, tl_table *t)
 {
     if (!t)
         return;
+    bool_params(t);
     if (t->nrows == 0) {
         tl_table_free(t);
         return;

@@ -1,2 +1,46 @@
+/*
+ * rmsnorm.c - the aiter RMSNorm ops (PERF.md §4.6): aiter::rmsnorm and the fused
+ * add + RMSNorm ones.  flops: per row a sum of squares and a scale (2·Ch + 2), then the
+ * weight per element; bytes: the input and output (twice each with the residual add) and
+ * the weight.
+ */
 #include "perf/perf_impl.h"
-int pm_rmsnorm(pm_ctx *c) { (void)c; return PM_FAIL; }
+
+#include <string.h>
+
+int pm_rmsnorm(pm_ctx *c)
+{
+    if (c->bwd)
+        return PM_NOT_MODELLED;
+    int add = strcmp(c->model, "aiter_rmsnorm2d_fwd_with_add_ck") == 0;
+    const tl_pv *D = c->D, *T = c->T, *S = c->S;
+    const tl_pv *shape = pm_tuple(c, tl_pv_at(D, 1)), *dtype = tl_pv_at(T, 1), *stride = pm_tuple(c, tl_pv_at(S, 1));
+    const tl_pv *chv = tl_pv_at(tl_pv_at(D, add ? 4 : 2), 0);
+    int64_t N;
+    if (!shape || !dtype || !stride || !tl_pv_is_int(chv) || chv->u.i < 0 || !tl_pv_prod(shape, &N))
+        return PM_FAIL;
+    int64_t ch = chv->u.i;
+    tl_pv *dt = tl_pv_seq(c->pool, TL_PV_TUPLE, 2);
+    dt->u.items[0] = *dtype;
+    pm_param(c, "op_shape", shape);
+    pm_param(c, "dtype_in_out", dt);
+    pm_param(c, "stride_input", stride);
+    pm_param(c, "stride_output", NULL);
+    pm_param(c, "num_channels", tl_pv_int(c->pool, ch));
+    pm_param(c, "has_bias", tl_pv_bool(c->pool, 0));
+    pm_param(c, "is_affine", tl_pv_bool(c->pool, 1));
+    pm_param(c, "is_training", tl_pv_bool(c->pool, 0));
+    int b = pm_bpe(dtype);
+    if (!b || ch == 0)
+        return PM_FAIL;
+    /* in doubles, as the reference's N / Ch is a true division */
+    double n = (double)N, chd = (double)ch, bd = b;
+    c->flops = (n / chd) * (2 * chd + 2) + n * 2;
+    c->bytes = n * bd + n * bd + chd * bd;
+    if (add) {
+        c->flops = n + c->flops;
+        c->bytes = 2 * n * bd + chd * bd + 2 * n * bd;
+    }
+    c->prec = dtype;
+    return PM_OK;
+}

@@ -173,7 +173,7 @@ static void traverse(U *u)
                 const uint32_t *g = tl_tev_gpu(t, e);
                 int comm = 0;
                 for (uint32_t k = 0; k < ev->ngpu && !comm; k++)
-                    comm = tl_trace_is_comm(t->ev[g[k]].name);
+                    comm = u->env->comm[g[k]];
                 if (!comm)
                     collect(u, e, TL_TEV_NONE);
                 continue;
@@ -210,7 +210,7 @@ static void launcher_kernels(U *u)
         u->first_kernel[i] = TL_TEV_NONE;
     for (size_t i = 0; i < t->nev; i++) {
         const tl_tev *g = &t->ev[i];
-        if (!tl_tev_is_gpu(g) || !(g->flags & TL_TEV_LINKED) || tl_trace_is_comm(g->name))
+        if (!tl_tev_is_gpu(g) || !(g->flags & TL_TEV_LINKED) || u->env->comm[i])
             continue;
         uint32_t r = g->parent, who = r;
         for (uint32_t cur = t->ev[r].parent; cur != TL_TEV_NONE;) {
@@ -340,7 +340,7 @@ tl_table *pm_unified(pm_env *env)
     size_t *bn = NULL, *bc = NULL;
     for (size_t i = 0; i < nev; i++) {
         const tl_tev *g = &t->ev[i];
-        if (!tl_tev_is_gpu(g) || cov[i] || tl_trace_is_comm(g->name) || g->parent == TL_TEV_NONE)
+        if (!tl_tev_is_gpu(g) || cov[i] || env->comm[i] || g->parent == TL_TEV_NONE)
             continue;
         uint32_t p = g->parent;
         while (p != TL_TEV_NONE && !is_cpu(t, p))
