@@ -10,6 +10,7 @@
 #include "base/sort.h"
 #include "perf/pyval.h"
 #include "trace/jscan.h"
+#include "trace/opcat.h"
 #include "trace/pdnum.h"
 
 #include <math.h>
@@ -70,21 +71,8 @@ static void buf_double(tl_buf *b, double d)
         tl_buf_add(b, s, tl_fmt_double(d, s));
 }
 
-static void buf_stream(tl_buf *b, int64_t stream)
-{
-    char s[TL_NUMFMT_MAX];
-    if (stream == TL_TEV_NO_STREAM)
-        tl_buf_adds(b, "None");
-    else
-        tl_buf_add(b, s, tl_fmt_int(stream, s));
-}
 
-typedef struct kstat {
-    const char *name;
-    int64_t stream;
-    size_t count;
-    double total, mean, median, std, min, max;
-} kstat;
+typedef tl_kernel_stat kstat;
 
 static int pm_kstat_cmp(size_t a, size_t b, void *ctx)
 {
@@ -147,49 +135,7 @@ void pm_kernel_summary(pm_env *env, const uint32_t *const *lists, const size_t *
             tl_buf_add(&b, ", ", 2);
             tl_buf_add(&tb, ", ", 2);
         }
-        tl_buf_adds(&b, "{'name': ");
-        tl_py_str_repr(&b, s->name, strlen(s->name));
-        tl_buf_adds(&b, ", 'stream': ");
-        buf_stream(&b, s->stream);
-        tl_buf_printf(&b, ", 'count': %zu, 'total_duration_us': ", s->count);
-        buf_double(&b, s->total);
-        tl_buf_adds(&b, ", 'mean_duration_us': ");
-        buf_double(&b, s->mean);
-        tl_buf_adds(&b, ", 'median_duration_us': ");
-        buf_double(&b, s->median);
-        tl_buf_adds(&b, ", 'std_dev_duration_us': ");
-        buf_double(&b, s->std);
-        tl_buf_adds(&b, ", 'min_duration_us': ");
-        buf_double(&b, s->min);
-        tl_buf_adds(&b, ", 'max_duration_us': ");
-        buf_double(&b, s->max);
-        tl_buf_addc(&b, '}');
-        /* the name cut to 64 characters (code points) and "..." */
-        size_t len = strlen(s->name), cut = len, chars = 0;
-        for (size_t i = 0; i < len; i++) {
-            if (((unsigned char)s->name[i] & 0xc0) != 0x80) {
-                if (chars == 64) {
-                    cut = i;
-                    break;
-                }
-                chars++;
-            }
-        }
-        tl_buf_adds(&tb, "{'name': ");
-        if (cut < len) {
-            char *tmp = tl_xmalloc(cut + 4);
-            memcpy(tmp, s->name, cut);
-            memcpy(tmp + cut, "...", 4);
-            tl_py_str_repr(&tb, tmp, cut + 3);
-            free(tmp);
-        } else {
-            tl_py_str_repr(&tb, s->name, len);
-        }
-        tl_buf_adds(&tb, ", 'stream': ");
-        buf_stream(&tb, s->stream);
-        tl_buf_adds(&tb, ", 'mean_duration_us': ");
-        buf_double(&tb, rint(s->mean * 100.0) / 100.0); /* numpy's round(x, 2) */
-        tl_buf_addc(&tb, '}');
+        tl_kernel_stat_texts(&b, &tb, s);
     }
     tl_buf_addc(&b, ']');
     tl_buf_addc(&tb, ']');

@@ -13,4 +13,23 @@ const char *tl_trace_op_category(const char *name, const char *first_kernel);
  * anywhere in the name: TRACES.md §3). */
 int tl_trace_is_comm(const char *name);
 
+#include "base/util.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* One kernel's statistics over a group's calls (TRACES.md §4.2). */
+typedef struct tl_kernel_stat {
+    const char *name;
+    int64_t stream; /* TL_TEV_NO_STREAM for none */
+    size_t count;
+    double total, mean, median, std, min, max;
+} tl_kernel_stat;
+
+/* Append one kernel's entry to the texts of kernel_details__summarize_kernel_stats
+ * (`summary`: every statistic) and trunc_kernel_details (`trunc`: the name cut to 64
+ * characters, the mean rounded to 2 places), as Python dict reprs; the caller writes the
+ * brackets and the ", " between entries. */
+void tl_kernel_stat_texts(tl_buf *summary, tl_buf *trunc, const tl_kernel_stat *s);
+
 #endif

@@ -651,6 +651,57 @@ static uint64_t keys_hash(const char *const *k)
     return h;
 }
 
+void tl_kernel_stat_texts(tl_buf *summary, tl_buf *trunc, const tl_kernel_stat *s)
+{
+    tl_buf *b = summary, *tb = trunc;
+    tl_buf_adds(b, "{'name': ");
+    tl_py_str_repr(b, s->name, strlen(s->name));
+    tl_buf_adds(b, ", 'stream': ");
+    buf_stream(b, s->stream);
+    tl_buf_adds(b, ", 'count': ");
+    buf_int(b, (int64_t)s->count);
+    tl_buf_adds(b, ", 'total_duration_us': ");
+    buf_double(b, s->total);
+    tl_buf_adds(b, ", 'mean_duration_us': ");
+    buf_double(b, s->mean);
+    tl_buf_adds(b, ", 'median_duration_us': ");
+    buf_double(b, s->median);
+    tl_buf_adds(b, ", 'std_dev_duration_us': ");
+    buf_double(b, s->std);
+    tl_buf_adds(b, ", 'min_duration_us': ");
+    buf_double(b, s->min);
+    tl_buf_adds(b, ", 'max_duration_us': ");
+    buf_double(b, s->max);
+    tl_buf_addc(b, '}');
+
+    /* the name cut to 64 characters (code points) and "..." */
+    size_t len = strlen(s->name), cut = len, chars = 0;
+    for (size_t q = 0; q < len; q++) {
+        if (((unsigned char)s->name[q] & 0xc0) != 0x80) {
+            if (chars == 64) {
+                cut = q;
+                break;
+            }
+            chars++;
+        }
+    }
+    tl_buf_adds(tb, "{'name': ");
+    if (cut < len) {
+        char *tmp = tl_xmalloc(cut + 4);
+        memcpy(tmp, s->name, cut);
+        memcpy(tmp + cut, "...", 4);
+        tl_py_str_repr(tb, tmp, cut + 3);
+        free(tmp);
+    } else {
+        tl_py_str_repr(tb, s->name, len);
+    }
+    tl_buf_adds(tb, ", 'stream': ");
+    buf_stream(tb, s->stream);
+    tl_buf_adds(tb, ", 'mean_duration_us': ");
+    buf_double(tb, rint(s->mean * 100.0) / 100.0); /* numpy's round(x, 2) */
+    tl_buf_addc(tb, '}');
+}
+
 /* The per-position kernel statistics of a group (kernel_details_summary and
  * trunc_kernel_details). */
 static void kernel_stats(const tl_trace *t, const launchers *L, const ugroup *g, tl_arena *arena, const char **summary,
@@ -658,12 +709,7 @@ static void kernel_stats(const tl_trace *t, const launchers *L, const ugroup *g,
 {
     const launcher *tpl = &L->v[g->rows[0]]; /* every launcher has at least one kernel */
     size_t nk = tpl->nk;
-    typedef struct kstat {
-        const char *name;
-        int64_t stream;
-        size_t count;
-        double total, mean, median, std, min, max;
-    } kstat;
+    typedef tl_kernel_stat kstat;
     kstat *ks = tl_xcalloc(nk, sizeof *ks);
     double *d = tl_xmalloc(g->n * sizeof *d);
     for (size_t i = 0; i < nk; i++) {
@@ -710,52 +756,7 @@ static void kernel_stats(const tl_trace *t, const launchers *L, const ugroup *g,
             tl_buf_add(&b, ", ", 2);
             tl_buf_add(&tb, ", ", 2);
         }
-        tl_buf_adds(&b, "{'name': ");
-        tl_py_str_repr(&b, s->name, strlen(s->name));
-        tl_buf_adds(&b, ", 'stream': ");
-        buf_stream(&b, s->stream);
-        tl_buf_adds(&b, ", 'count': ");
-        buf_int(&b, (int64_t)s->count);
-        tl_buf_adds(&b, ", 'total_duration_us': ");
-        buf_double(&b, s->total);
-        tl_buf_adds(&b, ", 'mean_duration_us': ");
-        buf_double(&b, s->mean);
-        tl_buf_adds(&b, ", 'median_duration_us': ");
-        buf_double(&b, s->median);
-        tl_buf_adds(&b, ", 'std_dev_duration_us': ");
-        buf_double(&b, s->std);
-        tl_buf_adds(&b, ", 'min_duration_us': ");
-        buf_double(&b, s->min);
-        tl_buf_adds(&b, ", 'max_duration_us': ");
-        buf_double(&b, s->max);
-        tl_buf_addc(&b, '}');
-
-        /* the name cut to 64 characters (code points) and "..." */
-        size_t len = strlen(s->name), cut = len, chars = 0;
-        for (size_t q = 0; q < len; q++) {
-            if (((unsigned char)s->name[q] & 0xc0) != 0x80) {
-                if (chars == 64) {
-                    cut = q;
-                    break;
-                }
-                chars++;
-            }
-        }
-        tl_buf_adds(&tb, "{'name': ");
-        if (cut < len) {
-            char *tmp = tl_xmalloc(cut + 4);
-            memcpy(tmp, s->name, cut);
-            memcpy(tmp + cut, "...", 4);
-            tl_py_str_repr(&tb, tmp, cut + 3);
-            free(tmp);
-        } else {
-            tl_py_str_repr(&tb, s->name, len);
-        }
-        tl_buf_adds(&tb, ", 'stream': ");
-        buf_stream(&tb, s->stream);
-        tl_buf_adds(&tb, ", 'mean_duration_us': ");
-        buf_double(&tb, rint(s->mean * 100.0) / 100.0); /* numpy's round(x, 2) */
-        tl_buf_addc(&tb, '}');
+        tl_kernel_stat_texts(&b, &tb, s);
     }
     tl_buf_addc(&b, ']');
     tl_buf_addc(&tb, ']');
