@@ -412,9 +412,9 @@ static void test_efficiency_lca_lines(void **state)
     (void)state;
     run *r = run_new("perf/pbase", "perf/pnew", TL_GROUP_ALL, 0, NULL);
     tl_lca_item top[3] = {
-        {.lca = "aten::linear", .ops1 = "aten::mm", .ops2 = "aten::mm"},
-        {.lca = "aten::layer_norm", .ops1 = "aten::native_layer_norm", .ops2 = "aten::layer_norm"},
-        {.lca = "aten::dropout", .ops1 = "aten::bernoulli_", .ops2 = "aten::mul"},
+        {.lca = "aten::linear", .node = "aten::linear", .ops1 = "aten::mm", .ops2 = "aten::mm"},
+        {.lca = "aten::layer_norm", .node = "aten::layer_norm", .ops1 = "aten::native_layer_norm", .ops2 = "aten::layer_norm"},
+        {.lca = "aten::dropout", .node = "aten::dropout", .ops1 = "aten::bernoulli_", .ops2 = "aten::mul"},
     };
     tl_lca_summary lca = {.tag1 = "base", .tag2 = "new", .top = top, .ntop = 3};
     r->s.lca = &lca;
