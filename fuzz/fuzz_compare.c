@@ -113,9 +113,9 @@ static void cmpfz_efficiency(tl_report *reports, size_t n, const char *sheet, tl
     }
     /* LCA lines: one found by its LCA's name, one by a side's op, one by nothing */
     const char *first = nitems ? items[0].name : "", *last = nitems ? items[nitems - 1].name : "";
-    tl_lca_item lca[3] = {{.lca = first, .ops1 = "", .ops2 = last},
-                          {.lca = "", .ops1 = last, .ops2 = ""},
-                          {.lca = "x", .ops1 = "y", .ops2 = "z"}};
+    tl_lca_item lca[3] = {{.lca = first, .node = first, .ops1 = "", .ops2 = last},
+                          {.lca = "", .node = "", .ops1 = last, .ops2 = ""},
+                          {.lca = "x", .node = "x", .ops1 = "y", .ops2 = "z"}};
     tl_lca_summary ls = {.tag1 = reports[0].tag, .tag2 = reports[1].tag, .top = lca, .ntop = 3};
     tl_summary s = {.baseline = reports[0].tag, .item = "op", .variants = vs, .nvariants = n - 1, .lca = &ls};
     tl_eff_options opt = {arch, cache};

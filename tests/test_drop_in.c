@@ -381,8 +381,9 @@ static void test_make_names_missing_packages(void **state)
     assert_int_equal(sys_in(f, "mkdir -p stub && printf '#!/bin/sh\\nexit 1\\n' > stub/dpkg-query && "
                                "chmod +x stub/dpkg-query"), 0);
     char c[12000];
-    snprintf(c, sizeof c, "PATH=\"$PWD/stub:$PATH\" make --no-print-directory -C '%s' -n all >make.out 2>make.err",
-             top);
+    /* (a make of its own: not the jobserver of a `make -j` running the tests) */
+    snprintf(c, sizeof c, "PATH=\"$PWD/stub:$PATH\" env -u MAKEFLAGS -u MFLAGS make --no-print-directory -C '%s' -n all "
+                          ">make.out 2>make.err", top);
     assert_int_equal(sys_in(f, c), 2);
     char *e = slurp(f, "make.err");
     assert_non_null(strstr(e, "missing Debian packages: pkg-config libzip-dev libexpat1-dev zlib1g-dev libisal-dev; "
