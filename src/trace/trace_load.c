@@ -304,8 +304,13 @@ static int read_args(loader *L)
                 if (tl_j_string(j, &s, &sn) < 0)
                     return -1;
                 tl_buf_add(&r->kernel, s, sn);
-            } else if (tl_j_repr(j, &r->kernel, 0) < 0) {
-                return -1;
+            } else {
+                j->repr_max = TL_TRACE_MAX_ARG_BYTES;
+                j->repr_what = "kernel";
+                int bad = tl_j_repr(j, &r->kernel, 0) < 0;
+                j->repr_max = 0;
+                if (bad)
+                    return -1;
             }
             r->has_kernel = 1;
             break;
@@ -882,6 +887,7 @@ static tl_trace *load(tl_instream *in, const char *path, unsigned flags, tl_erro
     tl_buf_free(&L->r.mname);
     tl_buf_free(&L->r.mlabels);
     tl_buf_free(&L->r.otype);
+    tl_buf_free(&L->r.kernel);
     free(L->in.slots);
     side_free(&L->side);
     free(L);
