@@ -105,11 +105,13 @@ sanitize-test:
 	  LDFLAGS="-fsanitize=address,undefined" unit-test
 	@if [ -x $(CONFORMANCE)/run ]; then set -e; \
 	  echo "conformance under AddressSanitizer + UBSan:"; \
-	  $(CONFORMANCE)/run build/asan/tlcompare --pending tests/pending/compare.txt | tail -n 1; \
-	  $(CONFORMANCE)/run build/asan/tlreport $(CONFORMANCE)/report-cases --pending tests/pending/report.txt | tail -n 1; \
-	  $(CONFORMANCE)/run-tracediff build/asan/tlcompare --pending tests/pending/tracediff.txt | tail -n 1; \
+	  quiet() { log=build/asan/conformance.log; \
+	    if "$$@" >$$log 2>&1; then tail -n 1 $$log; else grep -v '^PASS' $$log; exit 1; fi; }; \
+	  quiet $(CONFORMANCE)/run build/asan/tlcompare --pending tests/pending/compare.txt; \
+	  quiet $(CONFORMANCE)/run build/asan/tlreport $(CONFORMANCE)/report-cases --pending tests/pending/report.txt; \
+	  quiet $(CONFORMANCE)/run-tracediff build/asan/tlcompare --pending tests/pending/tracediff.txt; \
 	  for k in $(INFERENCE_KINDS); do \
-	    $(CONFORMANCE)/run build/asan/tlreport $(CONFORMANCE)/$$k-cases --pending tests/pending/$$k.txt | tail -n 1; done; fi
+	    quiet $(CONFORMANCE)/run build/asan/tlreport $(CONFORMANCE)/$$k-cases --pending tests/pending/$$k.txt; done; fi
 
 # The portable (SWAR) text scanning of the writers and of the xlsx reader, which x86-64
 # builds otherwise never take (base/textblock.h): their tests again with TL_NO_SIMD, in its

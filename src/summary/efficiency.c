@@ -258,22 +258,27 @@ static void want(name_set *w, const char *name)
 static const char *read_report(tl_eff_cache *c, tl_report *reports, size_t r, const tl_strmap *names,
                                tl_eff_side *acc)
 {
+    /* by index while collecting: reading a sheet adds to the cache, which may move it */
     sheet_sums *use[64];
-    size_t nuse = 0;
+    size_t at[64], nuse = 0;
     const char *source = NULL;
     if (tl_report_has_sheet(&reports[r], "unified_perf_summary")) {
-        use[nuse] = sums_of(c, reports, r, "unified_perf_summary");
-        nuse += use[nuse] != NULL;
+        sheet_sums *ss = sums_of(c, reports, r, "unified_perf_summary");
+        if (ss)
+            at[nuse++] = (size_t)(ss - c->sheets);
         source = nuse ? "unified_perf_summary" : NULL;
     } else {
         for (size_t i = 0; tl_perf_sheet(i) && nuse < 64; i++) {
             if (!tl_report_has_sheet(&reports[r], tl_perf_sheet(i)))
                 continue;
-            use[nuse] = sums_of(c, reports, r, tl_perf_sheet(i));
-            nuse += use[nuse] != NULL;
+            sheet_sums *ss = sums_of(c, reports, r, tl_perf_sheet(i));
+            if (ss)
+                at[nuse++] = (size_t)(ss - c->sheets);
         }
         source = nuse ? "perf sheets" : NULL;
     }
+    for (size_t k = 0; k < nuse; k++)
+        use[k] = &c->sheets[at[k]];
     for (size_t i = 0; i < names->cap; i++) {
         const char *name = names->slots[i].key;
         if (!name)
