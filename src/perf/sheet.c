@@ -103,23 +103,7 @@ void pm_kernel_summary(pm_env *env, const uint32_t *const *lists, const size_t *
         for (size_t r = 0; r < n; r++)
             if (lens[r] == nk)
                 d[m++] = t->ev[lists[r][i]].dur;
-        const tl_tev *k = &t->ev[lists[tpl][i]];
-        ks[i].name = k->name;
-        ks[i].stream = k->stream;
-        ks[i].count = m;
-        ks[i].total = tl_np_sum(d, m);
-        ks[i].mean = tl_np_mean(d, m);
-        ks[i].median = tl_np_median(d, m);
-        ks[i].std = tl_np_std(d, m);
-        double mn = d[0], mx = d[0];
-        for (size_t q = 1; q < m; q++) {
-            if (d[q] < mn)
-                mn = d[q];
-            if (d[q] > mx)
-                mx = d[q];
-        }
-        ks[i].min = mn;
-        ks[i].max = mx;
+        ks[i] = tl_kernel_stat_of(&t->ev[lists[tpl][i]], d, m);
     }
     /* by (total, name), stably: a merge sort through tl_sort_rows */
     size_t *ord = tl_xmalloc(nk * sizeof *ord);

@@ -14,6 +14,7 @@ const char *tl_trace_op_category(const char *name, const char *first_kernel);
 int tl_trace_is_comm(const char *name);
 
 #include "base/util.h"
+#include "trace/trace.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -25,6 +26,10 @@ typedef struct tl_kernel_stat {
     size_t count;
     double total, mean, median, std, min, max;
 } tl_kernel_stat;
+
+/* The statistics of kernel `k` over the n >= 1 durations d of a group's calls (numpy's
+ * sum, mean, median and population std, as pandas applies them). */
+tl_kernel_stat tl_kernel_stat_of(const tl_tev *k, const double *d, size_t n);
 
 /* Append one kernel's entry to the texts of kernel_details__summarize_kernel_stats
  * (`summary`: every statistic) and trunc_kernel_details (`trunc`: the name cut to 64

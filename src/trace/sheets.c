@@ -651,6 +651,23 @@ static uint64_t keys_hash(const char *const *k)
     return h;
 }
 
+tl_kernel_stat tl_kernel_stat_of(const tl_tev *k, const double *d, size_t n)
+{
+    tl_kernel_stat s = {.name = k->name, .stream = k->stream, .count = n};
+    s.total = tl_np_sum(d, n);
+    s.mean = tl_np_mean(d, n);
+    s.median = tl_np_median(d, n);
+    s.std = tl_np_std(d, n);
+    s.min = s.max = d[0];
+    for (size_t q = 1; q < n; q++) {
+        if (d[q] < s.min)
+            s.min = d[q];
+        if (d[q] > s.max)
+            s.max = d[q];
+    }
+    return s;
+}
+
 void tl_kernel_stat_texts(tl_buf *summary, tl_buf *trunc, const tl_kernel_stat *s)
 {
     tl_buf *b = summary, *tb = trunc;
@@ -719,23 +736,7 @@ static void kernel_stats(const tl_trace *t, const launchers *L, const ugroup *g,
             if (l->nk == nk)
                 d[n++] = t->ev[l->k[i]].dur;
         }
-        const tl_tev *k = &t->ev[tpl->k[i]];
-        ks[i].name = k->name;
-        ks[i].stream = k->stream;
-        ks[i].count = n;
-        ks[i].total = tl_np_sum(d, n);
-        ks[i].mean = tl_np_mean(d, n);
-        ks[i].median = tl_np_median(d, n);
-        ks[i].std = tl_np_std(d, n);
-        double mn = d[0], mx = d[0];
-        for (size_t q = 1; q < n; q++) {
-            if (d[q] < mn)
-                mn = d[q];
-            if (d[q] > mx)
-                mx = d[q];
-        }
-        ks[i].min = mn;
-        ks[i].max = mx;
+        ks[i] = tl_kernel_stat_of(&t->ev[tpl->k[i]], d, n);
     }
     /* sorted by (total, name), stably: insertion sort (lists are short) */
     for (size_t i = 1; i < nk; i++) {
