@@ -237,7 +237,7 @@ clean:
 # tests/test_regressions.c replays it in every `make test`.
 FUZZ_SECONDS ?= 60
 FUZZ_CC      ?= clang
-FUZZ_TARGETS := csv xlsx compare trace diff capture
+FUZZ_TARGETS := csv xlsx compare trace diff capture open
 FUZZ_BUILD   := build/fuzz
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 

@@ -207,6 +207,24 @@ CAPTURE = {
     "no_annotation": "\0".join([DETAILS, CAPTURE_TRACE, EXEC_TRACE.replace(EXEC_ANN, "other")]),
 }
 
+# ---- opening a file as a report: a selector byte (the name's ending: 0 .xlsx, 1 .csv,
+# 2 .json, 3 .json.gz, 4 .txt, 5 none), then the file's bytes ---------------------------
+
+OPEN = {
+    "workbook": b"\0" + zipped(XLSX["inline"]),
+    "sheet_csv": b"\1" + CSV["plain"].encode(),
+    "bom_csv": b"\1" + CSV["bom"].encode(),
+    "json_no_trace": b"\2" + b' {"schemaVersion": 1, "events": []}',
+    "json_list": b"\2" + b"[1, 2]",
+    "gzip": b"\3" + bytes([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3]),
+    "text": b"\4" + b"hello\n",
+    "png": b"\5" + bytes([0x89]) + b"PNG\r\n\x1a\n" + bytes(8),
+    "xls": b"\0" + bytes([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]) + bytes(8),
+    "empty": b"\0",
+    "binary": b"\5" + bytes(range(0, 32)),
+    "zip_damaged": b"\0" + b"PK\x03\x04" + bytes(26),
+}
+
 
 def write(target, name, data):
     d = os.path.join(HERE, "corpus", target)
@@ -227,6 +245,8 @@ def main():
         write("compare", name, data)
     for name, data in CAPTURE.items():
         write("capture", name, data)
+    for name, data in OPEN.items():
+        write("open", name, data)
 
 
 if __name__ == "__main__":
