@@ -307,6 +307,22 @@ static size_t count_str(const char *s, const char *what)
     return n;
 }
 
+/* The file's text (malloc'd). */
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    tl_buf text = {0};
+    char chunk[8192];
+    size_t got;
+    while ((got = fread(chunk, 1, sizeof chunk, f)) > 0)
+        tl_buf_add(&text, chunk, got);
+    fclose(f);
+    char *out = tl_xstrdup(tl_buf_cstr(&text));
+    tl_buf_free(&text);
+    return out;
+}
+
 /* Compare traces a[0..na) (tag "a") with b[0..nb) ("b"); returns the JSON summary. */
 static char *compare_json(const char *dir, char **a, int na, char **b, int nb)
 {
@@ -324,17 +340,7 @@ static char *compare_json(const char *dir, char **a, int na, char **b, int nb)
     tl_buf_free(&cmd);
     char path[4200];
     snprintf(path, sizeof path, "%s/s.json", dir);
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    tl_buf js = {0};
-    char chunk[8192];
-    size_t got;
-    while ((got = fread(chunk, 1, sizeof chunk, f)) > 0)
-        tl_buf_add(&js, chunk, got);
-    fclose(f);
-    char *out = tl_xstrdup(tl_buf_cstr(&js));
-    tl_buf_free(&js);
-    return out;
+    return slurp(path);
 }
 
 /* Generate a trace: 1 layer, `steps` steps (the once-a-step ops have as many calls). */
@@ -415,6 +421,88 @@ static void test_generated_traces_end_to_end(void **state)
     free(dir);
 }
 
+/* The busy time's verdict, one run per side: the variances of the ops' times added up, on
+ * Satterthwaite's degrees of freedom; with runs, the runs' spread of the busy time. */
+static void test_busy_time_verdict(void **state)
+{
+    (void)state;
+    tl_summary_item items[3] = {
+        {.var_base = 4e-4, .var_var = 9e-4, .df_base = 10, .df_var = 10},
+        {.var_base = 1e-4, .var_var = 1e-4, .df_base = 5, .df_var = 20},
+        {.var_base = NAN, .var_var = NAN, .df_base = NAN, .df_var = NAN}, /* untested: no part */
+    };
+    tl_noise *nz = tl_noise_new(tags2, 2);
+    tl_summary_item busy = {.time_ms = {10.0, 10.2}};
+    tl_verdict_busy(nz, 1, items, 3, 1, 0.95, &busy);
+    double va = 5e-4, vb = 1e-3;
+    double da = va * va / (4e-4 * 4e-4 / 10 + 1e-4 * 1e-4 / 5), db = vb * vb / (9e-4 * 9e-4 / 10 + 1e-4 * 1e-4 / 20);
+    tl_interval want = tl_welch((tl_estimate){10.0, va, da}, (tl_estimate){10.2, vb, db}, 0.95);
+    assert_true(fabs(busy.ci_lo - want.lo) < 1e-12 && fabs(busy.ci_hi - want.hi) < 1e-12 && busy.p == want.p);
+    assert_true(busy.verdict == TL_VERDICT_SLOWER && busy.n_base == 2);
+    /* per iteration (the variant ran twice the calls): its variance over 2^2 */
+    busy.time_ms = (tl_delta){10.0, 10.2};
+    tl_verdict_busy(nz, 1, items, 3, 2, 0.95, &busy);
+    db = (vb / 4) * (vb / 4) / (9e-4 / 4 * 9e-4 / 4 / 10 + 1e-4 / 4 * 1e-4 / 4 / 20);
+    want = tl_welch((tl_estimate){10.0, va, da}, (tl_estimate){10.2, vb / 4, db}, 0.95);
+    assert_true(fabs(busy.ci_hi - want.hi) < 1e-12);
+    /* nothing tested: no verdict */
+    tl_verdict_busy(nz, 1, items + 2, 1, 1, 0.95, &busy);
+    assert_int_equal(busy.verdict, TL_VERDICT_NONE);
+    tl_noise_free(nz);
+
+    /* 4 vs 3 runs: gpu_timeline's busy_time spread */
+    nz = tl_noise_new(tags2, 2);
+    tl_result r = {"gpu_timeline",
+                   csv("type,base::time ms,base::time ms_std,base::runs,new::time ms,new::time ms_std,new::runs\n"
+                       "busy_time,10,0.2,4,10.5,0.1,3\nidle_time,1,0.5,4,1,0.5,3\n"),
+                   NULL, 0, 0};
+    tl_results results = {&r, 1, 1};
+    tl_noise_read_runs(nz, &results);
+    tl_table_free(r.table);
+    busy.time_ms = (tl_delta){10, 10.5};
+    tl_verdict_busy(nz, 1, NULL, 0, 1, 0.95, &busy);
+    want = tl_welch((tl_estimate){10, 0.04 / 4, 3}, (tl_estimate){10.5, 0.01 / 3, 2}, 0.95);
+    assert_true(fabs(busy.ci_lo - want.lo) < 1e-12 && fabs(busy.ci_hi - want.hi) < 1e-12);
+    assert_true(busy.n_base == 4 && busy.n_var == 3 && busy.verdict == TL_VERDICT_SLOWER);
+    tl_noise_free(nz);
+}
+
+/* The gate's busy time: a regression within the noise passes (the raw delta, +0.3%, is over
+ * a 0% limit); a planted +10% on aten::mm (+2.1% of the busy time) fails it. */
+static void test_gate_fails_only_on_significant_busy_regression(void **state)
+{
+    (void)state;
+    char *dir = tt_tmpdir();
+    char *a = gen(dir, "a.json", 24, 104, ""), *b = gen(dir, "b.json", 24, 105, "");
+    char *s = gen(dir, "s.json", 24, 105, "--slow aten::mm=10");
+    char cmd[12288];
+    const char *gate = "--fail-on-regression 0 --min-time-ms 1e9 -q -o o.xlsx --summary-json j.json";
+    snprintf(cmd, sizeof cmd, "cd '%s' && '%s/tlcompare' %s %s --names a b %s", dir, tool_dir, a, b, gate);
+    assert_int_equal(system(cmd), 0);
+    char path[4200];
+    snprintf(path, sizeof path, "%s/j.json", dir);
+    char *js = slurp(path);
+    const char *busy = strstr(js, "\"busy_time\": {\"time_ms\": {\"baseline\"");
+    assert_non_null(busy);
+    assert_non_null(strstr(busy, "\"verdict\": \"within noise\""));
+    assert_true(strtod(strstr(busy, "\"delta\": ") + 9, NULL) > 0); /* over the 0% limit, as the old gate saw it */
+    free(js);
+    snprintf(cmd, sizeof cmd, "cd '%s' && '%s/tlcompare' %s %s --names a b %s 2>/dev/null", dir, tool_dir, a, s,
+             gate);
+    int st = system(cmd);
+    assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 3);
+    js = slurp(path);
+    busy = strstr(js, "\"busy_time\": {\"time_ms\"");
+    assert_non_null(busy);
+    assert_non_null(strstr(busy, "\"verdict\": \"slower\""));
+    free(js);
+    free(a);
+    free(b);
+    free(s);
+    tt_rmrf(dir);
+    free(dir);
+}
+
 int main(void)
 {
     const char *tl = getenv("TLCOMPARE");
@@ -425,6 +513,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_generated_traces_end_to_end),
         cmocka_unit_test(test_tap_pools_rows_per_name),
+        cmocka_unit_test(test_busy_time_verdict),
+        cmocka_unit_test(test_gate_fails_only_on_significant_busy_regression),
         cmocka_unit_test(test_null_pairs_flag_at_most_8_of_100),
         cmocka_unit_test(test_planted_5pct_found_in_95_of_100),
         cmocka_unit_test(test_planted_10pct_over_runs_found_in_95_of_100),

@@ -159,6 +159,18 @@ static void iterations_note(char *buf, size_t n, const tl_summary *s, const tl_v
              v->tag, v->call_ratio, s->baseline, r, s->item, s->gate_on ? ", the gate's busy time per iteration" : "");
 }
 
+/* After gpu_timeline's row k: the busy time's interval and verdict (" ±0.4% within
+ * noise"), or "" (another row, or untested). */
+static void busy_verdict(char *buf, size_t n, const tl_variant_summary *v, int k)
+{
+    buf[0] = '\0';
+    if (k != TL_TL_BUSY || v->busy.verdict == TL_VERDICT_NONE)
+        return;
+    char pm[32];
+    tl_verdict_fmt_pm(&v->busy, pm, sizeof pm);
+    snprintf(buf, n, "%s%s %s", pm[0] ? " " : "", pm, tl_verdict_name(v->busy.verdict));
+}
+
 static void print_one_sided(FILE *out, const char *item, const char *tag, size_t count,
                             const tl_summary_item *items, size_t n, int base_side)
 {
@@ -202,8 +214,10 @@ void tl_summary_print(const tl_summary *s, FILE *out, int color)
                 if (isnan(d.var - d.base))
                     strcpy(dl, "-");
                 fmt_pct(pc, sizeof pc, tl_delta_pct(d));
-                fprintf(out, "  %-22s %*s %*s %s%14s %9s%s\n", tl_timeline_rows[k], wb, b, wv, x,
-                        tint(&p, d.var - d.base), dl, pc, p.off);
+                char verdict[64];
+                busy_verdict(verdict, sizeof verdict, v, k);
+                fprintf(out, "  %-22s %*s %*s %s%14s %9s%s%s\n", tl_timeline_rows[k], wb, b, wv, x,
+                        tint(&p, d.var - d.base), dl, pc, p.off, verdict);
             }
         }
         char note[512];
@@ -370,7 +384,9 @@ void tl_summary_markdown(const tl_summary *s, tl_buf *b)
                 md_num(b, d.var - d.base, "%+.3f");
                 tl_buf_adds(b, " | ");
                 md_num(b, tl_delta_pct(d), "%+.1f%%");
-                tl_buf_adds(b, " |\n");
+                char verdict[64];
+                busy_verdict(verdict, sizeof verdict, v, k);
+                tl_buf_printf(b, "%s |\n", verdict);
             }
         }
         char note[512];
@@ -494,6 +510,16 @@ void tl_summary_json(const tl_summary *s, tl_buf *b)
         tl_buf_adds(b, ",\n      \"call_ratio\": ");
         tl_json_num(b, v->call_ratio);
         tl_verdict_json_variant(b, s, v);
+        /* the busy time as the gate judges it (per iteration with a call ratio), and its verdict */
+        tl_buf_adds(b, ",\n      \"busy_time\": ");
+        if (v->has_timeline) {
+            tl_buf_adds(b, "{\"time_ms\": ");
+            js_delta(b, v->busy.time_ms);
+            tl_verdict_json_item(b, &v->busy);
+            tl_buf_adds(b, "}");
+        } else {
+            tl_buf_adds(b, "null");
+        }
         js_items(b, "regressions", v->regressions, v->nregressions);
         js_items(b, "improvements", v->improvements, v->nimprovements);
         tl_buf_printf(b, ",\n      \"only_baseline_count\": %zu", v->only_base_count);
@@ -575,16 +601,49 @@ static void add_block(sheet_store *st, const char *title, tl_table *t)
     st->blocks[st->nblocks++] = (tl_sheet_block){title, t};
 }
 
-static void item_block(sheet_store *st, tl_arena *a, const char *title, const char *item, const char *base,
+/* The verdict columns of a block (as the terminal's "+4.2% ±1.1%"): the interval's half
+ * width in percent of the baseline, the verdict, the interval (ms). */
+enum { VERDICT_COLS = 4 };
+
+static void verdict_names(tl_arena *a, double confidence, const char **cols)
+{
+    cols[0] = tl_arena_printf(a, "\xc2\xb1 %% (%g%% interval)", 100 * confidence);
+    cols[1] = "verdict";
+    cols[2] = "interval low (ms)";
+    cols[3] = "interval high (ms)";
+}
+
+/* Item it's verdict cells into columns c0.. of row r (empty when untested). */
+static void verdict_cells(tl_table *t, size_t c0, size_t r, const tl_summary_item *it)
+{
+    int tested = it->verdict != TL_VERDICT_NONE;
+    double half = (it->ci_hi - it->ci_lo) / 2;
+    t->cols[c0].cells[r] = tested && it->time_ms.base > 0 ? num_cell(100 * half / it->time_ms.base) : tl_cell_missing();
+    t->cols[c0 + 1].cells[r] = tested ? tl_cell_str(tl_verdict_name(it->verdict)) : tl_cell_missing();
+    t->cols[c0 + 2].cells[r] = tested ? num_cell(it->ci_lo) : tl_cell_missing();
+    t->cols[c0 + 3].cells[r] = tested ? num_cell(it->ci_hi) : tl_cell_missing();
+}
+
+static void item_block(sheet_store *st, tl_arena *a, const tl_summary *s, const char *title, const char *base,
                        const char *tag, const tl_summary_item *items, size_t n)
 {
     if (!n)
         return;
-    const char *cols[] = {item, tl_arena_printf(a, "%s (ms)", base), tl_arena_printf(a, "%s (ms)", tag),
-                          "delta (ms)", "delta %", tl_arena_printf(a, "%s calls", base),
-                          tl_arena_printf(a, "%s calls", tag), tl_arena_printf(a, "%s per call (\xc2\xb5s)", base),
-                          tl_arena_printf(a, "%s per call (\xc2\xb5s)", tag), "per call delta (\xc2\xb5s)"};
-    tl_table *t = new_table(a, cols, 10, n);
+    int verdicts = 0;
+    for (size_t i = 0; i < n; i++)
+        verdicts |= items[i].verdict != TL_VERDICT_NONE;
+    /* the verdict's columns, when there are any, right after the change they qualify */
+    size_t o = verdicts ? VERDICT_COLS : 0;
+    const char *cols[10 + VERDICT_COLS] = {s->item, tl_arena_printf(a, "%s (ms)", base),
+                                           tl_arena_printf(a, "%s (ms)", tag), "delta (ms)", "delta %"};
+    if (verdicts)
+        verdict_names(a, s->confidence, cols + 5);
+    cols[5 + o] = tl_arena_printf(a, "%s calls", base);
+    cols[6 + o] = tl_arena_printf(a, "%s calls", tag);
+    cols[7 + o] = tl_arena_printf(a, "%s per call (\xc2\xb5s)", base);
+    cols[8 + o] = tl_arena_printf(a, "%s per call (\xc2\xb5s)", tag);
+    cols[9 + o] = "per call delta (\xc2\xb5s)";
+    tl_table *t = new_table(a, cols, 10 + o, n);
     for (size_t i = 0; i < n; i++) {
         tl_delta d = items[i].time_ms;
         t->cols[0].cells[i] = tl_cell_str(items[i].name);
@@ -592,15 +651,17 @@ static void item_block(sheet_store *st, tl_arena *a, const char *title, const ch
         t->cols[2].cells[i] = num_cell(d.var);
         t->cols[3].cells[i] = num_cell(d.var - d.base);
         t->cols[4].cells[i] = num_cell(tl_delta_pct(d));
-        t->cols[5].cells[i] = count_cell(items[i].count.base);
-        t->cols[6].cells[i] = count_cell(items[i].count.var);
+        if (verdicts)
+            verdict_cells(t, 5, i, &items[i]);
+        t->cols[5 + o].cells[i] = count_cell(items[i].count.base);
+        t->cols[6 + o].cells[i] = count_cell(items[i].count.var);
         /* per call, the times are µs: in ms they would read 0.000 */
-        t->cols[7].cells[i] = num_cell(items[i].per_call_ms.base * 1e3);
-        t->cols[8].cells[i] = num_cell(items[i].per_call_ms.var * 1e3);
-        t->cols[9].cells[i] = num_cell((items[i].per_call_ms.var - items[i].per_call_ms.base) * 1e3);
+        t->cols[7 + o].cells[i] = num_cell(items[i].per_call_ms.base * 1e3);
+        t->cols[8 + o].cells[i] = num_cell(items[i].per_call_ms.var * 1e3);
+        t->cols[9 + o].cells[i] = num_cell((items[i].per_call_ms.var - items[i].per_call_ms.base) * 1e3);
     }
     /* coloured like the diff columns */
-    t->cols[3].role = t->cols[4].role = t->cols[9].role = TL_ROLE_DIFF;
+    t->cols[3].role = t->cols[4].role = t->cols[9 + o].role = TL_ROLE_DIFF;
     add_block(st, title, t);
 }
 
@@ -610,12 +671,16 @@ tl_summary_sheet *tl_summary_sheet_build(const tl_summary *s, tl_arena *a)
     for (size_t vi = 0; vi < s->nvariants; vi++) {
         const tl_variant_summary *v = &s->variants[vi];
         if (v->has_timeline) {
-            const char *cols[] = {"GPU time (ms)", s->baseline, v->tag, "delta (ms)", "delta %"};
-            tl_table *t = new_table(a, cols, 5, 0);
+            const char *cols[5 + VERDICT_COLS] = {"GPU time (ms)", s->baseline, v->tag, "delta (ms)", "delta %"};
+            int verdicts = v->busy.verdict != TL_VERDICT_NONE;
+            if (verdicts)
+                verdict_names(a, s->confidence, cols + 5);
+            size_t ncols = verdicts ? 5 + VERDICT_COLS : 5;
+            tl_table *t = new_table(a, cols, ncols, 0);
             for (int k = 0; k < TL_TL_N; k++)
                 if (!isnan(v->timeline[k].base) || !isnan(v->timeline[k].var))
                     t->nrows++;
-            for (size_t c = 0; c < 5; c++)
+            for (size_t c = 0; c < ncols; c++)
                 t->cols[c].cells = tl_xrealloc(t->cols[c].cells, (t->nrows ? t->nrows : 1) * sizeof(tl_cell));
             size_t r = 0;
             for (int k = 0; k < TL_TL_N; k++) {
@@ -627,19 +692,28 @@ tl_summary_sheet *tl_summary_sheet_build(const tl_summary *s, tl_arena *a)
                 t->cols[2].cells[r] = num_cell(d.var);
                 t->cols[3].cells[r] = num_cell(d.var - d.base);
                 t->cols[4].cells[r] = num_cell(tl_delta_pct(d));
+                if (verdicts) {
+                    /* the busy time is the row judged (as the gate judges it) */
+                    static const tl_summary_item none = {.verdict = TL_VERDICT_NONE};
+                    verdict_cells(t, 5, r, k == TL_TL_BUSY ? &v->busy : &none);
+                }
                 r++;
             }
             t->cols[3].role = t->cols[4].role = TL_ROLE_DIFF;
             add_block(st, tl_arena_printf(a, "%s -> %s: GPU time", s->baseline, v->tag), t);
         }
-        item_block(st, a, tl_arena_printf(a, "%s -> %s: top regressions", s->baseline, v->tag), s->item,
-                   s->baseline, v->tag, v->regressions, v->nregressions);
-        item_block(st, a, tl_arena_printf(a, "%s -> %s: top improvements", s->baseline, v->tag), s->item,
-                   s->baseline, v->tag, v->improvements, v->nimprovements);
-        item_block(st, a, tl_arena_printf(a, "only in %s (%zu in all)", s->baseline, v->only_base_count), s->item,
+        item_block(st, a, s, tl_arena_printf(a, "%s -> %s: top regressions", s->baseline, v->tag), s->baseline,
+                   v->tag, v->regressions, v->nregressions);
+        item_block(st, a, s, tl_arena_printf(a, "%s -> %s: top improvements", s->baseline, v->tag), s->baseline,
+                   v->tag, v->improvements, v->nimprovements);
+        char line[512];
+        tl_verdict_line(s, v, line, sizeof line);
+        if (line[0])
+            add_block(st, tl_arena_strdup(a, line), NULL);
+        item_block(st, a, s, tl_arena_printf(a, "only in %s (%zu in all)", s->baseline, v->only_base_count),
                    s->baseline, v->tag, v->only_base, v->nonly_base);
-        item_block(st, a, tl_arena_printf(a, "only in %s (%zu in all)", v->tag, v->only_var_count), s->item,
-                   s->baseline, v->tag, v->only_var, v->nonly_var);
+        item_block(st, a, s, tl_arena_printf(a, "only in %s (%zu in all)", v->tag, v->only_var_count), s->baseline,
+                   v->tag, v->only_var, v->nonly_var);
         tl_table *eff = s->eff ? tl_efficiency_table(s->eff, &s->eff->variants[vi], s->baseline, v->tag, a) : NULL;
         if (eff)
             add_block(st, tl_arena_printf(a, "%s vs %s: achieved TFLOPS/s and TB/s", v->tag, s->baseline), eff);

@@ -461,15 +461,33 @@ static void check_inputs(const tl_summary *s, const tl_results *results, const c
     }
 }
 
-/* The gate on the busy time: per iteration when the runs did different numbers of them
- * (the variant's busy time over the call ratio), since a run twice as long is no regression. */
+/* The busy time as it is judged: per iteration when the runs did different numbers of
+ * them (the variant's busy time over the call ratio), since a run twice as long is no
+ * regression; and its verdict, from the same noise as the items' (items[0..n) judged). */
+static void judge_busy(const tl_summary *s, tl_variant_summary *v, const tl_noise *noise, size_t var,
+                       const tl_summary_item *items, size_t n)
+{
+    tl_summary_item *b = &v->busy;
+    memset(b, 0, sizeof *b);
+    b->name = tl_timeline_rows[TL_TL_BUSY];
+    b->time_ms = v->has_timeline ? v->timeline[TL_TL_BUSY] : (tl_delta){NAN, NAN};
+    b->count = b->per_call_ms = (tl_delta){NAN, NAN};
+    if (!isnan(v->call_ratio))
+        b->time_ms.var /= v->call_ratio;
+    tl_verdict_busy(noise, var, items, n, isnan(v->call_ratio) ? 1 : v->call_ratio, s->confidence, b);
+    if (b->verdict != TL_VERDICT_NONE && !counts_as_change(s, b->time_ms))
+        b->verdict = TL_VERDICT_WITHIN_NOISE;
+}
+
+/* The gate on the busy time (as judge_busy left it): a regression over the limit, and,
+ * when its noise is known, larger than the noise. */
 static void check_busy(const tl_summary *s, tl_variant_summary *v)
 {
     if (!s->gate_on || !v->has_timeline)
         return;
-    tl_delta busy = v->timeline[TL_TL_BUSY];
-    if (!isnan(v->call_ratio))
-        busy.var /= v->call_ratio;
+    tl_delta busy = v->busy.time_ms;
+    if (v->busy.verdict != TL_VERDICT_NONE && v->busy.verdict != TL_VERDICT_SLOWER)
+        return;
     if (counts_as_change(s, busy) && over_limit(busy, s->gate_pct))
         add_violation(v, "busy_time", 0, busy);
 }
@@ -515,6 +533,7 @@ void tl_summary_build(tl_summary *s, const tl_results *results, const char *cons
             v->timeline[k] = v->has_timeline ? (tl_delta){tv[(size_t)k * n], tv[(size_t)k * n + vi + 1]}
                                              : (tl_delta){NAN, NAN};
         if (!have_items) {
+            judge_busy(s, v, noise, vi + 1, NULL, 0);
             check_busy(s, v);
             continue;
         }
@@ -532,6 +551,7 @@ void tl_summary_build(tl_summary *s, const tl_results *results, const char *cons
         v->tested = tl_verdicts_judge(noise, vi + 1, items, g.nitems, per_call, s->confidence, s->fdr);
         if (v->tested)
             tl_verdict_basis(noise, vi + 1, v->basis, sizeof v->basis);
+        judge_busy(s, v, noise, vi + 1, items, g.nitems);
         check_busy(s, v);
         for (size_t i = 0; i < g.nitems; i++) {
             tl_summary_item *it = &items[i];

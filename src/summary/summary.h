@@ -60,6 +60,9 @@ typedef struct tl_summary_item {
     double ci_lo, ci_hi, p;
     double n_base, n_var;
     int verdict;
+    /* the variance (ms^2) of the judged time on each side and its degrees of freedom (NaN
+     * untested): what the busy time's verdict adds up */
+    double var_base, var_var, df_base, df_var;
 } tl_summary_item;
 
 /* The gpu_timeline rows the summary reports, in this order. */
@@ -92,6 +95,10 @@ typedef struct tl_variant_summary {
      * (the runs did different numbers of iterations): that factor (variant / baseline
      * calls), and the items are judged on their time per call.  NaN otherwise. */
     double call_ratio;
+    /* the busy time (time_ms: as the gate judges it, per iteration when call_ratio is set)
+     * with its verdict: from the run-to-run spread of the runs' busy times, or from the
+     * per-call spread of the ops tested, added up (TL_VERDICT_NONE when neither is known) */
+    tl_summary_item busy;
     size_t noise_skipped; /* changes within floating-point noise, not listed */
     size_t tested;        /* items given a verdict */
     size_t within_noise;  /* changes whose verdict is "within noise" (or under a floor): not listed */

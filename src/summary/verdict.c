@@ -31,10 +31,15 @@ typedef struct op_noise {
     double *run_var;   /* per side: the variance of the op's time between runs (ms^2), NaN unknown */
 } op_noise;
 
+/* gpu_timeline's busy_time row, whose run-to-run spread a repeated tag gives */
+#define TL_SHEET "gpu_timeline"
+#define TL_TIME "time ms"
+
 struct tl_noise {
     size_t nsides;
     char **tags;
     size_t *runs;
+    double *busy_var; /* per side: the variance of the busy time between runs (ms^2), NaN unknown */
     tl_strmap names; /* op name -> index + 1 into ops */
     op_noise *ops;
     size_t nops, cap;
@@ -48,9 +53,11 @@ tl_noise *tl_noise_new(const char *const *tags, size_t n)
     nz->nsides = n;
     nz->tags = tl_xcalloc(n ? n : 1, sizeof *nz->tags);
     nz->runs = tl_xcalloc(n ? n : 1, sizeof *nz->runs);
+    nz->busy_var = tl_xcalloc(n ? n : 1, sizeof *nz->busy_var);
     for (size_t i = 0; i < n; i++) {
         nz->tags[i] = tl_xstrdup(tags[i]);
         nz->runs[i] = 1;
+        nz->busy_var[i] = NAN;
     }
     tl_arena_init(&nz->arena);
     return nz;
@@ -71,6 +78,7 @@ void tl_noise_free(tl_noise *nz)
     free(nz->ops);
     free(nz->tags);
     free(nz->runs);
+    free(nz->busy_var);
     tl_strmap_clear(&nz->names);
     tl_arena_free(&nz->arena);
     free(nz);
@@ -202,12 +210,42 @@ const tl_moments *tl_noise_calls(const tl_noise *nz, size_t side, const char *na
     return op && op->calls[side].n > 0 ? &op->calls[side] : NULL;
 }
 
+/* The result named `name`, or NULL. */
+static const tl_table *result_table(const tl_results *results, const char *name)
+{
+    for (size_t i = 0; i < results->n; i++)
+        if (strcmp(results->items[i].name, name) == 0)
+            return results->items[i].table;
+    return NULL;
+}
+
+/* The busy time's spread between runs, of each side with runs (gpu_timeline's busy_time
+ * rows: a recompute report splits a type in two, whose spreads add as independent). */
+static void read_busy_runs(tl_noise *nz, const tl_table *t)
+{
+    long key = t ? tl_table_find(t, "type") : -1;
+    if (key < 0)
+        return;
+    for (size_t side = 0; side < nz->nsides; side++) {
+        const tl_column *rc = tagged(t, nz->tags[side], "runs"), *sc = tagged(t, nz->tags[side], TL_TIME "_std");
+        if (!rc || !sc)
+            continue;
+        for (size_t r = 0; r < t->nrows; r++) {
+            const tl_cell *k = &t->cols[key].cells[r];
+            double sd = num_at(sc, r), runs = num_at(rc, r);
+            if (k->kind != TL_STR || strcmp(k->v.s, "busy_time") != 0 || isnan(sd) || !(runs >= 2))
+                continue;
+            if (runs > nz->runs[side])
+                nz->runs[side] = (size_t)runs;
+            nz->busy_var[side] = (isnan(nz->busy_var[side]) ? 0 : nz->busy_var[side]) + sd * sd;
+        }
+    }
+}
+
 void tl_noise_read_runs(tl_noise *nz, const tl_results *results)
 {
-    const tl_table *t = NULL;
-    for (size_t i = 0; i < results->n && !t; i++)
-        if (strcmp(results->items[i].name, OS_SHEET) == 0)
-            t = results->items[i].table;
+    read_busy_runs(nz, result_table(results, TL_SHEET));
+    const tl_table *t = result_table(results, OS_SHEET);
     long key = t ? tl_table_find(t, "name") : -1;
     if (key < 0)
         return;
@@ -311,6 +349,7 @@ size_t tl_verdicts_judge(const tl_noise *nz, size_t var, tl_summary_item *items,
         tl_summary_item *it = &items[i];
         it->ci_lo = it->ci_hi = it->p = p[i] = NAN;
         it->n_base = it->n_var = NAN;
+        it->var_base = it->var_var = it->df_base = it->df_var = NAN;
         it->verdict = TL_VERDICT_NONE;
         ok[i] = (unsigned char)sides_of(nz, var, runs, it, &sa[i], &sb[i]);
     }
@@ -333,6 +372,11 @@ size_t tl_verdicts_judge(const tl_noise *nz, size_t var, tl_summary_item *items,
         if (!borrow(&a, &b))
             continue;
         tl_interval r;
+        /* the variance of the time itself: a mean over runs, or a total of n calls */
+        it->var_base = runs ? a.unit_var / a.n : a.unit_var * a.n;
+        it->var_var = runs ? b.unit_var / b.n : b.unit_var * b.n;
+        it->df_base = a.df;
+        it->df_var = b.df;
         if (runs) {
             r = tl_welch((tl_estimate){it->time_ms.base, a.unit_var / a.n, a.df},
                          (tl_estimate){it->time_ms.var, b.unit_var / b.n, b.df}, confidence);
@@ -347,8 +391,10 @@ size_t tl_verdicts_judge(const tl_noise *nz, size_t var, tl_summary_item *items,
             r = tl_welch((tl_estimate){it->time_ms.base, a.unit_var * a.n, a.df},
                          (tl_estimate){it->time_ms.var, b.unit_var * b.n, b.df}, confidence);
         }
-        if (isnan(r.p))
+        if (isnan(r.p)) {
+            it->var_base = it->var_var = it->df_base = it->df_var = NAN;
             continue;
+        }
         it->ci_lo = r.lo;
         it->ci_hi = r.hi;
         it->p = p[i] = r.p;
@@ -381,6 +427,75 @@ size_t tl_verdicts_judge(const tl_noise *nz, size_t var, tl_summary_item *items,
     free(rel);
     free(rdf);
     return tested;
+}
+
+/* A sum of independent estimates: its variance, and its degrees of freedom by
+ * Satterthwaite's approximation, (sum v)^2 / sum(v^2 / df). */
+typedef struct var_sum {
+    double var, w; /* sum of v, sum of v^2 / df */
+} var_sum;
+
+static void var_sum_add(var_sum *s, double v, double df)
+{
+    if (isnan(v) || !(df > 0))
+        return;
+    s->var += v;
+    s->w += v * v / df;
+}
+
+static double var_sum_df(const var_sum *s) { return s->w > 0 ? s->var * s->var / s->w : INFINITY; }
+
+void tl_verdict_busy(const tl_noise *nz, size_t var, const tl_summary_item *items, size_t n, double per_iteration,
+                     double confidence, tl_summary_item *busy)
+{
+    busy->ci_lo = busy->ci_hi = busy->p = busy->n_base = busy->n_var = NAN;
+    busy->var_base = busy->var_var = busy->df_base = busy->df_var = NAN;
+    busy->verdict = TL_VERDICT_NONE;
+    if (!nz || var >= nz->nsides || isnan(busy->time_ms.base) || isnan(busy->time_ms.var))
+        return;
+    double scale = per_iteration > 0 ? 1 / (per_iteration * per_iteration) : 1;
+    tl_estimate a, b;
+    if (nz->runs[0] > 1 || nz->runs[var] > 1) {
+        /* a side of one run has no spread of its own: the other side's, as for the ops */
+        double va = nz->busy_var[0], vb = nz->busy_var[var];
+        double da = (double)nz->runs[0] - 1, db = (double)nz->runs[var] - 1;
+        if (isnan(va) && isnan(vb))
+            return;
+        if (isnan(va) || !(da > 0))
+            va = vb, da = db;
+        if (isnan(vb) || !(db > 0))
+            vb = va, db = da;
+        a = (tl_estimate){busy->time_ms.base, va / (double)nz->runs[0], da};
+        b = (tl_estimate){busy->time_ms.var, vb * scale / (double)nz->runs[var], db};
+        busy->n_base = (double)nz->runs[0];
+        busy->n_var = (double)nz->runs[var];
+    } else {
+        var_sum sa = {0, 0}, sb = {0, 0};
+        size_t k = 0;
+        for (size_t i = 0; i < n; i++) {
+            if (isnan(items[i].var_base) || isnan(items[i].var_var))
+                continue;
+            var_sum_add(&sa, items[i].var_base, items[i].df_base);
+            var_sum_add(&sb, items[i].var_var * scale, items[i].df_var);
+            k++;
+        }
+        if (!k)
+            return;
+        a = (tl_estimate){busy->time_ms.base, sa.var, var_sum_df(&sa)};
+        b = (tl_estimate){busy->time_ms.var, sb.var, var_sum_df(&sb)};
+        busy->n_base = busy->n_var = (double)k;
+    }
+    tl_interval r = tl_welch(a, b, confidence);
+    if (isnan(r.p))
+        return;
+    busy->ci_lo = r.lo;
+    busy->ci_hi = r.hi;
+    busy->p = r.p;
+    busy->var_base = a.var;
+    busy->var_var = b.var;
+    busy->df_base = a.df;
+    busy->df_var = b.df;
+    busy->verdict = r.lo > 0 ? TL_VERDICT_SLOWER : r.hi < 0 ? TL_VERDICT_FASTER : TL_VERDICT_WITHIN_NOISE;
 }
 
 const char *tl_verdict_name(int verdict)

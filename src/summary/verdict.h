@@ -65,6 +65,18 @@ size_t tl_noise_runs(const tl_noise *nz, size_t side);
 size_t tl_verdicts_judge(const tl_noise *nz, size_t var, tl_summary_item *items, size_t n, int per_call,
                          double confidence, int fdr);
 
+/*
+ * Judge the busy time `busy` (its time_ms set) of variant side `var` against side 0, one
+ * test at level 1 - confidence: with runs, from the spread of the runs' busy times
+ * (gpu_timeline's busy_time row); otherwise from the variances of the ops' times that
+ * tl_verdicts_judge left in items[0..n), added up (the ops' calls are independent; the
+ * degrees of freedom by Satterthwaite).  `per_iteration`: the variant's busy time was
+ * divided by this call ratio (1 when not), its variance is too.  Untested (TL_VERDICT_NONE)
+ * when no spread is known.
+ */
+void tl_verdict_busy(const tl_noise *nz, size_t var, const tl_summary_item *items, size_t n, double per_iteration,
+                     double confidence, tl_summary_item *busy);
+
 /* "slower", "faster", "within noise", or NULL for TL_VERDICT_NONE. */
 const char *tl_verdict_name(int verdict);
 
