@@ -214,6 +214,63 @@ static void test_summary_sheet_numbers(void **state)
     sh(f, "python3 sheet.py");
 }
 
+/* The summary sheet as a reader meets it (its XML read back with Python's zipfile): every
+ * number has a format; no text runs over the empty cells to its right (an "only in"
+ * block's names over the absent side's columns); the chart's data rows are grouped and
+ * hidden under their title (the chart plots them all the same); the changes listed carry
+ * their interval and verdict, the busy time too. */
+static void test_summary_sheet_layout(void **state)
+{
+    fx *f = *state;
+    assert_int_equal(run(f, "moved_mi300.json.gz moved_h100.json.gz -q -o w.xlsx"), 0);
+    static const char py[] =
+        "import re, sys, zipfile\n"
+        "z = zipfile.ZipFile('w.xlsx')\n"
+        "x = z.read('xl/worksheets/sheet1.xml').decode()\n"
+        "def col(ref): return sum((ord(c) - 64) * 26 ** i for i, c in enumerate(reversed(ref)))\n"
+        "rows = []\n"
+        "for attrs, body in re.findall(r'<row ([^>]*)>(.*?)</row>', x):\n"
+        "    cells = {}\n"
+        "    for ref, a, b in re.findall(r'<c r=\"([A-Z]+)[0-9]+\"([^>]*)>(.*?)</c>', body):\n"
+        "        t = re.search(r'<t[^>]*>(.*?)</t>', b)\n"
+        "        s = re.search(r's=\"([0-9]+)\"', a)\n"
+        "        cells[col(ref)] = (t.group(1) if t else None, s.group(1) if s else '0')\n"
+        "    rows.append((attrs, cells))\n"
+        "bad = []\n"
+        "width = 0\n"
+        "for attrs, cells in rows:\n"
+        "    if len(cells) > 1 and all(s == '1' for _, s in cells.values()):\n"
+        "        width = max(cells)  # a header row: the block's width\n"
+        "        continue\n"
+        "    if len(cells) == 1 and 1 in cells and cells[1][1] == '1':\n"
+        "        width = 0  # a title\n"
+        "        continue\n"
+        "    for c, (text, s) in cells.items():\n"
+        "        if text is None and s == '0': bad.append('number without a format: %s %s' % (attrs, c))\n"
+        "        if text and c < width and c + 1 not in cells: bad.append('text spills: %s %s %s' % (attrs, c, text))\n"
+        "titles = [(a, c[1][0]) for a, c in rows if 1 in c and c[1][1] == '1' and len(c) == 1]\n"
+        "chart = [a for a, t in titles if t == 'chart data']\n"
+        "if len(chart) != 1 or 'collapsed=\"1\"' not in chart[0]: bad.append('chart data title: %s' % chart)\n"
+        "after = [a for a, _ in rows[[a for a, _ in rows].index(chart[0]) + 1:]]\n"
+        "if not after or any('hidden=\"1\" outlineLevel=\"1\"' not in a for a in after): bad.append('chart rows shown')\n"
+        "if [a for a, _ in rows[:[a for a, _ in rows].index(chart[0])] if 'hidden' in a]: bad.append('other rows hidden')\n"
+        "if 'outlineLevelRow=\"1\"' not in x: bad.append('no outline level')\n"
+        "if '<c:plotVisOnly val=\"0\"/>' not in z.read('xl/charts/chart1.xml').decode(): bad.append('hidden data not plotted')\n"
+        "heads = [[t for t, _ in c.values()] for a, c in rows if len(c) > 1 and all(s == '1' for _, s in c.values())]\n"
+        "if not any('verdict' in h and '\u00b1 % (95% interval)' in h and 'interval low (ms)' in h and h[0] == 'op' for h in heads):\n"
+        "    bad.append('no verdict columns in the op blocks')\n"
+        "busy = [c for a, c in rows if 1 in c and c[1][0] == 'busy_time']\n"
+        "if not busy or not any(t in ('slower', 'faster', 'within noise') for t, _ in busy[0].values()): bad.append('busy time has no verdict')\n"
+        "if not any(t.startswith('verdicts: per-call spread, 1 run per side') for _, t in titles): bad.append('no basis line')\n"
+        "only = [i for i, (a, c) in enumerate(rows) if 1 in c and (c[1][0] or '').startswith('only in ')]\n"
+        "if not only: bad.append('no only-in block')\n"
+        "if bad: sys.exit('\\n'.join(bad[:10]))\n";
+    char path[4096];
+    snprintf(path, sizeof path, "%s/layout.py", f->dir);
+    tt_write_file(path, py, strlen(py));
+    sh(f, "python3 layout.py");
+}
+
 /* The generator with any seed: a launch's runtime event was written through a pointer
  * that growing the event table had moved (a crash with --seed 2 and 12 layers). */
 static void test_generator_any_seed(void **state)
@@ -246,6 +303,7 @@ int main(void)
         cmocka_unit_test(test_lcas_named_by_their_cpu_op),
         cmocka_unit_test(test_self_comparison_says_no_changes),
         cmocka_unit_test(test_summary_sheet_numbers),
+        cmocka_unit_test(test_summary_sheet_layout),
         cmocka_unit_test(test_generator_any_seed),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -86,11 +86,13 @@ typedef struct sheet_ctx {
     const char *name; /* the result (or tab) name */
 } sheet_ctx;
 
-/* The summary's blocks, the chart's data as the last one ("chart data"). */
+/* The summary's blocks, the chart's data as the last one ("chart data", its rows grouped
+ * and hidden under its title). */
 typedef struct summary_plan {
     const tl_summary_sheet *s;
     tl_sheet_block *blocks;
     size_t nblocks;
+    tl_table **filled;        /* per block: a copy whose text does not spill (NULL: none needed) */
     tl_table chart_table;     /* the chart's categories and series, when there is a chart */
     size_t *title_row;        /* per block: 1-based row of its title (0: none) */
     size_t *head_row;         /* per block: 1-based row of its header (0: no table) */

@@ -14,6 +14,52 @@
 
 /* ---- the summary worksheet ------------------------------------------------------------- */
 
+/* What an empty cell right of a text shows: a spreadsheet draws a text over the empty
+ * cells to its right, so a long op name in an "only in" block would run across the
+ * columns of the side it is absent from; a dash there stops it and reads as "none". */
+static const char NO_VALUE[] = "\xe2\x80\x93";
+
+/* t, or (when some text cell has an empty cell right of it that is not a diff column,
+ * whose colouring would take a text for a large number) a copy whose such cells hold
+ * NO_VALUE; the copy's columns are new, their cells too, the strings t's. */
+static tl_table *without_spill(const tl_table *t)
+{
+    tl_table *copy = NULL;
+    for (size_t c = 0; c + 1 < t->ncols; c++) {
+        const tl_column *right = &t->cols[c + 1];
+        if (right->role == TL_ROLE_DIFF)
+            continue;
+        for (size_t r = 0; r < t->nrows; r++) {
+            const tl_cell *left = &t->cols[c].cells[r], *next = copy ? &copy->cols[c + 1].cells[r] : &right->cells[r];
+            if (left->kind != TL_STR || !tl_cell_len(left) || next->kind != TL_MISSING)
+                continue;
+            if (!copy) {
+                copy = tl_xcalloc(1, sizeof *copy);
+                copy->nrows = t->nrows;
+                copy->ncols = t->ncols;
+                copy->cols = tl_xcalloc(t->ncols, sizeof *copy->cols);
+                for (size_t k = 0; k < t->ncols; k++) {
+                    copy->cols[k] = t->cols[k];
+                    copy->cols[k].cells = tl_xmalloc((t->nrows ? t->nrows : 1) * sizeof(tl_cell));
+                    memcpy(copy->cols[k].cells, t->cols[k].cells, t->nrows * sizeof(tl_cell));
+                }
+            }
+            copy->cols[c + 1].cells[r] = tl_cell_str(NO_VALUE);
+        }
+    }
+    return copy;
+}
+
+static void free_copy(tl_table *t)
+{
+    if (!t)
+        return;
+    for (size_t c = 0; c < t->ncols; c++)
+        free(t->cols[c].cells);
+    free(t->cols);
+    free(t);
+}
+
 
 void summary_plan_init(summary_plan *pl, const tl_summary_sheet *s)
 {
@@ -21,8 +67,12 @@ void summary_plan_init(summary_plan *pl, const tl_summary_sheet *s)
     pl->s = s;
     const tl_sheet_chart *ch = s->chart;
     pl->blocks = tl_xcalloc(s->nblocks + 1, sizeof *pl->blocks);
-    for (size_t i = 0; i < s->nblocks; i++)
+    pl->filled = tl_xcalloc(s->nblocks + 1, sizeof *pl->filled);
+    for (size_t i = 0; i < s->nblocks; i++) {
         pl->blocks[i] = s->blocks[i];
+        if (s->blocks[i].table && (pl->filled[i] = without_spill(s->blocks[i].table)) != NULL)
+            pl->blocks[i].table = pl->filled[i];
+    }
     pl->nblocks = s->nblocks;
     if (ch) {
         /* A chart plots cells: its data goes on the sheet, as one more block. */
@@ -72,6 +122,9 @@ void summary_plan_free(summary_plan *pl)
     for (size_t c = 0; c < pl->chart_table.ncols; c++)
         free(pl->chart_table.cols[c].cells);
     free(pl->chart_table.cols);
+    for (size_t i = 0; pl->filled && i < pl->nblocks; i++)
+        free_copy(pl->filled[i]);
+    free(pl->filled);
     free(pl->blocks);
     free(pl->title_row);
     free(pl->head_row);
@@ -88,6 +141,28 @@ static int whole_numbers(const tl_column *col, size_t nrows)
         any |= col->cells[r].kind == TL_INT;
     }
     return any;
+}
+
+/* rows' XML into b, every row hidden in an outline group of level 1 */
+static void hide_rows(tl_buf *b, const tl_buf *rows)
+{
+    static const char tag[] = "<row r=\"";
+    const char *p = rows->data, *end = rows->data + rows->len;
+    while (p && p < end) {
+        const char *q = strstr(p, tag);
+        if (!q) {
+            tl_buf_add(b, p, (size_t)(end - p));
+            break;
+        }
+        const char *close = strchr(q + sizeof tag - 1, '"');
+        if (!close) {
+            tl_buf_add(b, p, (size_t)(end - p));
+            break;
+        }
+        tl_buf_add(b, p, (size_t)(close + 1 - p));
+        tl_buf_adds(b, " hidden=\"1\" outlineLevel=\"1\"");
+        p = close + 1;
+    }
 }
 
 void render_summary(const summary_plan *pl, const char *tab, int selected, tl_buf *b,
@@ -126,36 +201,48 @@ void render_summary(const summary_plan *pl, const char *tab, int selected, tl_bu
             width[c].width = fit_width(0);
 
     xb_sheet_open(b);
-    /* printed landscape, one page wide: the blocks and the chart side by side */
-    tl_buf_adds(b, "<sheetPr><pageSetUpPr fitToPage=\"1\"/></sheetPr>");
+    /* printed landscape, one page wide: the blocks and the chart side by side; a group's
+     * button (the chart data's) on its title row, above it */
+    tl_buf_adds(b, "<sheetPr><outlinePr summaryBelow=\"0\"/><pageSetUpPr fitToPage=\"1\"/></sheetPr>");
     char last[8];
     tl_excel_col_letters(ncols - 1, last);
     tl_buf_printf(b, "<dimension ref=\"A1:%s%zu\"/>", last, pl->nrows);
     tl_buf_printf(b,
                   "<sheetViews><sheetView%s workbookViewId=\"0\"/></sheetViews>"
-                  "<sheetFormatPr defaultRowHeight=\"15\"/>",
-                  selected ? " tabSelected=\"1\"" : "");
+                  "<sheetFormatPr defaultRowHeight=\"15\"%s/>",
+                  selected ? " tabSelected=\"1\"" : "", pl->s->chart ? " outlineLevelRow=\"1\"" : "");
     xb_cols(b, width, pl->ncols);
     tl_buf_adds(b, "<sheetData>");
     tl_buf lower = {0}, higher = {0};
     for (size_t i = 0; i < pl->nblocks; i++) {
         const tl_sheet_block *bl = &pl->blocks[i];
+        int grouped = pl->s->chart && i == pl->chart_block;
         if (pl->title_row[i]) {
             char row[24] = {0};
             size_t rowlen = xb_dec(pl->title_row[i], row);
             colinfo a = {.ref = "A", .reflen = 1};
-            char *p = xb_room(b, 32);
+            char *p = xb_room(b, 48);
             PUT(p, "<row r=\"");
             memcpy(p, row, rowlen);
             p += rowlen;
-            PUT(p, "\">");
+            if (grouped)
+                PUT(p, "\" collapsed=\"1\">");
+            else
+                PUT(p, "\">");
             if (*bl->title)
                 p = put_str_cell(b, p, &a, row, rowlen, XF_BOLD, bl->title, strlen(bl->title), &sc, "A",
                                  pl->title_row[i]);
             xb_done(b, p);
             tl_buf_adds(b, "</row>");
         }
-        if (pl->head_row[i]) {
+        if (pl->head_row[i] && grouped) {
+            /* the chart's numbers: there for whoever wants them, not in the reader's way */
+            tl_buf rows = {0};
+            xb_header_row(&rows, bl->table, ci[i], pl->head_row[i], &sc);
+            xb_rows(&rows, bl->table, ci[i], 0, bl->table->nrows, pl->head_row[i] + 1, &sc, NULL);
+            hide_rows(b, &rows);
+            tl_buf_free(&rows);
+        } else if (pl->head_row[i]) {
             const tl_table *t = bl->table;
             xb_header_row(b, t, ci[i], pl->head_row[i], &sc);
             xb_rows(b, t, ci[i], 0, t->nrows, pl->head_row[i] + 1, &sc, comp);
@@ -275,11 +362,12 @@ void render_chart(const summary_plan *pl, const char *tab, tl_buf *b)
         xb_rich(b, ch->value_axis_title, 1000);
         tl_buf_adds(b, "</c:title>");
     }
+    /* the data's rows are hidden (grouped under their title): plotted all the same */
     tl_buf_adds(b, "<c:numFmt formatCode=\"General\" sourceLinked=\"0\"/><c:majorTickMark val=\"out\"/>"
                    "<c:minorTickMark val=\"none\"/><c:tickLblPos val=\"nextTo\"/><c:crossAx val=\"50010001\"/>"
                    "<c:crosses val=\"max\"/><c:crossBetween val=\"between\"/></c:valAx></c:plotArea>"
                    "<c:legend><c:legendPos val=\"b\"/><c:overlay val=\"0\"/></c:legend>"
-                   "<c:plotVisOnly val=\"1\"/><c:dispBlanksAs val=\"gap\"/></c:chart></c:chartSpace>");
+                   "<c:plotVisOnly val=\"0\"/><c:dispBlanksAs val=\"gap\"/></c:chart></c:chartSpace>");
 }
 
 /* The chart sits to the right of the blocks, one column apart, from the second row. */
