@@ -158,7 +158,7 @@ static void test_files(void **state)
     assert_non_null(strstr(out, "\nmi300 -> h100 by lowest common op (2 aligned, 2 distinct: 1 slower, 1 faster)\n"
                                 "  GPU time under these ops: mi300 0.120 of 0.120 ms (100.0%), h100 0.120 of 0.120 ms "
                                 "(100.0%)\n"));
-    assert_non_null(strstr(out, "    -0.010 ms    -11.1%  aten::miopen_convolution | aten::cudnn_convolution      "
+    assert_non_null(strstr(out, "    -0.010 ms    -11.1%          aten::miopen_convolution | aten::cudnn_convolution      "
                                 "     0.090 -> 0.080, 3 -> 2 kernels\n"));
     free(out);
     char *md = slurp(f, "s.md");

@@ -43,7 +43,8 @@ static int setup(void **state)
     gen(f, "--flavour rocm --shape one-sided-lca", "moved_mi300.json.gz");
     gen(f, "--flavour cuda --shape one-sided-lca", "moved_h100.json.gz");
     gen(f, "--flavour cuda --seed 1", "run1.json.gz");
-    gen(f, "--flavour cuda --seed 2", "run2.json.gz");
+    gen(f, "--flavour cuda --seed 2 --slow aten::mm=20", "run2.json.gz"); /* a change to list */
+    gen(f, "--flavour cuda --seed 3", "run3.json.gz");                    /* the same, another run */
     return 0;
 }
 
@@ -142,7 +143,7 @@ static void test_one_sided_pair_is_one_line(void **state)
     char *out = slurp(f, "out.txt");
     char *s = lca_section(out);
     /* the kernel of aten::sub moved from one aten::sub to the other: one line, labelled */
-    assert_non_null(strstr(s, "    -0.003 ms    -24.4%  aten::sub (not aligned: under different ops on each side)"
+    assert_non_null(strstr(s, "    -0.003 ms    -24.4%          aten::sub (not aligned: under different ops on each side)"
                               "    0.012 -> 0.009, 1 -> 1 kernel\n"));
     assert_null(strstr(s, "-100.0%  aten::sub"));
     assert_null(strstr(s, "new  aten::sub"));
@@ -212,6 +213,53 @@ static void test_summary_sheet_numbers(void **state)
     snprintf(path, sizeof path, "%s/sheet.py", f->dir);
     tt_write_file(path, py, strlen(py));
     sh(f, "python3 sheet.py");
+}
+
+/* Each kind of LCA gets an interval and a verdict from its pairs: two runs of one
+ * configuration show no change and pass a 0% gate (their raw deltas do not); aten::mm made
+ * 20% slower is listed as slower, with its interval, in every rendering. */
+static void test_lca_verdicts(void **state)
+{
+    fx *f = *state;
+    assert_int_equal(run(f, "run1.json.gz run3.json.gz -o n.xlsx --fail-on-regression 0 --min-time-ms 0"), 0);
+    char *out = slurp(f, "out.txt");
+    char *s = lca_section(out);
+    assert_non_null(strstr(s, " within noise)\n"));
+    assert_non_null(strstr(s, "\n  no changes larger than the noise\n"));
+    free(out);
+    out = slurp(f, "out.txt");
+    assert_non_null(strstr(out, "  verdicts: the spread of the paired LCAs of each kind"));
+    free(out);
+
+    assert_int_equal(run(f, "run1.json.gz run2.json.gz -o v.xlsx --summary-json v.json --summary-md v.md"), 0);
+    char *js = slurp(f, "v.json");
+    char *mm = strstr(js, "{\"lca\": \"aten::mm\"");
+    assert_non_null(mm);
+    char *end = strchr(mm, '\n');
+    assert_non_null(end);
+    *end = '\0';
+    assert_non_null(strstr(mm, "\"verdict\": \"slower\""));
+    char *lo = strstr(mm, "\"ci_low\": ");
+    assert_non_null(lo);
+    assert_true(strtod(lo + 10, NULL) > 0);
+    assert_non_null(strstr(js, "\"verdicts\": {\"basis\": \"paired LCAs, 1 run per side\""));
+    free(js);
+    out = slurp(f, "out.txt");
+    s = lca_section(out);
+    char *line = strstr(s, "aten::mm (x");
+    assert_non_null(line);
+    while (line > s && line[-1] != '\n')
+        line--;
+    assert_non_null(strstr(line, "% \xc2\xb1"));
+    free(out);
+    char *md = slurp(f, "v.md");
+    char *row = strstr(md, "| `aten::mm` (x");
+    assert_non_null(row);
+    assert_true(strstr(row, "% \xc2\xb1") < strchr(row, '\n'));
+    free(md);
+    /* the summary sheet's LCA block carries the verdicts too */
+    sh(f, "python3 -c \"import zipfile,sys; x = zipfile.ZipFile('v.xlsx').read('xl/worksheets/sheet1.xml').decode(); "
+          "sys.exit(0 if x.count('<t>verdict</t>') >= 2 and '<t>slower</t>' in x else 1)\"");
 }
 
 /* The summary sheet as a reader meets it (its XML read back with Python's zipfile): every
@@ -304,6 +352,7 @@ int main(void)
         cmocka_unit_test(test_self_comparison_says_no_changes),
         cmocka_unit_test(test_summary_sheet_numbers),
         cmocka_unit_test(test_summary_sheet_layout),
+        cmocka_unit_test(test_lca_verdicts),
         cmocka_unit_test(test_generator_any_seed),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -421,6 +421,38 @@ static void test_generated_traces_end_to_end(void **state)
     free(dir);
 }
 
+/* Paired samples (the LCAs of a kind): the interval of the total difference is n times the
+ * mean difference, on n - 1 df, with n times a difference's variance; one pair alone has
+ * no spread (no prior from fewer than 3 kinds); no pair, no test. */
+static void test_paired_verdicts(void **state)
+{
+    (void)state;
+    tl_moments d[3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
+    const double diffs[] = {1, 2, 3};
+    for (int i = 0; i < 3; i++)
+        tl_moments_add(&d[0], diffs[i]);
+    tl_moments_add(&d[1], 0.5);
+    double unit[3] = {10.0 / 3, 5, 1};
+    tl_summary_item items[3] = {{.name = "a", .time_ms = {10, 16}}, {.name = "b", .time_ms = {5, 5.5}},
+                                {.name = "c", .time_ms = {1, 2}}};
+    assert_int_equal(tl_verdicts_judge_paired(d, unit, items, 3, 0.95, 0), 1);
+    double half = tl_t_quantile(0.975, 2) * sqrt(3 * 1.0);
+    assert_true(fabs(items[0].ci_lo - (6 - half)) < 1e-12 && fabs(items[0].ci_hi - (6 + half)) < 1e-12);
+    assert_true(fabs(items[0].p - tl_t_two_sided_p(6 / sqrt(3), 2)) < 1e-12);
+    assert_int_equal(items[0].verdict, TL_VERDICT_WITHIN_NOISE); /* 6 ± 7.5 */
+    assert_int_equal(items[1].verdict, TL_VERDICT_NONE);
+    assert_int_equal(items[2].verdict, TL_VERDICT_NONE);
+    /* ten pairs of +1.0 ± 0.1: slower, and its interval on 9 df */
+    tl_moments e = {0, 0, 0};
+    for (int i = 0; i < 10; i++)
+        tl_moments_add(&e, 1 + (i % 2 ? 0.1 : -0.1));
+    tl_summary_item it = {.name = "e", .time_ms = {100, 110}};
+    double u = 10;
+    assert_int_equal(tl_verdicts_judge_paired(&e, &u, &it, 1, 0.95, 0), 1);
+    half = tl_t_quantile(0.975, 9) * sqrt(10 * tl_moments_var(&e));
+    assert_true(fabs(it.ci_lo - (10 - half)) < 1e-9 && it.verdict == TL_VERDICT_SLOWER);
+}
+
 /* The busy time's verdict, one run per side: the variances of the ops' times added up, on
  * Satterthwaite's degrees of freedom; with runs, the runs' spread of the busy time. */
 static void test_busy_time_verdict(void **state)
@@ -514,6 +546,7 @@ int main(void)
         cmocka_unit_test(test_generated_traces_end_to_end),
         cmocka_unit_test(test_tap_pools_rows_per_name),
         cmocka_unit_test(test_busy_time_verdict),
+        cmocka_unit_test(test_paired_verdicts),
         cmocka_unit_test(test_gate_fails_only_on_significant_busy_regression),
         cmocka_unit_test(test_null_pairs_flag_at_most_8_of_100),
         cmocka_unit_test(test_planted_5pct_found_in_95_of_100),

@@ -3,6 +3,8 @@
  */
 #include "summary/lca.h"
 
+#include "summary/verdict.h"
+
 #include "base/jsonw.h"
 #include "base/numfmt.h"
 #include "base/sort.h"
@@ -73,6 +75,7 @@ static size_t pair_one_sided(tl_lca_item *g, size_t ng)
             g[i].count += g[j].count;
             g[i].first = g[i].first < g[j].first ? g[i].first : g[j].first;
             g[i].unaligned = 1;
+            g[i].d = (tl_moments){0, 0, 0}; /* no pairs: nothing to judge the move by */
             g[j] = g[--ng];
             if (i == ng)
                 i = j; /* g[i] moved to j */
@@ -109,6 +112,8 @@ void tl_lca_summary_build(tl_lca_summary *s, const tl_diff *d, const char *tag1,
         it->ms1 = l[i].time1 / 1e3;
         it->ms2 = l[i].time2 / 1e3;
         it->count = 1;
+        if (l[i].n1 && l[i].n2)
+            tl_moments_add(&it->d, it->ms2 - it->ms1);
     }
     /* A model repeats its layers: the twelve softmaxes of twelve blocks are one line
      * (x12), their times added, in the order their first one comes. */
@@ -129,6 +134,7 @@ void tl_lca_summary_build(tl_lca_summary *s, const tl_diff *d, const char *tag1,
             g.ms1 += x->ms1;
             g.ms2 += x->ms2;
             g.count++;
+            tl_moments_merge(&g.d, &x->d);
             if (ord[j] < first)
                 first = ord[j];
         }
@@ -141,44 +147,98 @@ void tl_lca_summary_build(tl_lca_summary *s, const tl_diff *d, const char *tag1,
         tl_lca_item *g = &groups[i];
         g->delta_ms = g->ms2 - g->ms1;
         g->pct = pct_change(g->ms1, g->ms2);
+    }
+    s->groups = groups;
+    s->ngroups = ng;
+    s->max_top = top;
+    free(ord);
+    free(all);
+    tl_lca_summary_judge(s, 0, 0);
+}
+
+void tl_lca_summary_judge(tl_lca_summary *s, double confidence, int fdr)
+{
+    size_t ng = s->ngroups;
+    tl_lca_item *groups = s->groups;
+    s->confidence = confidence > 0 ? confidence : TL_CONFIDENCE_DEFAULT;
+    s->fdr = fdr;
+    /* each kind's pairs: their differences, scaled by a pair's baseline time */
+    tl_summary_item *items = tl_xcalloc(ng ? ng : 1, sizeof *items);
+    tl_moments *d = tl_xmalloc((ng ? ng : 1) * sizeof *d);
+    double *unit = tl_xmalloc((ng ? ng : 1) * sizeof *unit);
+    for (size_t i = 0; i < ng; i++) {
+        items[i].name = groups[i].lca;
+        items[i].time_ms = (tl_delta){groups[i].ms1, groups[i].ms2};
+        d[i] = groups[i].d;
+        unit[i] = groups[i].count ? groups[i].ms1 / (double)groups[i].count : NAN;
+    }
+    s->tested = tl_verdicts_judge_paired(d, unit, items, ng, s->confidence, s->fdr);
+    s->nslower = s->nfaster = s->within_noise = 0;
+    for (size_t i = 0; i < ng; i++) {
+        tl_lca_item *g = &groups[i];
+        g->ci_lo = items[i].ci_lo;
+        g->ci_hi = items[i].ci_hi;
+        g->p = items[i].p;
+        g->verdict = items[i].verdict;
+        if (g->verdict == TL_VERDICT_WITHIN_NOISE) {
+            s->within_noise += g->delta_ms != 0;
+            continue;
+        }
         s->nslower += g->delta_ms > 0;
         s->nfaster += g->delta_ms < 0;
     }
-    s->ngroups = ng;
-    /* largest change first; equal changes in the order of lca_summary; no change, no line */
+    free(items);
+    free(d);
+    free(unit);
+    /* largest change first; equal changes in the order of lca_summary; no change (or one
+     * within the noise), no line */
+    size_t *ord = tl_xmalloc((ng ? ng : 1) * sizeof *ord), m = 0;
     for (size_t i = 0; i < ng; i++)
-        ord[i] = i;
-    tl_sort_rows(ord, ng, by_first, groups);
-    size_t *o2 = tl_xmalloc((ng ? ng : 1) * sizeof *o2);
-    memcpy(o2, ord, ng * sizeof *o2);
-    tl_sort_rows(o2, ng, by_abs_delta, groups);
-    size_t changed = s->nslower + s->nfaster;
-    s->ntop = changed < top ? changed : top;
+        if (groups[i].delta_ms != 0 && groups[i].verdict != TL_VERDICT_WITHIN_NOISE)
+            ord[m++] = i;
+    tl_sort_rows(ord, m, by_first, groups);
+    tl_sort_rows(ord, m, by_abs_delta, groups);
+    free(s->top);
+    free(s->violations);
+    s->violations = NULL;
+    s->nviolations = 0;
+    s->ntop = m < s->max_top ? m : s->max_top;
     s->top = tl_xmalloc((s->ntop ? s->ntop : 1) * sizeof *s->top);
     for (size_t i = 0; i < s->ntop; i++)
-        s->top[i] = groups[o2[i]];
+        s->top[i] = groups[ord[i]];
     if (s->gate_on) {
-        s->violations = tl_xmalloc((ng ? ng : 1) * sizeof *s->violations);
-        for (size_t i = 0; i < ng; i++) {
-            const tl_lca_item *it = &groups[o2[i]];
-            if (it->ms1 >= gate_min_ms && it->ms1 > 0 && it->pct > gate_pct)
+        s->violations = tl_xmalloc((m ? m : 1) * sizeof *s->violations);
+        for (size_t i = 0; i < m; i++) {
+            const tl_lca_item *it = &groups[ord[i]];
+            if (it->ms1 >= s->gate_min_ms && it->ms1 > 0 && it->pct > s->gate_pct)
                 s->violations[s->nviolations++] = *it;
         }
     }
-    free(o2);
     free(ord);
-    free(groups);
-    free(all);
+}
+
+void tl_lca_summary_verdict_line(const tl_lca_summary *s, char *buf, size_t n)
+{
+    if (!s->tested) {
+        buf[0] = '\0';
+        return;
+    }
+    int w = snprintf(buf, n, "verdicts: the spread of the paired LCAs of each kind (the same op at the same place "
+                             "of both traces), 1 run per side; %g%% intervals, %s %g%% over %zu kinds tested",
+                     100 * s->confidence, s->fdr ? "false discovery rate" : "family-wise error",
+                     100 * (1 - s->confidence), s->tested);
+    if (w >= 0 && (size_t)w < n && s->within_noise)
+        snprintf(buf + w, n - (size_t)w, "; %zu change%s within noise (not listed)", s->within_noise,
+                 s->within_noise == 1 ? "" : "s");
 }
 
 void tl_lca_summary_free(tl_lca_summary *s)
 {
     free(s->top);
     free(s->violations);
+    free(s->groups);
     memset(s, 0, sizeof *s);
 }
-
-/* ---- what the lines cover ---------------------------------------------------------------- */
 
 static double share(double part, double whole) { return whole > 0 ? part / whole : 0; }
 
@@ -275,6 +335,26 @@ static int graph_line(const tl_lca_summary *s, tl_buf *b, put_fn tag)
     return 1;
 }
 
+/* "±1.3%": the half-width of the kind's interval in percent of its baseline time, or ""
+ * when untested. */
+static void fmt_pm(const tl_lca_item *it, char *buf, size_t n)
+{
+    double half = (it->ci_hi - it->ci_lo) / 2;
+    if (it->verdict == TL_VERDICT_NONE || isnan(half) || !(it->ms1 > 0))
+        buf[0] = '\0';
+    else
+        snprintf(buf, n, "\xc2\xb1%.1f%%", 100 * half / it->ms1);
+}
+
+/* "(288 aligned, 24 distinct: 10 slower, 14 faster, 3 within noise)" */
+static void counts_text(const tl_lca_summary *s, char *buf, size_t n)
+{
+    int w = snprintf(buf, n, "(%zu aligned, %zu distinct: %zu slower, %zu faster", s->nlcas, s->ngroups, s->nslower,
+                     s->nfaster);
+    if (w >= 0 && (size_t)w < n)
+        snprintf(buf + w, n - (size_t)w, s->within_noise ? ", %zu within noise)" : ")", s->within_noise);
+}
+
 /* ---- the terminal ------------------------------------------------------------------------- */
 
 /* Names on the terminal and in Markdown are cut to about this many characters (a kernel
@@ -345,8 +425,9 @@ void tl_lca_summary_print(const tl_lca_summary *s, FILE *out, int color)
     tl_buf b = {0}, t1 = {0}, t2 = {0};
     put_plain(&t1, s->tag1);
     put_plain(&t2, s->tag2);
-    fprintf(out, "\n%s%s -> %s by lowest common op%s (%zu aligned, %zu distinct: %zu slower, %zu faster)\n", bold,
-            tl_buf_cstr(&t1), tl_buf_cstr(&t2), off, s->nlcas, s->ngroups, s->nslower, s->nfaster);
+    char counts[160];
+    counts_text(s, counts, sizeof counts);
+    fprintf(out, "\n%s%s -> %s by lowest common op%s %s\n", bold, tl_buf_cstr(&t1), tl_buf_cstr(&t2), off, counts);
     cover_line(s, &b, put_plain);
     fprintf(out, "  GPU time under these ops: %s\n", tl_buf_cstr(&b));
     b.len = 0;
@@ -361,12 +442,13 @@ void tl_lca_summary_print(const tl_lca_summary *s, FILE *out, int color)
     if (graph_line(s, &b, put_plain))
         fprintf(out, "  %sgraph replay%s: %s\n", bold, off, tl_buf_cstr(&b));
     if (!s->ntop) {
-        fprintf(out, "  %s\n", s->nlcas ? "no changes: every lowest common op takes the same time on both sides"
-                                        : "no lowest common op: the two call trees share no op with GPU work");
+        fprintf(out, "  %s\n", !s->nlcas       ? "no lowest common op: the two call trees share no op with GPU work"
+                               : s->within_noise ? "no changes larger than the noise"
+                                                 : "no changes: every lowest common op takes the same time on both sides");
     } else {
         b.len = 0;
         tl_buf_printf(&b, "%s -> %s (ms), kernels", tl_buf_cstr(&t1), tl_buf_cstr(&t2));
-        fprintf(out, "    %14s %9s  %-60s %s\n", "delta", "%", "lowest common op", tl_buf_cstr(&b));
+        fprintf(out, "    %14s %9s %-7s  %-60s %s\n", "delta", "%", "", "lowest common op", tl_buf_cstr(&b));
     }
     for (size_t i = 0; i < s->ntop; i++) {
         const tl_lca_item *it = &s->top[i];
@@ -377,13 +459,21 @@ void tl_lca_summary_print(const tl_lca_summary *s, FILE *out, int color)
             snprintf(pc, sizeof pc, "new");
         else
             snprintf(pc, sizeof pc, "%+.1f%%", it->pct);
+        char pm[32];
+        fmt_pm(it, pm, sizeof pm);
         b.len = 0;
         name_cell(&b, it, put_plain);
-        fprintf(out, "    %s%14s %9s%s  %-60s ", tint, d, pc, color ? off : "", tl_buf_cstr(&b));
+        /* ±x.x% is 7 characters wide (the sign two bytes) */
+        fprintf(out, "    %s%14s %9s %-*s%s  %-60s ", tint, d, pc, pm[0] ? 8 : 7, pm, color ? off : "",
+                tl_buf_cstr(&b));
         b.len = 0;
         kernels_cell(&b, it, put_plain);
         fprintf(out, "%.3f -> %.3f, %s\n", it->ms1, it->ms2, tl_buf_cstr(&b));
     }
+    char line[512];
+    tl_lca_summary_verdict_line(s, line, sizeof line);
+    if (line[0])
+        fprintf(out, "  %s%s%s\n", color ? "\x1b[2m" : "", line, color ? off : "");
     tl_buf_free(&b);
     tl_buf_free(&t1);
     tl_buf_free(&t2);
@@ -437,8 +527,9 @@ void tl_lca_summary_markdown(const tl_lca_summary *s, tl_buf *b)
     md_code(b, s->tag1);
     tl_buf_adds(b, " -> ");
     md_code(b, s->tag2);
-    tl_buf_printf(b, " by lowest common op** (%zu aligned, %zu distinct: %zu slower, %zu faster)\n\n", s->nlcas,
-                  s->ngroups, s->nslower, s->nfaster);
+    char counts[160];
+    counts_text(s, counts, sizeof counts);
+    tl_buf_printf(b, " by lowest common op** %s\n\n", counts);
     tl_buf_adds(b, "- GPU time under these ops: ");
     cover_line(s, b, md_code);
     tl_buf_adds(b, "\n");
@@ -454,9 +545,14 @@ void tl_lca_summary_markdown(const tl_lca_summary *s, tl_buf *b)
     if (graph_line(s, &rest, md_code))
         tl_buf_printf(b, "- **graph replay**: %s\n", tl_buf_cstr(&rest));
     tl_buf_free(&rest);
+    char line[512];
+    tl_lca_summary_verdict_line(s, line, sizeof line);
     if (!s->ntop) {
-        tl_buf_adds(b, s->nlcas ? "- no changes: every lowest common op takes the same time on both sides\n"
-                                : "- no lowest common op: the two call trees share no op with GPU work\n");
+        tl_buf_adds(b, !s->nlcas       ? "- no lowest common op: the two call trees share no op with GPU work\n"
+                       : s->within_noise ? "- no changes larger than the noise\n"
+                                         : "- no changes: every lowest common op takes the same time on both sides\n");
+        if (line[0])
+            tl_buf_printf(b, "\n_%s._\n", line);
         return;
     }
     tl_buf_adds(b, "\n| lowest common op | ");
@@ -469,13 +565,17 @@ void tl_lca_summary_markdown(const tl_lca_summary *s, tl_buf *b)
         tl_buf_adds(b, "| ");
         name_cell(b, it, md_code);
         tl_buf_printf(b, " | %.3f | %.3f | %+.3f | ", it->ms1, it->ms2, it->delta_ms);
+        char pm[32];
+        fmt_pm(it, pm, sizeof pm);
         if (isnan(it->pct))
             tl_buf_adds(b, "new | ");
         else
-            tl_buf_printf(b, "%+.1f%% | ", it->pct);
+            tl_buf_printf(b, "%+.1f%%%s%s | ", it->pct, pm[0] ? " " : "", pm);
         kernels_cell(b, it, md_code);
         tl_buf_adds(b, " |\n");
     }
+    if (line[0])
+        tl_buf_printf(b, "\n_%s._\n", line);
 }
 
 static void js_item(tl_buf *b, const tl_lca_item *it)
@@ -496,6 +596,10 @@ static void js_item(tl_buf *b, const tl_lca_item *it)
     tl_json_num(b, it->delta_ms);
     tl_buf_adds(b, ", \"pct\": ");
     tl_json_num(b, it->pct);
+    /* the verdict's fields as the ops have them (n: the pairs, on each side) */
+    tl_summary_item v = {.ci_lo = it->ci_lo, .ci_hi = it->ci_hi, .p = it->p, .verdict = it->verdict,
+                         .n_base = it->d.n, .n_var = it->d.n};
+    tl_verdict_json_item(b, &v);
     tl_buf_addc(b, '}');
 }
 
@@ -520,8 +624,15 @@ void tl_lca_summary_json(const tl_lca_summary *s, tl_buf *b)
     tl_json_str(b, s->tag1);
     tl_buf_adds(b, ", \"variant\": ");
     tl_json_str(b, s->tag2);
-    tl_buf_printf(b, ", \"count\": %zu, \"distinct\": %zu, \"slower\": %zu, \"faster\": %zu,\n    \"coverage\": "
-                     "{\"baseline\": ", s->nlcas, s->ngroups, s->nslower, s->nfaster);
+    tl_buf_printf(b, ", \"count\": %zu, \"distinct\": %zu, \"slower\": %zu, \"faster\": %zu,\n    \"verdicts\": ",
+                  s->nlcas, s->ngroups, s->nslower, s->nfaster);
+    if (s->tested)
+        tl_buf_printf(b, "{\"basis\": \"paired LCAs, 1 run per side\", \"confidence\": %g, \"control\": \"%s\", "
+                         "\"tested\": %zu, \"within_noise\": %zu}",
+                      s->confidence, s->fdr ? "fdr" : "fwer", s->tested, s->within_noise);
+    else
+        tl_buf_adds(b, "null");
+    tl_buf_adds(b, ",\n    \"coverage\": {\"baseline\": ");
     js_cover(b, &s->cover[0]);
     tl_buf_adds(b, ",\n                 \"variant\": ");
     js_cover(b, &s->cover[1]);
@@ -549,6 +660,10 @@ tl_table *tl_lca_summary_table(const tl_lca_summary *s, tl_arena *a)
                           tl_arena_printf(a, "%s (ms)", s->tag2),
                           "delta (ms)",
                           "delta %",
+                          tl_arena_printf(a, "\xc2\xb1 %% (%g%% interval)", 100 * s->confidence),
+                          "verdict",
+                          "interval low (ms)",
+                          "interval high (ms)",
                           "lca_summary name"};
     tl_table *t = tl_table_new();
     t->nrows = s->ntop;
@@ -566,7 +681,14 @@ tl_table *tl_lca_summary_table(const tl_lca_summary *s, tl_arena *a)
         t->cols[7].cells[i] = tl_cell_float(it->ms2);
         t->cols[8].cells[i] = tl_cell_float(it->delta_ms);
         t->cols[9].cells[i] = isnan(it->pct) ? tl_cell_missing() : tl_cell_float(it->pct);
-        t->cols[10].cells[i] = tl_cell_str(it->node);
+        int tested = it->verdict != TL_VERDICT_NONE;
+        double half = (it->ci_hi - it->ci_lo) / 2;
+        t->cols[10].cells[i] = tested && it->ms1 > 0 && !isnan(half) ? tl_cell_float(100 * half / it->ms1)
+                                                                      : tl_cell_missing();
+        t->cols[11].cells[i] = tested ? tl_cell_str(tl_verdict_name(it->verdict)) : tl_cell_missing();
+        t->cols[12].cells[i] = tested && !isnan(it->ci_lo) ? tl_cell_float(it->ci_lo) : tl_cell_missing();
+        t->cols[13].cells[i] = tested && !isnan(it->ci_hi) ? tl_cell_float(it->ci_hi) : tl_cell_missing();
+        t->cols[14].cells[i] = tl_cell_str(it->node);
     }
     t->cols[8].role = t->cols[9].role = TL_ROLE_DIFF;
     return t;

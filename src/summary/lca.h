@@ -10,6 +10,7 @@
 #ifndef TL_SUMMARY_LCA_H
 #define TL_SUMMARY_LCA_H
 
+#include "base/stats.h"
 #include "diff/diff.h"
 #include "table/table.h"
 
@@ -27,6 +28,12 @@ typedef struct tl_lca_item {
     double ms1, ms2;
     double delta_ms, pct;    /* pct: NaN when the baseline has no time */
     int unaligned;           /* a baseline-only and a variant-only LCA of one name, as one line */
+    /* The verdict: each LCA of the kind found on both sides is a pair of samples (the same
+     * op at the same place of both trees), d the moments of their differences (ms); the
+     * interval of delta_ms, its p value and TL_VERDICT_* (summary.h; NONE: untested). */
+    tl_moments d;
+    double ci_lo, ci_hi, p;
+    int verdict;
 } tl_lca_item;
 
 /* Below this share of a side's GPU time under the LCAs, the summary says the lines cover
@@ -38,7 +45,13 @@ typedef struct tl_lca_summary {
     const char *tag1, *tag2;
     size_t nlcas;            /* every LCA of the diff */
     size_t ngroups;          /* kinds of LCA (tl_lca_item) */
-    size_t nslower, nfaster; /* of those, how many changed either way */
+    tl_lca_item *groups;     /* all of them, in no particular order */
+    size_t nslower, nfaster; /* of those, how many changed either way (beyond the noise when tested) */
+    size_t tested;           /* kinds given a verdict */
+    size_t within_noise;     /* kinds whose change is within the noise: not listed, not gated */
+    double confidence;       /* of the verdicts' intervals */
+    int fdr;                 /* held to a false discovery rate (else a family-wise error) */
+    size_t max_top;          /* how many are listed at most */
     tl_lca_item *top;        /* by |delta|, largest first, at most `top` of them */
     size_t ntop;
     tl_lca_item *violations; /* over the gate, largest delta first */
@@ -48,9 +61,19 @@ typedef struct tl_lca_summary {
     tl_diff_cover cover[2];  /* each side's GPU time, under the LCAs and elsewhere (µs) */
 } tl_lca_summary;
 
-/* Build from the diff; gate_pct < 0: no gate.  Strings live in `arena`. */
+/* Build from the diff; gate_pct < 0: no gate.  Strings live in `arena`.  The verdicts are
+ * those of tl_lca_summary_judge at the default confidence (95%, family-wise). */
 void tl_lca_summary_build(tl_lca_summary *s, const tl_diff *d, const char *tag1, const char *tag2, size_t top,
                           double gate_pct, double gate_min_ms, tl_arena *arena);
+
+/* Judge every kind again at `confidence` (0: the default) and, with `fdr`, at a false
+ * discovery rate (summary/verdict.h), and choose the lines and the gate's violations anew:
+ * a change within the noise is neither listed nor gated. */
+void tl_lca_summary_judge(tl_lca_summary *s, double confidence, int fdr);
+
+/* "verdicts: ..." (what they rest on, the level, how many tested and within noise) into
+ * buf, or "" when none was tested. */
+void tl_lca_summary_verdict_line(const tl_lca_summary *s, char *buf, size_t n);
 void tl_lca_summary_free(tl_lca_summary *s);
 
 void tl_lca_summary_print(const tl_lca_summary *s, FILE *out, int color);

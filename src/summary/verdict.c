@@ -331,9 +331,16 @@ static void moderate(side_spread *s, double s0, double d0)
         return;
     double own = s->df > 0 && !isnan(s->unit_var) ? s->unit_var / (s->mean * s->mean) : 0;
     double d = s->df > 0 && !isnan(s->unit_var) ? s->df : 0;
+    if (isinf(d0)) { /* the variances differ no more than sampling explains: the prior's */
+        s->unit_var = s0 * s->mean * s->mean;
+        s->df = INFINITY;
+        return;
+    }
     s->unit_var = (d0 * s0 + d * own) / (d0 + d) * s->mean * s->mean;
     s->df = d0 + d;
 }
+
+static size_t settle(tl_summary_item *items, size_t n, double confidence, int fdr);
 
 size_t tl_verdicts_judge(const tl_noise *nz, size_t var, tl_summary_item *items, size_t n, int per_call,
                          double confidence, int fdr)
@@ -401,25 +408,7 @@ size_t tl_verdicts_judge(const tl_noise *nz, size_t var, tl_summary_item *items,
         it->n_base = a.n;
         it->n_var = b.n;
     }
-    unsigned char *keep = tl_xmalloc(n ? n : 1);
-    if (fdr)
-        tl_bh(p, n, 1 - confidence, keep);
-    else
-        tl_holm(p, n, 1 - confidence, keep);
-    size_t tested = 0;
-    for (size_t i = 0; i < n; i++) {
-        tl_summary_item *it = &items[i];
-        if (isnan(it->p))
-            continue;
-        tested++;
-        if (keep[i] && it->ci_lo > 0)
-            it->verdict = TL_VERDICT_SLOWER;
-        else if (keep[i] && it->ci_hi < 0)
-            it->verdict = TL_VERDICT_FASTER;
-        else
-            it->verdict = TL_VERDICT_WITHIN_NOISE;
-    }
-    free(keep);
+    size_t tested = settle(items, n, confidence, fdr);
     free(p);
     free(sa);
     free(sb);
@@ -496,6 +485,83 @@ void tl_verdict_busy(const tl_noise *nz, size_t var, const tl_summary_item *item
     busy->df_base = a.df;
     busy->df_var = b.df;
     busy->verdict = r.lo > 0 ? TL_VERDICT_SLOWER : r.hi < 0 ? TL_VERDICT_FASTER : TL_VERDICT_WITHIN_NOISE;
+}
+
+/* The verdicts of items whose p values are set (NaN: untested), after the step that holds
+ * them to a family-wise error or a false discovery rate. */
+static size_t settle(tl_summary_item *items, size_t n, double confidence, int fdr)
+{
+    double *p = tl_xmalloc((n ? n : 1) * sizeof *p);
+    unsigned char *keep = tl_xmalloc(n ? n : 1);
+    for (size_t i = 0; i < n; i++)
+        p[i] = items[i].p;
+    if (fdr)
+        tl_bh(p, n, 1 - confidence, keep);
+    else
+        tl_holm(p, n, 1 - confidence, keep);
+    size_t tested = 0;
+    for (size_t i = 0; i < n; i++) {
+        tl_summary_item *it = &items[i];
+        if (isnan(it->p))
+            continue;
+        tested++;
+        if (keep[i] && it->ci_lo > 0)
+            it->verdict = TL_VERDICT_SLOWER;
+        else if (keep[i] && it->ci_hi < 0)
+            it->verdict = TL_VERDICT_FASTER;
+        else
+            it->verdict = TL_VERDICT_WITHIN_NOISE;
+    }
+    free(keep);
+    free(p);
+    return tested;
+}
+
+size_t tl_verdicts_judge_paired(const tl_moments *d, const double *unit, tl_summary_item *items, size_t n,
+                                double confidence, int fdr)
+{
+    side_spread *sp = tl_xmalloc((n ? n : 1) * sizeof *sp);
+    double *rel = tl_xmalloc((n ? n : 1) * sizeof *rel), *rdf = tl_xmalloc((n ? n : 1) * sizeof *rdf);
+    for (size_t i = 0; i < n; i++) {
+        tl_summary_item *it = &items[i];
+        it->ci_lo = it->ci_hi = it->p = NAN;
+        it->n_base = it->n_var = NAN;
+        it->var_base = it->var_var = it->df_base = it->df_var = NAN;
+        it->verdict = TL_VERDICT_NONE;
+        double var = tl_moments_var(&d[i]);
+        sp[i] = (side_spread){d[i].n, unit[i], var, d[i].n - 1};
+        int use = d[i].n >= 2 && unit[i] > 0 && !isnan(var);
+        rel[i] = use ? var / (unit[i] * unit[i]) : NAN;
+        rdf[i] = use ? sp[i].df : 0;
+    }
+    double s0 = NAN, d0 = 0;
+    tl_variance_prior(rel, rdf, n, &s0, &d0);
+    for (size_t i = 0; i < n; i++) {
+        tl_summary_item *it = &items[i];
+        side_spread x = sp[i];
+        if (!(x.n >= 1) || isnan(it->time_ms.base) || isnan(it->time_ms.var))
+            continue;
+        moderate(&x, s0, d0);
+        if (!(x.df > 0) || isnan(x.unit_var))
+            continue;
+        /* the baseline's total as a constant, the variant's with the differences' spread */
+        tl_interval r = tl_welch((tl_estimate){it->time_ms.base, 0, INFINITY},
+                                 (tl_estimate){it->time_ms.var, x.unit_var * x.n, x.df}, confidence);
+        if (isnan(r.p))
+            continue;
+        it->ci_lo = r.lo;
+        it->ci_hi = r.hi;
+        it->p = r.p;
+        it->n_base = it->n_var = x.n;
+        it->var_base = 0;
+        it->var_var = x.unit_var * x.n;
+        it->df_base = INFINITY;
+        it->df_var = x.df;
+    }
+    free(sp);
+    free(rel);
+    free(rdf);
+    return settle(items, n, confidence, fdr);
 }
 
 const char *tl_verdict_name(int verdict)

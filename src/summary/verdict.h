@@ -66,6 +66,21 @@ size_t tl_verdicts_judge(const tl_noise *nz, size_t var, tl_summary_item *items,
                          double confidence, int fdr);
 
 /*
+ * Judge items[0..n) that are each a sum of paired samples (the LCAs of one kind: the same
+ * op at the same place of both call trees, one sample per LCA): d[i] the moments of the
+ * per-sample differences (variant - baseline, ms), unit[i] a sample's baseline time (its
+ * mean; the scale by which the differences' variances are moderated toward all the items',
+ * as tl_verdicts_judge does).  The interval is that of the total difference, n times the
+ * mean difference, on n - 1 degrees of freedom (plus the prior's): pairing takes out what
+ * the samples differ in by design (shapes, layers).  An item of one sample has the
+ * prior's spread only; one with no samples (d[i].n == 0) is untested.  Holm's step (or,
+ * with `fdr`, Benjamini-Hochberg's) over all of them, as tl_verdicts_judge.  Returns how
+ * many were tested.
+ */
+size_t tl_verdicts_judge_paired(const tl_moments *d, const double *unit, tl_summary_item *items, size_t n,
+                                double confidence, int fdr);
+
+/*
  * Judge the busy time `busy` (its time_ms set) of variant side `var` against side 0, one
  * test at level 1 - confidence: with runs, from the spread of the runs' busy times
  * (gpu_timeline's busy_time row); otherwise from the variances of the ops' times that
