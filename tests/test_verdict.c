@@ -295,6 +295,59 @@ static void test_tap_pools_rows_per_name(void **state)
     tl_noise_free(nz);
 }
 
+/* An op that no ops_unique_args row has takes its samples from the roofline sheets, pooled
+ * per name the same way: unified_perf_summary first, else the first family sheet that has
+ * it (un_eltwise is UnaryElementwise's results); ops_unique_args wins where it has the op. */
+static void test_roofline_sheets_as_noise(void **state)
+{
+    (void)state;
+    tl_noise *nz = tl_noise_new(tags2, 2);
+    const char *fam = "name,base::name_count,base::Kernel Time (\xc2\xb5s)_mean,base::Kernel Time (\xc2\xb5s)_std,"
+                      "new::name_count,new::Kernel Time (\xc2\xb5s)_mean,new::Kernel Time (\xc2\xb5s)_std\n";
+    tl_buf t = {0};
+    /* mm: {1,2,3} and {4,6} on the base side (two shapes), {2,3,4} on the new one */
+    tl_buf_printf(&t, "%smm,3,2,1,3,3,1\n", fam);
+    feed(nz, "GEMM_intersect_new", csv(tl_buf_cstr(&t)));
+    tl_buf_clear(&t);
+    tl_buf_printf(&t, "%s", "name,base::name_count,base::Kernel Time (\xc2\xb5s)_mean,base::Kernel Time (\xc2\xb5s)_std\n"
+                            "mm,2,5,1.4142135623730951\n");
+    feed(nz, "GEMM_only_baseline_new", csv(tl_buf_cstr(&t)));
+    /* another family sheet with the same name (a _bwd sheet): not this op's source */
+    tl_buf_clear(&t);
+    tl_buf_printf(&t, "%smm,100,50,10,100,50,10\n", fam);
+    feed(nz, "SDPA_bwd_intersect_new", csv(tl_buf_cstr(&t)));
+    const tl_moments *b = tl_noise_calls(nz, 0, "mm"), *v = tl_noise_calls(nz, 1, "mm");
+    assert_non_null(b);
+    assert_non_null(v);
+    assert_true(b->n == 5 && fabs(b->mean - 3.2) < 1e-12 && fabs(tl_moments_var(b) - 3.7) < 1e-12);
+    assert_true(v->n == 3 && v->mean == 3);
+    /* the interval as from ops_unique_args: within-shape variance 4/3 µs^2 (df 3) and 1 (df 2) */
+    tl_summary_item it = {.name = "mm", .time_ms = {0.016, 0.009}, .count = {5, 3}};
+    assert_int_equal(tl_verdicts_judge(nz, 1, &it, 1, 0, 0.95, 0), 1);
+    tl_interval want = tl_welch((tl_estimate){0.016, 5 * (4.0 / 3) * 1e-6, 3}, (tl_estimate){0.009, 3e-6, 2}, 0.95);
+    assert_true(fabs(it.ci_lo - want.lo) < 1e-15 && fabs(it.ci_hi - want.hi) < 1e-15);
+    /* un_eltwise's results are UnaryElementwise's */
+    tl_buf_clear(&t);
+    tl_buf_printf(&t, "%sneg,4,7,1,4,8,1\n", fam);
+    feed(nz, "un_eltwise_intersect_new", csv(tl_buf_cstr(&t)));
+    assert_non_null(tl_noise_calls(nz, 1, "neg"));
+    /* unified_perf_summary (operation_count) before a family sheet */
+    tl_buf_clear(&t);
+    tl_buf_printf(&t, "%s", "name,base::operation_count,base::Kernel Time (\xc2\xb5s)_mean,base::Kernel Time (\xc2\xb5s)_std,"
+                            "new::operation_count,new::Kernel Time (\xc2\xb5s)_mean,new::Kernel Time (\xc2\xb5s)_std\n"
+                            "mm,10,9,1,10,9,1\n");
+    feed(nz, "unified_perf_summary_intersect_new", csv(tl_buf_cstr(&t)));
+    assert_true(tl_noise_calls(nz, 0, "mm")->n == 10);
+    /* and ops_unique_args before both */
+    feed(nz, "ops_unique_args_intersect_new",
+         csv("name,base::operation_count,base::total_direct_kernel_time_mean,base::total_direct_kernel_time_std,"
+             "new::operation_count,new::total_direct_kernel_time_mean,new::total_direct_kernel_time_std\n"
+             "mm,7,2,1,7,3,1\n"));
+    assert_true(tl_noise_calls(nz, 0, "mm")->n == 7 && tl_noise_calls(nz, 1, "mm")->n == 7);
+    tl_buf_free(&t);
+    tl_noise_free(nz);
+}
+
 /* ---- end to end: generated traces through tlcompare -------------------------------------------- */
 
 static char tool_dir[4096]; /* where tlcompare and tools/gentrace are */
@@ -547,6 +600,7 @@ int main(void)
         cmocka_unit_test(test_tap_pools_rows_per_name),
         cmocka_unit_test(test_busy_time_verdict),
         cmocka_unit_test(test_paired_verdicts),
+        cmocka_unit_test(test_roofline_sheets_as_noise),
         cmocka_unit_test(test_gate_fails_only_on_significant_busy_regression),
         cmocka_unit_test(test_null_pairs_flag_at_most_8_of_100),
         cmocka_unit_test(test_planted_5pct_found_in_95_of_100),

@@ -499,6 +499,14 @@ const char *tl_perf_sheet(size_t i)
     return i < COUNT(perf_sheets) ? perf_sheets[i].sheet : NULL;
 }
 
+const char *tl_perf_result_stem(size_t i)
+{
+    if (i < COUNT(roofline_sheets))
+        return roofline_sheets[i].name;
+    i -= COUNT(roofline_sheets);
+    return i < COUNT(perf_sheets) ? perf_sheets[i].name : NULL;
+}
+
 int tl_groups_any_sheet(const tl_report *r, unsigned run)
 {
     static const struct { unsigned bit; const char *sheet; } sheets[] = {

@@ -63,6 +63,10 @@ int tl_run_groups_observed(tl_report *reports, size_t n, unsigned run, unsigned 
  * comparison, so that the list lives in one place. */
 const char *tl_perf_sheet(size_t i);
 
+/* The stem of the results of tl_perf_sheet(i) ("<stem>_intersect_<tag>", ...): the sheet's
+ * name, or its short form (un_eltwise for UnaryElementwise); NULL past the last. */
+const char *tl_perf_result_stem(size_t i);
+
 /* 1 when report `r` has a sheet that one of the groups in `run` compares. */
 int tl_groups_any_sheet(const tl_report *r, unsigned run);
 

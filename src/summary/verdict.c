@@ -6,6 +6,7 @@
 #include "base/arena.h"
 #include "base/hash.h"
 #include "base/jsonw.h"
+#include "compare/groups.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -21,13 +22,31 @@
 #define OS_SHEET "ops_summary"
 #define OS_TIME "total_direct_kernel_time_ms"
 
+/* The roofline sheets' columns: per op and argument set, the calls' count, mean and std of
+ * their kernel time (µs); unified_perf_summary counts in operation_count, the family
+ * sheets (GEMM, SDPA_fwd, ...) in name_count. */
+#define RF_UNIFIED "unified_perf_summary"
+#define RF_MEAN "Kernel Time (\xc2\xb5s)_mean"
+#define RF_STD "Kernel Time (\xc2\xb5s)_std"
+
+/* Where an op's per-call samples come from, best first: ops_unique_args (every op, its
+ * direct kernel time), unified_perf_summary (every modelled op once), a family sheet (the
+ * first that has the op: a _bwd sheet may list a name again). */
+enum { SRC_UA, SRC_UNIFIED, SRC_FAMILY, SRC_N };
+
+/* One source's samples of an op on one side. */
+typedef struct op_calls {
+    tl_moments calls; /* µs: all the calls pooled */
+    /* the spread within argument sets (the sum of squared deviations from each row's own
+     * mean, and its degrees of freedom); the spread between argument sets is the shapes',
+     * not noise */
+    double wss, wdf;
+    const char *sheet; /* SRC_FAMILY: the sheet they came from (the first that had the op) */
+} op_calls;
+
 /* One op on every side. */
 typedef struct op_noise {
-    tl_moments *calls; /* per side, µs: all the calls pooled */
-    /* per side: the spread within argument sets (the sum of squared deviations from each
-     * row's own mean, and its degrees of freedom); the spread between argument sets is the
-     * shapes', not noise */
-    double *wss, *wdf;
+    op_calls *src;     /* per side and source: [side * SRC_N + source] */
     double *run_var;   /* per side: the variance of the op's time between runs (ms^2), NaN unknown */
 } op_noise;
 
@@ -70,9 +89,7 @@ void tl_noise_free(tl_noise *nz)
     for (size_t i = 0; i < nz->nsides; i++)
         free(nz->tags[i]);
     for (size_t i = 0; i < nz->nops; i++) {
-        free(nz->ops[i].calls);
-        free(nz->ops[i].wss);
-        free(nz->ops[i].wdf);
+        free(nz->ops[i].src);
         free(nz->ops[i].run_var);
     }
     free(nz->ops);
@@ -91,9 +108,7 @@ static op_noise *op_of(tl_noise *nz, const char *name)
         return &nz->ops[f->value - 1];
     TL_GROW(nz->ops, nz->cap, nz->nops + 1);
     op_noise *op = &nz->ops[nz->nops++];
-    op->calls = tl_xcalloc(nz->nsides, sizeof *op->calls);
-    op->wss = tl_xcalloc(nz->nsides, sizeof *op->wss);
-    op->wdf = tl_xcalloc(nz->nsides, sizeof *op->wdf);
+    op->src = tl_xcalloc(nz->nsides * SRC_N, sizeof *op->src);
     op->run_var = tl_xmalloc(nz->nsides * sizeof *op->run_var);
     for (size_t i = 0; i < nz->nsides; i++)
         op->run_var[i] = NAN;
@@ -126,12 +141,22 @@ static double num_at(const tl_column *c, size_t row)
     return tl_cell_number(&c->cells[row]);
 }
 
-/* Pool the rows of side `side` in an ops_unique_args result. */
-static void pool_rows(tl_noise *nz, const tl_table *t, size_t side)
+/* A sheet the per-call samples are read from: its source and columns. */
+typedef struct sample_sheet {
+    int src;
+    const char *count, *mean, *std;
+} sample_sheet;
+
+static const sample_sheet ua_sheet = {SRC_UA, UA_COUNT, UA_MEAN, UA_STD};
+static const sample_sheet unified_sheet = {SRC_UNIFIED, "operation_count", RF_MEAN, RF_STD};
+static const sample_sheet family_sheet = {SRC_FAMILY, "name_count", RF_MEAN, RF_STD};
+
+/* Pool the rows of side `side` in a result of sheet `sheet` (kind `ss`). */
+static void pool_rows(tl_noise *nz, const tl_table *t, size_t side, const sample_sheet *ss, const char *sheet)
 {
     long key = tl_table_find(t, "name");
-    const tl_column *cc = tagged(t, nz->tags[side], UA_COUNT), *mc = tagged(t, nz->tags[side], UA_MEAN),
-                    *sc = tagged(t, nz->tags[side], UA_STD);
+    const tl_column *cc = tagged(t, nz->tags[side], ss->count), *mc = tagged(t, nz->tags[side], ss->mean),
+                    *sc = tagged(t, nz->tags[side], ss->std);
     if (key < 0 || !cc || !mc)
         return;
     for (size_t r = 0; r < t->nrows; r++) {
@@ -141,12 +166,29 @@ static void pool_rows(tl_noise *nz, const tl_table *t, size_t side)
             continue;
         tl_moments m = tl_moments_of(n, mean, num_at(sc, r));
         op_noise *op = op_of(nz, k->v.s);
-        tl_moments_merge(&op->calls[side], &m);
+        op_calls *c = &op->src[side * SRC_N + (size_t)ss->src];
+        if (ss->src == SRC_FAMILY) {
+            /* the first family sheet that has the op is its source (its split results alike) */
+            if (!c->sheet)
+                c->sheet = tl_arena_strdup(&nz->arena, sheet);
+            else if (strcmp(c->sheet, sheet) != 0)
+                continue;
+        }
+        tl_moments_merge(&c->calls, &m);
         if (n >= 2 && !isnan(m.m2)) {
-            op->wss[side] += m.m2;
-            op->wdf[side] += n - 1;
+            c->wss += m.m2;
+            c->wdf += n - 1;
         }
     }
+}
+
+/* The best source of op's samples on side `side`, or NULL when none has a call. */
+static const op_calls *calls_of(const op_noise *op, size_t side)
+{
+    for (size_t k = 0; k < SRC_N; k++)
+        if (op->src[side * SRC_N + k].calls.n >= 1)
+            return &op->src[side * SRC_N + k];
+    return NULL;
 }
 
 /* The side whose tag is `tag`, or SIZE_MAX. */
@@ -164,25 +206,35 @@ static size_t side_of(const tl_noise *nz, const char *tag)
  * The baseline's rows are taken from the first variant's results only (every variant's split
  * holds them all).
  */
-static void take(tl_noise *nz, const tl_result *r)
+static void take_split(tl_noise *nz, const tl_result *r, const char *sheet, const sample_sheet *ss)
 {
-    static const char *const parts[] = {UA_SHEET "_intersect_", UA_SHEET "_only_baseline_",
-                                        UA_SHEET "_only_variant_"};
-    if (!r->table || nz->nsides < 2 || strncmp(r->name, UA_SHEET "_", sizeof UA_SHEET) != 0)
+    static const char *const parts[] = {"_intersect_", "_only_baseline_", "_only_variant_"};
+    size_t ls = strlen(sheet);
+    if (strncmp(r->name, sheet, ls) != 0)
         return;
     for (int k = 0; k < 3; k++) {
         size_t lp = strlen(parts[k]);
-        if (strncmp(r->name, parts[k], lp) != 0)
+        if (strncmp(r->name + ls, parts[k], lp) != 0)
             continue;
-        size_t v = side_of(nz, r->name + lp);
+        size_t v = side_of(nz, r->name + ls + lp);
         if (v == SIZE_MAX || v == 0)
             return;
         if (k != 2 && v == 1)
-            pool_rows(nz, r->table, 0);
+            pool_rows(nz, r->table, 0, ss, sheet);
         if (k != 1)
-            pool_rows(nz, r->table, v);
+            pool_rows(nz, r->table, v, ss, sheet);
         return;
     }
+}
+
+static void take(tl_noise *nz, const tl_result *r)
+{
+    if (!r->table || nz->nsides < 2)
+        return;
+    take_split(nz, r, UA_SHEET, &ua_sheet);
+    take_split(nz, r, RF_UNIFIED, &unified_sheet);
+    for (size_t i = 0; tl_perf_result_stem(i); i++)
+        take_split(nz, r, tl_perf_result_stem(i), &family_sheet);
 }
 
 static int tap_put(void *ctx, const tl_result *r, tl_error *err)
@@ -207,7 +259,8 @@ tl_sink tl_noise_tap(tl_noise *nz, const tl_sink *next)
 const tl_moments *tl_noise_calls(const tl_noise *nz, size_t side, const char *name)
 {
     const op_noise *op = nz && side < nz->nsides ? find_op(nz, name) : NULL;
-    return op && op->calls[side].n > 0 ? &op->calls[side] : NULL;
+    const op_calls *c = op ? calls_of(op, side) : NULL;
+    return c ? &c->calls : NULL;
 }
 
 /* The result named `name`, or NULL. */
@@ -308,12 +361,11 @@ static int sides_of(const tl_noise *nz, size_t var, int runs, const tl_summary_i
         return 1;
     }
     /* the calls' spread within their argument sets (µs^2 -> ms^2) */
-    const tl_moments *ca = &op->calls[0], *cb = &op->calls[var];
-    if (ca->n < 1 || cb->n < 1)
+    const op_calls *ca = calls_of(op, 0), *cb = calls_of(op, var);
+    if (!ca || !cb)
         return 0;
-    *a = (side_spread){ca->n, ca->mean * 1e-3, op->wdf[0] > 0 ? op->wss[0] / op->wdf[0] * 1e-6 : NAN, op->wdf[0]};
-    *b = (side_spread){cb->n, cb->mean * 1e-3, op->wdf[var] > 0 ? op->wss[var] / op->wdf[var] * 1e-6 : NAN,
-                       op->wdf[var]};
+    *a = (side_spread){ca->calls.n, ca->calls.mean * 1e-3, ca->wdf > 0 ? ca->wss / ca->wdf * 1e-6 : NAN, ca->wdf};
+    *b = (side_spread){cb->calls.n, cb->calls.mean * 1e-3, cb->wdf > 0 ? cb->wss / cb->wdf * 1e-6 : NAN, cb->wdf};
     return 1;
 }
 

@@ -8,7 +8,10 @@
  *    pooled variance: the squared deviations from each set's own mean, on sum(n - 1)
  *    degrees of freedom), since calls of different shapes differ by design, not by chance.
  *    The collector takes the rows from the ops_unique_args results as these stream to the
- *    outputs (tl_noise_tap).
+ *    outputs (tl_noise_tap).  An op that a side's ops_unique_args does not have (a report
+ *    without the sheet) takes its samples from the roofline sheets the same way: the
+ *    per-row count, mean and std of the kernel time in unified_perf_summary, else in the
+ *    first family sheet (GEMM, SDPA_fwd, ...) that has it.
  *  - several runs per side (a repeated tag): the spread of the op's time between runs,
  *    from ops_summary's <tag>::<time>_std and <tag>::runs columns.
  *
@@ -37,11 +40,12 @@ tl_noise *tl_noise_new(const char *const *tags, size_t n);
 void tl_noise_free(tl_noise *nz);
 
 /* A sink that hands every result to `next` unchanged, having first pooled the per-call
- * moments of the ops_unique_args results (intersect, only_baseline and only_variant of
- * each variant) into `nz`.  `next` must outlive the returned sink. */
+ * moments of the ops_unique_args and roofline results (intersect, only_baseline and
+ * only_variant of each variant) into `nz`.  `next` must outlive the returned sink. */
 tl_sink tl_noise_tap(tl_noise *nz, const tl_sink *next);
 
-/* The pooled per-call moments (µs) of op `name` on side `side`, or NULL when unknown. */
+/* The pooled per-call moments (µs) of op `name` on side `side` (from its best source), or
+ * NULL when unknown. */
 const tl_moments *tl_noise_calls(const tl_noise *nz, size_t side, const char *name);
 
 /* Read the runs of every side from the ops_summary result (its <tag>::runs and
