@@ -228,7 +228,7 @@ static void test_lca_verdicts(void **state)
     assert_non_null(strstr(s, "\n  no changes larger than the noise\n"));
     free(out);
     out = slurp(f, "out.txt");
-    assert_non_null(strstr(out, "  verdicts: the spread of the paired LCAs of each kind"));
+    assert_non_null(strstr(out, "  verdicts: the spread of paired LCAs (the same op at the same place of both traces"));
     free(out);
 
     assert_int_equal(run(f, "run1.json.gz run2.json.gz -o v.xlsx --summary-json v.json --summary-md v.md"), 0);
@@ -260,6 +260,24 @@ static void test_lca_verdicts(void **state)
     /* the summary sheet's LCA block carries the verdicts too */
     sh(f, "python3 -c \"import zipfile,sys; x = zipfile.ZipFile('v.xlsx').read('xl/worksheets/sheet1.xml').decode(); "
           "sys.exit(0 if x.count('<t>verdict</t>') >= 2 and '<t>slower</t>' in x else 1)\"");
+}
+
+/* The bundled example pair: the ten copies differ in size (different kernels), so their
+ * spread is taken within the copies of the same kernels; pooled across sizes it would call
+ * their +12% noise. */
+static void test_lca_spread_within_same_kernels(void **state)
+{
+    fx *f = *state;
+    char args[2048];
+    const char *top = getenv("TL_TOP");
+    snprintf(args, sizeof args, "'%s/examples/traces/vit_mi300x.pt.trace.json.gz' "
+             "'%s/examples/traces/vit_h100.pt.trace.json.gz' -o x.xlsx", top ? top : ".", top ? top : ".");
+    assert_int_equal(run(f, args), 0);
+    char *out = slurp(f, "out.txt");
+    char *s = lca_section(out);
+    assert_non_null(strstr(s, "         +0.171 ms    +12.0% \xc2\xb1" ));
+    assert_non_null(strstr(s, "aten::copy_ (x10) "));
+    free(out);
 }
 
 /* The summary sheet as a reader meets it (its XML read back with Python's zipfile): every
@@ -353,6 +371,7 @@ int main(void)
         cmocka_unit_test(test_summary_sheet_numbers),
         cmocka_unit_test(test_summary_sheet_layout),
         cmocka_unit_test(test_lca_verdicts),
+        cmocka_unit_test(test_lca_spread_within_same_kernels),
         cmocka_unit_test(test_generator_any_seed),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

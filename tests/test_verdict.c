@@ -406,6 +406,22 @@ static char *gen(const char *dir, const char *name, int steps, int seed, const c
     return tl_xstrdup(name);
 }
 
+/* The JSON summary's ops part (the variants; the LCAs' verdicts come after it). */
+static void ops_part(char *js)
+{
+    char *lca = strstr(js, ",\n  \"lca\": ");
+    if (lca)
+        *lca = '\0';
+}
+
+/* The number of kinds of LCA listed in the JSON summary (each listed one has a verdict
+ * or is untested). */
+static size_t lca_flagged(const char *js)
+{
+    const char *lca = strstr(js, ",\n  \"lca\": ");
+    return lca ? count_str(lca, "\"verdict\": \"slower\"") + count_str(lca, "\"verdict\": \"faster\"") : 0;
+}
+
 /* Was aten::gelu found slower in the summary? */
 static int gelu_slower(const char *js)
 {
@@ -426,25 +442,29 @@ static void test_generated_traces_end_to_end(void **state)
     (void)state;
     char *dir = tt_tmpdir();
     enum { PAIRS = 6 };
-    int null_flagged = 0, found = 0, other = 0;
+    int null_flagged = 0, found = 0, other = 0, lca_null = 0;
     for (int i = 0; i < PAIRS; i++) {
         char *a = gen(dir, "a.json", 24, 100 + 2 * i, ""), *b = gen(dir, "b.json", 24, 101 + 2 * i, "");
         char *js = compare_json(dir, &a, 1, &b, 1);
+        lca_null += lca_flagged(js) > 0;
+        ops_part(js);
         null_flagged += count_str(js, "\"verdict\": \"slower\"") + count_str(js, "\"verdict\": \"faster\"") > 0;
         assert_non_null(strstr(js, "\"basis\": \"per-call spread, 1 run per side\""));
         free(js);
         free(b);
         b = gen(dir, "b.json", 24, 101 + 2 * i, "--slow aten::gelu=5");
         js = compare_json(dir, &a, 1, &b, 1);
+        ops_part(js);
         found += gelu_slower(js);
         other += count_str(js, "\"verdict\": \"slower\"") + count_str(js, "\"verdict\": \"faster\"") > 1;
         free(js);
         free(a);
         free(b);
     }
-    print_message("generated traces: %d of %d null pairs flag a change; +5%% found in %d of %d (another op in %d)\n",
-                  null_flagged, PAIRS, found, PAIRS, other);
+    print_message("generated traces: %d of %d null pairs flag an op, %d a kind of LCA; +5%% found in %d of %d "
+                  "(another op in %d)\n", null_flagged, PAIRS, lca_null, found, PAIRS, other);
     assert_true(null_flagged <= 1);
+    assert_true(lca_null <= 1);
     assert_true(found >= PAIRS - 1);
     /* 5 runs a side, each run's ops off by 2%: +10% on gelu found, nothing else */
     char *ra[5], *rb[5];
@@ -474,17 +494,14 @@ static void test_generated_traces_end_to_end(void **state)
     free(dir);
 }
 
-/* Paired samples (the LCAs of a kind): the interval of the total difference is n times the
- * mean difference, on n - 1 df, with n times a difference's variance; one pair alone has
- * no spread (no prior from fewer than 3 kinds); no pair, no test. */
+/* Paired samples (the LCAs of a kind): the interval of the total difference has n times a
+ * difference's variance, on that variance's df; no spread of its own and no prior (fewer
+ * than 3 kinds with one): untested; no pair, no test. */
 static void test_paired_verdicts(void **state)
 {
     (void)state;
-    tl_moments d[3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
-    const double diffs[] = {1, 2, 3};
-    for (int i = 0; i < 3; i++)
-        tl_moments_add(&d[0], diffs[i]);
-    tl_moments_add(&d[1], 0.5);
+    /* a: 3 pairs whose differences {1, 2, 3} vary by 1 ms^2 on 2 df */
+    tl_pairs d[3] = {{3, 1.0, 2}, {1, NAN, 0}, {0, NAN, 0}};
     double unit[3] = {10.0 / 3, 5, 1};
     tl_summary_item items[3] = {{.name = "a", .time_ms = {10, 16}}, {.name = "b", .time_ms = {5, 5.5}},
                                 {.name = "c", .time_ms = {1, 2}}};
@@ -495,13 +512,14 @@ static void test_paired_verdicts(void **state)
     assert_int_equal(items[0].verdict, TL_VERDICT_WITHIN_NOISE); /* 6 ± 7.5 */
     assert_int_equal(items[1].verdict, TL_VERDICT_NONE);
     assert_int_equal(items[2].verdict, TL_VERDICT_NONE);
-    /* ten pairs of +1.0 ± 0.1: slower, and its interval on 9 df */
+    /* ten pairs of +1.0 ± 0.1 (variance 0.0111 on 9 df): slower */
     tl_moments e = {0, 0, 0};
     for (int i = 0; i < 10; i++)
         tl_moments_add(&e, 1 + (i % 2 ? 0.1 : -0.1));
+    tl_pairs pe = {10, tl_moments_var(&e), 9};
     tl_summary_item it = {.name = "e", .time_ms = {100, 110}};
     double u = 10;
-    assert_int_equal(tl_verdicts_judge_paired(&e, &u, &it, 1, 0.95, 0), 1);
+    assert_int_equal(tl_verdicts_judge_paired(&pe, &u, &it, 1, 0.95, 0), 1);
     half = tl_t_quantile(0.975, 9) * sqrt(10 * tl_moments_var(&e));
     assert_true(fabs(it.ci_lo - (10 - half)) < 1e-9 && it.verdict == TL_VERDICT_SLOWER);
 }
@@ -550,6 +568,42 @@ static void test_busy_time_verdict(void **state)
     assert_true(fabs(busy.ci_lo - want.lo) < 1e-12 && fabs(busy.ci_hi - want.hi) < 1e-12);
     assert_true(busy.n_base == 4 && busy.n_var == 3 && busy.verdict == TL_VERDICT_SLOWER);
     tl_noise_free(nz);
+}
+
+/* The kinds of LCA on generated trace pairs (per-call CV 2%): of 20 pairs of one
+ * configuration at most 2 flag any kind; a planted +5% on aten::gelu (24 calls) is found
+ * in at least 18 of 20, nothing else flagged in more than 2. */
+static void test_lca_verdicts_null_and_power(void **state)
+{
+    (void)state;
+    char *dir = tt_tmpdir();
+    enum { N = 20 };
+    int null_flagged = 0, found = 0, other = 0;
+    for (int i = 0; i < N; i++) {
+        char *a = gen(dir, "a.json", 24, 700 + 2 * i, ""), *b = gen(dir, "b.json", 24, 701 + 2 * i, "");
+        char *js = compare_json(dir, &a, 1, &b, 1);
+        null_flagged += lca_flagged(js) > 0;
+        free(js);
+        free(b);
+        b = gen(dir, "b.json", 24, 701 + 2 * i, "--slow aten::gelu=5");
+        js = compare_json(dir, &a, 1, &b, 1);
+        const char *lca = strstr(js, ",\n  \"lca\": ");
+        assert_non_null(lca);
+        const char *g = strstr(lca, "{\"lca\": \"aten::gelu\"");
+        const char *v = g ? strstr(g, "\"verdict\": ") : NULL;
+        found += v && strncmp(v + 11, "\"slower\"", 8) == 0;
+        other += lca_flagged(js) > (size_t)(v && strncmp(v + 11, "\"slower\"", 8) == 0);
+        free(js);
+        free(a);
+        free(b);
+    }
+    print_message("kinds of LCA: %d of %d null pairs flag one; +5%% on aten::gelu found in %d of %d (another in %d)\n",
+                  null_flagged, N, found, N, other);
+    assert_true(null_flagged <= 2);
+    assert_true(found >= 18);
+    assert_true(other <= 2);
+    tt_rmrf(dir);
+    free(dir);
 }
 
 /* The gate's busy time: a regression within the noise passes (the raw delta, +0.3%, is over
@@ -602,6 +656,7 @@ int main(void)
         cmocka_unit_test(test_paired_verdicts),
         cmocka_unit_test(test_roofline_sheets_as_noise),
         cmocka_unit_test(test_gate_fails_only_on_significant_busy_regression),
+        cmocka_unit_test(test_lca_verdicts_null_and_power),
         cmocka_unit_test(test_null_pairs_flag_at_most_8_of_100),
         cmocka_unit_test(test_planted_5pct_found_in_95_of_100),
         cmocka_unit_test(test_planted_10pct_over_runs_found_in_95_of_100),

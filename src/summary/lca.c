@@ -5,6 +5,7 @@
 
 #include "summary/verdict.h"
 
+#include "base/hash.h"
 #include "base/jsonw.h"
 #include "base/numfmt.h"
 #include "base/sort.h"
@@ -59,6 +60,32 @@ static const char *cpu_op_name(const tl_diff_lca *l, tl_arena *a)
     return tl_arena_printf(a, "%s | %s", o1, o2);
 }
 
+/* The kernels of one side of an LCA, by name and in order, as one number: LCAs alike
+ * (the same kernels on each side) do the same work, and differ by chance only. */
+static uint64_t kernels_sig(const tl_diff_row *rows, size_t nrows, size_t first, size_t count, int side)
+{
+    uint64_t h = 0x9e3779b97f4a7c15ULL;
+    if (first == SIZE_MAX)
+        return h;
+    size_t k = 0;
+    for (size_t r = first; r < nrows && k < count; r++) {
+        if (rows[r].side != side || rows[r].lca != rows[first].lca)
+            continue;
+        h = tl_hash_mix(h ^ (uint64_t)rows[r].name_id) + (uint64_t)k++;
+    }
+    return h;
+}
+
+typedef struct pair_ctx {
+    const uint64_t *sig;
+} pair_ctx;
+
+static int by_kernels(size_t a, size_t b, void *ctx)
+{
+    const uint64_t *sig = ((const pair_ctx *)ctx)->sig;
+    return sig[a] < sig[b] ? -1 : sig[a] > sig[b];
+}
+
 /* A baseline-only and a variant-only group of one name are one op whose work moved: one
  * line, labelled, rather than a -100% beside a "new". */
 static size_t pair_one_sided(tl_lca_item *g, size_t ng)
@@ -75,7 +102,7 @@ static size_t pair_one_sided(tl_lca_item *g, size_t ng)
             g[i].count += g[j].count;
             g[i].first = g[i].first < g[j].first ? g[i].first : g[j].first;
             g[i].unaligned = 1;
-            g[i].d = (tl_moments){0, 0, 0}; /* no pairs: nothing to judge the move by */
+            g[i].npairs = g[i].wss = g[i].wdf = 0; /* no pairs: nothing to judge the move by */
             g[j] = g[--ng];
             if (i == ng)
                 i = j; /* g[i] moved to j */
@@ -83,6 +110,32 @@ static size_t pair_one_sided(tl_lca_item *g, size_t ng)
         }
     }
     return ng;
+}
+
+/* The spread of the pairs' differences of kind g (its LCAs all[idx[0..k)]), within LCAs of
+ * the same kernels: a model's layers of one shape repeat the same work, where those of
+ * different shapes (other kernels) differ by design. */
+static void pairs_spread(tl_lca_item *g, const tl_lca_item *all, const size_t *idx, size_t k, const uint64_t *sig)
+{
+    size_t *p = tl_xmalloc((k ? k : 1) * sizeof *p), m = 0;
+    for (size_t i = 0; i < k; i++)
+        if (all[idx[i]].npairs > 0)
+            p[m++] = idx[i];
+    pair_ctx pc = {sig};
+    tl_sort_rows(p, m, by_kernels, &pc);
+    g->wss = g->wdf = 0;
+    for (size_t i = 0; i < m;) {
+        size_t j = i;
+        tl_moments mo = {0, 0, 0};
+        for (; j < m && sig[p[j]] == sig[p[i]]; j++)
+            tl_moments_add(&mo, all[p[j]].ms2 - all[p[j]].ms1);
+        if (mo.n >= 2) {
+            g->wss += mo.m2;
+            g->wdf += mo.n - 1;
+        }
+        i = j;
+    }
+    free(p);
 }
 
 void tl_lca_summary_build(tl_lca_summary *s, const tl_diff *d, const char *tag1, const char *tag2, size_t top,
@@ -100,7 +153,12 @@ void tl_lca_summary_build(tl_lca_summary *s, const tl_diff *d, const char *tag1,
     const tl_diff_lca *l = tl_diff_lcas(d, &n);
     s->nlcas = n;
     tl_lca_item *all = tl_xmalloc((n ? n : 1) * sizeof *all);
+    size_t nrows;
+    const tl_diff_row *rows = tl_diff_rows(d, &nrows);
+    uint64_t *sig = tl_xmalloc((n ? n : 1) * sizeof *sig);
     for (size_t i = 0; i < n; i++) {
+        sig[i] = tl_hash_mix(kernels_sig(rows, nrows, l[i].row1, l[i].n1, 0) * 31 +
+                             kernels_sig(rows, nrows, l[i].row2, l[i].n2, 1));
         tl_lca_item *it = &all[i];
         memset(it, 0, sizeof *it);
         it->node = l[i].lca_name ? l[i].lca_name : "";
@@ -112,8 +170,7 @@ void tl_lca_summary_build(tl_lca_summary *s, const tl_diff *d, const char *tag1,
         it->ms1 = l[i].time1 / 1e3;
         it->ms2 = l[i].time2 / 1e3;
         it->count = 1;
-        if (l[i].n1 && l[i].n2)
-            tl_moments_add(&it->d, it->ms2 - it->ms1);
+        it->npairs = l[i].n1 && l[i].n2;
     }
     /* A model repeats its layers: the twelve softmaxes of twelve blocks are one line
      * (x12), their times added, in the order their first one comes. */
@@ -134,14 +191,16 @@ void tl_lca_summary_build(tl_lca_summary *s, const tl_diff *d, const char *tag1,
             g.ms1 += x->ms1;
             g.ms2 += x->ms2;
             g.count++;
-            tl_moments_merge(&g.d, &x->d);
+            g.npairs += x->npairs;
             if (ord[j] < first)
                 first = ord[j];
         }
         g.first = first;
+        pairs_spread(&g, all, ord + i, j - i, sig);
         groups[ng++] = g;
         i = j;
     }
+    free(sig);
     ng = pair_one_sided(groups, ng);
     for (size_t i = 0; i < ng; i++) {
         tl_lca_item *g = &groups[i];
@@ -164,13 +223,14 @@ void tl_lca_summary_judge(tl_lca_summary *s, double confidence, int fdr)
     s->fdr = fdr;
     /* each kind's pairs: their differences, scaled by a pair's baseline time */
     tl_summary_item *items = tl_xcalloc(ng ? ng : 1, sizeof *items);
-    tl_moments *d = tl_xmalloc((ng ? ng : 1) * sizeof *d);
+    tl_pairs *d = tl_xmalloc((ng ? ng : 1) * sizeof *d);
     double *unit = tl_xmalloc((ng ? ng : 1) * sizeof *unit);
     for (size_t i = 0; i < ng; i++) {
-        items[i].name = groups[i].lca;
-        items[i].time_ms = (tl_delta){groups[i].ms1, groups[i].ms2};
-        d[i] = groups[i].d;
-        unit[i] = groups[i].count ? groups[i].ms1 / (double)groups[i].count : NAN;
+        const tl_lca_item *g = &groups[i];
+        items[i].name = g->lca;
+        items[i].time_ms = (tl_delta){g->ms1, g->ms2};
+        d[i] = (tl_pairs){g->npairs, g->wdf > 0 ? g->wss / g->wdf : NAN, g->wdf};
+        unit[i] = g->count ? g->ms1 / (double)g->count : NAN;
     }
     s->tested = tl_verdicts_judge_paired(d, unit, items, ng, s->confidence, s->fdr);
     s->nslower = s->nfaster = s->within_noise = 0;
@@ -223,8 +283,8 @@ void tl_lca_summary_verdict_line(const tl_lca_summary *s, char *buf, size_t n)
         buf[0] = '\0';
         return;
     }
-    int w = snprintf(buf, n, "verdicts: the spread of the paired LCAs of each kind (the same op at the same place "
-                             "of both traces), 1 run per side; %g%% intervals, %s %g%% over %zu kinds tested",
+    int w = snprintf(buf, n, "verdicts: the spread of paired LCAs (the same op at the same place of both traces, "
+                             "the same kernels), 1 run per side; %g%% intervals, %s %g%% over %zu kinds tested",
                      100 * s->confidence, s->fdr ? "false discovery rate" : "family-wise error",
                      100 * (1 - s->confidence), s->tested);
     if (w >= 0 && (size_t)w < n && s->within_noise)
@@ -598,7 +658,7 @@ static void js_item(tl_buf *b, const tl_lca_item *it)
     tl_json_num(b, it->pct);
     /* the verdict's fields as the ops have them (n: the pairs, on each side) */
     tl_summary_item v = {.ci_lo = it->ci_lo, .ci_hi = it->ci_hi, .p = it->p, .verdict = it->verdict,
-                         .n_base = it->d.n, .n_var = it->d.n};
+                         .n_base = it->npairs, .n_var = it->npairs};
     tl_verdict_json_item(b, &v);
     tl_buf_addc(b, '}');
 }

@@ -10,7 +10,6 @@
 #ifndef TL_SUMMARY_LCA_H
 #define TL_SUMMARY_LCA_H
 
-#include "base/stats.h"
 #include "diff/diff.h"
 #include "table/table.h"
 
@@ -29,9 +28,11 @@ typedef struct tl_lca_item {
     double delta_ms, pct;    /* pct: NaN when the baseline has no time */
     int unaligned;           /* a baseline-only and a variant-only LCA of one name, as one line */
     /* The verdict: each LCA of the kind found on both sides is a pair of samples (the same
-     * op at the same place of both trees), d the moments of their differences (ms); the
-     * interval of delta_ms, its p value and TL_VERDICT_* (summary.h; NONE: untested). */
-    tl_moments d;
+     * op at the same place of both trees); npairs of them, and the spread of their
+     * differences (ms) within LCAs alike (the same kernels on each side: the same work),
+     * as the sum of squared deviations wss on wdf degrees of freedom.  The interval of
+     * delta_ms, its p value and TL_VERDICT_* (summary.h; NONE: untested). */
+    double npairs, wss, wdf;
     double ci_lo, ci_hi, p;
     int verdict;
 } tl_lca_item;

@@ -569,7 +569,7 @@ static size_t settle(tl_summary_item *items, size_t n, double confidence, int fd
     return tested;
 }
 
-size_t tl_verdicts_judge_paired(const tl_moments *d, const double *unit, tl_summary_item *items, size_t n,
+size_t tl_verdicts_judge_paired(const tl_pairs *d, const double *unit, tl_summary_item *items, size_t n,
                                 double confidence, int fdr)
 {
     side_spread *sp = tl_xmalloc((n ? n : 1) * sizeof *sp);
@@ -580,9 +580,9 @@ size_t tl_verdicts_judge_paired(const tl_moments *d, const double *unit, tl_summ
         it->n_base = it->n_var = NAN;
         it->var_base = it->var_var = it->df_base = it->df_var = NAN;
         it->verdict = TL_VERDICT_NONE;
-        double var = tl_moments_var(&d[i]);
-        sp[i] = (side_spread){d[i].n, unit[i], var, d[i].n - 1};
-        int use = d[i].n >= 2 && unit[i] > 0 && !isnan(var);
+        double var = d[i].df > 0 ? d[i].var : NAN;
+        sp[i] = (side_spread){d[i].n, unit[i], var, d[i].df > 0 ? d[i].df : 0};
+        int use = d[i].df > 0 && unit[i] > 0 && !isnan(var);
         rel[i] = use ? var / (unit[i] * unit[i]) : NAN;
         rdf[i] = use ? sp[i].df : 0;
     }

@@ -69,19 +69,24 @@ size_t tl_noise_runs(const tl_noise *nz, size_t side);
 size_t tl_verdicts_judge(const tl_noise *nz, size_t var, tl_summary_item *items, size_t n, int per_call,
                          double confidence, int fdr);
 
+/* The pairs of one paired item: how many, and the variance of a pair's difference (ms^2)
+ * with its degrees of freedom (NaN and 0 when unknown). */
+typedef struct tl_pairs {
+    double n, var, df;
+} tl_pairs;
+
 /*
  * Judge items[0..n) that are each a sum of paired samples (the LCAs of one kind: the same
- * op at the same place of both call trees, one sample per LCA): d[i] the moments of the
- * per-sample differences (variant - baseline, ms), unit[i] a sample's baseline time (its
- * mean; the scale by which the differences' variances are moderated toward all the items',
- * as tl_verdicts_judge does).  The interval is that of the total difference, n times the
- * mean difference, on n - 1 degrees of freedom (plus the prior's): pairing takes out what
- * the samples differ in by design (shapes, layers).  An item of one sample has the
- * prior's spread only; one with no samples (d[i].n == 0) is untested.  Holm's step (or,
- * with `fdr`, Benjamini-Hochberg's) over all of them, as tl_verdicts_judge.  Returns how
- * many were tested.
+ * op at the same place of both call trees, one pair per LCA): d[i] their count and the
+ * spread of their differences (variant - baseline), unit[i] a pair's baseline time (the
+ * scale by which that variance is moderated toward all the items', as tl_verdicts_judge
+ * does).  The interval is that of the total difference, on the variance's degrees of
+ * freedom (plus the prior's), n times a difference's variance.  An item without a spread
+ * of its own has the prior's only; one without pairs (d[i].n == 0) is untested.  Holm's
+ * step (or, with `fdr`, Benjamini-Hochberg's) over all of them.  Returns how many were
+ * tested.
  */
-size_t tl_verdicts_judge_paired(const tl_moments *d, const double *unit, tl_summary_item *items, size_t n,
+size_t tl_verdicts_judge_paired(const tl_pairs *d, const double *unit, tl_summary_item *items, size_t n,
                                 double confidence, int fdr);
 
 /*
