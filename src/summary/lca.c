@@ -300,6 +300,8 @@ void tl_lca_summary_free(tl_lca_summary *s)
     memset(s, 0, sizeof *s);
 }
 
+/* ---- what the lines cover ---------------------------------------------------------------- */
+
 static double share(double part, double whole) { return whole > 0 ? part / whole : 0; }
 
 /* 1 when the LCAs leave most of a side's GPU time out. */
