@@ -975,6 +975,35 @@ static void test_cli_quiet(void **state)
     free(tmp);
 }
 
+/* Reports compared without ops_unique_args (--sheets ... roofline): the roofline sheets give
+ * the per-call spread, so the ops and the busy time still get their verdicts. */
+static void test_cli_roofline_sheets_give_the_noise(void **state)
+{
+    (void)state;
+    NEED_CLI();
+    const char *top = getenv("TL_TOP");
+    char *tmp = tt_tmpdir(), x[4096], js[4096], b[4096], v[4096];
+    snprintf(x, sizeof x, "%s/cmp.xlsx", tmp);
+    snprintf(js, sizeof js, "%s/s.json", tmp);
+    snprintf(b, sizeof b, "%s/examples/baseline", top ? top : "..");
+    snprintf(v, sizeof v, "%s/examples/candidate", top ? top : "..");
+    const char *args[] = {b, v, "--sheets", "gpu_timeline", "ops_summary", "roofline", "-o", x, "-q",
+                          "--summary-json", js, NULL};
+    cli c = run_cli(tmp, NULL, args);
+    assert_int_equal(c.status, 0);
+    cli_free(&c);
+    size_t len;
+    char *j = slurp(js, &len);
+    assert_non_null(strstr(j, "\"verdicts\": {\"basis\": \"per-call spread, 1 run per side\""));
+    const char *mm = strstr(j, "{\"name\": \"aten::addmm\"");
+    assert_non_null(mm);
+    assert_true(strstr(mm, "\"verdict\": \"slower\"") < strchr(mm, '\n'));
+    assert_non_null(strstr(j, "\"verdict\": \"faster\", \"n\": [")); /* the busy time, among others */
+    free(j);
+    tt_rmrf(tmp);
+    free(tmp);
+}
+
 /* Not a terminal, or NO_COLOR: plain text; the summary part is the expected text. */
 static void test_cli_plain_text(void **state)
 {
@@ -1071,6 +1100,7 @@ int main(void)
         cmocka_unit_test(test_cli_gate_passes),
         cmocka_unit_test(test_cli_bad_numbers),
         cmocka_unit_test(test_cli_quiet),
+        cmocka_unit_test(test_cli_roofline_sheets_give_the_noise),
         cmocka_unit_test(test_cli_plain_text),
         cmocka_unit_test(test_cli_summary_sheet),
     };
