@@ -28,7 +28,7 @@ LIBS        = $(PKG_LIBS) -lm -lpthread
 
 BUILD       ?= build
 # src/<layer>/<module>.c; src/cli/ holds the programs' main()s, the rest is the library.
-LAYERS      := base io table read trace perf diff compare write summary
+LAYERS      := base io table read trace perf diff compare write summary run
 SRC         := $(foreach l,$(LAYERS),$(wildcard src/$(l)/*.c))
 OBJ         := $(SRC:src/%.c=$(BUILD)/obj/%.o)
 TESTS       := $(wildcard tests/test_*.c)
@@ -69,7 +69,7 @@ $(BUILD)/obj/%.o: src/%.c
 $(BUILD)/libtlcompare.a: $(OBJ)
 	rm -f $@ && ar rcs $@ $^
 
-$(BUILD)/tlcompare: $(BUILD)/obj/cli/main.o $(BUILD)/obj/cli/tracediff.o $(BUILD)/libtlcompare.a
+$(BUILD)/tlcompare: $(BUILD)/obj/cli/main.o $(BUILD)/libtlcompare.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
 
 $(BUILD)/tlreport: $(BUILD)/obj/cli/tlreport.o $(BUILD)/libtlcompare.a
@@ -223,7 +223,7 @@ clean:
 	rm -rf build comparison.xlsx comparison_csvs vit_h100_perf_report.xlsx trace_comparison.xlsx \
 	  trace_comparison_csvs
 
--include $(OBJ:.o=.d) $(BUILD)/obj/cli/main.d $(BUILD)/obj/cli/tracediff.d $(BUILD)/obj/cli/tlreport.d $(TEST_BINS:=.d) $(wildcard $(BUILD)/obj/bench/*.d)
+-include $(OBJ:.o=.d) $(BUILD)/obj/cli/main.d $(BUILD)/obj/cli/tlreport.d $(TEST_BINS:=.d) $(wildcard $(BUILD)/obj/bench/*.d)
 
 # ---- fuzzing --------------------------------------------------------------------------
 
