@@ -57,7 +57,7 @@ endif
 endif
 endif
 
-.PHONY: check-layers nosimd-test all test unit-test sanitize-test conformance demo deps install uninstall clean \
+.PHONY: python python-test check-layers nosimd-test all test unit-test sanitize-test conformance demo deps install uninstall clean \
         valgrind examples bench fuzz
 
 all: $(BUILD)/tlcompare $(BUILD)/tlreport
@@ -91,6 +91,35 @@ $(BUILD)/tools/%: $(BUILD)/obj/bench/%.o $(BUILD)/obj/bench/xlsx_write_lxw.o $(B
 
 $(BUILD)/tests $(BUILD)/tools:
 	mkdir -p $@
+
+# ---- the Python module ----------------------------------------------------------------
+
+# `import tlcompare` (python/): the CPython extension tlcompare._core over the library,
+# stable ABI, built here into $(BUILD)/python (PYTHONPATH=$(BUILD)/python) from the
+# library's sources compiled position-independent; `pip install --no-build-isolation .`
+# builds the same from setup.py.  Debian's python3 (with pandas) unless PYTHON is given.
+PYTHON      ?= /usr/bin/python3
+PY_INC       = $(shell $(PYTHON) -c "import sysconfig; print(sysconfig.get_paths()['include'])" 2>/dev/null)
+PY_LIMITED  := -DPy_LIMITED_API=0x030A0000
+PIC_OBJ     := $(SRC:src/%.c=$(BUILD)/pic/%.o)
+PY_FILES    := $(wildcard python/tlcompare/*.py)
+PY_MODULE   := $(BUILD)/python/tlcompare/_core.abi3.so
+
+$(BUILD)/pic/%.o: src/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -Isrc -c $< -o $@
+
+$(BUILD)/pic/python/_core.o: python/tlcompare/_core.c
+	@test -f "$(PY_INC)/Python.h" || { echo "python: no Python.h for $(PYTHON) (make deps: python3-dev)"; exit 1; }
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden $(PY_LIMITED) -I$(PY_INC) -Isrc -c $< -o $@
+
+$(PY_MODULE): $(BUILD)/pic/python/_core.o $(PIC_OBJ) $(PY_FILES)
+	@mkdir -p $(dir $@)
+	cp $(PY_FILES) $(dir $@)
+	$(CC) $(LDFLAGS) -shared -o $@ $(BUILD)/pic/python/_core.o $(PIC_OBJ) $(LIBS)
+
+python: $(PY_MODULE)
 
 # ---- tests ----------------------------------------------------------------------------
 
@@ -223,7 +252,7 @@ clean:
 	rm -rf build comparison.xlsx comparison_csvs vit_h100_perf_report.xlsx trace_comparison.xlsx \
 	  trace_comparison_csvs
 
--include $(OBJ:.o=.d) $(BUILD)/obj/cli/main.d $(BUILD)/obj/cli/tlreport.d $(TEST_BINS:=.d) $(wildcard $(BUILD)/obj/bench/*.d)
+-include $(OBJ:.o=.d) $(PIC_OBJ:.o=.d) $(BUILD)/pic/python/_core.d $(BUILD)/obj/cli/main.d $(BUILD)/obj/cli/tlreport.d $(TEST_BINS:=.d) $(wildcard $(BUILD)/obj/bench/*.d)
 
 # ---- fuzzing --------------------------------------------------------------------------
 

@@ -11,6 +11,7 @@
 #include "perf/gpu_arch.h"
 #include "perf/perf.h"
 #include "read/open.h"
+#include "run/memreport.h"
 #include "run/report.h"
 #include "run/tracediff.h"
 #include "summary/efficiency.h"
@@ -690,27 +691,6 @@ stop:
 
 /* ---- after the run ---------------------------------------------------------------- */
 
-/* A copy of a table's columns and cells for a writer that takes it over (the strings
- * stay where they are: the comparison's arenas outlive the writing). */
-static tl_table *table_copy(const tl_table *t)
-{
-    tl_table *c = tl_table_new();
-    c->nrows = t->nrows;
-    c->ncols = t->ncols;
-    c->cols = tl_xcalloc(t->ncols ? t->ncols : 1, sizeof *c->cols);
-    for (size_t i = 0; i < t->ncols; i++) {
-        c->cols[i] = t->cols[i];
-        c->cols[i].cells = tl_xmalloc((t->nrows ? t->nrows : 1) * sizeof *c->cols[i].cells);
-        if (t->nrows)
-            memcpy(c->cols[i].cells, t->cols[i].cells, t->nrows * sizeof *c->cols[i].cells);
-        if (t->float_texts) /* a formatted float's len is an offset into the texts, not kept */
-            for (size_t r = 0; r < t->nrows; r++)
-                if (c->cols[i].cells[r].kind == TL_FLOAT)
-                    c->cols[i].cells[r].len = 0;
-    }
-    return c;
-}
-
 int tl_comparison_write(tl_comparison *c, const char *xlsx, const char *csv_dir, tl_error *err)
 {
     struct tl_compare_state *s = c->st;
@@ -742,7 +722,7 @@ int tl_comparison_write(tl_comparison *c, const char *xlsx, const char *csv_dir,
     int rc = 0;
     for (size_t i = 0; i < res->n && rc == 0; i++) {
         tl_result r = res->items[i];
-        r.table = table_copy(r.table);
+        r.table = tl_table_copy(r.table);
         rc = sink.put(sink.ctx, &r, err);
     }
     tl_summary_sheet *sheet = NULL;

@@ -8,6 +8,7 @@
 #include "perf/gpu_arch.h"
 #include "perf/perf.h"
 #include "run/compare.h"
+#include "run/memreport.h"
 #include "trace/infer.h"
 #include "trace/trace_report.h"
 #include "write/csv_write.h"
@@ -177,4 +178,37 @@ void tl_run_report_free(tl_run_report *r)
     tl_trace_free(r->trace);
     tl_arena_free(&r->arena);
     memset(r, 0, sizeof *r);
+}
+
+int tl_run_report_write(const tl_run_report *r, const char *xlsx, const char *csv_dir, tl_error *err)
+{
+    const tl_results *res = &r->results;
+    for (size_t i = 0; i < res->n; i++) {
+        if (!res->items[i].table) {
+            tl_error_set(err, "the report's sheets were written, not kept");
+            return -1;
+        }
+    }
+    if (xlsx && csv_dir && tl_output_same_target(xlsx, csv_dir)) {
+        tl_error_set(err, "the workbook and the CSV directory both name '%s'; give each output its own path", xlsx);
+        return -1;
+    }
+    if (!xlsx)
+        return csv_dir ? tl_run_write_csvs(res, csv_dir, err) : 0;
+    tl_out *out = tl_out_open(xlsx, csv_dir, 0, err);
+    if (!out)
+        return -1;
+    tl_sink sink = tl_out_sink(out);
+    int rc = 0;
+    for (size_t i = 0; i < res->n && rc == 0; i++) {
+        tl_result c = res->items[i];
+        c.table = tl_table_copy(c.table);
+        rc = sink.put(sink.ctx, &c, err);
+    }
+    if (rc == 0)
+        rc = tl_out_finish(out, NULL, err);
+    if (rc == 0)
+        rc = tl_out_commit(out, err);
+    tl_out_free(out);
+    return rc;
 }
