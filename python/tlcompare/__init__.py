@@ -86,7 +86,7 @@ def _frames(raw):
 def report(trace, *, sheets=None, capture_folder=None, gpu_arch=None, include_unlinked_kernels=False,
            topk_ops=None, inference=False, group_by_parent_module=False, group_by_num_kernels=False,
            include_call_stack=False, enable_pseudo_ops=False, output_xlsx=None, output_csvs_dir=None,
-           quiet=False):
+           quiet=False, _drop=None):
     """The TraceLens report of a PyTorch profiler trace, as tlreport writes it.
 
     Returns {sheet name: DataFrame} in workbook order, every sheet with the columns and
@@ -94,7 +94,7 @@ def report(trace, *, sheets=None, capture_folder=None, gpu_arch=None, include_un
     object; missing values NaN).  `sheets` keeps only the sheets named.  The options are
     tlreport's (--capture-folder, --gpu-arch, --include_unlinked_kernels, --topk_ops,
     --inference, ...); output_xlsx / output_csvs_dir also write the report (whole or not
-    at all).  A trace written TRACE@DIR takes DIR as its capture folder.
+    at all; only the sheets kept).  A trace written TRACE@DIR takes DIR as its capture folder.
     """
     trace = _os.fspath(trace)
     if capture_folder is None and "@" in trace and not _os.path.exists(trace):
@@ -108,20 +108,13 @@ def report(trace, *, sheets=None, capture_folder=None, gpu_arch=None, include_un
     if topk_ops is not None and (not isinstance(topk_ops, int) or topk_ops < 0):
         raise UsageError(f"--topk_ops needs a whole number of rows, got '{topk_ops}'")
     _pandas_na()
+    if isinstance(sheets, str):
+        sheets = [sheets]
     raw, line = _core.report(trace, capture_folder, gpu_arch, bool(include_unlinked_kernels),
                              -1 if topk_ops is None else int(topk_ops), bool(inference),
                              bool(group_by_parent_module), bool(group_by_num_kernels), bool(include_call_stack),
-                             bool(enable_pseudo_ops), output_xlsx, output_csvs_dir, bool(quiet))
-    if sheets is not None:
-        if isinstance(sheets, str):
-            sheets = [sheets]
-        wanted = list(sheets)
-        have = [name for name, _ in raw]
-        missing = [s for s in wanted if s not in have]
-        if missing:
-            raise InputError(f"{trace}: no sheet {', '.join(repr(m) for m in missing)} in its report "
-                             f"(it has {', '.join(have)})")
-        raw = [(name, tab) for name, tab in raw if name in wanted]
+                             bool(enable_pseudo_ops), output_xlsx, output_csvs_dir, bool(quiet),
+                             None if sheets is None else list(sheets), None if _drop is None else list(_drop))
     return _frames(raw)
 
 

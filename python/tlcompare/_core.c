@@ -432,25 +432,110 @@ static int path_arg(PyObject *o, const char *what, char **out)
     return 0;
 }
 
+/* A sequence of str (None entries left NULL when allowed) as a malloc'd array of malloc'd
+ * UTF-8 strings (free_strs), *n set; NULL for None.  -1 on error. */
+static int str_list(PyObject *seq, const char *what, const char ***out, size_t *n, int allow_none)
+{
+    *out = NULL;
+    *n = 0;
+    if (!seq || seq == Py_None)
+        return 0;
+    PyObject *fast = PySequence_List(seq);
+    if (!fast)
+        return -1;
+    Py_ssize_t k = PyList_Size(fast);
+    const char **v = tl_xcalloc((size_t)(k ? k : 1), sizeof *v);
+    for (Py_ssize_t i = 0; i < k; i++) {
+        PyObject *x = PyList_GetItem(fast, i);
+        if (allow_none && x == Py_None)
+            continue;
+        char *p = NULL;
+        if (path_arg(x, what, &p) != 0 || !p) {
+            if (!PyErr_Occurred())
+                PyErr_Format(PyExc_TypeError, "%s: a str is needed", what);
+            for (Py_ssize_t j = 0; j < i; j++)
+                free((char *)v[j]);
+            free(v);
+            Py_DECREF(fast);
+            return -1;
+        }
+        v[i] = p;
+    }
+    Py_DECREF(fast);
+    *out = v;
+    *n = (size_t)k;
+    return 0;
+}
+
+static void free_strs(const char **v, size_t n)
+{
+    for (size_t i = 0; v && i < n; i++)
+        free((char *)v[i]);
+    free(v);
+}
+
 /* ---- report() ------------------------------------------------------------------------ */
 
 typedef struct report_job {
     tl_run_report_opts o;
     tl_run_report r;
     const char *xlsx, *csv_dir; /* written after the sheets are kept */
+    const char **only, **drop;  /* the sheets kept (NULL: all), and those left out */
+    size_t nonly, ndrop;
     tl_error werr;
     int wrc;
 } report_job;
+
+static int listed(const char *const *v, size_t n, const char *name)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(v[i], name))
+            return 1;
+    return 0;
+}
+
+/* Keep the sheets asked for, in the report's order: 0, or -1 with the message (one named
+ * is not in the report) and nothing changed. */
+static int select_sheets(report_job *rj)
+{
+    tl_results *res = &rj->r.results;
+    for (size_t k = 0; rj->only && k < rj->nonly; k++) {
+        int found = 0;
+        for (size_t i = 0; i < res->n && !found; i++)
+            found = !strcmp(res->items[i].name, rj->only[k]);
+        if (!found) {
+            tl_buf have = {0};
+            for (size_t i = 0; i < res->n; i++)
+                tl_buf_printf(&have, "%s%s", i ? ", " : "", res->items[i].name);
+            tl_error_set(&rj->r.err, "%s: no sheet '%s' in its report (it has %s)", rj->o.trace, rj->only[k],
+                         tl_buf_cstr(&have));
+            tl_buf_free(&have);
+            return -1;
+        }
+    }
+    size_t w = 0;
+    for (size_t i = 0; i < res->n; i++) {
+        tl_result *r = &res->items[i];
+        if ((rj->only && !listed(rj->only, rj->nonly, r->name)) || listed(rj->drop, rj->ndrop, r->name))
+            tl_table_free(r->table);
+        else
+            res->items[w++] = *r;
+    }
+    res->n = w;
+    return 0;
+}
 
 static void report_work(job *j)
 {
     report_job *rj = j->arg;
     rj->o.cancel = &j->cancel;
     tl_run_report_build(&rj->o, &rj->r);
+    if (rj->r.status == TL_RUN_OK && select_sheets(rj) != 0)
+        rj->r.status = TL_RUN_FAILED;
     if (rj->r.status == TL_RUN_OK && (rj->xlsx || rj->csv_dir))
-        rj->wrc = tl_run_report_write(&rj->r, rj->xlsx, rj->csv_dir, &rj->werr);
+        rj->wrc = tl_run_report_write(&rj->r, rj->xlsx, rj->csv_dir, &j->cancel, &rj->werr);
     if (rj->r.status == TL_RUN_OK && j->cancel)
-        rj->r.status = TL_RUN_CANCELLED;
+        rj->r.status = TL_RUN_CANCELLED; /* and nothing was written */
 }
 
 /* report(trace, capture=None, gpu_arch=None, unlinked=False, topk_ops=-1, inference=False,
@@ -459,17 +544,22 @@ static void report_work(job *j)
 static PyObject *py_report(PyObject *self, PyObject *args, PyObject *kw)
 {
     static char *kwlist[] = {"trace", "capture", "gpu_arch", "unlinked", "topk_ops", "inference", "parent_module",
-                             "num_kernels", "call_stack", "pseudo_ops", "output", "csv_dir", "quiet", NULL};
-    PyObject *trace = NULL, *capture = Py_None, *gpu = Py_None, *out = Py_None, *csv = Py_None;
+                             "num_kernels", "call_stack", "pseudo_ops", "output", "csv_dir", "quiet", "only", "drop",
+                             NULL};
+    PyObject *trace = NULL, *capture = Py_None, *gpu = Py_None, *out = Py_None, *csv = Py_None, *only = Py_None,
+             *drop = Py_None;
     int unlinked = 0, inference = 0, parent = 0, numk = 0, stack = 0, pseudo = 0, quiet = 0;
     long topk = -1;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|OOplpppppOOp", kwlist, &trace, &capture, &gpu, &unlinked, &topk,
-                                     &inference, &parent, &numk, &stack, &pseudo, &out, &csv, &quiet))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|OOplpppppOOpOO", kwlist, &trace, &capture, &gpu, &unlinked, &topk,
+                                     &inference, &parent, &numk, &stack, &pseudo, &out, &csv, &quiet, &only, &drop))
         return NULL;
+    const char **onlyv = NULL, **dropv = NULL;
+    size_t nonly = 0, ndrop = 0;
     char *p_trace = NULL, *p_cap = NULL, *p_gpu = NULL, *p_out = NULL, *p_csv = NULL;
     PyObject *ret = NULL;
     if (path_arg(trace, "trace", &p_trace) || !p_trace || path_arg(capture, "capture", &p_cap) ||
-        path_arg(gpu, "gpu_arch", &p_gpu) || path_arg(out, "output", &p_out) || path_arg(csv, "csv_dir", &p_csv)) {
+        path_arg(gpu, "gpu_arch", &p_gpu) || path_arg(out, "output", &p_out) || path_arg(csv, "csv_dir", &p_csv) ||
+        str_list(only, "sheets", &onlyv, &nonly, 0) || str_list(drop, "drop", &dropv, &ndrop, 0)) {
         if (!PyErr_Occurred())
             PyErr_SetString(PyExc_TypeError, "report(): a trace path is needed");
         goto done;
@@ -489,6 +579,10 @@ static PyObject *py_report(PyObject *self, PyObject *args, PyObject *kw)
     rj.o.pseudo_ops = pseudo;
     rj.xlsx = p_out;
     rj.csv_dir = p_csv;
+    rj.only = onlyv;
+    rj.nonly = nonly;
+    rj.drop = dropv;
+    rj.ndrop = ndrop;
     tl_quiet = quiet;
     job j = {report_work, &rj, 0, 0, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER};
     int sig = run_job(&j);
@@ -505,6 +599,8 @@ static PyObject *py_report(PyObject *self, PyObject *args, PyObject *kw)
     }
     tl_run_report_free(&rj.r);
 done:
+    free_strs(onlyv, nonly);
+    free_strs(dropv, ndrop);
     free(p_trace);
     free(p_cap);
     free(p_gpu);
@@ -663,48 +759,6 @@ static int memory_report(PyObject *spec, tl_report *rep)
     }
     Py_DECREF(it);
     return rc == 0 && PyErr_Occurred() ? -1 : rc;
-}
-
-/* A list of str (or None) as a malloc'd array of UTF-8 strings owned by the objects in
- * `keep` (a list).  *n set.  -1 on error. */
-static int str_list(PyObject *seq, const char *what, const char ***out, size_t *n, int allow_none)
-{
-    *out = NULL;
-    *n = 0;
-    if (!seq || seq == Py_None)
-        return 0;
-    PyObject *fast = PySequence_List(seq);
-    if (!fast)
-        return -1;
-    Py_ssize_t k = PyList_Size(fast);
-    const char **v = tl_xcalloc((size_t)(k ? k : 1), sizeof *v);
-    for (Py_ssize_t i = 0; i < k; i++) {
-        PyObject *x = PyList_GetItem(fast, i);
-        if (allow_none && x == Py_None)
-            continue;
-        char *p = NULL;
-        if (path_arg(x, what, &p) != 0 || !p) {
-            if (!PyErr_Occurred())
-                PyErr_Format(PyExc_TypeError, "%s: a str is needed", what);
-            for (Py_ssize_t j = 0; j < i; j++)
-                free((char *)v[j]);
-            free(v);
-            Py_DECREF(fast);
-            return -1;
-        }
-        v[i] = p;
-    }
-    Py_DECREF(fast);
-    *out = v;
-    *n = (size_t)k;
-    return 0;
-}
-
-static void free_strs(const char **v, size_t n)
-{
-    for (size_t i = 0; v && i < n; i++)
-        free((char *)v[i]);
-    free(v);
 }
 
 /* compare(inputs, names=None, sheets=None, captures=None, ...) -> Comparison.  An input is
@@ -936,7 +990,7 @@ typedef struct write_job {
 static void write_work(job *j)
 {
     write_job *w = j->arg;
-    w->rc = tl_comparison_write(w->c, w->xlsx, w->csv_dir, &w->err);
+    w->rc = tl_comparison_write(w->c, w->xlsx, w->csv_dir, &j->cancel, &w->err);
 }
 
 static PyObject *cmp_write(PyObject *self, PyObject *args)
@@ -951,8 +1005,7 @@ static PyObject *cmp_write(PyObject *self, PyObject *args)
     }
     write_job w = {&((comparison_object *)self)->c, px, pd, {0}, 0};
     job j = {write_work, &w, 0, 0, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER};
-    /* a write runs to its end (a few seconds at most); Ctrl-C is raised after it */
-    int sig = run_job(&j);
+    int sig = run_job(&j); /* Ctrl-C: nothing written */
     free(px);
     free(pd);
     if (sig != 0)

@@ -691,7 +691,7 @@ stop:
 
 /* ---- after the run ---------------------------------------------------------------- */
 
-int tl_comparison_write(tl_comparison *c, const char *xlsx, const char *csv_dir, tl_error *err)
+int tl_comparison_write(tl_comparison *c, const char *xlsx, const char *csv_dir, volatile int *cancel, tl_error *err)
 {
     struct tl_compare_state *s = c->st;
     if (!s || !c->results || !c->summary || c->results != &s->kept) {
@@ -714,7 +714,7 @@ int tl_comparison_write(tl_comparison *c, const char *xlsx, const char *csv_dir,
     }
     const tl_results *res = &s->kept;
     if (!xlsx)
-        return tl_run_write_csvs(res, csv_dir, err);
+        return tl_run_write_csvs(res, csv_dir, cancel, err);
     tl_out *out = tl_out_open(xlsx, csv_dir, !s->o.no_summary, err);
     if (!out)
         return -1;
@@ -722,6 +722,10 @@ int tl_comparison_write(tl_comparison *c, const char *xlsx, const char *csv_dir,
     int rc = 0;
     for (size_t i = 0; i < res->n && rc == 0; i++) {
         tl_result r = res->items[i];
+        if (cancelled(cancel, err)) {
+            rc = -1;
+            break;
+        }
         r.table = tl_table_copy(r.table);
         rc = sink.put(sink.ctx, &r, err);
     }
@@ -734,6 +738,8 @@ int tl_comparison_write(tl_comparison *c, const char *xlsx, const char *csv_dir,
         sheet = tl_summary_sheet_build(sum, &arena);
     if (rc == 0)
         rc = tl_out_finish(out, sheet, err);
+    if (rc == 0 && cancelled(cancel, err))
+        rc = -1;
     if (rc == 0)
         rc = tl_out_commit(out, err);
     tl_out_free(out);

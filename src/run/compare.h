@@ -85,8 +85,8 @@ int tl_compare_run(const tl_compare_opts *o, tl_comparison *c);
 /* A kept comparison (no outputs given to the run): write its sheets as the workbook
  * `xlsx` and/or CSVs in `csv_dir` (either NULL), with the summary sheet unless the run
  * had no_summary, moved into place together.  Returns 0, or -1 with *err set and nothing
- * written. */
-int tl_comparison_write(tl_comparison *c, const char *xlsx, const char *csv_dir, tl_error *err);
+ * written (also when *cancel, if not NULL, is set before the end). */
+int tl_comparison_write(tl_comparison *c, const char *xlsx, const char *csv_dir, volatile int *cancel, tl_error *err);
 
 /* The summary as the --summary-json file holds it (into out, appended). */
 void tl_comparison_summary_json(const tl_comparison *c, tl_buf *out);

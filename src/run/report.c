@@ -46,7 +46,16 @@ static int apply_selections(const tl_run_report_opts *o, const tl_trace *t, tl_r
     return 0;
 }
 
-int tl_run_write_csvs(const tl_results *res, const char *dir, tl_error *err)
+/* The caller's flag is set: "interrupted" into *err. */
+static int stop_asked(volatile int *cancel, tl_error *err)
+{
+    if (!cancel || !*cancel)
+        return 0;
+    tl_error_set(err, "interrupted");
+    return 1;
+}
+
+int tl_run_write_csvs(const tl_results *res, const char *dir, volatile int *cancel, tl_error *err)
 {
     for (size_t i = 0; i < res->n; i++) {
         if (strchr(res->items[i].name, '/')) {
@@ -62,23 +71,19 @@ int tl_run_write_csvs(const tl_results *res, const char *dir, tl_error *err)
         char *name = tl_xmalloc(strlen(res->items[i].name) + 5);
         sprintf(name, "%s.csv", res->items[i].name);
         char *file = tl_output_add(out, name);
-        rc = tl_csv_write_file(res->items[i].table, file, err);
+        rc = stop_asked(cancel, err) ? -1 : tl_csv_write_file(res->items[i].table, file, err);
         free(file);
         free(name);
     }
+    if (rc == 0 && stop_asked(cancel, err))
+        rc = -1;
     if (rc == 0)
         rc = tl_output_commit(&out, 1, err);
     tl_output_free(out);
     return rc;
 }
 
-static int cancelled(const tl_run_report_opts *o, tl_error *err)
-{
-    if (!o->cancel || !*o->cancel)
-        return 0;
-    tl_error_set(err, "interrupted");
-    return 1;
-}
+static int cancelled(const tl_run_report_opts *o, tl_error *err) { return stop_asked(o->cancel, err); }
 
 int tl_run_report_build(const tl_run_report_opts *o, tl_run_report *r)
 {
@@ -146,8 +151,8 @@ int tl_run_report_build(const tl_run_report_opts *o, tl_run_report *r)
             goto stop;
         tl_out_free(out);
     } else if (o->csv_dir) {
-        if (tl_run_write_csvs(res, o->csv_dir, err) != 0)
-            goto fail;
+        if (tl_run_write_csvs(res, o->csv_dir, o->cancel, err) != 0)
+            goto stop;
         for (size_t i = 0; i < res->n; i++) {
             tl_table_free(res->items[i].table);
             res->items[i].table = NULL;
@@ -180,7 +185,8 @@ void tl_run_report_free(tl_run_report *r)
     memset(r, 0, sizeof *r);
 }
 
-int tl_run_report_write(const tl_run_report *r, const char *xlsx, const char *csv_dir, tl_error *err)
+int tl_run_report_write(const tl_run_report *r, const char *xlsx, const char *csv_dir, volatile int *cancel,
+                        tl_error *err)
 {
     const tl_results *res = &r->results;
     for (size_t i = 0; i < res->n; i++) {
@@ -194,7 +200,7 @@ int tl_run_report_write(const tl_run_report *r, const char *xlsx, const char *cs
         return -1;
     }
     if (!xlsx)
-        return csv_dir ? tl_run_write_csvs(res, csv_dir, err) : 0;
+        return csv_dir ? tl_run_write_csvs(res, csv_dir, cancel, err) : 0;
     tl_out *out = tl_out_open(xlsx, csv_dir, 0, err);
     if (!out)
         return -1;
@@ -202,11 +208,17 @@ int tl_run_report_write(const tl_run_report *r, const char *xlsx, const char *cs
     int rc = 0;
     for (size_t i = 0; i < res->n && rc == 0; i++) {
         tl_result c = res->items[i];
+        if (stop_asked(cancel, err)) {
+            rc = -1;
+            break;
+        }
         c.table = tl_table_copy(c.table);
         rc = sink.put(sink.ctx, &c, err);
     }
     if (rc == 0)
         rc = tl_out_finish(out, NULL, err);
+    if (rc == 0 && stop_asked(cancel, err))
+        rc = -1;
     if (rc == 0)
         rc = tl_out_commit(out, err);
     tl_out_free(out);

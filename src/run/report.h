@@ -47,11 +47,14 @@ void tl_run_report_free(tl_run_report *r);
 
 /* A kept report (no outputs given to the build): write its sheets as the workbook `xlsx`
  * and/or CSVs in `csv_dir` (either NULL), moved into place together.  Returns 0, or -1
- * with *err set and nothing written. */
-int tl_run_report_write(const tl_run_report *r, const char *xlsx, const char *csv_dir, tl_error *err);
+ * with *err set and nothing written (also when *cancel is set before the end; cancel may
+ * be NULL). */
+int tl_run_report_write(const tl_run_report *r, const char *xlsx, const char *csv_dir, volatile int *cancel,
+                        tl_error *err);
 
 /* Write every result of `res` as DIR/<name>.csv under a temporary directory moved into
- * place when all are written.  Returns 0, or -1 with *err set (nothing written). */
-int tl_run_write_csvs(const tl_results *res, const char *dir, tl_error *err);
+ * place when all are written.  Returns 0, or -1 with *err set (nothing written; also when
+ * *cancel, if not NULL, is set before the end). */
+int tl_run_write_csvs(const tl_results *res, const char *dir, volatile int *cancel, tl_error *err);
 
 #endif
