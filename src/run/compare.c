@@ -675,6 +675,10 @@ fail:
     if (!err->msg[0])
         tl_error_set(err, "failed");
 stop:
+    /* the reports given open that the run did not reach are the run's too */
+    for (size_t i = s->opened; o->given && i < o->ninputs; i++)
+        if (o->given[i].ops)
+            tl_report_close(&o->given[i]);
     /* nothing half-written stays behind; the outputs first: the workbook's workers may
      * still be rendering tables whose strings live in the reports' arenas and the diff's */
     tl_out_free(s->outputs);
