@@ -62,6 +62,8 @@ def _frame(names, columns):
         names = _mangle(names)
     df = pd.DataFrame(data, copy=True)
     df.columns = pd.Index(names, dtype=object)
+    if len(df) == 0:
+        df.index = pd.Index([], dtype=object)  # what read_csv gives for a header alone
     return df
 
 

@@ -196,3 +196,39 @@ def test_bad_dict_inputs(conformance):
                                          "percent": [True, "x\udcff", 1]})}
     cmp = tlcompare.compare([ok, odd], quiet=True)
     assert "gpu_timeline" in cmp.sheets
+
+
+def test_odd_columns_read_as_their_csvs(tmp_path):
+    """Columns of every odd kind (integers with missing cells, booleans with and without
+    missing, numbers among text, the texts pandas takes as missing or not, infinities, an
+    empty sheet) come out as pandas.read_csv reads the CSVs the comparison writes."""
+    def report(scale):
+        return {
+            "gpu_timeline": pd.DataFrame({"type": ["busy_time", "idle_time", "total_time"],
+                                          "time ms": [1.0 * scale, 2.0, 3.0 * scale], "percent": [10.0, 20.0, 70.0]}),
+            "ops_summary": pd.DataFrame({
+                "name": ["a", "b", "c", "d"],
+                "total_direct_kernel_time_ms": [1.0 * scale, 2.0, float("inf"), 0.5],
+                "total_direct_kernel_time_sum": [1000.0, 2000.0 * scale, 3.0, 500.0],
+                "Count": [1, None, 3, 4] if scale == 1 else [1, 2, 3, 4],
+                "Categories": ["x", "1", "2.5", None],
+                "flag": [True, False, None, True] if scale == 1 else [True, False, True, False],
+                "note": ["None", "NA", "", "n/a"],
+                "Percentage (%)": [10, 20, 30, 40]}),
+            "kernel_summary": pd.DataFrame({"Parent op category": ["GEMM", "GEMM"], "Parent cpu_op": ["mm", "mm"],
+                                            "Kernel name": ["k1", "k2"], "Kernel stream": pd.Series([7, None], dtype=object),
+                                            "Kernel duration (µs)_sum": [5.0 * scale, 6.0]}),
+            "ops_unique_args": pd.DataFrame({"name": pd.Series([], dtype=object),
+                                             "total_direct_kernel_time_sum": pd.Series([], dtype=float)}),
+        }
+    cmp = tlcompare.compare([report(1), report(2)], names=["a", "b"], quiet=True)
+    cmp.to_csvs(tmp_path / "c")
+    back = read_csvs(str(tmp_path / "c"))
+    assert sorted(back) == sorted(cmp.sheets)
+    kinds = set()
+    for name, df in cmp.sheets.items():
+        frames_equal(df, back[name], name)
+        kinds |= {str(t) for t in df.dtypes}
+    assert {"int64", "float64", "object"} <= kinds
+    merged = cmp.sheets["ops_summary"]
+    assert merged["a::Count"].isna().any() and merged["a::Count"].dtype == "float64"
