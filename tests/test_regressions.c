@@ -24,6 +24,7 @@
 #include "../fuzz/fuzz_xlsx.c"
 #include "../fuzz/fuzz_trace.c"
 #include "../fuzz/fuzz_capture.c"
+#include "../fuzz/fuzz_run.c"
 
 static const char *top = ".";
 
@@ -126,6 +127,12 @@ static void test_replay_capture(void **state)
     replay("capture", tl_fuzz_capture);
 }
 
+static void test_replay_run(void **state)
+{
+    (void)state;
+    replay("run", tl_fuzz_run);
+}
+
 int main(void)
 {
     const char *t = getenv("TL_TOP");
@@ -137,6 +144,7 @@ int main(void)
         cmocka_unit_test(test_replay_compare),
         cmocka_unit_test(test_replay_trace),
         cmocka_unit_test(test_replay_capture),
+        cmocka_unit_test(test_replay_run),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

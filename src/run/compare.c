@@ -704,10 +704,6 @@ int tl_comparison_write(tl_comparison *c, const char *xlsx, const char *csv_dir,
     }
     if (!xlsx && !csv_dir)
         return 0;
-    if (xlsx && csv_dir && tl_output_same_target(xlsx, csv_dir)) {
-        tl_error_set(err, "the workbook and the CSV directory both name '%s'; give each output its own path", xlsx);
-        return -1;
-    }
     for (size_t i = 0; i < s->nreports; i++) {
         const char *in = s->reports[i].path ? s->reports[i].path : "";
         const char *out = xlsx && clobbers(xlsx, in) ? xlsx : csv_dir && same_file(csv_dir, in) ? csv_dir : NULL;
@@ -716,37 +712,13 @@ int tl_comparison_write(tl_comparison *c, const char *xlsx, const char *csv_dir,
             return -1;
         }
     }
-    const tl_results *res = &s->kept;
-    if (!xlsx)
-        return tl_run_write_csvs(res, csv_dir, cancel, err);
-    tl_out *out = tl_out_open(xlsx, csv_dir, !s->o.no_summary, err);
-    if (!out)
-        return -1;
-    tl_sink sink = tl_out_sink(out);
-    int rc = 0;
-    for (size_t i = 0; i < res->n && rc == 0; i++) {
-        tl_result r = res->items[i];
-        if (cancelled(cancel, err)) {
-            rc = -1;
-            break;
-        }
-        r.table = tl_table_copy(r.table);
-        rc = sink.put(sink.ctx, &r, err);
-    }
     tl_summary_sheet *sheet = NULL;
     const tl_summary *sum = c->summary;
     tl_arena arena;
     tl_arena_init(&arena);
-    if (rc == 0 && !s->o.no_summary &&
-        ((sum->nvariants && (sum->source || sum->variants[0].has_timeline)) || s->lsum.ntop))
+    if (xlsx && !s->o.no_summary && ((sum->nvariants && (sum->source || sum->variants[0].has_timeline)) || s->lsum.ntop))
         sheet = tl_summary_sheet_build(sum, &arena);
-    if (rc == 0)
-        rc = tl_out_finish(out, sheet, err);
-    if (rc == 0 && cancelled(cancel, err))
-        rc = -1;
-    if (rc == 0)
-        rc = tl_out_commit(out, err);
-    tl_out_free(out);
+    int rc = tl_run_write_kept(&s->kept, xlsx, csv_dir, !s->o.no_summary, sheet, cancel, err);
     tl_summary_sheet_free(sheet);
     tl_arena_free(&arena);
     return rc;

@@ -195,13 +195,19 @@ int tl_run_report_write(const tl_run_report *r, const char *xlsx, const char *cs
             return -1;
         }
     }
+    return tl_run_write_kept(res, xlsx, csv_dir, 0, NULL, cancel, err);
+}
+
+int tl_run_write_kept(const tl_results *res, const char *xlsx, const char *csv_dir, int summary_first,
+                      const tl_summary_sheet *summary, volatile int *cancel, tl_error *err)
+{
     if (xlsx && csv_dir && tl_output_same_target(xlsx, csv_dir)) {
         tl_error_set(err, "the workbook and the CSV directory both name '%s'; give each output its own path", xlsx);
         return -1;
     }
     if (!xlsx)
         return csv_dir ? tl_run_write_csvs(res, csv_dir, cancel, err) : 0;
-    tl_out *out = tl_out_open(xlsx, csv_dir, 0, err);
+    tl_out *out = tl_out_open(xlsx, csv_dir, summary_first, err);
     if (!out)
         return -1;
     tl_sink sink = tl_out_sink(out);
@@ -212,11 +218,11 @@ int tl_run_report_write(const tl_run_report *r, const char *xlsx, const char *cs
             rc = -1;
             break;
         }
-        c.table = tl_table_copy(c.table);
+        c.table = tl_table_copy(c.table); /* the writer frees what it is given */
         rc = sink.put(sink.ctx, &c, err);
     }
     if (rc == 0)
-        rc = tl_out_finish(out, NULL, err);
+        rc = tl_out_finish(out, summary, err);
     if (rc == 0 && stop_asked(cancel, err))
         rc = -1;
     if (rc == 0)

@@ -10,6 +10,7 @@
 
 #include "base/arena.h"
 #include "table/result.h"
+#include "write/xlsx_write.h"
 
 typedef struct tl_trace tl_trace;
 
@@ -51,6 +52,14 @@ void tl_run_report_free(tl_run_report *r);
  * be NULL). */
 int tl_run_report_write(const tl_run_report *r, const char *xlsx, const char *csv_dir, volatile int *cancel,
                         tl_error *err);
+
+/* Write results kept in memory (tables and all) as the workbook `xlsx` (with the summary
+ * sheet `summary` first, if not NULL; summary_first: a summary sheet was planned, as
+ * tl_out_open takes it) and/or the CSVs of `csv_dir` (either NULL), moved into
+ * place together; the tables are copied, not taken.  Returns 0, or -1 with *err set and
+ * nothing written (also when *cancel, if not NULL, is set before the end). */
+int tl_run_write_kept(const tl_results *res, const char *xlsx, const char *csv_dir, int summary_first,
+                      const tl_summary_sheet *summary, volatile int *cancel, tl_error *err);
 
 /* Write every result of `res` as DIR/<name>.csv under a temporary directory moved into
  * place when all are written.  Returns 0, or -1 with *err set (nothing written; also when

@@ -37,3 +37,13 @@ def run(cmd, cwd=None, env=None):
 def case_args(case_dir):
     with open(os.path.join(case_dir, "args")) as f:
         return shlex.split(f.read())
+
+
+def in_dir(d, fn):
+    """fn() run with D as the working directory (a case's arguments are relative to it)."""
+    cwd = os.getcwd()
+    os.chdir(d)
+    try:
+        return fn()
+    finally:
+        os.chdir(cwd)

@@ -7,7 +7,7 @@ import pytest
 
 import tlcompare
 from conftest import CONFORMANCE
-from helpers import case_args, frames_equal, read_csvs, run
+from helpers import case_args, frames_equal, in_dir, read_csvs, run
 
 
 def compare_kwargs(args):
@@ -29,15 +29,6 @@ def compare_kwargs(args):
             inputs.append(a)
         i += 1
     return inputs, kw
-
-
-def in_dir(d, fn):
-    cwd = os.getcwd()
-    os.chdir(d)
-    try:
-        return fn()
-    finally:
-        os.chdir(cwd)
 
 
 def cases():

@@ -8,7 +8,7 @@ import pytest
 
 import tlcompare
 from conftest import CONFORMANCE
-from helpers import case_args, frames_equal, read_csvs, run
+from helpers import case_args, frames_equal, in_dir, read_csvs, run
 
 FLAGS = {"--inference": "inference", "--group_by_parent_module": "group_by_parent_module",
          "--group_by_num_kernels": "group_by_num_kernels", "--include_call_stack": "include_call_stack",
@@ -65,19 +65,10 @@ def test_report_is_tlreports_csvs(kind, case, tools, tmp_path, conformance):
         order = [l.strip() for l in f if l.strip()]
     want = read_csvs(str(out), order)
     trace, kw = report_kwargs(args)
-    got = in_case(case_dir, lambda: tlcompare.report(trace, quiet=True, **kw))
+    got = in_dir(case_dir, lambda: tlcompare.report(trace, quiet=True, **kw))
     assert list(got) == order
     for name in order:
         frames_equal(got[name], want[name], f"{case}/{name}")
-
-
-def in_case(case_dir, fn):
-    cwd = os.getcwd()
-    os.chdir(case_dir)
-    try:
-        return fn()
-    finally:
-        os.chdir(cwd)
 
 
 def csvdiff_frames(got, want_dir, tmp_path, conformance):
@@ -106,7 +97,7 @@ def test_report_matches_the_reference(kind, case, tmp_path, conformance):
     """The frames match TraceLens' own CSVs by the conformance suite's csvdiff."""
     case_dir = os.path.join(conformance, kind, case)
     trace, kw = report_kwargs(case_args(case_dir))
-    got = in_case(case_dir, lambda: tlcompare.report(trace, quiet=True, **kw))
+    got = in_dir(case_dir, lambda: tlcompare.report(trace, quiet=True, **kw))
     r = csvdiff_frames(got, os.path.join(case_dir, "expected"), tmp_path, conformance)
     assert r.returncode == 0, r.stdout + r.stderr
 
