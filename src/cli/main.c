@@ -171,7 +171,9 @@ static const tl_opt tlcompare_opts[] = {
     {"--output_csvs_dir", 1, 0}, {"--output-csvs-dir", 1, 0}, {"--summary-md", 1, 0}, {"--summary-json", 1, 0},
     {"--tracediff-dir", 1, 0}, {"-v", 0, 0}, {"--verbose", 0, 0}, {"--tracelens-keys", 0, 0}, {"--min-delta-ms", 1, 0},
     {"--min-delta-pct", 1, 0}, {"--top", 1, 0}, {"--timings", 0, 0}, {"--no-summary", 0, 0}, {"--fail-on-regression", 1, 0},
-    {"--min-time-ms", 1, 0}, {"--names", 1, 0}, {"--sheets", 1, 0},
+    {"--min-time-ms", 1, 0}, {"--names", 1, 0}, {"--sheets", 1, 0}, {"--gpu-arch", 1, 0}, {"--confidence", 1, 0},
+    {"--fdr", 0, 0}, {"--inference", 0, 0}, {"--group_by_parent_module", 0, 0}, {"--group_by_num_kernels", 0, 0},
+    {"--enable_pseudo_ops", 0, 0},
 };
 
 static int parse_args(int argc, char **argv, options *o)

@@ -223,3 +223,38 @@ def test_odd_columns_read_as_their_csvs(tmp_path):
     assert {"int64", "float64", "object"} <= kinds
     merged = cmp.sheets["ops_summary"]
     assert merged["a::Count"].isna().any() and merged["a::Count"].dtype == "float64"
+
+
+@pytest.mark.parametrize("cli,kw", [
+    (["--confidence", "90", "--fdr", "--min-delta-ms", "0.01", "--top", "3"],
+     {"confidence": 90, "fdr": True, "min_delta_ms": 0.01, "top": 3}),
+    (["--min-delta-pct", "2", "--fail-on-regression", "5", "--min-time-ms", "0.5", "--no-summary"],
+     {"min_delta_pct": 2, "fail_on_regression": 5, "min_time_ms": 0.5, "no_summary": True}),
+])
+def test_options_are_the_clis(cli, kw, tools, tmp_path, conformance):
+    """The command line's options, given to compare(): the same sheets and summary."""
+    case_dir = os.path.join(conformance, "cases", "qwen_h100_mi300")
+    args = case_args(case_dir)
+    r, out = cli_run(tools, case_dir, args + cli, tmp_path)
+    assert r.returncode in (0, 3), r.stderr
+    inputs, base = compare_kwargs(args)
+    cmp = in_dir(case_dir, lambda: tlcompare.compare(inputs, quiet=True, **base, **kw))
+    with open(tmp_path / "cli.json") as f:
+        assert cmp.summary == json.load(f)
+    assert cmp.gate_failed == (r.returncode == 3)
+    want = read_csvs(str(out))
+    for name, df in cmp.sheets.items():
+        frames_equal(df, want[name], name)
+
+
+def test_traces_with_a_gpu_are_the_clis(tools, tmp_path, conformance):
+    t = [os.path.join(conformance, "traces", f) for f in ("bert_h100.json.gz", "bert_mi300.json.gz")]
+    r, out = cli_run(tools, tmp_path, [*t, "--gpu-arch", "H100", "--names", "h", "m"], tmp_path)
+    assert r.returncode == 0, r.stderr
+    cmp = tlcompare.compare(t, gpu_arch="H100", names=["h", "m"], quiet=True)
+    want = read_csvs(str(out))
+    assert sorted(cmp.sheets) == sorted(want)
+    for name, df in cmp.sheets.items():
+        frames_equal(df, want[name], name)
+    with open(tmp_path / "cli.json") as f:
+        assert cmp.summary == json.load(f)
