@@ -28,18 +28,20 @@ LIBS        = $(PKG_LIBS) -lm -lpthread
 
 BUILD       ?= build
 # src/<layer>/<module>.c; src/cli/ holds the programs' main()s, the rest is the library.
-LAYERS      := base io table read trace perf diff compare write summary
+LAYERS      := base io table read trace perf diff compare write summary run
 SRC         := $(foreach l,$(LAYERS),$(wildcard src/$(l)/*.c))
 OBJ         := $(SRC:src/%.c=$(BUILD)/obj/%.o)
 TESTS       := $(wildcard tests/test_*.c)
 TEST_BINS   := $(TESTS:tests/%.c=$(BUILD)/tests/%)
 CONFORMANCE ?= ../shared/conformance
 
-# Debian packages: the build, the tests, the tools the tests drive, and clang with
-# libFuzzer (libclang-rt) for `make fuzz`.
+# Debian packages: the build, the tests, the tools the tests drive, clang with libFuzzer
+# (libclang-rt) for `make fuzz`, and the Python module's build and tests (`make python`,
+# `pip install --no-build-isolation .`).
 DEB_PKGS    := build-essential pkg-config libxlsxwriter-dev libzip-dev libexpat1-dev \
                zlib1g-dev libisal-dev libcmocka-dev valgrind python3 \
-               clang libclang-rt-14-dev
+               clang libclang-rt-14-dev \
+               python3-dev python3-setuptools python3-pip python3-venv python3-pytest python3-pandas
 
 # A machine without the build's Debian packages: one line naming them and `make deps`,
 # rather than a compiler error in the first file that includes one of their headers.  The
@@ -57,7 +59,7 @@ endif
 endif
 endif
 
-.PHONY: check-layers nosimd-test all test unit-test sanitize-test conformance demo deps install uninstall clean \
+.PHONY: python python-test python-sanitize-test python-valgrind check-layers nosimd-test all test unit-test sanitize-test conformance demo deps install uninstall clean \
         valgrind examples bench fuzz
 
 all: $(BUILD)/tlcompare $(BUILD)/tlreport
@@ -69,7 +71,7 @@ $(BUILD)/obj/%.o: src/%.c
 $(BUILD)/libtlcompare.a: $(OBJ)
 	rm -f $@ && ar rcs $@ $^
 
-$(BUILD)/tlcompare: $(BUILD)/obj/cli/main.o $(BUILD)/obj/cli/tracediff.o $(BUILD)/libtlcompare.a
+$(BUILD)/tlcompare: $(BUILD)/obj/cli/main.o $(BUILD)/libtlcompare.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
 
 $(BUILD)/tlreport: $(BUILD)/obj/cli/tlreport.o $(BUILD)/libtlcompare.a
@@ -91,6 +93,72 @@ $(BUILD)/tools/%: $(BUILD)/obj/bench/%.o $(BUILD)/obj/bench/xlsx_write_lxw.o $(B
 
 $(BUILD)/tests $(BUILD)/tools:
 	mkdir -p $@
+
+# ---- the Python module ----------------------------------------------------------------
+
+# `import tlcompare` (python/): the CPython extension tlcompare._core over the library,
+# stable ABI, built here into $(BUILD)/python (PYTHONPATH=$(BUILD)/python) from the
+# library's sources compiled position-independent; `pip install --no-build-isolation .`
+# builds the same from setup.py.  Debian's python3 (with pandas) unless PYTHON is given.
+PYTHON      ?= /usr/bin/python3
+PY_INC       = $(shell $(PYTHON) -c "import sysconfig; print(sysconfig.get_paths()['include'])" 2>/dev/null)
+PY_LIMITED  := -DPy_LIMITED_API=0x030A0000
+PIC_OBJ     := $(SRC:src/%.c=$(BUILD)/pic/%.o)
+PY_FILES    := $(wildcard python/tlcompare/*.py)
+PY_MODULE   := $(BUILD)/python/tlcompare/_core.abi3.so
+
+$(BUILD)/pic/%.o: src/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -Isrc -c $< -o $@
+
+$(BUILD)/pic/python/_core.o: python/tlcompare/_core.c
+	@test -f "$(PY_INC)/Python.h" || { echo "python: no Python.h for $(PYTHON) (make deps: python3-dev)"; exit 1; }
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden $(PY_LIMITED) -I$(PY_INC) -Isrc -c $< -o $@
+
+$(PY_MODULE): $(BUILD)/pic/python/_core.o $(PIC_OBJ) $(PY_FILES)
+	@mkdir -p $(dir $@)
+	cp $(PY_FILES) $(dir $@)
+	$(CC) $(LDFLAGS) -shared -o $@ $(BUILD)/pic/python/_core.o $(PIC_OBJ) $(LIBS)
+
+python: $(PY_MODULE)
+
+# The module's tests (tests/python/, Debian's python3-pytest): against the programs' CSVs,
+# TraceLens' references in the conformance suite and, with TRACELENS=DIR (a TraceLens
+# checkout), TraceLens' own generator side by side.  Skipped, with a line saying so, where
+# python3, pandas, pytest or Python.h is missing.
+PY_TEST_OK = $(shell $(PYTHON) -c "import pandas, pytest, sysconfig, os; \
+  print(int(os.path.exists(os.path.join(sysconfig.get_paths()['include'], 'Python.h'))))" 2>/dev/null)
+PYTEST_RUN = TLCOMPARE_PYTHONPATH=$(abspath $(BUILD)/python) CONFORMANCE=$(abspath $(CONFORMANCE)) \
+  TLCOMPARE_BIN=$(abspath $(BUILD)/tlcompare) TLREPORT_BIN=$(abspath $(BUILD)/tlreport) \
+  $(PYTHON) -m pytest -q -p no:cacheprovider tests/python
+python-test:
+	@if [ "$(PY_TEST_OK)" != 1 ]; then \
+	  echo "python tests skipped: $(PYTHON) with pandas, pytest and Python.h not found (make deps: python3-dev python3-pandas python3-pytest)"; \
+	else $(MAKE) --no-print-directory $(PY_MODULE) $(BUILD)/tlcompare $(BUILD)/tlreport $(BUILD)/tools/gentrace >/dev/null && \
+	  echo "python tests:" && $(PYTEST_RUN); fi
+
+# The same tests with the extension (and the library in it) built with AddressSanitizer +
+# UBSan, run under $(PYTHON) with the sanitizer runtime preloaded; the interpreter's own
+# allocations are not leak-checked (valgrind-python checks the module's).
+ASAN_RT = $(shell $(CC) -print-file-name=libasan.so)
+UBSAN_RT = $(shell $(CC) -print-file-name=libubsan.so)
+python-sanitize-test:
+	@if [ "$(PY_TEST_OK)" != 1 ]; then echo "python tests under the sanitizers skipped (see python-test)"; else \
+	  $(MAKE) --no-print-directory BUILD=build/asan-py \
+	    OPT="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
+	    LDFLAGS="-fsanitize=address,undefined" build/asan-py/python/tlcompare/_core.abi3.so >/dev/null && \
+	  $(MAKE) --no-print-directory $(BUILD)/tlcompare $(BUILD)/tlreport $(BUILD)/tools/gentrace >/dev/null && \
+	  echo "python tests under AddressSanitizer + UBSan:" && \
+	  LD_PRELOAD="$(ASAN_RT) $(UBSAN_RT)" ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 TLCOMPARE_SANITIZED=1 \
+	  TLCOMPARE_PYTHONPATH=$(abspath build/asan-py/python) CONFORMANCE=$(abspath $(CONFORMANCE)) \
+	  TLCOMPARE_BIN=$(abspath $(BUILD)/tlcompare) TLREPORT_BIN=$(abspath $(BUILD)/tlreport) \
+	  $(PYTHON) -m pytest -q -p no:cacheprovider tests/python; fi
+
+# valgrind over the module's tests (slow: the interpreter and pandas run under it too): no
+# error, and no block definitely lost from the library or the module.
+python-valgrind: $(PY_MODULE) $(BUILD)/tlcompare $(BUILD)/tlreport $(BUILD)/tools/gentrace
+	@sh tests/python/valgrind.sh "$(PYTHON)" $(abspath $(BUILD)) $(abspath $(CONFORMANCE))
 
 # ---- tests ----------------------------------------------------------------------------
 
@@ -147,7 +215,7 @@ conformance: $(BUILD)/tlcompare $(BUILD)/tlreport
 check-layers:
 	@sh tools/check_layers.sh src
 
-test: check-layers unit-test nosimd-test sanitize-test conformance
+test: check-layers unit-test nosimd-test sanitize-test conformance python-test python-sanitize-test
 
 # valgrind over every conformance case, the golden cases and the examples: no errors, no leaks.
 valgrind: $(BUILD)/tlcompare $(BUILD)/tlreport
@@ -176,6 +244,10 @@ demo: deps $(BUILD)/tlcompare $(BUILD)/tlreport
 	$(BUILD)/tlcompare examples/traces/vit_mi300x.pt.trace.json.gz examples/traces/vit_h100.pt.trace.json.gz \
 	  -o trace_comparison.xlsx --output_csvs_dir trace_comparison_csvs
 	@echo "wrote vit_h100_perf_report.xlsx, trace_comparison.xlsx and trace_comparison_csvs/"
+	@echo
+	$(MAKE) --no-print-directory python >/dev/null
+	PYTHONPATH=$(BUILD)/python $(PYTHON) -c "import tlcompare; \
+	  print(tlcompare.report('examples/traces/vit_h100.pt.trace.json.gz')['ops_summary'].head())"
 
 # ---- example traces -------------------------------------------------------------------
 
@@ -223,7 +295,7 @@ clean:
 	rm -rf build comparison.xlsx comparison_csvs vit_h100_perf_report.xlsx trace_comparison.xlsx \
 	  trace_comparison_csvs
 
--include $(OBJ:.o=.d) $(BUILD)/obj/cli/main.d $(BUILD)/obj/cli/tracediff.d $(BUILD)/obj/cli/tlreport.d $(TEST_BINS:=.d) $(wildcard $(BUILD)/obj/bench/*.d)
+-include $(OBJ:.o=.d) $(PIC_OBJ:.o=.d) $(BUILD)/pic/python/_core.d $(BUILD)/obj/cli/main.d $(BUILD)/obj/cli/tlreport.d $(TEST_BINS:=.d) $(wildcard $(BUILD)/obj/bench/*.d)
 
 # ---- fuzzing --------------------------------------------------------------------------
 
@@ -237,7 +309,7 @@ clean:
 # tests/test_regressions.c replays it in every `make test`.
 FUZZ_SECONDS ?= 60
 FUZZ_CC      ?= clang
-FUZZ_TARGETS := csv xlsx compare trace diff capture open
+FUZZ_TARGETS := csv xlsx compare trace diff capture open run
 FUZZ_BUILD   := build/fuzz
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 

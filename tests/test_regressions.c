@@ -25,6 +25,7 @@
 #include "../fuzz/fuzz_trace.c"
 #include "../fuzz/fuzz_capture.c"
 #include "../fuzz/fuzz_open.c"
+#include "../fuzz/fuzz_run.c"
 
 static const char *top = ".";
 
@@ -133,6 +134,12 @@ static void test_replay_open(void **state)
     replay("open", tl_fuzz_open);
 }
 
+static void test_replay_run(void **state)
+{
+    (void)state;
+    replay("run", tl_fuzz_run);
+}
+
 int main(void)
 {
     const char *t = getenv("TL_TOP");
@@ -145,6 +152,7 @@ int main(void)
         cmocka_unit_test(test_replay_trace),
         cmocka_unit_test(test_replay_capture),
         cmocka_unit_test(test_replay_open),
+        cmocka_unit_test(test_replay_run),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -2,7 +2,8 @@
 # check_layers.sh - fail when a source file includes a header of a layer it may not use.
 #
 # The layers of src/, each with the layers it may include (its own always allowed).
-# Data flows one way: read -> table -> compare / trace -> perf -> diff -> write -> summary -> CLI.
+# Data flows one way: read -> table -> compare / trace -> perf -> diff -> write -> summary -> run
+# (one run of a comparison or a report, for every front end) -> CLI.
 # usage: tools/check_layers.sh [SRC_DIR]
 src=${1:-src}
 allowed() {
@@ -17,7 +18,8 @@ allowed() {
     compare) echo "base table" ;;
     write) echo "base io table" ;;
     summary) echo "base io table compare write diff perf" ;;
-    cli) echo "base io table read trace perf diff compare write summary" ;;
+    run) echo "base io table read trace perf diff compare write summary" ;;
+    cli) echo "base io table read trace perf diff compare write summary run" ;;
     *) echo "?" ;;
     esac
 }

@@ -2,20 +2,13 @@
  * main.c - the tlcompare command line (SPEC §1): the TraceLens comparison tool's words
  * and defaults, plus --help, --version and exit codes 0 (done), 1 (failure), 2 (usage).
  */
-#include "cli/tracediff.h"
-#include "compare/groups.h"
-#include "io/output.h"
 #include "base/opts.h"
 #include "base/progress.h"
-#include "read/open.h"
-#include "write/sink.h"
-#include "summary/efficiency.h"
+#include "compare/groups.h"
+#include "io/output.h"
+#include "run/compare.h"
 #include "summary/summary.h"
-#include "perf/gpu_arch.h"
-#include "perf/perf.h"
-#include "summary/verdict.h"
 #include "trace/capture.h"
-#include "trace/trace_report.h"
 #include "write/xlsx_write.h"
 
 #include <errno.h>
@@ -178,7 +171,9 @@ static const tl_opt tlcompare_opts[] = {
     {"--output_csvs_dir", 1, 0}, {"--output-csvs-dir", 1, 0}, {"--summary-md", 1, 0}, {"--summary-json", 1, 0},
     {"--tracediff-dir", 1, 0}, {"-v", 0, 0}, {"--verbose", 0, 0}, {"--tracelens-keys", 0, 0}, {"--min-delta-ms", 1, 0},
     {"--min-delta-pct", 1, 0}, {"--top", 1, 0}, {"--timings", 0, 0}, {"--no-summary", 0, 0}, {"--fail-on-regression", 1, 0},
-    {"--min-time-ms", 1, 0}, {"--names", 1, 0}, {"--sheets", 1, 0},
+    {"--min-time-ms", 1, 0}, {"--names", 1, 0}, {"--sheets", 1, 0}, {"--gpu-arch", 1, 0}, {"--confidence", 1, 0},
+    {"--fdr", 0, 0}, {"--inference", 0, 0}, {"--group_by_parent_module", 0, 0}, {"--group_by_num_kernels", 0, 0},
+    {"--enable_pseudo_ops", 0, 0},
 };
 
 static int parse_args(int argc, char **argv, options *o)
@@ -352,291 +347,20 @@ static int parse_args(int argc, char **argv, options *o)
         }
     }
 
-    if (o->nreports < 2)
-        return usage_error("need at least two reports, got %s",
-                           o->nreports == 0 ? "none" : "one");
-    if (o->names_given && o->nnames != o->nreports) {
-        fprintf(stderr, "tlcompare: --names gives %zu tag%s for %zu reports; give exactly one per report "
-                        "(see 'tlcompare --help')\n",
-                o->nnames, o->nnames == 1 ? "" : "s", o->nreports);
-        return EXIT_USAGE;
-    }
     /* Only groups listed by name must exist in the baseline; "all" takes what is there. */
     o->named = sheets_named;
     o->run = (!sheets_given || all_given ? TL_GROUP_ALL : 0) | sheets_named;
     return 0;
 }
 
-/* ---- default tags (SPEC §1, TRACES.md §0) ------------------------------------------- */
-
-static int has_suffix(const char *s, size_t n, const char *suffix)
-{
-    size_t k = strlen(suffix);
-    return n >= k && memcmp(s + n - k, suffix, k) == 0;
-}
-
-/* 1 when `path` names a trace by its file name: *.json or *.json.gz. */
-static int is_trace_name(const char *path)
-{
-    size_t start, end;
-    tl_path_base(path, &start, &end);
-    return has_suffix(path + start, end - start, ".json") || has_suffix(path + start, end - start, ".json.gz");
-}
-
-/*
- * A report's default tag: a trace file's name without ".json.gz"/".json" and a trailing
- * ".pt.trace" (the profiler's own suffix, the same in every file); a directory's name whole
- * (a dot in "Qwen1.5-0.5B_csvs" is no extension); a workbook's name without its extension.
- */
-static char *default_tag(const char *path)
-{
-    size_t start, end;
-    tl_path_base(path, &start, &end);
-    const char *name = path + start;
-    size_t n = end - start;
-    if (is_trace_name(path)) {
-        n -= has_suffix(name, n, ".json.gz") ? 8 : 5;
-        if (has_suffix(name, n, ".pt.trace"))
-            n -= 9;
-    } else if ((*path && path[strlen(path) - 1] == '/') || tl_is_dir(path)) {
-        /* the whole name */
-    } else {
-        return tl_path_stem(path);
-    }
-    char *t = tl_xmalloc(n + 1);
-    memcpy(t, name, n);
-    t[n] = '\0';
-    return t;
-}
-
-/* The components of a path ("runs//h100/./perf_csvs/" -> runs, h100, perf_csvs), as
- * [start, end) offsets in starts[]/ends[]; returns how many. */
-static size_t path_parts(const char *p, size_t *starts, size_t *ends)
-{
-    size_t n = 0;
-    for (size_t i = 0; p[i];) {
-        while (p[i] == '/')
-            i++;
-        size_t b = i;
-        while (p[i] && p[i] != '/')
-            i++;
-        if (i > b && !(i - b == 1 && p[b] == '.'))
-            starts[n] = b, ends[n++] = i;
-    }
-    return n;
-}
-
-static int same_part(const char *a, size_t as, size_t ae, const char *b, size_t bs, size_t be)
-{
-    return ae - as == be - bs && memcmp(a + as, b + bs, ae - as) == 0;
-}
-
-/*
- * Default tags that collide (reports all called perf_csvs) are replaced by the part of
- * each path where the paths differ: the leading and trailing components common to every
- * report dropped, the rest joined with '_' (the last component given as its default tag).
- * A report whose path has nothing of its own keeps its tag.
- */
-static void differing_tags(char **tags, const char *const *paths, size_t n)
-{
-    int collide = 0;
-    for (size_t i = 0; i < n && !collide; i++)
-        for (size_t j = 0; j < i && !collide; j++)
-            collide = strcmp(tags[i], tags[j]) == 0;
-    if (!collide)
-        return;
-    size_t **st = tl_xcalloc(n, sizeof *st), **en = tl_xcalloc(n, sizeof *en), *np = tl_xcalloc(n, sizeof *np);
-    size_t shortest = SIZE_MAX;
-    for (size_t i = 0; i < n; i++) {
-        size_t len = strlen(paths[i]) / 2 + 1;
-        st[i] = tl_xmalloc(len * sizeof **st);
-        en[i] = tl_xmalloc(len * sizeof **en);
-        np[i] = path_parts(paths[i], st[i], en[i]);
-        shortest = np[i] < shortest ? np[i] : shortest;
-    }
-    size_t lead = 0, trail = 0;
-    for (int same = 1; lead < shortest && same; lead += same)
-        for (size_t i = 1; i < n && same; i++)
-            same = same_part(paths[0], st[0][lead], en[0][lead], paths[i], st[i][lead], en[i][lead]);
-    for (int same = 1; lead + trail < shortest && same; trail += same) {
-        for (size_t i = 1; i < n && same; i++) {
-            size_t a = np[0] - 1 - trail, b = np[i] - 1 - trail;
-            same = same_part(paths[0], st[0][a], en[0][a], paths[i], st[i][b], en[i][b]);
-        }
-    }
-    for (size_t i = 0; i < n; i++) {
-        if (lead + trail >= np[i])
-            continue;
-        tl_buf b = {0};
-        for (size_t k = lead; k < np[i] - trail; k++) {
-            if (k > lead)
-                tl_buf_addc(&b, '_');
-            if (k + 1 == np[i]) {
-                tl_buf_adds(&b, tags[i]); /* the last component: its default tag */
-            } else {
-                tl_buf_add(&b, paths[i] + st[i][k], en[i][k] - st[i][k]);
-            }
-        }
-        free(tags[i]);
-        tags[i] = tl_xstrdup(tl_buf_cstr(&b));
-        tl_buf_free(&b);
-    }
-    for (size_t i = 0; i < n; i++) {
-        free(st[i]);
-        free(en[i]);
-    }
-    free(st);
-    free(en);
-    free(np);
-}
-
-/* 1 when paths a and b name the same existing file. */
-static int same_file(const char *a, const char *b)
-{
-    struct stat sa, sb;
-    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-}
-
-/*
- * Tags that repeat.  One input given twice (a trace against itself, TRACES.md §5.2's
- * identical traces, or any report) with default tags: the later ones are tagged <tag>_2,
- * <tag>_3, ... with a warning, whatever the input.  Default tags of different inputs that
- * no part of their paths tells apart are an error.  A --names tag given to several reports
- * makes them runs of one side (left as it is here).  Returns 0, or EXIT_USAGE after the message.
- */
-static int repeated_tags(char **tags, const char *const *paths, size_t n, int given)
-{
-    for (size_t i = 0; i < n; i++) {
-        for (size_t j = 0; j < i; j++) {
-            if (strcmp(tags[i], tags[j]) != 0)
-                continue;
-            /* A --names tag given to several reports makes them runs of one side, except for
-             * exactly two traces: the call-tree diff of a trace against itself needs no tags,
-             * and the sheet comparison gets a distinct one. */
-            int two_traces = n == 2 && tl_trace_sniff(paths[0]) && tl_trace_sniff(paths[1]);
-            if (given && !two_traces)
-                continue;
-            if (!given && strcmp(paths[i], paths[j]) != 0 && !same_file(paths[i], paths[j])) {
-                fprintf(stderr, "tlcompare: reports %zu and %zu both have the tag '%s'; tags must be unique: use "
-                                "--names to disambiguate\n", j + 1, i + 1, tags[i]);
-                return EXIT_USAGE;
-            }
-            char *t = NULL;
-            for (size_t k = 2, taken = 1; taken; k++) {
-                free(t);
-                t = tl_xmalloc(strlen(tags[i]) + 24);
-                sprintf(t, "%s_%zu", tags[i], k);
-                taken = 0;
-                for (size_t m = 0; m < n && !taken; m++)
-                    taken = m != i && strcmp(tags[m], t) == 0;
-            }
-            tl_warn("reports %zu and %zu are the same input, tagged '%s'; report %zu is tagged '%s' (--names gives "
-                    "tags)", j + 1, i + 1, tags[i], i + 1, t);
-            free(tags[i]);
-            tags[i] = t;
-            break;
-        }
-    }
-    return 0;
-}
-
-/* 1 when writing the file `out` would change the input report `report`: it is that
- * workbook, or a <sheet>.csv inside that CSV directory (existing or not: a new one
- * would be read as a sheet next time). */
-static int clobbers(const char *out, const char *report)
-{
-    size_t n = strlen(out);
-    if (same_file(out, report))
-        return 1;
-    if (n < 4 || strcmp(out + n - 4, ".csv") != 0 || !tl_is_dir(report))
-        return 0;
-    char *dir = tl_xstrdup(out);
-    char *slash = strrchr(dir, '/');
-    if (slash)
-        slash[slash == dir ? 1 : 0] = '\0';
-    int r = same_file(slash ? dir : ".", report);
-    free(dir);
-    return r;
-}
-
-/* Write `text` (made valid UTF-8: op names come from the input) to output `out`'s
- * temporary file.  Returns 0 or -1. */
-static int write_text(tl_output *out, tl_buf *text, tl_error *err)
-{
-    tl_utf8_sanitize(text);
-    FILE *f = fopen(tl_output_temp(out), "wb");
-    int bad = !f || fwrite(text->data ? text->data : "", 1, text->len, f) != text->len;
-    if (f && fclose(f) != 0)
-        bad = 1;
-    if (bad) {
-        tl_error_set(err, "%s: cannot write: %s", tl_output_target(out), strerror(errno));
-        return -1;
-    }
-    return 0;
-}
-
 /* The summary on stdout, made valid UTF-8 like the files (a terminal shows U+FFFD). */
-static void print_summary(const tl_summary *summary, int color)
+static void print_summary(const tl_comparison *cmp, int color)
 {
-    char *text = NULL;
-    size_t n = 0;
-    FILE *mem = open_memstream(&text, &n);
-    if (!mem) {
-        tl_summary_print(summary, stdout, color);
-        return;
-    }
-    tl_summary_print(summary, mem, color);
-    fclose(mem);
-    tl_buf b = {text, n, n + 1};
-    tl_utf8_sanitize(&b);
-    fwrite(b.data, 1, b.len, stdout);
+    tl_buf b = {0};
+    tl_comparison_summary_text(cmp, color, &b);
+    if (b.len)
+        fwrite(b.data, 1, b.len, stdout);
     tl_buf_free(&b);
-}
-
-/* A usage error when two outputs of the run name one path (the last one written would
- * silently win), or when a --names tag holds a control character. */
-static int check_outputs_and_tags(const options *o)
-{
-    const char *what[5] = {"-o", "--output_csvs_dir", "--summary-md", "--summary-json", "--tracediff-dir"};
-    const char *path[5] = {o->output, o->csv_dir, o->summary_md, o->summary_json, o->tracediff_dir};
-    for (int i = 0; i < 5; i++) {
-        for (int j = 0; j < i; j++) {
-            if (path[i] && path[j] && tl_output_same_target(path[i], path[j])) {
-                tl_buf m = {0};
-                tl_message_clean(&m, path[i], strlen(path[i]));
-                fprintf(stderr, "tlcompare: %s and %s both name '%s'; give each output its own path "
-                                "(see 'tlcompare --help')\n", what[j], what[i], tl_buf_cstr(&m));
-                tl_buf_free(&m);
-                return EXIT_USAGE;
-            }
-        }
-    }
-    for (size_t i = 0; o->names_given && i < o->nnames; i++) {
-        for (const unsigned char *c = (const unsigned char *)o->names[i]; *c; c++) {
-            if (*c < 0x20 || *c == 0x7F) {
-                fprintf(stderr, "tlcompare: --names: tag %zu holds a control character (0x%02X); tags name "
-                                "sheets and files (see 'tlcompare --help')\n", i + 1, *c);
-                return EXIT_USAGE;
-            }
-        }
-    }
-    return 0;
-}
-
-/* A report whose GPU was all but idle (a graph's capture run records its kernels without
- * running them: 11 µs of GPU work) compares as noise: say so, once per report. */
-static void warn_little_gpu_work(const tl_summary *s)
-{
-    enum { LITTLE_MS_X1000 = 100 }; /* 0.1 ms */
-    for (size_t i = 0; i <= s->nvariants && s->nvariants; i++) {
-        const tl_variant_summary *v = &s->variants[i ? i - 1 : 0];
-        if (!v->has_timeline)
-            continue;
-        double busy = i ? v->timeline[TL_TL_BUSY].var : v->timeline[TL_TL_BUSY].base;
-        if (!isnan(busy) && busy < LITTLE_MS_X1000 / 1000.0)
-            tl_warn("'%s' has almost no GPU work (busy_time %.3f ms): a graph capture trace, or a run that did not "
-                    "reach the GPU? its times compare as noise", i ? v->tag : s->baseline, busy);
-    }
 }
 
 /*
@@ -677,319 +401,84 @@ int main(int argc, char **argv)
     tl_progress_start(!o.quiet);
     double t_start = tl_now();
 
-    tl_report *reports = tl_xcalloc(o.nreports, sizeof *reports);
-    tl_arena arena;
-    tl_arena_init(&arena);
-    tl_error err = {0};
-    tl_summary summary = {0};
-    tl_summary_sheet *sheet = NULL;
-    tl_buf md = {0}, json = {0};
-    tl_output *texts[3] = {NULL, NULL, NULL}; /* --summary-md, --summary-json, --tracediff-dir */
-    tl_out *outputs = NULL;
-    size_t opened = 0;
-    tl_cli_diff cdiff = {0};
-    tl_lca_summary lsum = {0};
-    tl_efficiency eff = {0};
-    tl_noise *noise = NULL;
-    const char **tagv = NULL; /* the sides' tags */
-    tl_eff_options eff_opt = {0};
-    tl_eff_cache *eff_cache = NULL;
-    rc = 1;
-
-    /* Tags first: a usage error should not wait for the reports to be read. */
-    char **tags = tl_xcalloc(o.nreports, sizeof *tags);
-    for (size_t i = 0; i < o.nreports; i++)
-        tags[i] = o.names_given ? tl_xstrdup(o.names[i]) : default_tag(o.reports[i]);
-    if (!o.names_given)
-        differing_tags(tags, o.reports, o.nreports);
-    for (size_t i = 0; i < o.nreports && rc == 1; i++) {
-        if (!*tags[i]) {
-            fprintf(stderr, "tlcompare: report %zu has an empty tag; use --names\n", i + 1);
-            rc = EXIT_USAGE;
-        }
-    }
-    if (rc == 1 && repeated_tags(tags, (const char *const *)o.reports, o.nreports, o.names_given) != 0)
+    tl_compare_opts co;
+    tl_compare_opts_init(&co);
+    co.inputs = o.reports;
+    co.ninputs = o.nreports;
+    co.captures = o.capture;
+    co.names = o.names;
+    co.nnames = o.nnames;
+    co.names_given = o.names_given;
+    co.output = o.output;
+    co.csv_dir = o.csv_dir;
+    co.summary_md = o.summary_md;
+    co.summary_json = o.summary_json;
+    co.tracediff_dir = o.tracediff_dir;
+    co.gpu_arch = o.gpu_arch;
+    co.run = o.run;
+    co.named = o.named;
+    co.no_summary = o.no_summary;
+    co.tracelens_keys = o.tracelens_keys;
+    co.fail_pct = o.fail_pct;
+    co.min_ms = o.min_ms;
+    co.min_delta_ms = o.min_delta_ms;
+    co.min_delta_pct = o.min_delta_pct;
+    co.top = o.top;
+    co.confidence = o.confidence;
+    co.fdr = o.fdr;
+    co.inference = o.inference;
+    co.parent_module = o.parent_module;
+    co.num_kernels = o.num_kernels;
+    co.pseudo_ops = o.pseudo_ops;
+    tl_comparison cmp;
+    rc = tl_compare_run(&co, &cmp);
+    if (rc == TL_RUN_USAGE) {
+        tl_progress_done();
+        fprintf(stderr, "tlcompare: %s%s\n", cmp.err.msg, cmp.usage_hint ? " (see 'tlcompare --help')" : "");
         rc = EXIT_USAGE;
-    /* A --names tag given to several reports makes them runs of one side: */
-    size_t nsides = 0;
-    const char **sides = tl_xcalloc(o.nreports, sizeof *sides);
-    for (size_t i = 0; i < o.nreports; i++) {
-        size_t s = 0;
-        while (s < nsides && strcmp(sides[s], tags[i]) != 0)
-            s++;
-        if (s == nsides)
-            sides[nsides++] = tags[i];
-    }
-    if (rc == 1 && nsides < 2) {
-        fprintf(stderr, "tlcompare: every report has the tag '%s': the runs of one side leave nothing to "
-                        "compare; give the other side's reports another tag\n", tags[0]);
-        rc = EXIT_USAGE;
-    }
-    free(sides);
-    for (size_t i = 0; i < o.nreports && rc == 1; i++) {
-        const char *out = clobbers(o.output, o.reports[i]) ? o.output
-                          : o.csv_dir && same_file(o.csv_dir, o.reports[i]) ? o.csv_dir
-                          : o.summary_md && clobbers(o.summary_md, o.reports[i]) ? o.summary_md
-                          : o.summary_json && clobbers(o.summary_json, o.reports[i]) ? o.summary_json
-                                                                                     : NULL;
-        if (out) {
-            fprintf(stderr, "tlcompare: the output '%s' would overwrite the input report '%s'; "
-                            "refusing\n", out, o.reports[i]);
-            rc = EXIT_USAGE;
-        }
-    }
-    if (rc == 1 && check_outputs_and_tags(&o) != 0)
-        rc = EXIT_USAGE;
-    /* Two traces: their call trees are aligned too (TRACES.md §5). */
-    int both_traces = o.nreports == 2 && nsides == 2 && tl_trace_claims(o.reports[0]) && tl_trace_claims(o.reports[1]);
-    /* inference mode: any capture folder, or an inference option, puts every trace in it */
-    int infer = o.inference || o.parent_module || o.num_kernels || o.pseudo_ops, any_capture = 0;
-    for (size_t i = 0; i < o.nreports; i++)
-        any_capture |= o.capture[i] != NULL;
-    infer |= any_capture;
-    if (both_traces && any_capture) {
-        /* the morphology diff is not specified on merged trees (INFERENCE.md §4) */
-        if (rc == 1 && o.tracediff_dir) {
-            fprintf(stderr, "tlcompare: --tracediff-dir is not available for traces with capture folders (see 'tlcompare --help')\n");
-            rc = EXIT_USAGE;
-        }
-        tl_note("traces with capture folders: the morphology (call-tree) sheets are left out");
-        both_traces = 0;
-    }
-    if (rc == 1 && o.tracediff_dir && !both_traces) {
-        if (o.nreports != 2) {
-            fprintf(stderr, "tlcompare: --tracediff-dir needs exactly two inputs, both traces; %zu given "
-                            "(see 'tlcompare --help')\n", o.nreports);
-        } else {
-            const char *other = tl_trace_claims(o.reports[0]) ? o.reports[1] : o.reports[0];
-            tl_buf m = {0};
-            tl_message_clean(&m, other, strlen(other));
-            fprintf(stderr, "tlcompare: --tracediff-dir needs two traces: '%s' is not a PyTorch trace (a trace is "
-                            "JSON, plain or gzip; see 'tlcompare --help')\n", tl_buf_cstr(&m));
-            tl_buf_free(&m);
-        }
-        rc = EXIT_USAGE;
-    }
-    static tl_gpu_arch arch; /* lives as long as the reports that read it */
-    if (rc == 1 && o.gpu_arch && tl_gpu_arch_load(o.gpu_arch, &arch, &err) != 0) {
-        fprintf(stderr, "tlcompare: %s\n", err.msg);
+    } else if (rc != TL_RUN_OK && rc != TL_RUN_REGRESSION) {
+        tl_progress_done();
+        tl_output_cleanup(); /* nothing half-written stays behind */
+        fprintf(stderr, "tlcompare: %s\n", cmp.err.msg[0] ? cmp.err.msg : "failed");
         rc = 1;
-        goto done;
-    }
-    if (rc != 1)
-        goto done;
-
-    for (; opened < o.nreports; opened++) {
-        /* a profiler trace (by content) has its report sheets built on opening */
-        int is_trace = tl_trace_claims(o.reports[opened]);
-        tl_trace_infer_spec spec = {o.capture[opened], o.parent_module, o.num_kernels, 0, o.pseudo_ops};
-        if (o.capture[opened] && !is_trace) {
-            tl_error_set(&err, "%s: not a trace, so it cannot take the capture folder %s", o.reports[opened],
-                         o.capture[opened]);
-            goto fail;
+    } else {
+        tl_progress_done();
+        const tl_results *results = cmp.results;
+        const tl_summary *summary = cmp.summary;
+        if (!o.quiet) {
+            /* the answer first: the summary, then one line for what was written (-v: a line
+             * per sheet, before the summary) */
+            size_t nempty = 0;
+            for (size_t i = 0; i < results->n; i++) {
+                const tl_result *r = &results->items[i];
+                nempty += r->nrows == 0;
+                if (o.verbose)
+                    printf("Wrote sheet '%s' with %zu row%s \xC3\x97 %zu column%s\n", r->name, r->nrows,
+                           r->nrows == 1 ? "" : "s", r->ncols, r->ncols == 1 ? "" : "s");
+            }
+            const char *no_color = getenv("NO_COLOR");
+            print_summary(&cmp, isatty(STDOUT_FILENO) && !(no_color && *no_color));
+            printf("%sWrote %s: %zu result sheet%s", summary->nvariants ? "\n" : "", o.output, results->n,
+                   results->n == 1 ? "" : "s");
+            if (nempty)
+                printf(" (%zu with no rows)", nempty);
+            if (o.csv_dir)
+                printf(", and the same as CSVs in %s", o.csv_dir);
+            printf("%s\n", o.verbose ? "" : "; -v lists them");
         }
-        if ((is_trace && infer ? tl_trace_report_open_infer(&reports[opened], o.reports[opened], &spec, &err)
-             : is_trace        ? tl_perf_report_open(&reports[opened], o.reports[opened], o.gpu_arch ? &arch : NULL, &err)
-                               : tl_report_open(&reports[opened], o.reports[opened], &err)) != 0) {
-            tl_report_close(&reports[opened]);
-            goto fail;
-        }
-        reports[opened].tag = tags[opened];
-        tags[opened] = NULL;
-    }
-    /* the traces load on helper threads, all at once: wait for them (reading, in --timings) */
-    {
-        double t0 = tl_now();
-        tl_progress_wait_begin("reading the traces");
-        int bad = 0;
-        for (size_t i = 0; i < opened && !bad; i++)
-            bad = tl_trace_report_wait(&reports[i], &err) != 0;
-        tl_progress_wait_end();
-        if (bad)
-            goto fail;
-        tl_timing.read += tl_now() - t0;
-    }
-    /* two traces: their call trees are aligned too (TRACES.md §5) */
-    tl_progress_wait_begin("aligning the call trees");
-    if (both_traces && tl_cli_diff_align(&cdiff, tl_trace_report_trace(&reports[0]), tl_trace_report_trace(&reports[1]),
-                                         o.tracediff_dir != NULL, o.tracediff_dir != NULL, &err) != 0)
-        goto fail;
-    tl_progress_wait_end();
-    /* The outputs are written as the results come, under temporary names. */
-    outputs = tl_out_open(o.output, o.csv_dir, !o.no_summary, &err);
-    if (!outputs)
-        goto fail;
-    /* A report that holds no TraceLens sheet at all is no report: say so, rather than
-     * compare nothing (and let a gate pass on it). */
-    for (size_t i = 0; i < o.nreports; i++) {
-        if (!tl_groups_any_sheet(&reports[i], TL_GROUP_ALL)) {
-            tl_error_set(&err, "%s: no TraceLens sheet in this report (a TraceLens report holds gpu_timeline, "
-                               "ops_summary, kernel_summary, ops_all, ops_unique_args, GEMM, ... sheets)",
-                         o.reports[i]);
-            goto fail;
+        fflush(stdout);
+        tl_xlsx_warn_cut_text(); /* after the answer: one line for every cell cut */
+        tl_timing.total = tl_now() - t_start;
+        if (o.timings)
+            fprintf(stderr, "timings: read %.3f s, compare %.3f s, format %.3f s, summary %.3f s, workbook %.3f s, "
+                            "csv %.3f s, total %.3f s\n", tl_timing.read, tl_timing.compare, tl_timing.format,
+                    tl_timing.summary, tl_timing.write_xlsx, tl_timing.write_csv, tl_timing.total);
+        if (rc == TL_RUN_REGRESSION) {
+            tl_summary_print_violations(summary, stderr);
+            rc = EXIT_REGRESSION;
         }
     }
-    /* every output prepared (and so checked) before the work */
-    if (o.summary_md && !(texts[0] = tl_output_new(o.summary_md, 0, &err)))
-        goto fail;
-    if (o.summary_json && !(texts[1] = tl_output_new(o.summary_json, 0, &err)))
-        goto fail;
-    if (o.tracediff_dir && !(texts[2] = tl_output_new(o.tracediff_dir, 1, &err)))
-        goto fail;
-    tl_sink out_sink = tl_out_sink(outputs);
-    /* the sides (a tag given to several reports is one side, its reports its runs) */
-    tagv = tl_xmalloc(o.nreports * sizeof *tagv);
-    nsides = 0;
-    for (size_t i = 0; i < o.nreports; i++) {
-        size_t s = 0;
-        while (s < nsides && strcmp(tagv[s], reports[i].tag) != 0)
-            s++;
-        if (s == nsides)
-            tagv[nsides++] = reports[i].tag;
-    }
-    noise = tl_noise_new(tagv, nsides);
-    tl_sink sink = tl_noise_tap(noise, &out_sink); /* the per-call spread, as the results pass */
-    /* the perf sheets' figures for the summary's efficiency lines, taken as they are read */
-    eff_opt.gpu_arch = o.gpu_arch ? &arch : NULL;
-    eff_cache = tl_eff_cache_new(eff_opt.gpu_arch);
-    eff_opt.cache = eff_cache;
-    if (tl_run_groups_observed(reports, o.nreports, o.run, o.named, o.tracelens_keys ? TL_RUN_TRACELENS_KEYS : 0,
-                               tl_eff_cache_observe, eff_cache, &sink, &arena, &err) != 0)
-        goto fail;
-    if (tl_cli_diff_put(&cdiff, &sink, texts[2], &err) != 0)
-        goto fail;
-    const tl_results *results = tl_out_results(outputs);
-    if (results->n == 0) {
-        tl_error_set(&err, "nothing to compare: no sheet of the groups asked for is in every report "
-                           "(see the warnings above)");
-        goto fail;
-    }
-    if (o.fail_pct >= 0) {
-        /* a gate that has nothing to judge has not passed */
-        int judged = 0;
-        for (size_t i = 0; i < results->n && !judged; i++)
-            judged = !strcmp(results->items[i].name, "gpu_timeline") || !strcmp(results->items[i].name, "lca_summary") ||
-                     !strcmp(results->items[i].name, "ops_summary") ||
-                     !strcmp(results->items[i].name, "kernel_summary");
-        if (!judged) {
-            tl_error_set(&err, "--fail-on-regression: nothing to judge: no gpu_timeline, ops_summary or "
-                               "kernel_summary was compared");
-            goto fail;
-        }
-    }
-
-    /* One note for all empty results: usually many only_* sheets, and not news. */
-    {
-        tl_buf empty = {0};
-        size_t nempty = 0;
-        for (size_t i = 0; i < results->n; i++)
-            if (results->items[i].nrows == 0)
-                tl_buf_printf(&empty, "%s%s", nempty++ ? ", " : "", results->items[i].name);
-        if (nempty)
-            tl_note("%zu result sheet%s with no matching rows: %s", nempty, nempty == 1 ? "" : "s",
-                    tl_buf_cstr(&empty));
-        tl_buf_free(&empty);
-    }
-
-    /* The summary is cheap and read from the results, so it is always built. */
-    double t_summary = tl_now();
-    tl_noise_read_runs(noise, results);
-    tl_gate gate = {o.fail_pct, o.min_ms, o.min_delta_ms, o.min_delta_pct, o.top, noise, o.confidence, o.fdr};
-    tl_summary_build(&summary, results, tagv, nsides, &gate, &arena);
-    if (tl_cli_diff_result(&cdiff)) {
-        tl_lca_summary_build(&lsum, tl_cli_diff_result(&cdiff), tagv[0], tagv[1], o.top ? o.top : TL_SUMMARY_TOP, o.fail_pct, o.min_ms,
-                             &arena);
-        summary.lca = &lsum;
-        if (lsum.nviolations)
-            summary.gate_failed = 1;
-    }
-    /* the achieved TFLOPS/s and TB/s of the ops listed, from the reports' perf sheets */
-    tl_efficiency_build(&eff, &summary, reports, o.nreports, &eff_opt, &arena);
-    summary.eff = &eff;
-    warn_little_gpu_work(&summary);
-    if (!o.no_summary && ((summary.nvariants && (summary.source || summary.variants[0].has_timeline)) || lsum.ntop))
-        sheet = tl_summary_sheet_build(&summary, &arena);
-    if (o.summary_md)
-        tl_summary_markdown(&summary, &md);
-    if (o.summary_json)
-        tl_summary_json(&summary, &json);
-    tl_timing.summary += tl_now() - t_summary;
-
-    /* Finish everything, then move it all into place. */
-    if (tl_out_finish(outputs, sheet, &err) != 0)
-        goto fail;
-    if (texts[0] && write_text(texts[0], &md, &err) != 0)
-        goto fail;
-    if (texts[1] && write_text(texts[1], &json, &err) != 0)
-        goto fail;
-    if (tl_out_commit_with(outputs, texts, 3, &err) != 0)
-        goto fail;
-    tl_progress_done();
-
-    if (!o.quiet) {
-        /* the answer first: the summary, then one line for what was written (-v: a line
-         * per sheet, before the summary) */
-        size_t nempty = 0;
-        for (size_t i = 0; i < results->n; i++) {
-            const tl_result *r = &results->items[i];
-            nempty += r->nrows == 0;
-            if (o.verbose)
-                printf("Wrote sheet '%s' with %zu row%s \xC3\x97 %zu column%s\n", r->name, r->nrows,
-                       r->nrows == 1 ? "" : "s", r->ncols, r->ncols == 1 ? "" : "s");
-        }
-        const char *no_color = getenv("NO_COLOR");
-        print_summary(&summary, isatty(STDOUT_FILENO) && !(no_color && *no_color));
-        printf("%sWrote %s: %zu result sheet%s", summary.nvariants ? "\n" : "", o.output, results->n,
-               results->n == 1 ? "" : "s");
-        if (nempty)
-            printf(" (%zu with no rows)", nempty);
-        if (o.csv_dir)
-            printf(", and the same as CSVs in %s", o.csv_dir);
-        printf("%s\n", o.verbose ? "" : "; -v lists them");
-    }
-    fflush(stdout);
-    tl_xlsx_warn_cut_text(); /* after the answer: one line for every cell cut */
-    tl_timing.total = tl_now() - t_start;
-    if (o.timings)
-        fprintf(stderr, "timings: read %.3f s, compare %.3f s, format %.3f s, summary %.3f s, workbook %.3f s, "
-                        "csv %.3f s, total %.3f s\n", tl_timing.read, tl_timing.compare, tl_timing.format,
-                tl_timing.summary, tl_timing.write_xlsx, tl_timing.write_csv, tl_timing.total);
-    rc = 0;
-    if (summary.gate_failed) {
-        tl_summary_print_violations(&summary, stderr);
-        rc = EXIT_REGRESSION;
-    }
-    goto done;
-
-fail:
-    tl_progress_done();
-    tl_output_cleanup(); /* nothing half-written stays behind */
-    fprintf(stderr, "tlcompare: %s\n", err.msg[0] ? err.msg : "failed");
-    rc = 1;
-done:
-    /* The outputs first: on a failure the workbook's workers may still be rendering tables
-     * whose strings live in the reports' arenas and in the diff's. */
-    tl_out_free(outputs);
-    tl_cli_diff_free(&cdiff); /* after the outputs: its strings are in the tables they hold */
-    for (size_t i = 0; i < o.nreports; i++)
-        free(tags[i]);
-    free(tags);
-    for (size_t i = 0; i < opened; i++)
-        tl_report_close(&reports[i]);
-    free(reports);
-    tl_summary_sheet_free(sheet);
-    tl_summary_free(&summary);
-    tl_noise_free(noise);
-    free(tagv);
-    tl_lca_summary_free(&lsum);
-    tl_efficiency_free(&eff);
-    tl_eff_cache_free(eff_cache);
-    tl_buf_free(&md);
-    tl_buf_free(&json);
-    tl_output_free(texts[0]);
-    tl_output_free(texts[1]);
-    tl_output_free(texts[2]);
-    tl_arena_free(&arena);
+    tl_comparison_free(&cmp);
     free_captures(&o);
     free(o.reports);
     free(o.names);

@@ -7,14 +7,9 @@
 #include "base/opts.h"
 #include "base/util.h"
 #include "io/output.h"
-#include "perf/gpu_arch.h"
-#include "perf/perf.h"
-#include "table/result.h"
+#include "run/compare.h"
+#include "run/report.h"
 #include "trace/capture.h"
-#include "trace/infer.h"
-#include "trace/trace_report.h"
-#include "write/csv_write.h"
-#include "write/sink.h"
 #include "write/xlsx_write.h"
 
 #ifdef __GLIBC__
@@ -309,28 +304,6 @@ static int parse_args(int argc, char **argv, options *o)
     return 0;
 }
 
-/* The options that only select what is shown: unlinked kernels in gpu_timeline, the
- * first rows of ops_unique_args. */
-static int apply_selections(const options *o, const tl_trace *t, tl_results *res, tl_error *err)
-{
-    for (size_t i = 0; i < res->n; i++) {
-        tl_result *r = &res->items[i];
-        if (o->unlinked && !strcmp(r->name, "gpu_timeline")) {
-            tl_table *tb = tl_trace_gpu_timeline(t, 1, err);
-            if (!tb)
-                return -1;
-            tl_table_free(r->table);
-            r->table = tb;
-            r->nrows = tb->nrows;
-            r->ncols = tb->ncols;
-        }
-        if (o->topk_ops >= 0 && !strcmp(r->name, "ops_unique_args") && r->table->nrows > (size_t)o->topk_ops)
-            r->table->nrows = r->nrows = (size_t)o->topk_ops;
-    }
-    return 0;
-}
-
-
 /* The trace's tag: its file name without .json.gz / .json and a trailing .pt.trace. */
 static char *trace_tag(const char *path)
 {
@@ -351,27 +324,6 @@ static char *trace_tag(const char *path)
     if (n > 9 && strcmp(t + n - 9, ".pt.trace") == 0)
         t[n - 9] = 0;
     return t;
-}
-
-/* Only CSVs: each into the directory's temporary, moved into place together. */
-static int write_csvs_only(const tl_results *res, const char *dir, tl_error *err)
-{
-    tl_output *out = tl_output_new(dir, 1, err);
-    if (!out)
-        return -1;
-    int rc = 0;
-    for (size_t i = 0; i < res->n && rc == 0; i++) {
-        char *name = tl_xmalloc(strlen(res->items[i].name) + 5);
-        sprintf(name, "%s.csv", res->items[i].name);
-        char *file = tl_output_add(out, name);
-        rc = tl_csv_write_file(res->items[i].table, file, err);
-        free(file);
-        free(name);
-    }
-    if (rc == 0)
-        rc = tl_output_commit(&out, 1, err);
-    tl_output_free(out);
-    return rc;
 }
 
 int main(int argc, char **argv)
@@ -400,106 +352,41 @@ int main(int argc, char **argv)
         sprintf(default_out, "%s_perf_report.xlsx", *tag ? tag : "trace");
         xlsx = default_out;
     }
-    const char *clash = xlsx && tl_output_same_target(xlsx, o.trace)                 ? xlsx
-                        : o.csv_dir && tl_output_same_target(o.csv_dir, o.trace)       ? o.csv_dir
-                        : xlsx && o.csv_dir && tl_output_same_target(xlsx, o.csv_dir) ? o.csv_dir
-                                                                                      : NULL;
-    if (clash) {
-        fprintf(stderr, "tlreport: the output '%s' would overwrite %s; refusing (see 'tlreport --help')\n", clash,
-                clash == o.csv_dir && xlsx && tl_output_same_target(xlsx, o.csv_dir) ? "the workbook" : "the input trace");
-        free(tag);
-        free(default_out);
-        return EXIT_USAGE;
+    tl_run_report_opts ro;
+    tl_run_report_opts_init(&ro);
+    ro.trace = o.trace;
+    ro.capture_dir = o.capture_dir;
+    ro.output = xlsx;
+    ro.csv_dir = o.csv_dir;
+    ro.gpu_arch = o.gpu_arch ? o.gpu_arch : o.gpu_arch_json ? o.gpu_arch_json : o.gpu_arch_name;
+    ro.unlinked = o.unlinked;
+    ro.topk_ops = o.topk_ops;
+    ro.inference = o.inference;
+    ro.parent_module = o.parent_module;
+    ro.num_kernels = o.num_kernels;
+    ro.call_stack = o.call_stack;
+    ro.pseudo_ops = o.pseudo_ops;
+    ro.capture_hint = !o.quiet;
+    tl_run_report rep;
+    rc = tl_run_report_build(&ro, &rep);
+    if (rc == TL_RUN_USAGE) {
+        fprintf(stderr, "tlreport: %s%s\n", rep.err.msg, rep.usage_hint ? " (see 'tlreport --help')" : "");
+        rc = EXIT_USAGE;
+    } else if (rc != TL_RUN_OK) {
+        tl_output_cleanup();
+        fprintf(stderr, "tlreport: %s\n", rep.err.msg[0] ? rep.err.msg : "failed");
+        rc = 1;
+    } else {
+        if (!o.quiet && rep.infer_line.len)
+            printf("%s\n", tl_buf_cstr(&rep.infer_line));
+        if (!o.quiet)
+            for (size_t i = 0; i < rep.results.n; i++)
+                printf("Wrote sheet '%s' with %zu rows \xC3\x97 %zu columns\n", rep.results.items[i].name,
+                       rep.results.items[i].nrows, rep.results.items[i].ncols);
+        fflush(stdout);
+        tl_xlsx_warn_cut_text(); /* after the answer: one line for every cell cut */
     }
-
-    tl_error err = {0};
-    tl_arena arena;
-    tl_arena_init(&arena);
-    tl_results res = {0};
-    tl_out *out = NULL;
-    size_t *rows = NULL, *cols = NULL, nres = 0;
-    const char **names = NULL;
-    rc = 1;
-    tl_gpu_arch arch;
-    const char *arch_src = o.gpu_arch ? o.gpu_arch : o.gpu_arch_json ? o.gpu_arch_json : o.gpu_arch_name;
-    if (arch_src && tl_gpu_arch_load(arch_src, &arch, &err) != 0) {
-        fprintf(stderr, "tlreport: %s\n", err.msg);
-        free(tag);
-        free(default_out);
-        free(o.trace_buf);
-        tl_arena_free(&arena);
-        return 1;
-    }
-    tl_reading(o.trace); /* out of memory names the trace, while it is read and its sheets made */
-    tl_sheet_opts so = {0};
-    so.inference = o.capture_dir || o.inference || o.parent_module;
-    so.parent_module = o.parent_module;
-    so.num_kernels = o.num_kernels;
-    tl_infer_opts io = {o.capture_dir, o.parent_module || o.call_stack, o.pseudo_ops, o.call_stack};
-    tl_infer_stats st;
-    int infer = so.inference || o.call_stack || o.pseudo_ops;
-    tl_trace *t = infer ? tl_infer_load(o.trace, &io, &st, &err) : tl_trace_load(o.trace, &err);
-    /* the inference layout has its own op sheets; the perf sheets of a merged tree are not
-     * made yet */
-    if (!t || (infer ? tl_trace_sheets_opts(t, &so, &arena, &res, &err)
-                     : tl_perf_report_sheets(t, arch_src ? &arch : NULL, &arena, &res, &err)) != 0 ||
-        apply_selections(&o, t, &res, &err) != 0)
-        goto fail;
-    if (!o.capture_dir && !o.quiet)
-        tl_infer_capture_hint(t, o.trace);
-    nres = res.n;
-    rows = tl_xmalloc((nres ? nres : 1) * sizeof *rows);
-    cols = tl_xmalloc((nres ? nres : 1) * sizeof *cols);
-    names = tl_xmalloc((nres ? nres : 1) * sizeof *names);
-    for (size_t i = 0; i < nres; i++) {
-        rows[i] = res.items[i].nrows;
-        cols[i] = res.items[i].ncols;
-        names[i] = res.items[i].name;
-    }
-    if (xlsx) {
-        out = tl_out_open(xlsx, o.csv_dir, 0, &err);
-        if (!out)
-            goto fail;
-        tl_sink sink = tl_out_sink(out);
-        for (size_t i = 0; i < res.n; i++) {
-            if (sink.put(sink.ctx, &res.items[i], &err) != 0) {
-                for (size_t j = i + 1; j < res.n; j++)
-                    tl_table_free(res.items[j].table);
-                res.n = 0;
-                goto fail;
-            }
-            res.items[i].table = NULL; /* the sink's now */
-        }
-        if (tl_out_finish(out, NULL, &err) != 0 || tl_out_commit(out, &err) != 0)
-            goto fail;
-    } else if (write_csvs_only(&res, o.csv_dir, &err) != 0) {
-        goto fail;
-    }
-    if (!o.quiet && o.capture_dir && st.nlaunch) {
-        tl_buf line = {0};
-        tl_infer_summary(t, &st, &line);
-        printf("%s\n", tl_buf_cstr(&line));
-        tl_buf_free(&line);
-    }
-    if (!o.quiet)
-        for (size_t i = 0; i < nres; i++)
-            printf("Wrote sheet '%s' with %zu rows \xC3\x97 %zu columns\n", names[i], rows[i], cols[i]);
-    fflush(stdout);
-    tl_xlsx_warn_cut_text(); /* after the answer: one line for every cell cut */
-    rc = 0;
-    goto done;
-fail:
-    tl_output_cleanup();
-    fprintf(stderr, "tlreport: %s\n", err.msg[0] ? err.msg : "failed");
-    rc = 1;
-done:
-    tl_out_free(out);
-    tl_results_free(&res);
-    tl_trace_free(t);
-    tl_arena_free(&arena);
-    free(rows);
-    free(cols);
-    free(names);
+    tl_run_report_free(&rep);
     free(tag);
     free(default_out);
     free(o.trace_buf);

@@ -1,11 +1,11 @@
 /*
- * tracediff.h - the command line's part of the morphology-aware diff (TRACES.md §5-§6):
+ * tracediff.h - the run's part of the morphology-aware diff (TRACES.md §5-§6):
  * two trace inputs aligned, the sheets lca_summary and diff_stats given to
  * the outputs, and the reference's TraceDiff files written into --tracediff-dir, all
  * under temporary names until the run commits them together.
  */
-#ifndef TL_CLI_TRACEDIFF_H
-#define TL_CLI_TRACEDIFF_H
+#ifndef TL_RUN_TRACEDIFF_H
+#define TL_RUN_TRACEDIFF_H
 
 #include "diff/diff.h"
 #include "io/output.h"
@@ -13,7 +13,7 @@
 
 #include <pthread.h>
 
-typedef struct tl_cli_diff {
+typedef struct tl_run_diff {
     tl_trace *t[2];
     tl_diff *d;
     int started, running, joined, required, want_dir;
@@ -22,23 +22,23 @@ typedef struct tl_cli_diff {
     tl_table *tabs[3]; /* diff_stats, the unique-args summary (for the directory), lca_summary */
     tl_arena arena;    /* their strings */
     double secs;       /* the helper's time, for --timings */
-} tl_cli_diff;
+} tl_run_diff;
 
 /* Start aligning two traces (the trace reports' own: they must outlive cd) on a helper
  * thread, with the tables made from the result; `want_dir`: --tracediff-dir was given.
- * Returns 0.  A trace without cpu ops cannot be aligned: tl_cli_diff_put then fails when
+ * Returns 0.  A trace without cpu ops cannot be aligned: tl_run_diff_put then fails when
  * `required` (--tracediff-dir), else warns (and there is no diff). */
-int tl_cli_diff_align(tl_cli_diff *cd, tl_trace *t1, tl_trace *t2, int required, int want_dir, tl_error *err);
+int tl_run_diff_align(tl_run_diff *cd, tl_trace *t1, tl_trace *t2, int required, int want_dir, tl_error *err);
 
 /* The diff, once the alignment is done (waiting for it); NULL for none. */
-const tl_diff *tl_cli_diff_result(tl_cli_diff *cd);
+const tl_diff *tl_run_diff_result(tl_run_diff *cd);
 
 /* Wait for the alignment; write the TraceDiff files into the directory output `dir`
  * (NULL for none; moved into place with the run's other outputs), then give the sheets
  * lca_summary and diff_stats to the outputs' sink (the same tables: each made once).
  * Returns 0, or -1 with *err set. */
-int tl_cli_diff_put(tl_cli_diff *cd, const tl_sink *sink, tl_output *dir, tl_error *err);
+int tl_run_diff_put(tl_run_diff *cd, const tl_sink *sink, tl_output *dir, tl_error *err);
 
-void tl_cli_diff_free(tl_cli_diff *cd);
+void tl_run_diff_free(tl_run_diff *cd);
 
 #endif

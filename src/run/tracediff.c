@@ -1,7 +1,7 @@
 /*
- * tracediff.c - the command line's part of the morphology-aware diff (see tracediff.h).
+ * tracediff.c - the run's part of the morphology-aware diff (see tracediff.h).
  */
-#include "cli/tracediff.h"
+#include "run/tracediff.h"
 
 #include "base/progress.h"
 #include "base/thread.h"
@@ -16,7 +16,7 @@
  * touches what the main thread uses meanwhile: the traces are only read). */
 static void *align_thread(void *arg)
 {
-    tl_cli_diff *cd = arg;
+    tl_run_diff *cd = arg;
     double t0 = tl_now();
     if (cd->t[0] && cd->t[1])
         cd->d = tl_diff_run(cd->t[0], cd->t[1], NULL, &cd->derr);
@@ -31,7 +31,7 @@ static void *align_thread(void *arg)
     return NULL;
 }
 
-int tl_cli_diff_align(tl_cli_diff *cd, tl_trace *t1, tl_trace *t2, int required, int want_dir, tl_error *err)
+int tl_run_diff_align(tl_run_diff *cd, tl_trace *t1, tl_trace *t2, int required, int want_dir, tl_error *err)
 {
     (void)err;
     cd->t[0] = t1;
@@ -48,7 +48,7 @@ int tl_cli_diff_align(tl_cli_diff *cd, tl_trace *t1, tl_trace *t2, int required,
 }
 
 /* Wait for the alignment; its outcome in warnings or *err. */
-static int diff_join(tl_cli_diff *cd, tl_error *err)
+static int diff_join(tl_run_diff *cd, tl_error *err)
 {
     if (cd->running) {
         tl_progress("aligning the call trees");
@@ -152,7 +152,7 @@ static void *write_texts(void *arg)
 
 /* The TraceDiff files from the tables t[0..3) (diff_stats, the unique-args summary,
  * lca_summary), the tree and the maps. */
-static int write_dir(tl_cli_diff *cd, tl_output *dir, tl_table *const *t, tl_error *err)
+static int write_dir(tl_run_diff *cd, tl_output *dir, tl_table *const *t, tl_error *err)
 {
     char *paths[NFILES];
     for (size_t i = 0; i < NFILES; i++) /* the paths are tracked for the clean-up: here, not on a helper */
@@ -179,7 +179,7 @@ static int write_dir(tl_cli_diff *cd, tl_output *dir, tl_table *const *t, tl_err
     return rc;
 }
 
-int tl_cli_diff_put(tl_cli_diff *cd, const tl_sink *sink, tl_output *dir, tl_error *err)
+int tl_run_diff_put(tl_run_diff *cd, const tl_sink *sink, tl_output *dir, tl_error *err)
 {
     if (!cd->started)
         return 0;
@@ -209,7 +209,7 @@ int tl_cli_diff_put(tl_cli_diff *cd, const tl_sink *sink, tl_output *dir, tl_err
     return rc;
 }
 
-const tl_diff *tl_cli_diff_result(tl_cli_diff *cd)
+const tl_diff *tl_run_diff_result(tl_run_diff *cd)
 {
     tl_error ignored = {0};
     if (cd->started && !cd->joined)
@@ -217,7 +217,7 @@ const tl_diff *tl_cli_diff_result(tl_cli_diff *cd)
     return cd->d;
 }
 
-void tl_cli_diff_free(tl_cli_diff *cd)
+void tl_run_diff_free(tl_run_diff *cd)
 {
     if (cd->running) /* a run that failed before it needed the diff */
         pthread_join(cd->th, NULL);

@@ -1,0 +1,838 @@
+/*
+ * compare.c - one comparison run (see compare.h): the inputs' tags, the checks that need
+ * no input read, the reports opened, the comparison streamed into the outputs, the
+ * summary and the gate.
+ */
+#include "run/compare.h"
+
+#include "base/progress.h"
+#include "compare/groups.h"
+#include "io/output.h"
+#include "perf/gpu_arch.h"
+#include "perf/perf.h"
+#include "read/open.h"
+#include "run/memreport.h"
+#include "run/report.h"
+#include "run/tracediff.h"
+#include "summary/efficiency.h"
+#include "summary/lca.h"
+#include "summary/verdict.h"
+#include "trace/trace_report.h"
+#include "write/sink.h"
+#include "write/xlsx_write.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* Everything a comparison holds until it is freed: the reports (their arenas hold the
+ * results' strings), the diff, the summary and what it points to. */
+struct tl_compare_state {
+    tl_compare_opts o;
+    tl_report *reports;
+    size_t nreports, opened;
+    char **tags;       /* per input, until its report takes it */
+    const char **tagv; /* the sides' tags */
+    size_t nsides;
+    tl_arena arena;
+    tl_gpu_arch arch; /* the reports that read it hold a pointer: the state never moves */
+    int have_arch;
+    tl_out *outputs;
+    tl_results kept;  /* without outputs: every result */
+    tl_output *texts[3]; /* --summary-md, --summary-json, --tracediff-dir */
+    tl_run_diff cdiff;
+    tl_lca_summary lsum;
+    tl_efficiency eff;
+    tl_noise *noise;
+    tl_eff_cache *eff_cache;
+    tl_summary summary;
+    int summarised;
+};
+
+void tl_compare_opts_init(tl_compare_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->run = TL_GROUP_ALL;
+    o->fail_pct = -1;
+    o->min_ms = 1;
+}
+
+/* ---- default tags (SPEC §1, TRACES.md §0) ------------------------------------------- */
+
+static int has_suffix(const char *s, size_t n, const char *suffix)
+{
+    size_t k = strlen(suffix);
+    return n >= k && memcmp(s + n - k, suffix, k) == 0;
+}
+
+/* 1 when `path` names a trace by its file name: *.json or *.json.gz. */
+static int is_trace_name(const char *path)
+{
+    size_t start, end;
+    tl_path_base(path, &start, &end);
+    return has_suffix(path + start, end - start, ".json") || has_suffix(path + start, end - start, ".json.gz");
+}
+
+/*
+ * A report's default tag: a trace file's name without ".json.gz"/".json" and a trailing
+ * ".pt.trace" (the profiler's own suffix, the same in every file); a directory's name whole
+ * (a dot in "Qwen1.5-0.5B_csvs" is no extension); a workbook's name without its extension.
+ */
+static char *default_tag(const char *path)
+{
+    size_t start, end;
+    tl_path_base(path, &start, &end);
+    const char *name = path + start;
+    size_t n = end - start;
+    if (is_trace_name(path)) {
+        n -= has_suffix(name, n, ".json.gz") ? 8 : 5;
+        if (has_suffix(name, n, ".pt.trace"))
+            n -= 9;
+    } else if ((*path && path[strlen(path) - 1] == '/') || tl_is_dir(path)) {
+        /* the whole name */
+    } else {
+        return tl_path_stem(path);
+    }
+    char *t = tl_xmalloc(n + 1);
+    memcpy(t, name, n);
+    t[n] = '\0';
+    return t;
+}
+
+/* The components of a path ("runs//h100/./perf_csvs/" -> runs, h100, perf_csvs), as
+ * [start, end) offsets in starts[]/ends[]; returns how many. */
+static size_t path_parts(const char *p, size_t *starts, size_t *ends)
+{
+    size_t n = 0;
+    for (size_t i = 0; p[i];) {
+        while (p[i] == '/')
+            i++;
+        size_t b = i;
+        while (p[i] && p[i] != '/')
+            i++;
+        if (i > b && !(i - b == 1 && p[b] == '.'))
+            starts[n] = b, ends[n++] = i;
+    }
+    return n;
+}
+
+static int same_part(const char *a, size_t as, size_t ae, const char *b, size_t bs, size_t be)
+{
+    return ae - as == be - bs && memcmp(a + as, b + bs, ae - as) == 0;
+}
+
+/*
+ * Default tags that collide (reports all called perf_csvs) are replaced by the part of
+ * each path where the paths differ: the leading and trailing components common to every
+ * report dropped, the rest joined with '_' (the last component given as its default tag).
+ * A report whose path has nothing of its own keeps its tag.
+ */
+static void differing_tags(char **tags, const char *const *paths, size_t n)
+{
+    int collide = 0;
+    for (size_t i = 0; i < n && !collide; i++)
+        for (size_t j = 0; j < i && !collide; j++)
+            collide = strcmp(tags[i], tags[j]) == 0;
+    if (!collide)
+        return;
+    size_t **st = tl_xcalloc(n, sizeof *st), **en = tl_xcalloc(n, sizeof *en), *np = tl_xcalloc(n, sizeof *np);
+    size_t shortest = SIZE_MAX;
+    for (size_t i = 0; i < n; i++) {
+        size_t len = strlen(paths[i]) / 2 + 1;
+        st[i] = tl_xmalloc(len * sizeof **st);
+        en[i] = tl_xmalloc(len * sizeof **en);
+        np[i] = path_parts(paths[i], st[i], en[i]);
+        shortest = np[i] < shortest ? np[i] : shortest;
+    }
+    size_t lead = 0, trail = 0;
+    for (int same = 1; lead < shortest && same; lead += same)
+        for (size_t i = 1; i < n && same; i++)
+            same = same_part(paths[0], st[0][lead], en[0][lead], paths[i], st[i][lead], en[i][lead]);
+    for (int same = 1; lead + trail < shortest && same; trail += same) {
+        for (size_t i = 1; i < n && same; i++) {
+            size_t a = np[0] - 1 - trail, b = np[i] - 1 - trail;
+            same = same_part(paths[0], st[0][a], en[0][a], paths[i], st[i][b], en[i][b]);
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (lead + trail >= np[i])
+            continue;
+        tl_buf b = {0};
+        for (size_t k = lead; k < np[i] - trail; k++) {
+            if (k > lead)
+                tl_buf_addc(&b, '_');
+            if (k + 1 == np[i]) {
+                tl_buf_adds(&b, tags[i]); /* the last component: its default tag */
+            } else {
+                tl_buf_add(&b, paths[i] + st[i][k], en[i][k] - st[i][k]);
+            }
+        }
+        free(tags[i]);
+        tags[i] = tl_xstrdup(tl_buf_cstr(&b));
+        tl_buf_free(&b);
+    }
+    for (size_t i = 0; i < n; i++) {
+        free(st[i]);
+        free(en[i]);
+    }
+    free(st);
+    free(en);
+    free(np);
+}
+
+/* 1 when paths a and b name the same existing file. */
+static int same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/* A usage error: the message into c, the status returned. */
+static int usage(tl_comparison *c, int hint, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int usage(tl_comparison *c, int hint, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->err.msg, sizeof c->err.msg, fmt, ap);
+    va_end(ap);
+    c->err.set = 1;
+    c->usage_hint = hint;
+    return c->status = TL_RUN_USAGE;
+}
+
+/* 1 when input i is a trace (by content); a report given open is none. */
+static int input_is_trace(const tl_compare_opts *o, size_t i)
+{
+    return !(o->given && o->given[i].ops) && tl_trace_claims(o->inputs[i]);
+}
+
+/*
+ * Tags that repeat.  One input given twice (a trace against itself, TRACES.md §5.2's
+ * identical traces, or any report) with default tags: the later ones are tagged <tag>_2,
+ * <tag>_3, ... with a warning, whatever the input.  Default tags of different inputs that
+ * no part of their paths tells apart are an error.  A --names tag given to several reports
+ * makes them runs of one side (left as it is here).  Returns 0, or TL_RUN_USAGE.
+ */
+static int repeated_tags(tl_comparison *c, char **tags, const tl_compare_opts *o)
+{
+    const char *const *paths = o->inputs;
+    size_t n = o->ninputs;
+    int given = o->names_given;
+    for (size_t i = 0; i < n; i++) {
+        for (size_t j = 0; j < i; j++) {
+            if (strcmp(tags[i], tags[j]) != 0)
+                continue;
+            /* A --names tag given to several reports makes them runs of one side, except for
+             * exactly two traces: the call-tree diff of a trace against itself needs no tags,
+             * and the sheet comparison gets a distinct one. */
+            int two_traces = n == 2 && !(o->given && (o->given[0].ops || o->given[1].ops)) &&
+                             tl_trace_sniff(paths[0]) && tl_trace_sniff(paths[1]);
+            if (given && !two_traces)
+                continue;
+            if (!given && strcmp(paths[i], paths[j]) != 0 && !same_file(paths[i], paths[j]))
+                return usage(c, 0, "reports %zu and %zu both have the tag '%s'; tags must be unique: use "
+                                   "--names to disambiguate", j + 1, i + 1, tags[i]);
+            char *t = NULL;
+            for (size_t k = 2, taken = 1; taken; k++) {
+                free(t);
+                t = tl_xmalloc(strlen(tags[i]) + 24);
+                sprintf(t, "%s_%zu", tags[i], k);
+                taken = 0;
+                for (size_t m = 0; m < n && !taken; m++)
+                    taken = m != i && strcmp(tags[m], t) == 0;
+            }
+            tl_warn("reports %zu and %zu are the same input, tagged '%s'; report %zu is tagged '%s' (--names gives "
+                    "tags)", j + 1, i + 1, tags[i], i + 1, t);
+            free(tags[i]);
+            tags[i] = t;
+            break;
+        }
+    }
+    return 0;
+}
+
+/* 1 when writing the file `out` would change the input report `report`: it is that
+ * workbook, or a <sheet>.csv inside that CSV directory (existing or not: a new one
+ * would be read as a sheet next time). */
+static int clobbers(const char *out, const char *report)
+{
+    size_t n = strlen(out);
+    if (same_file(out, report))
+        return 1;
+    if (n < 4 || strcmp(out + n - 4, ".csv") != 0 || !tl_is_dir(report))
+        return 0;
+    char *dir = tl_xstrdup(out);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        slash[slash == dir ? 1 : 0] = '\0';
+    int r = same_file(slash ? dir : ".", report);
+    free(dir);
+    return r;
+}
+
+/* Write `text` (made valid UTF-8: op names come from the input) to output `out`'s
+ * temporary file.  Returns 0 or -1. */
+static int write_text(tl_output *out, tl_buf *text, tl_error *err)
+{
+    tl_utf8_sanitize(text);
+    FILE *f = fopen(tl_output_temp(out), "wb");
+    int bad = !f || fwrite(text->data ? text->data : "", 1, text->len, f) != text->len;
+    if (f && fclose(f) != 0)
+        bad = 1;
+    if (bad) {
+        tl_error_set(err, "%s: cannot write: %s", tl_output_target(out), strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+/* A usage error when two outputs of the run name one path (the last one written would
+ * silently win), or when a --names tag holds a control character.  0 or TL_RUN_USAGE. */
+static int check_outputs_and_tags(tl_comparison *c, const tl_compare_opts *o)
+{
+    const char *what[5] = {"-o", "--output_csvs_dir", "--summary-md", "--summary-json", "--tracediff-dir"};
+    const char *path[5] = {o->output, o->csv_dir, o->summary_md, o->summary_json, o->tracediff_dir};
+    for (int i = 0; i < 5; i++) {
+        for (int j = 0; j < i; j++) {
+            if (path[i] && path[j] && tl_output_same_target(path[i], path[j])) {
+                tl_buf m = {0};
+                tl_message_clean(&m, path[i], strlen(path[i]));
+                usage(c, 1, "%s and %s both name '%s'; give each output its own path", what[j], what[i],
+                      tl_buf_cstr(&m));
+                tl_buf_free(&m);
+                return TL_RUN_USAGE;
+            }
+        }
+    }
+    for (size_t i = 0; o->names_given && i < o->nnames; i++)
+        for (const unsigned char *p = (const unsigned char *)o->names[i]; *p; p++)
+            if (*p < 0x20 || *p == 0x7F)
+                return usage(c, 1, "--names: tag %zu holds a control character (0x%02X); tags name "
+                                   "sheets and files", i + 1, *p);
+    return 0;
+}
+
+/* A report whose GPU was all but idle (a graph's capture run records its kernels without
+ * running them: 11 µs of GPU work) compares as noise: say so, once per report. */
+static void warn_little_gpu_work(const tl_summary *s)
+{
+    enum { LITTLE_MS_X1000 = 100 }; /* 0.1 ms */
+    for (size_t i = 0; i <= s->nvariants && s->nvariants; i++) {
+        const tl_variant_summary *v = &s->variants[i ? i - 1 : 0];
+        if (!v->has_timeline)
+            continue;
+        double busy = i ? v->timeline[TL_TL_BUSY].var : v->timeline[TL_TL_BUSY].base;
+        if (!isnan(busy) && busy < LITTLE_MS_X1000 / 1000.0)
+            tl_warn("'%s' has almost no GPU work (busy_time %.3f ms): a graph capture trace, or a run that did not "
+                    "reach the GPU? its times compare as noise", i ? v->tag : s->baseline, busy);
+    }
+}
+
+/* ---- cancelling ------------------------------------------------------------------- */
+
+/* The sink between the comparison and the outputs that stops the run when asked: a
+ * result sheet is the unit of work. */
+typedef struct cancel_tap {
+    tl_sink next;
+    volatile int *flag;
+} cancel_tap;
+
+static int cancelled(volatile int *flag, tl_error *err)
+{
+    if (!flag || !*flag)
+        return 0;
+    tl_error_set(err, "interrupted");
+    return 1;
+}
+
+static int cancel_put(void *ctx, const tl_result *r, tl_error *err)
+{
+    cancel_tap *t = ctx;
+    if (cancelled(t->flag, err)) {
+        tl_table_free(r->table);
+        return -1;
+    }
+    return t->next.put(t->next.ctx, r, err);
+}
+
+static int cancel_sync(void *ctx, size_t upto, tl_error *err)
+{
+    cancel_tap *t = ctx;
+    if (cancelled(t->flag, err))
+        return -1;
+    return t->next.sync(t->next.ctx, upto, err);
+}
+
+/* ---- the run ----------------------------------------------------------------------- */
+
+/* The checks that need no input read, and the tags: 0, or the status. */
+static int prepare(tl_comparison *c, struct tl_compare_state *s, int *both_traces, int *infer)
+{
+    const tl_compare_opts *o = &s->o;
+    size_t n = o->ninputs;
+    if (n < 2)
+        return usage(c, 1, "need at least two reports, got %s", n == 0 ? "none" : "one");
+    if (o->names_given && o->nnames != n)
+        return usage(c, 1, "--names gives %zu tag%s for %zu reports; give exactly one per report", o->nnames,
+                     o->nnames == 1 ? "" : "s", n);
+    /* Tags first: a usage error should not wait for the reports to be read. */
+    s->tags = tl_xcalloc(n, sizeof *s->tags);
+    for (size_t i = 0; i < n; i++)
+        s->tags[i] = o->names_given ? tl_xstrdup(o->names[i]) : default_tag(o->inputs[i]);
+    if (!o->names_given)
+        differing_tags(s->tags, o->inputs, n);
+    for (size_t i = 0; i < n; i++)
+        if (!*s->tags[i])
+            return usage(c, 0, "report %zu has an empty tag; use --names", i + 1);
+    if (repeated_tags(c, s->tags, o) != 0)
+        return TL_RUN_USAGE;
+    /* A --names tag given to several reports makes them runs of one side: */
+    size_t nsides = 0;
+    s->tagv = tl_xcalloc(n, sizeof *s->tagv);
+    for (size_t i = 0; i < n; i++) {
+        size_t k = 0;
+        while (k < nsides && strcmp(s->tagv[k], s->tags[i]) != 0)
+            k++;
+        if (k == nsides)
+            s->tagv[nsides++] = s->tags[i];
+    }
+    if (nsides < 2)
+        return usage(c, 0, "every report has the tag '%s': the runs of one side leave nothing to "
+                           "compare; give the other side's reports another tag", s->tags[0]);
+    for (size_t i = 0; i < n; i++) {
+        const char *in = o->inputs[i];
+        const char *out = o->output && clobbers(o->output, in)               ? o->output
+                          : o->csv_dir && same_file(o->csv_dir, in)              ? o->csv_dir
+                          : o->summary_md && clobbers(o->summary_md, in)         ? o->summary_md
+                          : o->summary_json && clobbers(o->summary_json, in)     ? o->summary_json
+                                                                                 : NULL;
+        if (out)
+            return usage(c, 0, "the output '%s' would overwrite the input report '%s'; refusing", out, in);
+    }
+    if (check_outputs_and_tags(c, o) != 0)
+        return TL_RUN_USAGE;
+    /* Two traces: their call trees are aligned too (TRACES.md §5). */
+    *both_traces = n == 2 && nsides == 2 && input_is_trace(o, 0) && input_is_trace(o, 1);
+    /* inference mode: any capture folder, or an inference option, puts every trace in it */
+    int any_capture = 0;
+    *infer = o->inference || o->parent_module || o->num_kernels || o->pseudo_ops;
+    for (size_t i = 0; o->captures && i < n; i++)
+        any_capture |= o->captures[i] != NULL;
+    *infer |= any_capture;
+    int rc = 0;
+    if (*both_traces && any_capture) {
+        /* the morphology diff is not specified on merged trees (INFERENCE.md §4) */
+        if (o->tracediff_dir)
+            rc = usage(c, 1, "--tracediff-dir is not available for traces with capture folders");
+        tl_note("traces with capture folders: the morphology (call-tree) sheets are left out");
+        *both_traces = 0;
+    }
+    if (rc)
+        return rc;
+    if (o->tracediff_dir && !*both_traces) {
+        if (n != 2)
+            return usage(c, 1, "--tracediff-dir needs exactly two inputs, both traces; %zu given", n);
+        const char *other = input_is_trace(o, 0) ? o->inputs[1] : o->inputs[0];
+        tl_buf m = {0};
+        tl_message_clean(&m, other, strlen(other));
+        usage(c, 1, "--tracediff-dir needs two traces: '%s' is not a PyTorch trace (a trace is "
+                    "JSON, plain or gzip)", tl_buf_cstr(&m));
+        tl_buf_free(&m);
+        return TL_RUN_USAGE;
+    }
+    return 0;
+}
+
+int tl_compare_run(const tl_compare_opts *opts, tl_comparison *c)
+{
+    memset(c, 0, sizeof *c);
+    struct tl_compare_state *s = tl_xcalloc(1, sizeof *s);
+    c->st = s;
+    s->o = *opts;
+    const tl_compare_opts *o = &s->o;
+    tl_arena_init(&s->arena);
+    tl_error *err = &c->err;
+    s->nreports = o->ninputs;
+    s->reports = tl_xcalloc(o->ninputs ? o->ninputs : 1, sizeof *s->reports);
+    int both_traces = 0, infer = 0;
+    if (prepare(c, s, &both_traces, &infer) != 0) {
+        /* the reports given open are the run's */
+        for (size_t i = 0; o->given && i < o->ninputs; i++)
+            if (o->given[i].ops)
+                tl_report_close(&o->given[i]);
+        return c->status;
+    }
+    c->status = TL_RUN_FAILED;
+    if (o->gpu_arch) {
+        if (tl_gpu_arch_load(o->gpu_arch, &s->arch, err) != 0)
+            goto fail;
+        s->have_arch = 1;
+    }
+    const tl_gpu_arch *arch = s->have_arch ? &s->arch : NULL;
+
+    for (; s->opened < o->ninputs; s->opened++) {
+        size_t i = s->opened;
+        tl_report *r = &s->reports[i];
+        const char *path = o->inputs[i], *capture = o->captures ? o->captures[i] : NULL;
+        if (o->given && o->given[i].ops) {
+            *r = o->given[i];
+            memset(&o->given[i], 0, sizeof o->given[i]);
+        } else {
+            /* a profiler trace (by content) has its report sheets built on opening */
+            int is_trace = tl_trace_claims(path);
+            tl_trace_infer_spec spec = {capture, o->parent_module, o->num_kernels, 0, o->pseudo_ops};
+            if (capture && !is_trace) {
+                tl_error_set(err, "%s: not a trace, so it cannot take the capture folder %s", path, capture);
+                goto fail;
+            }
+            if ((is_trace && infer ? tl_trace_report_open_infer(r, path, &spec, err)
+                 : is_trace        ? tl_perf_report_open(r, path, arch, err)
+                                   : tl_report_open(r, path, err)) != 0) {
+                tl_report_close(r);
+                goto fail;
+            }
+        }
+        free(r->tag);
+        r->tag = s->tags[i];
+        s->tags[i] = NULL;
+    }
+    /* the traces load on helper threads, all at once: wait for them (reading, in --timings) */
+    {
+        double t0 = tl_now();
+        tl_progress_wait_begin("reading the traces");
+        int bad = 0;
+        for (size_t i = 0; i < s->opened && !bad; i++)
+            bad = tl_trace_report_wait(&s->reports[i], err) != 0;
+        tl_progress_wait_end();
+        if (bad)
+            goto fail;
+        tl_timing.read += tl_now() - t0;
+    }
+    if (cancelled(o->cancel, err))
+        goto cancel;
+    /* two traces: their call trees are aligned too (TRACES.md §5) */
+    tl_progress_wait_begin("aligning the call trees");
+    if (both_traces && tl_run_diff_align(&s->cdiff, tl_trace_report_trace(&s->reports[0]),
+                                         tl_trace_report_trace(&s->reports[1]), o->tracediff_dir != NULL,
+                                         o->tracediff_dir != NULL, err) != 0)
+        goto fail;
+    tl_progress_wait_end();
+    /* The outputs are written as the results come, under temporary names; without any,
+     * every result is kept. */
+    tl_sink out_sink;
+    if (o->output || o->csv_dir) {
+        s->outputs = tl_out_open(o->output, o->csv_dir, !o->no_summary, err);
+        if (!s->outputs)
+            goto fail;
+        out_sink = tl_out_sink(s->outputs);
+    } else {
+        out_sink = tl_results_sink(&s->kept);
+    }
+    /* A report that holds no TraceLens sheet at all is no report: say so, rather than
+     * compare nothing (and let a gate pass on it). */
+    for (size_t i = 0; i < o->ninputs; i++) {
+        if (!tl_groups_any_sheet(&s->reports[i], TL_GROUP_ALL)) {
+            tl_error_set(err, "%s: no TraceLens sheet in this report (a TraceLens report holds gpu_timeline, "
+                              "ops_summary, kernel_summary, ops_all, ops_unique_args, GEMM, ... sheets)",
+                         o->inputs[i]);
+            goto fail;
+        }
+    }
+    /* every output prepared (and so checked) before the work */
+    if (o->summary_md && !(s->texts[0] = tl_output_new(o->summary_md, 0, err)))
+        goto fail;
+    if (o->summary_json && !(s->texts[1] = tl_output_new(o->summary_json, 0, err)))
+        goto fail;
+    if (o->tracediff_dir && !(s->texts[2] = tl_output_new(o->tracediff_dir, 1, err)))
+        goto fail;
+    /* the sides (a tag given to several reports is one side, its reports its runs) */
+    s->nsides = 0;
+    for (size_t i = 0; i < o->ninputs; i++) {
+        size_t k = 0;
+        while (k < s->nsides && strcmp(s->tagv[k], s->reports[i].tag) != 0)
+            k++;
+        if (k == s->nsides)
+            s->tagv[s->nsides++] = s->reports[i].tag;
+    }
+    c->tags = s->tagv;
+    c->nsides = s->nsides;
+    s->noise = tl_noise_new(s->tagv, s->nsides);
+    cancel_tap ctap = {out_sink, o->cancel};
+    tl_sink csink = {cancel_put, out_sink.sync ? cancel_sync : NULL, &ctap};
+    tl_sink sink = tl_noise_tap(s->noise, &csink); /* the per-call spread, as the results pass */
+    if (!csink.sync)
+        sink.sync = NULL; /* a sink that keeps the results keeps their strings (compare/groups.h) */
+    /* the perf sheets' figures for the summary's efficiency lines, taken as they are read */
+    tl_eff_options eff_opt = {0};
+    eff_opt.gpu_arch = arch;
+    s->eff_cache = tl_eff_cache_new(arch);
+    eff_opt.cache = s->eff_cache;
+    if (tl_run_groups_observed(s->reports, o->ninputs, o->run, o->named, o->tracelens_keys ? TL_RUN_TRACELENS_KEYS : 0,
+                               tl_eff_cache_observe, s->eff_cache, &sink, &s->arena, err) != 0)
+        goto fail;
+    if (tl_run_diff_put(&s->cdiff, &sink, s->texts[2], err) != 0)
+        goto fail;
+    if (cancelled(o->cancel, err))
+        goto cancel;
+    const tl_results *results = s->outputs ? tl_out_results(s->outputs) : &s->kept;
+    c->results = results;
+    if (results->n == 0) {
+        tl_error_set(err, "nothing to compare: no sheet of the groups asked for is in every report "
+                          "(see the warnings above)");
+        goto fail;
+    }
+    if (o->fail_pct >= 0) {
+        /* a gate that has nothing to judge has not passed */
+        int judged = 0;
+        for (size_t i = 0; i < results->n && !judged; i++)
+            judged = !strcmp(results->items[i].name, "gpu_timeline") || !strcmp(results->items[i].name, "lca_summary") ||
+                     !strcmp(results->items[i].name, "ops_summary") ||
+                     !strcmp(results->items[i].name, "kernel_summary");
+        if (!judged) {
+            tl_error_set(err, "--fail-on-regression: nothing to judge: no gpu_timeline, ops_summary or "
+                              "kernel_summary was compared");
+            goto fail;
+        }
+    }
+
+    /* One note for all empty results: usually many only_* sheets, and not news. */
+    {
+        tl_buf empty = {0};
+        size_t nempty = 0;
+        for (size_t i = 0; i < results->n; i++)
+            if (results->items[i].nrows == 0)
+                tl_buf_printf(&empty, "%s%s", nempty++ ? ", " : "", results->items[i].name);
+        if (nempty)
+            tl_note("%zu result sheet%s with no matching rows: %s", nempty, nempty == 1 ? "" : "s",
+                    tl_buf_cstr(&empty));
+        tl_buf_free(&empty);
+    }
+
+    /* The summary is cheap and read from the results, so it is always built. */
+    double t_summary = tl_now();
+    tl_summary *summary = &s->summary;
+    tl_noise_read_runs(s->noise, results);
+    tl_gate gate = {o->fail_pct, o->min_ms, o->min_delta_ms, o->min_delta_pct, o->top, s->noise, o->confidence, o->fdr};
+    tl_summary_build(summary, results, s->tagv, s->nsides, &gate, &s->arena);
+    s->summarised = 1;
+    c->summary = summary;
+    if (tl_run_diff_result(&s->cdiff)) {
+        tl_lca_summary_build(&s->lsum, tl_run_diff_result(&s->cdiff), s->tagv[0], s->tagv[1],
+                             o->top ? o->top : TL_SUMMARY_TOP, o->fail_pct, o->min_ms, &s->arena);
+        tl_lca_summary_judge(&s->lsum, o->confidence, o->fdr);
+        summary->lca = &s->lsum;
+        if (s->lsum.nviolations)
+            summary->gate_failed = 1;
+    }
+    /* the achieved TFLOPS/s and TB/s of the ops listed, from the reports' perf sheets */
+    tl_efficiency_build(&s->eff, summary, s->reports, o->ninputs, &eff_opt, &s->arena);
+    summary->eff = &s->eff;
+    warn_little_gpu_work(summary);
+    tl_summary_sheet *sheet = NULL;
+    if (s->outputs && !o->no_summary &&
+        ((summary->nvariants && (summary->source || summary->variants[0].has_timeline)) || s->lsum.ntop))
+        sheet = tl_summary_sheet_build(summary, &s->arena);
+    tl_buf md = {0}, json = {0};
+    if (o->summary_md)
+        tl_summary_markdown(summary, &md);
+    if (o->summary_json)
+        tl_summary_json(summary, &json);
+    tl_timing.summary += tl_now() - t_summary;
+
+    /* Finish everything, then move it all into place. */
+    int bad = cancelled(o->cancel, err);
+    if (!bad && s->outputs && tl_out_finish(s->outputs, sheet, err) != 0)
+        bad = 1;
+    tl_summary_sheet_free(sheet);
+    if (!bad && s->texts[0] && write_text(s->texts[0], &md, err) != 0)
+        bad = 1;
+    if (!bad && s->texts[1] && write_text(s->texts[1], &json, err) != 0)
+        bad = 1;
+    tl_buf_free(&md);
+    tl_buf_free(&json);
+    if (!bad && cancelled(o->cancel, err))
+        bad = 2;
+    if (!bad && (s->outputs ? tl_out_commit_with(s->outputs, s->texts, 3, err)
+                            : tl_output_commit(s->texts, 3, err)) != 0)
+        bad = 1;
+    if (bad == 2 || (bad && o->cancel && *o->cancel))
+        goto cancel;
+    if (bad)
+        goto fail;
+    c->status = summary->gate_failed ? TL_RUN_REGRESSION : TL_RUN_OK;
+    return c->status;
+
+cancel:
+    c->status = TL_RUN_CANCELLED;
+    tl_error_set(err, "interrupted");
+    goto stop;
+fail:
+    c->status = TL_RUN_FAILED;
+    if (!err->msg[0])
+        tl_error_set(err, "failed");
+stop:
+    /* the reports given open that the run did not reach are the run's too */
+    for (size_t i = s->opened; o->given && i < o->ninputs; i++)
+        if (o->given[i].ops)
+            tl_report_close(&o->given[i]);
+    /* nothing half-written stays behind; the outputs first: the workbook's workers may
+     * still be rendering tables whose strings live in the reports' arenas and the diff's */
+    tl_out_free(s->outputs);
+    s->outputs = NULL;
+    for (int i = 0; i < 3; i++) {
+        tl_output_free(s->texts[i]);
+        s->texts[i] = NULL;
+    }
+    tl_progress_wait_end();
+    c->results = NULL;
+    c->summary = NULL;
+    return c->status;
+}
+
+/* ---- after the run ---------------------------------------------------------------- */
+
+int tl_comparison_write(tl_comparison *c, const char *xlsx, const char *csv_dir, volatile int *cancel, tl_error *err)
+{
+    struct tl_compare_state *s = c->st;
+    if (!s || !c->results || !c->summary || c->results != &s->kept) {
+        tl_error_set(err, "no comparison kept in memory to write");
+        return -1;
+    }
+    if (!xlsx && !csv_dir)
+        return 0;
+    for (size_t i = 0; i < s->nreports; i++) {
+        const char *in = s->reports[i].path ? s->reports[i].path : "";
+        const char *out = xlsx && clobbers(xlsx, in) ? xlsx : csv_dir && same_file(csv_dir, in) ? csv_dir : NULL;
+        if (out) {
+            tl_error_set(err, "the output '%s' would overwrite the input report '%s'; refusing", out, in);
+            return -1;
+        }
+    }
+    tl_summary_sheet *sheet = NULL;
+    const tl_summary *sum = c->summary;
+    tl_arena arena;
+    tl_arena_init(&arena);
+    if (xlsx && !s->o.no_summary && ((sum->nvariants && (sum->source || sum->variants[0].has_timeline)) || s->lsum.ntop))
+        sheet = tl_summary_sheet_build(sum, &arena);
+    int rc = tl_run_write_kept(&s->kept, xlsx, csv_dir, !s->o.no_summary, sheet, cancel, err);
+    tl_summary_sheet_free(sheet);
+    tl_arena_free(&arena);
+    return rc;
+}
+
+void tl_comparison_summary_json(const tl_comparison *c, tl_buf *out)
+{
+    if (c->summary) {
+        tl_summary_json(c->summary, out);
+        tl_utf8_sanitize(out);
+    }
+}
+
+void tl_comparison_summary_md(const tl_comparison *c, tl_buf *out)
+{
+    if (c->summary) {
+        tl_summary_markdown(c->summary, out);
+        tl_utf8_sanitize(out);
+    }
+}
+
+/* What a printer writes to a FILE, into a buffer (made valid UTF-8 like the files). */
+static void print_into(tl_buf *out, void (*print)(const tl_summary *, FILE *, int), void (*lca)(const tl_lca_summary *, FILE *),
+                       const tl_summary *s, const tl_lca_summary *l, int color)
+{
+    char *text = NULL;
+    size_t n = 0;
+    FILE *mem = open_memstream(&text, &n);
+    if (!mem)
+        return;
+    if (print)
+        print(s, mem, color);
+    if (lca)
+        lca(l, mem);
+    fclose(mem);
+    tl_buf b = {text, n, n + 1};
+    tl_utf8_sanitize(&b);
+    tl_buf_add(out, b.data, b.len);
+    tl_buf_free(&b);
+}
+
+void tl_comparison_summary_text(const tl_comparison *c, int color, tl_buf *out)
+{
+    if (c->summary)
+        print_into(out, tl_summary_print, NULL, c->summary, NULL, color);
+}
+
+static void print_violations(const tl_summary *s, FILE *f, int color)
+{
+    (void)color;
+    tl_summary_print_violations(s, f);
+}
+
+int tl_comparison_gate(const tl_comparison *c, const tl_gate *g, tl_buf *violations)
+{
+    struct tl_compare_state *s = c->st;
+    if (!s || !c->summary || !c->results)
+        return 0;
+    tl_gate gate = *g;
+    if (!gate.noise)
+        gate.noise = s->noise;
+    if (gate.confidence == 0)
+        gate.confidence = s->o.confidence;
+    tl_arena arena;
+    tl_arena_init(&arena);
+    tl_summary sum = {0};
+    tl_lca_summary lsum = {0};
+    tl_summary_build(&sum, c->results, s->tagv, s->nsides, &gate, &arena);
+    const tl_diff *d = tl_run_diff_result(&s->cdiff);
+    if (d) {
+        tl_lca_summary_build(&lsum, d, s->tagv[0], s->tagv[1], gate.top ? gate.top : TL_SUMMARY_TOP, gate.pct,
+                             gate.min_ms, &arena);
+        tl_lca_summary_judge(&lsum, gate.confidence, gate.fdr);
+        sum.lca = &lsum;
+        if (lsum.nviolations)
+            sum.gate_failed = 1;
+    }
+    int failed = sum.gate_failed;
+    if (violations && failed)
+        print_into(violations, print_violations, NULL, &sum, NULL, 0);
+    tl_lca_summary_free(&lsum);
+    tl_summary_free(&sum);
+    tl_arena_free(&arena);
+    return failed;
+}
+
+void tl_comparison_free(tl_comparison *c)
+{
+    struct tl_compare_state *s = c->st;
+    if (!s)
+        return;
+    /* The outputs first: on a failure the workbook's workers may still be rendering tables
+     * whose strings live in the reports' arenas and in the diff's. */
+    tl_out_free(s->outputs);
+    for (size_t i = 0; i < s->kept.n; i++)
+        tl_table_free(s->kept.items[i].table);
+    free(s->kept.items);
+    tl_run_diff_free(&s->cdiff); /* after the outputs: its strings are in the tables they hold */
+    for (size_t i = 0; s->tags && i < s->nreports; i++)
+        free(s->tags[i]);
+    free(s->tags);
+    for (size_t i = 0; i < s->opened; i++)
+        tl_report_close(&s->reports[i]);
+    free(s->reports);
+    tl_summary_free(&s->summary);
+    tl_noise_free(s->noise);
+    free(s->tagv);
+    tl_lca_summary_free(&s->lsum);
+    tl_efficiency_free(&s->eff);
+    tl_eff_cache_free(s->eff_cache);
+    for (int i = 0; i < 3; i++)
+        tl_output_free(s->texts[i]);
+    tl_arena_free(&s->arena);
+    free(s);
+    memset(c, 0, sizeof *c);
+}

@@ -1,0 +1,109 @@
+/*
+ * compare.h - one comparison run, for every front end (the tlcompare command line, the
+ * Python module): options in; the result sheets, the summary, the outputs and a status out.
+ *
+ * The run opens the inputs (reports, or traces whose sheets are built, with capture
+ * folders for graph-replay traces), aligns two traces' call trees, compares the sheet
+ * groups, builds the summary and the gate, and writes the outputs (workbook, CSV
+ * directory, summary files, TraceDiff directory) under temporary names, moving them into
+ * place only when all are complete.  It never exits and prints nothing but the library's
+ * warnings and notes (stderr, unless tl_quiet): errors come back in the comparison.
+ *
+ * Without a workbook or a CSV directory the run writes no sheets: every result table is
+ * kept in memory for the caller (tl_comparison_write writes them later).
+ */
+#ifndef TL_RUN_COMPARE_H
+#define TL_RUN_COMPARE_H
+
+#include "summary/summary.h"
+#include "table/report.h"
+#include "table/result.h"
+
+#include <stddef.h>
+
+/* A run's outcome, the command line's exit status. */
+enum {
+    TL_RUN_OK = 0,
+    TL_RUN_FAILED = 1,     /* unreadable input, missing sheet, cannot write */
+    TL_RUN_USAGE = 2,      /* the options or the inputs' tags do not make a run */
+    TL_RUN_REGRESSION = 3, /* the gate failed (everything written) */
+    TL_RUN_CANCELLED = 4,  /* *cancel was set: nothing written */
+};
+
+typedef struct tl_compare_opts {
+    const char *const *inputs; /* ninputs paths (a trace, an .xlsx workbook, a CSV directory) */
+    size_t ninputs;
+    const char *const *captures; /* NULL, or per input its capture folder (or NULL) */
+    /* NULL, or per input a report already open (ops set): the run takes it over, and
+     * inputs[i] is then only its name (default tag, messages) */
+    tl_report *given;
+    const char *const *names; /* --names: nnames tags (names_given); a tag repeated makes runs of one side */
+    size_t nnames;
+    int names_given;
+    const char *output;        /* the workbook, or NULL (then no csv_dir either: results kept) */
+    const char *csv_dir;       /* every result sheet as DIR/<sheet>.csv, or NULL */
+    const char *summary_md;    /* the summary as Markdown, or NULL */
+    const char *summary_json;  /* the summary as JSON, or NULL */
+    const char *tracediff_dir; /* two traces: the TraceDiff files, or NULL */
+    const char *gpu_arch;      /* NAME or FILE: the roofline columns of traces' perf sheets, or NULL */
+    unsigned run, named;       /* the groups to compare, and those named (compare/groups.h) */
+    int no_summary;            /* no summary worksheet */
+    int tracelens_keys;        /* pair rows on the groups' own keys only */
+    double fail_pct;           /* the gate's percentage; < 0: no gate */
+    double min_ms;             /* the gate's smallest op */
+    double min_delta_ms, min_delta_pct;
+    size_t top;                /* regressions and improvements listed; 0: the default */
+    double confidence;         /* of the verdicts, as a fraction; 0: the default */
+    int fdr;
+    int inference, parent_module, num_kernels, pseudo_ops; /* inference traces (INFERENCE.md §4) */
+    /* NULL, or a flag another thread (a signal's handler) sets to stop the run: it is
+     * read between the phases and between result sheets */
+    volatile int *cancel;
+} tl_compare_opts;
+
+/* The defaults of the command line: every group, no gate, min_ms 1. */
+void tl_compare_opts_init(tl_compare_opts *o);
+
+struct tl_compare_state;
+
+typedef struct tl_comparison {
+    int status;      /* TL_RUN_* */
+    int usage_hint;  /* a usage error the command line follows with its --help pointer */
+    tl_error err;    /* the one-line message of a failure (no program name) */
+    /* the result sheets in workbook order (with outputs: a table is NULL once written
+     * unless the summary reads it) */
+    const tl_results *results;
+    const tl_summary *summary; /* NULL unless the comparison ran */
+    const char *const *tags;   /* the sides' tags, nsides of them */
+    size_t nsides;
+    struct tl_compare_state *st; /* the run's own */
+} tl_comparison;
+
+/* Run a comparison.  Returns c->status; free c with tl_comparison_free whatever it is. */
+int tl_compare_run(const tl_compare_opts *o, tl_comparison *c);
+
+/* A kept comparison (no outputs given to the run): write its sheets as the workbook
+ * `xlsx` and/or CSVs in `csv_dir` (either NULL), with the summary sheet unless the run
+ * had no_summary, moved into place together.  Returns 0, or -1 with *err set and nothing
+ * written (also when *cancel, if not NULL, is set before the end). */
+int tl_comparison_write(tl_comparison *c, const char *xlsx, const char *csv_dir, volatile int *cancel, tl_error *err);
+
+/* The summary as the --summary-json file holds it (into out, appended). */
+void tl_comparison_summary_json(const tl_comparison *c, tl_buf *out);
+
+/* The summary as --summary-md writes it. */
+void tl_comparison_summary_md(const tl_comparison *c, tl_buf *out);
+
+/* The summary as the command line prints it (color: with terminal colours). */
+void tl_comparison_summary_text(const tl_comparison *c, int color, tl_buf *out);
+
+/* The gate again on a kept or written comparison, with other settings (g->pct >= 0; the
+ * run's noise and confidence are used when g->noise is NULL and g->confidence is 0):
+ * returns 1 when it fails, 0 when it passes; the violations as the command line prints
+ * them into `violations` (may be NULL). */
+int tl_comparison_gate(const tl_comparison *c, const tl_gate *g, tl_buf *violations);
+
+/* Free everything of the run; outputs not committed are removed. */
+void tl_comparison_free(tl_comparison *c);
+
+#endif

@@ -1,0 +1,232 @@
+/*
+ * report.c - one report run (see report.h): the trace loaded (attributed through its
+ * capture folder), its sheets built, the selections applied, the outputs written.
+ */
+#include "run/report.h"
+
+#include "io/output.h"
+#include "perf/gpu_arch.h"
+#include "perf/perf.h"
+#include "run/compare.h"
+#include "run/memreport.h"
+#include "trace/infer.h"
+#include "trace/trace_report.h"
+#include "write/csv_write.h"
+#include "write/sink.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void tl_run_report_opts_init(tl_run_report_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->topk_ops = -1;
+}
+
+/* The options that only select what is shown: unlinked kernels in gpu_timeline, the
+ * first rows of ops_unique_args. */
+static int apply_selections(const tl_run_report_opts *o, const tl_trace *t, tl_results *res, tl_error *err)
+{
+    for (size_t i = 0; i < res->n; i++) {
+        tl_result *r = &res->items[i];
+        if (o->unlinked && !strcmp(r->name, "gpu_timeline")) {
+            tl_table *tb = tl_trace_gpu_timeline(t, 1, err);
+            if (!tb)
+                return -1;
+            tl_table_free(r->table);
+            r->table = tb;
+            r->nrows = tb->nrows;
+            r->ncols = tb->ncols;
+        }
+        if (o->topk_ops >= 0 && !strcmp(r->name, "ops_unique_args") && r->table->nrows > (size_t)o->topk_ops)
+            r->table->nrows = r->nrows = (size_t)o->topk_ops;
+    }
+    return 0;
+}
+
+/* The caller's flag is set: "interrupted" into *err. */
+static int stop_asked(volatile int *cancel, tl_error *err)
+{
+    if (!cancel || !*cancel)
+        return 0;
+    tl_error_set(err, "interrupted");
+    return 1;
+}
+
+int tl_run_write_csvs(const tl_results *res, const char *dir, volatile int *cancel, tl_error *err)
+{
+    for (size_t i = 0; i < res->n; i++) {
+        if (strchr(res->items[i].name, '/')) {
+            tl_error_set(err, "result '%s' cannot be a file name (a tag holds '/')", res->items[i].name);
+            return -1;
+        }
+    }
+    tl_output *out = tl_output_new(dir, 1, err);
+    if (!out)
+        return -1;
+    int rc = 0;
+    for (size_t i = 0; i < res->n && rc == 0; i++) {
+        char *name = tl_xmalloc(strlen(res->items[i].name) + 5);
+        sprintf(name, "%s.csv", res->items[i].name);
+        char *file = tl_output_add(out, name);
+        rc = stop_asked(cancel, err) ? -1 : tl_csv_write_file(res->items[i].table, file, err);
+        free(file);
+        free(name);
+    }
+    if (rc == 0 && stop_asked(cancel, err))
+        rc = -1;
+    if (rc == 0)
+        rc = tl_output_commit(&out, 1, err);
+    tl_output_free(out);
+    return rc;
+}
+
+static int cancelled(const tl_run_report_opts *o, tl_error *err) { return stop_asked(o->cancel, err); }
+
+int tl_run_report_build(const tl_run_report_opts *o, tl_run_report *r)
+{
+    memset(r, 0, sizeof *r);
+    tl_arena_init(&r->arena);
+    tl_error *err = &r->err;
+    const char *xlsx = o->output;
+    const char *clash = xlsx && tl_output_same_target(xlsx, o->trace)                    ? xlsx
+                        : o->csv_dir && tl_output_same_target(o->csv_dir, o->trace)       ? o->csv_dir
+                        : xlsx && o->csv_dir && tl_output_same_target(xlsx, o->csv_dir) ? o->csv_dir
+                                                                                          : NULL;
+    if (clash) {
+        tl_error_set(err, "the output '%s' would overwrite %s; refusing", clash,
+                     clash == o->csv_dir && xlsx && tl_output_same_target(xlsx, o->csv_dir) ? "the workbook"
+                                                                                            : "the input trace");
+        r->usage_hint = 1;
+        return r->status = TL_RUN_USAGE;
+    }
+    r->status = TL_RUN_FAILED;
+    tl_gpu_arch arch;
+    if (o->gpu_arch && tl_gpu_arch_load(o->gpu_arch, &arch, err) != 0)
+        return r->status;
+    tl_reading(o->trace); /* out of memory names the trace, while it is read and its sheets made */
+    tl_sheet_opts so = {0};
+    so.inference = o->capture_dir || o->inference || o->parent_module;
+    so.parent_module = o->parent_module;
+    so.num_kernels = o->num_kernels;
+    tl_infer_opts io = {o->capture_dir, o->parent_module || o->call_stack, o->pseudo_ops, o->call_stack};
+    tl_infer_stats st = {0};
+    int infer = so.inference || o->call_stack || o->pseudo_ops;
+    tl_out *out = NULL;
+    r->trace = infer ? tl_infer_load(o->trace, &io, &st, err) : tl_trace_load(o->trace, err);
+    if (!r->trace)
+        goto fail;
+    if (cancelled(o, err))
+        goto cancel;
+    /* the inference layout has its own op sheets; the perf sheets of a merged tree are not
+     * made yet */
+    if ((infer ? tl_trace_sheets_opts(r->trace, &so, &r->arena, &r->results, err)
+               : tl_perf_report_sheets(r->trace, o->gpu_arch ? &arch : NULL, &r->arena, &r->results, err)) != 0 ||
+        apply_selections(o, r->trace, &r->results, err) != 0)
+        goto fail;
+    if (cancelled(o, err))
+        goto cancel;
+    tl_reading(NULL);
+    if (!o->capture_dir && o->capture_hint)
+        tl_infer_capture_hint(r->trace, o->trace);
+    tl_results *res = &r->results;
+    if (xlsx) {
+        out = tl_out_open(xlsx, o->csv_dir, 0, err);
+        if (!out)
+            goto fail;
+        tl_sink sink = tl_out_sink(out);
+        for (size_t i = 0; i < res->n; i++) {
+            if (cancelled(o, err))
+                goto stop;
+            int bad = sink.put(sink.ctx, &res->items[i], err) != 0;
+            res->items[i].table = NULL; /* the sink's now, whatever happened */
+            if (bad)
+                goto stop;
+        }
+        if (cancelled(o, err))
+            goto stop;
+        if (tl_out_finish(out, NULL, err) != 0 || tl_out_commit(out, err) != 0)
+            goto stop;
+        tl_out_free(out);
+    } else if (o->csv_dir) {
+        if (tl_run_write_csvs(res, o->csv_dir, o->cancel, err) != 0)
+            goto stop;
+        for (size_t i = 0; i < res->n; i++) {
+            tl_table_free(res->items[i].table);
+            res->items[i].table = NULL;
+        }
+    }
+    if (o->capture_dir && st.nlaunch)
+        tl_infer_summary(r->trace, &st, &r->infer_line);
+    return r->status = TL_RUN_OK;
+stop:
+    tl_out_free(out); /* nothing half-written stays behind */
+    if (cancelled(o, err))
+        goto cancel;
+fail:
+    tl_reading(NULL);
+    if (!err->msg[0])
+        tl_error_set(err, "failed");
+    return r->status = TL_RUN_FAILED;
+cancel:
+    tl_reading(NULL);
+    tl_error_set(err, "interrupted");
+    return r->status = TL_RUN_CANCELLED;
+}
+
+void tl_run_report_free(tl_run_report *r)
+{
+    tl_results_free(&r->results);
+    tl_buf_free(&r->infer_line);
+    tl_trace_free(r->trace);
+    tl_arena_free(&r->arena);
+    memset(r, 0, sizeof *r);
+}
+
+int tl_run_report_write(const tl_run_report *r, const char *xlsx, const char *csv_dir, volatile int *cancel,
+                        tl_error *err)
+{
+    const tl_results *res = &r->results;
+    for (size_t i = 0; i < res->n; i++) {
+        if (!res->items[i].table) {
+            tl_error_set(err, "the report's sheets were written, not kept");
+            return -1;
+        }
+    }
+    return tl_run_write_kept(res, xlsx, csv_dir, 0, NULL, cancel, err);
+}
+
+int tl_run_write_kept(const tl_results *res, const char *xlsx, const char *csv_dir, int summary_first,
+                      const tl_summary_sheet *summary, volatile int *cancel, tl_error *err)
+{
+    if (xlsx && csv_dir && tl_output_same_target(xlsx, csv_dir)) {
+        tl_error_set(err, "the workbook and the CSV directory both name '%s'; give each output its own path", xlsx);
+        return -1;
+    }
+    if (!xlsx)
+        return csv_dir ? tl_run_write_csvs(res, csv_dir, cancel, err) : 0;
+    tl_out *out = tl_out_open(xlsx, csv_dir, summary_first, err);
+    if (!out)
+        return -1;
+    tl_sink sink = tl_out_sink(out);
+    int rc = 0;
+    for (size_t i = 0; i < res->n && rc == 0; i++) {
+        tl_result c = res->items[i];
+        if (stop_asked(cancel, err)) {
+            rc = -1;
+            break;
+        }
+        c.table = tl_table_copy(c.table); /* the writer frees what it is given */
+        rc = sink.put(sink.ctx, &c, err);
+    }
+    if (rc == 0)
+        rc = tl_out_finish(out, summary, err);
+    if (rc == 0 && stop_asked(cancel, err))
+        rc = -1;
+    if (rc == 0)
+        rc = tl_out_commit(out, err);
+    tl_out_free(out);
+    return rc;
+}
