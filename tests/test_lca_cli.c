@@ -260,6 +260,14 @@ static void test_lca_verdicts(void **state)
     /* the summary sheet's LCA block carries the verdicts too */
     sh(f, "python3 -c \"import zipfile,sys; x = zipfile.ZipFile('v.xlsx').read('xl/worksheets/sheet1.xml').decode(); "
           "sys.exit(0 if x.count('<t>verdict</t>') >= 2 and '<t>slower</t>' in x else 1)\"");
+
+    /* the LCAs are held to --confidence and --fdr like the ops */
+    assert_int_equal(run(f, "run1.json.gz run2.json.gz -o c.xlsx --confidence 0.5 --fdr"), 0);
+    out = slurp(f, "out.txt");
+    char *v = strstr(out, "  verdicts: the spread of paired LCAs");
+    assert_non_null(v);
+    assert_non_null(strstr(v, "; 50% intervals, false discovery rate 50% over "));
+    free(out);
 }
 
 /* The bundled example pair: the ten copies differ in size (different kernels), so their
