@@ -439,9 +439,7 @@ int main(int argc, char **argv)
     tl_infer_stats st;
     int infer = so.inference || o.call_stack || o.pseudo_ops;
     tl_trace *t = infer ? tl_infer_load(o.trace, &io, &st, &err) : tl_trace_load(o.trace, &err);
-    /* the inference layout has its own op sheets; the perf sheets of a merged tree are not
-     * made yet */
-    if (!t || (infer ? tl_trace_sheets_opts(t, &so, &arena, &res, &err)
+    if (!t || (infer ? tl_perf_infer_report_sheets(t, &so, &io, &arena, &res, &err)
                      : tl_perf_report_sheets(t, arch_src ? &arch : NULL, &arena, &res, &err)) != 0 ||
         apply_selections(&o, t, &res, &err) != 0)
         goto fail;

@@ -290,6 +290,8 @@ tl_table *pm_sheet(pm_env *env, const pm_row *rows, size_t n)
             tl_buf_addc(&kb, '\x1f');
             tl_buf_adds(&kb, pc[k].key[r]);
         }
+        if (env->num_kernels)
+            tl_buf_printf(&kb, "\x1f%zu", rows[r].nkern);
         tl_strmap_slot *sl = tl_strmap_get(&map, tl_buf_cstr(&kb));
         if (sl->value == 0) {
             sl->key = tl_arena_strndup(env->arena, kb.data, kb.len);
@@ -341,6 +343,11 @@ tl_table *pm_sheet(pm_env *env, const pm_row *rows, size_t n)
         x = col(&b, tl_arena_printf(env->arena, "param: %s", pc[k].name));
         for (size_t r = 0; r < ng; r++)
             x[r] = pc[k].cells[g[ord[r]].rows[0]];
+    }
+    if (env->num_kernels) {
+        x = col(&b, "num_kernels");
+        for (size_t r = 0; r < ng; r++)
+            x[r] = tl_cell_int((int64_t)rows[g[ord[r]].rows[0]].nkern);
     }
     /* the first non-missing value of a row field, over a group */
 #define FIRST_D(field)                                                                                                 \

@@ -10,6 +10,7 @@
 
 #include "base/sort.h"
 
+#include <ctype.h>
 #include <regex.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -132,6 +133,50 @@ static int64_t kv_digits(const char *body, size_t n, const char *key, int *found
     return v;
 }
 
+/* SGLang's native step[WORD bs=B] or step[WORD bs=B toks=T], exactly: 1 and *batch
+ * (DECODE: B; else T, or B when T is 0 or absent), 0 for any other text. */
+static int sglang_native_batch(const char *name, int64_t *batch)
+{
+    const char *p = name + 5, *w = p;
+    while (*p == '_' || (*p >= '0' && *p <= '9') || ((*p | 32) >= 'a' && (*p | 32) <= 'z'))
+        p++;
+    int ok = p > w && (*p == ' ' || *p == '\t');
+    while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r' || *p == '\f' || *p == '\v')
+        p++;
+    ok = ok && strncmp(p, "bs=", 3) == 0;
+    int64_t bs = 0, toks = 0;
+    if (ok) {
+        p += 3;
+        const char *d = p;
+        while (*p >= '0' && *p <= '9')
+            p++;
+        ok = p > d;
+        bs = safe_int(d, (size_t)(p - d));
+    }
+    if (ok && *p != ']') {
+        const char *q = p;
+        while (*q == ' ' || *q == '\t' || *q == '\n' || *q == '\r' || *q == '\f' || *q == '\v')
+            q++;
+        if (q > p && strncmp(q, "toks=", 5) == 0) {
+            q += 5;
+            const char *d = q;
+            while (*q >= '0' && *q <= '9')
+                q++;
+            if (q > d && *q == ']') {
+                toks = safe_int(d, (size_t)(q - d));
+                p = q;
+            }
+        }
+    }
+    if (ok && *p == ']') {
+        int decode = (size_t)(w - name) == 5 && strncmp(w, "DECODE", 6) == 0 && (w[6] == ' ' || w[6] == '\t');
+        int64_t b = decode ? bs : toks;
+        *batch = b ? b : bs;
+        return 1;
+    }
+    return 0;
+}
+
 int tl_infer_step_batch(const char *name, int64_t *batch)
 {
     patterns_init();
@@ -166,46 +211,8 @@ int tl_infer_step_batch(const char *name, int64_t *batch)
             return 0;
         }
     }
-    if (pat_match(P_SGL_N, name)) {
-        /* step[WORD bs=B] or step[WORD bs=B toks=T], exactly */
-        const char *p = name + 5, *w = p;
-        while (*p == '_' || (*p >= '0' && *p <= '9') || ((*p | 32) >= 'a' && (*p | 32) <= 'z'))
-            p++;
-        int ok = p > w && (*p == ' ' || *p == '\t');
-        while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r' || *p == '\f' || *p == '\v')
-            p++;
-        ok = ok && strncmp(p, "bs=", 3) == 0;
-        int64_t bs = 0, toks = 0;
-        if (ok) {
-            p += 3;
-            const char *d = p;
-            while (*p >= '0' && *p <= '9')
-                p++;
-            ok = p > d;
-            bs = safe_int(d, (size_t)(p - d));
-        }
-        if (ok && *p != ']') {
-            const char *q = p;
-            while (*q == ' ' || *q == '\t' || *q == '\n' || *q == '\r' || *q == '\f' || *q == '\v')
-                q++;
-            if (q > p && strncmp(q, "toks=", 5) == 0) {
-                q += 5;
-                const char *d = q;
-                while (*q >= '0' && *q <= '9')
-                    q++;
-                if (q > d && *q == ']') {
-                    toks = safe_int(d, (size_t)(q - d));
-                    p = q;
-                }
-            }
-        }
-        if (ok && *p == ']') {
-            int decode = (size_t)(w - name) == 5 && strncmp(w, "DECODE", 6) == 0 && (w[6] == ' ' || w[6] == '\t');
-            int64_t b = decode ? bs : toks;
-            *batch = b ? b : bs;
-            return 0;
-        }
-    }
+    if (pat_match(P_SGL_N, name) && sglang_native_batch(name, batch))
+        return 0;
     if (pat_match(P_ATOM_D, name) || pat_match(P_ATOM_N, name)) {
         const char *lb = strchr(name, '['), *rb = strrchr(name, ']');
         int64_t tokv = 0;
@@ -244,6 +251,101 @@ int tl_infer_step_batch(const char *name, int64_t *batch)
         }
     }
     return -1;
+}
+
+static int is_word(char c) { return c == '_' || (c >= '0' && c <= '9') || ((c | 32) >= 'a' && (c | 32) <= 'z'); }
+
+/* ATOM's `key=value` pairs (a value is a [..] list, maybe with a "...+N" tail, or a run of
+ * non-space bytes; the last of a key wins): tok, sk, sqsq, sqsk; found[i] when present. */
+static void atom_values(const char *body, size_t n, int64_t v[4], int found[4])
+{
+    static const char *const keys[4] = {"tok", "sk", "sqsq", "sqsk"};
+    for (int k = 0; k < 4; k++)
+        v[k] = 0, found[k] = 0;
+    size_t i = 0;
+    while (i < n) {
+        if (!is_word(body[i])) {
+            i++;
+            continue;
+        }
+        size_t ks = i;
+        while (i < n && is_word(body[i]))
+            i++;
+        size_t kl = i - ks;
+        if (i >= n || body[i] != '=' || i + 1 >= n)
+            continue;
+        size_t vs = i + 1, ve;
+        const char *rb = body[vs] == '[' ? memchr(body + vs, ']', n - vs) : NULL;
+        if (rb) {
+            ve = (size_t)(rb - body) + 1;
+            if (ve + 4 < n && strncmp(body + ve, "...+", 4) == 0 && body[ve + 4] >= '0' && body[ve + 4] <= '9') {
+                ve += 4;
+                while (ve < n && body[ve] >= '0' && body[ve] <= '9')
+                    ve++;
+            }
+        } else {
+            ve = vs;
+            while (ve < n && !isspace((unsigned char)body[ve]))
+                ve++;
+            if (ve == vs)
+                continue;
+        }
+        for (int k = 0; k < 4; k++)
+            if (kl == strlen(keys[k]) && strncmp(body + ks, keys[k], kl) == 0) {
+                v[k] = body[vs] == '[' ? 0 : safe_int(body + vs, ve - vs);
+                found[k] = 1;
+            }
+        i = ve;
+    }
+}
+
+int tl_infer_chunk_stats(const char *name, int64_t st[8])
+{
+    patterns_init();
+    for (int i = 0; i < 8; i++)
+        st[i] = 0;
+    if (pat_match(P_VLLM_D, name)) {
+        char buf[1024];
+        const char *tok[32];
+        size_t len[32];
+        size_t n = vllm_tokens(name, buf, sizeof buf, tok, len, 32);
+        if (n <= 16)
+            return 0;
+        static const int at[8] = {5, 6, 7, 8, 13, 14, 15, 16};
+        for (int i = 0; i < 8; i++)
+            st[i] = safe_int(tok[at[i]], len[at[i]]);
+        return 1;
+    }
+    if (pat_match(P_VLLM_N, name))
+        return 0;
+    if (pat_match(P_SGL_D, name)) {
+        const char *lb = strchr(name, '['), *rb = strrchr(name, ']');
+        if (!lb || !rb || rb < lb)
+            return 0;
+        static const char *const keys[8] = {"c_sq", "c_sk", "c_sqsq", "c_sqsk", "g_sq", "g_sk", "g_sqsq", "g_sqsk"};
+        int f;
+        for (int i = 0; i < 8; i++)
+            st[i] = kv_digits(lb + 1, (size_t)(rb - lb - 1), keys[i], &f);
+        return 1;
+    }
+    int64_t b;
+    if (pat_match(P_SGL_N, name) && sglang_native_batch(name, &b))
+        return 0;
+    if (pat_match(P_ATOM_N, name)) {
+        const char *lb = strchr(name, '['), *rb = strrchr(name, ']');
+        if (!lb || !rb || rb < lb)
+            return 0;
+        int64_t v[4];
+        int found[4];
+        atom_values(lb + 1, (size_t)(rb - lb - 1), v, found);
+        if (!found[2] || !found[3])
+            return 0;
+        int prefill = strncmp(name, "prefill[", 8) == 0;
+        int o = prefill ? 0 : 4;
+        st[o] = v[0], st[o + 1] = v[1], st[o + 2] = v[2], st[o + 3] = v[3];
+        return 1;
+    }
+    return 0;
 }
 
 /* ---- alignment (§2.7) -------------------------------------------------------------------- */
@@ -627,6 +729,34 @@ static void graft(tl_trace *t, const job *jb, int keep_frames, uint32_t *uid_nex
     }
     nchild += jb->np;
     t->ev = tl_xrealloc(t->ev, (t->nev + ncopy) * sizeof *t->ev);
+    /* the perf models read the copies' extras too (their Output type, that they have args);
+     * a copy takes no part in forward/backward links (the reference links the trees before
+     * the merge), so its sequence number is dropped */
+    if (t->extra) {
+        t->extra = tl_xrealloc(t->extra, (t->nev + ncopy) * sizeof *t->extra);
+        for (size_t p = 0; p < n; p++) {
+            if (posmap[p] == TL_TEV_NONE)
+                continue;
+            tl_tev_extra *x = &t->extra[posmap[p]];
+            uint32_t s = cr->sub[p];
+            if (s != UINT32_MAX && ct->extra)
+                *x = ct->extra[s];
+            else
+                memset(x, 0, sizeof *x);
+            x->seq = TL_SEQ_NONE;
+        }
+    }
+    /* the capture's cpu root nodes in the subtree are roots of the merged tree too, after
+     * the execution trace's own (unified_perf_summary starts from them) */
+    size_t nnew_roots = 0;
+    for (size_t r = 0; r < ct->nroots; r++)
+        nnew_roots += pos_of[ct->roots[r]] != UINT32_MAX && posmap[pos_of[ct->roots[r]]] != TL_TEV_NONE;
+    if (nnew_roots) {
+        t->roots = tl_xrealloc(t->roots, (t->nroots + nnew_roots) * sizeof *t->roots);
+        for (size_t r = 0; r < ct->nroots; r++)
+            if (pos_of[ct->roots[r]] != UINT32_MAX && posmap[pos_of[ct->roots[r]]] != TL_TEV_NONE)
+                t->roots[t->nroots++] = posmap[pos_of[ct->roots[r]]];
+    }
     t->idx = tl_xrealloc(t->idx, (t->nidx + nchild + ngpu + 1) * sizeof *t->idx);
     size_t off = t->nidx;
     for (size_t p = 0; p < n; p++) {

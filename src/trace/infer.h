@@ -91,6 +91,12 @@ size_t tl_infer_unapplied_pseudo_ops(const tl_trace *t, const char **what, size_
 /* §2.3: the batch size of an iteration annotation named `name`; 0 and *batch, or -1. */
 int tl_infer_step_batch(const char *name, int64_t *batch);
 
+/* The roofline aggregates of an iteration annotation named `name` (what the attention
+ * models of PERF.md read: the reference's IterationAnnotation.chunk_stats): st[] gets
+ * c_sq, c_sk, c_sqsq, c_sqsk, g_sq, g_sk, g_sqsq, g_sqsk; returns 1, or 0 when the name is
+ * no detailed annotation (st[] all 0). */
+int tl_infer_chunk_stats(const char *name, int64_t st[8]);
+
 /* §2.2: 2 when `name` is a detailed iteration annotation, 1 a native one, else 0. */
 int tl_infer_root_kind(const char *name);
 
