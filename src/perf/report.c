@@ -207,6 +207,7 @@ int tl_perf_sheets_opts(const tl_trace *t, const tl_gpu_arch *arch, const tl_per
     pm_env env;
     pm_env_init(&env, t, arch, arena);
     env.num_kernels = po->num_kernels;
+    env.call_stack = po->call_stack;
     if (po->inference)
         pm_env_annotate(&env);
     emit(out, "unified_perf_summary", pm_unified(&env));

@@ -659,12 +659,11 @@ static int ts_cmp_ctx(size_t a, size_t b, void *ctx)
     return x < y ? -1 : x > y ? 1 : 0;
 }
 
-/* A capture event that nothing of the sheets reads: a Python frame that is no nn.Module
- * frame (the launcher walk passes through it, the call stack leaves it out).  Such frames
- * are ~90% of a capture subtree; unless all frames are kept they take their UIDs but are
- * not copied, and their children hang under the nearest copied ancestor. */
-static int frame_only(const tl_tev *e) { return e->kind == TL_TEV_PYTHON && !strstr(e->name, "nn.Module"); }
-
+/* Capture frames that nothing of the sheets reads: a Python frame with no paired launch
+ * below it (no kernel ever runs under it, so no launcher walk, call stack or perf row
+ * passes through it).  Such frames are most of a capture subtree; unless all frames are
+ * kept they take their UIDs but are not copied, and their children hang under the nearest
+ * copied ancestor. */
 /* Graft one job into t (room in t->ev and t->idx is made here). */
 static void graft(tl_trace *t, const job *jb, int keep_frames, uint32_t *uid_next, uint32_t *pos_of, int *warned_gpu)
 {
@@ -683,10 +682,19 @@ static void graft(tl_trace *t, const job *jb, int keep_frames, uint32_t *uid_nex
     uint8_t *is_top = tl_xcalloc(ct->nev ? ct->nev : 1, 1);
     for (size_t k = 0; k < cr->ntop; k++)
         is_top[cr->top[k]] = 1;
-    size_t ncopy = 0;
     for (size_t p = 0; p < n; p++) {
         uint32_t s = cr->sub[p];
         pparent[p] = s == UINT32_MAX ? UINT32_MAX : is_top[s] ? 0 : pos_of[ct->ev[s].parent];
+    }
+    uint8_t *paired = tl_xcalloc(n, 1), *on_path = tl_xcalloc(n, 1);
+    for (size_t i = 0; i < jb->np; i++) {
+        paired[jb->p[i].c] = 1;
+        for (uint32_t p = jb->p[i].c; p != UINT32_MAX && !on_path[p]; p = pparent[p])
+            on_path[p] = 1;
+    }
+    size_t ncopy = 0;
+    for (size_t p = 0; p < n; p++) {
+        uint32_t s = cr->sub[p];
         posmap[p] = TL_TEV_NONE;
         if (s != UINT32_MAX && tl_tev_is_gpu(&ct->ev[s])) {
             if (!*warned_gpu) {
@@ -695,7 +703,7 @@ static void graft(tl_trace *t, const job *jb, int keep_frames, uint32_t *uid_nex
             }
             continue;
         }
-        if (s != UINT32_MAX && !keep_frames && frame_only(&ct->ev[s]))
+        if (s != UINT32_MAX && !keep_frames && ct->ev[s].kind == TL_TEV_PYTHON && !on_path[p])
             continue;
         posmap[p] = (uint32_t)(t->nev + ncopy++);
     }
@@ -705,9 +713,6 @@ static void graft(tl_trace *t, const job *jb, int keep_frames, uint32_t *uid_nex
         uint32_t q = pparent[p];
         kparent[p] = q == UINT32_MAX || posmap[q] != TL_TEV_NONE ? q : kparent[q];
     }
-    uint8_t *paired = tl_xcalloc(n, 1);
-    for (size_t i = 0; i < jb->np; i++)
-        paired[jb->p[i].c] = 1;
     /* children: each copy under its nearest copied ancestor, in subtree order; a paired
      * launch's children are its kernel only */
     uint32_t base = (uint32_t)t->nev;
@@ -831,6 +836,7 @@ static void graft(tl_trace *t, const job *jb, int keep_frames, uint32_t *uid_nex
     free(pparent);
     free(kparent);
     free(paired);
+    free(on_path);
     free(nch);
     free(gcount);
 }
@@ -1034,6 +1040,7 @@ int tl_infer_attribute(tl_trace *t, tl_capture *cap, int keep_frames, tl_infer_s
         st->nreplay_attributed += jobs[j].np;
         free(pos_of);
     }
+    t->nuids = uid_next; /* the UIDs taken, copies included (a synthetic op's is the next) */
     if (st->nattributed < ngl)
         tl_warn("%s: %zu of %zu graph launches attributed through %s%s%s%s", t->path, st->nattributed, ngl, cap->dir,
                 st->reason[0] ? " (" : "", st->reason, st->reason[0] ? ")" : "");

@@ -18,8 +18,8 @@
  * enclosing an event by time, copies included, is its step's iteration annotation, which
  * the attention models read.  Pseudo-op renames (tl_infer_pseudo_ops) are already in the
  * names.  tl_infer_is_copy tells a copy from an execution-trace event.  Without
- * --include_call_stack (tl_infer_opts.keep_frames) the Python frames that are no
- * nn.Module frames are not copied (their UIDs are still counted).
+ * --include_call_stack (tl_infer_opts.keep_frames) the Python frames with no attributed
+ * launch below them are not copied (their UIDs are still counted).
  */
 #ifndef TL_TRACE_INFER_H
 #define TL_TRACE_INFER_H
@@ -70,7 +70,7 @@ typedef struct tl_infer_opts {
     const char *capture_dir; /* the capture folder, or NULL */
     int python;              /* Python functions in the tree (--group_by_parent_module, --include_call_stack) */
     int pseudo_ops;          /* --enable_pseudo_ops */
-    int keep_frames;         /* every Python frame grafted (--include_call_stack) */
+    int keep_frames;         /* every Python frame grafted, not only those above a kernel (--include_call_stack) */
 } tl_infer_opts;
 
 /*

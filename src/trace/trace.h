@@ -87,7 +87,7 @@ typedef struct tl_trace {
     uint32_t *roots;     /* cpu root nodes, in ts order across threads */
     size_t nroots;
     size_t ncpu_ops;     /* how many cpu_op events (0: a GPU-only trace) */
-    uint32_t nuids;      /* how many events traceEvents holds (every kind counted) */
+    uint32_t nuids;      /* how many UIDs are taken: traceEvents' length, plus the grafted copies of an attributed trace */
     size_t nnegative;    /* kept events with a negative duration (used as they are) */
     uint32_t first_negative; /* the uid of the first of them */
     tl_arena arena;      /* names, argument texts, process and thread names */
