@@ -64,6 +64,8 @@ static const pm_family families[] = {
     {"gemm_a16w16", pm_gemm, "matrix", 0},
     {"mha_varlen_fwd", pm_inference_attention, "matrix", 0},
     {"mla_decode_fwd", pm_inference_attention, "matrix", 0},
+    {"moe_triton_unfused_down", pm_moe_unfused, "matrix", 0},
+    {"moe_triton_unfused_up", pm_moe_unfused, "matrix", 0},
     {"pseudo_mla_prefill_fwd", pm_inference_attention, "matrix", 0},
     {"sgl_kernel_rotary_embedding", pm_rope, "vector", 1},
     {"sgl_kernel_silu_and_mul", pm_unary, "vector", 0},

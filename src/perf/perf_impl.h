@@ -137,6 +137,7 @@ int pm_rope(pm_ctx *c);
 int pm_store_cache(pm_ctx *c);
 int pm_triton(pm_ctx *c);
 int pm_inference_attention(pm_ctx *c);
+int pm_moe_unfused(pm_ctx *c);
 
 /* ---- the op tables (ops.c) -------------------------------------------------------- */
 

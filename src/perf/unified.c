@@ -782,8 +782,8 @@ tl_table *pm_unified(pm_env *env)
     for (size_t r = 0; r < ng; r++)
         x[r] = tl_cell_int((int64_t)g[ord[r]].n);
     COL("total_duration_us");
-    for (size_t r = 0; r < ng; r++)
-        x[r] = fcell(AGG(A_DUR, sum));
+    for (size_t r = 0; r < ng; r++) /* pandas' sum over no value (a pseudo op has no CPU time) is 0 */
+        x[r] = AGG(A_DUR, n) ? fcell(AGG(A_DUR, sum)) : tl_cell_float(0.0);
     COL("mean_duration_us");
     for (size_t r = 0; r < ng; r++)
         x[r] = fcell(AGG(A_DUR, mean));

@@ -11,6 +11,7 @@
 #include "base/sort.h"
 
 #include <ctype.h>
+#include <math.h>
 #include <regex.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -1140,6 +1141,8 @@ static void warn_reparenting(const tl_trace *t)
                 "reference's", t->path, what[i]);
 }
 
+static void moe_unfused_triton(tl_trace *t);
+
 void tl_infer_pseudo_ops(tl_trace *t)
 {
     warn_reparenting(t);
@@ -1169,6 +1172,210 @@ void tl_infer_pseudo_ops(tl_trace *t)
             e->name = v[k].to;
     }
     free(v);
+    moe_unfused_triton(t);
+}
+
+/* ---- the unfused Triton MoE pseudo ops (§2.10) ------------------------------------------ */
+
+static int has_name(const tl_trace *t, const char *name)
+{
+    for (size_t i = 0; i < t->nev; i++)
+        if (strcmp(t->ev[i].name, name) == 0)
+            return 1;
+    return 0;
+}
+
+static int has_ci(const char *s, const char *lit) { return name_has_ci(s, lit); }
+
+/* Python's int() of element 1 of a tuple-of-strings text ("('', '4', ...)"): 1 and *out. */
+static int concrete_int1(const char *text, int64_t *out)
+{
+    if (!text || *text != '(')
+        return 0;
+    const char *p = text + 1;
+    for (int item = 0; item < 2; item++) {
+        while (*p == ' ')
+            p++;
+        char q = *p;
+        if (q != '\'' && q != '"')
+            return 0;
+        const char *b = ++p;
+        while (*p && *p != q)
+            p += *p == '\\' && p[1] ? 2 : 1;
+        if (!*p)
+            return 0;
+        const char *e = p++;
+        if (item == 1) {
+            while (b < e && isspace((unsigned char)*b))
+                b++;
+            while (e > b && isspace((unsigned char)e[-1]))
+                e--;
+            if (b == e)
+                return 0;
+            size_t n = (size_t)(e - b);
+            if (n > 20 || strspn(b + (*b == '-' || *b == '+'), "0123456789") != n - (*b == '-' || *b == '+') ||
+                n == (size_t)(*b == '-' || *b == '+'))
+                return 0;
+            *out = safe_int(b, n);
+            return 1;
+        }
+        while (*p == ' ')
+            p++;
+        if (*p != ',')
+            return 0;
+        p++;
+    }
+    return 0;
+}
+
+/* The experts per token of a vllm::moe_forward: the k of a TopK op below it (through at
+ * most ten levels of children), else 4. */
+static int64_t moe_topk(const tl_trace *t, uint32_t moe)
+{
+    uint32_t *st = NULL, *dp = NULL;
+    size_t sp = 0, cap = 0, dcap = 0;
+    const uint32_t *ch = tl_tev_children(t, moe);
+    for (uint32_t k = t->ev[moe].nchild; k-- > 0;) {
+        TL_GROW(st, cap, sp + 1);
+        TL_GROW(dp, dcap, sp + 1);
+        st[sp] = ch[k];
+        dp[sp++] = 0;
+    }
+    int64_t topk = 4;
+    while (sp) {
+        uint32_t e = st[--sp], d = dp[sp];
+        if (d > 10)
+            continue;
+        int64_t v;
+        if (strstr(t->ev[e].name, "TopK") && concrete_int1(t->ev[e].concrete_inputs, &v)) {
+            topk = v;
+            break;
+        }
+        const uint32_t *c2 = tl_tev_children(t, e);
+        for (uint32_t k = t->ev[e].nchild; k-- > 0;) {
+            TL_GROW(st, cap, sp + 1);
+            TL_GROW(dp, dcap, sp + 1);
+            st[sp] = c2[k];
+            dp[sp++] = d + 1;
+        }
+    }
+    free(st);
+    free(dp);
+    return topk;
+}
+
+/* A pseudo op `name` between kernel `kern`'s launch and the launch's parent, with the
+ * shapes of MoE op `moe` (see moe_unfused_triton). */
+static void inject_pseudo_op(tl_trace *t, uint32_t kern, const char *name, uint32_t moe, int64_t topk, int gated)
+{
+    uint32_t launch = t->ev[kern].parent;
+    uint32_t orig = launch == TL_TEV_NONE ? TL_TEV_NONE : t->ev[launch].parent;
+    if (orig == TL_TEV_NONE)
+        return;
+    t->ev = tl_xrealloc(t->ev, (t->nev + 1) * sizeof *t->ev);
+    if (t->extra)
+        t->extra = tl_xrealloc(t->extra, (t->nev + 1) * sizeof *t->extra);
+    t->idx = tl_xrealloc(t->idx, (t->nidx + 2) * sizeof *t->idx);
+    uint32_t ps = (uint32_t)t->nev++;
+    tl_tev *e = &t->ev[ps];
+    const tl_tev *m = &t->ev[moe];
+    memset(e, 0, sizeof *e);
+    e->name = name;
+    e->kind = TL_TEV_CPU_OP;
+    e->flags = TL_TEV_IN_TREE;
+    e->ts = e->dur = e->t_end = NAN; /* no CPU time of its own */
+    e->pid = t->ev[orig].pid;
+    e->tid = t->ev[orig].tid;
+    e->stream = TL_TEV_NO_STREAM;
+    e->corr = -1;
+    e->uid = t->nuids++;
+    e->input_dims = m->input_dims;
+    e->input_type = m->input_type;
+    e->input_strides = m->input_strides;
+    e->concrete_inputs = m->concrete_inputs;
+    e->parent = orig;
+    e->child0 = (uint32_t)t->nidx;
+    e->nchild = 1;
+    t->idx[t->nidx++] = launch;
+    e->gpu0 = (uint32_t)t->nidx;
+    e->ngpu = 1;
+    t->idx[t->nidx++] = kern;
+    t->ncpu_ops++;
+    if (t->extra) {
+        tl_tev_extra *x = &t->extra[ps];
+        memset(x, 0, sizeof *x);
+        x->seq = TL_SEQ_NONE;
+        x->has_args = 1;
+        x->moe_topk = topk;
+        x->moe_gated = (uint8_t)gated;
+    }
+    /* orig's children: the launch out, the pseudo op in at the end */
+    tl_tev *o = &t->ev[orig];
+    uint32_t *c = t->idx + o->child0;
+    uint32_t w = 0;
+    for (uint32_t k = 0; k < o->nchild; k++)
+        if (c[k] != launch)
+            c[w++] = c[k];
+    if (w < o->nchild)
+        c[w] = ps;
+}
+
+/* vLLM's GPT-OSS MoE runs its expert GEMMs as Triton matmul_ogs kernels under
+ * vllm::moe_forward; the reference gives each its own op (the first by ts "up", the
+ * others "down"; the one scatter kernel combining them gets one too) between the
+ * kernel's launch and the launch's parent, so the GEMMs get MoE rows.  The launch keeps
+ * its parent (the op sheets do not change); the pseudo op has the MoE op's shapes, no
+ * CPU time, and comes after every other event. */
+static void moe_unfused_triton(tl_trace *t)
+{
+    if (!has_name(t, "vllm::moe_forward") || has_name(t, "vllm::rocm_aiter_fused_moe") ||
+        has_name(t, "_rocm_C::paged_attention") || has_name(t, "aiter::paged_attention_v1"))
+        return;
+    int any = 0;
+    for (size_t i = 0; i < t->nev && !any; i++)
+        any = t->ev[i].kind == TL_TEV_KERNEL && has_ci(t->ev[i].name, "matmul_ogs");
+    if (!any)
+        return;
+    const char *up = tl_arena_strdup(&t->arena, "pseudo_op::moe_triton_unfused_up");
+    const char *down = tl_arena_strdup(&t->arena, "pseudo_op::moe_triton_unfused_down");
+    const char *finalize = tl_arena_strdup(&t->arena, "pseudo_op::moe_triton_unfused_finalize_matmul_scatter");
+    size_t nev0 = t->nev;
+    for (size_t i = 0; i < nev0; i++) {
+        if (strcmp(t->ev[i].name, "vllm::moe_forward") != 0 || !t->ev[i].ngpu)
+            continue;
+        uint32_t moe = (uint32_t)i;
+        size_t nm = 0;
+        size_t *mk = tl_xmalloc(t->ev[moe].ngpu * sizeof *mk);
+        for (uint32_t k = 0; k < t->ev[moe].ngpu; k++) {
+            uint32_t g = tl_tev_gpu(t, moe)[k];
+            if (t->ev[g].kind == TL_TEV_KERNEL && has_ci(t->ev[g].name, "matmul_ogs"))
+                mk[nm++] = g;
+        }
+        if (!nm) {
+            free(mk);
+            continue;
+        }
+        int64_t topk = moe_topk(t, moe);
+        tl_sort_rows(mk, nm, ts_cmp_ctx, t);
+        for (size_t q = 0; q < nm; q++) {
+            const char *kn = t->ev[mk[q]].name;
+            inject_pseudo_op(t, (uint32_t)mk[q], q == 0 ? up : down, moe, topk,
+                             has_ci(kn, "_swiglu") || has_ci(kn, "_glu"));
+        }
+        /* the scatter that combines the experts' outputs, when there is exactly one */
+        uint32_t scatter = TL_TEV_NONE;
+        size_t nscatter = 0;
+        for (uint32_t k = 0; k < t->ev[moe].ngpu; k++) {
+            uint32_t g = tl_tev_gpu(t, moe)[k];
+            if (has_ci(t->ev[g].name, "matmul_scatter")) {
+                scatter = g;
+                nscatter++;
+            }
+        }
+        if (nscatter == 1)
+            inject_pseudo_op(t, scatter, finalize, moe, 0, 0);
+        free(mk);
+    }
 }
 
 tl_trace *tl_infer_load(const char *path, const tl_infer_opts *o, tl_infer_stats *st, tl_error *err)
