@@ -1306,7 +1306,7 @@ static void inject_pseudo_op(tl_trace *t, uint32_t kern, const char *name, uint3
         memset(x, 0, sizeof *x);
         x->seq = TL_SEQ_NONE;
         x->has_args = 1;
-        x->moe_topk = topk;
+        x->moe_topk = topk > INT32_MAX ? INT32_MAX : topk < INT32_MIN ? INT32_MIN : (int32_t)topk;
         x->moe_gated = (uint8_t)gated;
     }
     /* orig's children: the launch out, the pseudo op in at the end */

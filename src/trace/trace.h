@@ -75,9 +75,10 @@ typedef struct tl_tev_extra {
     const char *output_type; /* cpu_ops: args["Output type"] as a Python tuple repr, or NULL */
     uint8_t has_args;        /* the event has an args object */
     uint8_t is_driver;       /* a runtime event of cat "cuda_driver" (not "cuda_runtime") */
-    /* an injected MoE pseudo op (trace/infer.h): its experts per token and gating */
+    /* an injected MoE pseudo op (trace/infer.h): its gating and experts per token (in
+     * the struct's padding: no event grows for them) */
     uint8_t moe_gated;
-    int64_t moe_topk;
+    int32_t moe_topk;
 } tl_tev_extra;
 
 typedef struct tl_trace {
