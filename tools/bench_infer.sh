@@ -106,7 +106,7 @@ for c in "$CONF"/inference-cases/*/; do
                      --enable_kernel_summary --output_csvs_dir "$out/ref") ||
     { echo "$name: the reference failed ($(tail -n 1 "$DIR/err.log"))"; fail=1; continue; }
   speed=$(awk -v a="$ref" -v b="$ours" 'BEGIN { printf "%.1f", a / b }')
-  cpux=$(awk -v a="$ref_cpu" -v b="$ours_cpu" 'BEGIN { printf "%.1f", b > 0 ? a / b : 0 }')
+  cpux=$(awk -v a="$ref_cpu" -v b="$ours_cpu" 'BEGIN { printf "%.1f", (b > 0 ? a / b : 0) }')
   awk -v s="$speed" -v t="$SPEED_TARGET" 'BEGIN { exit !(s < t) }' && fail=1
   # memory: the eager path on the capture trace the case uses (the largest of its folder)
   rssx="-" eager_mb="-"
