@@ -621,6 +621,19 @@ static void test_two_roots_gpu_in_window(void **state)
     /* the UIDs taken: the execution trace's 6 and the two subtrees' 6 each */
     assert_int_equal(t->nuids, 18);
     tl_trace_free(t);
+    /* asked for every frame, g is copied too (same UIDs) */
+    tl_capture folder;
+    assert_int_equal(tl_capture_open(&folder, f.cap, &err), 0);
+    t = tl_trace_load_flags(f.exec, TL_LOAD_ANNOT | TL_LOAD_PYTHON, &err);
+    assert_non_null(t);
+    tl_quiet = 1;
+    assert_int_equal(tl_infer_attribute(t, &folder, 1, &st, &err), 0);
+    tl_quiet = 0;
+    assert_int_equal(st.ncopies, 10);
+    assert_string_equal(t->ev[by_uid(t, 11)].name, "idle.py(3): g");
+    assert_int_equal(t->nuids, 18);
+    tl_capture_close(&folder);
+    tl_trace_free(t);
     fx_free(&f);
 }
 
@@ -746,6 +759,7 @@ static void test_perf_sheets_merged(void **state)
     tl_results_free(&r);
     tl_arena_free(&a);
     tl_trace_free(t);
+    fx_free(&f);
     /* the same step without its aggregates: the attention op has no estimate (no row) */
     fx_init(&f);
     fx_file(&f, "c.json", CAPTURE_ATTN);

@@ -316,7 +316,7 @@ int tl_perf_infer_report_sheets(const tl_trace *t, const tl_sheet_opts *so, cons
     tl_perf_opts po = {0};
     po.inference = so->inference;
     po.num_kernels = so->num_kernels;
-    po.call_stack = io->keep_frames;
+    po.call_stack = io->call_stack;
     return report_sheets(t, so, &po, NULL, arena, out, err);
 }
 

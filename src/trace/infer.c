@@ -661,12 +661,12 @@ static int ts_cmp_ctx(size_t a, size_t b, void *ctx)
 }
 
 /* Capture frames that nothing of the sheets reads: a Python frame with no paired launch
- * below it (no kernel ever runs under it, so no launcher walk, call stack or perf row
- * passes through it).  Such frames are most of a capture subtree; unless all frames are
- * kept they take their UIDs but are not copied, and their children hang under the nearest
- * copied ancestor. */
+ * below it (no kernel ever runs under it, so no launcher walk, call stack, module or perf
+ * row passes through it; --include_call_stack's columns too only follow kernels).  Such
+ * frames are most of a capture subtree; unless all frames are asked for they take their
+ * UIDs but are not copied, and their children hang under the nearest copied ancestor. */
 /* Graft one job into t (room in t->ev and t->idx is made here). */
-static void graft(tl_trace *t, const job *jb, int keep_frames, uint32_t *uid_next, uint32_t *pos_of, int *warned_gpu)
+static void graft(tl_trace *t, const job *jb, int all_frames, uint32_t *uid_next, uint32_t *pos_of, int *warned_gpu)
 {
     const tl_trace *ct = jb->ct->t;
     const croot *cr = jb->cr;
@@ -704,7 +704,7 @@ static void graft(tl_trace *t, const job *jb, int keep_frames, uint32_t *uid_nex
             }
             continue;
         }
-        if (s != UINT32_MAX && !keep_frames && ct->ev[s].kind == TL_TEV_PYTHON && !on_path[p])
+        if (s != UINT32_MAX && !all_frames && ct->ev[s].kind == TL_TEV_PYTHON && !on_path[p])
             continue;
         posmap[p] = (uint32_t)(t->nev + ncopy++);
     }
@@ -844,7 +844,7 @@ static void graft(tl_trace *t, const job *jb, int keep_frames, uint32_t *uid_nex
 
 static int uint_cmp_ts(size_t a, size_t b, void *ctx) { return ts_cmp_ctx(a, b, ctx); }
 
-int tl_infer_attribute(tl_trace *t, tl_capture *cap, int keep_frames, tl_infer_stats *st, tl_error *err)
+int tl_infer_attribute(tl_trace *t, tl_capture *cap, int all_frames, tl_infer_stats *st, tl_error *err)
 {
     memset(st, 0, sizeof *st);
     st->capture_batch = -1;
@@ -1035,7 +1035,7 @@ int tl_infer_attribute(tl_trace *t, tl_capture *cap, int keep_frames, tl_infer_s
         for (size_t i = 0; i < ctt->nev; i++)
             pos_of[i] = UINT32_MAX;
         size_t before = t->nev;
-        graft(t, &jobs[j], keep_frames, &uid_next, pos_of, &warned_gpu);
+        graft(t, &jobs[j], all_frames, &uid_next, pos_of, &warned_gpu);
         st->ncopies += t->nev - before;
         st->nattributed++;
         st->nreplay_attributed += jobs[j].np;
@@ -1390,7 +1390,7 @@ tl_trace *tl_infer_load(const char *path, const tl_infer_opts *o, tl_infer_stats
     /* the annotations always: the iteration roots, the attention models' step, the pseudo-op rule */
     unsigned flags = TL_LOAD_ANNOT | (o->capture_dir || o->python ? TL_LOAD_PYTHON : 0);
     tl_trace *t = tl_trace_load_flags(path, flags, err);
-    if (t && o->capture_dir && tl_infer_attribute(t, &cap, o->keep_frames, st, err) != 0) {
+    if (t && o->capture_dir && tl_infer_attribute(t, &cap, 0, st, err) != 0) {
         tl_trace_free(t);
         t = NULL;
     }
