@@ -32,7 +32,6 @@ typedef struct urow {
      * kernel_details_summary shows; NULL for a synthetic op */
     const char ***kcs;
     size_t *nkcs;
-    const char **kcs_text;
 } urow;
 
 typedef struct U {
@@ -51,6 +50,7 @@ typedef struct U {
     uint32_t *cs_ev, *cs_up;
     size_t ncs, cscap;
     uint32_t *coll_cs;
+    const char **csname; /* per event: its call-stack name, made once */
 } U;
 
 static const char *model_of(U *u, uint32_t ev)
@@ -358,7 +358,16 @@ static void list_repr(tl_buf *b, const char *const *v, size_t n)
     tl_buf_addc(b, ']');
 }
 
-/* The call stacks of row r's kernels (the collected event e, its walk's node cs). */
+/* Event i's name as the call stacks write it (made once per event). */
+static const char *cs_name_of(U *u, uint32_t i)
+{
+    if (!u->csname[i])
+        u->csname[i] = cs_name(u->env->arena, u->t->ev[i].name);
+    return u->csname[i];
+}
+
+/* The call stacks of row r's kernels (the collected event e, its walk's node cs) as
+ * names; their texts are made for the rows a summary shows (row_call_stack_texts). */
 static void kernel_call_stacks(U *u, urow *r, uint32_t e, uint32_t cs)
 {
     const tl_trace *t = u->t;
@@ -369,34 +378,44 @@ static void kernel_call_stacks(U *u, urow *r, uint32_t e, uint32_t cs)
     const char **base = tl_xmalloc((nbase ? nbase : 1) * sizeof *base);
     size_t q = nbase;
     for (uint32_t c = cs; c != UINT32_MAX; c = u->cs_up[c])
-        base[--q] = cs_name(a, t->ev[u->cs_ev[c]].name);
+        base[--q] = cs_name_of(u, u->cs_ev[c]);
     r->kcs = r->nkern ? tl_arena_alloc(a, r->nkern * sizeof *r->kcs) : NULL;
     r->nkcs = r->nkern ? tl_arena_alloc(a, r->nkern * sizeof *r->nkcs) : NULL;
-    r->kcs_text = r->nkern ? tl_arena_alloc(a, r->nkern * sizeof *r->kcs_text) : NULL;
-    tl_buf b = {0};
-    const char **sfx = NULL;
+    uint32_t *sfx = NULL;
     size_t scap = 0;
     for (size_t k = 0; k < r->nkern; k++) {
         size_t ns = 0;
         for (uint32_t p = t->ev[r->kern[k]].parent; p != TL_TEV_NONE && p != e; p = t->ev[p].parent)
             if (cs_frame(&t->ev[p])) {
                 TL_GROW(sfx, scap, ns + 1);
-                sfx[ns++] = t->ev[p].name;
+                sfx[ns++] = p;
             }
         const char **v = tl_arena_alloc(a, (nbase + ns + 1) * sizeof *v);
         memcpy(v, base, nbase * sizeof *v);
         for (size_t i = 0; i < ns; i++)
-            v[nbase + i] = cs_name(a, sfx[ns - 1 - i]);
+            v[nbase + i] = cs_name_of(u, sfx[ns - 1 - i]);
         r->kcs[k] = v;
         r->nkcs[k] = nbase + ns;
-        tl_buf_clear(&b);
-        tl_buf_adds(&b, ", 'call_stack': ");
-        list_repr(&b, v, nbase + ns);
-        r->kcs_text[k] = tl_arena_strndup(a, b.data, b.len);
     }
-    tl_buf_free(&b);
     free(sfx);
     free(base);
+}
+
+/* The ", 'call_stack': [...]" texts of row r's kernels (kernel_details_summary's). */
+static const char **row_call_stack_texts(tl_arena *a, const urow *r)
+{
+    if (!r->kcs)
+        return NULL;
+    const char **txt = tl_arena_alloc(a, r->nkern * sizeof *txt);
+    tl_buf b = {0};
+    for (size_t k = 0; k < r->nkern; k++) {
+        tl_buf_clear(&b);
+        tl_buf_adds(&b, ", 'call_stack': ");
+        list_repr(&b, r->kcs[k], r->nkcs[k]);
+        txt[k] = tl_arena_strndup(a, b.data, b.len);
+    }
+    tl_buf_free(&b);
+    return txt;
 }
 
 /* The reference's dispatch-frame filters for the entry point. */
@@ -576,6 +595,7 @@ tl_table *pm_unified(pm_env *env)
     u.model = tl_xcalloc(nev, sizeof *u.model);
     u.first_kernel = tl_xmalloc(nev * sizeof *u.first_kernel);
     u.python = (t->load_flags & TL_LOAD_PYTHON) != 0;
+    u.csname = u.python ? tl_xcalloc(nev, sizeof *u.csname) : NULL;
     mark_descendants(&u);
     traverse(&u);
     launcher_kernels(&u);
@@ -688,7 +708,7 @@ tl_table *pm_unified(pm_env *env)
         free(bl[b]);
     free(bl), free(bn), free(bc), free(bucket_r), free(bucket_of), free(wp), free(wk), free(cov);
     free(u.visited), free(u.desc), free(u.model_known), free(u.model), free(u.first_kernel), free(u.collected);
-    free(u.sole_f), free(u.coll_cs), free(u.cs_ev), free(u.cs_up);
+    free(u.sole_f), free(u.coll_cs), free(u.cs_ev), free(u.cs_up), free(u.csname);
     if (nr == 0) {
         free(rows);
         return NULL;
@@ -893,10 +913,13 @@ tl_table *pm_unified(pm_env *env)
                 const urow *w = &rows[gr->rows[q]];
                 lists[q] = w->kern;
                 lens[q] = w->nkern;
-                extra[q] = env->call_stack ? NULL : w->kcs_text;
+                extra[q] = NULL;
                 if (tpl == SIZE_MAX && w->nkern)
                     tpl = q;
             }
+            /* only the template's kernels are shown */
+            if (tpl != SIZE_MAX && !env->call_stack)
+                extra[tpl] = row_call_stack_texts(env->arena, &rows[gr->rows[tpl]]);
             const char *s, *tr;
             size_t *sorted = tpl == SIZE_MAX ? NULL : tl_xmalloc(lens[tpl] * sizeof *sorted);
             pm_kernel_summary_ex(env, lists, lens, gr->n, extra, sorted, &s, &tr);

@@ -533,12 +533,18 @@ typedef struct ctrace {
     int used;
 } ctrace;
 
+/* `lit` (lower case) occurs in s, ignoring ASCII case.  Every event's name is tested
+ * (Python frames' run long): the first letter is matched before the rest is compared. */
 static int name_has_ci(const char *s, const char *lit)
 {
     size_t n = strlen(lit);
-    for (; *s; s++)
+    char c0 = lit[0];
+    for (; *s; s++) {
+        if ((char)(*s | 32) != c0 && *s != c0)
+            continue;
         if (strncasecmp(s, lit, n) == 0)
             return 1;
+    }
     return 0;
 }
 
