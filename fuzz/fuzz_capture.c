@@ -8,11 +8,12 @@
  * one of batch size 1 when no entry is valid), and the execution trace is attributed
  * through it.  Either the attribution fails with one line, or the merged tree is well
  * formed - every index in range, each copy after the execution trace's own events with a
- * larger UID, each attributed kernel the only child of its launch - and its inference
- * sheets are well-formed tables.
+ * larger UID, each attributed kernel the only child of its launch, every root in range -
+ * and its inference sheets, the perf sheets among them, are well-formed tables.
  */
 #include "fuzz.h"
 
+#include "perf/perf.h"
 #include "table/result.h"
 #include "trace/capture.h"
 #include "trace/infer.h"
@@ -42,6 +43,12 @@ static void cpfz_check_tree(const tl_trace *t, size_t nexec)
             TL_FUZZ_CHECK(c->nchild == 1 && tl_tev_children(t, e->parent)[0] == i);
         }
     }
+}
+
+static void cpfz_check_roots(const tl_trace *t)
+{
+    for (size_t r = 0; r < t->nroots; r++)
+        TL_FUZZ_CHECK(t->roots[r] < t->nev && t->ev[t->roots[r]].kind == TL_TEV_CPU_OP);
 }
 
 static int one_line(const tl_error *err) { return err->set && strchr(err->msg, '\n') == NULL; }
@@ -118,12 +125,14 @@ int tl_fuzz_capture(const uint8_t *data, size_t size)
     } else {
         TL_FUZZ_CHECK(st.nattributed <= st.nlaunch && st.nreplay_attributed <= st.nreplay);
         cpfz_check_tree(t, nexec);
+        cpfz_check_roots(t);
         tl_infer_pseudo_ops(t);
         tl_arena arena;
         tl_arena_init(&arena);
         tl_results res = {0};
         tl_sheet_opts so = {1, 1, 1};
-        if (tl_trace_sheets_opts(t, &so, &arena, &res, &err) == 0)
+        tl_infer_opts io = {NULL, 1, 1, (int)(len[2] & 1)};
+        if (tl_perf_infer_report_sheets(t, &so, &io, &arena, &res, &err) == 0)
             for (size_t i = 0; i < res.n; i++)
                 tl_fuzz_check_table(res.items[i].table, 0);
         else

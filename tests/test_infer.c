@@ -7,6 +7,9 @@
  */
 #include "testutil.h"
 
+#include <math.h>
+
+#include "perf/perf.h"
 #include "table/result.h"
 #include "trace/capture.h"
 #include "trace/infer.h"
@@ -18,6 +21,10 @@
 #define CORR(c) ",\"args\":{\"correlation\":" #c "}"
 #define KARG(k, c) ",\"args\":{\"kernel\":\"" k "\",\"correlation\":" #c "}"
 #define KERN(c, s) ",\"args\":{\"correlation\":" #c ",\"stream\":" #s "}"
+/* the ac2g flow linking launch `id` (pid 1, tid 1, at ts a) to its kernel (pid 2, tid 7, at ts k) */
+#define FLOW(id, a, k)                                                                                      \
+    "{\"ph\":\"s\",\"id\":" #id ",\"pid\":1,\"tid\":1,\"ts\":" #a ",\"cat\":\"ac2g\",\"name\":\"ac2g\"},\n" \
+    "{\"ph\":\"f\",\"id\":" #id ",\"pid\":2,\"tid\":7,\"ts\":" #k ",\"cat\":\"ac2g\",\"name\":\"ac2g\",\"bp\":\"e\"}"
 
 static const char *DETAILED = "execute_32_context_0(sq0sk0sqsq0sqsk0)_generation_32(sq32sk64sqsq32sqsk64)";
 
@@ -574,6 +581,7 @@ static void test_two_roots_gpu_in_window(void **state)
         X("cpu_op", "op1", 1, 1, 20, 10, "") ",\n"
         X("python_function", "helper.py(9): f", 1, 1, 20.5, 3, "") ",\n"
         X("cuda_runtime", "hipLaunchKernel", 1, 1, 21, 1, KARG("k1", 1)) ",\n"
+        X("python_function", "idle.py(3): g", 1, 1, 40, 2, "") ",\n"
         "{\"ph\":\"s\",\"id\":1,\"pid\":1,\"tid\":1,\"ts\":21,\"cat\":\"ac2g\",\"name\":\"ac2g\"},\n"
         "{\"ph\":\"f\",\"id\":1,\"pid\":2,\"tid\":7,\"ts\":25,\"cat\":\"ac2g\",\"name\":\"ac2g\",\"bp\":\"e\"},\n"
         X("kernel", "k1", 2, 7, 25, 1, KERN(1, 7)) ",\n"
@@ -597,18 +605,239 @@ static void test_two_roots_gpu_in_window(void **state)
         fail_msg("%s", err.msg);
     assert_int_equal(st.nroots, 2);
     assert_int_equal(st.nattributed, 2);
-    /* the subtree is root, op1, a Python frame, the launch, k1 (5 events: UIDs count them
-     * all); neither k1 nor the frame (no nn.Module) is copied */
-    assert_int_equal(st.ncopies, 6);
+    /* the subtree is root, op1, the frame f, the launch, k1, the frame g (6 events: UIDs
+     * count them all); k1 (a GPU event) is not copied, nor g (no launch below it), but f
+     * (above the launch: the call stacks go through it) is */
+    assert_int_equal(st.ncopies, 8);
     assert_string_equal(t->ev[by_uid(t, 6)].name, "CaptureRoot");
-    assert_string_equal(t->ev[by_uid(t, 11)].name, "CaptureRoot");
+    assert_string_equal(t->ev[by_uid(t, 12)].name, "CaptureRoot");
     for (size_t i = 0; i < t->nev; i++)
-        assert_true(t->ev[i].uid != 8 && t->ev[i].uid != 10 && t->ev[i].uid != 13);
-    assert_int_equal(t->ev[by_uid(t, 9)].parent, by_uid(t, 7)); /* under op1, past the frame */
-    assert_int_equal(t->ev[by_name(t, "k1", 1)].parent, by_uid(t, 14));
-    assert_true(t->ev[by_uid(t, 14)].ts == 210);
+        assert_true(t->ev[i].uid != 10 && t->ev[i].uid != 11 && t->ev[i].uid != 16 && t->ev[i].uid != 17);
+    assert_string_equal(t->ev[by_uid(t, 8)].name, "helper.py(9): f");
+    assert_int_equal(t->ev[by_uid(t, 9)].parent, by_uid(t, 8));
+    assert_int_equal(t->ev[by_uid(t, 8)].parent, by_uid(t, 7));
+    assert_int_equal(t->ev[by_name(t, "k1", 1)].parent, by_uid(t, 15));
+    assert_true(t->ev[by_uid(t, 15)].ts == 210);
+    /* the UIDs taken: the execution trace's 6 and the two subtrees' 6 each */
+    assert_int_equal(t->nuids, 18);
+    tl_trace_free(t);
+    /* asked for every frame, g is copied too (same UIDs) */
+    tl_capture folder;
+    assert_int_equal(tl_capture_open(&folder, f.cap, &err), 0);
+    t = tl_trace_load_flags(f.exec, TL_LOAD_ANNOT | TL_LOAD_PYTHON, &err);
+    assert_non_null(t);
+    tl_quiet = 1;
+    assert_int_equal(tl_infer_attribute(t, &folder, 1, &st, &err), 0);
+    tl_quiet = 0;
+    assert_int_equal(st.ncopies, 10);
+    assert_string_equal(t->ev[by_uid(t, 11)].name, "idle.py(3): g");
+    assert_int_equal(t->nuids, 18);
+    tl_capture_close(&folder);
     tl_trace_free(t);
     fx_free(&f);
+}
+
+/* The attention models' per-step aggregates (the reference's IterationAnnotation.chunk_stats),
+ * checked against the reference on each family: only the detailed annotations carry them. */
+static void test_chunk_stats(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *name;
+        int ok;
+        int64_t st[8];
+    } cases[] = {
+        {"execute_6147_context_2(sq6144sk7144sqsq20971520sqsk23019520)_generation_3(sq3sk6144sqsq3sqsk6144)", 1,
+         {6144, 7144, 20971520, 23019520, 3, 6144, 3, 6144}},
+        {"execute_context_2(14721)_generation_0(0)", 0, {0}},
+        {"step[MIXED bs=2 c=1 g=1 c_sq=5 c_sk=8 c_sqsq=25 c_sqsk=40 g_sq=1 g_sk=12 g_sqsq=1 g_sqsk=12]", 1,
+         {5, 8, 25, 40, 1, 12, 1, 12}},
+        {"step[DECODE bs=64]", 0, {0}},
+        {"decode[bs=32 tok=128 d=32 spec=3 sqsq=512 sqsk=262144 sk=65536]", 1, {0, 0, 0, 0, 128, 65536, 512, 262144}},
+        {"prefill[bs=2 tok=14721 ctx=[7803, 6918] sqsq=108745533 sqsk=108745533 sk=14721]", 1,
+         {14721, 14721, 108745533, 108745533, 0, 0, 0, 0}},
+        {"decode[bs=64 tok=64 d=64]", 0, {0}},
+        {"NA", 0, {0}},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        int64_t st[8];
+        assert_int_equal(tl_infer_chunk_stats(cases[i].name, st), cases[i].ok);
+        for (int k = 0; k < 8; k++)
+            assert_int_equal(st[k], cases[i].st[k]);
+    }
+}
+
+/* A capture holding vLLM's attention op (launching kA) and an aten::mm (kB). */
+static const char CAPTURE_ATTN[] =
+    "{\"traceEvents\":[\n"
+    X("python_function", "runner.py(1): capture", 1, 1, 0, 200, "") ",\n"
+    X("cuda_runtime", "hipStreamBeginCapture", 1, 1, 10, 2, "") ",\n"
+    X("python_function", "nn.Module: Net_0", 1, 1, 15, 50, "") ",\n"
+    X("cpu_op", "vllm::unified_attention_with_output", 1, 1, 16, 10,
+      ",\"args\":{\"Input Dims\":[[32,8,64],[32,1,64]],\"Input type\":[\"c10::BFloat16\",\"c10::BFloat16\"],"
+      "\"Sequence number\":7}") ",\n"
+    X("python_function", "vllm/attention.py(685): unified_attention_with_output", 1, 1, 16.5, 8, "") ",\n"
+    X("cuda_runtime", "hipLaunchKernel", 1, 1, 17, 2, KARG("kA", 90)) ",\n"
+    X("cpu_op", "aten::mm", 1, 1, 30, 10,
+      ",\"args\":{\"Input Dims\":[[32,64],[64,64]],\"Input type\":[\"c10::BFloat16\",\"c10::BFloat16\"],"
+      "\"Input Strides\":[[64,1],[1,64]]}") ",\n"
+    X("cuda_runtime", "hipLaunchKernel", 1, 1, 31, 2, KARG("kB", 91)) ",\n"
+    X("python_function", "idle.py(3): g", 1, 1, 50, 2, "") ",\n"
+    X("cuda_runtime", "hipStreamEndCapture", 1, 1, 80, 2, "") "\n"
+    "]}";
+
+static const char EXEC_ATTN[] = EXEC_HEAD(DETAILED_ANN)
+    X("kernel", "kA", 2, 7, 130, 7, KERN(5, 7)) ",\n"
+    X("kernel", "kB", 2, 7, 140, 6, KERN(5, 7)) "\n"
+    "]}";
+
+static tl_results infer_sheets(tl_trace *t, int num_kernels, int call_stack, tl_arena *a)
+{
+    tl_results r = {0};
+    tl_sheet_opts so = {1, 0, num_kernels};
+    tl_infer_opts io = {NULL, 1, 0, call_stack};
+    tl_error err = {0};
+    if (tl_perf_infer_report_sheets(t, &so, &io, a, &r, &err) != 0)
+        fail_msg("%s", err.msg);
+    return r;
+}
+
+/* §3.8: the perf sheets of a merged tree, as the inference generator writes them: the
+ * grafted attention op evaluated with its step's annotation (the execution trace's, by the
+ * graph launch's time), the kernel count grouped on, no backward sheets, and the call
+ * stacks of unified_perf_summary through the grafted frames. */
+static void test_perf_sheets_merged(void **state)
+{
+    (void)state;
+    fixture f;
+    fx_init(&f);
+    fx_file(&f, "c.json", CAPTURE_ATTN);
+    fx_file(&f, TL_CAPTURE_DETAILS, DETAILS32);
+    fx_exec(&f, EXEC_ATTN);
+    tl_infer_stats st;
+    tl_error err;
+    tl_trace *t = attribute(&f, &st, &err);
+    if (!t)
+        fail_msg("%s", err.msg);
+    assert_int_equal(st.nattributed, 1);
+    /* the copies carry their extras (args present, no link) and the capture's cpu roots */
+    uint32_t at = by_name(t, "vllm::unified_attention_with_output", 0);
+    assert_true(tl_infer_is_copy(t, at));
+    assert_true(t->extra[at].has_args && t->extra[at].seq == TL_SEQ_NONE);
+    int rooted = 0;
+    for (size_t r = 0; r < t->nroots; r++)
+        rooted |= t->roots[r] == at;
+    assert_true(rooted);
+    tl_arena a;
+    tl_arena_init(&a);
+    tl_results r = infer_sheets(t, 1, 0, &a);
+    char b[512];
+    /* flops = H_Q·2·g_sqsk·(d_qk + d_v) = 8·2·64·128; bytes = (32·1152 + 32·128)·2 */
+    assert_int_equal(nrows(&r, "InferenceAttention_fwd"), 1);
+    assert_string_equal(cell(&r, "InferenceAttention_fwd", 0, "GFLOPS_first", b), "0.000131072");
+    assert_string_equal(cell(&r, "InferenceAttention_fwd", 0, "Data Moved (MB)_first", b), "0.078125");
+    assert_string_equal(cell(&r, "InferenceAttention_fwd", 0, "param: g_sk", b), "64");
+    assert_string_equal(cell(&r, "InferenceAttention_fwd", 0, "num_kernels", b), "1");
+    assert_string_equal(cell(&r, "GEMM", 0, "num_kernels", b), "1");
+    for (size_t i = 0; i < r.n; i++)
+        assert_null(strstr(r.items[i].name, "_bwd"));
+    /* kernel_details_summary: the walk's frames down to the op, then the op's own down to
+     * the kernel (Python frames are file frames) */
+    const char *ks = cell(&r, "unified_perf_summary", 0, "kernel_details_summary", b);
+    if (!strstr(ks, "unified_attention_with_output']"))
+        fail_msg("%s", ks);
+    assert_non_null(strstr(ks, "'call_stack': ['execute_model', 'nn.Module: Net', 'vllm::unified_attention_with_output', "
+                               "'vllm/attention.py(685): unified_attention_with_output']"));
+    tl_results_free(&r);
+    /* --include_call_stack: the chain moves to call_stack_full, the entry point found inward */
+    r = infer_sheets(t, 0, 1, &a);
+    assert_null(strstr(cell(&r, "unified_perf_summary", 0, "kernel_details_summary", b), "call_stack"));
+    assert_string_equal(cell(&r, "unified_perf_summary", 0, "entry_point", b),
+                        "vllm/attention.py(685): unified_attention_with_output");
+    assert_non_null(strstr(cell(&r, "unified_perf_summary", 0, "call_stack_full", b),
+                           "'vllm/attention.py(685): unified_attention_with_output', 'kA']"));
+    tl_results_free(&r);
+    tl_arena_free(&a);
+    tl_trace_free(t);
+    fx_free(&f);
+    /* the same step without its aggregates: the attention op has no estimate (no row) */
+    fx_init(&f);
+    fx_file(&f, "c.json", CAPTURE_ATTN);
+    fx_file(&f, TL_CAPTURE_DETAILS, DETAILS32);
+    fx_exec(&f, EXEC_HEAD("execute_context_0(0)_generation_32(32)") X("kernel", "kA", 2, 7, 130, 5, KERN(5, 7)) ",\n"
+            X("kernel", "kB", 2, 7, 140, 6, KERN(5, 7)) "\n]}");
+    t = attribute(&f, &st, &err);
+    if (!t)
+        fail_msg("%s", err.msg);
+    tl_arena_init(&a);
+    r = infer_sheets(t, 0, 0, &a);
+    assert_int_equal(nrows(&r, "InferenceAttention_fwd"), 0);
+    tl_results_free(&r);
+    tl_arena_free(&a);
+    tl_trace_free(t);
+    fx_free(&f);
+}
+
+/* §2.10: vLLM's unfused Triton MoE: a pseudo op per matmul_ogs kernel (the first by ts
+ * "up"), one for the finalize scatter, between each launch and its parent frame; the
+ * launches keep their parent; topk from the TopK op below. */
+static void test_moe_pseudo_ops(void **state)
+{
+    (void)state;
+    static const char text[] = "{\"traceEvents\":[\n"
+        X("cpu_op", "vllm::moe_forward", 1, 1, 10, 100,
+          ",\"args\":{\"Input Dims\":[[32,64],[32,8]],\"Input type\":[\"c10::BFloat16\",\"c10::BFloat16\"]}") ",\n"
+        X("cpu_op", "TopK", 1, 1, 11, 2, ",\"args\":{\"Concrete Inputs\":[\"\", \"2\"]}") ",\n"
+        X("python_function", "triton/runtime/jit.py(574): run", 1, 1, 20, 60, "") ",\n"
+        X("cuda_runtime", "hipModuleLaunchKernel", 1, 1, 21, 2, CORR(1)) ",\n"
+        X("cuda_runtime", "hipModuleLaunchKernel", 1, 1, 30, 2, CORR(2)) ",\n"
+        X("cuda_runtime", "hipModuleLaunchKernel", 1, 1, 40, 2, CORR(3)) ",\n"
+        FLOW(1, 21, 200) ",\n" FLOW(2, 30, 210) ",\n" FLOW(3, 40, 220) ",\n"
+        X("kernel", "_matmul_ogs_NNT_bf16xbf16xmxfp4_swiglu", 2, 7, 200, 5, KERN(1, 7)) ",\n"
+        X("kernel", "_matmul_ogs_NNT_bf16xbf16xmxfp4", 2, 7, 210, 5, KERN(2, 7)) ",\n"
+        X("kernel", "_finalize_matmul_scatter_bf16", 2, 7, 220, 1, KERN(3, 7)) "\n"
+        "]}";
+    tl_error err = {0};
+    tl_trace *t = tl_trace_load_mem_flags(text, strlen(text), "moe.json", TL_LOAD_PYTHON, &err);
+    assert_non_null(t);
+    size_t nev = t->nev;
+    uint32_t nuids = t->nuids, frame = by_name(t, "triton/runtime/jit.py(574): run", 0);
+    tl_infer_pseudo_ops(t);
+    assert_int_equal(t->nev, nev + 3);
+    static const char *const names[3] = {"pseudo_op::moe_triton_unfused_up", "pseudo_op::moe_triton_unfused_down",
+                                         "pseudo_op::moe_triton_unfused_finalize_matmul_scatter"};
+    for (uint32_t k = 0; k < 3; k++) {
+        const tl_tev *e = &t->ev[nev + k];
+        assert_string_equal(e->name, names[k]);
+        assert_int_equal(e->uid, nuids + k);
+        assert_int_equal(e->parent, frame);
+        assert_int_equal(e->nchild, 1);
+        uint32_t launch = tl_tev_children(t, (uint32_t)(nev + k))[0];
+        assert_string_equal(t->ev[launch].name, "hipModuleLaunchKernel");
+        assert_int_equal(t->ev[launch].parent, frame); /* the launch keeps its parent */
+        assert_int_equal(e->ngpu, 1);
+        assert_true(isnan(e->dur));
+        assert_ptr_equal(e->input_dims, t->ev[0].input_dims);
+    }
+    assert_int_equal(t->extra[nev].moe_topk, 2);
+    assert_int_equal(t->extra[nev].moe_gated, 1);
+    assert_int_equal(t->extra[nev + 1].moe_gated, 0);
+    /* the frame's children: the launches out, the pseudo ops in at the end */
+    assert_int_equal(t->ev[frame].nchild, 3);
+    for (uint32_t k = 0; k < 3; k++)
+        assert_int_equal(tl_tev_children(t, frame)[k], nev + k);
+    /* their perf rows: 2·M·K·N·topk (·2 gated) = 2·32·64·64·2·2 for the up projection */
+    tl_arena a;
+    tl_arena_init(&a);
+    tl_results r = infer_sheets(t, 0, 0, &a);
+    char b[512];
+    assert_int_equal(nrows(&r, "MoE_unfused_fwd"), 2);
+    int up = strcmp(cell(&r, "MoE_unfused_fwd", 0, "name", b), names[0]) == 0 ? 0 : 1;
+    assert_string_equal(cell(&r, "MoE_unfused_fwd", (size_t)up, "GFLOPS_first", b), "0.00104858");
+    assert_string_equal(cell(&r, "MoE_unfused_fwd", (size_t)up, "param: weight_dtype", b), "FP4");
+    tl_results_free(&r);
+    tl_arena_free(&a);
+    tl_trace_free(t);
 }
 
 /* §5: the refusals, each naming the file or folder; the trace is not changed. */
@@ -777,6 +1006,9 @@ int main(void)
         cmocka_unit_test(test_pseudo_ops),
         cmocka_unit_test(test_parent_module),
         cmocka_unit_test(test_split_arg),
+        cmocka_unit_test(test_chunk_stats),
+        cmocka_unit_test(test_perf_sheets_merged),
+        cmocka_unit_test(test_moe_pseudo_ops),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -288,8 +288,62 @@ void pm_env_init(pm_env *env, const tl_trace *t, const tl_gpu_arch *arch, tl_are
     free(heads);
 }
 
+/* The reference's annotation filters (its generator's list), matched at the name's start. */
+static const char *const annot_filters[] = {
+    "vllm::unified_attention_with_output", "aiter::mha_varlen_fwd", "pseudo_mla_decode_fwd", "pseudo_mla_prefill_fwd",
+    "vllm::gdn_attention_core", "aiter::fmha_v3_varlen_fwd", "sglang_profiler::tilelang_kernel_tilelang_sparse_fwd",
+    "sglang_profiler::attention_paged_attention_ragged", "aiter::mha_batch_prefill", "aiter::pa_decode_gluon",
+    "aiter::v4_attention_with_output", "pseudo_v4_paged_decode_swa", "pseudo_v4_paged_decode_csa",
+    "pseudo_v4_paged_decode_hca"};
+
+static int ann_ts_cmp(size_t a, size_t b, void *ctx)
+{
+    const tl_trace *t = ctx;
+    double x = t->ev[a].ts, y = t->ev[b].ts;
+    return x < y ? -1 : x > y ? 1 : 0;
+}
+
+void pm_env_annotate(pm_env *env)
+{
+    const tl_trace *t = env->t;
+    size_t *ann = NULL, na = 0, cap = 0;
+    for (size_t i = 0; i < t->nev; i++)
+        if (t->ev[i].kind == TL_TEV_ANNOT) {
+            TL_GROW(ann, cap, na + 1);
+            ann[na++] = i;
+        }
+    tl_sort_rows(ann, na, ann_ts_cmp, (void *)t);
+    env->annot = tl_xcalloc(t->nev ? t->nev : 1, sizeof *env->annot);
+    /* names are interned: the filter test once per distinct name */
+    tl_kmap seen;
+    tl_kmap_init(&seen);
+    for (size_t i = 0; i < t->nev; i++) {
+        const tl_tev *e = &t->ev[i];
+        int created;
+        tl_kmap_slot *sl = tl_kmap_put(&seen, (int64_t)(uintptr_t)e->name, 0, 0, &created);
+        if (created) {
+            sl->val = 0;
+            for (size_t f = 0; f < sizeof annot_filters / sizeof *annot_filters && !sl->val; f++)
+                sl->val = strncmp(e->name, annot_filters[f], strlen(annot_filters[f])) == 0;
+        }
+        if (!sl->val)
+            continue;
+        env->annot[i] = "NA";
+        for (size_t k = 0; k < na; k++) {
+            const tl_tev *a = &t->ev[ann[k]];
+            if (a->ts <= e->ts && e->ts + e->dur < a->ts + a->dur) {
+                env->annot[i] = a->name;
+                break;
+            }
+        }
+    }
+    tl_kmap_free(&seen);
+    free(ann);
+}
+
 void pm_env_free(pm_env *env)
 {
+    free(env->annot);
     tl_pv_pool_free(&env->pool);
     tl_kmap_free(&env->cache);
     tl_kmap_free(&env->argmap);
@@ -494,11 +548,12 @@ static const argres *family_eval(pm_env *env, uint32_t ev, const pm_family *fam,
     const tl_trace *t = env->t;
     const tl_tev *e = &t->ev[ev];
     const char *otype = t->extra ? t->extra[ev].output_type : NULL;
-    const void *key[8] = {fam, bwd ? "b" : "f", e->name, e->input_dims, e->input_type, e->input_strides,
-                          e->concrete_inputs, otype};
+    const char *annot = env->annot ? env->annot[ev] : NULL;
+    const void *key[9] = {fam, bwd ? "b" : "f", e->name, e->input_dims, e->input_type, e->input_strides,
+                          e->concrete_inputs, otype, annot};
     int cacheable = fam->eval != pm_gemm; /* the transpose reads the kernel names */
     uint64_t h = 0x9e3779b97f4a7c15ULL;
-    for (int k = 0; k < 8; k++)
+    for (int k = 0; k < 9; k++)
         h = (h ^ (uint64_t)(uintptr_t)key[k]) * 0x100000001b3ULL, h ^= h >> 29;
     tl_kmap_slot *sl = NULL;
     if (cacheable) {
@@ -539,6 +594,7 @@ static const argres *family_eval(pm_env *env, uint32_t ev, const pm_family *fam,
     }
     c.kern = kern;
     c.nkern = ng;
+    c.annotation = annot;
     int rc = fam->eval(&c);
     if (rc == PM_OK && (!isfinite(c.flops) || (!c.bytes_none && !isfinite(c.bytes))))
         rc = PM_FAIL;

@@ -1,6 +1,6 @@
 /*
  * gemm.c - the GEMM model families (PERF.md §4.1): aten::mm, addmm, _scaled_mm, bmm,
- * baddbmm, aiter::gemm_a16w16.  flops = 2·M·N·K (+ M·N for the bias), bytes = the A, B
+ * baddbmm, aiter::gemm_a16w16, vllm::rocm_unquantized_gemm.  flops = 2·M·N·K (+ M·N for the bias), bytes = the A, B
  * and output matrices (+ the bias vector); batched ones times B.
  */
 #include "perf/perf_impl.h"
@@ -65,13 +65,37 @@ int pm_gemm(pm_ctx *c)
     const char *m = c->model;
     int mm = strcmp(m, "aten_mm") == 0, scaled = strcmp(m, "aten_scaled_mm") == 0, addmm = strcmp(m, "aten_addmm") == 0;
     int bmm = strcmp(m, "aten_bmm") == 0, baddbmm = strcmp(m, "aten_baddbmm") == 0, a16 = strcmp(m, "gemm_a16w16") == 0;
+    int rocm = strcmp(m, "vllm_rocm_unquantized_gemm") == 0;
     const tl_pv *D = c->D, *T = c->T, *S = c->S;
     if (!tl_pv_is_seq(D))
         return PM_FAIL;
     int64_t B = 1, M, N, K;
     int bias;
     const tl_pv *dt;
-    if (a16) {
+    if (rocm) {
+        /* x[M, K] @ weight[N, K]^T (+ bias[N]); the dtypes of x, weight and bias ("" without one) */
+        M = dim(D, 0, 0), N = dim(D, 1, 0), K = dim(D, 0, 1);
+        if (M < 0 || N < 0 || K < 0 || !tl_pv_is_seq(T) || T->n < 2)
+            return PM_FAIL;
+        const tl_pv *d2 = tl_pv_at(D, 2);
+        if (D->n > 2 && !tl_pv_is_seq(d2) && !(d2 && d2->kind == TL_PV_STR))
+            return PM_FAIL; /* len() of a number */
+        bias = D->n > 2 && d2->n > 0;
+        tl_pv *t3 = tl_pv_seq(c->pool, TL_PV_TUPLE, 3);
+        t3->u.items[0] = T->u.items[0];
+        t3->u.items[1] = T->u.items[1];
+        if (T->n > 2)
+            t3->u.items[2] = T->u.items[2];
+        else
+            t3->u.items[2] = *tl_pv_str(c->pool, "", 0);
+        dt = t3;
+        pm_param(c, "M", tl_pv_int(c->pool, M));
+        pm_param(c, "N", tl_pv_int(c->pool, N));
+        pm_param(c, "K", tl_pv_int(c->pool, K));
+        pm_param(c, "bias", tl_pv_bool(c->pool, bias));
+        pm_param(c, "dtype_A_B", dt);
+        pm_param(c, "B", tl_pv_int(c->pool, 1));
+    } else if (a16) {
         M = dim(D, 0, 0), N = dim(D, 1, 0), K = dim(D, 0, 1);
         if (M < 0 || N < 0 || K < 0 || !tl_pv_is_seq(T) || T->n < 2)
             return PM_FAIL;
@@ -153,6 +177,8 @@ int pm_gemm(pm_ctx *c)
         bo = b1 == 1 ? 2 : (b1 == 2 || b1 == 4) ? b1 : 0;
     } else if (a16) {
         b1 = pm_bpe(d0), b2 = pm_bpe(d1), bo = bb = pm_bpe(tl_pv_at(dt, 2));
+    } else if (rocm) {
+        b1 = pm_bpe(d0), b2 = pm_bpe(d1), bo = bb = pm_bpe(bias ? tl_pv_at(dt, 2) : d1);
     } else {
         b1 = b2 = bo = bb = pm_bpe(d0);
     }

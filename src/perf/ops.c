@@ -37,6 +37,10 @@ static const pm_family families[] = {
     {"RMSNorm", pm_norm, "vector", 1},
     {"RMSNormBwd", pm_norm, "vector", 1},
     {"TritonCompiled", pm_triton, "vector", 1},
+    {"aiter_fmha_v3_varlen_fwd", pm_inference_attention, "matrix", 0},
+    {"aiter_mha_batch_prefill", pm_inference_attention, "matrix", 0},
+    {"aiter_paged_attention_ragged", pm_inference_attention, "matrix", 0},
+    {"aiter_rms_norm", pm_rmsnorm, "vector", 0},
     {"aiter_rmsnorm", pm_rmsnorm, "vector", 0},
     {"aiter_rmsnorm2d_fwd_with_add_ck", pm_rmsnorm, "vector", 0},
     {"aiter_silu_and_mul", pm_unary, "vector", 0},
@@ -58,9 +62,16 @@ static const pm_family families[] = {
     {"flash_attention", pm_sdpa, "matrix", 1},
     {"flash_attention_backward", pm_sdpa, "matrix", 1},
     {"gemm_a16w16", pm_gemm, "matrix", 0},
+    {"mha_varlen_fwd", pm_inference_attention, "matrix", 0},
+    {"mla_decode_fwd", pm_inference_attention, "matrix", 0},
+    {"moe_triton_unfused_down", pm_moe_unfused, "matrix", 0},
+    {"moe_triton_unfused_up", pm_moe_unfused, "matrix", 0},
+    {"pseudo_mla_prefill_fwd", pm_inference_attention, "matrix", 0},
     {"sgl_kernel_rotary_embedding", pm_rope, "vector", 1},
     {"sgl_kernel_silu_and_mul", pm_unary, "vector", 0},
     {"sglang_store_cache", pm_store_cache, "vector", 0},
+    {"vllm_rocm_unquantized_gemm", pm_gemm, "matrix", 0},
+    {"vllm_unified_attention_with_output", pm_inference_attention, "matrix", 0},
 };
 
 static int op_cmp(const void *k, const void *e) { return strcmp(k, ((const pm_op *)e)->name); }

@@ -40,7 +40,7 @@ typedef struct pm_row {
 
 /* A family's verdict on one set of arguments (eval.c's cache). */
 typedef struct argres {
-    const void *key[8];
+    const void *key[9];
     uint8_t rc;
     int bytes_none;
     double flops, bytes;
@@ -52,6 +52,12 @@ typedef struct argres {
 typedef struct pm_env {
     const tl_trace *t;
     const tl_gpu_arch *arch; /* NULL: no roofline columns */
+    /* the inference generator (INFERENCE.md §3.8): the sheets group on the kernel count
+     * (--group_by_num_kernels); annot[ev], the annotation of the attention models' ops */
+    int num_kernels;
+    const char **annot;
+    /* --include_call_stack: unified_perf_summary's entry_point and call_stack_full */
+    int call_stack;
     tl_arena *arena;         /* rows' strings and lists */
     tl_pv_pool pool;         /* per evaluation */
     /* §1.6 links: fwd[ev] (TL_TEV_NONE), and each event's backward events (CSR) */
@@ -76,6 +82,11 @@ typedef struct pm_env {
 
 void pm_env_init(pm_env *env, const tl_trace *t, const tl_gpu_arch *arch, tl_arena *arena);
 void pm_env_free(pm_env *env);
+
+/* The inference generator's annotation pass: each event named like an attention op that
+ * reads its step (a name starting with one of the reference's filters) gets the first
+ * user_annotation, by ts, whose span holds it, or "NA". */
+void pm_env_annotate(pm_env *env);
 
 /* 1 when event ev has at least one backward link of its own. */
 int pm_has_bwd_link(const pm_env *env, uint32_t ev);
@@ -110,6 +121,13 @@ void pm_aggregate(const double *v, size_t n, pm_agg *out);
  * lists[0..n) (each lens[i] GPU events): "[]" and NULL when every list is empty. */
 void pm_kernel_summary(pm_env *env, const uint32_t *const *lists, const size_t *lens, size_t n, const char **summary,
                        const char **trunc);
+
+/* pm_kernel_summary with, when `extra` is given, extra[i][k] (a text such as
+ * ", 'call_stack': [...]", or NULL) written after the stream of list i's k-th kernel when
+ * list i is the template; and, when `order` is given (room for the template's length),
+ * the template positions in the summary's order. */
+void pm_kernel_summary_ex(pm_env *env, const uint32_t *const *lists, const size_t *lens, size_t n,
+                          const char *const *const *extra, size_t *order, const char **summary, const char **trunc);
 
 /* The perf sheet of rows[0..n) (PERF.md §5), or NULL when n is 0. */
 tl_table *pm_sheet(pm_env *env, const pm_row *rows, size_t n);

@@ -31,6 +31,9 @@ typedef struct pm_ctx {
     int bwd;                /* evaluate the backward direction */
     /* its args (NULL: the key is absent or null) */
     const tl_pv *D, *T, *S, *C, *out_type;
+    /* the iteration annotation enclosing the event (inference mode, the attention
+     * models' ops only), or NULL */
+    const char *annotation;
     /* the perf row's GPU events, stably by ts (PERF.md §3.2) */
     const uint32_t *kern;
     size_t nkern;
@@ -133,6 +136,8 @@ int pm_reduce(pm_ctx *c);
 int pm_rope(pm_ctx *c);
 int pm_store_cache(pm_ctx *c);
 int pm_triton(pm_ctx *c);
+int pm_inference_attention(pm_ctx *c);
+int pm_moe_unfused(pm_ctx *c);
 
 /* ---- the op tables (ops.c) -------------------------------------------------------- */
 

@@ -170,6 +170,8 @@ static tl_table *concat(tl_table *a, tl_table *b)
 
 static const char *const moved_names[] = {"flash_attn::_flash_attn_varlen_backward", "aten::convolution_backward",
                                           "ConvBias_Backward", "ConvBiasReLU_Backward", NULL};
+static const char *const infer_moved_names[] = {"flash_attn::_flash_attn_varlen_backward", "aten::convolution_backward",
+                                                NULL};
 static const char *const bwd_drop[] = {"aten::convolution", "aten::miopen_convolution", "aten::cudnn_convolution",
                                        "ConvBias_", "ConvBiasReLU_", NULL};
 
@@ -192,11 +194,22 @@ static tl_table *family_sheet(pm_env *env, const uint32_t *ev, const char *const
 
 int tl_perf_sheets(const tl_trace *t, const tl_gpu_arch *arch, tl_arena *arena, tl_results *out, tl_error *err)
 {
+    static const tl_perf_opts eager;
+    return tl_perf_sheets_opts(t, arch, &eager, arena, out, err);
+}
+
+int tl_perf_sheets_opts(const tl_trace *t, const tl_gpu_arch *arch, const tl_perf_opts *po, tl_arena *arena,
+                        tl_results *out, tl_error *err)
+{
     (void)err;
     if (!t->ncpu_ops)
         return 0;
     pm_env env;
     pm_env_init(&env, t, arch, arena);
+    env.num_kernels = po->num_kernels;
+    env.call_stack = po->call_stack;
+    if (po->inference)
+        pm_env_annotate(&env);
     emit(out, "unified_perf_summary", pm_unified(&env));
 
     /* the events of each sheet family, array order (names are interned: one lookup per
@@ -228,11 +241,21 @@ int tl_perf_sheets(const tl_trace *t, const tl_gpu_arch *arch, tl_arena *arena, 
         int f = fam_index(order[o]);
         if (f < 0 || !nevs[f])
             continue;
-        if (f < NSINGLE) {
+        /* the inference generator writes Normalization as a split family, and no
+         * backward sheets: its backward pass is never run, the rows it would move there
+         * are dropped */
+        int single = po->inference ? f < NSINGLE && strcmp(families[f], "Normalization") != 0 : f < NSINGLE;
+        if (single) {
             emit(out, families[f], family_sheet(&env, evs[f], models[f], nevs[f], 0, NULL));
             continue;
         }
         tl_table *fwd = family_sheet(&env, evs[f], models[f], nevs[f], 0, NULL);
+        if (po->inference) {
+            if (fwd)
+                tl_table_free(split_rows(fwd, infer_moved_names));
+            emit(out, tl_arena_printf(arena, "%s_fwd", families[f]), fwd);
+            continue;
+        }
         tl_table *moved = NULL;
         if (fwd)
             moved = split_rows(fwd, moved_names);
@@ -252,14 +275,16 @@ int tl_perf_sheets(const tl_trace *t, const tl_gpu_arch *arch, tl_arena *arena, 
     return 0;
 }
 
-int tl_perf_report_sheets(const tl_trace *t, const tl_gpu_arch *arch, tl_arena *arena, tl_results *out, tl_error *err)
+/* The basic sheets in layout `so` with the perf sheets of options `po` before kernel_summary. */
+static int report_sheets(const tl_trace *t, const tl_sheet_opts *so, const tl_perf_opts *po, const tl_gpu_arch *arch,
+                         tl_arena *arena, tl_results *out, tl_error *err)
 {
     tl_results basic = {0}, perf = {0};
-    if (tl_trace_sheets(t, arena, &basic, err) != 0) {
+    if (tl_trace_sheets_opts(t, so, arena, &basic, err) != 0) {
         tl_results_free(&basic);
         return -1;
     }
-    if (tl_perf_sheets(t, arch, arena, &perf, err) != 0) {
+    if (tl_perf_sheets_opts(t, arch, po, arena, &perf, err) != 0) {
         tl_results_free(&basic);
         tl_results_free(&perf);
         return -1;
@@ -276,6 +301,23 @@ int tl_perf_report_sheets(const tl_trace *t, const tl_gpu_arch *arch, tl_arena *
     free(basic.items);
     free(perf.items);
     return 0;
+}
+
+int tl_perf_report_sheets(const tl_trace *t, const tl_gpu_arch *arch, tl_arena *arena, tl_results *out, tl_error *err)
+{
+    static const tl_sheet_opts eager_layout;
+    static const tl_perf_opts eager;
+    return report_sheets(t, &eager_layout, &eager, arch, arena, out, err);
+}
+
+int tl_perf_infer_report_sheets(const tl_trace *t, const tl_sheet_opts *so, const tl_infer_opts *io, tl_arena *arena,
+                                tl_results *out, tl_error *err)
+{
+    tl_perf_opts po = {0};
+    po.inference = so->inference;
+    po.num_kernels = so->num_kernels;
+    po.call_stack = io->call_stack;
+    return report_sheets(t, so, &po, NULL, arena, out, err);
 }
 
 static int build(const tl_trace *t, void *ctx, tl_arena *arena, tl_results *out, tl_error *err)

@@ -1,5 +1,5 @@
 /*
- * rmsnorm.c - the aiter RMSNorm ops (PERF.md §4.6): aiter::rmsnorm and the fused
+ * rmsnorm.c - the aiter RMSNorm ops (PERF.md §4.6): aiter::rmsnorm, aiter::rms_norm and the fused
  * add + RMSNorm ones.  flops: per row a sum of squares and a scale (2·Ch + 2), then the
  * weight per element; bytes: the input and output (twice each with the residual add) and
  * the weight.
@@ -13,9 +13,11 @@ int pm_rmsnorm(pm_ctx *c)
     if (c->bwd)
         return PM_NOT_MODELLED;
     int add = strcmp(c->model, "aiter_rmsnorm2d_fwd_with_add_ck") == 0;
+    /* aiter::rms_norm(x, weight, eps) has no out tensor first: x is argument 0 */
+    size_t x = strcmp(c->model, "aiter_rms_norm") == 0 ? 0 : 1;
     const tl_pv *D = c->D, *T = c->T, *S = c->S;
-    const tl_pv *shape = pm_tuple(c, tl_pv_at(D, 1)), *dtype = tl_pv_at(T, 1), *stride = pm_tuple(c, tl_pv_at(S, 1));
-    const tl_pv *chv = tl_pv_at(tl_pv_at(D, add ? 4 : 2), 0);
+    const tl_pv *shape = pm_tuple(c, tl_pv_at(D, x)), *dtype = tl_pv_at(T, x), *stride = pm_tuple(c, tl_pv_at(S, x));
+    const tl_pv *chv = tl_pv_at(tl_pv_at(D, add ? 4 : x + 1), 0);
     int64_t N;
     if (!shape || !dtype || !stride || !tl_pv_is_int(chv) || chv->u.i < 0 || !tl_pv_prod(shape, &N))
         return PM_FAIL;

@@ -85,6 +85,12 @@ static int pm_kstat_cmp(size_t a, size_t b, void *ctx)
 void pm_kernel_summary(pm_env *env, const uint32_t *const *lists, const size_t *lens, size_t n, const char **summary,
                        const char **trunc)
 {
+    pm_kernel_summary_ex(env, lists, lens, n, NULL, NULL, summary, trunc);
+}
+
+void pm_kernel_summary_ex(pm_env *env, const uint32_t *const *lists, const size_t *lens, size_t n,
+                          const char *const *const *extra, size_t *order, const char **summary, const char **trunc)
+{
     const tl_trace *t = env->t;
     size_t tpl = SIZE_MAX;
     for (size_t i = 0; i < n && tpl == SIZE_MAX; i++)
@@ -119,7 +125,24 @@ void pm_kernel_summary(pm_env *env, const uint32_t *const *lists, const size_t *
             tl_buf_add(&b, ", ", 2);
             tl_buf_add(&tb, ", ", 2);
         }
+        size_t at = b.len;
         tl_kernel_stat_texts(&b, &tb, s);
+        if (extra && extra[tpl] && extra[tpl][ord[q]]) {
+            /* after {'name': NAME, 'stream': S */
+            tl_buf nb = {0};
+            tl_py_str_repr(&nb, s->name, strlen(s->name));
+            size_t from = at + 9 + nb.len + 12;
+            tl_buf_free(&nb);
+            const char *c = strstr(b.data + from, ", 'count': ");
+            if (c) {
+                size_t pos = (size_t)(c - b.data), add = strlen(extra[tpl][ord[q]]);
+                tl_buf_add(&b, extra[tpl][ord[q]], add); /* room */
+                memmove(b.data + pos + add, b.data + pos, b.len - add - pos);
+                memcpy(b.data + pos, extra[tpl][ord[q]], add);
+            }
+        }
+        if (order)
+            order[q] = ord[q];
     }
     tl_buf_addc(&b, ']');
     tl_buf_addc(&tb, ']');
@@ -212,7 +235,9 @@ static void type_column(pm_env *env, const pm_row *rows, size_t n, pcol *pc)
             break;
         case PT_FLOAT:
             if (!p || p->cls == PT_NONE) {
-                pc->cells[r] = tl_cell_str("nan");
+                /* a NaN double: "nan" in the CSV, an empty cell in the workbook (a number
+                 * column there), as pandas writes the column's NaN */
+                pc->cells[r] = tl_cell_float(NAN);
                 pc->key[r] = "nan";
             } else {
                 pc->key[r] = fmt_double(env->arena, p->f);
@@ -290,6 +315,8 @@ tl_table *pm_sheet(pm_env *env, const pm_row *rows, size_t n)
             tl_buf_addc(&kb, '\x1f');
             tl_buf_adds(&kb, pc[k].key[r]);
         }
+        if (env->num_kernels)
+            tl_buf_printf(&kb, "\x1f%zu", rows[r].nkern);
         tl_strmap_slot *sl = tl_strmap_get(&map, tl_buf_cstr(&kb));
         if (sl->value == 0) {
             sl->key = tl_arena_strndup(env->arena, kb.data, kb.len);
@@ -341,6 +368,11 @@ tl_table *pm_sheet(pm_env *env, const pm_row *rows, size_t n)
         x = col(&b, tl_arena_printf(env->arena, "param: %s", pc[k].name));
         for (size_t r = 0; r < ng; r++)
             x[r] = pc[k].cells[g[ord[r]].rows[0]];
+    }
+    if (env->num_kernels) {
+        x = col(&b, "num_kernels");
+        for (size_t r = 0; r < ng; r++)
+            x[r] = tl_cell_int((int64_t)rows[g[ord[r]].rows[0]].nkern);
     }
     /* the first non-missing value of a row field, over a group */
 #define FIRST_D(field)                                                                                                 \

@@ -7,6 +7,7 @@
 
 #include "base/hash.h"
 #include "base/sort.h"
+#include "trace/jscan.h"
 #include "trace/opcat.h"
 #include "trace/pdnum.h"
 
@@ -26,6 +27,11 @@ typedef struct urow {
     const uint32_t *kern; /* kernel_details: gpu_events in link order */
     size_t nkern;
     uint32_t synth_kernel;
+    /* with Python functions: each kernel's call stack (the walk's frames down to the
+     * event, then those from the event down to the kernel), as names and as the text
+     * kernel_details_summary shows; NULL for a synthetic op */
+    const char ***kcs;
+    size_t *nkcs;
 } urow;
 
 typedef struct U {
@@ -37,6 +43,14 @@ typedef struct U {
     uint32_t *collected;
     size_t ncollected, ccap;
     uint32_t *sole_f;         /* per collected: F of a sole backward op, or TL_TEV_NONE */
+    /* Python functions in the tree (the inference generator's): every category is walked,
+     * and each collected event keeps the call stack of its walk (csn nodes: an event and
+     * the node above it; coll_cs per collected, UINT32_MAX for none) */
+    int python;
+    uint32_t *cs_ev, *cs_up;
+    size_t ncs, cscap;
+    uint32_t *coll_cs;
+    const char **csname; /* per event: its call-stack name, made once */
 } U;
 
 static const char *model_of(U *u, uint32_t ev)
@@ -50,18 +64,19 @@ static const char *model_of(U *u, uint32_t ev)
 
 static int is_cpu(const tl_trace *t, uint32_t i) { return t->ev[i].kind == TL_TEV_CPU_OP; }
 
-/* §7.1 step 5: a leaf (a GPU event below, directly or through cuda_runtime events). */
+/* §7.1 step 5: a leaf (a GPU event below, directly or through cuda_runtime or Python
+ * function events, ten levels at most; the first GPU child or leaf child decides). */
 static int is_leaf(const tl_trace *t, uint32_t e, int depth)
 {
-    if (depth > 10)
+    if (depth >= 10)
         return 0;
     const uint32_t *ch = tl_tev_children(t, e);
-    for (uint32_t k = 0; k < t->ev[e].nchild; k++)
-        if (tl_tev_is_gpu(&t->ev[ch[k]]))
-            return 1;
     for (uint32_t k = 0; k < t->ev[e].nchild; k++) {
         const tl_tev *c = &t->ev[ch[k]];
-        if (c->kind == TL_TEV_RUNTIME && !(t->extra && t->extra[ch[k]].is_driver) && is_leaf(t, ch[k], depth + 1))
+        if (tl_tev_is_gpu(c))
+            return 1;
+        if (((c->kind == TL_TEV_RUNTIME && !(t->extra && t->extra[ch[k]].is_driver)) || c->kind == TL_TEV_PYTHON) &&
+            is_leaf(t, ch[k], depth + 1))
             return 1;
     }
     return 0;
@@ -120,85 +135,124 @@ static uint32_t sole_backward(U *u, uint32_t e)
     return TL_TEV_NONE;
 }
 
-static void collect(U *u, uint32_t e, uint32_t f)
+static void collect(U *u, uint32_t e, uint32_t f, uint32_t cs)
 {
     TL_GROW(u->collected, u->ccap, u->ncollected + 1);
     u->collected[u->ncollected] = e;
     u->sole_f = tl_xrealloc(u->sole_f, u->ccap * sizeof *u->sole_f);
+    u->coll_cs = tl_xrealloc(u->coll_cs, u->ccap * sizeof *u->coll_cs);
+    u->coll_cs[u->ncollected] = cs;
     u->sole_f[u->ncollected++] = f;
+}
+
+/* The reference's call-stack frames: nn.Module frames, ops (`::`), file frames (`/`)
+ * and cpu_ops. */
+static int cs_frame(const tl_tev *e)
+{
+    return e->kind == TL_TEV_CPU_OP || strstr(e->name, "nn.Module") || strstr(e->name, "::") || strchr(e->name, '/');
+}
+
+static void push(uint32_t **st, size_t *sp, size_t *cap, uint32_t e, uint32_t cs)
+{
+    TL_GROW(*st, *cap, *sp + 2);
+    (*st)[(*sp)++] = e;
+    (*st)[(*sp)++] = cs;
+}
+
+static void traverse_from(U *u, uint32_t root, uint32_t **stp, size_t *capp)
+{
+    const tl_trace *t = u->t;
+    uint32_t *st = *stp;
+    size_t sp = 0, cap = *capp;
+    push(&st, &sp, &cap, root, UINT32_MAX);
+    while (sp) {
+        uint32_t cs = st[--sp], e = st[--sp];
+        if (u->visited[e])
+            continue;
+        u->visited[e] = 1;
+        const tl_tev *ev = &t->ev[e];
+        if (u->python && cs_frame(ev)) {
+            TL_GROW(u->cs_ev, u->cscap, u->ncs + 1);
+            u->cs_up = tl_xrealloc(u->cs_up, u->cscap * sizeof *u->cs_up);
+            u->cs_ev[u->ncs] = e;
+            u->cs_up[u->ncs] = cs;
+            cs = (uint32_t)u->ncs++;
+        }
+        if ((!u->python && ev->kind != TL_TEV_CPU_OP) || ev->ngpu == 0)
+            continue;
+        const uint32_t *ch = tl_tev_children(t, e);
+        int push_children = 0;
+        if (model_of(u, e)) {
+            collect(u, e, TL_TEV_NONE, cs);
+            continue;
+        }
+        uint32_t f = sole_backward(u, e);
+        if (f != TL_TEV_NONE) {
+            if (u->desc[e])
+                push_children = 1;
+            else
+                collect(u, e, f, cs);
+        } else if (u->desc[e]) {
+            push_children = 1;
+        } else if (is_cpu(t, e) && is_leaf(t, e, 0)) {
+            int any = 0;
+            for (uint32_t k = 0; k < ev->nchild && !any; k++)
+                any = is_cpu(t, ch[k]) && t->ev[ch[k]].ngpu && model_of(u, ch[k]);
+            if (any) {
+                for (uint32_t k = ev->nchild; k-- > 0;)
+                    if (is_cpu(t, ch[k]) && t->ev[ch[k]].ngpu && model_of(u, ch[k]))
+                        push(&st, &sp, &cap, ch[k], cs);
+                continue;
+            }
+            const uint32_t *g = tl_tev_gpu(t, e);
+            int comm = 0;
+            for (uint32_t k = 0; k < ev->ngpu && !comm; k++)
+                comm = u->env->comm[g[k]];
+            if (!comm)
+                collect(u, e, TL_TEV_NONE, cs);
+            continue;
+        } else {
+            push_children = 1;
+        }
+        if (push_children)
+            for (uint32_t k = ev->nchild; k-- > 0;)
+                push(&st, &sp, &cap, ch[k], cs);
+    }
+    *stp = st;
+    *capp = cap;
 }
 
 static void traverse(U *u)
 {
     const tl_trace *t = u->t;
     uint32_t *st = NULL;
-    size_t sp = 0, cap = 0;
-    for (size_t ri = 0; ri < t->nroots; ri++) {
-        TL_GROW(st, cap, sp + 1);
-        st[sp++] = t->roots[ri];
-        while (sp) {
-            uint32_t e = st[--sp];
-            if (u->visited[e])
-                continue;
-            u->visited[e] = 1;
-            const tl_tev *ev = &t->ev[e];
-            if (ev->kind != TL_TEV_CPU_OP || ev->ngpu == 0)
-                continue;
-            const uint32_t *ch = tl_tev_children(t, e);
-            int push_children = 0;
-            if (model_of(u, e)) {
-                collect(u, e, TL_TEV_NONE);
-                continue;
-            }
-            uint32_t f = sole_backward(u, e);
-            if (f != TL_TEV_NONE) {
-                if (u->desc[e])
-                    push_children = 1;
-                else
-                    collect(u, e, f);
-            } else if (u->desc[e]) {
-                push_children = 1;
-            } else if (is_leaf(t, e, 0)) {
-                int any = 0;
-                for (uint32_t k = 0; k < ev->nchild && !any; k++)
-                    any = is_cpu(t, ch[k]) && t->ev[ch[k]].ngpu && model_of(u, ch[k]);
-                if (any) {
-                    for (uint32_t k = ev->nchild; k-- > 0;)
-                        if (is_cpu(t, ch[k]) && t->ev[ch[k]].ngpu && model_of(u, ch[k])) {
-                            TL_GROW(st, cap, sp + 1);
-                            st[sp++] = ch[k];
-                        }
-                    continue;
-                }
-                const uint32_t *g = tl_tev_gpu(t, e);
-                int comm = 0;
-                for (uint32_t k = 0; k < ev->ngpu && !comm; k++)
-                    comm = u->env->comm[g[k]];
-                if (!comm)
-                    collect(u, e, TL_TEV_NONE);
-                continue;
-            } else {
-                push_children = 1;
-            }
-            if (push_children)
-                for (uint32_t k = ev->nchild; k-- > 0;) {
-                    TL_GROW(st, cap, sp + 1);
-                    st[sp++] = ch[k];
-                }
-        }
-    }
+    size_t cap = 0;
+    /* with Python functions, the top-level frames holding GPU work first */
+    if (u->python)
+        for (size_t i = 0; i < t->nev; i++)
+            if (t->ev[i].kind == TL_TEV_PYTHON && t->ev[i].parent == TL_TEV_NONE && (t->ev[i].flags & TL_TEV_IN_TREE) &&
+                t->ev[i].ngpu)
+                traverse_from(u, (uint32_t)i, &st, &cap);
+    for (size_t ri = 0; ri < t->nroots; ri++)
+        traverse_from(u, t->roots[ri], &st, &cap);
     free(st);
 }
 
-/* desc[e]: a cpu_op strictly below e, through cpu_ops only, has a model and GPU events. */
+/* desc[e]: a cpu_op strictly below e, through cpu_ops and Python frames only, has a model
+ * and GPU events. */
 static void mark_descendants(U *u)
 {
     const tl_trace *t = u->t;
     for (size_t i = 0; i < t->nev; i++) {
         if (!is_cpu(t, (uint32_t)i) || !t->ev[i].ngpu || !(t->ev[i].flags & TL_TEV_IN_TREE) || !model_of(u, (uint32_t)i))
             continue;
-        for (uint32_t p = t->ev[i].parent; p != TL_TEV_NONE && is_cpu(t, p) && !u->desc[p]; p = t->ev[p].parent)
+        /* up through cpu_ops and Python frames; the first other ancestor is marked too
+         * (its child leads here) but passes nothing on */
+        for (uint32_t p = t->ev[i].parent; p != TL_TEV_NONE && !u->desc[p]; p = t->ev[p].parent) {
             u->desc[p] = 1;
+            if (!is_cpu(t, p) && t->ev[p].kind != TL_TEV_PYTHON)
+                break;
+        }
     }
 }
 
@@ -273,6 +327,259 @@ static const char *params_text(pm_env *env, const pm_row *m)
     return s;
 }
 
+/* A frame's name as the reference's call stacks write it: every `_<digits>` removed. */
+static const char *cs_name(tl_arena *a, const char *name)
+{
+    size_t n = strlen(name);
+    char *o = tl_arena_alloc(a, n + 1);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (name[i] == '_' && name[i + 1] >= '0' && name[i + 1] <= '9') {
+            i++;
+            while (name[i + 1] >= '0' && name[i + 1] <= '9')
+                i++;
+            continue;
+        }
+        o[k++] = name[i];
+    }
+    o[k] = 0;
+    return o;
+}
+
+/* Python's repr of a list of strings, appended to b. */
+static void list_repr(tl_buf *b, const char *const *v, size_t n)
+{
+    tl_buf_addc(b, '[');
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            tl_buf_add(b, ", ", 2);
+        tl_py_str_repr(b, v[i], strlen(v[i]));
+    }
+    tl_buf_addc(b, ']');
+}
+
+/* Event i's name as the call stacks write it (made once per event). */
+static const char *cs_name_of(U *u, uint32_t i)
+{
+    if (!u->csname[i])
+        u->csname[i] = cs_name(u->env->arena, u->t->ev[i].name);
+    return u->csname[i];
+}
+
+/* The call stacks of row r's kernels (the collected event e, its walk's node cs) as
+ * names; their texts are made for the rows a summary shows (row_call_stack_texts). */
+static void kernel_call_stacks(U *u, urow *r, uint32_t e, uint32_t cs)
+{
+    const tl_trace *t = u->t;
+    tl_arena *a = u->env->arena;
+    size_t nbase = 0;
+    for (uint32_t c = cs; c != UINT32_MAX; c = u->cs_up[c])
+        nbase++;
+    const char **base = tl_xmalloc((nbase ? nbase : 1) * sizeof *base);
+    size_t q = nbase;
+    for (uint32_t c = cs; c != UINT32_MAX; c = u->cs_up[c])
+        base[--q] = cs_name_of(u, u->cs_ev[c]);
+    r->kcs = r->nkern ? tl_arena_alloc(a, r->nkern * sizeof *r->kcs) : NULL;
+    r->nkcs = r->nkern ? tl_arena_alloc(a, r->nkern * sizeof *r->nkcs) : NULL;
+    uint32_t *sfx = NULL;
+    size_t scap = 0;
+    for (size_t k = 0; k < r->nkern; k++) {
+        size_t ns = 0;
+        for (uint32_t p = t->ev[r->kern[k]].parent; p != TL_TEV_NONE && p != e; p = t->ev[p].parent)
+            if (cs_frame(&t->ev[p])) {
+                TL_GROW(sfx, scap, ns + 1);
+                sfx[ns++] = p;
+            }
+        const char **v = tl_arena_alloc(a, (nbase + ns + 1) * sizeof *v);
+        memcpy(v, base, nbase * sizeof *v);
+        for (size_t i = 0; i < ns; i++)
+            v[nbase + i] = cs_name_of(u, sfx[ns - 1 - i]);
+        r->kcs[k] = v;
+        r->nkcs[k] = nbase + ns;
+    }
+    free(sfx);
+    free(base);
+}
+
+/* The ", 'call_stack': [...]" texts of row r's kernels (kernel_details_summary's). */
+static const char **row_call_stack_texts(tl_arena *a, const urow *r)
+{
+    if (!r->kcs)
+        return NULL;
+    const char **txt = tl_arena_alloc(a, r->nkern * sizeof *txt);
+    tl_buf b = {0};
+    for (size_t k = 0; k < r->nkern; k++) {
+        tl_buf_clear(&b);
+        tl_buf_adds(&b, ", 'call_stack': ");
+        list_repr(&b, r->kcs[k], r->nkcs[k]);
+        txt[k] = tl_arena_strndup(a, b.data, b.len);
+    }
+    tl_buf_free(&b);
+    return txt;
+}
+
+/* The reference's dispatch-frame filters for the entry point. */
+static const char *const wrapper_files[] = {"torch/_ops.py", "torch/nn/modules/module.py", "torch/utils/_contextlib.py",
+                                            "torch/utils/_device.py", "torch/_tensor.py", "torch/functional.py",
+                                            "torch/overrides.py", "torch/_inductor/", "torch/_functorch/",
+                                            "torch/distributed/c10d_logger.py", "triton/backends/"};
+static const char *const wrapper_prefixes[] = {"<built-in", "pybind11_builtins", "nn.Module:"};
+static const char *const wrapper_funcs[] = {"__torch_function__", "_call_impl",   "_wrapped_call_impl", "decorate_context",
+                                            "dispatch_wrapper",   "handle_torch_function", "wrapper", "custom_wrapper",
+                                            "wrapper_custom",     "outer_wrapper"};
+#define NOF(a) (sizeof a / sizeof *a)
+
+/* The function name of a "path.py(line): func" frame (after the last "): "), or the frame. */
+static const char *frame_func(const char *f)
+{
+    const char *r = NULL;
+    for (const char *p = strstr(f, "): "); p; p = strstr(p + 1, "): "))
+        r = p + 3;
+    return r ? r : f;
+}
+
+static int is_wrapper(const char *f)
+{
+    for (size_t i = 0; i < NOF(wrapper_prefixes); i++)
+        if (strncmp(f, wrapper_prefixes[i], strlen(wrapper_prefixes[i])) == 0)
+            return 1;
+    for (size_t i = 0; i < NOF(wrapper_files); i++)
+        if (strstr(f, wrapper_files[i]))
+            return 1;
+    if (strstr(f, "): ")) {
+        const char *fn = frame_func(f);
+        for (size_t i = 0; i < NOF(wrapper_funcs); i++)
+            if (strcmp(fn, wrapper_funcs[i]) == 0)
+                return 1;
+    }
+    return 0;
+}
+
+/* Lower-cased ASCII copy in the arena. */
+static char *lower(tl_arena *a, const char *s)
+{
+    size_t n = strlen(s);
+    char *o = tl_arena_alloc(a, n + 1);
+    for (size_t i = 0; i <= n; i++)
+        o[i] = (char)(s[i] >= 'A' && s[i] <= 'Z' ? s[i] + 32 : s[i]);
+    return o;
+}
+
+/* The dispatch entry point of op `name` in the flattened call stack v[0..n). */
+static const char *entry_point(tl_arena *a, const char *const *v, size_t n, const char *name)
+{
+    const char *colon = NULL;
+    for (const char *p = strstr(name, "::"); p; p = strstr(p + 2, "::"))
+        colon = p + 2;
+    const char *local = lower(a, colon ? colon : name);
+    size_t at = SIZE_MAX;
+    for (size_t i = n; i-- > 0 && at == SIZE_MAX;)
+        if (strcmp(v[i], name) == 0)
+            at = i;
+    if (at == SIZE_MAX) {
+        /* a trailing _<digits> stripped */
+        size_t len = strlen(name), e = len;
+        while (e > 0 && name[e - 1] >= '0' && name[e - 1] <= '9')
+            e--;
+        if (e < len && e > 0 && name[e - 1] == '_') {
+            char *st = tl_arena_strndup(a, name, e - 1);
+            for (size_t i = n; i-- > 0 && at == SIZE_MAX;)
+                if (strcmp(v[i], st) == 0)
+                    at = i;
+        }
+    }
+    if (at == SIZE_MAX)
+        return "Not found";
+    for (size_t i = at + 1; i < n; i++)
+        if (strstr(v[i], ".py") && strstr(lower(a, strstr(v[i], "): ") ? frame_func(v[i]) : v[i]), local))
+            return v[i];
+    for (size_t i = at; i-- > 0;)
+        if (strstr(v[i], ".py") && !is_wrapper(v[i]))
+            return v[i];
+    return "Not found";
+}
+
+/* call_stack_full and entry_point of a group: its template row w's kernels in the
+ * summary's order (sorted), each chain its call stack and the kernel's name; one chain
+ * as a list, several as their common prefix and then each distinct tail as a list. */
+static void call_stack_full(pm_env *env, const urow *w, const size_t *sorted, const char *name, const char **full,
+                            const char **entry)
+{
+    tl_arena *a = env->arena;
+    if (!w || !w->nkern) {
+        *full = *entry = "Not found";
+        return;
+    }
+    const tl_trace *t = env->t;
+    size_t nk = w->nkern;
+    /* chain k: kcs[k] then the kernel's name */
+    const char ***ch = tl_xmalloc(nk * sizeof *ch);
+    size_t *cn = tl_xmalloc(nk * sizeof *cn);
+    for (size_t q = 0; q < nk; q++) {
+        /* a synthetic op's kernels have no call stack: the chain is the name alone */
+        size_t k = sorted[q], n = w->kcs ? w->nkcs[k] : 0;
+        const char **c = tl_arena_alloc(a, (n + 1) * sizeof *c);
+        if (n)
+            memcpy(c, w->kcs[k], n * sizeof *c);
+        c[n] = t->ev[w->kern[k]].name;
+        ch[q] = c;
+        cn[q] = n + 1;
+    }
+    tl_buf b = {0};
+    const char **flat;
+    size_t nflat = 0;
+    if (nk == 1) {
+        list_repr(&b, ch[0], cn[0]);
+        flat = ch[0];
+        nflat = cn[0];
+    } else {
+        size_t minl = SIZE_MAX, pre = 0;
+        for (size_t q = 0; q < nk; q++)
+            minl = cn[q] < minl ? cn[q] : minl;
+        for (; pre < minl; pre++) {
+            int same = 1;
+            for (size_t q = 1; q < nk && same; q++)
+                same = strcmp(ch[q][pre], ch[0][pre]) == 0;
+            if (!same)
+                break;
+        }
+        size_t total = 0;
+        for (size_t q = 0; q < nk; q++)
+            total += cn[q];
+        flat = tl_arena_alloc(a, (total + 1) * sizeof *flat);
+        tl_buf_addc(&b, '[');
+        for (size_t i = 0; i < pre; i++) {
+            if (i)
+                tl_buf_add(&b, ", ", 2);
+            tl_py_str_repr(&b, ch[0][i], strlen(ch[0][i]));
+            flat[nflat++] = ch[0][i];
+        }
+        int any = pre > 0;
+        for (size_t q = 0; q < nk; q++) {
+            int dup = 0;
+            for (size_t p = 0; p < q && !dup; p++) {
+                dup = cn[p] == cn[q];
+                for (size_t i = pre; i < cn[q] && dup; i++)
+                    dup = strcmp(ch[p][i], ch[q][i]) == 0;
+            }
+            if (dup)
+                continue;
+            if (any)
+                tl_buf_add(&b, ", ", 2);
+            any = 1;
+            list_repr(&b, ch[q] + pre, cn[q] - pre);
+            for (size_t i = pre; i < cn[q]; i++)
+                flat[nflat++] = ch[q][i];
+        }
+        tl_buf_addc(&b, ']');
+    }
+    *full = tl_arena_strndup(a, b.data, b.len);
+    *entry = entry_point(a, flat, nflat, name);
+    tl_buf_free(&b);
+    free(ch);
+    free(cn);
+}
+
 tl_table *pm_unified(pm_env *env)
 {
     const tl_trace *t = env->t;
@@ -287,6 +594,8 @@ tl_table *pm_unified(pm_env *env)
     u.model_known = tl_xcalloc(nev, 1);
     u.model = tl_xcalloc(nev, sizeof *u.model);
     u.first_kernel = tl_xmalloc(nev * sizeof *u.first_kernel);
+    u.python = (t->load_flags & TL_LOAD_PYTHON) != 0;
+    u.csname = u.python ? tl_xcalloc(nev, sizeof *u.csname) : NULL;
     mark_descendants(&u);
     traverse(&u);
     launcher_kernels(&u);
@@ -323,6 +632,8 @@ tl_table *pm_unified(pm_env *env)
             r.modelled = pm_eval(env, f, fm, 1, &r.m) == PM_OK;
         }
         r.kt = r.modelled ? r.m.kt : pm_busy(env, r.kern, r.nkern);
+        if (u.python)
+            kernel_call_stacks(&u, &r, e, u.coll_cs[i]);
         for (size_t k = 0; k < r.nkern; k++)
             cov[r.kern[k]] = 1;
         TL_GROW(rows, rcap, nr + 1);
@@ -397,7 +708,7 @@ tl_table *pm_unified(pm_env *env)
         free(bl[b]);
     free(bl), free(bn), free(bc), free(bucket_r), free(bucket_of), free(wp), free(wk), free(cov);
     free(u.visited), free(u.desc), free(u.model_known), free(u.model), free(u.first_kernel), free(u.collected);
-    free(u.sole_f);
+    free(u.sole_f), free(u.coll_cs), free(u.cs_ev), free(u.cs_up), free(u.csname);
     if (nr == 0) {
         free(rows);
         return NULL;
@@ -473,6 +784,7 @@ tl_table *pm_unified(pm_env *env)
 
     tl_table *tb = tl_table_new();
     tb->nrows = ng;
+    const char **entry = NULL, **full = NULL;
     tl_cell *x;
 #define COL(name) (x = add_col(tb, name))
 #define AGG(a, field) ag[ord[r] * A_N + (a)].field
@@ -490,8 +802,8 @@ tl_table *pm_unified(pm_env *env)
     for (size_t r = 0; r < ng; r++)
         x[r] = tl_cell_int((int64_t)g[ord[r]].n);
     COL("total_duration_us");
-    for (size_t r = 0; r < ng; r++)
-        x[r] = fcell(AGG(A_DUR, sum));
+    for (size_t r = 0; r < ng; r++) /* pandas' sum over no value (a pseudo op has no CPU time) is 0 */
+        x[r] = AGG(A_DUR, n) ? fcell(AGG(A_DUR, sum)) : tl_cell_float(0.0);
     COL("mean_duration_us");
     for (size_t r = 0; r < ng; r++)
         x[r] = fcell(AGG(A_DUR, mean));
@@ -589,25 +901,55 @@ tl_table *pm_unified(pm_env *env)
         tl_cell *kt = COL("trunc_kernel_details");
         const uint32_t **lists = tl_xmalloc(nr * sizeof *lists);
         size_t *lens = tl_xmalloc(nr * sizeof *lens);
+        const char *const **extra = tl_xmalloc(nr * sizeof *extra);
+        if (env->call_stack) {
+            entry = tl_xcalloc(ng, sizeof *entry);
+            full = tl_xcalloc(ng, sizeof *full);
+        }
         for (size_t r = 0; r < ng; r++) {
             const ugrp *gr = &g[ord[r]];
+            size_t tpl = SIZE_MAX;
             for (size_t q = 0; q < gr->n; q++) {
-                lists[q] = rows[gr->rows[q]].kern;
-                lens[q] = rows[gr->rows[q]].nkern;
+                const urow *w = &rows[gr->rows[q]];
+                lists[q] = w->kern;
+                lens[q] = w->nkern;
+                extra[q] = NULL;
+                if (tpl == SIZE_MAX && w->nkern)
+                    tpl = q;
             }
+            /* only the template's kernels are shown */
+            if (tpl != SIZE_MAX && !env->call_stack)
+                extra[tpl] = row_call_stack_texts(env->arena, &rows[gr->rows[tpl]]);
             const char *s, *tr;
-            pm_kernel_summary(env, lists, lens, gr->n, &s, &tr);
+            size_t *sorted = tpl == SIZE_MAX ? NULL : tl_xmalloc(lens[tpl] * sizeof *sorted);
+            pm_kernel_summary_ex(env, lists, lens, gr->n, extra, sorted, &s, &tr);
             ks[r] = tl_cell_str(s);
             kt[r] = scell(tr);
+            if (env->call_stack) {
+                const urow *w = tpl == SIZE_MAX ? NULL : &rows[gr->rows[tpl]];
+                call_stack_full(env, w, sorted, rows[gr->rows[0]].name, &full[r], &entry[r]);
+            }
+            free(sorted);
         }
         free(lists);
         free(lens);
+        free(extra);
     }
     COL("perf_params");
     FIRST(w->m.npar > 0, params_text(env, &w->m), scell)
     COL("has_perf_model");
     for (size_t r = 0; r < ng; r++)
         x[r] = tl_cell_bool(rows[g[ord[r]].rows[0]].has_model);
+    if (env->call_stack) {
+        COL("entry_point");
+        for (size_t r = 0; r < ng; r++)
+            x[r] = tl_cell_str(entry[r]);
+        COL("call_stack_full");
+        for (size_t r = 0; r < ng; r++)
+            x[r] = tl_cell_str(full[r]);
+        free(entry);
+        free(full);
+    }
     {
         double *sums = tl_xmalloc(ng * sizeof *sums);
         for (size_t r = 0; r < ng; r++)

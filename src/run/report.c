@@ -120,9 +120,7 @@ int tl_run_report_build(const tl_run_report_opts *o, tl_run_report *r)
         goto fail;
     if (cancelled(o, err))
         goto cancel;
-    /* the inference layout has its own op sheets; the perf sheets of a merged tree are not
-     * made yet */
-    if ((infer ? tl_trace_sheets_opts(r->trace, &so, &r->arena, &r->results, err)
+    if ((infer ? tl_perf_infer_report_sheets(r->trace, &so, &io, &r->arena, &r->results, err)
                : tl_perf_report_sheets(r->trace, o->gpu_arch ? &arch : NULL, &r->arena, &r->results, err)) != 0 ||
         apply_selections(o, r->trace, &r->results, err) != 0)
         goto fail;

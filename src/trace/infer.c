@@ -10,6 +10,8 @@
 
 #include "base/sort.h"
 
+#include <ctype.h>
+#include <math.h>
 #include <regex.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -132,6 +134,50 @@ static int64_t kv_digits(const char *body, size_t n, const char *key, int *found
     return v;
 }
 
+/* SGLang's native step[WORD bs=B] or step[WORD bs=B toks=T], exactly: 1 and *batch
+ * (DECODE: B; else T, or B when T is 0 or absent), 0 for any other text. */
+static int sglang_native_batch(const char *name, int64_t *batch)
+{
+    const char *p = name + 5, *w = p;
+    while (*p == '_' || (*p >= '0' && *p <= '9') || ((*p | 32) >= 'a' && (*p | 32) <= 'z'))
+        p++;
+    int ok = p > w && (*p == ' ' || *p == '\t');
+    while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r' || *p == '\f' || *p == '\v')
+        p++;
+    ok = ok && strncmp(p, "bs=", 3) == 0;
+    int64_t bs = 0, toks = 0;
+    if (ok) {
+        p += 3;
+        const char *d = p;
+        while (*p >= '0' && *p <= '9')
+            p++;
+        ok = p > d;
+        bs = safe_int(d, (size_t)(p - d));
+    }
+    if (ok && *p != ']') {
+        const char *q = p;
+        while (*q == ' ' || *q == '\t' || *q == '\n' || *q == '\r' || *q == '\f' || *q == '\v')
+            q++;
+        if (q > p && strncmp(q, "toks=", 5) == 0) {
+            q += 5;
+            const char *d = q;
+            while (*q >= '0' && *q <= '9')
+                q++;
+            if (q > d && *q == ']') {
+                toks = safe_int(d, (size_t)(q - d));
+                p = q;
+            }
+        }
+    }
+    if (ok && *p == ']') {
+        int decode = (size_t)(w - name) == 5 && strncmp(w, "DECODE", 6) == 0 && (w[6] == ' ' || w[6] == '\t');
+        int64_t b = decode ? bs : toks;
+        *batch = b ? b : bs;
+        return 1;
+    }
+    return 0;
+}
+
 int tl_infer_step_batch(const char *name, int64_t *batch)
 {
     patterns_init();
@@ -166,46 +212,8 @@ int tl_infer_step_batch(const char *name, int64_t *batch)
             return 0;
         }
     }
-    if (pat_match(P_SGL_N, name)) {
-        /* step[WORD bs=B] or step[WORD bs=B toks=T], exactly */
-        const char *p = name + 5, *w = p;
-        while (*p == '_' || (*p >= '0' && *p <= '9') || ((*p | 32) >= 'a' && (*p | 32) <= 'z'))
-            p++;
-        int ok = p > w && (*p == ' ' || *p == '\t');
-        while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r' || *p == '\f' || *p == '\v')
-            p++;
-        ok = ok && strncmp(p, "bs=", 3) == 0;
-        int64_t bs = 0, toks = 0;
-        if (ok) {
-            p += 3;
-            const char *d = p;
-            while (*p >= '0' && *p <= '9')
-                p++;
-            ok = p > d;
-            bs = safe_int(d, (size_t)(p - d));
-        }
-        if (ok && *p != ']') {
-            const char *q = p;
-            while (*q == ' ' || *q == '\t' || *q == '\n' || *q == '\r' || *q == '\f' || *q == '\v')
-                q++;
-            if (q > p && strncmp(q, "toks=", 5) == 0) {
-                q += 5;
-                const char *d = q;
-                while (*q >= '0' && *q <= '9')
-                    q++;
-                if (q > d && *q == ']') {
-                    toks = safe_int(d, (size_t)(q - d));
-                    p = q;
-                }
-            }
-        }
-        if (ok && *p == ']') {
-            int decode = (size_t)(w - name) == 5 && strncmp(w, "DECODE", 6) == 0 && (w[6] == ' ' || w[6] == '\t');
-            int64_t b = decode ? bs : toks;
-            *batch = b ? b : bs;
-            return 0;
-        }
-    }
+    if (pat_match(P_SGL_N, name) && sglang_native_batch(name, batch))
+        return 0;
     if (pat_match(P_ATOM_D, name) || pat_match(P_ATOM_N, name)) {
         const char *lb = strchr(name, '['), *rb = strrchr(name, ']');
         int64_t tokv = 0;
@@ -244,6 +252,101 @@ int tl_infer_step_batch(const char *name, int64_t *batch)
         }
     }
     return -1;
+}
+
+static int is_word(char c) { return c == '_' || (c >= '0' && c <= '9') || ((c | 32) >= 'a' && (c | 32) <= 'z'); }
+
+/* ATOM's `key=value` pairs (a value is a [..] list, maybe with a "...+N" tail, or a run of
+ * non-space bytes; the last of a key wins): tok, sk, sqsq, sqsk; found[i] when present. */
+static void atom_values(const char *body, size_t n, int64_t v[4], int found[4])
+{
+    static const char *const keys[4] = {"tok", "sk", "sqsq", "sqsk"};
+    for (int k = 0; k < 4; k++)
+        v[k] = 0, found[k] = 0;
+    size_t i = 0;
+    while (i < n) {
+        if (!is_word(body[i])) {
+            i++;
+            continue;
+        }
+        size_t ks = i;
+        while (i < n && is_word(body[i]))
+            i++;
+        size_t kl = i - ks;
+        if (i >= n || body[i] != '=' || i + 1 >= n)
+            continue;
+        size_t vs = i + 1, ve;
+        const char *rb = body[vs] == '[' ? memchr(body + vs, ']', n - vs) : NULL;
+        if (rb) {
+            ve = (size_t)(rb - body) + 1;
+            if (ve + 4 < n && strncmp(body + ve, "...+", 4) == 0 && body[ve + 4] >= '0' && body[ve + 4] <= '9') {
+                ve += 4;
+                while (ve < n && body[ve] >= '0' && body[ve] <= '9')
+                    ve++;
+            }
+        } else {
+            ve = vs;
+            while (ve < n && !isspace((unsigned char)body[ve]))
+                ve++;
+            if (ve == vs)
+                continue;
+        }
+        for (int k = 0; k < 4; k++)
+            if (kl == strlen(keys[k]) && strncmp(body + ks, keys[k], kl) == 0) {
+                v[k] = body[vs] == '[' ? 0 : safe_int(body + vs, ve - vs);
+                found[k] = 1;
+            }
+        i = ve;
+    }
+}
+
+int tl_infer_chunk_stats(const char *name, int64_t st[8])
+{
+    patterns_init();
+    for (int i = 0; i < 8; i++)
+        st[i] = 0;
+    if (pat_match(P_VLLM_D, name)) {
+        char buf[1024];
+        const char *tok[32];
+        size_t len[32];
+        size_t n = vllm_tokens(name, buf, sizeof buf, tok, len, 32);
+        if (n <= 16)
+            return 0;
+        static const int at[8] = {5, 6, 7, 8, 13, 14, 15, 16};
+        for (int i = 0; i < 8; i++)
+            st[i] = safe_int(tok[at[i]], len[at[i]]);
+        return 1;
+    }
+    if (pat_match(P_VLLM_N, name))
+        return 0;
+    if (pat_match(P_SGL_D, name)) {
+        const char *lb = strchr(name, '['), *rb = strrchr(name, ']');
+        if (!lb || !rb || rb < lb)
+            return 0;
+        static const char *const keys[8] = {"c_sq", "c_sk", "c_sqsq", "c_sqsk", "g_sq", "g_sk", "g_sqsq", "g_sqsk"};
+        int f;
+        for (int i = 0; i < 8; i++)
+            st[i] = kv_digits(lb + 1, (size_t)(rb - lb - 1), keys[i], &f);
+        return 1;
+    }
+    int64_t b;
+    if (pat_match(P_SGL_N, name) && sglang_native_batch(name, &b))
+        return 0;
+    if (pat_match(P_ATOM_N, name)) {
+        const char *lb = strchr(name, '['), *rb = strrchr(name, ']');
+        if (!lb || !rb || rb < lb)
+            return 0;
+        int64_t v[4];
+        int found[4];
+        atom_values(lb + 1, (size_t)(rb - lb - 1), v, found);
+        if (!found[2] || !found[3])
+            return 0;
+        int prefill = strncmp(name, "prefill[", 8) == 0;
+        int o = prefill ? 0 : 4;
+        st[o] = v[0], st[o + 1] = v[1], st[o + 2] = v[2], st[o + 3] = v[3];
+        return 1;
+    }
+    return 0;
 }
 
 /* ---- alignment (§2.7) -------------------------------------------------------------------- */
@@ -430,12 +533,18 @@ typedef struct ctrace {
     int used;
 } ctrace;
 
+/* `lit` (lower case) occurs in s, ignoring ASCII case.  Every event's name is tested
+ * (Python frames' run long): the first letter is matched before the rest is compared. */
 static int name_has_ci(const char *s, const char *lit)
 {
     size_t n = strlen(lit);
-    for (; *s; s++)
+    char c0 = lit[0];
+    for (; *s; s++) {
+        if ((char)(*s | 32) != c0 && *s != c0)
+            continue;
         if (strncasecmp(s, lit, n) == 0)
             return 1;
+    }
     return 0;
 }
 
@@ -557,14 +666,13 @@ static int ts_cmp_ctx(size_t a, size_t b, void *ctx)
     return x < y ? -1 : x > y ? 1 : 0;
 }
 
-/* A capture event that nothing of the sheets reads: a Python frame that is no nn.Module
- * frame (the launcher walk passes through it, the call stack leaves it out).  Such frames
- * are ~90% of a capture subtree; unless all frames are kept they take their UIDs but are
- * not copied, and their children hang under the nearest copied ancestor. */
-static int frame_only(const tl_tev *e) { return e->kind == TL_TEV_PYTHON && !strstr(e->name, "nn.Module"); }
-
+/* Capture frames that nothing of the sheets reads: a Python frame with no paired launch
+ * below it (no kernel ever runs under it, so no launcher walk, call stack, module or perf
+ * row passes through it; --include_call_stack's columns too only follow kernels).  Such
+ * frames are most of a capture subtree; unless all frames are asked for they take their
+ * UIDs but are not copied, and their children hang under the nearest copied ancestor. */
 /* Graft one job into t (room in t->ev and t->idx is made here). */
-static void graft(tl_trace *t, const job *jb, int keep_frames, uint32_t *uid_next, uint32_t *pos_of, int *warned_gpu)
+static void graft(tl_trace *t, const job *jb, int all_frames, uint32_t *uid_next, uint32_t *pos_of, int *warned_gpu)
 {
     const tl_trace *ct = jb->ct->t;
     const croot *cr = jb->cr;
@@ -581,10 +689,19 @@ static void graft(tl_trace *t, const job *jb, int keep_frames, uint32_t *uid_nex
     uint8_t *is_top = tl_xcalloc(ct->nev ? ct->nev : 1, 1);
     for (size_t k = 0; k < cr->ntop; k++)
         is_top[cr->top[k]] = 1;
-    size_t ncopy = 0;
     for (size_t p = 0; p < n; p++) {
         uint32_t s = cr->sub[p];
         pparent[p] = s == UINT32_MAX ? UINT32_MAX : is_top[s] ? 0 : pos_of[ct->ev[s].parent];
+    }
+    uint8_t *paired = tl_xcalloc(n, 1), *on_path = tl_xcalloc(n, 1);
+    for (size_t i = 0; i < jb->np; i++) {
+        paired[jb->p[i].c] = 1;
+        for (uint32_t p = jb->p[i].c; p != UINT32_MAX && !on_path[p]; p = pparent[p])
+            on_path[p] = 1;
+    }
+    size_t ncopy = 0;
+    for (size_t p = 0; p < n; p++) {
+        uint32_t s = cr->sub[p];
         posmap[p] = TL_TEV_NONE;
         if (s != UINT32_MAX && tl_tev_is_gpu(&ct->ev[s])) {
             if (!*warned_gpu) {
@@ -593,7 +710,7 @@ static void graft(tl_trace *t, const job *jb, int keep_frames, uint32_t *uid_nex
             }
             continue;
         }
-        if (s != UINT32_MAX && !keep_frames && frame_only(&ct->ev[s]))
+        if (s != UINT32_MAX && !all_frames && ct->ev[s].kind == TL_TEV_PYTHON && !on_path[p])
             continue;
         posmap[p] = (uint32_t)(t->nev + ncopy++);
     }
@@ -603,9 +720,6 @@ static void graft(tl_trace *t, const job *jb, int keep_frames, uint32_t *uid_nex
         uint32_t q = pparent[p];
         kparent[p] = q == UINT32_MAX || posmap[q] != TL_TEV_NONE ? q : kparent[q];
     }
-    uint8_t *paired = tl_xcalloc(n, 1);
-    for (size_t i = 0; i < jb->np; i++)
-        paired[jb->p[i].c] = 1;
     /* children: each copy under its nearest copied ancestor, in subtree order; a paired
      * launch's children are its kernel only */
     uint32_t base = (uint32_t)t->nev;
@@ -627,6 +741,34 @@ static void graft(tl_trace *t, const job *jb, int keep_frames, uint32_t *uid_nex
     }
     nchild += jb->np;
     t->ev = tl_xrealloc(t->ev, (t->nev + ncopy) * sizeof *t->ev);
+    /* the perf models read the copies' extras too (their Output type, that they have args);
+     * a copy takes no part in forward/backward links (the reference links the trees before
+     * the merge), so its sequence number is dropped */
+    if (t->extra) {
+        t->extra = tl_xrealloc(t->extra, (t->nev + ncopy) * sizeof *t->extra);
+        for (size_t p = 0; p < n; p++) {
+            if (posmap[p] == TL_TEV_NONE)
+                continue;
+            tl_tev_extra *x = &t->extra[posmap[p]];
+            uint32_t s = cr->sub[p];
+            if (s != UINT32_MAX && ct->extra)
+                *x = ct->extra[s];
+            else
+                memset(x, 0, sizeof *x);
+            x->seq = TL_SEQ_NONE;
+        }
+    }
+    /* the capture's cpu root nodes in the subtree are roots of the merged tree too, after
+     * the execution trace's own (unified_perf_summary starts from them) */
+    size_t nnew_roots = 0;
+    for (size_t r = 0; r < ct->nroots; r++)
+        nnew_roots += pos_of[ct->roots[r]] != UINT32_MAX && posmap[pos_of[ct->roots[r]]] != TL_TEV_NONE;
+    if (nnew_roots) {
+        t->roots = tl_xrealloc(t->roots, (t->nroots + nnew_roots) * sizeof *t->roots);
+        for (size_t r = 0; r < ct->nroots; r++)
+            if (pos_of[ct->roots[r]] != UINT32_MAX && posmap[pos_of[ct->roots[r]]] != TL_TEV_NONE)
+                t->roots[t->nroots++] = posmap[pos_of[ct->roots[r]]];
+    }
     t->idx = tl_xrealloc(t->idx, (t->nidx + nchild + ngpu + 1) * sizeof *t->idx);
     size_t off = t->nidx;
     for (size_t p = 0; p < n; p++) {
@@ -701,13 +843,14 @@ static void graft(tl_trace *t, const job *jb, int keep_frames, uint32_t *uid_nex
     free(pparent);
     free(kparent);
     free(paired);
+    free(on_path);
     free(nch);
     free(gcount);
 }
 
 static int uint_cmp_ts(size_t a, size_t b, void *ctx) { return ts_cmp_ctx(a, b, ctx); }
 
-int tl_infer_attribute(tl_trace *t, tl_capture *cap, int keep_frames, tl_infer_stats *st, tl_error *err)
+int tl_infer_attribute(tl_trace *t, tl_capture *cap, int all_frames, tl_infer_stats *st, tl_error *err)
 {
     memset(st, 0, sizeof *st);
     st->capture_batch = -1;
@@ -898,12 +1041,13 @@ int tl_infer_attribute(tl_trace *t, tl_capture *cap, int keep_frames, tl_infer_s
         for (size_t i = 0; i < ctt->nev; i++)
             pos_of[i] = UINT32_MAX;
         size_t before = t->nev;
-        graft(t, &jobs[j], keep_frames, &uid_next, pos_of, &warned_gpu);
+        graft(t, &jobs[j], all_frames, &uid_next, pos_of, &warned_gpu);
         st->ncopies += t->nev - before;
         st->nattributed++;
         st->nreplay_attributed += jobs[j].np;
         free(pos_of);
     }
+    t->nuids = uid_next; /* the UIDs taken, copies included (a synthetic op's is the next) */
     if (st->nattributed < ngl)
         tl_warn("%s: %zu of %zu graph launches attributed through %s%s%s%s", t->path, st->nattributed, ngl, cap->dir,
                 st->reason[0] ? " (" : "", st->reason, st->reason[0] ? ")" : "");
@@ -1003,6 +1147,8 @@ static void warn_reparenting(const tl_trace *t)
                 "reference's", t->path, what[i]);
 }
 
+static void moe_unfused_triton(tl_trace *t);
+
 void tl_infer_pseudo_ops(tl_trace *t)
 {
     warn_reparenting(t);
@@ -1032,6 +1178,210 @@ void tl_infer_pseudo_ops(tl_trace *t)
             e->name = v[k].to;
     }
     free(v);
+    moe_unfused_triton(t);
+}
+
+/* ---- the unfused Triton MoE pseudo ops (§2.10) ------------------------------------------ */
+
+static int has_name(const tl_trace *t, const char *name)
+{
+    for (size_t i = 0; i < t->nev; i++)
+        if (strcmp(t->ev[i].name, name) == 0)
+            return 1;
+    return 0;
+}
+
+static int has_ci(const char *s, const char *lit) { return name_has_ci(s, lit); }
+
+/* Python's int() of element 1 of a tuple-of-strings text ("('', '4', ...)"): 1 and *out. */
+static int concrete_int1(const char *text, int64_t *out)
+{
+    if (!text || *text != '(')
+        return 0;
+    const char *p = text + 1;
+    for (int item = 0; item < 2; item++) {
+        while (*p == ' ')
+            p++;
+        char q = *p;
+        if (q != '\'' && q != '"')
+            return 0;
+        const char *b = ++p;
+        while (*p && *p != q)
+            p += *p == '\\' && p[1] ? 2 : 1;
+        if (!*p)
+            return 0;
+        const char *e = p++;
+        if (item == 1) {
+            while (b < e && isspace((unsigned char)*b))
+                b++;
+            while (e > b && isspace((unsigned char)e[-1]))
+                e--;
+            if (b == e)
+                return 0;
+            size_t n = (size_t)(e - b);
+            if (n > 20 || strspn(b + (*b == '-' || *b == '+'), "0123456789") != n - (*b == '-' || *b == '+') ||
+                n == (size_t)(*b == '-' || *b == '+'))
+                return 0;
+            *out = safe_int(b, n);
+            return 1;
+        }
+        while (*p == ' ')
+            p++;
+        if (*p != ',')
+            return 0;
+        p++;
+    }
+    return 0;
+}
+
+/* The experts per token of a vllm::moe_forward: the k of a TopK op below it (through at
+ * most ten levels of children), else 4. */
+static int64_t moe_topk(const tl_trace *t, uint32_t moe)
+{
+    uint32_t *st = NULL, *dp = NULL;
+    size_t sp = 0, cap = 0, dcap = 0;
+    const uint32_t *ch = tl_tev_children(t, moe);
+    for (uint32_t k = t->ev[moe].nchild; k-- > 0;) {
+        TL_GROW(st, cap, sp + 1);
+        TL_GROW(dp, dcap, sp + 1);
+        st[sp] = ch[k];
+        dp[sp++] = 0;
+    }
+    int64_t topk = 4;
+    while (sp) {
+        uint32_t e = st[--sp], d = dp[sp];
+        if (d > 10)
+            continue;
+        int64_t v;
+        if (strstr(t->ev[e].name, "TopK") && concrete_int1(t->ev[e].concrete_inputs, &v)) {
+            topk = v;
+            break;
+        }
+        const uint32_t *c2 = tl_tev_children(t, e);
+        for (uint32_t k = t->ev[e].nchild; k-- > 0;) {
+            TL_GROW(st, cap, sp + 1);
+            TL_GROW(dp, dcap, sp + 1);
+            st[sp] = c2[k];
+            dp[sp++] = d + 1;
+        }
+    }
+    free(st);
+    free(dp);
+    return topk;
+}
+
+/* A pseudo op `name` between kernel `kern`'s launch and the launch's parent, with the
+ * shapes of MoE op `moe` (see moe_unfused_triton). */
+static void inject_pseudo_op(tl_trace *t, uint32_t kern, const char *name, uint32_t moe, int64_t topk, int gated)
+{
+    uint32_t launch = t->ev[kern].parent;
+    uint32_t orig = launch == TL_TEV_NONE ? TL_TEV_NONE : t->ev[launch].parent;
+    if (orig == TL_TEV_NONE)
+        return;
+    t->ev = tl_xrealloc(t->ev, (t->nev + 1) * sizeof *t->ev);
+    if (t->extra)
+        t->extra = tl_xrealloc(t->extra, (t->nev + 1) * sizeof *t->extra);
+    t->idx = tl_xrealloc(t->idx, (t->nidx + 2) * sizeof *t->idx);
+    uint32_t ps = (uint32_t)t->nev++;
+    tl_tev *e = &t->ev[ps];
+    const tl_tev *m = &t->ev[moe];
+    memset(e, 0, sizeof *e);
+    e->name = name;
+    e->kind = TL_TEV_CPU_OP;
+    e->flags = TL_TEV_IN_TREE;
+    e->ts = e->dur = e->t_end = NAN; /* no CPU time of its own */
+    e->pid = t->ev[orig].pid;
+    e->tid = t->ev[orig].tid;
+    e->stream = TL_TEV_NO_STREAM;
+    e->corr = -1;
+    e->uid = t->nuids++;
+    e->input_dims = m->input_dims;
+    e->input_type = m->input_type;
+    e->input_strides = m->input_strides;
+    e->concrete_inputs = m->concrete_inputs;
+    e->parent = orig;
+    e->child0 = (uint32_t)t->nidx;
+    e->nchild = 1;
+    t->idx[t->nidx++] = launch;
+    e->gpu0 = (uint32_t)t->nidx;
+    e->ngpu = 1;
+    t->idx[t->nidx++] = kern;
+    t->ncpu_ops++;
+    if (t->extra) {
+        tl_tev_extra *x = &t->extra[ps];
+        memset(x, 0, sizeof *x);
+        x->seq = TL_SEQ_NONE;
+        x->has_args = 1;
+        x->moe_topk = topk > INT32_MAX ? INT32_MAX : topk < INT32_MIN ? INT32_MIN : (int32_t)topk;
+        x->moe_gated = (uint8_t)gated;
+    }
+    /* orig's children: the launch out, the pseudo op in at the end */
+    tl_tev *o = &t->ev[orig];
+    uint32_t *c = t->idx + o->child0;
+    uint32_t w = 0;
+    for (uint32_t k = 0; k < o->nchild; k++)
+        if (c[k] != launch)
+            c[w++] = c[k];
+    if (w < o->nchild)
+        c[w] = ps;
+}
+
+/* vLLM's GPT-OSS MoE runs its expert GEMMs as Triton matmul_ogs kernels under
+ * vllm::moe_forward; the reference gives each its own op (the first by ts "up", the
+ * others "down"; the one scatter kernel combining them gets one too) between the
+ * kernel's launch and the launch's parent, so the GEMMs get MoE rows.  The launch keeps
+ * its parent (the op sheets do not change); the pseudo op has the MoE op's shapes, no
+ * CPU time, and comes after every other event. */
+static void moe_unfused_triton(tl_trace *t)
+{
+    if (!has_name(t, "vllm::moe_forward") || has_name(t, "vllm::rocm_aiter_fused_moe") ||
+        has_name(t, "_rocm_C::paged_attention") || has_name(t, "aiter::paged_attention_v1"))
+        return;
+    int any = 0;
+    for (size_t i = 0; i < t->nev && !any; i++)
+        any = t->ev[i].kind == TL_TEV_KERNEL && has_ci(t->ev[i].name, "matmul_ogs");
+    if (!any)
+        return;
+    const char *up = tl_arena_strdup(&t->arena, "pseudo_op::moe_triton_unfused_up");
+    const char *down = tl_arena_strdup(&t->arena, "pseudo_op::moe_triton_unfused_down");
+    const char *finalize = tl_arena_strdup(&t->arena, "pseudo_op::moe_triton_unfused_finalize_matmul_scatter");
+    size_t nev0 = t->nev;
+    for (size_t i = 0; i < nev0; i++) {
+        if (strcmp(t->ev[i].name, "vllm::moe_forward") != 0 || !t->ev[i].ngpu)
+            continue;
+        uint32_t moe = (uint32_t)i;
+        size_t nm = 0;
+        size_t *mk = tl_xmalloc(t->ev[moe].ngpu * sizeof *mk);
+        for (uint32_t k = 0; k < t->ev[moe].ngpu; k++) {
+            uint32_t g = tl_tev_gpu(t, moe)[k];
+            if (t->ev[g].kind == TL_TEV_KERNEL && has_ci(t->ev[g].name, "matmul_ogs"))
+                mk[nm++] = g;
+        }
+        if (!nm) {
+            free(mk);
+            continue;
+        }
+        int64_t topk = moe_topk(t, moe);
+        tl_sort_rows(mk, nm, ts_cmp_ctx, t);
+        for (size_t q = 0; q < nm; q++) {
+            const char *kn = t->ev[mk[q]].name;
+            inject_pseudo_op(t, (uint32_t)mk[q], q == 0 ? up : down, moe, topk,
+                             has_ci(kn, "_swiglu") || has_ci(kn, "_glu"));
+        }
+        /* the scatter that combines the experts' outputs, when there is exactly one */
+        uint32_t scatter = TL_TEV_NONE;
+        size_t nscatter = 0;
+        for (uint32_t k = 0; k < t->ev[moe].ngpu; k++) {
+            uint32_t g = tl_tev_gpu(t, moe)[k];
+            if (has_ci(t->ev[g].name, "matmul_scatter")) {
+                scatter = g;
+                nscatter++;
+            }
+        }
+        if (nscatter == 1)
+            inject_pseudo_op(t, scatter, finalize, moe, 0, 0);
+        free(mk);
+    }
 }
 
 tl_trace *tl_infer_load(const char *path, const tl_infer_opts *o, tl_infer_stats *st, tl_error *err)
@@ -1046,7 +1396,7 @@ tl_trace *tl_infer_load(const char *path, const tl_infer_opts *o, tl_infer_stats
     /* the annotations always: the iteration roots, the attention models' step, the pseudo-op rule */
     unsigned flags = TL_LOAD_ANNOT | (o->capture_dir || o->python ? TL_LOAD_PYTHON : 0);
     tl_trace *t = tl_trace_load_flags(path, flags, err);
-    if (t && o->capture_dir && tl_infer_attribute(t, &cap, o->keep_frames, st, err) != 0) {
+    if (t && o->capture_dir && tl_infer_attribute(t, &cap, 0, st, err) != 0) {
         tl_trace_free(t);
         t = NULL;
     }

@@ -17,9 +17,9 @@
  * user_annotation events are kept (kind TL_TEV_ANNOT, outside the tree): the annotation
  * enclosing an event by time, copies included, is its step's iteration annotation, which
  * the attention models read.  Pseudo-op renames (tl_infer_pseudo_ops) are already in the
- * names.  tl_infer_is_copy tells a copy from an execution-trace event.  Without
- * --include_call_stack (tl_infer_opts.keep_frames) the Python frames that are no
- * nn.Module frames are not copied (their UIDs are still counted).
+ * names.  tl_infer_is_copy tells a copy from an execution-trace event.  The Python
+ * frames with no attributed launch below them are not copied (their UIDs are still
+ * counted): nothing of the sheets reads them.
  */
 #ifndef TL_TRACE_INFER_H
 #define TL_TRACE_INFER_H
@@ -43,12 +43,14 @@ typedef struct tl_infer_stats {
 
 /*
  * Attribute the graph replays of `t` (loaded with TL_LOAD_ANNOT | TL_LOAD_PYTHON) through
- * the capture folder `cap` (§2), grafting in place.  Warnings (§5) are printed; the
+ * the capture folder `cap` (§2), grafting in place; `all_frames` copies every Python frame
+ * of the capture subtrees, not only those above an attributed launch (the reference's
+ * whole subtree: for the tests).  Warnings (§5) are printed; the
  * errors of §5 (no iteration annotation, overlapping annotations, a multi-stream replay
  * without kernel names, nothing attributed) return -1 with *err set and leave `t` as it
  * was.  Capture traces that were grafted from are moved into t->owned.
  */
-int tl_infer_attribute(tl_trace *t, tl_capture *cap, int keep_frames, tl_infer_stats *st, tl_error *err);
+int tl_infer_attribute(tl_trace *t, tl_capture *cap, int all_frames, tl_infer_stats *st, tl_error *err);
 
 /* The one line tlreport prints on success (§0), without a newline. */
 void tl_infer_summary(const tl_trace *t, const tl_infer_stats *st, tl_buf *out);
@@ -70,7 +72,7 @@ typedef struct tl_infer_opts {
     const char *capture_dir; /* the capture folder, or NULL */
     int python;              /* Python functions in the tree (--group_by_parent_module, --include_call_stack) */
     int pseudo_ops;          /* --enable_pseudo_ops */
-    int keep_frames;         /* every Python frame grafted (--include_call_stack) */
+    int call_stack;          /* --include_call_stack: unified_perf_summary's call-stack columns */
 } tl_infer_opts;
 
 /*
@@ -90,6 +92,12 @@ size_t tl_infer_unapplied_pseudo_ops(const tl_trace *t, const char **what, size_
 
 /* §2.3: the batch size of an iteration annotation named `name`; 0 and *batch, or -1. */
 int tl_infer_step_batch(const char *name, int64_t *batch);
+
+/* The roofline aggregates of an iteration annotation named `name` (what the attention
+ * models of PERF.md read: the reference's IterationAnnotation.chunk_stats): st[] gets
+ * c_sq, c_sk, c_sqsq, c_sqsk, g_sq, g_sk, g_sqsq, g_sqsk; returns 1, or 0 when the name is
+ * no detailed annotation (st[] all 0). */
+int tl_infer_chunk_stats(const char *name, int64_t st[8]);
 
 /* §2.2: 2 when `name` is a detailed iteration annotation, 1 a native one, else 0. */
 int tl_infer_root_kind(const char *name);

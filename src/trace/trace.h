@@ -75,6 +75,10 @@ typedef struct tl_tev_extra {
     const char *output_type; /* cpu_ops: args["Output type"] as a Python tuple repr, or NULL */
     uint8_t has_args;        /* the event has an args object */
     uint8_t is_driver;       /* a runtime event of cat "cuda_driver" (not "cuda_runtime") */
+    /* an injected MoE pseudo op (trace/infer.h): its gating and experts per token (in
+     * the struct's padding: no event grows for them) */
+    uint8_t moe_gated;
+    int32_t moe_topk;
 } tl_tev_extra;
 
 typedef struct tl_trace {
@@ -87,7 +91,7 @@ typedef struct tl_trace {
     uint32_t *roots;     /* cpu root nodes, in ts order across threads */
     size_t nroots;
     size_t ncpu_ops;     /* how many cpu_op events (0: a GPU-only trace) */
-    uint32_t nuids;      /* how many events traceEvents holds (every kind counted) */
+    uint32_t nuids;      /* how many UIDs are taken: traceEvents' length, plus the grafted copies of an attributed trace */
     size_t nnegative;    /* kept events with a negative duration (used as they are) */
     uint32_t first_negative; /* the uid of the first of them */
     tl_arena arena;      /* names, argument texts, process and thread names */

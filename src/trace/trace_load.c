@@ -505,6 +505,7 @@ static void finish_event(loader *L)
             TL_GROW(t->extra, L->extracap, t->nev + 1);
             side_grow(L, t->nev + 1);
             tl_tev_extra *x = &t->extra[t->nev];
+            memset(x, 0, sizeof *x);
             x->seq = r->has_seq ? r->seq : TL_SEQ_NONE;
             x->output_type = kind == TL_TEV_CPU_OP && r->has_otype ? intern_get(&L->in, buf_str(&r->otype), r->otype.len) : NULL;
             x->has_args = (uint8_t)r->has_args;

@@ -178,7 +178,7 @@ static int open_impl(tl_report *r, const char *path, tl_trace_sheets_fn build, v
         im->io.capture_dir = im->capture_dir;
         im->io.python = spec->parent_module || spec->call_stack;
         im->io.pseudo_ops = spec->pseudo_ops;
-        im->io.keep_frames = spec->call_stack;
+        im->io.call_stack = spec->call_stack;
         im->so.inference = 1;
         im->so.parent_module = spec->parent_module;
         im->so.num_kernels = spec->num_kernels;

@@ -23,7 +23,8 @@
  *    never depend on how a reader counts.
  *  - Numbers are written as Python's repr (shortest round-trip text: "0.1", "1e-05"),
  *    which is valid xsd:double and reads back to the same double; integers exactly.  NaN
- *    is an empty cell, +-inf the strings "inf"/"-inf" (Excel has no infinities).
+ *    is xsd:double's NaN (the sheets write a missing value as an empty cell, not as
+ *    NaN), +-inf the strings "inf"/"-inf" (Excel has no infinities).
  *  - Text is escaped for XML (& < > "), characters XML 1.0 cannot carry become OOXML's
  *    `_xHHHH_` escapes (a literal `_xHHHH_` gets its underscore escaped as `_x005F_`),
  *    invalid UTF-8 becomes U+FFFD (in the workbook only: the CSVs keep the bytes), and
@@ -490,6 +491,12 @@ void xb_rows(tl_buf *b, const tl_table *t, const colinfo *ci, size_t r0, size_t 
                         p += tl_fmt_double(cell->v.f, p);
                     }
                     PUT(p, "</v></c>");
+                } else if (isnan(cell->v.f)) {
+                    /* only the perf sheets' double parameter columns hold a NaN cell (a
+                     * missing parameter, "nan" in the CSV): xsd:double's NaN keeps the
+                     * column numeric and the value readable */
+                    p = put_num_cell(p, &ci[c], row, rowlen);
+                    PUT(p, "NaN</v></c>");
                 } else if (isinf(cell->v.f)) {
                     /* Excel has no infinities: text, as the CSV has it */
                     const char *s = cell->v.f < 0 ? "-inf" : "inf";
@@ -497,7 +504,7 @@ void xb_rows(tl_buf *b, const tl_table *t, const colinfo *ci, size_t r0, size_t 
                                      t->cols[c].name, rownum);
                     p = xb_ensure(b, p, need);
                 }
-                break; /* NaN: an empty cell */
+                break;
             case TL_BOOL:
                 PUT(p, "<c r=\"");
                 p = put_ref(p, &ci[c], row, rowlen);
