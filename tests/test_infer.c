@@ -759,6 +759,20 @@ static void test_perf_sheets_merged(void **state)
     tl_results_free(&r);
     tl_arena_free(&a);
     tl_trace_free(t);
+    /* a trace input of a comparison (TRACE@DIR) carries the same perf sheets */
+    tl_report rep;
+    tl_trace_infer_spec spec = {f.cap, 0, 1, 0, 0};
+    assert_int_equal(tl_perf_report_open_infer(&rep, f.exec, &spec, &err), 0);
+    assert_int_equal(tl_trace_report_wait(&rep, &err), 0);
+    assert_true(tl_report_has_sheet(&rep, "InferenceAttention_fwd"));
+    assert_true(tl_report_has_sheet(&rep, "GEMM"));
+    tl_arena_init(&a);
+    tl_table *ia = tl_report_read_sheet(&rep, "InferenceAttention_fwd", &a, &err);
+    assert_non_null(ia);
+    assert_int_equal(ia->nrows, 1);
+    tl_table_free(ia);
+    tl_arena_free(&a);
+    tl_report_close(&rep);
     fx_free(&f);
     /* the same step without its aggregates: the attention op has no estimate (no row) */
     fx_init(&f);

@@ -45,6 +45,10 @@ int tl_perf_infer_report_sheets(const tl_trace *t, const tl_sheet_opts *so, cons
  * the full report above; `arch` (may be NULL) must outlive the report. */
 int tl_perf_report_open(tl_report *r, const char *path, const tl_gpu_arch *arch, tl_error *err);
 
+/* Open the trace at `path` in inference mode (trace_report.h's tl_trace_report_open_infer)
+ * with the perf sheets of tl_perf_infer_report_sheets. */
+int tl_perf_report_open_infer(tl_report *r, const char *path, const tl_trace_infer_spec *spec, tl_error *err);
+
 /* The perf sheet names a report of a trace may hold, in workbook order (PERF.md §0),
  * NULL-terminated. */
 extern const char *const tl_perf_sheet_names[];

@@ -329,3 +329,8 @@ int tl_perf_report_open(tl_report *r, const char *path, const tl_gpu_arch *arch,
 {
     return tl_trace_report_open_with(r, path, build, (void *)arch, err);
 }
+
+int tl_perf_report_open_infer(tl_report *r, const char *path, const tl_trace_infer_spec *spec, tl_error *err)
+{
+    return tl_trace_report_open_infer_with(r, path, spec, tl_perf_infer_report_sheets, err);
+}

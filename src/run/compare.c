@@ -490,7 +490,7 @@ int tl_compare_run(const tl_compare_opts *opts, tl_comparison *c)
                 tl_error_set(err, "%s: not a trace, so it cannot take the capture folder %s", path, capture);
                 goto fail;
             }
-            if ((is_trace && infer ? tl_trace_report_open_infer(r, path, &spec, err)
+            if ((is_trace && infer ? tl_perf_report_open_infer(r, path, &spec, err)
                  : is_trace        ? tl_perf_report_open(r, path, arch, err)
                                    : tl_report_open(r, path, err)) != 0) {
                 tl_report_close(r);

@@ -34,6 +34,7 @@ typedef struct trace_impl {
     char *capture_dir;
     tl_infer_opts io;
     tl_sheet_opts so;
+    tl_trace_infer_sheets_fn build_infer; /* inference mode's builder; NULL: the basic sheets */
 } trace_impl;
 
 static int basic_sheets(const tl_trace *t, void *ctx, tl_arena *arena, tl_results *out, tl_error *err)
@@ -60,10 +61,10 @@ static void *load_job(void *arg)
     }
     if (im->t && !im->capture_dir)
         tl_infer_capture_hint(im->t, im->path);
-    /* the inference layout has its own op sheets; the perf sheets of a merged tree are not
-     * made yet */
     if (!im->t)
         im->rc = -1;
+    else if (im->infer && im->build_infer)
+        im->rc = im->build_infer(im->t, &im->so, &im->io, &im->arena, &im->sheets, &im->err);
     else if (im->infer)
         im->rc = tl_trace_sheets_opts(im->t, &im->so, &im->arena, &im->sheets, &im->err);
     else
@@ -162,7 +163,7 @@ static void close_trace(tl_report *r)
 static const tl_report_ops trace_ops = {has_sheet, read_sheet, close_trace};
 
 static int open_impl(tl_report *r, const char *path, tl_trace_sheets_fn build, void *ctx,
-                     const tl_trace_infer_spec *spec, tl_error *err)
+                     const tl_trace_infer_spec *spec, tl_trace_infer_sheets_fn build_infer, tl_error *err)
 {
     tl_report_init(r, path);
     r->kind = "trace";
@@ -172,6 +173,7 @@ static int open_impl(tl_report *r, const char *path, tl_trace_sheets_fn build, v
     im->path = tl_xstrdup(path);
     im->build = build;
     im->build_ctx = ctx;
+    im->build_infer = build_infer;
     if (spec) {
         im->infer = 1;
         im->capture_dir = spec->capture_dir ? tl_xstrdup(spec->capture_dir) : NULL;
@@ -196,17 +198,23 @@ static int open_impl(tl_report *r, const char *path, tl_trace_sheets_fn build, v
 
 int tl_trace_report_open(tl_report *r, const char *path, tl_error *err)
 {
-    return open_impl(r, path, basic_sheets, NULL, NULL, err);
+    return open_impl(r, path, basic_sheets, NULL, NULL, NULL, err);
 }
 
 int tl_trace_report_open_with(tl_report *r, const char *path, tl_trace_sheets_fn build, void *ctx, tl_error *err)
 {
-    return open_impl(r, path, build, ctx, NULL, err);
+    return open_impl(r, path, build, ctx, NULL, NULL, err);
 }
 
 int tl_trace_report_open_infer(tl_report *r, const char *path, const tl_trace_infer_spec *spec, tl_error *err)
 {
-    return open_impl(r, path, basic_sheets, NULL, spec, err);
+    return open_impl(r, path, basic_sheets, NULL, spec, NULL, err);
+}
+
+int tl_trace_report_open_infer_with(tl_report *r, const char *path, const tl_trace_infer_spec *spec,
+                                    tl_trace_infer_sheets_fn build, tl_error *err)
+{
+    return open_impl(r, path, basic_sheets, NULL, spec, build, err);
 }
 
 int tl_trace_report_wait(tl_report *r, tl_error *err)

@@ -9,6 +9,7 @@
 
 #include "table/report.h"
 #include "table/result.h"
+#include "trace/infer.h"
 #include "trace/trace.h"
 
 /* The sheet names, in workbook order. */
@@ -61,6 +62,16 @@ typedef struct tl_trace_infer_spec {
 /* tl_trace_report_open in inference mode: the trace attributed through its capture
  * folder (if any) and its sheets in the inference layout; the success line is a note. */
 int tl_trace_report_open_infer(tl_report *r, const char *path, const tl_trace_infer_spec *spec, tl_error *err);
+
+/* A sheet builder for a trace loaded in inference mode, given the layout and the load's
+ * options: a layer above this one (perf) gives its own, which adds the perf sheets. */
+typedef int (*tl_trace_infer_sheets_fn)(const tl_trace *t, const tl_sheet_opts *so, const tl_infer_opts *io,
+                                        tl_arena *arena, tl_results *out, tl_error *err);
+
+/* tl_trace_report_open_infer with the sheets made by `build` instead of the layout's
+ * basic sheets. */
+int tl_trace_report_open_infer_with(tl_report *r, const char *path, const tl_trace_infer_spec *spec,
+                                    tl_trace_infer_sheets_fn build, tl_error *err);
 
 /* Wait until the trace of a report opened by tl_trace_report_open is loaded: 0, or -1
  * with *err set (the one-line message of a bad trace).  0 for any other report. */
