@@ -7,6 +7,7 @@
 #include "testutil.h"
 
 #include "io/gzip_stream.h"
+#include "trace/jscan.h"
 #include "trace/trace.h"
 
 #include <zlib.h>
@@ -442,6 +443,75 @@ static void test_conformance_trace(void **state)
     tl_trace_free(t);
 }
 
+/* Python's repr() of a str, byte by byte: the oracle for tl_py_str_repr's block scan. */
+static void repr_oracle(tl_buf *b, const char *s, size_t n)
+{
+    int sq = memchr(s, '\'', n) != NULL, dq = memchr(s, '"', n) != NULL;
+    char q = sq && !dq ? '"' : '\'';
+    tl_buf_addc(b, q);
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        char hex[8];
+        if (c == '\\' || c == (unsigned char)q) {
+            tl_buf_addc(b, '\\');
+            tl_buf_addc(b, (char)c);
+        } else if (c == '\n' || c == '\r' || c == '\t') {
+            tl_buf_addc(b, '\\');
+            tl_buf_addc(b, c == '\n' ? 'n' : c == '\r' ? 'r' : 't');
+        } else if (c < 0x20 || c == 0x7f) {
+            snprintf(hex, sizeof hex, "\\x%02x", c);
+            tl_buf_adds(b, hex);
+        } else {
+            tl_buf_addc(b, (char)c);
+        }
+    }
+    tl_buf_addc(b, q);
+}
+
+static void test_py_str_repr(void **state)
+{
+    (void)state;
+    /* Python 3's repr() of these strings */
+    static const char *const cases[][2] = {
+        {"void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>>",
+         "'void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>>'"},
+        {"it's a 16-byte b", "\"it's a 16-byte b\""},
+        {"say \"hi\" and it's", "'say \"hi\" and it\\'s'"},
+        {"tab\there\nnew\\slash\x7f\x01", "'tab\\there\\nnew\\\\slash\\x7f\\x01'"},
+        {"caf\xc3\xa9 na\xc3\xafve \xe2\x80\x94 longer than sixteen bytes",
+         "'caf\xc3\xa9 na\xc3\xafve \xe2\x80\x94 longer than sixteen bytes'"},
+        {"", "''"},
+    };
+    tl_buf b = {0}, o = {0};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        tl_buf_clear(&b);
+        tl_py_str_repr(&b, cases[i][0], strlen(cases[i][0]));
+        assert_string_equal(tl_buf_cstr(&b), cases[i][1]);
+    }
+    /* every special byte at every offset of strings of 0..40 bytes, around the block
+     * boundaries, against the byte-by-byte oracle */
+    static const char special[] = {'\\', '\'', '"', '\n', '\r', '\t', 0x01, 0x1f, 0x7f, (char)0xc3, (char)0x80, 'x'};
+    char s[48];
+    for (size_t n = 0; n <= 40; n++)
+        for (size_t at = 0; at < (n ? n : 1); at++)
+            for (size_t k = 0; k < sizeof special; k++) {
+                for (size_t q = 0; q < n; q++)
+                    s[q] = (char)('a' + q % 26);
+                if (n) {
+                    s[at] = special[k];
+                    s[n - 1 - (at * 7) % n] = special[(k + 3) % sizeof special]; /* a second one elsewhere */
+                }
+                tl_buf_clear(&b);
+                tl_buf_clear(&o);
+                tl_py_str_repr(&b, s, n);
+                repr_oracle(&o, s, n);
+                assert_int_equal(b.len, o.len);
+                assert_memory_equal(b.data, o.data, o.len);
+            }
+    tl_buf_free(&b);
+    tl_buf_free(&o);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -457,6 +527,7 @@ int main(void)
         cmocka_unit_test(test_gzip),
         cmocka_unit_test(test_stream_file),
         cmocka_unit_test(test_conformance_trace),
+        cmocka_unit_test(test_py_str_repr),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
