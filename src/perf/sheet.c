@@ -29,7 +29,8 @@ void pm_aggregate(const double *v, size_t n, pm_agg *out)
 {
     tl_kahan k = {0};
     tl_welford w = {0};
-    double *tmp = tl_xmalloc((n ? n : 1) * sizeof *tmp);
+    double small[32];
+    double *tmp = n <= 32 ? small : tl_xmalloc(n * sizeof *tmp);
     size_t m = 0;
     out->min = out->max = out->first = NAN;
     for (size_t i = 0; i < n; i++) {
@@ -50,12 +51,23 @@ void pm_aggregate(const double *v, size_t n, pm_agg *out)
     out->mean = m ? k.sum / (double)m : NAN;
     out->std = tl_welford_std(&w);
     if (m) {
-        qsort(tmp, m, sizeof *tmp, dbl_cmp);
+        if (m <= 32) { /* most groups are small: insertion sort, no call per comparison */
+            for (size_t i = 1; i < m; i++) {
+                double x = tmp[i];
+                size_t j = i;
+                for (; j > 0 && tmp[j - 1] > x; j--)
+                    tmp[j] = tmp[j - 1];
+                tmp[j] = x;
+            }
+        } else {
+            qsort(tmp, m, sizeof *tmp, dbl_cmp);
+        }
         out->median = m % 2 ? tmp[m / 2] : (tmp[m / 2 - 1] + tmp[m / 2]) / 2;
     } else {
         out->median = NAN;
     }
-    free(tmp);
+    if (tmp != small)
+        free(tmp);
 }
 
 /* ---- kernel statistics (TRACES.md §4.2) -------------------------------------------------- */
@@ -158,6 +170,11 @@ static int grp_cmp(size_t a, size_t b, void *ctx)
 
 static const pm_ptext *find_par(const pm_row *r, const char *name)
 {
+    /* the models name their parameters with the same literals, so the pointers
+     * usually match */
+    for (size_t i = 0; i < r->npar; i++)
+        if (r->par[i].name == name)
+            return &r->par[i];
     for (size_t i = 0; i < r->npar; i++)
         if (strcmp(r->par[i].name, name) == 0)
             return &r->par[i];
@@ -266,9 +283,15 @@ tl_table *pm_sheet(pm_env *env, const pm_row *rows, size_t n)
     size_t npc = 0, pccap = 0;
     for (size_t r = 0; r < n; r++)
         for (size_t i = 0; i < rows[r].npar; i++) {
+            const char *pn = rows[r].par[i].name;
             size_t k = 0;
-            while (k < npc && strcmp(pc[k].name, rows[r].par[i].name) != 0)
+            while (k < npc && pc[k].name != pn)
                 k++;
+            if (k == npc) {
+                k = 0;
+                while (k < npc && strcmp(pc[k].name, pn) != 0)
+                    k++;
+            }
             if (k == npc) {
                 TL_GROW(pc, pccap, npc + 1);
                 memset(&pc[npc], 0, sizeof pc[npc]);
