@@ -252,6 +252,13 @@ int tl_perf_sheets(const tl_trace *t, const tl_gpu_arch *arch, tl_arena *arena, 
     return 0;
 }
 
+/* Whether TL_PERF_SHEETS=0 asks for the report without the perf sheets. */
+static int perf_sheets_off(void)
+{
+    const char *v = getenv("TL_PERF_SHEETS");
+    return v && strcmp(v, "0") == 0;
+}
+
 int tl_perf_report_sheets(const tl_trace *t, const tl_gpu_arch *arch, tl_arena *arena, tl_results *out, tl_error *err)
 {
     tl_results basic = {0}, perf = {0};
@@ -259,7 +266,7 @@ int tl_perf_report_sheets(const tl_trace *t, const tl_gpu_arch *arch, tl_arena *
         tl_results_free(&basic);
         return -1;
     }
-    if (tl_perf_sheets(t, arch, arena, &perf, err) != 0) {
+    if (!perf_sheets_off() && tl_perf_sheets(t, arch, arena, &perf, err) != 0) {
         tl_results_free(&basic);
         tl_results_free(&perf);
         return -1;
