@@ -443,6 +443,89 @@ static void test_conformance_trace(void **state)
     tl_trace_free(t);
 }
 
+/* A gzip file is inflated ahead on a helper thread: every byte in order in any read size,
+ * over many of its slots and two members; its errors as the memory stream's; a stream
+ * closed before its end stops the helper. */
+static void test_gzip_file_ahead(void **state)
+{
+    (void)state;
+    /* ~6 MB of text: a dozen slots of the helper */
+    size_t n = 6u << 20;
+    char *text = malloc(n);
+    for (size_t i = 0; i < n; i++)
+        text[i] = (char)('a' + (i * 7 + i / 251) % 26);
+    size_t cap = n + (1u << 20);
+    unsigned char *z = malloc(cap);
+    size_t z1 = gz(text, n / 3, z, cap);
+    size_t zn = z1 + gz(text + n / 3, n - n / 3, z + z1, cap - z1);
+    char *dir = tt_tmpdir(), path[512];
+    snprintf(path, sizeof path, "%s/t.json.gz", dir);
+    tt_write_file(path, (const char *)z, zn);
+    static const size_t sizes[] = {7, 65536, (1u << 20) + 1, 8u << 20};
+    char *buf = malloc(8u << 20);
+    for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
+        tl_error err = {0};
+        tl_instream *s = tl_instream_open(path, &err);
+        assert_non_null(s);
+        assert_true(tl_instream_is_gzip(s));
+        size_t total = 0;
+        long got;
+        while ((got = tl_instream_read(s, buf, sizes[k], &err)) > 0) {
+            assert_true(total + (size_t)got <= n);
+            if (memcmp(buf, text + total, (size_t)got) != 0)
+                fail_msg("read size %zu: bytes differ after %zu", sizes[k], total);
+            total += (size_t)got;
+            if (sizes[k] == 7 && total > (3u << 20))
+                break; /* the rest is the same at a faster pace */
+        }
+        if (sizes[k] != 7) {
+            assert_int_equal(got, 0);
+            assert_int_equal(total, n);
+            assert_int_equal(tl_instream_read(s, buf, sizes[k], &err), 0); /* the end stays the end */
+            assert_int_equal(tl_instream_raw_offset(s), zn);
+        }
+        tl_instream_close(s);
+    }
+    /* closed at once, with the helper still filling */
+    tl_error err = {0};
+    tl_instream *s = tl_instream_open(path, &err);
+    assert_int_equal(tl_instream_read(s, buf, 10, &err), 10);
+    tl_instream_close(s);
+    /* truncated, and a damaged CRC: the errors of the stream that inflates as it reads */
+    tt_write_file(path, (const char *)z, zn - 5);
+    s = tl_instream_open(path, &err);
+    long got;
+    while ((got = tl_instream_read(s, buf, 1u << 20, &err)) > 0)
+        ;
+    assert_int_equal(got, -1);
+    assert_non_null(strstr(err.msg, "truncated gzip data"));
+    assert_non_null(strstr(err.msg, path));
+    assert_int_equal(tl_instream_read(s, buf, 1u << 20, &err), -1); /* and stays so */
+    tl_instream_close(s);
+    z[zn - 6] ^= 0x55;
+    tt_write_file(path, (const char *)z, zn);
+    memset(&err, 0, sizeof err);
+    s = tl_instream_open(path, &err);
+    while ((got = tl_instream_read(s, buf, 1u << 20, &err)) > 0)
+        ;
+    assert_int_equal(got, -1);
+    assert_non_null(strstr(err.msg, "damaged gzip data"));
+    tl_instream_close(s);
+    /* a trace loads the same from a gzip file as from memory */
+    zn = gz(link_trace, strlen(link_trace), z, cap);
+    tt_write_file(path, (const char *)z, zn);
+    tl_trace *t = tl_trace_load(path, &err);
+    assert_non_null(t);
+    assert_int_equal(t->nev, 14);
+    assert_int_equal(parent_uid(t, 13), 9);
+    tl_trace_free(t);
+    tt_rmrf(dir);
+    free(dir);
+    free(buf);
+    free(z);
+    free(text);
+}
+
 /* Python's repr() of a str, byte by byte: the oracle for tl_py_str_repr's block scan. */
 static void repr_oracle(tl_buf *b, const char *s, size_t n)
 {
@@ -528,6 +611,7 @@ int main(void)
         cmocka_unit_test(test_stream_file),
         cmocka_unit_test(test_conformance_trace),
         cmocka_unit_test(test_py_str_repr),
+        cmocka_unit_test(test_gzip_file_ahead),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
