@@ -195,7 +195,10 @@ examples-traces: $(BUILD)/tools/gentrace
 # BENCH_RUNS=5, BENCH_SCALING=0 to skip the scaling run.  A measurement: exits 0 unless a run fails.
 # Then the traces (when this Makefile can build $(BUILD)/tlreport): the timesformer pair and
 # generated 1 GB traces (~2.3 GB cached in build/bench/traces/); BENCH_TRACES=0 skips them,
-# BENCH_REPORTS=0 runs only them.
+# BENCH_REPORTS=0 runs only them.  TraceLens side by side (its generator on the owlv2 and
+# timesformer traces, its comparison tool on 1k/5k-row reports): TRACELENS_DIR=CHECKOUT or
+# TRACELENS_GIT=GIT_DIR, run by /usr/bin/python3 with pandas (TRACELENS_PYTHON); skipped
+# with a line saying so without them.
 bench: $(BUILD)/tlcompare $(BUILD)/tools/genreport $(BUILD)/tools/benchrun $(BUILD)/tools/gentrace \
        $(BUILD)/tools/lxw_compare
 	@if $(MAKE) -n $(BUILD)/tlreport >/dev/null 2>&1; then $(MAKE) --no-print-directory $(BUILD)/tlreport; fi
