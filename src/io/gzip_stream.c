@@ -305,7 +305,10 @@ static void *ahead_main(void *arg)
 static void ahead_start(tl_instream *s)
 {
     s->ah_tried = 1;
-    if (!s->gzip || s->fd < 0)
+    /* a regular file only: a pipe's writer may stall, and the helper blocked in its read
+     * would hold up the close of a stream whose reader has given up */
+    struct stat st;
+    if (!s->gzip || s->fd < 0 || fstat(s->fd, &st) != 0 || !S_ISREG(st.st_mode))
         return;
     ahead *a = tl_xcalloc(1, sizeof *a);
     for (int i = 0; i < AHEAD_SLOTS; i++)

@@ -5,8 +5,9 @@
  * name may lie), so a reader opens every trace through this one stream: the gzip magic
  * 1f 8b at the start switches it to ISA-L's inflate (2-3x zlib's speed); anything else is
  * read as it is.  Concatenated gzip members are read one after the other, as gzip(1) does.
- * A gzip file is inflated ahead on a helper thread (2 MiB of text at most); a stream over
- * memory, or plain bytes, is read as it is asked for.  One thread reads a stream.
+ * A gzip regular file is inflated ahead on a helper thread (2 MiB of text at most); a pipe,
+ * a stream over memory, or plain bytes, is read as it is asked for.  One thread reads a
+ * stream.
  */
 #ifndef TL_GZIP_STREAM_H
 #define TL_GZIP_STREAM_H
