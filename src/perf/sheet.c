@@ -19,10 +19,36 @@
 
 /* ---- aggregates ------------------------------------------------------------------------ */
 
-static int dbl_cmp(const void *a, const void *b)
+/* The k-th smallest of a[0..n) (no NaN), a rearranged so that a[0..k) hold the smaller
+ * ones: a selection, linear on average, where a sort was n log n (a generated training
+ * trace's groups hold thousands of calls). */
+static double kth_smallest(double *a, size_t n, size_t k)
 {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y ? 1 : 0;
+    ptrdiff_t lo = 0, hi = (ptrdiff_t)n - 1, kk = (ptrdiff_t)k;
+    while (lo < hi) {
+        double x = a[lo], y = a[lo + (hi - lo) / 2], z = a[hi];
+        double pivot = x < y ? (y < z ? y : x < z ? z : x) : (x < z ? x : y < z ? z : y);
+        ptrdiff_t i = lo, j = hi;
+        while (i <= j) {
+            while (a[i] < pivot)
+                i++;
+            while (a[j] > pivot)
+                j--;
+            if (i <= j) {
+                double t = a[i];
+                a[i++] = a[j];
+                a[j--] = t;
+            }
+        }
+        /* a[lo..j] <= pivot, a[i..hi] >= pivot, and those between equal it */
+        if (kk <= j)
+            hi = j;
+        else if (kk >= i)
+            lo = i;
+        else
+            break;
+    }
+    return a[k];
 }
 
 void pm_aggregate(const double *v, size_t n, pm_agg *out)
@@ -59,10 +85,15 @@ void pm_aggregate(const double *v, size_t n, pm_agg *out)
                     tmp[j] = tmp[j - 1];
                 tmp[j] = x;
             }
+            out->median = m % 2 ? tmp[m / 2] : (tmp[m / 2 - 1] + tmp[m / 2]) / 2;
         } else {
-            qsort(tmp, m, sizeof *tmp, dbl_cmp);
+            double hi = kth_smallest(tmp, m, m / 2), lo = tmp[0];
+            if (m % 2 == 0) /* the lower middle: the largest of those below */
+                for (size_t i = 1; i < m / 2; i++)
+                    if (tmp[i] > lo)
+                        lo = tmp[i];
+            out->median = m % 2 ? hi : (lo + hi) / 2;
         }
-        out->median = m % 2 ? tmp[m / 2] : (tmp[m / 2 - 1] + tmp[m / 2]) / 2;
     } else {
         out->median = NAN;
     }
