@@ -181,10 +181,10 @@ sanitize-test:
 	  for k in $(INFERENCE_KINDS); do \
 	    quiet $(CONFORMANCE)/run build/asan/tlreport $(CONFORMANCE)/$$k-cases --pending tests/pending/$$k.txt; done; fi
 
-# The portable (SWAR) text scanning of the writers and of the xlsx reader, which x86-64
-# builds otherwise never take (base/textblock.h): their tests again with TL_NO_SIMD, in its
-# own tree.
-NOSIMD_TESTS := test_csv_write test_xlsx_write test_xlsx_stream test_xlsx_read
+# The portable (SWAR) text scanning of the writers, of the xlsx reader and of the trace
+# reader's Python reprs, which x86-64 builds otherwise never take (base/textblock.h): their
+# tests again with TL_NO_SIMD, in its own tree.
+NOSIMD_TESTS := test_csv_write test_xlsx_write test_xlsx_stream test_xlsx_read test_trace_load
 nosimd-test:
 	@$(MAKE) --no-print-directory BUILD=build/nosimd OPT="-O2 -DTL_NO_SIMD" \
 	  $(NOSIMD_TESTS:%=build/nosimd/tests/%) >/dev/null
@@ -267,7 +267,10 @@ examples-traces: $(BUILD)/tools/gentrace
 # BENCH_RUNS=5, BENCH_SCALING=0 to skip the scaling run.  A measurement: exits 0 unless a run fails.
 # Then the traces (when this Makefile can build $(BUILD)/tlreport): the timesformer pair and
 # generated 1 GB traces (~2.3 GB cached in build/bench/traces/); BENCH_TRACES=0 skips them,
-# BENCH_REPORTS=0 runs only them.
+# BENCH_REPORTS=0 runs only them.  TraceLens side by side (its generator on the owlv2 and
+# timesformer traces, its comparison tool on 1k/5k-row reports): TRACELENS_DIR=CHECKOUT or
+# TRACELENS_GIT=GIT_DIR, run by /usr/bin/python3 with pandas (TRACELENS_PYTHON); skipped
+# with a line saying so without them.
 bench: $(BUILD)/tlcompare $(BUILD)/tools/genreport $(BUILD)/tools/benchrun $(BUILD)/tools/gentrace \
        $(BUILD)/tools/lxw_compare
 	@if $(MAKE) -n $(BUILD)/tlreport >/dev/null 2>&1; then $(MAKE) --no-print-directory $(BUILD)/tlreport; fi

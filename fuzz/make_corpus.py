@@ -226,6 +226,132 @@ OPEN = {
 }
 
 
+# fuzz_trace: the perf models read shape arguments that the trace's author controls.  Each
+# op is a cpu_op with one kernel linked to it (correlation and an ac2g flow), so that the
+# sheets evaluate it; the shapes are hostile: negative and 2^63-sized dimensions, products
+# that overflow 64 bits, lists of the wrong length, depth or type, unreadable concrete
+# inputs.
+def op_with_kernel(i, name, args, kernel="k"):
+    t0 = 100 * i
+    a = dict(args)
+    return [ev("cpu_op", name, t0, 20, args=a),
+            ev("cuda_runtime", "cudaLaunchKernel", t0 + 2, 2, args={"correlation": 1000 + i}),
+            {"ph": "s", "cat": "ac2g", "name": "ac2g", "id": 1000 + i, "pid": 1, "tid": 1, "ts": t0 + 2},
+            {"ph": "f", "cat": "ac2g", "name": "ac2g", "id": 1000 + i, "pid": 0, "tid": 7, "ts": t0 + 30, "bp": "e"},
+            ev("kernel", kernel, t0 + 30, 5, 0, 7, {"correlation": 1000 + i, "stream": 7})]
+
+
+def shapes(dims, types=None, concrete=None):
+    a = {"Input Dims": dims}
+    a["Input type"] = types if types is not None else ["float"] * (len(dims) if isinstance(dims, list) else 1)
+    if concrete is not None:
+        a["Concrete Inputs"] = concrete
+    return a
+
+
+def perf_trace(ops):
+    evs = []
+    for i, (name, args) in enumerate(ops):
+        evs += op_with_kernel(i, name, args)
+    return json.dumps({"traceEvents": evs})
+
+
+BIG = 9223372036854775807
+CONV_CI = ["", "", "", "[1, 1]", "[1, 1]", "[1, 1]", "False", "[0, 0]", "1"]
+SDPA_T = ["c10::BFloat16"] * 3
+
+# The shape arguments of one op of each modelled name met in the conformance traces
+# (bert, qwen, resnet, timesformer, sglang, vllm), as they were: the mutations start from
+# ops that every model evaluates.
+REAL_OPS = [
+    ('aten::add', {"Concrete Inputs": ["", "", "1"], "Input type": ["c10::BFloat16", "c10::BFloat16", "Scalar"], "Input Strides": [[72192, 512, 1], [72192, 512, 1], []], "Input Dims": [[1, 141, 512], [1, 141, 512], []]}),
+    ('aten::add_', {"Concrete Inputs": ["", "", "1"], "Input type": ["c10::BFloat16", "c10::BFloat16", "Scalar"], "Input Strides": [[72192, 512, 1], [72192, 512, 1], []], "Input Dims": [[1, 141, 512], [1, 141, 512], []]}),
+    ('aten::layer_norm', {"Concrete Inputs": ["", "[512]", "", "", "9.9999999999999998e-13", "True"], "Input type": ["c10::BFloat16", "ScalarList", "c10::BFloat16", "c10::BFloat16", "Scalar", "Scalar"], "Input Strides": [[72192, 512, 1], [], [1], [1], [], []], "Input Dims": [[1, 141, 512], [], [512], [512], [], []]}),
+    ('aten::native_layer_norm', {"Concrete Inputs": ["", "[512]", "", "", "9.9999999999999998e-13"], "Input type": ["c10::BFloat16", "ScalarList", "c10::BFloat16", "c10::BFloat16", "Scalar"], "Input Strides": [[72192, 512, 1], [], [1], [1], []], "Input Dims": [[1, 141, 512], [], [512], [512], []]}),
+    ('aten::addmm', {"Concrete Inputs": ["", "", "", "1", "1"], "Input type": ["c10::BFloat16", "c10::BFloat16", "c10::BFloat16", "Scalar", "Scalar"], "Input Strides": [[1], [512, 1], [1, 512], [], []], "Input Dims": [[512], [141, 512], [512, 512], [], []]}),
+    ('aten::_scaled_dot_product_flash_attention', {"Concrete Inputs": ["", "", "", "0.", "False", "False", "0.125"], "Input type": ["c10::BFloat16", "c10::BFloat16", "c10::BFloat16", "Scalar", "Scalar", "Scalar", "Scalar"], "Input Strides": [[72192, 64, 512, 1], [72192, 64, 512, 1], [72192, 64, 512, 1], [], [], [], []], "Input Dims": [[1, 8, 141, 64], [1, 8, 141, 64], [1, 8, 141, 64], [], [], [], []]}),
+    ('aten::copy_', {"Concrete Inputs": ["", "", "False"], "Input type": ["float", "long int", "Scalar"], "Input Strides": [[559, 559, 1], [559, 559, 1], []], "Input Dims": [[1, 1, 559], [1, 1, 559], []]}),
+    ('aten::bmm', {"Concrete Inputs": ["", ""], "Input type": ["float", "float"], "Input Strides": [[32, 1, 1], [559, 559, 1]], "Input Dims": [[1, 32, 1], [1, 1, 559]]}),
+    ('aten::mul', {"Concrete Inputs": ["", ""], "Input type": ["float", "double"], "Input Strides": [[35776, 64, 1], []], "Input Dims": [[1, 559, 64], []]}),
+    ('aten::pow', {"Concrete Inputs": ["", "2"], "Input type": ["float", "Scalar"], "Input Strides": [[572416, 1024, 1], []], "Input Dims": [[16, 559, 1024], []]}),
+    ('aten::mean', {"Concrete Inputs": ["", "[-1]", "True", ""], "Input type": ["float", "ScalarList", "Scalar", ""], "Input Strides": [[572416, 1024, 1], [], [], []], "Input Dims": [[16, 559, 1024], [], [], []]}),
+    ('aten::rsqrt', {"Concrete Inputs": [""], "Input type": ["float"], "Input Strides": [[559, 1, 1]], "Input Dims": [[16, 559, 1]]}),
+    ('aten::neg', {"Concrete Inputs": [""], "Input type": ["c10::BFloat16"], "Input Strides": [[572416, 64, 1024, 1]], "Input Dims": [[16, 16, 559, 32]]}),
+    ('aten::mm', {"Concrete Inputs": ["", ""], "Input type": ["c10::BFloat16", "c10::BFloat16"], "Input Strides": [[1024, 1], [1, 1024]], "Input Dims": [[8944, 1024], [1024, 1024]]}),
+    ('aten::silu', {"Concrete Inputs": [""], "Input type": ["c10::BFloat16"], "Input Strides": [[1574144, 2816, 1]], "Input Dims": [[16, 559, 2816]]}),
+    ('aten::sum', {"Concrete Inputs": ["", "[0]", "True", ""], "Input type": ["c10::BFloat16", "ScalarList", "Scalar", ""], "Input Strides": [[1000, 1], [], [], []], "Input Dims": [[10, 1000], [], [], []]}),
+    ('aten::div', {"Concrete Inputs": ["", "49"], "Input type": ["c10::BFloat16", "Scalar"], "Input Strides": [[512, 1, 0, 0], []], "Input Dims": [[10, 512, 7, 7], []]}),
+    ('aten::convolution', {"Concrete Inputs": ["", "", "", "[2, 2]", "[1, 1]", "[1, 1]", "False", "[0, 0]", "1"], "Input type": ["c10::BFloat16", "c10::BFloat16", "", "ScalarList", "ScalarList", "ScalarList", "Scalar", "ScalarList", "Scalar"], "Input Strides": [[50176, 196, 14, 1], [2304, 9, 3, 1], [], [], [], [], [], [], []], "Input Dims": [[10, 256, 14, 14], [512, 256, 3, 3], [], [], [], [], [], [], []]}),
+    ('aten::batch_norm', {"Concrete Inputs": ["", "", "", "", "", "True", "0.10000000000000001", "1.0000000000000001e-05", "True"], "Input type": ["c10::BFloat16", "c10::BFloat16", "c10::BFloat16", "c10::BFloat16", "c10::BFloat16", "Scalar", "Scalar", "Scalar", "Scalar"], "Input Strides": [[25088, 49, 7, 1], [1], [1], [1], [1], [], [], [], []], "Input Dims": [[10, 512, 7, 7], [512], [512], [512], [512], [], [], [], []]}),
+    ('aten::native_batch_norm', {"Concrete Inputs": ["", "", "", "", "", "True", "0.10000000000000001", "1.0000000000000001e-05"], "Input type": ["c10::BFloat16", "c10::BFloat16", "c10::BFloat16", "c10::BFloat16", "c10::BFloat16", "Scalar", "Scalar", "Scalar"], "Input Strides": [[25088, 49, 7, 1], [1], [1], [1], [1], [], [], []], "Input Dims": [[10, 512, 7, 7], [512], [512], [512], [512], [], [], []]}),
+    ('aten::clamp_min_', {"Concrete Inputs": ["", "0"], "Input type": ["c10::BFloat16", "Scalar"], "Input Strides": [[25088, 49, 7, 1], []], "Input Dims": [[10, 512, 7, 7], []]}),
+    ('aten::threshold_backward', {"Concrete Inputs": ["", "", "0"], "Input type": ["c10::BFloat16", "c10::BFloat16", "Scalar"], "Input Strides": [[25088, 49, 7, 1], [25088, 49, 7, 1], []], "Input Dims": [[10, 512, 7, 7], [10, 512, 7, 7], []]}),
+    ('aten::native_batch_norm_backward', {"Concrete Inputs": ["", "", "", "", "", "", "", "True", "1.0000000000000001e-05", "[True, True, True]"], "Input type": ["c10::BFloat16", "c10::BFloat16", "c10::BFloat16", "c10::BFloat16", "c10::BFloat16", "float", "float", "Scalar", "Scalar", "ScalarList"], "Input Strides": [[25088, 49, 7, 1], [25088, 49, 7, 1], [1], [1], [1], [1], [1], [], [], []], "Input Dims": [[10, 512, 7, 7], [10, 512, 7, 7], [512], [512], [512], [512], [512], [], [], []]}),
+    ('aten::convolution_backward', {"Concrete Inputs": ["", "", "", "[0]", "[1, 1]", "[1, 1]", "[1, 1]", "False", "[0, 0]", "1", "[True, True, False]"], "Input type": ["c10::BFloat16", "c10::BFloat16", "c10::BFloat16", "ScalarList", "ScalarList", "ScalarList", "ScalarList", "Scalar", "ScalarList", "Scalar", "ScalarList"], "Input Strides": [[25088, 49, 7, 1], [25088, 49, 7, 1], [4608, 9, 3, 1], [], [], [], [], [], [], [], []], "Input Dims": [[10, 512, 7, 7], [10, 512, 7, 7], [512, 512, 3, 3], [], [], [], [], [], [], [], []]}),
+    ('aten::upsample_nearest1d', {"Concrete Inputs": ["", "[128]", ""], "Input type": ["c10::BFloat16", "ScalarList", ""], "Input Strides": [[6144, 1, 768], [], []], "Input Dims": [[1, 768, 8], [], []]}),
+    ('aten::max', {"Concrete Inputs": [""], "Input type": ["int"], "Input Strides": [[1]], "Input Dims": [[32]]}),
+    ('aten::cumsum', {"Concrete Inputs": ["", "0", ""], "Input type": ["int", "Scalar", ""], "Input Strides": [[1], [], []], "Input Dims": [[32], [], []]}),
+    ('vllm::rocm_unquantized_gemm', {"Concrete Inputs": ["", "", ""], "Input type": ["c10::BFloat16", "c10::BFloat16", ""], "Input Strides": [[2880, 1], [2880, 1], []], "Input Dims": [[32, 2880], [201088, 2880], []]}),
+]
+
+
+TRACE_PERF = {
+    "perf_families.json": perf_trace(REAL_OPS),
+    "perf_negative.json": perf_trace([
+        ("aten::mm", shapes([[-4, 8], [8, -2]])),
+        ("aten::addmm", shapes([[-1], [4, -8], [-8, 2]], concrete=["", "", "", "-1", "1"])),
+        ("aten::bmm", shapes([[2, -3, 4], [2, 4, 5]])),
+        ("aten::convolution", shapes([[1, -2, 8, 8], [4, 2, -3, 3], [], [], [], [], [], [], []],
+                                     concrete=["", "", "", "[-1, 1]", "[1, -1]", "[0, 0]", "False", "[0, 0]", "-1"])),
+        ("aten::_scaled_dot_product_flash_attention", shapes([[1, -8, 128, 64]] * 3, SDPA_T)),
+        ("aten::native_layer_norm", shapes([[2, -8], [], [-8], [8], []], concrete=["", "[-8]", "", "", "1e-05"])),
+        ("aten::sum", shapes([[-4, 8]])),
+        ("aten::add", shapes([[-4, 8], [4, 8]])),
+    ]),
+    "perf_huge.json": perf_trace([
+        ("aten::mm", shapes([[BIG, 4], [4, BIG]])),
+        ("aten::mm", shapes([[4294967296, 4294967296], [4294967296, 8]])),
+        ("aten::addmm", shapes([[BIG], [BIG, 2], [2, BIG]])),
+        ("aten::bmm", shapes([[65536, 65536, 65536], [65536, 65536, 65536]])),
+        ("aten::convolution", shapes([[BIG, 2, 8, 8], [4, 2, 3, 3], [], [], [], [], [], [], []],
+                                     concrete=["", "", "", "[9223372036854775807, 1]", "[1, 1]", "[1, 1]", "False",
+                                               "[0, 0]", "1"])),
+        ("aten::_scaled_dot_product_flash_attention", shapes([[BIG, 8, BIG, 64]] * 3, SDPA_T)),
+        ("aten::native_layer_norm", shapes([[BIG, BIG], [], [BIG], [BIG], []])),
+        ("aten::copy_", shapes([[9223372036854775808, 2], [1e308, 2]])),
+        ("aten::sum", shapes([[18446744073709551616, 3]])),
+        ("triton_red_fused_sum_mean_1", shapes([[BIG], [], []], ["c10::BFloat16", "Scalar", "Scalar"],
+                                               ["", "", "9223372036854775807", "-8"])),
+    ]),
+    "perf_odd.json": perf_trace([
+        ("aten::mm", shapes([[4, 8]])),
+        ("aten::mm", shapes([[[4, [8]], [8, 2]], [8, 2]])),
+        ("aten::mm", {"Input Dims": "[[4, 8], [8, 2]]", "Input type": "float"}),
+        ("aten::addmm", shapes([[4.5, 8], [8, 2e3], [True, None]])),
+        ("aten::bmm", shapes([[], []])),
+        ("aten::convolution", shapes([[1, 2, 8, 8], [4, 2, 3, 3]], concrete=["", "", "", "[1, ", "(1, 1)", "inf",
+                                                                              "None", "[nan]", "x"])),
+        ("aten::_scaled_dot_product_flash_attention", shapes([[1, 8, 128]], ["c10::BFloat16"])),
+        ("aten::native_layer_norm", shapes([[2, 8], [], [8]], concrete=["", "[8", "", "", "1e-05"])),
+        ("aten::sum", {"Input Dims": {"a": 1}, "Input type": [1, 2]}),
+        ("aten::add", shapes([[4, 8], [1, 8], [], []], ["float", "c10::Half", "Scalar", "long int"],
+                             ["", "", "2", "True"])),
+        ("aten::rms_norm", shapes([[4, 8], [], [8], []], concrete=["", "[8]", "", "None"])),
+        ("aiter::rms_norm", shapes([[4, 8], [8], []])),
+        ("aiter::mha_varlen_fwd", shapes([[16, 8, 64]] * 3 + [[3], [3]], ["c10::BFloat16"] * 5)),
+        ("aiter::fmoe_g1u1", shapes([[16, 64], [8, 128, 64], [8, 64, 64], [16, 2], [16, 2]])),
+        ("aten::upsample_nearest2d", shapes([[1, 3, 8, 8], []], concrete=["", "[16, 16]"])),
+        ("aten::replication_pad2d", shapes([[1, 3, 8, 8], []], concrete=["", "[1, 1, -1, 99999999999]"])),
+    ]),
+    # one modelled op with a long (2,000-entry) dims list: the parser's and the models'
+    # per-entry work, within what a mutation can still grow
+    "perf_long_dims.json": perf_trace([
+        ("aten::mm", shapes([[1] * 2000, [8, 2]])),
+        ("aten::add", shapes([list(range(1, 1000)), [1] * 999])),
+    ]),
+}
+
+
 def write(target, name, data):
     d = os.path.join(HERE, "corpus", target)
     os.makedirs(d, exist_ok=True)
@@ -247,6 +373,8 @@ def main():
         write("capture", name, data)
     for name, data in OPEN.items():
         write("open", name, data)
+    for name, data in TRACE_PERF.items():
+        write("trace", name, data)
 
 
 if __name__ == "__main__":

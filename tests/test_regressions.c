@@ -16,6 +16,7 @@
 #include "testutil.h"
 
 #include <dirent.h>
+#include <time.h>
 #include <sys/wait.h>
 
 #define TL_FUZZ_NO_MAIN
@@ -140,6 +141,118 @@ static void test_replay_run(void **state)
     replay("run", tl_fuzz_run);
 }
 
+/* A trace with one op and its kernel, the op's shape arguments `args` (JSON). */
+static char *one_op_trace(const char *name, const char *args)
+{
+    tl_buf b = {0};
+    tl_buf_adds(&b, "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"");
+    tl_buf_adds(&b, name);
+    tl_buf_adds(&b, "\", \"pid\": 1, \"tid\": 1, \"ts\": 0, \"dur\": 20, \"args\": {");
+    tl_buf_adds(&b, args);
+    tl_buf_adds(&b, "}}, {\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1, "
+                    "\"tid\": 1, \"ts\": 2, \"dur\": 2, \"args\": {\"correlation\": 1}}, "
+                    "{\"ph\": \"s\", \"cat\": \"ac2g\", \"name\": \"ac2g\", \"id\": 1, \"pid\": 1, \"tid\": 1, \"ts\": 2}, "
+                    "{\"ph\": \"f\", \"cat\": \"ac2g\", \"name\": \"ac2g\", \"id\": 1, \"pid\": 0, \"tid\": 7, \"ts\": 30, "
+                    "\"bp\": \"e\"}, {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 0, \"tid\": 7, \"ts\": 30, "
+                    "\"dur\": 5, \"args\": {\"correlation\": 1, \"stream\": 7}}]}");
+    return b.data;
+}
+
+/* Run the trace target on `text` in a child; fails when it crashes, breaks an invariant or
+ * takes longer than `seconds`. */
+static void trace_target_within(const char *what, const char *text, double seconds)
+{
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        tl_fuzz_trace((const uint8_t *)text, strlen(text));
+        exit(0);
+    }
+    int ws;
+    assert_int_equal(waitpid(pid, &ws, 0), pid);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double took = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9;
+    if (!WIFEXITED(ws) || WEXITSTATUS(ws) != 0)
+        fail_msg("fuzz_trace failed on %s (%s %d)", what, WIFEXITED(ws) ? "exit status" : "signal",
+                 WIFEXITED(ws) ? WEXITSTATUS(ws) : WTERMSIG(ws));
+    if (took > seconds)
+        fail_msg("fuzz_trace took %.1f s on %s (at most %.0f)", took, what, seconds);
+    print_message("fuzz_trace: %s in %.2f s\n", what, took);
+}
+
+/* Shape arguments are the trace author's: a million-entry Input Dims (one tensor of a
+ * million dimensions, a million tensors), dimensions past 2^63 and products that overflow
+ * go through the loader and every perf model without a crash, in bounded time (the
+ * target's invariants hold; an op that does not fit its model only loses its row). */
+static void test_trace_hostile_shapes(void **state)
+{
+    (void)state;
+    enum { N = 1000000 };
+    /* the skeleton links the op to its kernel, so that the models see it: with sane shapes
+     * the op gets its GEMM row */
+    char *ok = one_op_trace("aten::mm", "\"Input Dims\": [[4, 8], [8, 2]], \"Input type\": [\"float\", \"float\"]");
+    tl_error err = {0};
+    tl_trace *tr = tl_trace_load_mem(ok, strlen(ok), "ok.json", &err);
+    assert_non_null(tr);
+    tl_arena arena;
+    tl_arena_init(&arena);
+    tl_results res = {0};
+    assert_int_equal(tl_perf_report_sheets(tr, NULL, &arena, &res, &err), 0);
+    int gemm = 0;
+    for (size_t i = 0; i < res.n; i++)
+        gemm |= strcmp(res.items[i].name, "GEMM") == 0 && res.items[i].nrows == 1;
+    assert_true(gemm);
+    tl_results_free(&res);
+    tl_arena_free(&arena);
+    tl_trace_free(tr);
+    free(ok);
+    tl_buf d = {0};
+    tl_buf_adds(&d, "\"Input Dims\": [[");
+    for (int i = 0; i < N; i++)
+        tl_buf_adds(&d, i ? ", 1" : "1");
+    tl_buf_adds(&d, "], [8, 2]], \"Input type\": [\"float\", \"float\"]");
+    static const char *const ops[] = {"aten::mm", "aten::add", "aten::native_layer_norm", "aten::sum",
+                                      "aten::convolution", "aten::_scaled_dot_product_flash_attention"};
+    for (size_t o = 0; o < sizeof ops / sizeof *ops; o++) {
+        char *t = one_op_trace(ops[o], d.data);
+        char what[128];
+        snprintf(what, sizeof what, "%s with a 10^6-dimension tensor", ops[o]);
+        trace_target_within(what, t, 60);
+        free(t);
+    }
+    tl_buf_clear(&d);
+    tl_buf_adds(&d, "\"Input Dims\": [");
+    for (int i = 0; i < N; i++)
+        tl_buf_adds(&d, i ? ", [4, 8]" : "[4, 8]");
+    tl_buf_adds(&d, "], \"Input type\": [\"float\"]");
+    for (size_t o = 0; o < 2; o++) {
+        char *t = one_op_trace(ops[o], d.data);
+        char what[128];
+        snprintf(what, sizeof what, "%s with 10^6 tensors", ops[o]);
+        trace_target_within(what, t, 60);
+        free(t);
+    }
+    static const char *const edges[] = {
+        "\"Input Dims\": [[9223372036854775807, 4], [4, 9223372036854775807]], \"Input type\": [\"float\", \"float\"]",
+        "\"Input Dims\": [[9223372036854775808, 4], [4, 2]], \"Input type\": [\"float\", \"float\"]",
+        "\"Input Dims\": [[-9223372036854775808, 4], [4, -1]], \"Input type\": [\"float\", \"float\"]",
+        "\"Input Dims\": [[4294967296, 4294967296], [4294967296, 4294967296]], \"Input type\": [\"float\", \"float\"]",
+    };
+    for (size_t e = 0; e < sizeof edges / sizeof *edges; e++)
+        for (size_t o = 0; o < sizeof ops / sizeof *ops; o++) {
+            char *t = one_op_trace(ops[o], edges[e]);
+            char what[160];
+            snprintf(what, sizeof what, "%s with edge dimensions %zu", ops[o], e);
+            trace_target_within(what, t, 20);
+            free(t);
+        }
+    tl_buf_free(&d);
+}
+
 int main(void)
 {
     const char *t = getenv("TL_TOP");
@@ -153,6 +266,7 @@ int main(void)
         cmocka_unit_test(test_replay_capture),
         cmocka_unit_test(test_replay_open),
         cmocka_unit_test(test_replay_run),
+        cmocka_unit_test(test_trace_hostile_shapes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

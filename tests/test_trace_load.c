@@ -7,6 +7,7 @@
 #include "testutil.h"
 
 #include "io/gzip_stream.h"
+#include "trace/jscan.h"
 #include "trace/trace.h"
 
 #include <zlib.h>
@@ -442,6 +443,158 @@ static void test_conformance_trace(void **state)
     tl_trace_free(t);
 }
 
+/* A gzip file is inflated ahead on a helper thread: every byte in order in any read size,
+ * over many of its slots and two members; its errors as the memory stream's; a stream
+ * closed before its end stops the helper. */
+static void test_gzip_file_ahead(void **state)
+{
+    (void)state;
+    /* ~6 MB of text: a dozen slots of the helper */
+    size_t n = 6u << 20;
+    char *text = malloc(n);
+    for (size_t i = 0; i < n; i++)
+        text[i] = (char)('a' + (i * 7 + i / 251) % 26);
+    size_t cap = n + (1u << 20);
+    unsigned char *z = malloc(cap);
+    size_t z1 = gz(text, n / 3, z, cap);
+    size_t zn = z1 + gz(text + n / 3, n - n / 3, z + z1, cap - z1);
+    char *dir = tt_tmpdir(), path[512];
+    snprintf(path, sizeof path, "%s/t.json.gz", dir);
+    tt_write_file(path, (const char *)z, zn);
+    static const size_t sizes[] = {7, 65536, (1u << 20) + 1, 8u << 20};
+    char *buf = malloc(8u << 20);
+    for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
+        tl_error err = {0};
+        tl_instream *s = tl_instream_open(path, &err);
+        assert_non_null(s);
+        assert_true(tl_instream_is_gzip(s));
+        size_t total = 0;
+        long got;
+        while ((got = tl_instream_read(s, buf, sizes[k], &err)) > 0) {
+            assert_true(total + (size_t)got <= n);
+            if (memcmp(buf, text + total, (size_t)got) != 0)
+                fail_msg("read size %zu: bytes differ after %zu", sizes[k], total);
+            total += (size_t)got;
+            if (sizes[k] == 7 && total > (3u << 20))
+                break; /* the rest is the same at a faster pace */
+        }
+        if (sizes[k] != 7) {
+            assert_int_equal(got, 0);
+            assert_int_equal(total, n);
+            assert_int_equal(tl_instream_read(s, buf, sizes[k], &err), 0); /* the end stays the end */
+            assert_int_equal(tl_instream_raw_offset(s), zn);
+        }
+        tl_instream_close(s);
+    }
+    /* closed at once, with the helper still filling */
+    tl_error err = {0};
+    tl_instream *s = tl_instream_open(path, &err);
+    assert_int_equal(tl_instream_read(s, buf, 10, &err), 10);
+    tl_instream_close(s);
+    /* truncated, and a damaged CRC: the errors of the stream that inflates as it reads */
+    tt_write_file(path, (const char *)z, zn - 5);
+    s = tl_instream_open(path, &err);
+    long got;
+    while ((got = tl_instream_read(s, buf, 1u << 20, &err)) > 0)
+        ;
+    assert_int_equal(got, -1);
+    assert_non_null(strstr(err.msg, "truncated gzip data"));
+    assert_non_null(strstr(err.msg, path));
+    assert_int_equal(tl_instream_read(s, buf, 1u << 20, &err), -1); /* and stays so */
+    tl_instream_close(s);
+    z[zn - 6] ^= 0x55;
+    tt_write_file(path, (const char *)z, zn);
+    memset(&err, 0, sizeof err);
+    s = tl_instream_open(path, &err);
+    while ((got = tl_instream_read(s, buf, 1u << 20, &err)) > 0)
+        ;
+    assert_int_equal(got, -1);
+    assert_non_null(strstr(err.msg, "damaged gzip data"));
+    tl_instream_close(s);
+    /* a trace loads the same from a gzip file as from memory */
+    zn = gz(link_trace, strlen(link_trace), z, cap);
+    tt_write_file(path, (const char *)z, zn);
+    tl_trace *t = tl_trace_load(path, &err);
+    assert_non_null(t);
+    assert_int_equal(t->nev, 14);
+    assert_int_equal(parent_uid(t, 13), 9);
+    tl_trace_free(t);
+    tt_rmrf(dir);
+    free(dir);
+    free(buf);
+    free(z);
+    free(text);
+}
+
+/* Python's repr() of a str, byte by byte: the oracle for tl_py_str_repr's block scan. */
+static void repr_oracle(tl_buf *b, const char *s, size_t n)
+{
+    int sq = memchr(s, '\'', n) != NULL, dq = memchr(s, '"', n) != NULL;
+    char q = sq && !dq ? '"' : '\'';
+    tl_buf_addc(b, q);
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        char hex[8];
+        if (c == '\\' || c == (unsigned char)q) {
+            tl_buf_addc(b, '\\');
+            tl_buf_addc(b, (char)c);
+        } else if (c == '\n' || c == '\r' || c == '\t') {
+            tl_buf_addc(b, '\\');
+            tl_buf_addc(b, c == '\n' ? 'n' : c == '\r' ? 'r' : 't');
+        } else if (c < 0x20 || c == 0x7f) {
+            snprintf(hex, sizeof hex, "\\x%02x", c);
+            tl_buf_adds(b, hex);
+        } else {
+            tl_buf_addc(b, (char)c);
+        }
+    }
+    tl_buf_addc(b, q);
+}
+
+static void test_py_str_repr(void **state)
+{
+    (void)state;
+    /* Python 3's repr() of these strings */
+    static const char *const cases[][2] = {
+        {"void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>>",
+         "'void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>>'"},
+        {"it's a 16-byte b", "\"it's a 16-byte b\""},
+        {"say \"hi\" and it's", "'say \"hi\" and it\\'s'"},
+        {"tab\there\nnew\\slash\x7f\x01", "'tab\\there\\nnew\\\\slash\\x7f\\x01'"},
+        {"caf\xc3\xa9 na\xc3\xafve \xe2\x80\x94 longer than sixteen bytes",
+         "'caf\xc3\xa9 na\xc3\xafve \xe2\x80\x94 longer than sixteen bytes'"},
+        {"", "''"},
+    };
+    tl_buf b = {0}, o = {0};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        tl_buf_clear(&b);
+        tl_py_str_repr(&b, cases[i][0], strlen(cases[i][0]));
+        assert_string_equal(tl_buf_cstr(&b), cases[i][1]);
+    }
+    /* every special byte at every offset of strings of 0..40 bytes, around the block
+     * boundaries, against the byte-by-byte oracle */
+    static const char special[] = {'\\', '\'', '"', '\n', '\r', '\t', 0x01, 0x1f, 0x7f, (char)0xc3, (char)0x80, 'x'};
+    char s[48];
+    for (size_t n = 0; n <= 40; n++)
+        for (size_t at = 0; at < (n ? n : 1); at++)
+            for (size_t k = 0; k < sizeof special; k++) {
+                for (size_t q = 0; q < n; q++)
+                    s[q] = (char)('a' + q % 26);
+                if (n) {
+                    s[at] = special[k];
+                    s[n - 1 - (at * 7) % n] = special[(k + 3) % sizeof special]; /* a second one elsewhere */
+                }
+                tl_buf_clear(&b);
+                tl_buf_clear(&o);
+                tl_py_str_repr(&b, s, n);
+                repr_oracle(&o, s, n);
+                assert_int_equal(b.len, o.len);
+                assert_memory_equal(b.data, o.data, o.len);
+            }
+    tl_buf_free(&b);
+    tl_buf_free(&o);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -457,6 +610,8 @@ int main(void)
         cmocka_unit_test(test_gzip),
         cmocka_unit_test(test_stream_file),
         cmocka_unit_test(test_conformance_trace),
+        cmocka_unit_test(test_py_str_repr),
+        cmocka_unit_test(test_gzip_file_ahead),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Run tlcompare under valgrind on every conformance case (the TraceDiff ones with
 # --tracediff-dir), the golden cases (tests/golden) and the bundled examples, and
-# tlreport (beside it) on every trace -> report case: any memory error or leak fails.
+# tlreport (beside it) on every trace -> report case (also with --gpu-arch: the perf sheets'
+# roofline columns) and inference case: any memory error or leak fails.
 # usage: tests/valgrind.sh TLCOMPARE [CONFORMANCE_DIR]
 set -u
 tool=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
@@ -49,6 +50,15 @@ if [ -d "$conf/report-cases" ] && [ -x "$report_tool" ]; then
   for c in "$conf"/report-cases/*/; do
     # shellcheck disable=SC2046
     run "report_$(basename "$c")" "$c" $(cat "$c/args")
+    # the perf sheets' roofline columns too
+    # shellcheck disable=SC2046
+    run "report_$(basename "$c")_roofline" "$c" $(cat "$c/args") --gpu-arch MI300X
+  done
+  # the perf sheets of graph-replay traces
+  for c in "$conf"/inference-perf-cases/*/; do
+    [ -f "$c/args" ] || continue
+    # shellcheck disable=SC2046
+    run "inference_perf_$(basename "$c")" "$c" $(cat "$c/args")
   done
   # graph-replay traces with their capture folders (INFERENCE.md), and their refusals
   for c in "$conf"/inference-cases/*/; do

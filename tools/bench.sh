@@ -19,6 +19,21 @@
 #   BENCH_TRACE_RUNS=3  runs of each generated-trace case; BENCH_TRACE_SMALL_RUNS=20 of the timesformer ones
 #   BENCH_DIR, BUILD    where the inputs/outputs and the binaries live
 #   CONFORMANCE         the conformance suite (default ../shared/conformance) for the timesformer traces
+#   BENCH_PERF=1        0 skips the runs without the perf sheets (TL_PERF_SHEETS=0: their cost)
+#   BENCH_OWL_RUNS=10   runs of tlreport on TraceLens' owlv2 H100 test trace (each way)
+# TraceLens itself, side by side in the same run (its generator on the same traces, its
+# comparison tool on the same reports):
+#   TRACELENS_DIR       a TraceLens checkout (holding TraceLens/ and tests/traces/); or
+#   TRACELENS_GIT       a git directory of TraceLens: its HEAD's TraceLens/ and the two test
+#                       traces are extracted into $BENCH_DIR/TraceLens (once per commit)
+#   TRACELENS_PYTHON    the Python that runs it unmodified (default /usr/bin/python3; it needs
+#                       pandas, openpyxl and tqdm: Debian's python3-pandas python3-openpyxl
+#                       python3-tqdm)
+#   BENCH_TRACELENS=1   0 skips TraceLens' runs; BENCH_TL_RUNS=3 runs of its generator per trace
+#   BENCH_TL_COMPARE_ROWS="1000 5000"  report sizes for its comparison tool (one run each;
+#                       it takes minutes at 20k rows); "" skips them
+# Without TraceLens (neither variable, or no pandas) those cases are skipped with a line
+# saying so, and so is the owlv2 trace, which comes from TraceLens' tests.
 #
 # The trace section runs when $BUILD/tlreport exists (it notes the skip otherwise):
 #   tlreport on conformance/traces/timesformer_h100.json.gz and on generated traces of 1 GB and
@@ -46,6 +61,8 @@ SCALING=${BENCH_SCALING:-1}
 SCALING_RUNS=${BENCH_SCALING_RUNS:-3}
 REPORTS=${BENCH_REPORTS:-1}
 TRACES=${BENCH_TRACES:-1}
+PERF=${BENCH_PERF:-1}
+OWL_RUNS=${BENCH_OWL_RUNS:-10}
 SEED=1
 
 for b in "$TL" "$GEN" "$RUN" "$LXW"; do
@@ -178,6 +195,121 @@ LOAD_START=$(loadavg)
 echo "bench: tlcompare built $(date -u -r "$BUILD/tlcompare" '+%Y-%m-%d %H:%M UTC') from commit" \
      "$(git rev-parse --short HEAD 2>/dev/null || echo '?')$(git diff --quiet HEAD -- src 2>/dev/null || echo ' + uncommitted changes in src/')"
 
+# ---- TraceLens, the reference, when it can be had -------------------------------------------
+
+TLPY=${TRACELENS_PYTHON:-/usr/bin/python3}
+TL_RUNS=${BENCH_TL_RUNS:-3}
+TL_COMPARE_ROWS=${BENCH_TL_COMPARE_ROWS-1000 5000}
+HAVE_TRACELENS=0
+TLENS=""
+TLENS_NOTE=""
+OWL_REL=tests/traces/h100/google_owlv2-large-patch14-ensemble__1016001.json.gz
+TS_REL=tests/traces/h100/facebook_timesformer-base-finetuned-k400__1016002.json.gz
+if [ "${BENCH_TRACELENS:-1}" = 0 ]; then
+    TLENS_NOTE="skipped (BENCH_TRACELENS=0)"
+elif [ -n "${TRACELENS_DIR:-}" ]; then
+    TLENS=$TRACELENS_DIR
+    [ -d "$TLENS/TraceLens" ] || { TLENS_NOTE="skipped: TRACELENS_DIR=$TLENS holds no TraceLens/ package"; TLENS=""; }
+elif [ -n "${TRACELENS_GIT:-}" ]; then
+    TLENS=$DIR/TraceLens
+    head=$(git --git-dir="$TRACELENS_GIT" rev-parse HEAD 2>/dev/null)
+    if [ -z "$head" ]; then
+        TLENS_NOTE="skipped: TRACELENS_GIT=$TRACELENS_GIT is not a git directory"; TLENS=""
+    elif [ "$(cat "$TLENS/.commit" 2>/dev/null)" != "$head" ]; then
+        rm -rf "$TLENS" && mkdir -p "$TLENS/tests/traces/h100"
+        # the package and the two traces only (a mirror may lack other large files)
+        if git --git-dir="$TRACELENS_GIT" archive --prefix=TraceLens/ HEAD:TraceLens | tar -x -C "$TLENS" \
+           && git --git-dir="$TRACELENS_GIT" cat-file blob "HEAD:$OWL_REL" >"$TLENS/$OWL_REL" \
+           && git --git-dir="$TRACELENS_GIT" cat-file blob "HEAD:$TS_REL" >"$TLENS/$TS_REL"; then
+            echo "$head" >"$TLENS/.commit"
+        else
+            TLENS_NOTE="skipped: extracting TraceLens from $TRACELENS_GIT failed"; TLENS=""
+        fi
+    fi
+else
+    TLENS_NOTE="skipped: set TRACELENS_DIR to a TraceLens checkout (or TRACELENS_GIT to its git directory)"
+fi
+if [ -n "$TLENS" ]; then
+    if ! PYTHONPATH=$TLENS "$TLPY" -c 'import pandas, openpyxl, tqdm, TraceLens' 2>/dev/null; then
+        TLENS_NOTE="skipped: $TLPY cannot import pandas, openpyxl, tqdm and TraceLens (apt-get install python3-pandas python3-openpyxl python3-tqdm)"
+    else
+        HAVE_TRACELENS=1
+        TLENS_NOTE="TraceLens $(cat "$TLENS/.commit" 2>/dev/null | cut -c1-8)${TRACELENS_DIR:+ in $TRACELENS_DIR}, under $TLPY ($("$TLPY" -c 'import sys, pandas; print("Python %d.%d, pandas %s" % (sys.version_info[0], sys.version_info[1], pandas.__version__))'))"
+    fi
+fi
+echo "bench: TraceLens side by side: $TLENS_NOTE"
+
+# tl_py MODULE ARG...: the command line of a TraceLens tool, unmodified, from its source tree
+tl_py() { local m=$1; shift; echo env "PYTHONPATH=$TLENS" "$TLPY" -m "TraceLens.Reporting.$m" "$@"; }
+
+# same_csvs DIR_A DIR_B: "identical" when every CSV of A is byte for byte the one of B and
+# they hold the same files, else the list of those that differ
+same_csvs() {
+    local a=$1 b=$2 f d=""
+    [ "$(ls "$a" | sort)" = "$(ls "$b" | sort)" ] || { echo "different sheets: $(ls "$a" | tr '\n' ' ')/ $(ls "$b" | tr '\n' ' ')"; return; }
+    for f in "$a"/*.csv; do cmp -s "$f" "$b/$(basename "$f")" || d+=" $(basename "$f")"; done
+    [ -z "$d" ] && echo "identical ($(ls "$a" | wc -l) CSVs, byte for byte)" || echo "differ:$d"
+}
+
+# tone CASE SMALL CMD ARG...: run CMD once under benchrun (its outputs removed first), one
+# line into $DATA (wall, RSS, CPU; no phases) and its wall time printed (SMALL: in ms).
+tone() {
+    local name=$1 small=$2 line status err=$DIR/out/stderr.txt
+    shift 2
+    rm -rf "$DIR/out/trace.xlsx" "$DIR/out/trace_csvs" "$DIR/out/trace_diff" "$DIR/out/ref.xlsx" "$DIR/out/ref_csvs"
+    line=$("$RUN" -e "$err" -o "$DIR/out/stdout.txt" -- "$@")
+    status=$?
+    if [ "$status" -ne 0 ]; then
+        echo
+        echo "bench: $name FAILED (status $status): $line" >&2
+        sed 's/^/bench:   | /' "$err" | head -n 20 >&2
+        failed=1
+        return 1
+    fi
+    echo "$line" | awk -v c="$name" '
+        { for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+          printf "%s\t%s\t%s\t%.3f\t0\t0\t0\t0\t0\t0\t%s\n", c, v["wall"], v["rss_kb"], v["user"] + v["sys"], v["user"] }' >>"$DATA"
+    tail -n 1 "$DATA" | awk -F '\t' -v ms="$small" '{ printf(ms ? " %.1f" : " %.2f", ms ? $2 * 1000 : $2) }'
+}
+
+# tmeasure CASE RUNS SMALL CMD ARG...: tone RUNS times.
+tmeasure() {
+    local name=$1 runs=$2 small=$3 i
+    shift 3
+    printf 'bench: %-26s' "$name"
+    for ((i = 1; i <= runs; i++)); do
+        tone "$name" "$small" "$@" || return 1
+    done
+    echo
+}
+
+# tpair CASE RUNS SMALL CMD ARG...: CMD with the perf sheets (case CASE) and without them
+# (TL_PERF_SHEETS=0, case "CASE, no perf"), alternately, RUNS times each; only the first
+# with BENCH_PERF=0.
+tpair() {
+    local name=$1 runs=$2 small=$3 i
+    shift 3
+    if [ "$PERF" = 0 ]; then
+        tmeasure "$name" "$runs" "$small" "$@"
+        return
+    fi
+    printf 'bench: %-26s' "$name (with / without perf)"
+    for ((i = 1; i <= runs; i++)); do
+        tone "$name" "$small" "$@" || return 1
+        printf ' /'
+        tone "$name, no perf" "$small" env TL_PERF_SHEETS=0 "$@" || return 1
+        printf ' '
+    done
+    echo
+}
+
+check_min() {  # check_min LABEL VALUE LIMIT UNIT: PASS when VALUE >= LIMIT
+    awk -v l="$1" -v v="$2" -v lim="$3" -v u="$4" 'BEGIN {
+        if (v == "") { printf "  %-4s %-46s %8s %-2s (target >= %g %s)\n", "n/a", l, "-", u, lim, u; exit }
+        printf "  %-4s %-46s %8.2f %-2s (target >= %g %s)\n", (v + 0 >= lim + 0) ? "PASS" : "MISS", l, v, u, lim, u }'
+}
+
+
 if [ "$REPORTS" != 0 ]; then
     gen 20000 xlsx || { echo "bench: generating the inputs failed" >&2; exit 1; }
     R=$DIR/r20000
@@ -198,6 +330,18 @@ if [ "$REPORTS" != 0 ]; then
             gen "$n" || { echo "bench: generating the $n-row inputs failed" >&2; failed=1; continue; }
             measure "scale $n" "$SCALING_RUNS" "" "$DIR/r$n/baseline" "$DIR/r$n/candidate"
         done
+    fi
+    # TraceLens' comparison tool on the same CSV reports, side by side; at smaller sizes than
+    # the 20k case, which takes it minutes (BENCH_TL_COMPARE_ROWS)
+    if [ "$HAVE_TRACELENS" = 1 ] && [ -n "$TL_COMPARE_ROWS" ]; then
+        for n in $TL_COMPARE_ROWS; do
+            gen "$n" || { echo "bench: generating the $n-row inputs failed" >&2; failed=1; continue; }
+            measure "tlcompare $n" "$SCALING_RUNS" "" "$DIR/r$n/baseline" "$DIR/r$n/candidate"
+            # shellcheck disable=SC2046
+            tmeasure "TraceLens compare $n" 1 "" $(tl_py compare_perf_reports_pytorch "$DIR/r$n/baseline" \
+                "$DIR/r$n/candidate" -o "$DIR/out/ref.xlsx" --output_csvs_dir "$DIR/out/ref_csvs")
+        done
+        rm -rf "$DIR/out/ref.xlsx" "$DIR/out/ref_csvs"
     fi
     rm -rf "$DIR/out/cmp.xlsx" "$DIR/out/cmp_csvs"
 
@@ -230,6 +374,19 @@ if [ "$REPORTS" != 0 ]; then
         echo "(us/row: microseconds per row of each sheet; both reports, all sheets, workbook + CSVs)"
     fi
 
+    if [ "$HAVE_TRACELENS" = 1 ] && [ -n "$TL_COMPARE_ROWS" ]; then
+        echo
+        echo "TraceLens' comparison tool on the same reports (CSV in, workbook + CSVs out), in this run:"
+        printf '%-10s%14s%14s%9s%16s%16s\n' rows/sheet "TraceLens s" "tlcompare s" ratio "TraceLens RSS" "tlcompare RSS"
+        for n in $TL_COMPARE_ROWS; do
+            a=$(stats "TraceLens compare $n") b=$(stats "tlcompare $n") || { printf '%-10s  (failed)\n' "$n"; continue; }
+            [ -n "$a" ] || { printf '%-10s  (failed)\n' "$n"; continue; }
+            awk -v n="$n" -v a="$a" -v b="$b" 'BEGIN { split(a, x, " "); split(b, y, " ")
+                printf "%-10d%14.2f%14.3f%8.0fx%13.0f MB%13.0f MB\n", n, x[1], y[1], x[1] / y[1], x[9] * 1024 / 1e6, y[9] * 1024 / 1e6 }'
+        done
+        echo "(TraceLens: one run, wall; tlcompare: median of $SCALING_RUNS)"
+    fi
+
     echo
     echo "targets:"
     S1=$(stats "20k csv in") S2=$(stats "20k xlsx in") S3=$(stats "examples (ms)")
@@ -251,31 +408,6 @@ if [ "$REPORTS" != 0 ]; then
     fi
 fi
 # ---- traces: tlreport and tlcompare on PyTorch traces (when build/tlreport exists) ---------
-
-# tmeasure CASE RUNS SMALL CMD ARG...: run CMD RUNS times under benchrun (its outputs removed
-# before each run), one line per run into $DATA (wall, RSS, CPU; no phases); SMALL shows ms.
-tmeasure() {
-    local name=$1 runs=$2 small=$3 i line status err=$DIR/out/stderr.txt
-    shift 3
-    printf 'bench: %-26s' "$name"
-    for ((i = 1; i <= runs; i++)); do
-        rm -rf "$DIR/out/trace.xlsx" "$DIR/out/trace_csvs" "$DIR/out/trace_diff"
-        line=$("$RUN" -e "$err" -o "$DIR/out/stdout.txt" -- "$@")
-        status=$?
-        if [ "$status" -ne 0 ]; then
-            echo
-            echo "bench: $name run $i FAILED (status $status): $line" >&2
-            sed 's/^/bench:   | /' "$err" | head -n 20 >&2
-            failed=1
-            return 1
-        fi
-        echo "$line" | awk -v c="$name" '
-            { for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
-              printf "%s\t%s\t%s\t%.3f\t0\t0\t0\t0\t0\t0\t%s\n", c, v["wall"], v["rss_kb"], v["user"] + v["sys"], v["user"] }' >>"$DATA"
-        tail -n 1 "$DATA" | awk -F '\t' -v ms="$small" '{ printf(ms ? " %.1f" : " %.2f", ms ? $2 * 1000 : $2) }'
-    done
-    echo
-}
 
 GENT=$BUILD/tools/gentrace
 GENT_HASH=$(cksum <tools/gentrace.c 2>/dev/null | cut -d' ' -f1)
@@ -340,13 +472,37 @@ else
     HAVE_TS=0
     if [ -f "$TS_H100" ]; then
         HAVE_TS=1
-        tmeasure "timesformer report (ms)" "$TRACE_SMALL_RUNS" small "$TLR" "$TS_H100" "${TOUT[@]}"
+        tpair "timesformer report (ms)" "$TRACE_SMALL_RUNS" small "$TLR" "$TS_H100" "${TOUT[@]}"
         if [ -f "$TS_MI300" ]; then
             tmeasure "timesformer diff (ms)" "$TRACE_SMALL_RUNS" small "$TL" "$TS_MI300" "$TS_H100" "${TOUT[@]}" \
                 "${DIFF_OPT[@]}" -q
         fi
     else
         echo "bench: note: $TS_H100 not found: the timesformer cases are skipped"
+    fi
+    # TraceLens' owlv2 H100 test trace (56 MB of JSON), and TraceLens' generator on it and on
+    # timesformer: the same full report (it writes kernel_summary only when asked)
+    HAVE_OWL=0 OWL_SAME="" TS_SAME=""
+    OWL=$TLENS/$OWL_REL
+    if [ -n "$TLENS" ] && [ -f "$OWL" ]; then
+        HAVE_OWL=1
+        tpair "owlv2 report" "$OWL_RUNS" "" "$TLR" "$OWL" "${TOUT[@]}"
+    else
+        echo "bench: note: the owlv2 case is skipped: it is TraceLens' test trace (TraceLens side by side: $TLENS_NOTE)"
+    fi
+    if [ "$HAVE_TRACELENS" = 1 ]; then
+        for c in owlv2 timesformer; do
+            if [ $c = owlv2 ]; then f=$OWL; else f=$TLENS/$TS_REL; fi
+            [ -f "$f" ] || continue
+            # shellcheck disable=SC2046
+            tmeasure "TraceLens $c report" "$TL_RUNS" "" $(tl_py generate_perf_report_pytorch --profile_json_path "$f" \
+                --output_xlsx_path "$DIR/out/ref.xlsx" --output_csvs_dir "$DIR/out/ref_csvs" --enable_kernel_summary)
+            # the outputs, side by side (tlreport once more, untimed)
+            rm -rf "$DIR/out/trace_csvs"
+            "$TLR" "$f" --output_csvs_dir "$DIR/out/trace_csvs" -q || failed=1
+            if [ $c = owlv2 ]; then OWL_SAME=$(same_csvs "$DIR/out/trace_csvs" "$DIR/out/ref_csvs")
+            else TS_SAME=$(same_csvs "$DIR/out/trace_csvs" "$DIR/out/ref_csvs"); fi
+        done
     fi
     # the generated traces: 1 GB of JSON each, plus 250 MB for the linearity check
     HAVE_GEN=0
@@ -365,12 +521,12 @@ else
     fi
     if [ "$HAVE_GEN" = 1 ]; then
         T=$DIR/traces
-        tmeasure "1G trace report" "$TRACE_RUNS" "" "$TLR" "$T/gen_cuda_1G.json" "${TOUT[@]}"
+        tpair "1G trace report" "$TRACE_RUNS" "" "$TLR" "$T/gen_cuda_1G.json" "${TOUT[@]}"
         tmeasure "250M trace report" "$TRACE_RUNS" "" "$TLR" "$T/gen_cuda_250M.json" "${TOUT[@]}"
         tmeasure "1G pair diff" "$TRACE_RUNS" "" "$TL" "$T/gen_rocm_1G.json" "$T/gen_cuda_1G.json" "${TOUT[@]}" \
             "${DIFF_OPT[@]}" -q
     fi
-    rm -rf "$DIR/out/trace.xlsx" "$DIR/out/trace_csvs" "$DIR/out/trace_diff"
+    rm -rf "$DIR/out/trace.xlsx" "$DIR/out/trace_csvs" "$DIR/out/trace_diff" "$DIR/out/ref.xlsx" "$DIR/out/ref_csvs"
 
     echo
     echo "traces: tlreport TRACE -o OUT.xlsx --output_csvs_dir DIR; tlcompare A B -o OUT.xlsx --output_csvs_dir DIR -q"
@@ -378,29 +534,77 @@ else
     printf '%-28s%9s%9s%9s%9s  %10s %5s  %10s %8s\n' case median min max cpu "peak RSS" runs events "cpu us/ev"
     if [ "$HAVE_TS" = 1 ]; then
         trow "timesformer report (ms)" small
+        [ "$PERF" != 0 ] && trow "timesformer report (ms), no perf" small
         [ -f "$TS_MI300" ] && trow "timesformer diff (ms)" small
+    fi
+    if [ "$HAVE_OWL" = 1 ]; then
+        trow "owlv2 report"
+        [ "$PERF" != 0 ] && trow "owlv2 report, no perf"
+    fi
+    if [ "$HAVE_TRACELENS" = 1 ]; then
+        trow "TraceLens owlv2 report"
+        trow "TraceLens timesformer report"
     fi
     if [ "$HAVE_GEN" = 1 ]; then
         E1=$(cat "$T/gen_cuda_1G.json.events") E4=$(cat "$T/gen_cuda_250M.json.events")
         E2=$(cat "$T/gen_rocm_1G.json.events")
         trow "1G trace report" "" "$E1"
+        [ "$PERF" != 0 ] && trow "1G trace report, no perf" "" "$E1"
         trow "250M trace report" "" "$E4"
         trow "1G pair diff" "" $((E1 + E2))
         echo "inputs: $(mb "$(size_bytes "$T/gen_cuda_1G.json")") MB (cuda), $(mb "$(size_bytes "$T/gen_rocm_1G.json")") MB (rocm),"\
              "$(mb "$(size_bytes "$T/gen_cuda_250M.json")") MB of JSON, made by tools/gentrace (cached in $T)"
     fi
 
-    echo
-    echo "targets (traces):"
     field() { stats "$1" 2>/dev/null | awk -v f="$2" -v m="$3" '{ printf "%.2f", $f * m }'; }
     rss_mb() { stats "$1" 2>/dev/null | awk '{ printf "%.1f", $9 * 1024 / 1e6 }'; }
+    # over CASE_A CASE_B FIELD: median FIELD of A over that of B
+    over() {
+        awk -v a="$(stats "$1" 2>/dev/null | cut -d' ' -f"$3")" -v b="$(stats "$2" 2>/dev/null | cut -d' ' -f"$3")" \
+            'BEGIN { if (a > 0 && b > 0) printf "%.4f", a / b }'
+    }
+    pct() { awk -v r="$1" 'BEGIN { if (r != "") printf "%.1f", (r - 1) * 100 }'; }
+    if [ "$HAVE_TRACELENS" = 1 ]; then
+        echo
+        echo "TraceLens' generator side by side (TraceLens_generate_perf_report_pytorch --enable_kernel_summary,"
+        echo "workbook + CSVs; medians of wall time in this run):"
+        [ "$HAVE_OWL" = 1 ] && echo "  owlv2:       TraceLens $(field "TraceLens owlv2 report" 1 1) s, tlreport $(field "owlv2 report" 1 1) s:" \
+            "$(over "TraceLens owlv2 report" "owlv2 report" 1 | awk '{ printf "%.1f", $1 }')x (CPU:" \
+            "$(over "TraceLens owlv2 report" "owlv2 report" 11 | awk '{ printf "%.1f", $1 }')x); outputs $OWL_SAME"
+        [ "$HAVE_TS" = 1 ] && echo "  timesformer: TraceLens $(field "TraceLens timesformer report" 1 1) s, tlreport $(field "timesformer report (ms)" 1 1000) ms:" \
+            "$(over "TraceLens timesformer report" "timesformer report (ms)" 1 | awk '{ printf "%.1f", $1 }')x (CPU:" \
+            "$(over "TraceLens timesformer report" "timesformer report (ms)" 11 | awk '{ printf "%.1f", $1 }')x); outputs $TS_SAME"
+    fi
+    if [ "$PERF" != 0 ]; then
+        echo
+        echo "the perf sheets' cost: the same binary without them (TL_PERF_SHEETS=0), runs alternated;"
+        echo "medians of CPU time (user + sys) and of wall time"
+        for c in "timesformer report (ms)" "owlv2 report" "1G trace report"; do
+            r=$(over "$c" "$c, no perf" 11)
+            [ -n "$r" ] && printf '  %-26s CPU +%5s%%   wall +%5s%%\n' "$c" "$(pct "$r")" "$(pct "$(over "$c" "$c, no perf" 1)")"
+        done
+    fi
+
+    echo
+    echo "targets (traces):"
     if [ "$HAVE_TS" = 1 ]; then
         check "timesformer report (median)" "$(field "timesformer report (ms)" 1 1000)" 50 ms
         check "timesformer report, peak RSS" "$(rss_mb "timesformer report (ms)")" 60 MB
         [ -f "$TS_MI300" ] && check "timesformer diff (median)" "$(field "timesformer diff (ms)" 1 1000)" 60 ms
     fi
+    if [ "$HAVE_OWL" = 1 ]; then
+        [ "$HAVE_TRACELENS" = 1 ] && check_min "owlv2 report: TraceLens / tlreport (wall)" \
+            "$(over "TraceLens owlv2 report" "owlv2 report" 1)" 50 x
+        check "owlv2 report, peak RSS" "$(rss_mb "owlv2 report")" 150 MB
+    fi
+    if [ "$PERF" != 0 ]; then
+        for c in "timesformer report (ms)" "owlv2 report" "1G trace report"; do
+            r=$(over "$c" "$c, no perf" 11)
+            [ -n "$r" ] && check "perf sheets' cost (CPU), ${c% (ms)}" "$(pct "$r")" 15 %
+        done
+    fi
     if [ "$HAVE_GEN" = 1 ]; then
-        check "1 GB trace report (median)" "$(field "1G trace report" 1 1)" 4 s
+        check "1 GB trace report (median)" "$(field "1G trace report" 1 1)" 3 s
         check "1 GB trace report, peak RSS" "$(rss_mb "1G trace report")" 1000 MB
         check "1 GB pair diff (median)" "$(field "1G pair diff" 1 1)" 10 s
         check "1 GB pair diff, peak RSS" "$(rss_mb "1G pair diff")" 2000 MB

@@ -3,6 +3,8 @@
  */
 #include "io/gzip_stream.h"
 
+#include "base/thread.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <isa-l/igzip_lib.h>
@@ -12,6 +14,25 @@
 #include <unistd.h>
 
 #define RAW_CHUNK (256u * 1024u)
+
+/* A gzip file is inflated ahead on a helper thread, into a ring of slots the reader
+ * copies out of: inflating is a third of the work of reading a trace, and the parse that
+ * consumes the text cannot go faster than its input comes. */
+#define AHEAD_SLOTS 4
+#define AHEAD_SLOT (512u * 1024u)
+
+typedef struct ahead {
+    pthread_t thread;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    unsigned char *buf[AHEAD_SLOTS];
+    long len[AHEAD_SLOTS]; /* a filled slot's bytes: fewer than AHEAD_SLOT then 0 at the end, -1 on an error */
+    tl_error err;          /* the helper's error, for the slot that holds -1 */
+    uint64_t raw_off;      /* compressed bytes consumed when the last slot was filled */
+    size_t head, tail;     /* slots filled so far, and handed out in full */
+    size_t pos;            /* the reader's bytes taken from slot tail */
+    int stop;              /* the stream is being closed */
+} ahead;
 
 struct tl_instream {
     char *name;
@@ -27,6 +48,8 @@ struct tl_instream {
     int member_done;           /* the current gzip member ended (trailer checked) */
     int at_end;
     struct inflate_state *inf; /* ~85 KiB: on the heap */
+    ahead *ah;                 /* the helper thread inflating a gzip file ahead (NULL: none) */
+    int ah_tried;              /* the helper was started, or could not be */
 };
 
 static tl_instream *stream_new(const char *name)
@@ -146,10 +169,22 @@ tl_instream *tl_instream_open_mem(const void *data, size_t n, const char *name)
 
 int tl_instream_is_gzip(const tl_instream *s) { return s->gzip; }
 
+/* The compressed bytes the inflate state has consumed (by whoever inflates). */
+static uint64_t inflate_offset(const tl_instream *s)
+{
+    return s->raw_consumed + (uint64_t)(s->inf->next_in - s->raw);
+}
+
 uint64_t tl_instream_raw_offset(const tl_instream *s)
 {
+    if (s->ah) {
+        pthread_mutex_lock(&s->ah->mu);
+        uint64_t off = s->ah->raw_off;
+        pthread_mutex_unlock(&s->ah->mu);
+        return off;
+    }
     if (s->gzip)
-        return s->raw_consumed + (uint64_t)(s->inf->next_in - s->raw);
+        return inflate_offset(s);
     return s->raw_consumed + s->raw_pos;
 }
 
@@ -195,7 +230,7 @@ static long read_gzip(tl_instream *s, unsigned char *buf, size_t n, tl_error *er
             }
             if (z->next_in[0] != 0x1f) {
                 tl_error_set(err, "%s: data after the end of the gzip stream (byte %llu)", s->name,
-                             (unsigned long long)tl_instream_raw_offset(s));
+                             (unsigned long long)inflate_offset(s));
                 return -1;
             }
             unsigned char *next = z->next_in;
@@ -210,7 +245,7 @@ static long read_gzip(tl_instream *s, unsigned char *buf, size_t n, tl_error *er
                 return -1;
             if (k == 0) {
                 tl_error_set(err, "%s: truncated gzip data (it ends at byte %llu)", s->name,
-                             (unsigned long long)tl_instream_raw_offset(s));
+                             (unsigned long long)inflate_offset(s));
                 return -1;
             }
             z->next_in = s->raw;
@@ -223,7 +258,7 @@ static long read_gzip(tl_instream *s, unsigned char *buf, size_t n, tl_error *er
         got += out_before - z->avail_out;
         if (r < 0 || r == ISAL_NEED_DICT) {
             tl_error_set(err, "%s: damaged gzip data near byte %llu (%s)", s->name,
-                         (unsigned long long)tl_instream_raw_offset(s),
+                         (unsigned long long)inflate_offset(s),
                          r == ISAL_INCORRECT_CHECKSUM ? "checksum mismatch"
                          : r == ISAL_INVALID_WRAPPER  ? "bad gzip header or trailer"
                                                       : "invalid compressed data");
@@ -235,10 +270,106 @@ static long read_gzip(tl_instream *s, unsigned char *buf, size_t n, tl_error *er
     return (long)got;
 }
 
+/* The helper: fills the free slots in order until the data ends, fails or the stream
+ * is closed.  Only it touches the inflate state while it runs. */
+static void *ahead_main(void *arg)
+{
+    tl_instream *s = arg;
+    ahead *a = s->ah;
+    for (;;) {
+        pthread_mutex_lock(&a->mu);
+        while (!a->stop && a->head - a->tail == AHEAD_SLOTS)
+            pthread_cond_wait(&a->cv, &a->mu);
+        int stop = a->stop;
+        pthread_mutex_unlock(&a->mu);
+        if (stop)
+            break;
+        size_t slot = a->head % AHEAD_SLOTS;
+        tl_error e = {0};
+        long k = read_gzip(s, a->buf[slot], AHEAD_SLOT, &e);
+        pthread_mutex_lock(&a->mu);
+        a->len[slot] = k;
+        if (k < 0)
+            a->err = e;
+        a->raw_off = inflate_offset(s);
+        a->head++;
+        pthread_cond_broadcast(&a->cv);
+        pthread_mutex_unlock(&a->mu);
+        if (k <= 0) /* the end or an error: the slot holds the answer for good */
+            break;
+    }
+    return NULL;
+}
+
+/* Start the helper for a gzip file (once); without it the stream inflates as it reads. */
+static void ahead_start(tl_instream *s)
+{
+    s->ah_tried = 1;
+    /* a regular file only: a pipe's writer may stall, and the helper blocked in its read
+     * would hold up the close of a stream whose reader has given up */
+    struct stat st;
+    if (!s->gzip || s->fd < 0 || fstat(s->fd, &st) != 0 || !S_ISREG(st.st_mode))
+        return;
+    ahead *a = tl_xcalloc(1, sizeof *a);
+    for (int i = 0; i < AHEAD_SLOTS; i++)
+        a->buf[i] = tl_xmalloc(AHEAD_SLOT);
+    pthread_mutex_init(&a->mu, NULL);
+    pthread_cond_init(&a->cv, NULL);
+    s->ah = a;
+    if (tl_thread_create(&a->thread, ahead_main, s) != 0) {
+        s->ah = NULL; /* no thread: inflate here */
+        pthread_mutex_destroy(&a->mu);
+        pthread_cond_destroy(&a->cv);
+        for (int i = 0; i < AHEAD_SLOTS; i++)
+            free(a->buf[i]);
+        free(a);
+    }
+}
+
+/* read_gzip's contract from the slots: n bytes unless the data ends; -1 (err set) when
+ * the inflating failed before n bytes were had. */
+static long read_ahead(tl_instream *s, unsigned char *buf, size_t n, tl_error *err)
+{
+    ahead *a = s->ah;
+    size_t got = 0;
+    while (got < n) {
+        pthread_mutex_lock(&a->mu);
+        while (a->head == a->tail)
+            pthread_cond_wait(&a->cv, &a->mu);
+        size_t slot = a->tail % AHEAD_SLOTS;
+        long k = a->len[slot];
+        if (k < 0)
+            *err = a->err;
+        pthread_mutex_unlock(&a->mu);
+        if (k < 0)
+            return -1;
+        if (k == 0)
+            break; /* the end: the slot stays, and so does the answer */
+        size_t take = (size_t)k - a->pos;
+        if (take > n - got)
+            take = n - got;
+        memcpy(buf + got, a->buf[slot] + a->pos, take);
+        a->pos += take;
+        got += take;
+        if (a->pos == (size_t)k) {
+            pthread_mutex_lock(&a->mu);
+            a->tail++;
+            a->pos = 0;
+            pthread_cond_broadcast(&a->cv);
+            pthread_mutex_unlock(&a->mu);
+        }
+    }
+    return (long)got;
+}
+
 long tl_instream_read(tl_instream *s, void *buf, size_t n, tl_error *err)
 {
     if (n > (size_t)1 << 30)
         n = (size_t)1 << 30; /* avail_out is 32-bit */
+    if (!s->ah_tried)
+        ahead_start(s);
+    if (s->ah)
+        return read_ahead(s, buf, n, err);
     return s->gzip ? read_gzip(s, buf, n, err) : read_plain(s, buf, n, err);
 }
 
@@ -246,6 +377,19 @@ void tl_instream_close(tl_instream *s)
 {
     if (!s)
         return;
+    if (s->ah) {
+        ahead *a = s->ah;
+        pthread_mutex_lock(&a->mu);
+        a->stop = 1;
+        pthread_cond_broadcast(&a->cv);
+        pthread_mutex_unlock(&a->mu);
+        pthread_join(a->thread, NULL);
+        pthread_mutex_destroy(&a->mu);
+        pthread_cond_destroy(&a->cv);
+        for (int i = 0; i < AHEAD_SLOTS; i++)
+            free(a->buf[i]);
+        free(a);
+    }
     if (s->fd >= 0) {
         close(s->fd);
         free(s->raw);

@@ -5,7 +5,9 @@
  * name may lie), so a reader opens every trace through this one stream: the gzip magic
  * 1f 8b at the start switches it to ISA-L's inflate (2-3x zlib's speed); anything else is
  * read as it is.  Concatenated gzip members are read one after the other, as gzip(1) does.
- * The stream never holds more than one input chunk and the caller's buffer.
+ * A gzip regular file is inflated ahead on a helper thread (2 MiB of text at most); a pipe,
+ * a stream over memory, or plain bytes, is read as it is asked for.  One thread reads a
+ * stream.
  */
 #ifndef TL_GZIP_STREAM_H
 #define TL_GZIP_STREAM_H
@@ -35,7 +37,8 @@ int tl_instream_is_gzip(const tl_instream *s);
  */
 long tl_instream_read(tl_instream *s, void *buf, size_t n, tl_error *err);
 
-/* Bytes of the file consumed so far (compressed bytes for gzip). */
+/* Bytes of the file consumed so far (compressed bytes for gzip; with the helper, as far
+ * as it has inflated). */
 uint64_t tl_instream_raw_offset(const tl_instream *s);
 
 void tl_instream_close(tl_instream *s);

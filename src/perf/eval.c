@@ -549,33 +549,28 @@ static const argres *family_eval(pm_env *env, uint32_t ev, const pm_family *fam,
     const tl_tev *e = &t->ev[ev];
     const char *otype = t->extra ? t->extra[ev].output_type : NULL;
     const char *annot = env->annot ? env->annot[ev] : NULL;
-    const void *key[9] = {fam, bwd ? "b" : "f", e->name, e->input_dims, e->input_type, e->input_strides,
-                          e->concrete_inputs, otype, annot};
-    int cacheable = fam->eval != pm_gemm; /* the transpose reads the kernel names */
+    /* GEMM's transposes come from a kernel name (interned, so its pointer says it) */
+    const void *key[10] = {fam, bwd ? "b" : "f", e->name, e->input_dims, e->input_type, e->input_strides,
+                           e->concrete_inputs, otype, annot,
+                           fam->eval == pm_gemm ? pm_gemm_transpose_kernel(t, kern, ng) : NULL};
     uint64_t h = 0x9e3779b97f4a7c15ULL;
-    for (int k = 0; k < 9; k++)
+    for (int k = 0; k < 10; k++)
         h = (h ^ (uint64_t)(uintptr_t)key[k]) * 0x100000001b3ULL, h ^= h >> 29;
     tl_kmap_slot *sl = NULL;
-    if (cacheable) {
-        for (int64_t probe = 0;; probe++) {
-            int created;
-            sl = tl_kmap_put(&env->argmap, (int64_t)h, probe, 1, &created);
-            if (created)
-                break;
-            const argres *x = &env->args[sl->val];
-            if (memcmp(x->key, key, sizeof key) == 0)
-                return x;
-        }
+    for (int64_t probe = 0;; probe++) {
+        int created;
+        sl = tl_kmap_put(&env->argmap, (int64_t)h, probe, 1, &created);
+        if (created)
+            break;
+        const argres *x = &env->args[sl->val];
+        if (memcmp(x->key, key, sizeof key) == 0)
+            return x;
     }
     TL_GROW(env->args, env->argcap, env->nargs + 1);
-    if (sl)
-        sl->val = (uint32_t)env->nargs;
-    argres *r = &env->args[env->nargs];
+    sl->val = (uint32_t)env->nargs;
+    argres *r = &env->args[env->nargs++];
     memset(r, 0, sizeof *r);
     memcpy(r->key, key, sizeof key);
-    /* an uncacheable one uses the scratch slot past the end, overwritten next time */
-    if (cacheable)
-        env->nargs++;
     tl_pv_pool_reset(&env->pool);
     pm_ctx c;
     memset(&c, 0, sizeof c);

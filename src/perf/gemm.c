@@ -21,12 +21,25 @@ static int tensile(const char *n)
     return 0;
 }
 
+/* A kernel name that tells the transposes: a Tensile or an nvjet kernel's. */
+static int tells_transpose(const char *n) { return tensile(n) || strncmp(n, "nvjet", 5) == 0; }
+
+const char *pm_gemm_transpose_kernel(const tl_trace *t, const uint32_t *kern, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (tells_transpose(t->ev[kern[i]].name))
+            return t->ev[kern[i]].name;
+    return NULL;
+}
+
 /* The transpose parameter from the row's kernel names: 1 and *out set, 0 when no name
  * gives one, -1 when the first that should gives a malformed one. */
 static int transpose(pm_ctx *c, const tl_pv **out)
 {
     for (size_t i = 0; i < c->nkern; i++) {
         const char *n = c->t->ev[c->kern[i]].name;
+        if (!tells_transpose(n))
+            continue;
         tl_pv *tp = tl_pv_seq(c->pool, TL_PV_TUPLE, 2);
         if (tensile(n)) {
             tp->u.items[0].kind = strstr(n, "_Ailk_") ? TL_PV_BOOL : strstr(n, "_Alik_") ? TL_PV_BOOL : TL_PV_NONE;

@@ -32,7 +32,9 @@ int tl_perf_sheets_opts(const tl_trace *t, const tl_gpu_arch *arch, const tl_per
                         tl_results *out, tl_error *err);
 
 /* The full report of a trace into `out`: tl_trace_sheets' sheets with the perf sheets
- * before kernel_summary.  Returns 0, or -1 with *err set (as tl_trace_sheets). */
+ * before kernel_summary.  Returns 0, or -1 with *err set (as tl_trace_sheets).
+ * TL_PERF_SHEETS=0 in the environment leaves the perf sheets out (the five sheets of
+ * TRACES.md alone): the benchmark's way of measuring what they cost, on the same binary. */
 int tl_perf_report_sheets(const tl_trace *t, const tl_gpu_arch *arch, tl_arena *arena, tl_results *out, tl_error *err);
 
 /* The full report of a trace read in inference mode (trace/infer.h's tl_infer_load with

@@ -40,7 +40,7 @@ typedef struct pm_row {
 
 /* A family's verdict on one set of arguments (eval.c's cache). */
 typedef struct argres {
-    const void *key[9];
+    const void *key[10];
     uint8_t rc;
     int bytes_none;
     double flops, bytes;

@@ -126,6 +126,9 @@ static inline ck ck_prod(const int64_t *a, size_t n)
 /* ---- the families (one file each) ------------------------------------------------- */
 
 int pm_gemm(pm_ctx *c);
+/* The first of the kernels kern[0..n) whose name tells a GEMM's transposes, or NULL: with
+ * the arguments, all that pm_gemm's verdict depends on. */
+const char *pm_gemm_transpose_kernel(const tl_trace *t, const uint32_t *kern, size_t n);
 int pm_sdpa(pm_ctx *c);
 int pm_conv(pm_ctx *c);
 int pm_unary(pm_ctx *c);

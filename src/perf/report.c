@@ -275,6 +275,14 @@ int tl_perf_sheets_opts(const tl_trace *t, const tl_gpu_arch *arch, const tl_per
     return 0;
 }
 
+/* Whether TL_PERF_SHEETS=0 asks for the report without the perf sheets (the benchmark
+ * measures their cost on the same binary). */
+static int perf_sheets_off(void)
+{
+    const char *v = getenv("TL_PERF_SHEETS");
+    return v && strcmp(v, "0") == 0;
+}
+
 /* The basic sheets in layout `so` with the perf sheets of options `po` before kernel_summary. */
 static int report_sheets(const tl_trace *t, const tl_sheet_opts *so, const tl_perf_opts *po, const tl_gpu_arch *arch,
                          tl_arena *arena, tl_results *out, tl_error *err)
@@ -284,7 +292,7 @@ static int report_sheets(const tl_trace *t, const tl_sheet_opts *so, const tl_pe
         tl_results_free(&basic);
         return -1;
     }
-    if (tl_perf_sheets_opts(t, arch, po, arena, &perf, err) != 0) {
+    if (!perf_sheets_off() && tl_perf_sheets_opts(t, arch, po, arena, &perf, err) != 0) {
         tl_results_free(&basic);
         tl_results_free(&perf);
         return -1;

@@ -19,17 +19,44 @@
 
 /* ---- aggregates ------------------------------------------------------------------------ */
 
-static int dbl_cmp(const void *a, const void *b)
+/* The k-th smallest of a[0..n) (no NaN), a rearranged so that a[0..k) hold the smaller
+ * ones: a selection, linear on average, where a sort was n log n (a generated training
+ * trace's groups hold thousands of calls). */
+static double kth_smallest(double *a, size_t n, size_t k)
 {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y ? 1 : 0;
+    ptrdiff_t lo = 0, hi = (ptrdiff_t)n - 1, kk = (ptrdiff_t)k;
+    while (lo < hi) {
+        double x = a[lo], y = a[lo + (hi - lo) / 2], z = a[hi];
+        double pivot = x < y ? (y < z ? y : x < z ? z : x) : (x < z ? x : y < z ? z : y);
+        ptrdiff_t i = lo, j = hi;
+        while (i <= j) {
+            while (a[i] < pivot)
+                i++;
+            while (a[j] > pivot)
+                j--;
+            if (i <= j) {
+                double t = a[i];
+                a[i++] = a[j];
+                a[j--] = t;
+            }
+        }
+        /* a[lo..j] <= pivot, a[i..hi] >= pivot, and those between equal it */
+        if (kk <= j)
+            hi = j;
+        else if (kk >= i)
+            lo = i;
+        else
+            break;
+    }
+    return a[k];
 }
 
 void pm_aggregate(const double *v, size_t n, pm_agg *out)
 {
     tl_kahan k = {0};
     tl_welford w = {0};
-    double *tmp = tl_xmalloc((n ? n : 1) * sizeof *tmp);
+    double small[32];
+    double *tmp = n <= 32 ? small : tl_xmalloc(n * sizeof *tmp);
     size_t m = 0;
     out->min = out->max = out->first = NAN;
     for (size_t i = 0; i < n; i++) {
@@ -50,12 +77,28 @@ void pm_aggregate(const double *v, size_t n, pm_agg *out)
     out->mean = m ? k.sum / (double)m : NAN;
     out->std = tl_welford_std(&w);
     if (m) {
-        qsort(tmp, m, sizeof *tmp, dbl_cmp);
-        out->median = m % 2 ? tmp[m / 2] : (tmp[m / 2 - 1] + tmp[m / 2]) / 2;
+        if (m <= 32) { /* most groups are small: insertion sort, no call per comparison */
+            for (size_t i = 1; i < m; i++) {
+                double x = tmp[i];
+                size_t j = i;
+                for (; j > 0 && tmp[j - 1] > x; j--)
+                    tmp[j] = tmp[j - 1];
+                tmp[j] = x;
+            }
+            out->median = m % 2 ? tmp[m / 2] : (tmp[m / 2 - 1] + tmp[m / 2]) / 2;
+        } else {
+            double hi = kth_smallest(tmp, m, m / 2), lo = tmp[0];
+            if (m % 2 == 0) /* the lower middle: the largest of those below */
+                for (size_t i = 1; i < m / 2; i++)
+                    if (tmp[i] > lo)
+                        lo = tmp[i];
+            out->median = m % 2 ? hi : (lo + hi) / 2;
+        }
     } else {
         out->median = NAN;
     }
-    free(tmp);
+    if (tmp != small)
+        free(tmp);
 }
 
 /* ---- kernel statistics (TRACES.md §4.2) -------------------------------------------------- */
@@ -181,6 +224,11 @@ static int grp_cmp(size_t a, size_t b, void *ctx)
 
 static const pm_ptext *find_par(const pm_row *r, const char *name)
 {
+    /* the models name their parameters with the same literals, so the pointers
+     * usually match */
+    for (size_t i = 0; i < r->npar; i++)
+        if (r->par[i].name == name)
+            return &r->par[i];
     for (size_t i = 0; i < r->npar; i++)
         if (strcmp(r->par[i].name, name) == 0)
             return &r->par[i];
@@ -291,9 +339,15 @@ tl_table *pm_sheet(pm_env *env, const pm_row *rows, size_t n)
     size_t npc = 0, pccap = 0;
     for (size_t r = 0; r < n; r++)
         for (size_t i = 0; i < rows[r].npar; i++) {
+            const char *pn = rows[r].par[i].name;
             size_t k = 0;
-            while (k < npc && strcmp(pc[k].name, rows[r].par[i].name) != 0)
+            while (k < npc && pc[k].name != pn)
                 k++;
+            if (k == npc) {
+                k = 0;
+                while (k < npc && strcmp(pc[k].name, pn) != 0)
+                    k++;
+            }
             if (k == npc) {
                 TL_GROW(pc, pccap, npc + 1);
                 memset(&pc[npc], 0, sizeof pc[npc]);

@@ -319,7 +319,10 @@ static const char *params_text(pm_env *env, const pm_row *m)
     for (size_t i = 0; i < m->npar; i++) {
         if (i)
             tl_buf_add(&b, ", ", 2);
-        tl_buf_printf(&b, "'%s': %s", m->par[i].name, m->par[i].repr);
+        tl_buf_addc(&b, '\'');
+        tl_buf_adds(&b, m->par[i].name);
+        tl_buf_add(&b, "': ", 3);
+        tl_buf_adds(&b, m->par[i].repr);
     }
     tl_buf_addc(&b, '}');
     const char *s = tl_arena_strndup(env->arena, b.data, b.len);

@@ -4,6 +4,7 @@
 #include "trace/jscan.h"
 
 #include "base/numfmt.h"
+#include "base/textblock.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -611,15 +612,50 @@ int tl_j_skip(J *j)
 /* ---- Python reprs of argument values (TRACES.md §4.2) ----------------------------- */
 
 /* repr() of a str: single quotes unless the text has a ' and no ", escapes as Python's. */
+/* The bytes of a block that tl_py_str_repr must look at one by one: the backslash, the
+ * quote, DEL, control characters (and, with them, non-ASCII bytes, which it writes as
+ * they are). */
+static inline tl_blk_mask repr_flags(tl_blk v, char quote)
+{
+#if TL_BLK_SSE2
+    return tl_blk_eq(v, '\\') | tl_blk_eq(v, quote) | tl_blk_eq(v, 0x7f) | tl_blk_ctl_or_high(v);
+#else
+    uint64_t w = tl_sw_order(v);
+    return tl_sw_eq(w, '\\') | tl_sw_eq(w, (unsigned char)quote) | tl_sw_eq(w, 0x7f) | tl_sw_ctl_or_high(w);
+#endif
+}
+
 void tl_py_str_repr(tl_buf *b, const char *s, size_t n)
 {
     int sq = memchr(s, '\'', n) != NULL, dq = memchr(s, '"', n) != NULL;
     char quote = sq && !dq ? '"' : '\'';
+    const unsigned char *u = (const unsigned char *)s;
     tl_buf_addc(b, quote);
-    size_t run = 0;
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        const char *esc = NULL;
+    size_t run = 0; /* the bytes s[i - run, i): plain, not written yet */
+    size_t i = 0;
+    while (i < n) {
+        /* Kernel and op names are long and plain: pass over them a block at a time up to
+         * the first byte to look at. */
+        while (i + TL_BLK <= n) {
+            tl_blk_mask m = repr_flags(tl_blk_load(u + i), quote);
+            if (m) {
+                size_t d = TL_BLK_INDEX(m);
+                i += d;
+                run += d;
+                break;
+            }
+            i += TL_BLK;
+            run += TL_BLK;
+        }
+        if (i >= n)
+            break;
+        unsigned char c = u[i++];
+        if (c >= 0x20 && c != 0x7f && c != '\\' && c != (unsigned char)quote) {
+            run++; /* non-ASCII, or the tail after the last whole block */
+            continue;
+        }
+        /* the backslash, the quote or a control character: written escaped */
+        const char *esc;
         char hex[8];
         if (c == '\\')
             esc = "\\\\";
@@ -631,17 +667,13 @@ void tl_py_str_repr(tl_buf *b, const char *s, size_t n)
             esc = "\\r";
         else if (c == '\t')
             esc = "\\t";
-        else if (c < 0x20 || c == 0x7f) {
+        else {
             snprintf(hex, sizeof hex, "\\x%02x", c);
             esc = hex;
         }
-        if (esc) {
-            tl_buf_add(b, s + i - run, run);
-            run = 0;
-            tl_buf_adds(b, esc);
-        } else {
-            run++;
-        }
+        tl_buf_add(b, s + i - 1 - run, run);
+        run = 0;
+        tl_buf_adds(b, esc);
     }
     tl_buf_add(b, s + n - run, run);
     tl_buf_addc(b, quote);
