@@ -29,6 +29,8 @@
 #   TRACELENS_PYTHON    the Python that runs it unmodified (default /usr/bin/python3; it needs
 #                       pandas, openpyxl and tqdm: Debian's python3-pandas python3-openpyxl
 #                       python3-tqdm)
+#   BENCH_INFER=1       0 skips tools/bench_infer.sh (inference traces vs TraceLens' inference generator)
+#   BENCH_PYTHON=1      0 skips tools/bench_python.sh (report()/compare() vs tlreport/tlcompare/TraceLens)
 #   BENCH_TRACELENS=1   0 skips TraceLens' runs; BENCH_TL_RUNS=3 runs of its generator per trace
 #   BENCH_TL_COMPARE_ROWS="1000 5000"  report sizes for its comparison tool (one run each;
 #                       it takes minutes at 20k rows); "" skips them
@@ -615,6 +617,26 @@ else
         }
         check "linear: cpu/event at 1 GB / at 250 MB" "$(tratio 11)" 1.25 x
         echo "       (the same ratio of wall times: $(tratio 1)x)"
+    fi
+fi
+# ---- the inference path and the Python module, by their own scripts ---------------------
+# Each prints its own figures and targets; a missed target there is a MISS line, not a failure.
+if [ "${BENCH_INFER:-1}" != 0 ] && [ -x tools/bench_infer.sh ]; then
+    echo
+    echo "== inference traces against TraceLens' inference generator (tools/bench_infer.sh)"
+    if [ "$HAVE_TRACELENS" = 1 ]; then
+        TRACELENS=$TLENS BUILD=$BUILD tools/bench_infer.sh
+    else
+        echo "  skipped: no TraceLens ($TLENS_NOTE)"
+    fi
+fi
+if [ "${BENCH_PYTHON:-1}" != 0 ] && [ -x tools/bench_python.sh ]; then
+    echo
+    echo "== the Python module (tools/bench_python.sh)"
+    if [ "$HAVE_TRACELENS" = 1 ]; then
+        TRACELENS=$TLENS BUILD=$BUILD tools/bench_python.sh
+    else
+        TRACELENS= BUILD=$BUILD tools/bench_python.sh
     fi
 fi
 echo
