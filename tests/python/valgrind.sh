@@ -19,17 +19,5 @@ errors=$(sed -n 's/.*ERROR SUMMARY: \([0-9]*\) errors.*/\1/p' "$log" | tail -n 1
 # pandas have none here)
 ours=$(sed 's/^==[0-9]*== \{0,1\}//' "$log" |
     awk 'BEGIN{RS=""} /definitely lost in loss record/ && (/_core\.abi3\.so/ || /\.c:[0-9]+\)/) {n++} END{print n+0}')
-echo "python-valgrind: valgrind not found (make deps)"; exit 1; }
-PYTHONMALLOC=malloc TLCOMPARE_PYTHONPATH=$build/python CONFORMANCE=$conf \
-  TLCOMPARE_BIN=$build/tlcompare TLREPORT_BIN=$build/tlreport TRACELENS= \
-  valgrind --error-exitcode=99 --errors-for-leak-kinds=none --leak-check=full --show-leak-kinds=definite \
-    --num-callers=40 --log-file="$log" \
-    "$py" -m pytest -q -p no:cacheprovider tests/python -k "not ctrl_c" >"$build/python-valgrind.out" 2>&1
-rc=$?
-tail -n 1 "$build/python-valgrind.out"
-errors=$(sed -n 's/.*ERROR SUMMARY: \([0-9]*\) errors.*/\1/p' "$log" | tail -n 1)
-# loss records (blank-line separated) of definitely lost blocks allocated through the
-# extension: a frame in it (by its file when it has no symbols, else by its sources)
-ours=$(awk 'BEGIN{RS=""} /definitely lost/ && (/_core\.abi3\.so/ || /\((src\/|python\/tlcompare\/|_core\.c:|[a-z_]+\.c:[0-9]+\))/) {n++} END{print n+0}' "$log")
 echo "python-valgrind: ${errors:-?} memory errors, $ours definitely lost records from the extension (log: $log)"
 [ "$rc" -ne 99 ] && [ "${errors:-1}" = 0 ] && [ "$ours" = 0 ] && [ "$rc" -eq 0 ]
