@@ -349,6 +349,15 @@ static void test_structure_and_hidden_columns(void **state)
     assert_non_null(strstr(xml, "<c r=\"A1\" s=\"1\" t=\"inlineStr\"><is><t>name</t></is></c>"));
     free(xml);
 
+    /* NaN and the infinities are text, as in the CSV: a number cell holding one makes
+     * Excel repair the workbook and openpyxl (pandas.read_excel) fail on it */
+    xml = zip_text(z, "xl/worksheets/sheet1.xml");
+    assert_non_null(strstr(xml, "t=\"inlineStr\"><is><t>nan</t></is></c>"));
+    assert_non_null(strstr(xml, "t=\"inlineStr\"><is><t>-inf</t></is></c>"));
+    assert_null(strstr(xml, "NaN</v>"));
+    assert_null(strstr(xml, "<v>nan"));
+    free(xml);
+
     /* the empty result: an empty worksheet */
     xml = zip_text(z, "xl/worksheets/sheet3.xml");
     assert_non_null(strstr(xml, "<sheetData/>"));

@@ -23,8 +23,8 @@
  *    never depend on how a reader counts.
  *  - Numbers are written as Python's repr (shortest round-trip text: "0.1", "1e-05"),
  *    which is valid xsd:double and reads back to the same double; integers exactly.  NaN
- *    is xsd:double's NaN (the sheets write a missing value as an empty cell, not as
- *    NaN), +-inf the strings "inf"/"-inf" (Excel has no infinities).
+ *    and +-inf are the strings "nan", "inf", "-inf" (Excel has none of them; the sheets
+ *    write a missing value as an empty cell, not as NaN).
  *  - Text is escaped for XML (& < > "), characters XML 1.0 cannot carry become OOXML's
  *    `_xHHHH_` escapes (a literal `_xHHHH_` gets its underscore escaped as `_x005F_`),
  *    invalid UTF-8 becomes U+FFFD (in the workbook only: the CSVs keep the bytes), and
@@ -491,15 +491,12 @@ void xb_rows(tl_buf *b, const tl_table *t, const colinfo *ci, size_t r0, size_t 
                         p += tl_fmt_double(cell->v.f, p);
                     }
                     PUT(p, "</v></c>");
-                } else if (isnan(cell->v.f)) {
-                    /* only the perf sheets' double parameter columns hold a NaN cell (a
-                     * missing parameter, "nan" in the CSV): xsd:double's NaN keeps the
-                     * column numeric and the value readable */
-                    p = put_num_cell(p, &ci[c], row, rowlen);
-                    PUT(p, "NaN</v></c>");
-                } else if (isinf(cell->v.f)) {
-                    /* Excel has no infinities: text, as the CSV has it */
-                    const char *s = cell->v.f < 0 ? "-inf" : "inf";
+                } else {
+                    /* Excel has no NaN or infinities (a number cell holding one makes Excel
+                     * repair the file and openpyxl fail to read it): text, as the CSV has it.
+                     * Only the perf sheets' double parameter columns hold a NaN cell (a
+                     * missing parameter); a missing value elsewhere is an empty cell. */
+                    const char *s = isnan(cell->v.f) ? "nan" : cell->v.f < 0 ? "-inf" : "inf";
                     p = put_str_cell(b, p, &ci[c], row, rowlen, XF_GENERAL, s, strlen(s), sc,
                                      t->cols[c].name, rownum);
                     p = xb_ensure(b, p, need);
