@@ -136,6 +136,13 @@ static void test_negative_durations(void **state)
     t = must_load("{\"traceEvents\":[" X("kernel", "k", 0, 7, 130, 0, "") "]}");
     assert_int_equal(t->nnegative, 0);
     tl_trace_free(t);
+    /* a second traceEvents array replaces the first, its negative durations too */
+    t = must_load("{\"traceEvents\":[" X("kernel", "k", 0, 7, 130, -1, "") "],"
+                  "\"traceEvents\":[" X("kernel", "k", 0, 7, 130, 0, "") "," X("kernel", "k", 0, 7, 140, -3, "") "]}");
+    assert_int_equal(t->nev, 2);
+    assert_int_equal(t->nnegative, 1);
+    assert_int_equal(t->first_negative, 1);
+    tl_trace_free(t);
 }
 
 /* Duplicate thread names: the last wins. */

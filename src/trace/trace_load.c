@@ -804,6 +804,7 @@ static int read_top(loader *L)
                     /* Python's json keeps the last of duplicate keys */
                     L->t->nev = 0;
                     L->t->ncpu_ops = 0;
+                    L->t->nnegative = 0;
                     L->side.nins = 0;
                     L->side.nkeys = 0;
                     L->side.nflows = 0;
