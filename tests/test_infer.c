@@ -472,6 +472,11 @@ static void test_graft(void **state)
     assert_int_equal(st.nattributed, 1);
     assert_int_equal(st.nreplay_attributed, 3);
     assert_int_equal(t->nuid, 7); /* the instant event counts, though it is not kept */
+    /* the capture trace grafted from stays for its strings (the copies' names), not its events */
+    assert_int_equal(t->nowned, 1);
+    assert_int_equal(t->owned[0]->nev, 0);
+    assert_null(t->owned[0]->ev);
+    assert_null(t->owned[0]->extra);
     /* the subtree: capture root, Net, mm, launch kA, relu, launch kB, launch kC -> uids 7.. */
     uint32_t root = by_uid(t, 7), net = by_uid(t, 8), mm = by_uid(t, 9), la = by_uid(t, 10), lc = by_uid(t, 13);
     assert_string_equal(t->ev[root].name, "CaptureRoot");

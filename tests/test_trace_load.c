@@ -137,6 +137,13 @@ static void test_negative_durations(void **state)
     t = must_load("{\"traceEvents\":[" X("kernel", "k", 0, 7, 130, 0, "") "]}");
     assert_int_equal(t->nnegative, 0);
     tl_trace_free(t);
+    /* a second traceEvents array replaces the first, its negative durations too */
+    t = must_load("{\"traceEvents\":[" X("kernel", "k", 0, 7, 130, -1, "") "],"
+                  "\"traceEvents\":[" X("kernel", "k", 0, 7, 130, 0, "") "," X("kernel", "k", 0, 7, 140, -3, "") "]}");
+    assert_int_equal(t->nev, 2);
+    assert_int_equal(t->nnegative, 1);
+    assert_int_equal(t->first_negative, 1);
+    tl_trace_free(t);
 }
 
 /* Duplicate thread names: the last wins. */
@@ -182,6 +189,78 @@ static void test_tree_nesting(void **state)
     assert_true(by_uid(t, 3)->flags & TL_TEV_IN_TREE);
     assert_true(by_uid(t, 3)->flags & TL_TEV_NON_GPU_PATH);
     tl_trace_free(t);
+}
+
+/* The tree's ts order when the array comes in sorted runs (a profiler writes ops, runtime
+ * calls and Python frames as separate streams), ties across runs in array order: the
+ * root's zero-length children, listed in (ts, array position) order whatever the runs;
+ * a few runs (merged, the scratch on either side) and many (the radix sort). */
+static int ts_uid_cmp(const void *a, const void *b)
+{
+    const double *x = a, *y = b; /* {ts, uid} */
+    return x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : x[1] < y[1] ? -1 : x[1] > y[1];
+}
+
+static void check_runs(const double *ts, size_t n)
+{
+    tl_buf b = {0};
+    tl_buf_printf(&b, "{\"traceEvents\":[" X("cpu_op", "root", 1, 1, 0, 100000, ""));
+    for (size_t i = 0; i < n; i++)
+        tl_buf_printf(&b, ",{\"ph\":\"X\",\"cat\":\"%s\",\"name\":\"c%zu\",\"pid\":1,\"tid\":1,\"ts\":%g,\"dur\":0}",
+                      i % 3 == 2 ? "python_function" : "cpu_op", i, ts[i]);
+    tl_buf_printf(&b, "]}");
+    tl_error err = {0};
+    tl_trace *t = tl_trace_load_mem_flags(b.data, b.len, "runs.json", TL_LOAD_PYTHON, &err);
+    if (!t)
+        fail_msg("load failed: %s", err.msg);
+    double *want = malloc(2 * n * sizeof *want);
+    for (size_t i = 0; i < n; i++) {
+        want[2 * i] = ts[i];
+        want[2 * i + 1] = (double)(i + 1); /* uid: after the root */
+    }
+    qsort(want, n, 2 * sizeof *want, ts_uid_cmp);
+    uint32_t r = idx_of(t, 0);
+    assert_int_equal(t->ev[r].nchild, n);
+    const uint32_t *ch = tl_tev_children(t, r);
+    for (size_t i = 0; i < n; i++) {
+        if (t->ev[ch[i]].uid != (uint32_t)want[2 * i + 1])
+            fail_msg("child %zu: uid %u (ts %g), want uid %.0f (ts %g)", i, t->ev[ch[i]].uid, t->ev[ch[i]].ts,
+                     want[2 * i + 1], want[2 * i]);
+    }
+    free(want);
+    tl_trace_free(t);
+    tl_buf_free(&b);
+}
+
+static void test_tree_sorted_runs(void **state)
+{
+    (void)state;
+    enum { N = 3000 };
+    double *ts = malloc(N * sizeof *ts);
+    /* a long run, a short one with ties to it (merged from the back), a shorter one
+     * still, then a long run after them (merged from the front) */
+    size_t n = 0;
+    for (int i = 0; i < 200; i++)
+        ts[n++] = 10.0 * i;
+    for (int i = 0; i < 20; i++)
+        ts[n++] = (i % 2 ? 5.0 : 0.0) + 50.0 * i;
+    for (int i = 0; i < 5; i++)
+        ts[n++] = 100.0 * i;
+    for (int i = 0; i < 400; i++)
+        ts[n++] = 1.0 + 5.0 * i;
+    check_runs(ts, n);
+    /* already in order, with ties: one run */
+    n = 0;
+    for (int i = 0; i < 300; i++)
+        ts[n++] = (double)(i / 3);
+    check_runs(ts, n);
+    /* more runs than are merged: the radix sort */
+    n = 0;
+    for (int r = 0; r < 100; r++)
+        for (int i = 0; i < 30; i++)
+            ts[n++] = (double)((r * 7919 + i * 13) % 500);
+    check_runs(ts, n);
+    free(ts);
 }
 
 /* The bleed rule: a small overlap pops the top (with two on the stack); a large one
@@ -264,6 +343,32 @@ static void test_links(void **state)
 }
 
 /* When the first launch lacks a correlation, External id is the key. */
+/* A second traceEvents array replaces the first (Python's json keeps the last key):
+ * nothing of the first array's link ids is left over, however many of its events had one. */
+static void test_links_second_array(void **state)
+{
+    (void)state;
+    tl_buf b = {0};
+    tl_buf_printf(&b, "{\"traceEvents\":[");
+    for (int i = 0; i < 40; i++)
+        tl_buf_printf(&b, "%s" X("cuda_runtime", "cudaLaunchKernel", 1, 1, 1, 1, ",\"args\":{\"correlation\":%d}"),
+                      i ? "," : "", 100 + i);
+    tl_buf_printf(&b, "],%s", link_trace + 1);
+    tl_error err = {0};
+    tl_trace *t = tl_trace_load_mem(b.data, b.len, "t.json", &err);
+    if (!t)
+        fail_msg("load failed: %s", err.msg);
+    assert_int_equal(t->nev, 14);
+    assert_int_equal(parent_uid(t, 5), 2);
+    assert_int_equal(parent_uid(t, 13), 9);
+    assert_children(t, 15, "16,18");
+    assert_gpu(t, 0, "5,13,16,18");
+    assert_int_equal(by_uid(t, 2)->corr, 10);
+    assert_int_equal(by_uid(t, 19)->corr, 30);
+    tl_trace_free(t);
+    tl_buf_free(&b);
+}
+
 static void test_external_id_key(void **state)
 {
     (void)state;
@@ -603,8 +708,10 @@ int main(void)
         cmocka_unit_test(test_names_last_wins),
         cmocka_unit_test(test_tree_nesting),
         cmocka_unit_test(test_tree_bleed),
+        cmocka_unit_test(test_tree_sorted_runs),
         cmocka_unit_test(test_links),
         cmocka_unit_test(test_external_id_key),
+        cmocka_unit_test(test_links_second_array),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_values),
         cmocka_unit_test(test_gzip),

@@ -1054,10 +1054,12 @@ int tl_infer_attribute(tl_trace *t, tl_capture *cap, int all_frames, tl_infer_st
     if (st->nunmatched)
         tl_warn("%s: %zu capture launch%s left unmatched (no replay kernel for them)", t->path, st->nunmatched,
                 st->nunmatched == 1 ? "" : "es");
-    /* the capture traces grafted from now belong to t (the copies' names are theirs) */
+    /* the capture traces grafted from now belong to t (the copies' names are theirs);
+     * their events are read no more */
     for (size_t i = 0; i < cap->n; i++) {
         if (!cts[i].used)
             continue;
+        tl_trace_keep_strings(cap->e[i].trace);
         t->owned = tl_xrealloc(t->owned, (t->nowned + 1) * sizeof *t->owned);
         t->owned[t->nowned++] = cap->e[i].trace;
         cap->e[i].trace = NULL;

@@ -161,6 +161,12 @@ tl_trace *tl_trace_load_mem_flags(const void *data, size_t n, const char *name, 
 
 void tl_trace_free(tl_trace *t);
 
+/* Free the events and the tree of `t` but keep its interned strings (and process and
+ * thread names) until tl_trace_free: for a trace whose strings another trace's events
+ * point to once its own events are of no more use (an attributed trace's capture traces,
+ * trace/infer.h), so that they do not stay in memory for the sheets. */
+void tl_trace_keep_strings(tl_trace *t);
+
 /* The process name (tid 0 entry) or thread name of (pid, tid) from the M events, or
  * "Unknown" (TRACES.md §4.2). */
 const char *tl_trace_process_name(const tl_trace *t, int64_t pid);

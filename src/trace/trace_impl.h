@@ -33,10 +33,19 @@ typedef struct tl_side_flow {
     uint8_t numeric; /* 0: the finish has a string pid or tid, which matches no kept event */
 } tl_side_flow;
 
+/* The link ids of a kept event that has one (TL_SIDE_CORR / TL_SIDE_EXT in its evflags):
+ * few of a trace's events do (not its Python frames), so they are listed, not held per
+ * event. */
+typedef struct tl_side_key {
+    uint32_t ev;       /* kept event index */
+    int64_t corr, ext; /* as read (valid as its evflags say) */
+} tl_side_key;
+
 typedef struct tl_trace_side {
-    int64_t *corr, *ext; /* per kept event */
-    uint8_t *evflags;
+    uint8_t *evflags;    /* per kept event */
     size_t evcap;
+    tl_side_key *keys;   /* in event order */
+    size_t nkeys, keycap;
     tl_side_ins *ins;
     size_t nins, inscap;
     tl_kmap flow_of;     /* flow id -> index into flows */

@@ -422,8 +422,6 @@ static void side_grow(loader *L, size_t need)
     size_t ncap = s->evcap ? s->evcap * 2 : 4096;
     while (ncap < need)
         ncap *= 2;
-    s->corr = tl_xrealloc(s->corr, ncap * sizeof *s->corr);
-    s->ext = tl_xrealloc(s->ext, ncap * sizeof *s->ext);
     s->evflags = tl_xrealloc(s->evflags, ncap);
     s->evcap = ncap;
 }
@@ -536,8 +534,10 @@ static void finish_event(loader *L)
                 e->kernel_arg = intern_get(&L->in, buf_str(&r->kernel), r->kernel.len);
             if (kind == TL_TEV_RUNTIME && (strcmp(e->name, "cudaGraphLaunch") == 0 || strcmp(e->name, "hipGraphLaunch") == 0))
                 e->flags |= TL_TEV_GRAPH_LAUNCH;
-            s->corr[t->nev] = r->corr;
-            s->ext[t->nev] = r->ext;
+            if (r->sflags & (TL_SIDE_CORR | TL_SIDE_EXT)) {
+                TL_GROW(s->keys, s->keycap, s->nkeys + 1);
+                s->keys[s->nkeys++] = (tl_side_key){(uint32_t)t->nev, r->corr, r->ext};
+            }
             s->evflags[t->nev] = (uint8_t)(r->sflags | (r->has_args ? TL_SIDE_HAS_ARGS : 0));
             target = (uint32_t)t->nev;
             t->nev++;
@@ -804,7 +804,9 @@ static int read_top(loader *L)
                     /* Python's json keeps the last of duplicate keys */
                     L->t->nev = 0;
                     L->t->ncpu_ops = 0;
+                    L->t->nnegative = 0;
                     L->side.nins = 0;
+                    L->side.nkeys = 0;
                     L->side.nflows = 0;
                     tl_kmap_free(&L->side.flow_of);
                     L->side.key_decided = L->side.key_is_corr = 0;
@@ -848,8 +850,7 @@ static int read_top(loader *L)
 
 static void side_free(tl_trace_side *s)
 {
-    free(s->corr);
-    free(s->ext);
+    free(s->keys);
     free(s->evflags);
     free(s->ins);
     free(s->flows);
@@ -878,10 +879,11 @@ static tl_trace *load(tl_instream *in, const char *path, unsigned flags, tl_erro
         t->extra = tl_xrealloc(t->extra, t->nev * sizeof *t->extra);
     }
     t->nuids = L->uid;
+    /* the text is read: its buffer goes before the tree's scratch is made */
+    tl_j_close(j);
     if (rc == 0)
         rc = tl_trace_build(t, &L->side, err);
 
-    tl_j_close(j);
     tl_buf_free(&L->r.name);
     for (int i = 0; i < 4; i++)
         tl_buf_free(&L->r.shape[i]);
@@ -987,6 +989,19 @@ int tl_trace_claims(const char *path)
             return 1;
     }
     return 0;
+}
+
+void tl_trace_keep_strings(tl_trace *t)
+{
+    free(t->ev);
+    free(t->extra);
+    free(t->idx);
+    free(t->roots);
+    t->ev = NULL;
+    t->extra = NULL;
+    t->idx = NULL;
+    t->roots = NULL;
+    t->nev = t->nidx = t->nroots = t->ncpu_ops = 0;
 }
 
 void tl_trace_free(tl_trace *t)

@@ -28,12 +28,74 @@ typedef struct pair {
     uint32_t parent, child;
 } pair;
 
+/* Merge the sorted neighbours a = items[lo, mid) and b = items[mid, hi) stably, through
+ * scratch the size of the shorter one. */
+static void merge_pair(tl_sort_item *items, size_t lo, size_t mid, size_t hi, tl_sort_item *tmp)
+{
+    size_t la = mid - lo, lb = hi - mid;
+    if (la <= lb) {
+        memcpy(tmp, items + lo, la * sizeof *tmp);
+        size_t i = 0, j = mid, o = lo;
+        while (i < la && j < hi)
+            items[o++] = items[j].key < tmp[i].key ? items[j++] : tmp[i++];
+        while (i < la)
+            items[o++] = tmp[i++];
+    } else {
+        memcpy(tmp, items + mid, lb * sizeof *tmp);
+        size_t i = mid, j = lb, o = hi;
+        while (i > lo && j > 0)
+            items[--o] = items[i - 1].key > tmp[j - 1].key ? items[--i] : tmp[--j];
+        while (j > 0)
+            items[--o] = tmp[--j];
+    }
+}
+
+/* Sort items stably by key.  A trace's tree events come in a few runs each in ts order
+ * (a profiler writes the ops, the runtime calls and the Python frames as separate
+ * streams), so merging the runs needs scratch the size of the shorter of two runs, not of
+ * the whole trace; with more runs than a few it is the radix sort. */
+#define TREE_MAX_RUNS 64
+static void sort_runs(tl_sort_item *items, size_t n)
+{
+    size_t bound[TREE_MAX_RUNS + 1], nb = 0;
+    bound[nb++] = 0;
+    for (size_t i = 1; i < n; i++) {
+        if (items[i].key >= items[i - 1].key)
+            continue;
+        if (nb == TREE_MAX_RUNS) {
+            tl_sort_items(items, n, NULL);
+            return;
+        }
+        bound[nb++] = i;
+    }
+    bound[nb] = n;
+    size_t nruns = nb;
+    tl_sort_item *tmp = NULL;
+    size_t tmpcap = 0;
+    while (nruns > 1) {
+        size_t w = 0;
+        for (size_t r = 0; r < nruns; r += 2) {
+            if (r + 1 < nruns) {
+                size_t lo = bound[r], mid = bound[r + 1], hi = bound[r + 2];
+                size_t need = mid - lo < hi - mid ? mid - lo : hi - mid;
+                TL_GROW(tmp, tmpcap, need);
+                merge_pair(items, lo, mid, hi, tmp);
+            }
+            bound[w++] = bound[r];
+        }
+        bound[w] = n;
+        nruns = w;
+    }
+    free(tmp);
+}
+
 static int has_key(const tl_trace_side *s, int corr_key, uint32_t i)
 {
     return (s->evflags[i] & (corr_key ? TL_SIDE_CORR : TL_SIDE_EXT)) != 0;
 }
 
-static int64_t key_of(const tl_trace_side *s, int corr_key, uint32_t i) { return corr_key ? s->corr[i] : s->ext[i]; }
+/* the link id of an event that has one (has_key), once tl_trace_build has put it in corr */
+static int64_t key_of(const tl_trace *t, uint32_t i) { return t->ev[i].corr; }
 
 int tl_trace_build(tl_trace *t, tl_trace_side *side, tl_error *err)
 {
@@ -42,7 +104,12 @@ int tl_trace_build(tl_trace *t, tl_trace_side *side, tl_error *err)
     int rc = -1;
 
     for (size_t i = 0; i < nev; i++)
-        t->ev[i].corr = has_key(side, corr_key, (uint32_t)i) ? key_of(side, corr_key, (uint32_t)i) : -1;
+        t->ev[i].corr = -1;
+    for (size_t n = 0; n < side->nkeys; n++) {
+        const tl_side_key *sk = &side->keys[n];
+        if (has_key(side, corr_key, sk->ev))
+            t->ev[sk->ev].corr = corr_key ? sk->corr : sk->ext;
+    }
 
     /* ---- 1. the host call stacks ---- */
     size_t ntree = 0;
@@ -57,7 +124,7 @@ int tl_trace_build(tl_trace *t, tl_trace_side *side, tl_error *err)
             k++;
         }
     }
-    tl_sort_items(items, ntree, NULL); /* stable: equal ts keep array order */
+    sort_runs(items, ntree); /* stable: equal ts keep array order */
 
     tl_kmap stack_of;
     tl_kmap_init(&stack_of);
@@ -137,10 +204,13 @@ int tl_trace_build(tl_trace *t, tl_trace_side *side, tl_error *err)
     pair *lp = NULL; /* links (runtime, gpu event), in link order */
     size_t nlp = 0, lpcap = 0;
     if (any_graph) {
-        gitems = tl_xmalloc((nev ? nev : 1) * sizeof *gitems);
+        size_t ngpu_keyed = 0; /* a few of the events: counted rather than one item per event */
+        for (size_t i = 0; i < nev; i++)
+            ngpu_keyed += tl_tev_is_gpu(&t->ev[i]) && (side->evflags[i] & TL_SIDE_HAS_ARGS) && has_key(side, corr_key, (uint32_t)i);
+        gitems = tl_xmalloc((ngpu_keyed ? ngpu_keyed : 1) * sizeof *gitems);
         for (size_t i = 0; i < nev; i++) {
             if (tl_tev_is_gpu(&t->ev[i]) && (side->evflags[i] & TL_SIDE_HAS_ARGS) && has_key(side, corr_key, (uint32_t)i)) {
-                gitems[ngitems].key = tl_sort_key_int(key_of(side, corr_key, (uint32_t)i));
+                gitems[ngitems].key = tl_sort_key_int(key_of(t, (uint32_t)i));
                 gitems[ngitems].row = (uint32_t)i;
                 ngitems++;
             }
@@ -152,7 +222,7 @@ int tl_trace_build(tl_trace *t, tl_trace_side *side, tl_error *err)
             while (e < ngitems && gitems[e].key == gitems[g].key)
                 e++;
             grun[g] = (uint32_t)e;
-            tl_kmap_put(&gfirst, key_of(side, corr_key, gitems[g].row), 0, 0, NULL)->val = (uint32_t)g;
+            tl_kmap_put(&gfirst, key_of(t, gitems[g].row), 0, 0, NULL)->val = (uint32_t)g;
             g = e;
         }
         /* Every graph launch links every GPU event of its link id, so launches that share
@@ -164,8 +234,8 @@ int tl_trace_build(tl_trace *t, tl_trace_side *side, tl_error *err)
         for (size_t i = 0; i < nev; i++) {
             if (t->ev[i].kind == TL_TEV_RUNTIME && (t->ev[i].flags & TL_TEV_GRAPH_LAUNCH) &&
                 has_key(side, corr_key, (uint32_t)i) &&
-                tl_kmap_get(&gfirst, key_of(side, corr_key, (uint32_t)i), 0, 0, UINT32_MAX) != UINT32_MAX) {
-                tl_kmap_put(&nlaunch, key_of(side, corr_key, (uint32_t)i), 0, 0, NULL)->val++;
+                tl_kmap_get(&gfirst, key_of(t, (uint32_t)i), 0, 0, UINT32_MAX) != UINT32_MAX) {
+                tl_kmap_put(&nlaunch, key_of(t, (uint32_t)i), 0, 0, NULL)->val++;
                 any_launch = (uint32_t)i;
             }
         }
@@ -208,7 +278,7 @@ int tl_trace_build(tl_trace *t, tl_trace_side *side, tl_error *err)
         tl_tev *r = &t->ev[i];
         if (r->kind != TL_TEV_RUNTIME || !has_key(side, corr_key, (uint32_t)i))
             continue;
-        int64_t c = key_of(side, corr_key, (uint32_t)i);
+        int64_t c = key_of(t, (uint32_t)i);
         if (r->flags & TL_TEV_GRAPH_LAUNCH) {
             uint32_t g = tl_kmap_get(&gfirst, c, 0, 0, UINT32_MAX);
             if (g == UINT32_MAX)
