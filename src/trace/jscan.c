@@ -625,6 +625,22 @@ static inline tl_blk_mask repr_flags(tl_blk v, char quote)
 #endif
 }
 
+static int str_ptr_cmp(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
+
+void tl_py_sorted_set_repr(tl_buf *b, const char **v, size_t n)
+{
+    qsort(v, n, sizeof *v, str_ptr_cmp);
+    tl_buf_addc(b, '[');
+    for (size_t q = 0, w = 0; q < n; q++) {
+        if (q && strcmp(v[q - 1], v[q]) == 0)
+            continue;
+        if (w++)
+            tl_buf_add(b, ", ", 2);
+        tl_py_str_repr(b, v[q], strlen(v[q]));
+    }
+    tl_buf_addc(b, ']');
+}
+
 void tl_py_str_repr(tl_buf *b, const char *s, size_t n)
 {
     int sq = memchr(s, '\'', n) != NULL, dq = memchr(s, '"', n) != NULL;

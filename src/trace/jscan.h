@@ -169,6 +169,9 @@ int tl_j_literal(J *j);
 int tl_j_skip(J *j);
 /* Python's repr() of a str, appended to b. */
 void tl_py_str_repr(tl_buf *b, const char *s, size_t n);
+/* Python's repr() of the sorted list of the distinct strings among v[0..n), appended to
+ * b (the set of a group's categories, say); v is sorted in place. */
+void tl_py_sorted_set_repr(tl_buf *b, const char **v, size_t n);
 /* Read a value and append Python's str() of it with every list made a tuple. */
 int tl_j_repr(J *j, tl_buf *b, int depth);
 

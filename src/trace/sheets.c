@@ -587,17 +587,8 @@ static void ops_summaries(const tl_trace *t, const launchers *L, const tl_sheet_
                 size_t nc = 0;
                 for (size_t k = 0; k < gr->n; k++)
                     cv[nc++] = L->v[gr->rows[k]].cat;
-                qsort(cv, nc, sizeof *cv, str_ptr_cmp);
                 tl_buf_clear(&b);
-                tl_buf_addc(&b, '[');
-                for (size_t q = 0, w = 0; q < nc; q++) {
-                    if (q && strcmp(cv[q - 1], cv[q]) == 0)
-                        continue;
-                    if (w++)
-                        tl_buf_add(&b, ", ", 2);
-                    tl_py_str_repr(&b, cv[q], strlen(cv[q]));
-                }
-                tl_buf_addc(&b, ']');
+                tl_py_sorted_set_repr(&b, cv, nc);
                 free(cv);
                 put_s(tb, 0, r, gr->key);
                 put_f(tb, 1, r, dsum[ord[r]]);

@@ -126,7 +126,6 @@ static int keyed_cmp(const void *x, const void *y)
     return c ? c : a->row < b->row ? -1 : a->row > b->row;
 }
 
-static int str_ptr_cmp(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
 
 static void put_f(tl_table *t, size_t c, size_t r, double v)
 {
@@ -210,17 +209,8 @@ static tl_table *summary(const tl_sh_rows *r, int by_cat, const tl_sheet_opts *o
             const char **cv = tl_xmalloc(cnt * sizeof *cv);
             for (size_t q = 0; q < cnt; q++)
                 cv[q] = r->cat[kv[start[g] + q].row];
-            qsort(cv, cnt, sizeof *cv, str_ptr_cmp);
             tl_buf_clear(&b);
-            tl_buf_addc(&b, '[');
-            for (size_t q = 0, w = 0; q < cnt; q++) {
-                if (q && strcmp(cv[q - 1], cv[q]) == 0)
-                    continue;
-                if (w++)
-                    tl_buf_add(&b, ", ", 2);
-                tl_py_str_repr(&b, cv[q], strlen(cv[q]));
-            }
-            tl_buf_addc(&b, ']');
+            tl_py_sorted_set_repr(&b, cv, cnt);
             free(cv);
             tb->cols[c_cats].cells[row] = tl_cell_str(tl_arena_strndup(arena, b.data, b.len));
         }
