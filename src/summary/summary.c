@@ -29,25 +29,6 @@ static const tl_result *find_result(const tl_results *r, const char *name)
     return NULL;
 }
 
-/* The column "<tag>::<name>", or NULL. */
-static const tl_column *tagged(const tl_table *t, const char *tag, const char *name)
-{
-    size_t lt = strlen(tag);
-    for (size_t c = 0; c < t->ncols; c++) {
-        const char *n = t->cols[c].name;
-        if (strncmp(n, tag, lt) == 0 && n[lt] == ':' && n[lt + 1] == ':' && strcmp(n + lt + 2, name) == 0)
-            return &t->cols[c];
-    }
-    return NULL;
-}
-
-static double num_at(const tl_column *c, size_t row)
-{
-    if (!c || !tl_cell_is_number(&c->cells[row]))
-        return NAN;
-    return tl_cell_number(&c->cells[row]);
-}
-
 /* A key cell as text (op names are strings; anything else is formatted). */
 static const char *cell_text(const tl_cell *c, tl_arena *arena)
 {
@@ -203,8 +184,8 @@ static void aggregate(agg *g, const item_source *src, const char *const *tags, s
     const tl_column **cols = tl_xmalloc((t->ncols ? t->ncols : 1) * sizeof *cols);
     size_t *present = tl_xmalloc((nrows ? nrows : 1) * sizeof *present);
     for (size_t rep = 0; rep < n; rep++) {
-        const tl_column *tc = tagged(t, tags[rep], src->time);
-        const tl_column *cc = src->count ? tagged(t, tags[rep], src->count) : NULL;
+        const tl_column *tc = tl_table_tagged(t, tags[rep], src->time);
+        const tl_column *cc = src->count ? tl_table_tagged(t, tags[rep], src->count) : NULL;
         /* a report's row: its keys (the row-key step may have made a column a key) and
          * its own columns */
         size_t ncols = 0;
@@ -215,7 +196,7 @@ static void aggregate(agg *g, const item_source *src, const char *const *tags, s
         for (size_t k = 0; k < ngroups; k++) {
             size_t np = 0;
             for (size_t j = start[k]; j < start[k + 1]; j++)
-                if (!isnan(num_at(tc, rows[j])))
+                if (!isnan(tl_column_number_at(tc, rows[j])))
                     present[np++] = rows[j];
             if (np > 1)
                 tl_sort_rows(present, np, cmp_tuple, &tc_ctx);
@@ -224,8 +205,8 @@ static void aggregate(agg *g, const item_source *src, const char *const *tags, s
             for (size_t j = 0; j < np; j++) {
                 if (j > 0 && cmp_tuple(present[j - 1], present[j], &tc_ctx) == 0)
                     continue; /* the same row of this report, paired with another */
-                ms += num_at(tc, present[j]);
-                double c = num_at(cc, present[j]);
+                ms += tl_column_number_at(tc, present[j]);
+                double c = tl_column_number_at(cc, present[j]);
                 if (!isnan(c)) {
                     cnt += c;
                     ncnt++;
@@ -377,7 +358,7 @@ static void timeline_values(const tl_result *timeline, const char *const *tags, 
     if (!timeline || tl_table_find(timeline->table, "type") < 0)
         return;
     for (size_t i = 0; i < n; i++)
-        has[i] = tagged(timeline->table, tags[i], "time ms") != NULL;
+        has[i] = tl_table_tagged(timeline->table, tags[i], "time ms") != NULL;
     item_source src = {timeline->table, "type", "time ms", NULL, 1};
     agg g;
     aggregate(&g, &src, tags, n, arena);
@@ -404,18 +385,18 @@ static double longest_kernel(const tl_results *results, const char *tag, const c
         return NAN;
     const tl_table *t = r->table;
     long key = tl_table_find(t, "Kernel name");
-    const tl_column *c = tagged(t, tag, "Kernel duration (\xc2\xb5s)_sum");
+    const tl_column *c = tl_table_tagged(t, tag, "Kernel duration (\xc2\xb5s)_sum");
     double per_ms = 1000;
     if (key < 0) {
         key = tl_table_find(t, "name");
-        c = tagged(t, tag, "Total Kernel Time (ms)");
+        c = tl_table_tagged(t, tag, "Total Kernel Time (ms)");
         per_ms = 1;
     }
     if (key < 0 || !c)
         return NAN;
     double best = NAN;
     for (size_t row = 0; row < t->nrows; row++) {
-        double v = num_at(c, row) / per_ms;
+        double v = tl_column_number_at(c, row) / per_ms;
         if (!isnan(v) && !(v <= best)) {
             best = v;
             *name = cell_text(&t->cols[key].cells[row], arena);

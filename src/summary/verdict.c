@@ -122,25 +122,6 @@ static const op_noise *find_op(const tl_noise *nz, const char *name)
     return f ? &nz->ops[f->value - 1] : NULL;
 }
 
-/* The column "<tag>::<name>" of t, or NULL. */
-static const tl_column *tagged(const tl_table *t, const char *tag, const char *name)
-{
-    size_t lt = strlen(tag);
-    for (size_t c = 0; c < t->ncols; c++) {
-        const char *n = t->cols[c].name;
-        if (strncmp(n, tag, lt) == 0 && n[lt] == ':' && n[lt + 1] == ':' && strcmp(n + lt + 2, name) == 0)
-            return &t->cols[c];
-    }
-    return NULL;
-}
-
-static double num_at(const tl_column *c, size_t row)
-{
-    if (!c || !tl_cell_is_number(&c->cells[row]))
-        return NAN;
-    return tl_cell_number(&c->cells[row]);
-}
-
 /* A sheet the per-call samples are read from: its source and columns. */
 typedef struct sample_sheet {
     int src;
@@ -155,16 +136,16 @@ static const sample_sheet family_sheet = {SRC_FAMILY, "name_count", RF_MEAN, RF_
 static void pool_rows(tl_noise *nz, const tl_table *t, size_t side, const sample_sheet *ss, const char *sheet)
 {
     long key = tl_table_find(t, "name");
-    const tl_column *cc = tagged(t, nz->tags[side], ss->count), *mc = tagged(t, nz->tags[side], ss->mean),
-                    *sc = tagged(t, nz->tags[side], ss->std);
+    const tl_column *cc = tl_table_tagged(t, nz->tags[side], ss->count), *mc = tl_table_tagged(t, nz->tags[side], ss->mean),
+                    *sc = tl_table_tagged(t, nz->tags[side], ss->std);
     if (key < 0 || !cc || !mc)
         return;
     for (size_t r = 0; r < t->nrows; r++) {
         const tl_cell *k = &t->cols[key].cells[r];
-        double n = num_at(cc, r), mean = num_at(mc, r);
+        double n = tl_column_number_at(cc, r), mean = tl_column_number_at(mc, r);
         if (k->kind != TL_STR || !(n >= 1) || isnan(mean))
             continue;
-        tl_moments m = tl_moments_of(n, mean, num_at(sc, r));
+        tl_moments m = tl_moments_of(n, mean, tl_column_number_at(sc, r));
         op_noise *op = op_of(nz, k->v.s);
         op_calls *c = &op->src[side * SRC_N + (size_t)ss->src];
         if (ss->src == SRC_FAMILY) {
@@ -280,12 +261,12 @@ static void read_busy_runs(tl_noise *nz, const tl_table *t)
     if (key < 0)
         return;
     for (size_t side = 0; side < nz->nsides; side++) {
-        const tl_column *rc = tagged(t, nz->tags[side], "runs"), *sc = tagged(t, nz->tags[side], TL_TIME "_std");
+        const tl_column *rc = tl_table_tagged(t, nz->tags[side], "runs"), *sc = tl_table_tagged(t, nz->tags[side], TL_TIME "_std");
         if (!rc || !sc)
             continue;
         for (size_t r = 0; r < t->nrows; r++) {
             const tl_cell *k = &t->cols[key].cells[r];
-            double sd = num_at(sc, r), runs = num_at(rc, r);
+            double sd = tl_column_number_at(sc, r), runs = tl_column_number_at(rc, r);
             if (k->kind != TL_STR || strcmp(k->v.s, "busy_time") != 0 || isnan(sd) || !(runs >= 2))
                 continue;
             if (runs > nz->runs[side])
@@ -303,11 +284,11 @@ void tl_noise_read_runs(tl_noise *nz, const tl_results *results)
     if (key < 0)
         return;
     for (size_t side = 0; side < nz->nsides; side++) {
-        const tl_column *rc = tagged(t, nz->tags[side], "runs"), *sc = tagged(t, nz->tags[side], OS_TIME "_std");
+        const tl_column *rc = tl_table_tagged(t, nz->tags[side], "runs"), *sc = tl_table_tagged(t, nz->tags[side], OS_TIME "_std");
         if (!rc || !sc)
             continue;
         for (size_t r = 0; r < t->nrows; r++) {
-            double runs = num_at(rc, r), sd = num_at(sc, r);
+            double runs = tl_column_number_at(rc, r), sd = tl_column_number_at(sc, r);
             const tl_cell *k = &t->cols[key].cells[r];
             if (k->kind != TL_STR || !(runs >= 1))
                 continue;

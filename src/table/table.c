@@ -112,6 +112,24 @@ long tl_table_find(const tl_table *t, const char *name)
     return -1;
 }
 
+const tl_column *tl_table_tagged(const tl_table *t, const char *tag, const char *name)
+{
+    size_t lt = strlen(tag);
+    for (size_t c = 0; c < t->ncols; c++) {
+        const char *n = t->cols[c].name;
+        if (strncmp(n, tag, lt) == 0 && n[lt] == ':' && n[lt + 1] == ':' && strcmp(n + lt + 2, name) == 0)
+            return &t->cols[c];
+    }
+    return NULL;
+}
+
+double tl_column_number_at(const tl_column *c, size_t row)
+{
+    if (!c || !tl_cell_is_number(&c->cells[row]))
+        return NAN;
+    return tl_cell_number(&c->cells[row]);
+}
+
 void tl_table_remove_column(tl_table *t, size_t i)
 {
     drop_float_texts(t);

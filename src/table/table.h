@@ -114,6 +114,12 @@ size_t tl_table_add_column(tl_table *t, const char *name);
 /* Index of the column named `name`, or -1. */
 long tl_table_find(const tl_table *t, const char *name);
 
+/* The column "<tag>::<name>" of t (a result sheet names each report's columns so), or NULL. */
+const tl_column *tl_table_tagged(const tl_table *t, const char *tag, const char *name);
+
+/* The number in row `row` of column c: NaN when c is NULL or the cell holds no number. */
+double tl_column_number_at(const tl_column *c, size_t row);
+
 /* A hash index of a table's column names: tl_table_find in constant time, for loops
  * over columns of tables that may have many thousands (a hostile header).  Valid until
  * the table's columns change; the first of equal names wins, as in tl_table_find. */
