@@ -254,15 +254,24 @@ static int cmp_p(size_t a, size_t b, void *ctx)
     return p[a] < p[b] ? -1 : p[a] > p[b];
 }
 
-size_t tl_bh(const double *p, size_t n, double q, unsigned char *reject)
+/* The step-down and step-up procedures' common start: reject[] cleared, and the indices
+ * of the p values that are not NaN, by ascending p, in *idx (malloc'd); their count. */
+static size_t ranked(const double *p, size_t n, unsigned char *reject, size_t **idx)
 {
-    size_t *idx = tl_xmalloc((n ? n : 1) * sizeof *idx), m = 0;
+    size_t m = 0;
+    *idx = tl_xmalloc((n ? n : 1) * sizeof **idx);
     for (size_t i = 0; i < n; i++) {
         reject[i] = 0;
         if (!isnan(p[i]))
-            idx[m++] = i;
+            (*idx)[m++] = i;
     }
-    tl_sort_rows(idx, m, cmp_p, (void *)p);
+    tl_sort_rows(*idx, m, cmp_p, (void *)p);
+    return m;
+}
+
+size_t tl_bh(const double *p, size_t n, double q, unsigned char *reject)
+{
+    size_t *idx, m = ranked(p, n, reject, &idx);
     size_t k = 0; /* the largest rank whose p is under its threshold */
     for (size_t r = 1; r <= m; r++)
         if (p[idx[r - 1]] <= (double)r * q / (double)m)
@@ -275,13 +284,7 @@ size_t tl_bh(const double *p, size_t n, double q, unsigned char *reject)
 
 size_t tl_holm(const double *p, size_t n, double a, unsigned char *reject)
 {
-    size_t *idx = tl_xmalloc((n ? n : 1) * sizeof *idx), m = 0;
-    for (size_t i = 0; i < n; i++) {
-        reject[i] = 0;
-        if (!isnan(p[i]))
-            idx[m++] = i;
-    }
-    tl_sort_rows(idx, m, cmp_p, (void *)p);
+    size_t *idx, m = ranked(p, n, reject, &idx);
     size_t k = 0;
     while (k < m && p[idx[k]] <= a / (double)(m - k))
         reject[idx[k++]] = 1;
