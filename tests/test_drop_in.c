@@ -63,22 +63,7 @@ static int run_prog(fx *f, const char *prog, const char *args)
 
 static int run(fx *f, const char *args) { return run_prog(f, "tlcompare", args); }
 
-static char *slurp(fx *f, const char *name)
-{
-    char p[4096];
-    snprintf(p, sizeof p, "%s/%s", f->dir, name);
-    FILE *fp = fopen(p, "rb");
-    if (!fp)
-        return NULL;
-    fseek(fp, 0, SEEK_END);
-    long n = ftell(fp);
-    fseek(fp, 0, SEEK_SET);
-    char *s = malloc((size_t)n + 1);
-    assert_int_equal(fread(s, 1, (size_t)n, fp), (size_t)n);
-    s[n] = '\0';
-    fclose(fp);
-    return s;
-}
+static char *slurp(fx *f, const char *name) { return tt_slurp_in(f->dir, name); }
 
 static void assert_err_has(fx *f, const char *want)
 {

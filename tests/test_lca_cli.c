@@ -58,26 +58,12 @@ static int teardown(void **state)
 }
 
 static int run(fx *f, const char *args)
-{
-    char cmd[8192];
-    snprintf(cmd, sizeof cmd, "cd '%s' && '%s' %s >out.txt 2>err.txt", f->dir, tlcompare, args);
-    int ws = system(cmd);
-    return WIFEXITED(ws) ? WEXITSTATUS(ws) : -1;
-}
+{ return tt_run_in(f->dir, tlcompare, args); }
 
 static char *slurp(fx *f, const char *name)
 {
-    char p[4096];
-    snprintf(p, sizeof p, "%s/%s", f->dir, name);
-    FILE *fp = fopen(p, "rb");
-    assert_non_null(fp);
-    fseek(fp, 0, SEEK_END);
-    long n = ftell(fp);
-    fseek(fp, 0, SEEK_SET);
-    char *s = malloc((size_t)n + 1);
-    assert_int_equal(fread(s, 1, (size_t)n, fp), (size_t)n);
-    s[n] = '\0';
-    fclose(fp);
+    char *s = tt_slurp_in(f->dir, name);
+    assert_non_null(s);
     return s;
 }
 

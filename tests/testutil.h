@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 /* Write `text` to a new file at `path` (aborting the test on failure). */
@@ -38,6 +39,34 @@ static inline void tt_rmrf(const char *dir)
     char cmd[4096];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     assert_int_equal(system(cmd), 0);
+}
+
+/* The whole file dir/name, NUL-terminated (malloc'd), or NULL when it cannot be opened. */
+static inline char *tt_slurp_in(const char *dir, const char *name)
+{
+    char p[4096];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    FILE *fp = fopen(p, "rb");
+    if (!fp)
+        return NULL;
+    fseek(fp, 0, SEEK_END);
+    long n = ftell(fp);
+    fseek(fp, 0, SEEK_SET);
+    char *s = malloc((size_t)n + 1);
+    assert_int_equal(fread(s, 1, (size_t)n, fp), (size_t)n);
+    s[n] = '\0';
+    fclose(fp);
+    return s;
+}
+
+/* Run `prog args` in dir, stdout to out.txt and stderr to err.txt there: its exit status,
+ * or -1 when it did not exit. */
+static inline int tt_run_in(const char *dir, const char *prog, const char *args)
+{
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd, "cd '%s' && '%s' %s >out.txt 2>err.txt", dir, prog, args);
+    int ws = system(cmd);
+    return WIFEXITED(ws) ? WEXITSTATUS(ws) : -1;
 }
 
 #endif
