@@ -17,6 +17,7 @@
 #include "perf/perf.h"
 #include "table/result.h"
 #include "trace/trace.h"
+#include "trace/trace_impl.h"
 #include "trace/trace_report.h"
 
 static void trfz_check_tree(const tl_trace *t)
@@ -54,11 +55,44 @@ static void trfz_check_tree(const tl_trace *t)
     }
 }
 
+/* Where the split read starts its second reader: from the input, so that every place is tried. */
+static unsigned trfz_split_at(const uint8_t *data, size_t size)
+{
+    unsigned h = 0;
+    for (size_t i = 0; i < size && i < 64; i++)
+        h = h * 31 + data[i];
+    return h % 1001;
+}
+
+/* The same input read by two threads (the second from a guessed event) is the same trace. */
+static void trfz_check_split(const uint8_t *data, size_t size, const tl_trace *one)
+{
+    tl_error err = {0};
+    tl_trace_split_tune(0, trfz_split_at(data, size));
+    tl_trace *two = tl_trace_load_mem(data, size, "fuzz.json", &err);
+    tl_trace_split_tune(UINT64_MAX, 500);
+    TL_FUZZ_CHECK(two != NULL);
+    char why[512];
+    TL_FUZZ_CHECK(tl_trace_same(one, two, why, sizeof why) == 0);
+    tl_trace_free(two);
+}
+
+/* ... and fails with the same message. */
+static void trfz_check_split_error(const uint8_t *data, size_t size, const char *msg)
+{
+    tl_error err = {0};
+    tl_trace_split_tune(0, trfz_split_at(data, size));
+    tl_trace *two = tl_trace_load_mem(data, size, "fuzz.json", &err);
+    tl_trace_split_tune(UINT64_MAX, 500);
+    TL_FUZZ_CHECK(two == NULL && strcmp(err.msg, msg) == 0);
+}
+
 int tl_fuzz_trace(const uint8_t *data, size_t size)
 {
     tl_error err = {0};
     tl_trace *t = tl_trace_load_mem(data, size, "fuzz.json", &err);
     if (!t) {
+        trfz_check_split_error(data, size, err.msg);
         TL_FUZZ_CHECK(err.set);
         TL_FUZZ_CHECK(strncmp(err.msg, "fuzz.json", 9) == 0);
         TL_FUZZ_CHECK(strchr(err.msg, '\n') == NULL);
@@ -66,6 +100,7 @@ int tl_fuzz_trace(const uint8_t *data, size_t size)
     }
     TL_FUZZ_CHECK(!err.set);
     trfz_check_tree(t);
+    trfz_check_split(data, size, t);
     tl_gpu_arch arch;
     tl_error aerr = {0};
     TL_FUZZ_CHECK(tl_gpu_arch_load("MI300X", &arch, &aerr) == 0);

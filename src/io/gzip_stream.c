@@ -43,6 +43,8 @@ struct tl_instream {
     size_t raw_len, raw_pos;   /* plain file: bytes in raw, bytes handed out */
     int raw_eof;               /* no more bytes from the file */
     int primed;                /* raw holds bytes read at the open, not yet handed to fill() */
+    uint64_t size;             /* a regular file's size (0 for anything else) */
+    int positioned;            /* read with pread at raw_consumed + raw_len, the fd shared */
     uint64_t raw_consumed;     /* bytes of the file before raw[0] */
     int gzip;
     int member_done;           /* the current gzip member ended (trailer checked) */
@@ -82,7 +84,9 @@ static long fill(tl_instream *s, tl_error *err)
         s->raw_len = s->raw_pos = 0;
     }
     while (s->raw_len < RAW_CHUNK) {
-        ssize_t k = read(s->fd, s->raw + s->raw_len, RAW_CHUNK - s->raw_len);
+        ssize_t k = s->positioned ? pread(s->fd, s->raw + s->raw_len, RAW_CHUNK - s->raw_len,
+                                          (off_t)(s->raw_consumed + s->raw_len))
+                                  : read(s->fd, s->raw + s->raw_len, RAW_CHUNK - s->raw_len);
         if (k < 0) {
             if (errno == EINTR)
                 continue;
@@ -132,7 +136,8 @@ tl_instream *tl_instream_open(const char *path, tl_error *err)
     s->fd = fd;
     s->raw = tl_xmalloc(RAW_CHUNK);
     struct stat st;
-    if (fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode)) {
+    int have_st = fstat(fd, &st) == 0;
+    if (have_st && S_ISFIFO(st.st_mode)) {
         /* A writer that opened the FIFO, even one still waiting in open(), counts: the
          * read then has data or would block.  With none it sees the end at once. */
         ssize_t k;
@@ -148,6 +153,8 @@ tl_instream *tl_instream_open(const char *path, tl_error *err)
             s->raw_len = (size_t)k;
             s->primed = 1;
         }
+    } else if (have_st && S_ISREG(st.st_mode)) {
+        s->size = (uint64_t)st.st_size;
     }
     fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
     if (sniff(s, err) < 0) {
@@ -186,6 +193,61 @@ uint64_t tl_instream_raw_offset(const tl_instream *s)
     if (s->gzip)
         return inflate_offset(s);
     return s->raw_consumed + s->raw_pos;
+}
+
+uint64_t tl_instream_seekable_size(const tl_instream *s)
+{
+    if (s->gzip)
+        return 0;
+    return s->fd < 0 ? (uint64_t)s->mem_len : s->size;
+}
+
+int tl_instream_seek(tl_instream *s, uint64_t off, tl_error *err)
+{
+    uint64_t size = tl_instream_seekable_size(s);
+    if (size == 0 || off > size) {
+        tl_error_set(err, "%s: cannot seek to byte %llu", s->name, (unsigned long long)off);
+        return -1;
+    }
+    if (s->fd < 0) {
+        /* a memory stream hands out all its bytes at once: start them at off */
+        s->raw = (unsigned char *)(uintptr_t)s->mem;
+        s->raw_len = s->mem_len;
+        s->raw_pos = (size_t)off;
+        s->mem_pos = s->mem_len;
+        return 0;
+    }
+    if (!s->positioned && lseek(s->fd, (off_t)off, SEEK_SET) < 0) {
+        tl_error_set(err, "%s: cannot seek to byte %llu: %s", s->name, (unsigned long long)off, strerror(errno));
+        return -1;
+    }
+    s->raw_consumed = off;
+    s->raw_len = s->raw_pos = 0;
+    s->raw_eof = 0;
+    s->primed = 0;
+    return 0;
+}
+
+tl_instream *tl_instream_reopen(const tl_instream *s, tl_error *err)
+{
+    if (tl_instream_seekable_size(s) == 0) {
+        tl_error_set(err, "%s: cannot be read twice at once", s->name);
+        return NULL;
+    }
+    if (s->fd < 0)
+        return tl_instream_open_mem(s->mem, s->mem_len, s->name);
+    int fd = fcntl(s->fd, F_DUPFD_CLOEXEC, 0);
+    if (fd < 0) {
+        tl_error_set(err, "%s: cannot open again: %s", s->name, strerror(errno));
+        return NULL;
+    }
+    tl_instream *c = stream_new(s->name);
+    c->fd = fd;
+    c->raw = tl_xmalloc(RAW_CHUNK);
+    c->size = s->size;
+    c->positioned = 1;
+    c->ah_tried = 1; /* plain bytes: nothing to inflate ahead */
+    return c;
 }
 
 static long read_plain(tl_instream *s, unsigned char *buf, size_t n, tl_error *err)

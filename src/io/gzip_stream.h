@@ -37,6 +37,19 @@ int tl_instream_is_gzip(const tl_instream *s);
  */
 long tl_instream_read(tl_instream *s, void *buf, size_t n, tl_error *err);
 
+/* The size in bytes of the text under `s` when it can be read from any offset (a plain
+ * regular file, or plain bytes in memory: what tl_instream_seek accepts), else 0. */
+uint64_t tl_instream_seekable_size(const tl_instream *s);
+
+/* Go to byte `off` of a seekable stream (tl_instream_seekable_size): the next read starts
+ * there.  Returns 0, or -1 with *err set (not seekable, past the end, a failed lseek). */
+int tl_instream_seek(tl_instream *s, uint64_t off, tl_error *err);
+
+/* A second stream over the same bytes as a seekable stream `s`, read independently of
+ * it (a file is read at explicit offsets, never moving the first stream's), for a second
+ * thread.  NULL with *err set when `s` is not seekable or the file cannot be shared. */
+tl_instream *tl_instream_reopen(const tl_instream *s, tl_error *err);
+
 /* Bytes of the file consumed so far (compressed bytes for gzip; with the helper, as far
  * as it has inflated). */
 uint64_t tl_instream_raw_offset(const tl_instream *s);

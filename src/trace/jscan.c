@@ -25,6 +25,20 @@ void tl_j_open(J *j, tl_instream *in, const char *path, tl_error *err)
     j->event = -1;
 }
 
+int tl_j_seek(J *j, uint64_t off)
+{
+    if (tl_instream_seek(j->in, off, j->err) < 0) {
+        j->failed = 1;
+        return -1;
+    }
+    j->base = off;
+    j->p = j->end = j->buf;
+    j->mark = NULL;
+    j->eof = 0;
+    memset(j->buf, 0, J_SLACK);
+    return 0;
+}
+
 void tl_j_close(J *j)
 {
     free(j->buf);

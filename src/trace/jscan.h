@@ -58,6 +58,10 @@ typedef struct jnum {
 void tl_j_open(J *j, tl_instream *in, const char *path, tl_error *err);
 void tl_j_close(J *j);
 
+/* Go on reading at byte `off` of the text (a seekable stream: tl_instream_seek), with
+ * nothing of the window kept.  0, or -1 with the error set. */
+int tl_j_seek(J *j, uint64_t off);
+
 static inline uint64_t j_offset(const J *j, const unsigned char *at) { return j->base + (uint64_t)(at - j->buf); }
 
 /* Record the first error: "<path>: not a valid trace: <what> at byte N of the JSON text". */

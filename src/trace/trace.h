@@ -98,6 +98,7 @@ typedef struct tl_trace {
     void *names;         /* process / thread names by (pid, tid): see tl_trace_thread_name */
     uint32_t nuid;       /* how many events traceEvents holds (every event counted) */
     unsigned load_flags; /* the TL_LOAD_* it was loaded with */
+    uint64_t read_split; /* where a second thread's reading of the events took over (0: none) */
     /* traces whose interned strings this one's events use (an attributed trace's
      * capture traces, trace/infer.h): freed with it */
     struct tl_trace **owned;

@@ -69,4 +69,15 @@ enum { TL_NAME_PROCESS = 0, TL_NAME_LABELS = 1, TL_NAME_THREAD = 2 };
  * whose events are read.  Returns 0, or -1 with *err set. */
 int tl_trace_build(tl_trace *t, tl_trace_side *side, tl_error *err);
 
+/* When the trace reader splits a plain trace in two, read on two threads (trace_load.c):
+ * texts of at least `min_bytes`, the second part starting near `at_permille`/1000 of the
+ * text.  For the tests and the fuzzer, which split small texts anywhere; the default is
+ * 16 MiB and the middle. */
+void tl_trace_split_tune(uint64_t min_bytes, unsigned at_permille);
+
+/* 0 when `b` holds every fact of `a` - the counts, each event's fields and extra, the
+ * tree's arrays, the names, which events share an interned name - else -1 with one line
+ * in `why`: the split read's check, for the tests and the fuzzer. */
+int tl_trace_same(const tl_trace *a, const tl_trace *b, char *why, size_t cap);
+
 #endif

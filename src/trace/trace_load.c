@@ -20,7 +20,11 @@
 #include "trace/trace_impl.h"
 #include "trace/jscan.h"
 
+#include "base/thread.h"
+
 #include <fcntl.h>
+#include <stdatomic.h>
+#include <stdio.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,7 +44,16 @@ typedef struct intern {
     intern_slot *slots;
     size_t cap, n;
     tl_arena *arena;
+    /* Each string is stored behind a pointer-sized slot, where a merge notes the same
+     * string's copy in another table (a second half's strings: see split_merge). */
+    int remap;
 } intern;
+
+/* What a `remap` table keeps in front of each of its strings. */
+typedef struct remap_head {
+    const char *other; /* the string's copy in the table merged into, once made */
+    size_t n;
+} remap_head;
 
 static uint64_t str_hash(const char *s, size_t n)
 {
@@ -83,7 +96,17 @@ static const char *intern_get(intern *in, const char *s, size_t n)
         intern_slot *sl = &in->slots[k];
         if (!sl->s) {
             sl->h = h;
-            sl->s = tl_arena_strndup(in->arena, s, n);
+            if (in->remap) {
+                remap_head *hd = tl_arena_alloc(in->arena, sizeof *hd + n + 1);
+                char *m = (char *)(hd + 1);
+                hd->other = NULL;
+                hd->n = n;
+                memcpy(m, s, n);
+                m[n] = 0;
+                sl->s = m;
+            } else {
+                sl->s = tl_arena_strndup(in->arena, s, n);
+            }
             sl->n = n;
             in->n++;
             return sl->s;
@@ -163,6 +186,8 @@ typedef struct evread {
     tl_buf kernel;        /* args.kernel (TL_LOAD_KERNEL_ARG) */
 } evread;
 
+struct split;
+
 typedef struct loader {
     J j;
     tl_trace *t;
@@ -173,6 +198,12 @@ typedef struct loader {
     evread r;
     uint32_t uid;
     unsigned flags;       /* TL_LOAD_* */
+    struct split *split;  /* the second half being read on a thread, or NULL */
+    /* A second half's loader cannot know the linking key the first half decided: it
+     * keeps every (pid, tid, link id) entry, and notes where its own decision came, for
+     * the merge to drop what the serial read would not have kept. */
+    int keep_all_ins;
+    size_t ins_decided_at;
 } loader;
 
 static int key_is(const char *s, size_t n, const char *lit)
@@ -550,13 +581,16 @@ static void finish_event(loader *L)
         for (size_t i = 0; i + 6 <= n; i++) {
             if (strncasecmp(nm + i, "launch", 6) == 0) {
                 s->key_decided = 1;
+                L->ins_decided_at = s->nins;
                 s->key_is_corr = r->has_args && (r->sflags & TL_SIDE_CORR_KEY);
                 break;
             }
         }
     }
     /* once the key is known, an entry without it can never be looked up */
-    uint8_t wanted = !s->key_decided ? (TL_SIDE_CORR | TL_SIDE_EXT) : s->key_is_corr ? TL_SIDE_CORR : TL_SIDE_EXT;
+    uint8_t wanted = !s->key_decided || L->keep_all_ins ? (TL_SIDE_CORR | TL_SIDE_EXT)
+                     : s->key_is_corr                     ? TL_SIDE_CORR
+                                                          : TL_SIDE_EXT;
     if (r->has_args && r->pid_num && r->tid_num && (r->sflags & wanted)) {
         TL_GROW(s->ins, s->inscap, s->nins + 1);
         tl_side_ins *in = &s->ins[s->nins++];
@@ -707,22 +741,392 @@ static int read_event(loader *L)
     }
 }
 
-static int read_events(loader *L)
+/* ---- the second half of a large plain trace, read on a thread ---------------------- */
+
+/*
+ * Why: reading the JSON is most of the work on a large trace, and a plain file can be
+ * read from anywhere.  A second loader starts at an event near the middle and reads
+ * from there to the end of the events; the first reads up to that event and merges the
+ * second's.  Where the second starts is a guess made from the bytes alone (a '{' after a
+ * ',' and before a key), since a string's contents cannot be told from the outside; the
+ * first loader, which knows, takes the second's events only if an event of traceEvents
+ * starts at exactly that byte, and otherwise reads on by itself.  The second reads its
+ * events with the same code as the first would, so the merge - which redoes in order
+ * what depended on the first half: event indices and UIDs, the linking key, the last
+ * write of a flow or a name - gives the trace the first would have read alone.
+ */
+
+#define SPLIT_SEARCH ((size_t)4 << 20) /* bytes searched for an event start */
+
+static uint64_t split_min = (uint64_t)16 << 20;
+/* Threads of this process reading a trace (tlcompare reads its traces side by side): a
+ * split that finds every CPU taken would only add the merge. */
+static atomic_int readers;
+static unsigned split_permille = 440; /* the first reader also merges: it gets less */
+
+void tl_trace_split_tune(uint64_t min_bytes, unsigned at_permille)
 {
+    split_min = min_bytes;
+    split_permille = at_permille > 1000 ? 1000 : at_permille;
+}
+
+typedef struct split {
+    pthread_t thread;
+    loader *L2;       /* the second half's loader: its own trace, names and strings */
+    tl_instream *in;  /* its stream, at `at` */
+    const char *path;
+    uint64_t at;      /* where its first event starts (a '{') */
+    uint64_t end;     /* where its read ended: after traceEvents' ']' */
+    int rc;           /* 0: it read every event from `at` through that ']' */
+    atomic_int cancel;
+    tl_error err;     /* its error: never shown (the first loader reads on instead) */
+} split;
+
+static int read_event_list(loader *L, atomic_int *cancel);
+
+static void *split_main(void *arg)
+{
+    split *sp = arg;
+    J *j = &sp->L2->j;
+    tl_j_open(j, sp->in, sp->path, &sp->err);
+    sp->rc = tl_j_seek(j, sp->at) < 0 ? -1 : read_event_list(sp->L2, &sp->cancel);
+    if (sp->rc == 0)
+        sp->end = j_offset(j, j->p);
+    tl_j_close(j);
+    return NULL;
+}
+
+static void loader_free(loader *L)
+{
+    tl_buf_free(&L->r.name);
+    for (int i = 0; i < 4; i++)
+        tl_buf_free(&L->r.shape[i]);
+    tl_buf_free(&L->r.mname);
+    tl_buf_free(&L->r.mlabels);
+    tl_buf_free(&L->r.otype);
+    tl_buf_free(&L->r.kernel);
+    free(L->in.slots);
+    free(L->side.keys);
+    free(L->side.evflags);
+    free(L->side.ins);
+    free(L->side.flows);
+    tl_kmap_free(&L->side.flow_of);
+    free(L);
+}
+
+static loader *loader_new(const char *path, unsigned flags)
+{
+    loader *L = tl_xcalloc(1, sizeof *L);
+    L->flags = flags;
+    tl_trace *t = tl_xcalloc(1, sizeof *t);
+    tl_arena_init(&t->arena);
+    t->path = tl_xstrdup(path);
+    L->t = t;
+    L->names = tl_xcalloc(1, sizeof *L->names);
+    t->names = L->names;
+    L->in.arena = &t->arena;
+    return L;
+}
+
+/* A key that events have and the objects nested in their args rarely do. */
+static int event_key(const char *k, size_t n)
+{
+    static const char *const keys[] = {"ph", "cat", "name", "pid", "tid", "ts", "dur", "id", "args"};
+    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
+        if (key_is(k, n, keys[i]))
+            return 1;
+    return 0;
+}
+
+/* The first event start at or after byte `from` by the bytes alone: a '{' whose previous
+ * non-space byte is ',' and which an event's key and its ':' follow.  0 when none is
+ * found nearby. */
+static uint64_t split_guess(tl_instream *in, uint64_t from)
+{
+    tl_error ignored = {0};
+    if (tl_instream_seek(in, from, &ignored) < 0)
+        return 0;
+    unsigned char *b = tl_xmalloc(SPLIT_SEARCH);
+    size_t n = 0;
+    long k;
+    while (n < SPLIT_SEARCH && (k = tl_instream_read(in, b + n, SPLIT_SEARCH - n, &ignored)) > 0)
+        n += (size_t)k;
+    uint64_t found = 0;
+    int prev = 0;
+    for (size_t i = 0; i < n && !found; i++) {
+        int c = b[i];
+        if (j_ws((unsigned)c))
+            continue;
+        if (c == '{' && prev == ',') {
+            size_t q = i + 1;
+            while (q < n && j_ws(b[q]))
+                q++;
+            if (q < n && b[q] == '"') {
+                size_t e = q + 1;
+                while (e < n && e - q < 256 && b[e] != '"' && b[e] != '\\' && b[e] >= 0x20)
+                    e++;
+                size_t colon = e + 1;
+                while (colon < n && j_ws(b[colon]))
+                    colon++;
+                if (e < n && b[e] == '"' && colon < n && b[colon] == ':' && event_key((const char *)b + q + 1, e - q - 1))
+                    found = from + i;
+            }
+        }
+        prev = c;
+    }
+    free(b);
+    return found;
+}
+
+/* Start reading the second half of the text under L's stream on a thread, when it is
+ * large, plain and seekable.  Nothing happens when it is not, or anything fails. */
+static void split_start(loader *L, tl_instream *in, const char *path)
+{
+    uint64_t size = tl_instream_seekable_size(in);
+    if (size < split_min || size < 2 || (L->flags & TL_LOAD_PYTHON) ||
+        atomic_load(&readers) >= sysconf(_SC_NPROCESSORS_ONLN))
+        return;
+    tl_error ignored = {0};
+    tl_instream *in2 = tl_instream_reopen(in, &ignored);
+    if (!in2)
+        return;
+    uint64_t at = split_guess(in2, size / 1000 * split_permille + size % 1000 * split_permille / 1000);
+    if (at == 0) {
+        tl_instream_close(in2);
+        return;
+    }
+    split *sp = tl_xcalloc(1, sizeof *sp);
+    sp->in = in2;
+    sp->path = path;
+    sp->at = at;
+    atomic_init(&sp->cancel, 0);
+    sp->L2 = loader_new(path, L->flags);
+    sp->L2->in.remap = 1;
+    sp->L2->keep_all_ins = 1;
+    atomic_fetch_add(&readers, 1);
+    if (tl_thread_create(&sp->thread, split_main, sp) != 0) {
+        atomic_fetch_sub(&readers, 1);
+        tl_trace_free(sp->L2->t);
+        loader_free(sp->L2);
+        tl_instream_close(in2);
+        free(sp);
+        return;
+    }
+    L->split = sp;
+}
+
+/* Stop (if it still runs) and free the second half's reader. */
+static void split_end(loader *L)
+{
+    split *sp = L->split;
+    if (!sp)
+        return;
+    atomic_store(&sp->cancel, 1);
+    pthread_join(sp->thread, NULL);
+    atomic_fetch_sub(&readers, 1);
+    tl_trace_free(sp->L2->t);
+    loader_free(sp->L2);
+    tl_instream_close(sp->in);
+    free(sp);
+    L->split = NULL;
+}
+
+/* A second half's string as the first half's table holds it (made there on first use). */
+static const char *merge_str(loader *L, const char *s2)
+{
+    if (!s2)
+        return NULL;
+    remap_head *hd = (remap_head *)(uintptr_t)s2 - 1;
+    if (!hd->other)
+        hd->other = intern_get(&L->in, s2, hd->n);
+    return hd->other;
+}
+
+/* The second half's events, links, flows and names after the first half's, as the first
+ * loader would have read them itself. */
+static void split_merge(loader *L, loader *L2)
+{
+    tl_trace *t = L->t, *t2 = L2->t;
+    tl_trace_side *s = &L->side, *s2 = &L2->side;
+    size_t off = t->nev, need = t->nev + t2->nev;
+    uint32_t uoff = L->uid;
+
+    if (t2->nev) {
+        TL_GROW(t->ev, L->evcap, need);
+        TL_GROW(t->extra, L->extracap, need);
+        side_grow(L, need);
+    }
+    for (size_t i = 0; i < t2->nev; i++) {
+        tl_tev e = t2->ev[i];
+        e.name = merge_str(L, e.name);
+        e.input_dims = merge_str(L, e.input_dims);
+        e.input_type = merge_str(L, e.input_type);
+        e.input_strides = merge_str(L, e.input_strides);
+        e.concrete_inputs = merge_str(L, e.concrete_inputs);
+        e.kernel_arg = merge_str(L, e.kernel_arg);
+        e.uid += uoff;
+        t->ev[off + i] = e;
+        tl_tev_extra x = t2->extra[i];
+        x.output_type = merge_str(L, x.output_type);
+        t->extra[off + i] = x;
+        s->evflags[off + i] = s2->evflags[i];
+    }
+    t->nev = need;
+    t->ncpu_ops += t2->ncpu_ops;
+    if (t2->nnegative) {
+        if (!t->nnegative)
+            t->first_negative = t2->first_negative + uoff;
+        t->nnegative += t2->nnegative;
+    }
+    if (s2->nkeys)
+        TL_GROW(s->keys, s->keycap, s->nkeys + s2->nkeys);
+    for (size_t k = 0; k < s2->nkeys; k++) {
+        s->keys[s->nkeys] = s2->keys[k];
+        s->keys[s->nkeys++].ev += (uint32_t)off;
+    }
+    /* the (pid, tid, link id) entries the serial read would have kept: those of the
+     * linking key once it is decided, by the first half or by the second */
+    const uint8_t both = TL_SIDE_CORR | TL_SIDE_EXT;
+    if (s2->nins)
+        TL_GROW(s->ins, s->inscap, s->nins + s2->nins);
+    for (size_t k = 0; k < s2->nins; k++) {
+        tl_side_ins in = s2->ins[k];
+        uint8_t wanted = s->key_decided                           ? (s->key_is_corr ? TL_SIDE_CORR : TL_SIDE_EXT)
+                         : s2->key_decided && k >= L2->ins_decided_at ? (s2->key_is_corr ? TL_SIDE_CORR : TL_SIDE_EXT)
+                                                                      : both;
+        if (!(in.flags & wanted))
+            continue;
+        if (in.target != TL_TEV_NONE)
+            in.target += (uint32_t)off;
+        s->ins[s->nins++] = in;
+    }
+    if (!s->key_decided && s2->key_decided) {
+        s->key_decided = 1;
+        s->key_is_corr = s2->key_is_corr;
+    }
+    /* flows: a start seen on either side; the last finish wins */
+    if (s2->nflows) {
+        int64_t *ids = tl_xmalloc(s2->nflows * sizeof *ids);
+        tl_kmap_reserve(&s->flow_of, s->nflows + s2->nflows);
+        TL_GROW(s->flows, s->flowcap, s->nflows + s2->nflows);
+        for (size_t k = 0; k < s2->flow_of.cap; k++)
+            if (s2->flow_of.slots[k].used)
+                ids[s2->flow_of.slots[k].val] = s2->flow_of.slots[k].a;
+        for (size_t k = 0; k < s2->nflows; k++) {
+            int created;
+            tl_kmap_slot *sl = tl_kmap_put(&s->flow_of, ids[k], 0, 0, &created);
+            const tl_side_flow *g = &s2->flows[k];
+            if (created) {
+                s->flows[s->nflows] = *g;
+                sl->val = (uint32_t)s->nflows++;
+                continue;
+            }
+            tl_side_flow *f = &s->flows[sl->val];
+            f->has_s |= g->has_s;
+            if (g->has_f) {
+                f->has_f = 1;
+                f->numeric = g->numeric;
+                f->pid = g->pid;
+                f->tid = g->tid;
+            }
+        }
+        free(ids);
+    }
+    /* process and thread names: the second half's last word on each */
+    tl_trace_names *n2 = L2->names;
+    if (n2->n) {
+        const tl_kmap_slot **key = tl_xmalloc(n2->n * sizeof *key);
+        for (size_t k = 0; k < n2->map.cap; k++)
+            if (n2->map.slots[k].used)
+                key[n2->map.slots[k].val] = &n2->map.slots[k];
+        for (size_t k = 0; k < n2->n; k++)
+            names_set(L->names, key[k]->a, key[k]->b, (int)key[k]->c, merge_str(L, n2->vals[k]));
+        free(key);
+    }
+    L->uid += L2->uid;
+}
+
+/* The first loader is at byte `at` of the second half's start, or past it.  1 when the
+ * second half is merged and the text is read on after traceEvents' ']'; 0 when the
+ * split did not hold (read on from here); -1 on an error. */
+static int split_meet(loader *L)
+{
+    split *sp = L->split;
     J *j = &L->j;
-    if (j_peek(j) != '[') {
-        if (!j->failed)
-            tl_error_set(j->err, "%s: not a valid trace: traceEvents is not an array (byte %llu of the JSON text)",
-                         j->path, (unsigned long long)j_offset(j, j->p));
-        j->failed = 1;
+    int here = j_offset(j, j->p) == sp->at;
+    if (!here)
+        atomic_store(&sp->cancel, 1);
+    pthread_join(sp->thread, NULL);
+    atomic_fetch_sub(&readers, 1);
+    loader *L2 = sp->L2;
+    int ok = here && sp->rc == 0 && (uint64_t)L->t->nev + L2->t->nev < UINT32_MAX - 1 &&
+             (uint64_t)L->uid + L2->uid < UINT32_MAX;
+    if (ok) {
+        split_merge(L, L2);
+        L->t->read_split = sp->at;
+    }
+    tl_trace_free(L2->t);
+    loader_free(L2);
+    tl_instream_close(sp->in);
+    uint64_t end = sp->end;
+    free(sp);
+    L->split = NULL;
+    if (ok && tl_j_seek(j, end) < 0)
+        return -1;
+    return ok;
+}
+
+static int same_str(const char *a, const char *b) { return (!a && !b) || (a && b && strcmp(a, b) == 0); }
+
+int tl_trace_same(const tl_trace *a, const tl_trace *b, char *why, size_t cap)
+{
+    if (a->nev != b->nev || a->nuid != b->nuid || a->nuids != b->nuids || a->ncpu_ops != b->ncpu_ops ||
+        a->nnegative != b->nnegative || (a->nnegative && a->first_negative != b->first_negative) ||
+        a->nidx != b->nidx || a->nroots != b->nroots) {
+        snprintf(why, cap, "counts differ: events %zu/%zu, uids %u/%u, negative %zu/%zu (first %u/%u), roots %zu/%zu",
+                 a->nev, b->nev, a->nuid, b->nuid, a->nnegative, b->nnegative, a->first_negative, b->first_negative,
+                 a->nroots, b->nroots);
         return -1;
     }
-    j->p++;
-    int c = j_peek(j);
-    if (c == ']') {
-        j->p++;
-        return 0;
+    if ((a->nidx && memcmp(a->idx, b->idx, a->nidx * sizeof *a->idx) != 0) ||
+        (a->nroots && memcmp(a->roots, b->roots, a->nroots * sizeof *a->roots) != 0)) {
+        snprintf(why, cap, "the tree's index arrays differ");
+        return -1;
     }
+    for (size_t i = 0; i < a->nev; i++) {
+        const tl_tev *x = &a->ev[i], *y = &b->ev[i];
+        const tl_tev_extra *p = &a->extra[i], *q = &b->extra[i];
+        int same = same_str(x->name, y->name) && same_str(x->input_dims, y->input_dims) &&
+                   same_str(x->input_type, y->input_type) && same_str(x->input_strides, y->input_strides) &&
+                   same_str(x->concrete_inputs, y->concrete_inputs) && same_str(x->kernel_arg, y->kernel_arg) &&
+                   memcmp(&x->ts, &y->ts, sizeof x->ts) == 0 && memcmp(&x->dur, &y->dur, sizeof x->dur) == 0 &&
+                   memcmp(&x->t_end, &y->t_end, sizeof x->t_end) == 0 && x->uid == y->uid && x->kind == y->kind &&
+                   x->flags == y->flags && x->pid == y->pid && x->tid == y->tid && x->stream == y->stream &&
+                   x->corr == y->corr && x->parent == y->parent && x->child0 == y->child0 &&
+                   x->nchild == y->nchild && x->gpu0 == y->gpu0 && x->ngpu == y->ngpu && p->seq == q->seq &&
+                   same_str(p->output_type, q->output_type) && p->has_args == q->has_args &&
+                   p->is_driver == q->is_driver;
+        /* interned: equal strings are one pointer on both sides */
+        if (i > 0)
+            same = same && (x->name == a->ev[i - 1].name) == (y->name == b->ev[i - 1].name);
+        same = same && same_str(tl_trace_process_name(a, x->pid), tl_trace_process_name(b, y->pid)) &&
+               same_str(tl_trace_process_label(a, x->pid), tl_trace_process_label(b, y->pid)) &&
+               same_str(tl_trace_thread_name(a, x->pid, x->tid), tl_trace_thread_name(b, y->pid, y->tid));
+        if (!same) {
+            snprintf(why, cap, "event %zu differs: uid %u '%.60s' against uid %u '%.60s'", i, y->uid, y->name, x->uid,
+                     x->name);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* The events of traceEvents from the one at p through the array's closing ']' (p after
+ * it).  A second half's reader stops early, failing, once *cancel is set. */
+static int read_event_list(loader *L, atomic_int *cancel)
+{
+    J *j = &L->j;
+    int c = j_peek(j);
     for (;;) {
         j->event = (long)L->uid;
         if (c != '{') {
@@ -734,6 +1138,15 @@ static int read_events(loader *L)
             }
             return -1;
         }
+        if (L->split && j_offset(j, j->p) >= L->split->at) {
+            int met = split_meet(L);
+            if (met < 0)
+                return -1;
+            if (met > 0) {
+                j->event = -1;
+                return 0;
+            }
+        }
         if (read_event(L) < 0)
             return -1;
         if (L->uid == UINT32_MAX) {
@@ -741,6 +1154,8 @@ static int read_events(loader *L)
             return -1;
         }
         L->uid++;
+        if (cancel && atomic_load_explicit(cancel, memory_order_relaxed))
+            return -1;
         c = j_peek(j);
         if (c == ',') {
             j->p++;
@@ -756,6 +1171,24 @@ static int read_events(loader *L)
             tl_j_fail(j, j->p, c < 0 ? "the text ends inside traceEvents" : "expected ',' or ']' after an event");
         return -1;
     }
+}
+
+static int read_events(loader *L)
+{
+    J *j = &L->j;
+    if (j_peek(j) != '[') {
+        if (!j->failed)
+            tl_error_set(j->err, "%s: not a valid trace: traceEvents is not an array (byte %llu of the JSON text)",
+                         j->path, (unsigned long long)j_offset(j, j->p));
+        j->failed = 1;
+        return -1;
+    }
+    j->p++;
+    if (j_peek(j) == ']') {
+        j->p++;
+        return 0;
+    }
+    return read_event_list(L, NULL);
 }
 
 static int read_top(loader *L)
@@ -848,30 +1281,18 @@ static int read_top(loader *L)
     return 0;
 }
 
-static void side_free(tl_trace_side *s)
-{
-    free(s->keys);
-    free(s->evflags);
-    free(s->ins);
-    free(s->flows);
-    tl_kmap_free(&s->flow_of);
-}
-
 static tl_trace *load(tl_instream *in, const char *path, unsigned flags, tl_error *err)
 {
-    loader *L = tl_xcalloc(1, sizeof *L);
-    L->flags = flags;
-    tl_trace *t = tl_xcalloc(1, sizeof *t);
-    tl_arena_init(&t->arena);
-    t->path = tl_xstrdup(path);
-    L->t = t;
-    L->names = tl_xcalloc(1, sizeof *L->names);
-    t->names = L->names;
-    L->in.arena = &t->arena;
+    loader *L = loader_new(path, flags);
+    tl_trace *t = L->t;
     J *j = &L->j;
     tl_j_open(j, in, path, err);
+    atomic_fetch_add(&readers, 1);
+    split_start(L, in, path);
 
     int rc = read_top(L);
+    split_end(L); /* a split that was never met (or the read failed first) */
+    atomic_fetch_sub(&readers, 1);
     t->nuid = L->uid;
     t->load_flags = flags;
     if (rc == 0 && t->nev) {
@@ -884,16 +1305,7 @@ static tl_trace *load(tl_instream *in, const char *path, unsigned flags, tl_erro
     if (rc == 0)
         rc = tl_trace_build(t, &L->side, err);
 
-    tl_buf_free(&L->r.name);
-    for (int i = 0; i < 4; i++)
-        tl_buf_free(&L->r.shape[i]);
-    tl_buf_free(&L->r.mname);
-    tl_buf_free(&L->r.mlabels);
-    tl_buf_free(&L->r.otype);
-    tl_buf_free(&L->r.kernel);
-    free(L->in.slots);
-    side_free(&L->side);
-    free(L);
+    loader_free(L);
     if (rc < 0) {
         tl_trace_free(t);
         return NULL;

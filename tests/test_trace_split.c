@@ -1,0 +1,225 @@
+/*
+ * test_trace_split.c - a large plain trace is read by two threads, the second from an
+ * event near a chosen point; the trace must be the one a single reader makes, wherever
+ * the split falls: inside a string that looks like an event start, inside an event's
+ * nested args, between the events whose order matters (the linking key decided in either
+ * half, a flow started in one half and finished in the other, a name set in both, the
+ * first negative duration), in a second traceEvents array, and on the example traces.
+ */
+#include "testutil.h"
+
+#include "io/gzip_stream.h"
+#include "trace/trace.h"
+#include "trace/trace_impl.h"
+
+static void assert_same_trace(const tl_trace *a, const tl_trace *b, const char *what)
+{
+    char why[512];
+    if (tl_trace_same(a, b, why, sizeof why) != 0)
+        fail_msg("%s: %s", what, why);
+}
+
+/* Read `text` by one thread and split at every 1/40 of it; each split must give the
+ * single reader's trace.  Returns how many of the splits held (the second reader's
+ * events were taken). */
+static int check_splits(const char *text, size_t n, const char *what)
+{
+    tl_error err = {0};
+    tl_trace_split_tune(UINT64_MAX, 500);
+    tl_trace *one = tl_trace_load_mem(text, n, "t.json", &err);
+    if (!one)
+        fail_msg("%s: %s", what, err.msg);
+    assert_int_equal(one->read_split, 0);
+    int held = 0;
+    for (unsigned pm = 0; pm <= 1000; pm += 25) {
+        char label[256];
+        snprintf(label, sizeof label, "%s, split at %u/1000", what, pm);
+        tl_trace_split_tune(0, pm);
+        tl_error e2 = {0};
+        tl_trace *two = tl_trace_load_mem(text, n, "t.json", &e2);
+        if (!two)
+            fail_msg("%s: %s", label, e2.msg);
+        assert_same_trace(one, two, label);
+        held += two->read_split != 0;
+        tl_trace_free(two);
+    }
+    tl_trace_free(one);
+    tl_trace_split_tune((uint64_t)16 << 20, 440);
+    return held;
+}
+
+/* A made-up trace with every order-dependent fact spread over its length. */
+/* With `lure`, each cpu_op's args hold an object that the split's guess takes for an
+ * event (a nested {"name": ...} after a ','): the guess then lands inside an event. */
+static char *made_up(int key_in_first, int lure, size_t *len)
+{
+    tl_buf b = {0};
+    tl_buf_printf(&b, "{\"traceEvents\": [\n");
+    for (int i = 0; i < 240; i++) {
+        int ts = 1000 + i * 100;
+        if (i == 10)
+            tl_buf_printf(&b, "{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 1, \"args\": {\"name\": \"first\"}},\n");
+        if (i == 200)
+            tl_buf_printf(&b, "{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 1, \"args\": {\"name\": \"second\"}},\n"
+                            "{\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": 1, \"tid\": 7, \"args\": {\"name\": \"late\"}},\n");
+        /* the linking key: decided by the first launch, in the first or the second half */
+        if (i == (key_in_first ? 5 : 170))
+            tl_buf_printf(&b, "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1, \"tid\": 7, "
+                            "\"ts\": %d, \"dur\": 1, \"args\": {\"External id\": %d}},\n", ts, 9000 + i);
+        /* a string and nested args that look like an event start to the guess */
+        tl_buf_printf(&b, "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::op%d, {\", \"pid\": 1, \"tid\": 7, "
+                        "\"ts\": %d, \"dur\": 50, \"args\": {\"External id\": %d, \"Input Dims\": [[%d, 4], []], "
+                        "\"Input type\": [\"float\", \"\"], \"Sequence number\": %d, \"nested\": [{\"a\": 1},\n {\"%s\": 2}]}},\n",
+                    i % 7, ts, i, i + 1, i, lure ? "name" : "b");
+        if (i == 150)
+            tl_buf_printf(&b, "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"neg\", \"pid\": 1, \"tid\": 8, \"ts\": %d, \"dur\": -3},\n", ts);
+        /* a launch whose flow starts in one half and finishes in the other */
+        int c = 100 + i;
+        int fin = i < 100 ? i + 100 : i; /* the finish of the first 100 comes much later */
+        tl_buf_printf(&b, "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1, \"tid\": 7, "
+                        "\"ts\": %d, \"dur\": 5, \"args\": {\"correlation\": %d, \"External id\": %d}},\n"
+                        "{\"ph\": \"s\", \"id\": %d, \"pid\": 1, \"tid\": 7, \"ts\": %d, \"cat\": \"ac2g\", \"name\": \"ac2g\"},\n",
+                    ts + 60, c, i, c, ts + 60);
+        if (i >= 100) {
+            int cf = i - 100 + 100; /* the flow of launch i - 100 */
+            tl_buf_printf(&b, "{\"ph\": \"f\", \"id\": %d, \"pid\": 0, \"tid\": 3, \"ts\": %d, \"cat\": \"ac2g\", \"name\": \"ac2g\", \"bp\": \"e\"},\n"
+                            "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k%d\", \"pid\": 0, \"tid\": 3, \"ts\": %d, \"dur\": 4, "
+                            "\"args\": {\"correlation\": %d, \"stream\": 3}},\n",
+                        cf, 1000 + (i - 100) * 100 + 70, i % 5, 1000 + (i - 100) * 100 + 70, cf);
+        }
+        (void)fin;
+        tl_buf_printf(&b, "{\"ph\": \"X\", \"cat\": \"python_function\", \"name\": \"f.py(1): g\", \"pid\": 1, \"tid\": 7, "
+                        "\"ts\": %d, \"dur\": 2, \"args\": {\"Python id\": %d}}%s\n", ts + 1, i, i + 1 < 240 ? "," : "");
+    }
+    tl_buf_printf(&b, "], \"deviceProperties\": [{\"id\": 0}], \"traceName\": \"t\"}\n");
+    *len = b.len;
+    tl_buf_cstr(&b);
+    return b.data;
+}
+
+static void test_made_up(void **state)
+{
+    (void)state;
+    for (int first = 0; first <= 1; first++) {
+        size_t n;
+        char *text = made_up(first, 0, &n);
+        int held = check_splits(text, n, first ? "the key decided in the first half" : "the key decided in the second half");
+        assert_true(held >= 38); /* of 41: the last has no event after it */
+        free(text);
+    }
+    /* guesses inside events: the first reader reads on by itself, to the same trace */
+    size_t n;
+    char *text = made_up(1, 1, &n);
+    int held = check_splits(text, n, "guesses inside events");
+    assert_true(held <= 35); /* 28: the lure is in every other event */
+    free(text);
+}
+
+/* A second traceEvents array replaces the first (Python's json keeps the last key). */
+static void test_second_array(void **state)
+{
+    (void)state;
+    size_t n1;
+    char *one = made_up(1, 0, &n1);
+    tl_buf b = {0};
+    /* {"traceEvents": [...], "traceEvents": [...]} */
+    tl_buf_add(&b, one, n1 - 2); /* without the closing "}\n" */
+    const char *arr = strstr(one, "[");
+    tl_buf_printf(&b, ", \"traceEvents\": ");
+    tl_buf_add(&b, arr, strlen(arr) - strlen(strstr(arr, "], \"deviceProperties\"")) + 1);
+    tl_buf_printf(&b, "}\n");
+    int held = check_splits(b.data, b.len, "two traceEvents arrays");
+    assert_true(held >= 38);
+    tl_buf_free(&b);
+    free(one);
+}
+
+/* The example traces, inflated. */
+static void test_examples(void **state)
+{
+    (void)state;
+    static const char *const names[] = {"vit_h100.pt.trace.json.gz", "vit_mi300x.pt.trace.json.gz"};
+    const char *top = getenv("TL_TOP");
+    for (size_t k = 0; k < sizeof names / sizeof *names; k++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/examples/traces/%s", top ? top : ".", names[k]);
+        tl_error err = {0};
+        tl_instream *in = tl_instream_open(path, &err);
+        if (!in)
+            fail_msg("%s", err.msg);
+        tl_buf text = {0};
+        char chunk[1 << 16];
+        long got;
+        while ((got = tl_instream_read(in, chunk, sizeof chunk, &err)) > 0)
+            tl_buf_add(&text, chunk, (size_t)got);
+        assert_true(got == 0);
+        tl_instream_close(in);
+        int held = check_splits(text.data, text.len, names[k]);
+        assert_true(held >= 35);
+        tl_buf_free(&text);
+    }
+}
+
+/* A split in a text that fails: the single reader's error, whichever half holds it. */
+static void test_errors(void **state)
+{
+    (void)state;
+    size_t n;
+    char *text = made_up(1, 0, &n);
+    static const double where[] = {0.2, 0.6, 0.95};
+    for (size_t k = 0; k < sizeof where / sizeof *where; k++) {
+        char *bad = malloc(n + 1);
+        memcpy(bad, text, n + 1);
+        char *p = strstr(bad + (size_t)(where[k] * (double)n), "\"ts\": ");
+        assert_non_null(p);
+        p[6] = 'x'; /* not a number */
+        tl_error e1 = {0}, e2 = {0};
+        tl_trace_split_tune(UINT64_MAX, 500);
+        assert_null(tl_trace_load_mem(bad, n, "t.json", &e1));
+        for (unsigned pm = 100; pm < 1000; pm += 100) {
+            tl_trace_split_tune(0, pm);
+            memset(&e2, 0, sizeof e2);
+            assert_null(tl_trace_load_mem(bad, n, "t.json", &e2));
+            assert_string_equal(e1.msg, e2.msg);
+        }
+        free(bad);
+    }
+    tl_trace_split_tune((uint64_t)16 << 20, 440);
+    free(text);
+}
+
+/* Reading a file: the second reader shares the file, not its offset. */
+static void test_file(void **state)
+{
+    (void)state;
+    size_t n;
+    char *text = made_up(0, 0, &n);
+    char *dir = tt_tmpdir(), path[512];
+    snprintf(path, sizeof path, "%s/t.json", dir);
+    tt_write_file(path, text, n);
+    tl_error err = {0};
+    tl_trace_split_tune(UINT64_MAX, 500);
+    tl_trace *one = tl_trace_load(path, &err);
+    assert_non_null(one);
+    tl_trace_split_tune(0, 500);
+    tl_trace *two = tl_trace_load(path, &err);
+    assert_non_null(two);
+    assert_true(two->read_split > 0);
+    assert_same_trace(one, two, "a plain file");
+    tl_trace_free(one);
+    tl_trace_free(two);
+    tl_trace_split_tune((uint64_t)16 << 20, 440);
+    free(text);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_made_up),
+        cmocka_unit_test(test_second_array),
+        cmocka_unit_test(test_examples),
+        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_file),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
