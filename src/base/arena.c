@@ -56,6 +56,24 @@ static void *arena_alloc(tl_arena *a, size_t n, size_t align)
     return p;
 }
 
+void tl_arena_adopt(tl_arena *dst, tl_arena *src)
+{
+    if (!src->head)
+        return;
+    if (!dst->head) {
+        *dst = *src;
+    } else {
+        /* behind dst's current block, which goes on being filled */
+        tl_arena_block *tail = src->head;
+        while (tail->next)
+            tail = tail->next;
+        tail->next = dst->head->next;
+        dst->head->next = src->head;
+        dst->total += src->total;
+    }
+    tl_arena_init(src);
+}
+
 void *tl_arena_alloc(tl_arena *a, size_t n) { return arena_alloc(a, n, sizeof(max_align_t)); }
 
 char *tl_arena_strndup(tl_arena *a, const char *s, size_t n)

@@ -34,6 +34,11 @@ char *tl_arena_strndup(tl_arena *a, const char *s, size_t n);
 /* Copy the NUL-terminated string s into the arena. */
 char *tl_arena_strdup(tl_arena *a, const char *s);
 
+/* Move every block of `src` into `dst`, to be freed with it (what was allocated from src
+ * stays where it is); src is left empty.  For work done on another thread in an arena of
+ * its own whose results must live as long as dst's. */
+void tl_arena_adopt(tl_arena *dst, tl_arena *src);
+
 /* printf into the arena. */
 char *tl_arena_printf(tl_arena *a, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

@@ -4,6 +4,8 @@
  */
 #include "perf/perf.h"
 
+#include "base/thread.h"
+
 #include "perf/perf_eval.h"
 #include "trace/kmap.h"
 #include "trace/trace_report.h"
@@ -283,31 +285,63 @@ static int perf_sheets_off(void)
     return v && strcmp(v, "0") == 0;
 }
 
+/* The perf sheets of one report, made on a thread of their own beside the basic sheets:
+ * the two read the same finished trace and nothing else, and on a large trace each is a
+ * good part of the work after the reading. */
+typedef struct perf_job {
+    const tl_trace *t;
+    const tl_gpu_arch *arch;
+    const tl_perf_opts *po;
+    tl_arena arena; /* its own, adopted by the caller's when it is done */
+    tl_results out;
+    tl_error err;
+    int rc;
+} perf_job;
+
+static void *perf_job_run(void *arg)
+{
+    perf_job *pj = arg;
+    pj->rc = tl_perf_sheets_opts(pj->t, pj->arch, pj->po, &pj->arena, &pj->out, &pj->err);
+    return NULL;
+}
+
 /* The basic sheets in layout `so` with the perf sheets of options `po` before kernel_summary. */
 static int report_sheets(const tl_trace *t, const tl_sheet_opts *so, const tl_perf_opts *po, const tl_gpu_arch *arch,
                          tl_arena *arena, tl_results *out, tl_error *err)
 {
-    tl_results basic = {0}, perf = {0};
-    if (tl_trace_sheets_opts(t, so, arena, &basic, err) != 0) {
+    tl_results basic = {0};
+    perf_job pj = {t, arch, po, {0}, {0}, {0}, 0};
+    tl_arena_init(&pj.arena);
+    int with_perf = !perf_sheets_off() && t->ncpu_ops;
+    pthread_t th;
+    int threaded = with_perf && tl_thread_create(&th, perf_job_run, &pj) == 0;
+    int rc = tl_trace_sheets_opts(t, so, arena, &basic, err);
+    if (threaded)
+        pthread_join(th, NULL);
+    else if (with_perf && rc == 0)
+        perf_job_run(&pj);
+    tl_arena_adopt(arena, &pj.arena);
+    if (rc == 0 && with_perf && pj.rc != 0) {
+        tl_error_set(err, "%s", pj.err.msg);
+        rc = -1;
+    }
+    if (rc != 0) {
         tl_results_free(&basic);
+        tl_results_free(&pj.out);
         return -1;
     }
-    if (!perf_sheets_off() && tl_perf_sheets_opts(t, arch, po, arena, &perf, err) != 0) {
-        tl_results_free(&basic);
-        tl_results_free(&perf);
-        return -1;
-    }
+    tl_results *perf = &pj.out;
     size_t ks = basic.n;
     for (size_t i = 0; i < basic.n; i++)
         if (strcmp(basic.items[i].name, "kernel_summary") == 0)
             ks = i;
-    for (size_t i = 0; i < basic.n + perf.n; i++) {
-        const tl_result *src = i < ks ? &basic.items[i] : i < ks + perf.n ? &perf.items[i - ks] : &basic.items[i - perf.n];
+    for (size_t i = 0; i < basic.n + perf->n; i++) {
+        const tl_result *src = i < ks ? &basic.items[i] : i < ks + perf->n ? &perf->items[i - ks] : &basic.items[i - perf->n];
         TL_GROW(out->items, out->cap, out->n + 1);
         out->items[out->n++] = *src;
     }
     free(basic.items);
-    free(perf.items);
+    free(perf->items);
     return 0;
 }
 
