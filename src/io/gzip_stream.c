@@ -250,10 +250,40 @@ tl_instream *tl_instream_reopen(const tl_instream *s, tl_error *err)
     return c;
 }
 
+/* A large read of a plain file straight into the caller's buffer (no copy through raw):
+ * the bytes read, 0 at the end, -1 with the error set. */
+static long read_direct(tl_instream *s, unsigned char *buf, size_t n, tl_error *err)
+{
+    s->raw_consumed += s->raw_len;
+    s->raw_len = s->raw_pos = 0;
+    for (;;) {
+        ssize_t k = s->positioned ? pread(s->fd, buf, n, (off_t)s->raw_consumed) : read(s->fd, buf, n);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k < 0) {
+            tl_error_set(err, "%s: read error: %s", s->name, strerror(errno));
+            return -1;
+        }
+        if (k == 0)
+            s->raw_eof = 1;
+        s->raw_consumed += (uint64_t)k;
+        return (long)k;
+    }
+}
+
 static long read_plain(tl_instream *s, unsigned char *buf, size_t n, tl_error *err)
 {
     size_t got = 0;
     while (got < n) {
+        if (s->raw_pos == s->raw_len && s->fd >= 0 && !s->primed && !s->raw_eof && n - got >= RAW_CHUNK) {
+            long k = read_direct(s, buf + got, n - got, err);
+            if (k < 0)
+                return -1;
+            if (k == 0)
+                break;
+            got += (size_t)k;
+            continue;
+        }
         if (s->raw_pos == s->raw_len) {
             long k = fill(s, err);
             if (k < 0)
