@@ -883,6 +883,9 @@ static uint64_t split_guess(tl_instream *in, uint64_t from)
 static void split_start(loader *L, tl_instream *in, const char *path)
 {
     uint64_t size = tl_instream_seekable_size(in);
+    const char *off = getenv("TL_TRACE_SPLIT"); /* "0": one reader (the benchmark's A/B) */
+    if (off && strcmp(off, "0") == 0)
+        return;
     if (size < split_min || size < 2 || (L->flags & TL_LOAD_PYTHON) ||
         atomic_load(&readers) >= sysconf(_SC_NPROCESSORS_ONLN))
         return;
