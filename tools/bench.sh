@@ -524,6 +524,8 @@ else
     if [ "$HAVE_GEN" = 1 ]; then
         T=$DIR/traces
         tpair "1G trace report" "$TRACE_RUNS" "" "$TLR" "$T/gen_cuda_1G.json" "${TOUT[@]}"
+        # the same with one reader thread (TL_TRACE_SPLIT=0): what the second reader gains
+        tmeasure "1G trace report, one reader" "$TRACE_RUNS" "" env TL_TRACE_SPLIT=0 "$TLR" "$T/gen_cuda_1G.json" "${TOUT[@]}"
         tmeasure "250M trace report" "$TRACE_RUNS" "" "$TLR" "$T/gen_cuda_250M.json" "${TOUT[@]}"
         tmeasure "1G pair diff" "$TRACE_RUNS" "" "$TL" "$T/gen_rocm_1G.json" "$T/gen_cuda_1G.json" "${TOUT[@]}" \
             "${DIFF_OPT[@]}" -q
@@ -552,6 +554,7 @@ else
         E2=$(cat "$T/gen_rocm_1G.json.events")
         trow "1G trace report" "" "$E1"
         [ "$PERF" != 0 ] && trow "1G trace report, no perf" "" "$E1"
+        trow "1G trace report, one reader" "" "$E1"
         trow "250M trace report" "" "$E4"
         trow "1G pair diff" "" $((E1 + E2))
         echo "inputs: $(mb "$(size_bytes "$T/gen_cuda_1G.json")") MB (cuda), $(mb "$(size_bytes "$T/gen_rocm_1G.json")") MB (rocm),"\
