@@ -54,6 +54,9 @@ if [ -z "${TRACELENS:-}" ]; then
 fi
 GEN=$TRACELENS/TraceLens/Reporting/generate_perf_report_pytorch_inference.py
 [ -f "$GEN" ] || { echo "bench_infer: $GEN not found"; exit 1; }
+PYTHONPATH=$TRACELENS "$PY" -c 'import pandas, openpyxl, tqdm, TraceLens' 2>/dev/null ||
+  { echo "bench_infer: $PY cannot import pandas, openpyxl, tqdm and TraceLens" \
+         "(apt-get install python3-pandas python3-openpyxl python3-tqdm)"; exit 1; }
 
 # wall= and rss_kb= of one benchrun line
 field() { sed -n "s/.*$1=\([0-9.]*\).*/\1/p"; }
