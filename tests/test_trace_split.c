@@ -209,6 +209,8 @@ static void test_file(void **state)
     tl_trace_free(one);
     tl_trace_free(two);
     tl_trace_split_tune((uint64_t)16 << 20, 440);
+    tt_rmrf(dir);
+    free(dir);
     free(text);
 }
 
