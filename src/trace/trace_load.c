@@ -44,8 +44,8 @@ typedef struct intern {
     intern_slot *slots;
     size_t cap, n;
     tl_arena *arena;
-    /* Each string is stored behind a pointer-sized slot, where a merge notes the same
-     * string's copy in another table (a second half's strings: see split_merge). */
+    /* Each string is stored behind a remap_head, where a merge notes the same string's
+     * copy in another table (a second half's strings: see split_merge). */
     int remap;
 } intern;
 
