@@ -7,6 +7,7 @@
  * as it was loaded.
  */
 #include "trace/infer.h"
+#include "trace/kmap.h"
 
 #include "base/sort.h"
 
@@ -678,7 +679,7 @@ static void graft(tl_trace *t, const job *jb, int all_frames, uint32_t *uid_next
     const croot *cr = jb->cr;
     const tl_tev *g0 = &t->ev[jb->g];
     double gts = g0->ts, gdur = g0->dur;
-    int64_t gpid = g0->pid, gtid = g0->tid;
+    uint32_t gthread = g0->thread;
     size_t n = cr->nsub;
     uint32_t *posmap = tl_xmalloc(n * sizeof *posmap);  /* position -> copy, or TL_TEV_NONE */
     uint32_t *pparent = tl_xmalloc(n * sizeof *pparent); /* position -> parent position (UINT32_MAX: the root's) */
@@ -741,22 +742,33 @@ static void graft(tl_trace *t, const job *jb, int all_frames, uint32_t *uid_next
     }
     nchild += jb->np;
     t->ev = tl_xrealloc(t->ev, (t->nev + ncopy) * sizeof *t->ev);
-    /* the perf models read the copies' extras too (their Output type, that they have args);
-     * a copy takes no part in forward/backward links (the reference links the trees before
-     * the merge), so its sequence number is dropped */
-    if (t->extra) {
-        t->extra = tl_xrealloc(t->extra, (t->nev + ncopy) * sizeof *t->extra);
-        for (size_t p = 0; p < n; p++) {
-            if (posmap[p] == TL_TEV_NONE)
-                continue;
-            tl_tev_extra *x = &t->extra[posmap[p]];
-            uint32_t s = cr->sub[p];
-            if (s != UINT32_MAX && ct->extra)
-                *x = ct->extra[s];
-            else
-                memset(x, 0, sizeof *x);
-            x->seq = TL_SEQ_NONE;
+    /* the copies' aux records: the capture event's (the perf models read the copies' shapes,
+     * Output type, that they have args); a copy takes no part in forward/backward links
+     * (the reference links the trees before the merge), so its sequence number is
+     * dropped.  The capture root has none. */
+    size_t nxcopy = 0;
+    for (size_t p = 0; p < n; p++)
+        nxcopy += posmap[p] != TL_TEV_NONE && cr->sub[p] != UINT32_MAX && ct->ev[cr->sub[p]].aux != TL_TEV_NONE;
+    if (nxcopy)
+        t->aux = tl_xrealloc(t->aux, (t->naux + nxcopy) * sizeof *t->aux);
+    /* the copies keep their capture threads: each in t's thread table */
+    uint32_t *thread_of = tl_xmalloc((ct->nthreads ? ct->nthreads : 1) * sizeof *thread_of);
+    {
+        tl_kmap have;
+        tl_kmap_init(&have);
+        for (size_t i = 0; i < t->nthreads; i++)
+            tl_kmap_put(&have, t->threads[i].pid, t->threads[i].tid, 0, NULL)->val = (uint32_t)i;
+        t->threads = tl_xrealloc(t->threads, (t->nthreads + ct->nthreads + 1) * sizeof *t->threads);
+        for (size_t i = 0; i < ct->nthreads; i++) {
+            int created;
+            tl_kmap_slot *sl = tl_kmap_put(&have, ct->threads[i].pid, ct->threads[i].tid, 0, &created);
+            if (created) {
+                t->threads[t->nthreads] = ct->threads[i];
+                sl->val = (uint32_t)t->nthreads++;
+            }
+            thread_of[i] = sl->val;
         }
+        tl_kmap_free(&have);
     }
     /* the capture's cpu root nodes in the subtree are roots of the merged tree too, after
      * the execution trace's own (unified_perf_summary starts from them) */
@@ -781,16 +793,19 @@ static void graft(tl_trace *t, const job *jb, int all_frames, uint32_t *uid_next
             memset(e, 0, sizeof *e);
             e->name = tl_arena_strdup(&t->arena, "CaptureRoot");
             e->kind = TL_TEV_RUNTIME;
-            e->pid = gpid;
-            e->tid = gtid;
-            e->stream = TL_TEV_NO_STREAM;
-            e->corr = -1;
+            e->thread = gthread;
+            e->aux = TL_TEV_NONE;
         } else {
             *e = ct->ev[s];
+            e->thread = thread_of[e->thread];
+            if (e->aux != TL_TEV_NONE) {
+                t->aux[t->naux] = ct->aux[e->aux];
+                t->aux[t->naux].seq = TL_SEQ_NONE;
+                e->aux = (uint32_t)t->naux++;
+            }
         }
         e->ts = gts;
         e->dur = gdur;
-        e->t_end = gts + gdur;
         e->uid = *uid_next + (uint32_t)p;
         e->flags = TL_TEV_IN_TREE;
         e->parent = s == UINT32_MAX ? jb->g : posmap[kparent[p]];
@@ -839,6 +854,7 @@ static void graft(tl_trace *t, const job *jb, int all_frames, uint32_t *uid_next
     for (size_t p = 0; p < n; p++)
         if (cr->sub[p] != UINT32_MAX)
             pos_of[cr->sub[p]] = UINT32_MAX;
+    free(thread_of);
     free(posmap);
     free(pparent);
     free(kparent);
@@ -975,7 +991,7 @@ int tl_infer_attribute(tl_trace *t, tl_capture *cap, int all_frames, tl_infer_st
                     int64_t *stream = tl_xmalloc(nk * sizeof *stream);
                     for (size_t q = 0; q < nk; q++) {
                         rs.name[q] = t->ev[kk[q]].name;
-                        stream[q] = t->ev[kk[q]].stream;
+                        stream[q] = tl_tev_x(t, &t->ev[kk[q]])->stream;
                     }
                     rs.stream = stream;
                     cs.n = cr->nlaunch;
@@ -984,7 +1000,7 @@ int tl_infer_attribute(tl_trace *t, tl_capture *cap, int all_frames, tl_infer_st
                     for (size_t q = 0; q < cs.n; q++) {
                         const tl_tev *ce = &ct->t->ev[cr->sub[cr->launch[q]]];
                         cs.name[q] = ce->name;
-                        cs.kernel[q] = ce->kernel_arg;
+                        cs.kernel[q] = tl_tev_x(ct->t, ce)->kernel_arg;
                     }
                     tl_infer_pair *pairs = tl_xmalloc(nk * sizeof *pairs);
                     size_t np = 0;
@@ -1255,7 +1271,7 @@ static int64_t moe_topk(const tl_trace *t, uint32_t moe)
         if (d > 10)
             continue;
         int64_t v;
-        if (strstr(t->ev[e].name, "TopK") && concrete_int1(t->ev[e].concrete_inputs, &v)) {
+        if (strstr(t->ev[e].name, "TopK") && concrete_int1(tl_tev_x(t, &t->ev[e])->concrete_inputs, &v)) {
             topk = v;
             break;
         }
@@ -1281,26 +1297,29 @@ static void inject_pseudo_op(tl_trace *t, uint32_t kern, const char *name, uint3
     if (orig == TL_TEV_NONE)
         return;
     t->ev = tl_xrealloc(t->ev, (t->nev + 1) * sizeof *t->ev);
-    if (t->extra)
-        t->extra = tl_xrealloc(t->extra, (t->nev + 1) * sizeof *t->extra);
+    t->aux = tl_xrealloc(t->aux, (t->naux + 1) * sizeof *t->aux);
     t->idx = tl_xrealloc(t->idx, (t->nidx + 2) * sizeof *t->idx);
     uint32_t ps = (uint32_t)t->nev++;
     tl_tev *e = &t->ev[ps];
-    const tl_tev *m = &t->ev[moe];
+    const tl_tev_aux *m = tl_tev_x(t, &t->ev[moe]);
     memset(e, 0, sizeof *e);
     e->name = name;
     e->kind = TL_TEV_CPU_OP;
     e->flags = TL_TEV_IN_TREE;
-    e->ts = e->dur = e->t_end = NAN; /* no CPU time of its own */
-    e->pid = t->ev[orig].pid;
-    e->tid = t->ev[orig].tid;
-    e->stream = TL_TEV_NO_STREAM;
-    e->corr = -1;
+    e->ts = e->dur = NAN; /* no CPU time of its own */
+    e->thread = t->ev[orig].thread;
     e->uid = t->nuids++;
-    e->input_dims = m->input_dims;
-    e->input_type = m->input_type;
-    e->input_strides = m->input_strides;
-    e->concrete_inputs = m->concrete_inputs;
+    /* the MoE op's shapes; it has args (the perf models read it), no sequence number */
+    tl_tev_aux *x = &t->aux[t->naux];
+    *x = tl_tev_aux_none;
+    x->input_dims = m->input_dims;
+    x->input_type = m->input_type;
+    x->input_strides = m->input_strides;
+    x->concrete_inputs = m->concrete_inputs;
+    x->has_args = 1;
+    x->moe_topk = topk > INT32_MAX ? INT32_MAX : topk < INT32_MIN ? INT32_MIN : (int32_t)topk;
+    x->moe_gated = (uint8_t)gated;
+    e->aux = (uint32_t)t->naux++;
     e->parent = orig;
     e->child0 = (uint32_t)t->nidx;
     e->nchild = 1;
@@ -1309,14 +1328,6 @@ static void inject_pseudo_op(tl_trace *t, uint32_t kern, const char *name, uint3
     e->ngpu = 1;
     t->idx[t->nidx++] = kern;
     t->ncpu_ops++;
-    if (t->extra) {
-        tl_tev_extra *x = &t->extra[ps];
-        memset(x, 0, sizeof *x);
-        x->seq = TL_SEQ_NONE;
-        x->has_args = 1;
-        x->moe_topk = topk > INT32_MAX ? INT32_MAX : topk < INT32_MIN ? INT32_MIN : (int32_t)topk;
-        x->moe_gated = (uint8_t)gated;
-    }
     /* orig's children: the launch out, the pseudo op in at the end */
     tl_tev *o = &t->ev[orig];
     uint32_t *c = t->idx + o->child0;

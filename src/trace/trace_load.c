@@ -169,7 +169,9 @@ typedef struct loader {
     tl_trace_side side;
     tl_trace_names *names;
     intern in;
-    size_t evcap, extracap;
+    size_t evcap, auxcap, threadcap;
+    tl_kmap thread_of;    /* (pid, tid) -> index into t->threads */
+    uint32_t last_thread; /* the last event's thread (most follow one of their own) */
     evread r;
     uint32_t uid;
     unsigned flags;       /* TL_LOAD_* */
@@ -441,6 +443,24 @@ static void names_set(tl_trace_names *nm, int64_t pid, int64_t tid, int kind, co
 
 static const char *buf_str(tl_buf *b) { return b->len ? tl_buf_cstr(b) : ""; }
 
+const tl_tev_aux tl_tev_aux_none = {.stream = TL_TEV_NO_STREAM, .corr = -1, .seq = TL_SEQ_NONE};
+
+/* The index of thread (pid, tid) in t->threads, added when new. */
+static uint32_t thread_index(loader *L, int64_t pid, int64_t tid)
+{
+    tl_trace *t = L->t;
+    if (L->last_thread < t->nthreads && t->threads[L->last_thread].pid == pid && t->threads[L->last_thread].tid == tid)
+        return L->last_thread;
+    int created;
+    tl_kmap_slot *sl = tl_kmap_put(&L->thread_of, pid, tid, 0, &created);
+    if (created) {
+        TL_GROW(t->threads, L->threadcap, t->nthreads + 1);
+        t->threads[t->nthreads] = (tl_tev_thread){pid, tid};
+        sl->val = (uint32_t)t->nthreads++;
+    }
+    return L->last_thread = sl->val;
+}
+
 /* The event's fields are read: keep what it contributes. */
 static void finish_event(loader *L)
 {
@@ -500,38 +520,43 @@ static void finish_event(loader *L)
             kept = 0;
         } else {
             TL_GROW(t->ev, L->evcap, t->nev + 1);
-            TL_GROW(t->extra, L->extracap, t->nev + 1);
             side_grow(L, t->nev + 1);
-            tl_tev_extra *x = &t->extra[t->nev];
-            memset(x, 0, sizeof *x);
-            x->seq = r->has_seq ? r->seq : TL_SEQ_NONE;
-            x->output_type = kind == TL_TEV_CPU_OP && r->has_otype ? intern_get(&L->in, buf_str(&r->otype), r->otype.len) : NULL;
-            x->has_args = (uint8_t)r->has_args;
-            x->is_driver = (uint8_t)r->is_driver;
             tl_tev *e = &t->ev[t->nev];
-            memset(e, 0, sizeof *e);
             e->name = intern_get(&L->in, r->has_name ? buf_str(&r->name) : "", r->has_name ? r->name.len : 0);
             e->ts = r->ts;
             e->dur = r->dur;
-            e->t_end = r->ts + r->dur;
             if (r->dur < 0 && t->nnegative++ == 0)
                 t->first_negative = uid;
             e->uid = uid;
             e->kind = (uint8_t)kind;
-            e->pid = r->pid;
-            e->tid = r->tid;
-            e->stream = r->has_stream ? r->stream : TL_TEV_NO_STREAM;
-            e->corr = -1;
+            e->flags = 0;
+            e->thread = thread_index(L, r->pid, r->tid);
+            e->aux = TL_TEV_NONE;
             e->parent = TL_TEV_NONE;
-            if (kind == TL_TEV_CPU_OP) {
-                const char **dst[4] = {&e->input_dims, &e->input_type, &e->input_strides, &e->concrete_inputs};
-                for (int i = 0; i < 4; i++)
-                    if (r->has_shape[i])
-                        *dst[i] = intern_get(&L->in, buf_str(&r->shape[i]), r->shape[i].len);
-                t->ncpu_ops++;
+            e->child0 = e->nchild = e->gpu0 = e->ngpu = 0;
+            /* a frame's args are not read (unless they come before its cat): it carries
+             * nothing of an aux record then */
+            if (kind != TL_TEV_PYTHON || r->has_args) {
+                TL_GROW(t->aux, L->auxcap, t->naux + 1);
+                tl_tev_aux *x = &t->aux[t->naux];
+                *x = tl_tev_aux_none;
+                x->stream = r->has_stream ? r->stream : TL_TEV_NO_STREAM;
+                x->seq = r->has_seq ? r->seq : TL_SEQ_NONE;
+                x->output_type = kind == TL_TEV_CPU_OP && r->has_otype ? intern_get(&L->in, buf_str(&r->otype), r->otype.len) : NULL;
+                x->has_args = (uint8_t)r->has_args;
+                x->is_driver = (uint8_t)r->is_driver;
+                if (kind == TL_TEV_CPU_OP) {
+                    const char **dst[4] = {&x->input_dims, &x->input_type, &x->input_strides, &x->concrete_inputs};
+                    for (int i = 0; i < 4; i++)
+                        if (r->has_shape[i])
+                            *dst[i] = intern_get(&L->in, buf_str(&r->shape[i]), r->shape[i].len);
+                }
+                if (kind == TL_TEV_RUNTIME && r->has_kernel)
+                    x->kernel_arg = intern_get(&L->in, buf_str(&r->kernel), r->kernel.len);
+                e->aux = (uint32_t)t->naux++;
             }
-            if (kind == TL_TEV_RUNTIME && r->has_kernel)
-                e->kernel_arg = intern_get(&L->in, buf_str(&r->kernel), r->kernel.len);
+            if (kind == TL_TEV_CPU_OP)
+                t->ncpu_ops++;
             if (kind == TL_TEV_RUNTIME && (strcmp(e->name, "cudaGraphLaunch") == 0 || strcmp(e->name, "hipGraphLaunch") == 0))
                 e->flags |= TL_TEV_GRAPH_LAUNCH;
             if (r->sflags & (TL_SIDE_CORR | TL_SIDE_EXT)) {
@@ -803,6 +828,7 @@ static int read_top(loader *L)
                 if (seen) {
                     /* Python's json keeps the last of duplicate keys */
                     L->t->nev = 0;
+                    L->t->naux = 0;
                     L->t->ncpu_ops = 0;
                     L->t->nnegative = 0;
                     L->side.nins = 0;
@@ -876,11 +902,13 @@ static tl_trace *load(tl_instream *in, const char *path, unsigned flags, tl_erro
     t->load_flags = flags;
     if (rc == 0 && t->nev) {
         t->ev = tl_xrealloc(t->ev, t->nev * sizeof *t->ev);
-        t->extra = tl_xrealloc(t->extra, t->nev * sizeof *t->extra);
+        if (t->naux)
+            t->aux = tl_xrealloc(t->aux, t->naux * sizeof *t->aux);
     }
     t->nuids = L->uid;
     /* the text is read: its buffer goes before the tree's scratch is made */
     tl_j_close(j);
+    tl_kmap_free(&L->thread_of);
     if (rc == 0)
         rc = tl_trace_build(t, &L->side, err);
 
@@ -994,11 +1022,14 @@ int tl_trace_claims(const char *path)
 void tl_trace_keep_strings(tl_trace *t)
 {
     free(t->ev);
-    free(t->extra);
+    free(t->aux);
+    free(t->threads);
     free(t->idx);
     free(t->roots);
     t->ev = NULL;
-    t->extra = NULL;
+    t->aux = NULL;
+    t->threads = NULL;
+    t->naux = t->nthreads = 0;
     t->idx = NULL;
     t->roots = NULL;
     t->nev = t->nidx = t->nroots = t->ncpu_ops = 0;
@@ -1015,7 +1046,8 @@ void tl_trace_free(tl_trace *t)
         free(nm);
     }
     free(t->ev);
-    free(t->extra);
+    free(t->aux);
+    free(t->threads);
     free(t->idx);
     free(t->roots);
     for (size_t i = 0; i < t->nowned; i++)
