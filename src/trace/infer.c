@@ -8,6 +8,7 @@
  */
 #include "trace/infer.h"
 #include "trace/kmap.h"
+#include "trace/trace_impl.h"
 
 #include "base/sort.h"
 
@@ -599,16 +600,18 @@ static void build_croots(ctrace *c)
             for (size_t k = 0; k < nch; k++)
                 r->sub[r->nsub++] = ch[k];
         }
-        tl_sort_item *it = tl_xmalloc(r->nsub * sizeof *it);
-        for (size_t i = 0; i < r->nsub; i++) {
-            it[i].key = tl_sort_key_double(i == 0 ? ws : t->ev[r->sub[i]].ts);
-            it[i].row = (uint32_t)i;
-        }
-        tl_sort_items(it, r->nsub, NULL);
+        /* positions sorted by their ts (the subtree is mostly Python frames: 4-byte
+         * positions and 8-byte keys, merged from the runs of the breadth-first order) */
+        double *key = tl_xmalloc(r->nsub * sizeof *key);
         uint32_t *sorted = tl_xmalloc(r->nsub * sizeof *sorted);
+        for (size_t i = 0; i < r->nsub; i++) {
+            key[i] = i == 0 ? ws : t->ev[r->sub[i]].ts;
+            sorted[i] = (uint32_t)i;
+        }
+        tl_trace_sort_by_key(sorted, r->nsub, key);
+        free(key);
         for (size_t i = 0; i < r->nsub; i++)
-            sorted[i] = r->sub[it[i].row];
-        free(it);
+            sorted[i] = r->sub[sorted[i]];
         free(r->sub);
         r->sub = sorted;
         size_t lcap = 0;

@@ -883,6 +883,7 @@ static void side_free(tl_trace_side *s)
     tl_kmap_free(&s->flow_of);
 }
 
+/* Read the trace from `in` (closed here, before the tree is built) and build its tree. */
 static tl_trace *load(tl_instream *in, const char *path, unsigned flags, tl_error *err)
 {
     loader *L = tl_xcalloc(1, sizeof *L);
@@ -906,8 +907,10 @@ static tl_trace *load(tl_instream *in, const char *path, unsigned flags, tl_erro
             t->aux = tl_xrealloc(t->aux, t->naux * sizeof *t->aux);
     }
     t->nuids = L->uid;
-    /* the text is read: its buffer goes before the tree's scratch is made */
+    /* the text is read: its buffers (the window, the stream's) go before the tree's
+     * scratch is made */
     tl_j_close(j);
+    tl_instream_close(in);
     tl_kmap_free(&L->thread_of);
     if (rc == 0)
         rc = tl_trace_build(t, &L->side, err);
@@ -943,7 +946,6 @@ tl_trace *tl_trace_load_flags(const char *path, unsigned flags, tl_error *err)
     const char *was = tl_reading(path);
     tl_trace *t = load(in, path, flags, err);
     tl_reading(was);
-    tl_instream_close(in);
     return t;
 }
 
@@ -953,7 +955,6 @@ tl_trace *tl_trace_load_mem_flags(const void *data, size_t n, const char *name, 
     const char *was = tl_reading(name);
     tl_trace *t = load(in, name, flags, err);
     tl_reading(was);
-    tl_instream_close(in);
     return t;
 }
 
