@@ -39,8 +39,7 @@ static uint32_t tb_add(tb *b, int kind, const char *name, double ts, double dur,
     e->uid = (uint32_t)t->nev + 100;
     e->kind = (uint8_t)kind;
     e->parent = parent;
-    e->thread = 0;
-    e->aux = TL_TEV_NONE; /* no stream, no link id, no shapes */
+    e->ref = 0; /* thread 0; no aux record: no stream, no link id, no shapes */
     if (kind == TL_TEV_RUNTIME && (!strcmp(name, "cudaGraphLaunch") || !strcmp(name, "hipGraphLaunch")))
         e->flags |= TL_TEV_GRAPH_LAUNCH;
     return (uint32_t)t->nev++;

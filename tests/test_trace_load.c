@@ -112,7 +112,7 @@ static void test_events_kept(void **state)
     assert_int_equal(ms->kind, TL_TEV_MEMSET);
     assert_int_equal(tl_tev_pid(t, ms), 0);
     assert_int_equal(tl_tev_tid(t, ms), 7);
-    assert_true(mm->thread == mm2->thread && mm->thread != ms->thread); /* one entry per (pid, tid) */
+    assert_true(tl_tev_thread(t, mm) == tl_tev_thread(t, mm2) && tl_tev_thread(t, mm) != tl_tev_thread(t, ms));
     assert_string_equal(tl_trace_process_name(t, 7), "python3");
     assert_string_equal(tl_trace_process_label(t, 7), "CPU");
     assert_string_equal(tl_trace_thread_name(t, 7, 9), "thread 9 (python3)");
@@ -214,16 +214,17 @@ static void test_aux_records(void **state)
         fail_msg("load failed: %s", err.msg);
     assert_int_equal(t->nev, 4);
     const tl_tev *f = by_uid(t, 0), *h = by_uid(t, 1), *mm = by_uid(t, 2), *k = by_uid(t, 3);
-    assert_int_equal(f->aux, TL_TEV_NONE);
+    assert_false(tl_tev_has_aux(f));
     assert_ptr_equal(tl_tev_x(t, f), &tl_tev_aux_none);
     assert_true(!tl_tev_x(t, f)->has_args && tl_tev_x(t, f)->seq == TL_SEQ_NONE);
     assert_true(tl_tev_x(t, f)->stream == TL_TEV_NO_STREAM && tl_tev_x(t, f)->corr == -1);
-    assert_true(h->aux != TL_TEV_NONE && tl_tev_x(t, h)->has_args && tl_tev_x(t, h)->seq == 4);
-    assert_true(mm->aux != TL_TEV_NONE && tl_tev_x(t, mm)->seq == 5);
+    assert_true(tl_tev_has_aux(h) && tl_tev_x(t, h)->has_args && tl_tev_x(t, h)->seq == 4);
+    assert_true(tl_tev_has_aux(mm) && tl_tev_x(t, mm)->seq == 5);
     assert_int_equal(tl_tev_x(t, k)->stream, 7);
     assert_int_equal(t->naux, 3);
     assert_int_equal(t->nthreads, 3); /* (1, 1) of the first array stays, unused */
-    assert_true(f->thread == h->thread && h->thread == mm->thread && mm->thread != k->thread);
+    assert_true(tl_tev_thread(t, f) == tl_tev_thread(t, h) && tl_tev_thread(t, h) == tl_tev_thread(t, mm) &&
+                tl_tev_thread(t, mm) != tl_tev_thread(t, k));
     assert_true(tl_tev_pid(t, f) == 7 && tl_tev_tid(t, f) == 9 && tl_tev_pid(t, k) == 0 && tl_tev_tid(t, k) == 7);
     /* the frames are in the tree like cpu_ops */
     assert_int_equal(parent_uid(t, 1), 0);

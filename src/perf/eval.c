@@ -256,7 +256,7 @@ void pm_env_init(pm_env *env, const tl_trace *t, const tl_gpu_arch *arch, tl_are
             continue;
         uint32_t f = TL_TEV_NONE;
         for (uint32_t m = heads[g]; m != TL_TEV_NONE; m = next[m]) {
-            if (t->ev[m].thread == t->ev[b].thread) /* the same (pid, tid) */
+            if (tl_tev_thread(t, &t->ev[m]) == tl_tev_thread(t, &t->ev[b])) /* the same (pid, tid) */
                 continue;
             if (f == TL_TEV_NONE || t->ev[m].ts > t->ev[f].ts)
                 f = m;

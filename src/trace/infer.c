@@ -682,7 +682,7 @@ static void graft(tl_trace *t, const job *jb, int all_frames, uint32_t *uid_next
     const croot *cr = jb->cr;
     const tl_tev *g0 = &t->ev[jb->g];
     double gts = g0->ts, gdur = g0->dur;
-    uint32_t gthread = g0->thread;
+    uint32_t gthread = tl_tev_thread(t, g0);
     size_t n = cr->nsub;
     uint32_t *posmap = tl_xmalloc(n * sizeof *posmap);  /* position -> copy, or TL_TEV_NONE */
     uint32_t *pparent = tl_xmalloc(n * sizeof *pparent); /* position -> parent position (UINT32_MAX: the root's) */
@@ -751,7 +751,7 @@ static void graft(tl_trace *t, const job *jb, int all_frames, uint32_t *uid_next
      * dropped.  The capture root has none. */
     size_t nxcopy = 0;
     for (size_t p = 0; p < n; p++)
-        nxcopy += posmap[p] != TL_TEV_NONE && cr->sub[p] != UINT32_MAX && ct->ev[cr->sub[p]].aux != TL_TEV_NONE;
+        nxcopy += posmap[p] != TL_TEV_NONE && cr->sub[p] != UINT32_MAX && tl_tev_has_aux(&ct->ev[cr->sub[p]]);
     if (nxcopy)
         t->aux = tl_xrealloc(t->aux, (t->naux + nxcopy) * sizeof *t->aux);
     /* the copies keep their capture threads: each in t's thread table */
@@ -796,15 +796,17 @@ static void graft(tl_trace *t, const job *jb, int all_frames, uint32_t *uid_next
             memset(e, 0, sizeof *e);
             e->name = tl_arena_strdup(&t->arena, "CaptureRoot");
             e->kind = TL_TEV_RUNTIME;
-            e->thread = gthread;
-            e->aux = TL_TEV_NONE;
+            e->ref = gthread;
         } else {
             *e = ct->ev[s];
-            e->thread = thread_of[e->thread];
-            if (e->aux != TL_TEV_NONE) {
-                t->aux[t->naux] = ct->aux[e->aux];
+            uint32_t th = thread_of[tl_tev_thread(ct, e)];
+            if (tl_tev_has_aux(e)) {
+                t->aux[t->naux] = *tl_tev_x(ct, e);
                 t->aux[t->naux].seq = TL_SEQ_NONE;
-                e->aux = (uint32_t)t->naux++;
+                t->aux[t->naux].thread = th;
+                e->ref = TL_TEV_REF_AUX | (uint32_t)t->naux++;
+            } else {
+                e->ref = th;
             }
         }
         e->ts = gts;
@@ -1310,7 +1312,6 @@ static void inject_pseudo_op(tl_trace *t, uint32_t kern, const char *name, uint3
     e->kind = TL_TEV_CPU_OP;
     e->flags = TL_TEV_IN_TREE;
     e->ts = e->dur = NAN; /* no CPU time of its own */
-    e->thread = t->ev[orig].thread;
     e->uid = t->nuids++;
     /* the MoE op's shapes; it has args (the perf models read it), no sequence number */
     tl_tev_aux *x = &t->aux[t->naux];
@@ -1322,7 +1323,8 @@ static void inject_pseudo_op(tl_trace *t, uint32_t kern, const char *name, uint3
     x->has_args = 1;
     x->moe_topk = topk > INT32_MAX ? INT32_MAX : topk < INT32_MIN ? INT32_MIN : (int32_t)topk;
     x->moe_gated = (uint8_t)gated;
-    e->aux = (uint32_t)t->naux++;
+    x->thread = tl_tev_thread(t, &t->ev[orig]);
+    e->ref = TL_TEV_REF_AUX | (uint32_t)t->naux++;
     e->parent = orig;
     e->child0 = (uint32_t)t->nidx;
     e->nchild = 1;

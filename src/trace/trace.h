@@ -43,20 +43,22 @@ enum {
 };
 
 #define TL_TEV_NONE UINT32_MAX /* "no event" for parent */
+#define TL_TEV_REF_AUX 0x80000000u /* tl_tev.ref: an aux record (so at most 2^31 of them and of threads) */
 #define TL_TEV_NO_STREAM INT64_MIN
 
 /* One kept event: what every event has, Python frames included (most of an inference
- * capture trace's events are frames: they are kept in this record alone).  What only some
- * events carry is in a tl_tev_aux (tl_tev_x), their pid and tid in the trace's thread
- * table (tl_tev_pid / tl_tev_tid); the end is tl_tev_end. */
+ * capture trace's events are frames: they are kept in this record alone, 56 bytes).
+ * What only some events carry is in a tl_tev_aux (tl_tev_x), their pid and tid in the
+ * trace's thread table (tl_tev_thread, tl_tev_pid, tl_tev_tid); the end is tl_tev_end. */
 typedef struct tl_tev {
     const char *name;  /* interned */
     double ts, dur;    /* µs, as read */
     uint32_t uid;      /* position in traceEvents */
     uint8_t kind;      /* tl_tev_kind */
     uint8_t flags;
-    uint32_t thread;   /* its (pid, tid): an index into tl_trace.threads */
-    uint32_t aux;      /* an index into tl_trace.aux, or TL_TEV_NONE: tl_tev_aux_none */
+    /* TL_TEV_REF_AUX | its aux record's index in tl_trace.aux, or for an event without
+     * one (tl_tev_aux_none) its thread's index in tl_trace.threads */
+    uint32_t ref;
     /* The tree: parent (TL_TEV_NONE for none); children in ts order, GPU events last
      * under their runtime event; gpu: every linked GPU event in the subtree, link order
      * (a multiset: TRACES.md §2 step 4).  Both are ranges of the trace's `idx` array. */
@@ -84,6 +86,7 @@ typedef struct tl_tev_aux {
     /* an injected MoE pseudo op (trace/infer.h): its gating and experts per token */
     uint8_t moe_gated;
     int32_t moe_topk;
+    uint32_t thread;         /* the event's (pid, tid): an index into tl_trace.threads */
 } tl_tev_aux;
 
 /* The aux of an event that has none: no stream, no link id, no args. */
@@ -91,17 +94,17 @@ extern const tl_tev_aux tl_tev_aux_none;
 
 /* A thread of the trace: the numeric pid and tid of its events (events with string ones
  * are not kept). */
-typedef struct tl_tev_thread {
+typedef struct tl_pid_tid {
     int64_t pid, tid;
-} tl_tev_thread;
+} tl_pid_tid;
 
 typedef struct tl_trace {
     char *path;
     tl_tev *ev;          /* kept events, array order */
     size_t nev;
-    tl_tev_aux *aux;     /* the events' aux records (tl_tev.aux) */
+    tl_tev_aux *aux;     /* the events' aux records (tl_tev.ref) */
     size_t naux;
-    tl_tev_thread *threads; /* the events' threads (tl_tev.thread), each once */
+    tl_pid_tid *threads; /* the events' threads (tl_tev_thread), each once */
     size_t nthreads;
     uint32_t *idx;       /* the children and gpu ranges of the events point here */
     size_t nidx;
@@ -124,15 +127,23 @@ typedef struct tl_trace {
 /* Children and GPU events of event i. */
 static inline const uint32_t *tl_tev_children(const tl_trace *t, uint32_t i) { return t->idx + t->ev[i].child0; }
 static inline const uint32_t *tl_tev_gpu(const tl_trace *t, uint32_t i) { return t->idx + t->ev[i].gpu0; }
+/* 1 when event e has an aux record of its own. */
+static inline int tl_tev_has_aux(const tl_tev *e) { return (e->ref & TL_TEV_REF_AUX) != 0; }
 /* The aux record of event e of t (tl_tev_aux_none when it has none). */
 static inline const tl_tev_aux *tl_tev_x(const tl_trace *t, const tl_tev *e)
 {
-    return e->aux == TL_TEV_NONE ? &tl_tev_aux_none : &t->aux[e->aux];
+    return tl_tev_has_aux(e) ? &t->aux[e->ref & ~TL_TEV_REF_AUX] : &tl_tev_aux_none;
+}
+/* The index of e's (pid, tid) in t->threads: two events are on one thread when these
+ * are equal. */
+static inline uint32_t tl_tev_thread(const tl_trace *t, const tl_tev *e)
+{
+    return tl_tev_has_aux(e) ? t->aux[e->ref & ~TL_TEV_REF_AUX].thread : e->ref;
 }
 /* ts + dur: the one double addition TRACES.md §2 step 1 makes the end of an event. */
 static inline double tl_tev_end(const tl_tev *e) { return e->ts + e->dur; }
-static inline int64_t tl_tev_pid(const tl_trace *t, const tl_tev *e) { return t->threads[e->thread].pid; }
-static inline int64_t tl_tev_tid(const tl_trace *t, const tl_tev *e) { return t->threads[e->thread].tid; }
+static inline int64_t tl_tev_pid(const tl_trace *t, const tl_tev *e) { return t->threads[tl_tev_thread(t, e)].pid; }
+static inline int64_t tl_tev_tid(const tl_trace *t, const tl_tev *e) { return t->threads[tl_tev_thread(t, e)].tid; }
 static inline int tl_tev_is_gpu(const tl_tev *e)
 {
     return e->kind == TL_TEV_KERNEL || e->kind == TL_TEV_MEMCPY || e->kind == TL_TEV_MEMSET;

@@ -455,7 +455,7 @@ static uint32_t thread_index(loader *L, int64_t pid, int64_t tid)
     tl_kmap_slot *sl = tl_kmap_put(&L->thread_of, pid, tid, 0, &created);
     if (created) {
         TL_GROW(t->threads, L->threadcap, t->nthreads + 1);
-        t->threads[t->nthreads] = (tl_tev_thread){pid, tid};
+        t->threads[t->nthreads] = (tl_pid_tid){pid, tid};
         sl->val = (uint32_t)t->nthreads++;
     }
     return L->last_thread = sl->val;
@@ -516,7 +516,7 @@ static void finish_event(loader *L)
     int kept = kind && r->pid_num && r->tid_num && r->has_ts && r->has_dur && isfinite(r->ts) && isfinite(r->dur);
     uint32_t target = TL_TEV_NONE;
     if (kept) {
-        if (t->nev >= UINT32_MAX - 1) {
+        if (t->nev >= TL_TEV_REF_AUX - 1) { /* the indexes tl_tev.ref can hold */
             kept = 0;
         } else {
             TL_GROW(t->ev, L->evcap, t->nev + 1);
@@ -530,8 +530,8 @@ static void finish_event(loader *L)
             e->uid = uid;
             e->kind = (uint8_t)kind;
             e->flags = 0;
-            e->thread = thread_index(L, r->pid, r->tid);
-            e->aux = TL_TEV_NONE;
+            uint32_t thread = thread_index(L, r->pid, r->tid);
+            e->ref = thread;
             e->parent = TL_TEV_NONE;
             e->child0 = e->nchild = e->gpu0 = e->ngpu = 0;
             /* a frame's args are not read (unless they come before its cat): it carries
@@ -540,6 +540,7 @@ static void finish_event(loader *L)
                 TL_GROW(t->aux, L->auxcap, t->naux + 1);
                 tl_tev_aux *x = &t->aux[t->naux];
                 *x = tl_tev_aux_none;
+                x->thread = thread;
                 x->stream = r->has_stream ? r->stream : TL_TEV_NO_STREAM;
                 x->seq = r->has_seq ? r->seq : TL_SEQ_NONE;
                 x->output_type = kind == TL_TEV_CPU_OP && r->has_otype ? intern_get(&L->in, buf_str(&r->otype), r->otype.len) : NULL;
@@ -553,7 +554,7 @@ static void finish_event(loader *L)
                 }
                 if (kind == TL_TEV_RUNTIME && r->has_kernel)
                     x->kernel_arg = intern_get(&L->in, buf_str(&r->kernel), r->kernel.len);
-                e->aux = (uint32_t)t->naux++;
+                e->ref = TL_TEV_REF_AUX | (uint32_t)t->naux++;
             }
             if (kind == TL_TEV_CPU_OP)
                 t->ncpu_ops++;

@@ -135,7 +135,7 @@ static int has_key(const tl_trace_side *s, int corr_key, uint32_t i)
 
 /* the link id of an event that has one (has_key), once tl_trace_build has put it in corr
  * (an event with a link id has args, so an aux record) */
-static int64_t key_of(const tl_trace *t, uint32_t i) { return t->aux[t->ev[i].aux].corr; }
+static int64_t key_of(const tl_trace *t, uint32_t i) { return tl_tev_x(t, &t->ev[i])->corr; }
 
 int tl_trace_build(tl_trace *t, tl_trace_side *side, tl_error *err)
 {
@@ -148,7 +148,7 @@ int tl_trace_build(tl_trace *t, tl_trace_side *side, tl_error *err)
     for (size_t n = 0; n < side->nkeys; n++) {
         const tl_side_key *sk = &side->keys[n];
         if (has_key(side, corr_key, sk->ev))
-            t->aux[t->ev[sk->ev].aux].corr = corr_key ? sk->corr : sk->ext;
+            t->aux[t->ev[sk->ev].ref & ~TL_TEV_REF_AUX].corr = corr_key ? sk->corr : sk->ext;
     }
 
     /* ---- 1. the host call stacks ---- */
@@ -171,7 +171,7 @@ int tl_trace_build(tl_trace *t, tl_trace_side *side, tl_error *err)
     for (size_t s = 0; s < ntree; s++) {
         uint32_t i = items[s];
         tl_tev *e = &t->ev[i];
-        stack *st = &stacks[e->thread];
+        stack *st = &stacks[tl_tev_thread(t, e)];
         const double e_end = tl_tev_end(e);
         while (st->n && e->ts >= tl_tev_end(&t->ev[st->v[st->n - 1]])) {
             if (t->ev[st->v[--st->n]].kind == TL_TEV_CPU_OP)
