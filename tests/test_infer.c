@@ -933,12 +933,16 @@ static void test_pseudo_ops(void **state)
         X("python_function", "aiter/mla.py(211): mla_decode_fwd", 1, 1, 10, 50, "") ",\n"
         X("cpu_op", "aiter::mla_decode_stage1_asm_fwd", 1, 1, 11, 5, "") ",\n"
         X("cpu_op", "aiter::fused_moe_", 1, 1, 20, 5, "") ",\n"
-        X("cpu_op", "aiter::mla_prefill_ps_asm_fwd", 1, 1, 30, 5, "") "]}";
+        X("cpu_op", "aiter::mla_prefill_ps_asm_fwd", 1, 1, 30, 5, "") ",\n"
+        /* the pattern's text, but not at a word's end: no match */
+        X("python_function", "attn.py(9): mla_fp8_prefill_attnx", 1, 1, 40, 5, "") ",\n"
+        X("python_function", "ops/paged_decode.py(3): sparse_attn_v4_paged_decode", 1, 1, 50, 5, "") "]}";
     t = tl_trace_load_mem_flags(mla, strlen(mla), "mla.json", TL_LOAD_PYTHON, &err);
     assert_non_null(t);
-    assert_int_equal(tl_infer_unapplied_pseudo_ops(t, what, 4), 2); /* no mla_fp8_prefill_attn frame */
+    assert_int_equal(tl_infer_unapplied_pseudo_ops(t, what, 4), 3); /* no mla_fp8_prefill_attn frame */
     assert_string_equal(what[0], "MLA decode");
-    assert_string_equal(what[1], "flydsl MoE");
+    assert_string_equal(what[1], "DeepSeek-V4 paged decode");
+    assert_string_equal(what[2], "flydsl MoE");
     tl_trace_free(t);
 }
 

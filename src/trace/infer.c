@@ -1129,14 +1129,17 @@ static size_t numbered_profiler_name(const char *s)
 
 /* The reference's pseudo ops that re-parent events (so would change the op sheets), by
  * what triggers them: an op that must be present (or NULL) and a name pattern that must
- * match some event (or NULL).  Not implemented: each present one is warned about. */
+ * match some event (or NULL).  Not implemented: each present one is warned about.  `lit`
+ * is a text every match of the pattern contains: most names (Python frames) are passed
+ * over by a substring search instead of the regex engine. */
 static const struct {
-    const char *what, *op, *re;
+    const char *what, *op, *re, *lit;
 } reparenting_pseudo_ops[] = {
-    {"MLA decode", "aiter::mla_decode_stage1_asm_fwd", "aiter/mla\\.py\\([0-9]+\\): mla_decode_fwd"},
-    {"MLA prefill", "aiter::mla_prefill_ps_asm_fwd", ":[[:space:]]*mla_fp8_prefill_attn(\\b|$)"},
-    {"DeepSeek-V4 paged decode", NULL, "paged_decode\\.py\\([0-9]+\\):[[:space:]]*sparse_attn_v4_paged_decode"},
-    {"flydsl MoE", "aiter::fused_moe_", NULL},
+    {"MLA decode", "aiter::mla_decode_stage1_asm_fwd", "aiter/mla\\.py\\([0-9]+\\): mla_decode_fwd", "mla_decode_fwd"},
+    {"MLA prefill", "aiter::mla_prefill_ps_asm_fwd", ":[[:space:]]*mla_fp8_prefill_attn(\\b|$)", "mla_fp8_prefill_attn"},
+    {"DeepSeek-V4 paged decode", NULL, "paged_decode\\.py\\([0-9]+\\):[[:space:]]*sparse_attn_v4_paged_decode",
+     "sparse_attn_v4_paged_decode"},
+    {"flydsl MoE", "aiter::fused_moe_", NULL, NULL},
 };
 
 size_t tl_infer_unapplied_pseudo_ops(const tl_trace *t, const char **what, size_t max)
@@ -1144,17 +1147,17 @@ size_t tl_infer_unapplied_pseudo_ops(const tl_trace *t, const char **what, size_
     size_t n = 0;
     for (size_t p = 0; p < sizeof reparenting_pseudo_ops / sizeof *reparenting_pseudo_ops; p++) {
         int has_op = !reparenting_pseudo_ops[p].op, has_re = !reparenting_pseudo_ops[p].re;
-        regex_t re;
-        if (reparenting_pseudo_ops[p].re && regcomp(&re, reparenting_pseudo_ops[p].re, REG_EXTENDED | REG_NOSUB) != 0)
-            abort(); /* the table is ours */
-        for (size_t i = 0; i < t->nev && !(has_op && has_re); i++) {
-            if (!has_op && strcmp(t->ev[i].name, reparenting_pseudo_ops[p].op) == 0)
-                has_op = 1;
-            if (!has_re && regexec(&re, t->ev[i].name, 0, NULL, 0) == 0)
-                has_re = 1;
-        }
-        if (reparenting_pseudo_ops[p].re)
+        for (size_t i = 0; i < t->nev && !has_op; i++)
+            has_op = strcmp(t->ev[i].name, reparenting_pseudo_ops[p].op) == 0;
+        if (has_op && !has_re) { /* both are needed: the pattern only when the op is there */
+            regex_t re;
+            if (regcomp(&re, reparenting_pseudo_ops[p].re, REG_EXTENDED | REG_NOSUB) != 0)
+                abort(); /* the table is ours */
+            for (size_t i = 0; i < t->nev && !has_re; i++)
+                has_re = strstr(t->ev[i].name, reparenting_pseudo_ops[p].lit) &&
+                         regexec(&re, t->ev[i].name, 0, NULL, 0) == 0;
             regfree(&re);
+        }
         if (has_op && has_re && n < max)
             what[n++] = reparenting_pseudo_ops[p].what;
     }
