@@ -451,6 +451,10 @@ static void test_errors(void **state)
     BAD("{\"traceEvents\":[{}, {\"ph\":\"X\",}]}", "expected a key string at byte 30");
     BAD("{\"traceEvents\":[{\"ts\":1.}]}", "a bad number");
     BAD("{\"traceEvents\":[{\"ts\":01}]}", "a bad number");
+    BAD("{\"traceEvents\":[{\"pid\":01}]}", "a bad number"); /* an id's leading zero too */
+    BAD("{\"traceEvents\":[{\"pid\":-}]}", "a bad number");
+    BAD("{\"traceEvents\":[{\"pid\":1x}]}", "expected ',' or '}'");
+    BAD("{\"traceEvents\":[{\"tid\":12345678901234567890}]}", "\"tid\" is an integer beyond 64 bits");
     BAD("{\"traceEvents\":[{\"name\":\"a\\qb\"}]}", "a bad escape");
     BAD("{\"traceEvents\":[{\"name\":\"a\nb\"}]}", "control character");
     BAD("{\"traceEvents\":[{\"name\":\"ab", "ends inside a string");
@@ -480,6 +484,20 @@ static void test_values(void **state)
     assert_true(t->ev[0].ts == 1419247333430.849);
     assert_true(t->ev[0].dur == 25.0);
     assert_string_equal(tl_tev_x(t, &t->ev[0])->concrete_inputs, "(1e-05, 1.5, 123456789012345678901234, 0, True, None, {'k': (1,)})");
+    tl_trace_free(t);
+    /* ids in every form the number grammar allows: plain (up to 18 digits and beyond),
+     * negative, -0, and as floats with an integral value; a fraction is no id */
+    t = must_load("{\"traceEvents\":["
+                  X("cpu_op", "a", 123456789012345678, -7, 1, 1, ",\"args\":{\"External id\":-0}") ","
+                  X("cpu_op", "b", 1234567890123456789, 2.0, 2, 1, ",\"args\":{\"External id\":5e2}") ","
+                  X("cpu_op", "c", 1e1, 3, 3, 1, ",\"args\":{\"External id\":2.5}") ","
+                  X("cpu_op", "d", 1.5, 3, 4, 1, "") "]}");
+    assert_int_equal(t->nev, 3); /* d's pid is no integer */
+    assert_int_equal(tl_tev_pid(t, &t->ev[0]), 123456789012345678LL);
+    assert_int_equal(tl_tev_tid(t, &t->ev[0]), -7);
+    assert_int_equal(tl_tev_pid(t, &t->ev[1]), 1234567890123456789LL);
+    assert_int_equal(tl_tev_tid(t, &t->ev[1]), 2);
+    assert_int_equal(tl_tev_pid(t, &t->ev[2]), 10);
     tl_trace_free(t);
 }
 

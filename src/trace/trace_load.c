@@ -193,12 +193,37 @@ static int big_id(J *j, const jnum *num, const char *what)
     return -1;
 }
 
+/* An integer in its plain form, -?(0|[1-9][0-9]{0,17}), followed in the window by a byte
+ * that cannot go on a number (p at its first byte): 1 with *v and p past it; else 0 with
+ * nothing consumed, for the scanner's number reader to decide.  Ids (pid, tid, link ids)
+ * are such integers: they need no double. */
+static int quick_int(J *j, int64_t *v)
+{
+    const unsigned char *p = j->p, *e = j->end;
+    int neg = *p == '-';
+    p += neg;
+    const unsigned char *d = p;
+    uint64_t w = 0;
+    while (p < e && *p >= '0' && *p <= '9' && p - d < 18)
+        w = w * 10 + (uint64_t)(*p++ - '0');
+    if (p == d || p >= e || (*p >= '0' && *p <= '9') || *p == '.' || *p == 'e' || *p == 'E' || *p == '-' ||
+        *p == '+' || (p - d > 1 && *d == '0'))
+        return 0;
+    *v = neg ? -(int64_t)w : (int64_t)w;
+    j->p = (unsigned char *)p;
+    return 1;
+}
+
 /* A number field that should be an integer id: *v and 1 when it is one. */
 static int read_int_value(J *j, int64_t *v, int *ok, const char *what)
 {
     int c = j_peek(j);
     *ok = 0;
     if (c == '-' || (c >= '0' && c <= '9')) {
+        if (quick_int(j, v)) {
+            *ok = 1;
+            return 0;
+        }
         jnum num;
         if (tl_j_number(j, &num) < 0 || big_id(j, &num, what) < 0)
             return -1;
@@ -673,9 +698,14 @@ static int read_event(loader *L)
             }
         } else if (which >= 4 && which <= 8 && (c == '-' || (c >= '0' && c <= '9'))) {
             jnum num;
-            if (tl_j_number(j, &num) < 0 ||
-                big_id(j, &num, which == 4 ? "\"pid\"" : which == 5 ? "\"tid\"" : which == 8 ? "\"id\"" : "") < 0)
+            int64_t id;
+            if (which != 6 && which != 7 && quick_int(j, &id)) {
+                num.integral = 1;
+                num.i = id;
+            } else if (tl_j_number(j, &num) < 0 ||
+                       big_id(j, &num, which == 4 ? "\"pid\"" : which == 5 ? "\"tid\"" : which == 8 ? "\"id\"" : "") < 0) {
                 return -1;
+            }
             switch (which) {
             case 4:
                 r->pid_num = num.integral;
