@@ -536,17 +536,15 @@ typedef struct ctrace {
 } ctrace;
 
 /* `lit` (lower case) occurs in s, ignoring ASCII case.  Every event's name is tested
- * (Python frames' run long): the first letter is matched before the rest is compared. */
+ * (Python frames' run long): the places of the first letter, either case, are found by
+ * strpbrk (the C library's block scan) before the rest is compared. */
 static int name_has_ci(const char *s, const char *lit)
 {
     size_t n = strlen(lit);
-    char c0 = lit[0];
-    for (; *s; s++) {
-        if ((char)(*s | 32) != c0 && *s != c0)
-            continue;
-        if (strncasecmp(s, lit, n) == 0)
+    char first[3] = {lit[0], (char)toupper((unsigned char)lit[0]), 0};
+    for (const char *p = strpbrk(s, first); p; p = strpbrk(p + 1, first))
+        if (strncasecmp(p, lit, n) == 0)
             return 1;
-    }
     return 0;
 }
 
