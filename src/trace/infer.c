@@ -584,45 +584,54 @@ static void build_croots(ctrace *c)
                 r->top[r->ntop++] = (uint32_t)i;
             }
         }
-        /* breadth first, then stably by ts */
-        size_t scap = r->ntop + 1;
+        /* breadth first, then stably by ts.  Each event is read once, when the walk
+         * reaches it (the walk jumps about the events): its ts as the sort key of its
+         * position, and whether it is a runtime event (a launch to look for) */
+        size_t scap = t->nev + 1; /* room for each event once (pages are touched only as used) */
         r->sub = tl_xmalloc(scap * sizeof *r->sub);
+        double *key = tl_xmalloc(scap * sizeof *key);
+        uint8_t *runtime = tl_xmalloc(scap);
         r->sub[r->nsub++] = UINT32_MAX;
         for (size_t i = 0; i < r->ntop; i++)
             r->sub[r->nsub++] = r->top[i];
+        key[0] = ws;
+        runtime[0] = 0;
         for (size_t h = 1; h < r->nsub; h++) {
-            uint32_t x = r->sub[h];
-            const uint32_t *ch = tl_tev_children(t, x);
-            size_t nch = t->ev[x].nchild;
-            TL_GROW(r->sub, scap, r->nsub + nch);
+            const tl_tev *x = &t->ev[r->sub[h]];
+            key[h] = x->ts;
+            runtime[h] = x->kind == TL_TEV_RUNTIME;
+            const uint32_t *ch = t->idx + x->child0;
+            size_t nch = x->nchild;
+            if (r->nsub + nch > scap) {
+                TL_GROW(r->sub, scap, r->nsub + nch);
+                key = tl_xrealloc(key, scap * sizeof *key);
+                runtime = tl_xrealloc(runtime, scap);
+            }
             for (size_t k = 0; k < nch; k++)
                 r->sub[r->nsub++] = ch[k];
         }
         /* positions sorted by their ts (the subtree is mostly Python frames: 4-byte
          * positions and 8-byte keys, merged from the runs of the breadth-first order) */
-        double *key = tl_xmalloc(r->nsub * sizeof *key);
         uint32_t *sorted = tl_xmalloc(r->nsub * sizeof *sorted);
-        for (size_t i = 0; i < r->nsub; i++) {
-            key[i] = i == 0 ? ws : t->ev[r->sub[i]].ts;
+        for (size_t i = 0; i < r->nsub; i++)
             sorted[i] = (uint32_t)i;
-        }
         tl_trace_sort_by_key(sorted, r->nsub, key);
         free(key);
-        for (size_t i = 0; i < r->nsub; i++)
-            sorted[i] = r->sub[sorted[i]];
-        free(r->sub);
-        r->sub = sorted;
         size_t lcap = 0;
         for (size_t i = 0; i < r->nsub; i++) {
-            if (r->sub[i] == UINT32_MAX)
+            uint32_t pos = sorted[i];
+            sorted[i] = r->sub[pos];
+            if (!runtime[pos])
                 continue;
-            const tl_tev *e = &t->ev[r->sub[i]];
-            if (e->kind == TL_TEV_RUNTIME &&
-                (name_has_ci(e->name, "launch") || name_has_ci(e->name, "memcpy") || name_has_ci(e->name, "memset"))) {
+            const char *nm = t->ev[sorted[i]].name;
+            if (name_has_ci(nm, "launch") || name_has_ci(nm, "memcpy") || name_has_ci(nm, "memset")) {
                 TL_GROW(r->launch, lcap, r->nlaunch + 1);
                 r->launch[r->nlaunch++] = (uint32_t)i;
             }
         }
+        free(runtime);
+        free(r->sub);
+        r->sub = sorted;
     }
     free(inwin);
     free(beg);
