@@ -501,6 +501,56 @@ static void test_values(void **state)
     tl_trace_free(t);
 }
 
+/* Times in every length up to and past the plain form's 19 digits, fractions of every
+ * length, signs and zeros: each read as the correctly rounded double (strtod's). */
+static void test_times_exact(void **state)
+{
+    (void)state;
+    enum { N = 3000 };
+    char (*txt)[2][48] = malloc(N * sizeof *txt);
+    tl_buf b = {0};
+    tl_buf_printf(&b, "{\"traceEvents\":[");
+    uint64_t x = 0x9e3779b97f4a7c15ULL;
+    for (int i = 0; i < N; i++) {
+        for (int f = 0; f < 2; f++) {
+            char *o = txt[i][f];
+            size_t k = 0;
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            int nint = 1 + (int)(x % 16), nfrac = (int)((x >> 8) % 9), neg = f == 1 && (x >> 20) % 7 == 0;
+            if (neg)
+                o[k++] = '-';
+            for (int d = 0; d < nint; d++) {
+                x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+                o[k++] = (char)('0' + (d == 0 && nint > 1 ? 1 + x % 9 : x % 10));
+            }
+            if (nfrac) {
+                o[k++] = '.';
+                for (int d = 0; d < nfrac; d++) {
+                    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+                    o[k++] = (char)('0' + x % 10);
+                }
+            }
+            o[k] = 0;
+        }
+        tl_buf_printf(&b, "%s{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":1,\"tid\":1,\"ts\":%s,\"dur\":%s}",
+                      i ? "," : "", txt[i][0], txt[i][1]);
+    }
+    tl_buf_printf(&b, "]}");
+    tl_error err = {0};
+    tl_trace *t = tl_trace_load_mem(b.data, b.len, "times.json", &err);
+    if (!t)
+        fail_msg("load failed: %s", err.msg);
+    assert_int_equal(t->nev, N);
+    for (int i = 0; i < N; i++) {
+        double ts = strtod(txt[i][0], NULL), dur = strtod(txt[i][1], NULL);
+        if (memcmp(&t->ev[i].ts, &ts, sizeof ts) != 0 || memcmp(&t->ev[i].dur, &dur, sizeof dur) != 0)
+            fail_msg("event %d: ts %s read as %.17g, dur %s as %.17g", i, txt[i][0], t->ev[i].ts, txt[i][1], t->ev[i].dur);
+    }
+    tl_trace_free(t);
+    tl_buf_free(&b);
+    free(txt);
+}
+
 static size_t gz(const char *text, size_t n, unsigned char *out, size_t cap)
 {
     z_stream z;
@@ -774,6 +824,7 @@ int main(void)
         cmocka_unit_test(test_links_second_array),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_values),
+        cmocka_unit_test(test_times_exact),
         cmocka_unit_test(test_gzip),
         cmocka_unit_test(test_stream_file),
         cmocka_unit_test(test_conformance_trace),
