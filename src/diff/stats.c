@@ -187,8 +187,9 @@ static int rows_equal(const tl_diff *d, const tl_diff_row *a, const tl_diff_row 
     const tl_tev *ca = &d->s[a->side].t->ev[a->cpu], *cb = &d->s[b->side].t->ev[b->cpu];
     const tl_tev_aux *xa = tl_tev_x(d->s[a->side].t, ca), *xb = tl_tev_x(d->s[b->side].t, cb);
     return a->name_id == b->name_id && a->cpu_name_id == b->cpu_name_id &&
-           ca->uid == cb->uid && str_eq(xa->input_dims, xb->input_dims) && str_eq(xa->input_strides, xb->input_strides) &&
-           str_eq(xa->input_type, xb->input_type) && str_eq(xa->concrete_inputs, xb->concrete_inputs) &&
+           ca->uid == cb->uid && str_eq(xa->input_dims, xb->input_dims) &&
+           str_eq(xa->input_strides, xb->input_strides) && str_eq(xa->input_type, xb->input_type) &&
+           str_eq(xa->concrete_inputs, xb->concrete_inputs) &&
            (ga->dur == gb->dur || (isnan(ga->dur) && isnan(gb->dur))) && a->busy == b->busy &&
            str_eq(a->lca_name, b->lca_name) && a->lca == b->lca && ga->uid == gb->uid;
 }

@@ -461,7 +461,8 @@ tl_table *pm_sheet(pm_env *env, const pm_row *rows, size_t n)
         e0 = &t->ev[rows[g[ord[r]].rows[0]].ev], x[r] = tl_cell_str(tl_trace_process_label(t, tl_tev_pid(t, e0)));
     x = col(&b, "thread_name_first");
     for (size_t r = 0; r < ng; r++)
-        e0 = &t->ev[rows[g[ord[r]].rows[0]].ev], x[r] = tl_cell_str(tl_trace_thread_name(t, tl_tev_pid(t, e0), tl_tev_tid(t, e0)));
+        e0 = &t->ev[rows[g[ord[r]].rows[0]].ev],
+        x[r] = tl_cell_str(tl_trace_thread_name(t, tl_tev_pid(t, e0), tl_tev_tid(t, e0)));
     x = col(&b, "Compute Spec");
     for (size_t r = 0; r < ng; r++)
         x[r] = tl_cell_str(rows[g[ord[r]].rows[0]].spec);
