@@ -19,12 +19,17 @@
 #include "trace/infer.h"
 #include "trace/trace_report.h"
 
+#include <string.h>
+
 static void cpfz_check_tree(const tl_trace *t, size_t nexec)
 {
     for (size_t i = 0; i < t->nev; i++) {
         const tl_tev *e = &t->ev[i];
         TL_FUZZ_CHECK(e->kind >= TL_TEV_CPU_OP && e->kind <= TL_TEV_ANNOT);
         TL_FUZZ_CHECK(e->name != NULL);
+        TL_FUZZ_CHECK(!tl_tev_has_aux(e) || (e->ref & ~TL_TEV_REF_AUX) < t->naux);
+        TL_FUZZ_CHECK(tl_tev_thread(t, e) < t->nthreads);
+        TL_FUZZ_CHECK(tl_tev_has_aux(e) || e->kind == TL_TEV_PYTHON || !strcmp(e->name, "CaptureRoot"));
         TL_FUZZ_CHECK(e->parent == TL_TEV_NONE || e->parent < t->nev);
         TL_FUZZ_CHECK((size_t)e->child0 + e->nchild <= t->nidx);
         TL_FUZZ_CHECK((size_t)e->gpu0 + e->ngpu <= t->nidx);

@@ -28,6 +28,9 @@ static void trfz_check_tree(const tl_trace *t)
         TL_FUZZ_CHECK(e->kind >= TL_TEV_CPU_OP && e->kind <= TL_TEV_MEMSET);
         TL_FUZZ_CHECK(e->name != NULL);
         TL_FUZZ_CHECK(i == 0 || t->ev[i - 1].uid < e->uid); /* array order */
+        /* only Python frames may have no aux record */
+        TL_FUZZ_CHECK(tl_tev_has_aux(e) && (e->ref & ~TL_TEV_REF_AUX) < t->naux);
+        TL_FUZZ_CHECK(tl_tev_thread(t, e) < t->nthreads);
         TL_FUZZ_CHECK(e->parent == TL_TEV_NONE || e->parent < t->nev);
         TL_FUZZ_CHECK((size_t)e->child0 + e->nchild <= t->nidx);
         TL_FUZZ_CHECK((size_t)e->gpu0 + e->ngpu <= t->nidx);

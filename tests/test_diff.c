@@ -20,6 +20,8 @@ static tb tb_new(void)
 {
     tb b = {tl_xcalloc(1, sizeof(tl_trace)), 0};
     tl_arena_init(&b.t->arena);
+    b.t->threads = tl_xcalloc(1, sizeof *b.t->threads); /* every event on thread (0, 0) */
+    b.t->nthreads = 1;
     return b;
 }
 
@@ -34,12 +36,10 @@ static uint32_t tb_add(tb *b, int kind, const char *name, double ts, double dur,
     e->name = tl_arena_strdup(&t->arena, name);
     e->ts = ts;
     e->dur = dur;
-    e->t_end = ts + dur;
     e->uid = (uint32_t)t->nev + 100;
     e->kind = (uint8_t)kind;
     e->parent = parent;
-    e->stream = TL_TEV_NO_STREAM;
-    e->corr = -1;
+    e->ref = 0; /* thread 0; no aux record: no stream, no link id, no shapes */
     if (kind == TL_TEV_RUNTIME && (!strcmp(name, "cudaGraphLaunch") || !strcmp(name, "hipGraphLaunch")))
         e->flags |= TL_TEV_GRAPH_LAUNCH;
     return (uint32_t)t->nev++;

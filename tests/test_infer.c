@@ -476,7 +476,7 @@ static void test_graft(void **state)
     assert_int_equal(t->nowned, 1);
     assert_int_equal(t->owned[0]->nev, 0);
     assert_null(t->owned[0]->ev);
-    assert_null(t->owned[0]->extra);
+    assert_null(t->owned[0]->aux);
     /* the subtree: capture root, Net, mm, launch kA, relu, launch kB, launch kC -> uids 7.. */
     uint32_t root = by_uid(t, 7), net = by_uid(t, 8), mm = by_uid(t, 9), la = by_uid(t, 10), lc = by_uid(t, 13);
     assert_string_equal(t->ev[root].name, "CaptureRoot");
@@ -484,7 +484,7 @@ static void test_graft(void **state)
     assert_string_equal(t->ev[net].name, "nn.Module: Net_0");
     assert_string_equal(t->ev[mm].name, "aten::mm");
     assert_string_equal(t->ev[by_uid(t, 11)].name, "aten::relu");
-    assert_string_equal(t->ev[lc].kernel_arg, "kC");
+    assert_string_equal(tl_tev_x(t, &t->ev[lc])->kernel_arg, "kC");
     assert_true(tl_infer_is_copy(t, mm) && !tl_infer_is_copy(t, by_name(t, "hipGraphLaunch", 0)));
     uint32_t g = by_name(t, "hipGraphLaunch", 0);
     /* the copies have the graph launch's times; the root hangs under it */
@@ -728,7 +728,7 @@ static void test_perf_sheets_merged(void **state)
     /* the copies carry their extras (args present, no link) and the capture's cpu roots */
     uint32_t at = by_name(t, "vllm::unified_attention_with_output", 0);
     assert_true(tl_infer_is_copy(t, at));
-    assert_true(t->extra[at].has_args && t->extra[at].seq == TL_SEQ_NONE);
+    assert_true(tl_tev_x(t, &t->ev[at])->has_args && tl_tev_x(t, &t->ev[at])->seq == TL_SEQ_NONE);
     int rooted = 0;
     for (size_t r = 0; r < t->nroots; r++)
         rooted |= t->roots[r] == at;
@@ -836,11 +836,11 @@ static void test_moe_pseudo_ops(void **state)
         assert_int_equal(t->ev[launch].parent, frame); /* the launch keeps its parent */
         assert_int_equal(e->ngpu, 1);
         assert_true(isnan(e->dur));
-        assert_ptr_equal(e->input_dims, t->ev[0].input_dims);
+        assert_ptr_equal(tl_tev_x(t, e)->input_dims, tl_tev_x(t, &t->ev[0])->input_dims);
     }
-    assert_int_equal(t->extra[nev].moe_topk, 2);
-    assert_int_equal(t->extra[nev].moe_gated, 1);
-    assert_int_equal(t->extra[nev + 1].moe_gated, 0);
+    assert_int_equal(tl_tev_x(t, &t->ev[nev])->moe_topk, 2);
+    assert_int_equal(tl_tev_x(t, &t->ev[nev])->moe_gated, 1);
+    assert_int_equal(tl_tev_x(t, &t->ev[nev + 1])->moe_gated, 0);
     /* the frame's children: the launches out, the pseudo ops in at the end */
     assert_int_equal(t->ev[frame].nchild, 3);
     for (uint32_t k = 0; k < 3; k++)
@@ -933,12 +933,16 @@ static void test_pseudo_ops(void **state)
         X("python_function", "aiter/mla.py(211): mla_decode_fwd", 1, 1, 10, 50, "") ",\n"
         X("cpu_op", "aiter::mla_decode_stage1_asm_fwd", 1, 1, 11, 5, "") ",\n"
         X("cpu_op", "aiter::fused_moe_", 1, 1, 20, 5, "") ",\n"
-        X("cpu_op", "aiter::mla_prefill_ps_asm_fwd", 1, 1, 30, 5, "") "]}";
+        X("cpu_op", "aiter::mla_prefill_ps_asm_fwd", 1, 1, 30, 5, "") ",\n"
+        /* the pattern's text, but not at a word's end: no match */
+        X("python_function", "attn.py(9): mla_fp8_prefill_attnx", 1, 1, 40, 5, "") ",\n"
+        X("python_function", "ops/paged_decode.py(3): sparse_attn_v4_paged_decode", 1, 1, 50, 5, "") "]}";
     t = tl_trace_load_mem_flags(mla, strlen(mla), "mla.json", TL_LOAD_PYTHON, &err);
     assert_non_null(t);
-    assert_int_equal(tl_infer_unapplied_pseudo_ops(t, what, 4), 2); /* no mla_fp8_prefill_attn frame */
+    assert_int_equal(tl_infer_unapplied_pseudo_ops(t, what, 4), 3); /* no mla_fp8_prefill_attn frame */
     assert_string_equal(what[0], "MLA decode");
-    assert_string_equal(what[1], "flydsl MoE");
+    assert_string_equal(what[1], "DeepSeek-V4 paged decode");
+    assert_string_equal(what[2], "flydsl MoE");
     tl_trace_free(t);
 }
 

@@ -101,16 +101,18 @@ static void test_events_kept(void **state)
     assert_string_equal(mm->name, "aten::mm");
     assert_ptr_equal(mm->name, mm2->name); /* interned */
     assert_int_equal(mm->kind, TL_TEV_CPU_OP);
-    assert_true(mm->ts == 101.5 && mm->dur == 10.25 && mm->t_end == 111.75);
-    assert_string_equal(mm->input_dims, "((2, 3), (3,), ())");
-    assert_string_equal(mm->input_type, "('c10::BFloat16', \"it's\", '')");
-    assert_string_equal(mm->input_strides, "(((1, 2),), ())");
-    assert_string_equal(mm->concrete_inputs, "('', '1', 'a\"b\\\\c\xc3\xa9')");
-    assert_null(mm2->input_dims);
+    assert_true(mm->ts == 101.5 && mm->dur == 10.25 && tl_tev_end(mm) == 111.75);
+    assert_string_equal(tl_tev_x(t, mm)->input_dims, "((2, 3), (3,), ())");
+    assert_string_equal(tl_tev_x(t, mm)->input_type, "('c10::BFloat16', \"it's\", '')");
+    assert_string_equal(tl_tev_x(t, mm)->input_strides, "(((1, 2),), ())");
+    assert_string_equal(tl_tev_x(t, mm)->concrete_inputs, "('', '1', 'a\"b\\\\c\xc3\xa9')");
+    assert_null(tl_tev_x(t, mm2)->input_dims);
     assert_int_equal(k->kind, TL_TEV_KERNEL);
-    assert_int_equal(k->stream, 7);
+    assert_int_equal(tl_tev_x(t, k)->stream, 7);
     assert_int_equal(ms->kind, TL_TEV_MEMSET);
-    assert_int_equal(ms->pid, 0);
+    assert_int_equal(tl_tev_pid(t, ms), 0);
+    assert_int_equal(tl_tev_tid(t, ms), 7);
+    assert_true(tl_tev_thread(t, mm) == tl_tev_thread(t, mm2) && tl_tev_thread(t, mm) != tl_tev_thread(t, ms));
     assert_string_equal(tl_trace_process_name(t, 7), "python3");
     assert_string_equal(tl_trace_process_label(t, 7), "CPU");
     assert_string_equal(tl_trace_thread_name(t, 7, 9), "thread 9 (python3)");
@@ -132,7 +134,7 @@ static void test_negative_durations(void **state)
     assert_int_equal(t->nev, 3);
     assert_int_equal(t->nnegative, 2);
     assert_int_equal(t->first_negative, 1);
-    assert_true(by_uid(t, 2)->t_end == 137.5);
+    assert_true(tl_tev_end(by_uid(t, 2)) == 137.5);
     tl_trace_free(t);
     t = must_load("{\"traceEvents\":[" X("kernel", "k", 0, 7, 130, 0, "") "]}");
     assert_int_equal(t->nnegative, 0);
@@ -188,6 +190,45 @@ static void test_tree_nesting(void **state)
     assert_false(by_uid(t, 1)->flags & TL_TEV_CPU_ROOT);
     assert_true(by_uid(t, 3)->flags & TL_TEV_IN_TREE);
     assert_true(by_uid(t, 3)->flags & TL_TEV_NON_GPU_PATH);
+    tl_trace_free(t);
+}
+
+/* The per-event records: a Python frame whose args are passed over has no aux record
+ * (it reads as tl_tev_aux_none), one whose args come before its cat does; every other
+ * kept event has one; (pid, tid) pairs are in the thread table once each; a second
+ * traceEvents array replaces the first's records too. */
+static void test_aux_records(void **state)
+{
+    (void)state;
+    const char *json =
+        "{\"traceEvents\":[" X("cpu_op", "x", 1, 1, 0, 1, "") "],\"traceEvents\":[\n"
+        X("python_function", "f.py(1): g", 7, 9, 100, 50, ",\"args\":{\"Python id\":3,\"Sequence number\":4}") ",\n"
+        "{\"ph\":\"X\",\"args\":{\"Sequence number\":4},\"cat\":\"python_function\",\"name\":\"f.py(2): h\","
+        "\"pid\":7,\"tid\":9,\"ts\":101,\"dur\":5},\n"
+        X("cpu_op", "aten::mm", 7, 9, 102, 1, ",\"args\":{\"Sequence number\":5}") ",\n"
+        X("kernel", "k", 0, 7, 130, 2, ",\"args\":{\"stream\":7,\"correlation\":3}") "\n"
+        "]}";
+    tl_error err = {0};
+    tl_trace *t = tl_trace_load_mem_flags(json, strlen(json), "aux.json", TL_LOAD_PYTHON, &err);
+    if (!t)
+        fail_msg("load failed: %s", err.msg);
+    assert_int_equal(t->nev, 4);
+    const tl_tev *f = by_uid(t, 0), *h = by_uid(t, 1), *mm = by_uid(t, 2), *k = by_uid(t, 3);
+    assert_false(tl_tev_has_aux(f));
+    assert_ptr_equal(tl_tev_x(t, f), &tl_tev_aux_none);
+    assert_true(!tl_tev_x(t, f)->has_args && tl_tev_x(t, f)->seq == TL_SEQ_NONE);
+    assert_true(tl_tev_x(t, f)->stream == TL_TEV_NO_STREAM && tl_tev_x(t, f)->corr == -1);
+    assert_true(tl_tev_has_aux(h) && tl_tev_x(t, h)->has_args && tl_tev_x(t, h)->seq == 4);
+    assert_true(tl_tev_has_aux(mm) && tl_tev_x(t, mm)->seq == 5);
+    assert_int_equal(tl_tev_x(t, k)->stream, 7);
+    assert_int_equal(t->naux, 3);
+    assert_int_equal(t->nthreads, 3); /* (1, 1) of the first array stays, unused */
+    assert_true(tl_tev_thread(t, f) == tl_tev_thread(t, h) && tl_tev_thread(t, h) == tl_tev_thread(t, mm) &&
+                tl_tev_thread(t, mm) != tl_tev_thread(t, k));
+    assert_true(tl_tev_pid(t, f) == 7 && tl_tev_tid(t, f) == 9 && tl_tev_pid(t, k) == 0 && tl_tev_tid(t, k) == 7);
+    /* the frames are in the tree like cpu_ops */
+    assert_int_equal(parent_uid(t, 1), 0);
+    assert_int_equal(parent_uid(t, 2), 1);
     tl_trace_free(t);
 }
 
@@ -333,7 +374,7 @@ static void test_links(void **state)
     assert_gpu(t, 1, "5,13");
     assert_gpu(t, 0, "5,13,16,18");
     assert_gpu(t, 6, "");
-    assert_int_equal(by_uid(t, 5)->corr, 10);
+    assert_int_equal(tl_tev_x(t, by_uid(t, 5))->corr, 10);
     assert_true(by_uid(t, 6)->flags & TL_TEV_NON_GPU_PATH);
     assert_true(by_uid(t, 19)->flags & TL_TEV_NON_GPU_PATH);
     assert_false(by_uid(t, 0)->flags & TL_TEV_NON_GPU_PATH);
@@ -363,8 +404,8 @@ static void test_links_second_array(void **state)
     assert_int_equal(parent_uid(t, 13), 9);
     assert_children(t, 15, "16,18");
     assert_gpu(t, 0, "5,13,16,18");
-    assert_int_equal(by_uid(t, 2)->corr, 10);
-    assert_int_equal(by_uid(t, 19)->corr, 30);
+    assert_int_equal(tl_tev_x(t, by_uid(t, 2))->corr, 10);
+    assert_int_equal(tl_tev_x(t, by_uid(t, 19))->corr, 30);
     tl_trace_free(t);
     tl_buf_free(&b);
 }
@@ -377,7 +418,7 @@ static void test_external_id_key(void **state)
                             FLOW("s", 4, 1, 1, 0) "," FLOW("f", 4, 0, 7, 10) ","
                             X("kernel", "k", 0, 7, 10, 1, ",\"args\":{\"External id\":4,\"correlation\":99}") "]}");
     assert_int_equal(parent_uid(t, 3), 0);
-    assert_int_equal(by_uid(t, 3)->corr, 4);
+    assert_int_equal(tl_tev_x(t, by_uid(t, 3))->corr, 4);
     tl_trace_free(t);
 }
 
@@ -410,6 +451,10 @@ static void test_errors(void **state)
     BAD("{\"traceEvents\":[{}, {\"ph\":\"X\",}]}", "expected a key string at byte 30");
     BAD("{\"traceEvents\":[{\"ts\":1.}]}", "a bad number");
     BAD("{\"traceEvents\":[{\"ts\":01}]}", "a bad number");
+    BAD("{\"traceEvents\":[{\"pid\":01}]}", "a bad number"); /* an id's leading zero too */
+    BAD("{\"traceEvents\":[{\"pid\":-}]}", "a bad number");
+    BAD("{\"traceEvents\":[{\"pid\":1x}]}", "expected ',' or '}'");
+    BAD("{\"traceEvents\":[{\"tid\":12345678901234567890}]}", "\"tid\" is an integer beyond 64 bits");
     BAD("{\"traceEvents\":[{\"name\":\"a\\qb\"}]}", "a bad escape");
     BAD("{\"traceEvents\":[{\"name\":\"a\nb\"}]}", "control character");
     BAD("{\"traceEvents\":[{\"name\":\"ab", "ends inside a string");
@@ -438,8 +483,72 @@ static void test_values(void **state)
     assert_string_equal(t->ev[0].name, "ab\xf0\x9f\x98\x80/");
     assert_true(t->ev[0].ts == 1419247333430.849);
     assert_true(t->ev[0].dur == 25.0);
-    assert_string_equal(t->ev[0].concrete_inputs, "(1e-05, 1.5, 123456789012345678901234, 0, True, None, {'k': (1,)})");
+    assert_string_equal(tl_tev_x(t, &t->ev[0])->concrete_inputs, "(1e-05, 1.5, 123456789012345678901234, 0, True, None, {'k': (1,)})");
     tl_trace_free(t);
+    /* ids in every form the number grammar allows: plain (up to 18 digits and beyond),
+     * negative, -0, and as floats with an integral value; a fraction is no id */
+    t = must_load("{\"traceEvents\":["
+                  X("cpu_op", "a", 123456789012345678, -7, 1, 1, ",\"args\":{\"External id\":-0}") ","
+                  X("cpu_op", "b", 1234567890123456789, 2.0, 2, 1, ",\"args\":{\"External id\":5e2}") ","
+                  X("cpu_op", "c", 1e1, 3, 3, 1, ",\"args\":{\"External id\":2.5}") ","
+                  X("cpu_op", "d", 1.5, 3, 4, 1, "") "]}");
+    assert_int_equal(t->nev, 3); /* d's pid is no integer */
+    assert_int_equal(tl_tev_pid(t, &t->ev[0]), 123456789012345678LL);
+    assert_int_equal(tl_tev_tid(t, &t->ev[0]), -7);
+    assert_int_equal(tl_tev_pid(t, &t->ev[1]), 1234567890123456789LL);
+    assert_int_equal(tl_tev_tid(t, &t->ev[1]), 2);
+    assert_int_equal(tl_tev_pid(t, &t->ev[2]), 10);
+    tl_trace_free(t);
+}
+
+/* Times in every length up to and past the plain form's 19 digits, fractions of every
+ * length, signs and zeros: each read as the correctly rounded double (strtod's). */
+static void test_times_exact(void **state)
+{
+    (void)state;
+    enum { N = 3000 };
+    char (*txt)[2][48] = malloc(N * sizeof *txt);
+    tl_buf b = {0};
+    tl_buf_printf(&b, "{\"traceEvents\":[");
+    uint64_t x = 0x9e3779b97f4a7c15ULL;
+    for (int i = 0; i < N; i++) {
+        for (int f = 0; f < 2; f++) {
+            char *o = txt[i][f];
+            size_t k = 0;
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            int nint = 1 + (int)(x % 16), nfrac = (int)((x >> 8) % 9), neg = f == 1 && (x >> 20) % 7 == 0;
+            if (neg)
+                o[k++] = '-';
+            for (int d = 0; d < nint; d++) {
+                x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+                o[k++] = (char)('0' + (d == 0 && nint > 1 ? 1 + x % 9 : x % 10));
+            }
+            if (nfrac) {
+                o[k++] = '.';
+                for (int d = 0; d < nfrac; d++) {
+                    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+                    o[k++] = (char)('0' + x % 10);
+                }
+            }
+            o[k] = 0;
+        }
+        tl_buf_printf(&b, "%s{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":1,\"tid\":1,\"ts\":%s,\"dur\":%s}",
+                      i ? "," : "", txt[i][0], txt[i][1]);
+    }
+    tl_buf_printf(&b, "]}");
+    tl_error err = {0};
+    tl_trace *t = tl_trace_load_mem(b.data, b.len, "times.json", &err);
+    if (!t)
+        fail_msg("load failed: %s", err.msg);
+    assert_int_equal(t->nev, N);
+    for (int i = 0; i < N; i++) {
+        double ts = strtod(txt[i][0], NULL), dur = strtod(txt[i][1], NULL);
+        if (memcmp(&t->ev[i].ts, &ts, sizeof ts) != 0 || memcmp(&t->ev[i].dur, &dur, sizeof dur) != 0)
+            fail_msg("event %d: ts %s read as %.17g, dur %s as %.17g", i, txt[i][0], t->ev[i].ts, txt[i][1], t->ev[i].dur);
+    }
+    tl_trace_free(t);
+    tl_buf_free(&b);
+    free(txt);
 }
 
 static size_t gz(const char *text, size_t n, unsigned char *out, size_t cap)
@@ -705,6 +814,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_events_kept),
         cmocka_unit_test(test_negative_durations),
+        cmocka_unit_test(test_aux_records),
         cmocka_unit_test(test_names_last_wins),
         cmocka_unit_test(test_tree_nesting),
         cmocka_unit_test(test_tree_bleed),
@@ -714,6 +824,7 @@ int main(void)
         cmocka_unit_test(test_links_second_array),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_values),
+        cmocka_unit_test(test_times_exact),
         cmocka_unit_test(test_gzip),
         cmocka_unit_test(test_stream_file),
         cmocka_unit_test(test_conformance_trace),

@@ -117,7 +117,7 @@ static tl_cell str_or_missing(const char *s) { return s && *s ? tl_cell_str(s) :
 /* The cpu_op's shape arguments into row `o` of the columns dims, strides, type and conc
  * (each table makes those columns in its own order), missing where the op has none. */
 static void put_shape_args(tl_table *t, size_t dims, size_t strides, size_t type, size_t conc, size_t o,
-                           const tl_tev *cpu)
+                           const tl_tev_aux *cpu)
 {
     t->cols[dims].cells[o] = str_or_missing(cpu->input_dims);
     t->cols[strides].cells[o] = str_or_missing(cpu->input_strides);
@@ -152,7 +152,7 @@ tl_table *tl_diff_stats_table(const tl_diff *d, tl_arena *arena)
         t->cols[c_uid].cells[o] = tl_cell_int(cpu->uid);
         if (c_src != SIZE_MAX)
             t->cols[c_src].cells[o] = tl_cell_str(row->side ? "trace2" : "trace1");
-        put_shape_args(t, c_dims, c_str, c_type, c_conc, o, cpu);
+        put_shape_args(t, c_dims, c_str, c_type, c_conc, o, tl_tev_x(d->s[row->side].t, cpu));
         t->cols[c_kt].cells[o] = tl_cell_float(g->dur);
         t->cols[c_bt].cells[o] = tl_cell_float(row->busy);
         t->cols[c_ln].cells[o] = row->lca_name ? tl_cell_str(row->lca_name) : tl_cell_missing();
@@ -195,7 +195,7 @@ tl_table *tl_diff_unique_args_table(const tl_diff *d, tl_arena *arena)
         t->cols[c_uid].cells[o] = tl_cell_int(cpu->uid);
         if (c_src != SIZE_MAX)
             t->cols[c_src].cells[o] = tl_cell_str(row->side ? "trace2" : "trace1");
-        put_shape_args(t, c_dims, c_str, c_type, c_conc, o, cpu);
+        put_shape_args(t, c_dims, c_str, c_type, c_conc, o, tl_tev_x(d->s[row->side].t, cpu));
         t->cols[c_bt].cells[o] = tl_cell_float(row->busy);
         t->cols[c_ln].cells[o] = row->lca_name ? tl_cell_str(row->lca_name) : tl_cell_missing();
         t->cols[c_st].cells[o] = tl_cell_str("root");
@@ -251,7 +251,7 @@ tl_table *tl_diff_lca_table(const tl_diff *d, tl_arena *arena)
         t->cols[c_li].cells[i] = tl_cell_int(l->id);
         t->cols[c_st].cells[i] = tl_cell_str("root");
         t->cols[c_pa].cells[i] = tl_cell_str("root");
-        put_shape_args(t, c_dims, c_str, c_type, c_conc, i, cpu);
+        put_shape_args(t, c_dims, c_str, c_type, c_conc, i, tl_tev_x(d->s[row->side].t, cpu));
         t->cols[c_t1].cells[i] = tl_cell_float(l->time1);
         t->cols[c_t2].cells[i] = tl_cell_float(l->time2);
         t->cols[c_n1].cells[i] = tl_cell_int((int64_t)l->n1);

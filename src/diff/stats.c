@@ -22,16 +22,16 @@ double diff_busy(const tl_trace *t, const uint32_t *ev, size_t n)
         it[i] = (tl_sort_item){tl_sort_key_double(t->ev[ev[i]].ts), (uint32_t)i};
     if (n > 1)
         tl_sort_items(it, n, NULL);
-    double sum = 0.0, s = t->ev[ev[it[0].row]].ts, e = t->ev[ev[it[0].row]].t_end;
+    double sum = 0.0, s = t->ev[ev[it[0].row]].ts, e = tl_tev_end(&t->ev[ev[it[0].row]]);
     for (size_t i = 1; i < n; i++) {
         const tl_tev *x = &t->ev[ev[it[i].row]];
         if (x->ts <= e) {
-            if (x->t_end > e)
-                e = x->t_end;
+            if (tl_tev_end(x) > e)
+                e = tl_tev_end(x);
         } else {
             sum += e - s;
             s = x->ts;
-            e = x->t_end;
+            e = tl_tev_end(x);
         }
     }
     sum += e - s;
@@ -185,9 +185,11 @@ static int rows_equal(const tl_diff *d, const tl_diff_row *a, const tl_diff_row 
 {
     const tl_tev *ga = &d->s[a->side].t->ev[a->gpu], *gb = &d->s[b->side].t->ev[b->gpu];
     const tl_tev *ca = &d->s[a->side].t->ev[a->cpu], *cb = &d->s[b->side].t->ev[b->cpu];
+    const tl_tev_aux *xa = tl_tev_x(d->s[a->side].t, ca), *xb = tl_tev_x(d->s[b->side].t, cb);
     return a->name_id == b->name_id && a->cpu_name_id == b->cpu_name_id &&
-           ca->uid == cb->uid && str_eq(ca->input_dims, cb->input_dims) && str_eq(ca->input_strides, cb->input_strides) &&
-           str_eq(ca->input_type, cb->input_type) && str_eq(ca->concrete_inputs, cb->concrete_inputs) &&
+           ca->uid == cb->uid && str_eq(xa->input_dims, xb->input_dims) &&
+           str_eq(xa->input_strides, xb->input_strides) && str_eq(xa->input_type, xb->input_type) &&
+           str_eq(xa->concrete_inputs, xb->concrete_inputs) &&
            (ga->dur == gb->dur || (isnan(ga->dur) && isnan(gb->dur))) && a->busy == b->busy &&
            str_eq(a->lca_name, b->lca_name) && a->lca == b->lca && ga->uid == gb->uid;
 }
@@ -474,10 +476,11 @@ static void unique_args(tl_diff *d)
         t[G_OPNAME] = (char *)row->cpu_name;
         t[G_UID] = tl_arena_printf(&d->arena, "%u", (unsigned)cpu->uid);
         t[G_SOURCE] = row->side ? "trace2" : "trace1";
-        t[G_DIMS] = (char *)or_empty(cpu->input_dims);
-        t[G_STRIDES] = (char *)or_empty(cpu->input_strides);
-        t[G_TYPE] = (char *)or_empty(cpu->input_type);
-        t[G_CONCRETE] = (char *)or_empty(cpu->concrete_inputs);
+        const tl_tev_aux *cx = tl_tev_x(d->s[row->side].t, cpu);
+        t[G_DIMS] = (char *)or_empty(cx->input_dims);
+        t[G_STRIDES] = (char *)or_empty(cx->input_strides);
+        t[G_TYPE] = (char *)or_empty(cx->input_type);
+        t[G_CONCRETE] = (char *)or_empty(cx->concrete_inputs);
         t[G_BUSY] = (char *)fmt_double_arena(&d->arena, row->busy);
         t[G_LCA] = (char *)(row->lca_name ? row->lca_name : "nan");
         t[G_STACK] = "root";

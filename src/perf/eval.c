@@ -212,7 +212,7 @@ void pm_env_init(pm_env *env, const tl_trace *t, const tl_gpu_arch *arch, tl_are
     tl_kmap_free(&byname);
     int any = 0;
     for (size_t i = 0; i < nev && !any; i++)
-        any = t->extra && t->extra[i].seq != TL_SEQ_NONE;
+        any = tl_tev_x(t, &t->ev[i])->seq != TL_SEQ_NONE;
     if (!any)
         return;
     env->fwd = tl_xmalloc(nev * sizeof *env->fwd);
@@ -228,10 +228,11 @@ void pm_env_init(pm_env *env, const tl_trace *t, const tl_gpu_arch *arch, tl_are
     size_t nheads = 0, hcap = 0;
     for (size_t i = 0; i < nev; i++) {
         next[i] = TL_TEV_NONE;
-        if (t->extra[i].seq == TL_SEQ_NONE || !t->extra[i].has_args)
+        const tl_tev_aux *x = tl_tev_x(t, &t->ev[i]);
+        if (x->seq == TL_SEQ_NONE || !x->has_args)
             continue;
         int created;
-        tl_kmap_slot *sl = tl_kmap_put(&first, t->extra[i].seq, 0, 0, &created);
+        tl_kmap_slot *sl = tl_kmap_put(&first, x->seq, 0, 0, &created);
         if (created) {
             sl->val = (uint32_t)i;
             last[i] = (uint32_t)i;
@@ -255,7 +256,7 @@ void pm_env_init(pm_env *env, const tl_trace *t, const tl_gpu_arch *arch, tl_are
             continue;
         uint32_t f = TL_TEV_NONE;
         for (uint32_t m = heads[g]; m != TL_TEV_NONE; m = next[m]) {
-            if (t->ev[m].pid == t->ev[b].pid && t->ev[m].tid == t->ev[b].tid)
+            if (tl_tev_thread(t, &t->ev[m]) == tl_tev_thread(t, &t->ev[b])) /* the same (pid, tid) */
                 continue;
             if (f == TL_TEV_NONE || t->ev[m].ts > t->ev[f].ts)
                 f = m;
@@ -401,7 +402,7 @@ double pm_busy(pm_env *env, const uint32_t *idx, size_t n)
     TL_GROW(env->iv, env->ivcap, 2 * n);
     for (size_t i = 0; i < n; i++) {
         env->iv[2 * i] = env->t->ev[idx[i]].ts;
-        env->iv[2 * i + 1] = env->t->ev[idx[i]].t_end;
+        env->iv[2 * i + 1] = tl_tev_end(&env->t->ev[idx[i]]);
     }
     /* the order among equal starts does not change the union */
     qsort(env->iv, n, 2 * sizeof(double), dbl_pair_cmp);
@@ -479,9 +480,10 @@ const char *pm_model_of(pm_env *env, uint32_t ev)
     if (e->kind != TL_TEV_CPU_OP || !triton_name(e->name))
         return NULL;
     tl_pv_pool_reset(&env->pool);
-    const tl_pv *C = tl_pv_parse(&env->pool, e->concrete_inputs);
-    const tl_pv *D = tl_pv_parse(&env->pool, e->input_dims);
-    const tl_pv *T = tl_pv_parse(&env->pool, e->input_type);
+    const tl_tev_aux *ax = tl_tev_x(env->t, e);
+    const tl_pv *C = tl_pv_parse(&env->pool, ax->concrete_inputs);
+    const tl_pv *D = tl_pv_parse(&env->pool, ax->input_dims);
+    const tl_pv *T = tl_pv_parse(&env->pool, ax->input_type);
     if (!tl_pv_is_seq(C) || !C->n || !tl_pv_is_seq(D) || !D->n || !tl_pv_is_seq(T) || !T->n)
         return NULL;
     int64_t x;
@@ -514,7 +516,7 @@ int pm_eval(pm_env *env, uint32_t ev, const char *model, int bwd, pm_row *row)
     const pm_family *fam = pm_family_find(model);
     if (!fam)
         return PM_FAIL; /* tier 3: a model without an estimate */
-    if (t->extra && !t->extra[ev].has_args)
+    if (!tl_tev_x(t, e)->has_args)
         return PM_FAIL;
     /* a backward row needs a backward link of the event's own (§3.3): known before any
      * work, and most events have none */
@@ -547,11 +549,12 @@ static const argres *family_eval(pm_env *env, uint32_t ev, const pm_family *fam,
 {
     const tl_trace *t = env->t;
     const tl_tev *e = &t->ev[ev];
-    const char *otype = t->extra ? t->extra[ev].output_type : NULL;
+    const tl_tev_aux *ax = tl_tev_x(t, e);
+    const char *otype = ax->output_type;
     const char *annot = env->annot ? env->annot[ev] : NULL;
     /* GEMM's transposes come from a kernel name (interned, so its pointer says it) */
-    const void *key[10] = {fam, bwd ? "b" : "f", e->name, e->input_dims, e->input_type, e->input_strides,
-                           e->concrete_inputs, otype, annot,
+    const void *key[10] = {fam, bwd ? "b" : "f", e->name, ax->input_dims, ax->input_type, ax->input_strides,
+                           ax->concrete_inputs, otype, annot,
                            fam->eval == pm_gemm ? pm_gemm_transpose_kernel(t, kern, ng) : NULL};
     uint64_t h = 0x9e3779b97f4a7c15ULL;
     for (int k = 0; k < 10; k++)
@@ -581,11 +584,11 @@ static const argres *family_eval(pm_env *env, uint32_t ev, const pm_family *fam,
     c.model = model;
     c.bwd = bwd;
     if (e->kind == TL_TEV_CPU_OP) {
-        c.D = tl_pv_parse(c.pool, e->input_dims);
-        c.T = tl_pv_parse(c.pool, e->input_type);
-        c.S = tl_pv_parse(c.pool, e->input_strides);
-        c.C = fam->reads_c ? tl_pv_parse(c.pool, e->concrete_inputs) : NULL;
-        c.out_type = t->extra ? tl_pv_parse(c.pool, t->extra[ev].output_type) : NULL;
+        c.D = tl_pv_parse(c.pool, ax->input_dims);
+        c.T = tl_pv_parse(c.pool, ax->input_type);
+        c.S = tl_pv_parse(c.pool, ax->input_strides);
+        c.C = fam->reads_c ? tl_pv_parse(c.pool, ax->concrete_inputs) : NULL;
+        c.out_type = tl_pv_parse(c.pool, ax->output_type);
     }
     c.kern = kern;
     c.nkern = ng;

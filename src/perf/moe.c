@@ -54,10 +54,11 @@ int pm_moe_unfused(pm_ctx *c)
     if (!tl_pv_is_seq(D) || D->n < 2 || !tl_pv_is_seq(x) || x->n < 2 || !tl_pv_is_seq(r) || r->n < 2)
         return PM_FAIL;
     const tl_pv *mv = &x->u.items[0], *kv = &x->u.items[1], *ev = &r->u.items[1];
-    if (!tl_pv_is_int(mv) || !tl_pv_is_int(kv) || !tl_pv_is_int(ev) || c->ev >= c->t->nev || !c->t->extra)
+    if (!tl_pv_is_int(mv) || !tl_pv_is_int(kv) || !tl_pv_is_int(ev) || c->ev >= c->t->nev)
         return PM_FAIL;
-    int64_t M = mv->u.i, K = kv->u.i, N = K, E = ev->u.i, topk = c->t->extra[c->ev].moe_topk;
-    int gated = c->t->extra[c->ev].moe_gated;
+    const tl_tev_aux *aux = tl_tev_x(c->t, &c->t->ev[c->ev]);
+    int64_t M = mv->u.i, K = kv->u.i, N = K, E = ev->u.i, topk = aux->moe_topk;
+    int gated = aux->moe_gated;
     /* the weights' dtype from the first kernel's name */
     if (!c->nkern)
         return PM_FAIL;

@@ -152,7 +152,7 @@ void pm_kernel_summary_ex(pm_env *env, const uint32_t *const *lists, const size_
         for (size_t r = 0; r < n; r++)
             if (lens[r] == nk)
                 d[m++] = t->ev[lists[r][i]].dur;
-        ks[i] = tl_kernel_stat_of(&t->ev[lists[tpl][i]], d, m);
+        ks[i] = tl_kernel_stat_of(t, &t->ev[lists[tpl][i]], d, m);
     }
     /* by (total, name), stably: a merge sort through tl_sort_rows */
     size_t *ord = tl_xmalloc(nk * sizeof *ord);
@@ -455,13 +455,14 @@ tl_table *pm_sheet(pm_env *env, const pm_row *rows, size_t n)
     const tl_tev *e0;
     x = col(&b, "process_name_first");
     for (size_t r = 0; r < ng; r++)
-        e0 = &t->ev[rows[g[ord[r]].rows[0]].ev], x[r] = tl_cell_str(tl_trace_process_name(t, e0->pid));
+        e0 = &t->ev[rows[g[ord[r]].rows[0]].ev], x[r] = tl_cell_str(tl_trace_process_name(t, tl_tev_pid(t, e0)));
     x = col(&b, "process_label_first");
     for (size_t r = 0; r < ng; r++)
-        e0 = &t->ev[rows[g[ord[r]].rows[0]].ev], x[r] = tl_cell_str(tl_trace_process_label(t, e0->pid));
+        e0 = &t->ev[rows[g[ord[r]].rows[0]].ev], x[r] = tl_cell_str(tl_trace_process_label(t, tl_tev_pid(t, e0)));
     x = col(&b, "thread_name_first");
     for (size_t r = 0; r < ng; r++)
-        e0 = &t->ev[rows[g[ord[r]].rows[0]].ev], x[r] = tl_cell_str(tl_trace_thread_name(t, e0->pid, e0->tid));
+        e0 = &t->ev[rows[g[ord[r]].rows[0]].ev],
+        x[r] = tl_cell_str(tl_trace_thread_name(t, tl_tev_pid(t, e0), tl_tev_tid(t, e0)));
     x = col(&b, "Compute Spec");
     for (size_t r = 0; r < ng; r++)
         x[r] = tl_cell_str(rows[g[ord[r]].rows[0]].spec);
@@ -511,7 +512,7 @@ tl_table *pm_sheet(pm_env *env, const pm_row *rows, size_t n)
             const grp *gr = &g[ord[r]];
             const char *s = NULL;
             for (size_t q = 0; q < gr->n && !s; q++) {
-                const tl_tev *e = &t->ev[rows[gr->rows[q]].ev];
+                const tl_tev_aux *e = tl_tev_x(t, &t->ev[rows[gr->rows[q]].ev]);
                 s = a == 0 ? e->input_dims : a == 1 ? e->input_type : a == 2 ? e->input_strides : e->concrete_inputs;
             }
             x[r] = scell(list_text(env->arena, s));

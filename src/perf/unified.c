@@ -75,7 +75,7 @@ static int is_leaf(const tl_trace *t, uint32_t e, int depth)
         const tl_tev *c = &t->ev[ch[k]];
         if (tl_tev_is_gpu(c))
             return 1;
-        if (((c->kind == TL_TEV_RUNTIME && !(t->extra && t->extra[ch[k]].is_driver)) || c->kind == TL_TEV_PYTHON) &&
+        if (((c->kind == TL_TEV_RUNTIME && !tl_tev_x(t, c)->is_driver) || c->kind == TL_TEV_PYTHON) &&
             is_leaf(t, ch[k], depth + 1))
             return 1;
     }
@@ -729,13 +729,14 @@ tl_table *pm_unified(pm_env *env)
         int cpu = ev->kind == TL_TEV_CPU_OP;
         kv[0] = rows[i].name;
         kv[1] = rows[i].cat;
-        kv[2] = tl_trace_process_name(t, ev->pid);
-        kv[3] = tl_trace_process_label(t, ev->pid);
-        kv[4] = tl_trace_thread_name(t, ev->pid, ev->tid);
-        kv[5] = cpu ? ev->input_dims : NULL;
-        kv[6] = cpu ? ev->input_type : NULL;
-        kv[7] = cpu ? ev->input_strides : NULL;
-        kv[8] = cpu ? ev->concrete_inputs : NULL;
+        const tl_tev_aux *x = tl_tev_x(t, ev);
+        kv[2] = tl_trace_process_name(t, tl_tev_pid(t, ev));
+        kv[3] = tl_trace_process_label(t, tl_tev_pid(t, ev));
+        kv[4] = tl_trace_thread_name(t, tl_tev_pid(t, ev), tl_tev_tid(t, ev));
+        kv[5] = cpu ? x->input_dims : NULL;
+        kv[6] = cpu ? x->input_type : NULL;
+        kv[7] = cpu ? x->input_strides : NULL;
+        kv[8] = cpu ? x->concrete_inputs : NULL;
         tl_buf_clear(&kb);
         for (int q = 0; q < 9; q++) {
             tl_buf_adds(&kb, kv[q] ? kv[q] : "None");

@@ -7,6 +7,8 @@
  * as it was loaded.
  */
 #include "trace/infer.h"
+#include "trace/kmap.h"
+#include "trace/trace_impl.h"
 
 #include "base/sort.h"
 
@@ -534,17 +536,15 @@ typedef struct ctrace {
 } ctrace;
 
 /* `lit` (lower case) occurs in s, ignoring ASCII case.  Every event's name is tested
- * (Python frames' run long): the first letter is matched before the rest is compared. */
+ * (Python frames' run long): the places of the first letter, either case, are found by
+ * strpbrk (the C library's block scan) before the rest is compared. */
 static int name_has_ci(const char *s, const char *lit)
 {
     size_t n = strlen(lit);
-    char c0 = lit[0];
-    for (; *s; s++) {
-        if ((char)(*s | 32) != c0 && *s != c0)
-            continue;
-        if (strncasecmp(s, lit, n) == 0)
+    char first[3] = {lit[0], (char)toupper((unsigned char)lit[0]), 0};
+    for (const char *p = strpbrk(s, first); p; p = strpbrk(p + 1, first))
+        if (strncasecmp(p, lit, n) == 0)
             return 1;
-    }
     return 0;
 }
 
@@ -584,43 +584,54 @@ static void build_croots(ctrace *c)
                 r->top[r->ntop++] = (uint32_t)i;
             }
         }
-        /* breadth first, then stably by ts */
-        size_t scap = r->ntop + 1;
+        /* breadth first, then stably by ts.  Each event is read once, when the walk
+         * reaches it (the walk jumps about the events): its ts as the sort key of its
+         * position, and whether it is a runtime event (a launch to look for) */
+        size_t scap = t->nev + 1; /* room for each event once (pages are touched only as used) */
         r->sub = tl_xmalloc(scap * sizeof *r->sub);
+        double *key = tl_xmalloc(scap * sizeof *key);
+        uint8_t *runtime = tl_xmalloc(scap);
         r->sub[r->nsub++] = UINT32_MAX;
         for (size_t i = 0; i < r->ntop; i++)
             r->sub[r->nsub++] = r->top[i];
+        key[0] = ws;
+        runtime[0] = 0;
         for (size_t h = 1; h < r->nsub; h++) {
-            uint32_t x = r->sub[h];
-            const uint32_t *ch = tl_tev_children(t, x);
-            size_t nch = t->ev[x].nchild;
-            TL_GROW(r->sub, scap, r->nsub + nch);
+            const tl_tev *x = &t->ev[r->sub[h]];
+            key[h] = x->ts;
+            runtime[h] = x->kind == TL_TEV_RUNTIME;
+            const uint32_t *ch = t->idx + x->child0;
+            size_t nch = x->nchild;
+            if (r->nsub + nch > scap) {
+                TL_GROW(r->sub, scap, r->nsub + nch);
+                key = tl_xrealloc(key, scap * sizeof *key);
+                runtime = tl_xrealloc(runtime, scap);
+            }
             for (size_t k = 0; k < nch; k++)
                 r->sub[r->nsub++] = ch[k];
         }
-        tl_sort_item *it = tl_xmalloc(r->nsub * sizeof *it);
-        for (size_t i = 0; i < r->nsub; i++) {
-            it[i].key = tl_sort_key_double(i == 0 ? ws : t->ev[r->sub[i]].ts);
-            it[i].row = (uint32_t)i;
-        }
-        tl_sort_items(it, r->nsub, NULL);
+        /* positions sorted by their ts (the subtree is mostly Python frames: 4-byte
+         * positions and 8-byte keys, merged from the runs of the breadth-first order) */
         uint32_t *sorted = tl_xmalloc(r->nsub * sizeof *sorted);
         for (size_t i = 0; i < r->nsub; i++)
-            sorted[i] = r->sub[it[i].row];
-        free(it);
-        free(r->sub);
-        r->sub = sorted;
+            sorted[i] = (uint32_t)i;
+        tl_trace_sort_by_key(sorted, r->nsub, key);
+        free(key);
         size_t lcap = 0;
         for (size_t i = 0; i < r->nsub; i++) {
-            if (r->sub[i] == UINT32_MAX)
+            uint32_t pos = sorted[i];
+            sorted[i] = r->sub[pos];
+            if (!runtime[pos])
                 continue;
-            const tl_tev *e = &t->ev[r->sub[i]];
-            if (e->kind == TL_TEV_RUNTIME &&
-                (name_has_ci(e->name, "launch") || name_has_ci(e->name, "memcpy") || name_has_ci(e->name, "memset"))) {
+            const char *nm = t->ev[sorted[i]].name;
+            if (name_has_ci(nm, "launch") || name_has_ci(nm, "memcpy") || name_has_ci(nm, "memset")) {
                 TL_GROW(r->launch, lcap, r->nlaunch + 1);
                 r->launch[r->nlaunch++] = (uint32_t)i;
             }
         }
+        free(runtime);
+        free(r->sub);
+        r->sub = sorted;
     }
     free(inwin);
     free(beg);
@@ -678,7 +689,7 @@ static void graft(tl_trace *t, const job *jb, int all_frames, uint32_t *uid_next
     const croot *cr = jb->cr;
     const tl_tev *g0 = &t->ev[jb->g];
     double gts = g0->ts, gdur = g0->dur;
-    int64_t gpid = g0->pid, gtid = g0->tid;
+    uint32_t gthread = tl_tev_thread(t, g0);
     size_t n = cr->nsub;
     uint32_t *posmap = tl_xmalloc(n * sizeof *posmap);  /* position -> copy, or TL_TEV_NONE */
     uint32_t *pparent = tl_xmalloc(n * sizeof *pparent); /* position -> parent position (UINT32_MAX: the root's) */
@@ -741,22 +752,33 @@ static void graft(tl_trace *t, const job *jb, int all_frames, uint32_t *uid_next
     }
     nchild += jb->np;
     t->ev = tl_xrealloc(t->ev, (t->nev + ncopy) * sizeof *t->ev);
-    /* the perf models read the copies' extras too (their Output type, that they have args);
-     * a copy takes no part in forward/backward links (the reference links the trees before
-     * the merge), so its sequence number is dropped */
-    if (t->extra) {
-        t->extra = tl_xrealloc(t->extra, (t->nev + ncopy) * sizeof *t->extra);
-        for (size_t p = 0; p < n; p++) {
-            if (posmap[p] == TL_TEV_NONE)
-                continue;
-            tl_tev_extra *x = &t->extra[posmap[p]];
-            uint32_t s = cr->sub[p];
-            if (s != UINT32_MAX && ct->extra)
-                *x = ct->extra[s];
-            else
-                memset(x, 0, sizeof *x);
-            x->seq = TL_SEQ_NONE;
+    /* the copies' aux records: the capture event's (the perf models read the copies' shapes,
+     * Output type, that they have args); a copy takes no part in forward/backward links
+     * (the reference links the trees before the merge), so its sequence number is
+     * dropped.  The capture root has none. */
+    size_t nxcopy = 0;
+    for (size_t p = 0; p < n; p++)
+        nxcopy += posmap[p] != TL_TEV_NONE && cr->sub[p] != UINT32_MAX && tl_tev_has_aux(&ct->ev[cr->sub[p]]);
+    if (nxcopy)
+        t->aux = tl_xrealloc(t->aux, (t->naux + nxcopy) * sizeof *t->aux);
+    /* the copies keep their capture threads: each in t's thread table */
+    uint32_t *thread_of = tl_xmalloc((ct->nthreads ? ct->nthreads : 1) * sizeof *thread_of);
+    {
+        tl_kmap have;
+        tl_kmap_init(&have);
+        for (size_t i = 0; i < t->nthreads; i++)
+            tl_kmap_put(&have, t->threads[i].pid, t->threads[i].tid, 0, NULL)->val = (uint32_t)i;
+        t->threads = tl_xrealloc(t->threads, (t->nthreads + ct->nthreads + 1) * sizeof *t->threads);
+        for (size_t i = 0; i < ct->nthreads; i++) {
+            int created;
+            tl_kmap_slot *sl = tl_kmap_put(&have, ct->threads[i].pid, ct->threads[i].tid, 0, &created);
+            if (created) {
+                t->threads[t->nthreads] = ct->threads[i];
+                sl->val = (uint32_t)t->nthreads++;
+            }
+            thread_of[i] = sl->val;
         }
+        tl_kmap_free(&have);
     }
     /* the capture's cpu root nodes in the subtree are roots of the merged tree too, after
      * the execution trace's own (unified_perf_summary starts from them) */
@@ -781,16 +803,21 @@ static void graft(tl_trace *t, const job *jb, int all_frames, uint32_t *uid_next
             memset(e, 0, sizeof *e);
             e->name = tl_arena_strdup(&t->arena, "CaptureRoot");
             e->kind = TL_TEV_RUNTIME;
-            e->pid = gpid;
-            e->tid = gtid;
-            e->stream = TL_TEV_NO_STREAM;
-            e->corr = -1;
+            e->ref = gthread;
         } else {
             *e = ct->ev[s];
+            uint32_t th = thread_of[tl_tev_thread(ct, e)];
+            if (tl_tev_has_aux(e)) {
+                t->aux[t->naux] = *tl_tev_x(ct, e);
+                t->aux[t->naux].seq = TL_SEQ_NONE;
+                t->aux[t->naux].thread = th;
+                e->ref = TL_TEV_REF_AUX | (uint32_t)t->naux++;
+            } else {
+                e->ref = th;
+            }
         }
         e->ts = gts;
         e->dur = gdur;
-        e->t_end = gts + gdur;
         e->uid = *uid_next + (uint32_t)p;
         e->flags = TL_TEV_IN_TREE;
         e->parent = s == UINT32_MAX ? jb->g : posmap[kparent[p]];
@@ -839,6 +866,7 @@ static void graft(tl_trace *t, const job *jb, int all_frames, uint32_t *uid_next
     for (size_t p = 0; p < n; p++)
         if (cr->sub[p] != UINT32_MAX)
             pos_of[cr->sub[p]] = UINT32_MAX;
+    free(thread_of);
     free(posmap);
     free(pparent);
     free(kparent);
@@ -975,7 +1003,7 @@ int tl_infer_attribute(tl_trace *t, tl_capture *cap, int all_frames, tl_infer_st
                     int64_t *stream = tl_xmalloc(nk * sizeof *stream);
                     for (size_t q = 0; q < nk; q++) {
                         rs.name[q] = t->ev[kk[q]].name;
-                        stream[q] = t->ev[kk[q]].stream;
+                        stream[q] = tl_tev_x(t, &t->ev[kk[q]])->stream;
                     }
                     rs.stream = stream;
                     cs.n = cr->nlaunch;
@@ -984,7 +1012,7 @@ int tl_infer_attribute(tl_trace *t, tl_capture *cap, int all_frames, tl_infer_st
                     for (size_t q = 0; q < cs.n; q++) {
                         const tl_tev *ce = &ct->t->ev[cr->sub[cr->launch[q]]];
                         cs.name[q] = ce->name;
-                        cs.kernel[q] = ce->kernel_arg;
+                        cs.kernel[q] = tl_tev_x(ct->t, ce)->kernel_arg;
                     }
                     tl_infer_pair *pairs = tl_xmalloc(nk * sizeof *pairs);
                     size_t np = 0;
@@ -1108,14 +1136,17 @@ static size_t numbered_profiler_name(const char *s)
 
 /* The reference's pseudo ops that re-parent events (so would change the op sheets), by
  * what triggers them: an op that must be present (or NULL) and a name pattern that must
- * match some event (or NULL).  Not implemented: each present one is warned about. */
+ * match some event (or NULL).  Not implemented: each present one is warned about.  `lit`
+ * is a text every match of the pattern contains: most names (Python frames) are passed
+ * over by a substring search instead of the regex engine. */
 static const struct {
-    const char *what, *op, *re;
+    const char *what, *op, *re, *lit;
 } reparenting_pseudo_ops[] = {
-    {"MLA decode", "aiter::mla_decode_stage1_asm_fwd", "aiter/mla\\.py\\([0-9]+\\): mla_decode_fwd"},
-    {"MLA prefill", "aiter::mla_prefill_ps_asm_fwd", ":[[:space:]]*mla_fp8_prefill_attn(\\b|$)"},
-    {"DeepSeek-V4 paged decode", NULL, "paged_decode\\.py\\([0-9]+\\):[[:space:]]*sparse_attn_v4_paged_decode"},
-    {"flydsl MoE", "aiter::fused_moe_", NULL},
+    {"MLA decode", "aiter::mla_decode_stage1_asm_fwd", "aiter/mla\\.py\\([0-9]+\\): mla_decode_fwd", "mla_decode_fwd"},
+    {"MLA prefill", "aiter::mla_prefill_ps_asm_fwd", ":[[:space:]]*mla_fp8_prefill_attn(\\b|$)", "mla_fp8_prefill_attn"},
+    {"DeepSeek-V4 paged decode", NULL, "paged_decode\\.py\\([0-9]+\\):[[:space:]]*sparse_attn_v4_paged_decode",
+     "sparse_attn_v4_paged_decode"},
+    {"flydsl MoE", "aiter::fused_moe_", NULL, NULL},
 };
 
 size_t tl_infer_unapplied_pseudo_ops(const tl_trace *t, const char **what, size_t max)
@@ -1123,17 +1154,17 @@ size_t tl_infer_unapplied_pseudo_ops(const tl_trace *t, const char **what, size_
     size_t n = 0;
     for (size_t p = 0; p < sizeof reparenting_pseudo_ops / sizeof *reparenting_pseudo_ops; p++) {
         int has_op = !reparenting_pseudo_ops[p].op, has_re = !reparenting_pseudo_ops[p].re;
-        regex_t re;
-        if (reparenting_pseudo_ops[p].re && regcomp(&re, reparenting_pseudo_ops[p].re, REG_EXTENDED | REG_NOSUB) != 0)
-            abort(); /* the table is ours */
-        for (size_t i = 0; i < t->nev && !(has_op && has_re); i++) {
-            if (!has_op && strcmp(t->ev[i].name, reparenting_pseudo_ops[p].op) == 0)
-                has_op = 1;
-            if (!has_re && regexec(&re, t->ev[i].name, 0, NULL, 0) == 0)
-                has_re = 1;
-        }
-        if (reparenting_pseudo_ops[p].re)
+        for (size_t i = 0; i < t->nev && !has_op; i++)
+            has_op = strcmp(t->ev[i].name, reparenting_pseudo_ops[p].op) == 0;
+        if (has_op && !has_re) { /* both are needed: the pattern only when the op is there */
+            regex_t re;
+            if (regcomp(&re, reparenting_pseudo_ops[p].re, REG_EXTENDED | REG_NOSUB) != 0)
+                abort(); /* the table is ours */
+            for (size_t i = 0; i < t->nev && !has_re; i++)
+                has_re = strstr(t->ev[i].name, reparenting_pseudo_ops[p].lit) &&
+                         regexec(&re, t->ev[i].name, 0, NULL, 0) == 0;
             regfree(&re);
+        }
         if (has_op && has_re && n < max)
             what[n++] = reparenting_pseudo_ops[p].what;
     }
@@ -1255,7 +1286,7 @@ static int64_t moe_topk(const tl_trace *t, uint32_t moe)
         if (d > 10)
             continue;
         int64_t v;
-        if (strstr(t->ev[e].name, "TopK") && concrete_int1(t->ev[e].concrete_inputs, &v)) {
+        if (strstr(t->ev[e].name, "TopK") && concrete_int1(tl_tev_x(t, &t->ev[e])->concrete_inputs, &v)) {
             topk = v;
             break;
         }
@@ -1281,26 +1312,29 @@ static void inject_pseudo_op(tl_trace *t, uint32_t kern, const char *name, uint3
     if (orig == TL_TEV_NONE)
         return;
     t->ev = tl_xrealloc(t->ev, (t->nev + 1) * sizeof *t->ev);
-    if (t->extra)
-        t->extra = tl_xrealloc(t->extra, (t->nev + 1) * sizeof *t->extra);
+    t->aux = tl_xrealloc(t->aux, (t->naux + 1) * sizeof *t->aux);
     t->idx = tl_xrealloc(t->idx, (t->nidx + 2) * sizeof *t->idx);
     uint32_t ps = (uint32_t)t->nev++;
     tl_tev *e = &t->ev[ps];
-    const tl_tev *m = &t->ev[moe];
+    const tl_tev_aux *m = tl_tev_x(t, &t->ev[moe]);
     memset(e, 0, sizeof *e);
     e->name = name;
     e->kind = TL_TEV_CPU_OP;
     e->flags = TL_TEV_IN_TREE;
-    e->ts = e->dur = e->t_end = NAN; /* no CPU time of its own */
-    e->pid = t->ev[orig].pid;
-    e->tid = t->ev[orig].tid;
-    e->stream = TL_TEV_NO_STREAM;
-    e->corr = -1;
+    e->ts = e->dur = NAN; /* no CPU time of its own */
     e->uid = t->nuids++;
-    e->input_dims = m->input_dims;
-    e->input_type = m->input_type;
-    e->input_strides = m->input_strides;
-    e->concrete_inputs = m->concrete_inputs;
+    /* the MoE op's shapes; it has args (the perf models read it), no sequence number */
+    tl_tev_aux *x = &t->aux[t->naux];
+    *x = tl_tev_aux_none;
+    x->input_dims = m->input_dims;
+    x->input_type = m->input_type;
+    x->input_strides = m->input_strides;
+    x->concrete_inputs = m->concrete_inputs;
+    x->has_args = 1;
+    x->moe_topk = topk > INT32_MAX ? INT32_MAX : topk < INT32_MIN ? INT32_MIN : (int32_t)topk;
+    x->moe_gated = (uint8_t)gated;
+    x->thread = tl_tev_thread(t, &t->ev[orig]);
+    e->ref = TL_TEV_REF_AUX | (uint32_t)t->naux++;
     e->parent = orig;
     e->child0 = (uint32_t)t->nidx;
     e->nchild = 1;
@@ -1309,14 +1343,6 @@ static void inject_pseudo_op(tl_trace *t, uint32_t kern, const char *name, uint3
     e->ngpu = 1;
     t->idx[t->nidx++] = kern;
     t->ncpu_ops++;
-    if (t->extra) {
-        tl_tev_extra *x = &t->extra[ps];
-        memset(x, 0, sizeof *x);
-        x->seq = TL_SEQ_NONE;
-        x->has_args = 1;
-        x->moe_topk = topk > INT32_MAX ? INT32_MAX : topk < INT32_MIN ? INT32_MIN : (int32_t)topk;
-        x->moe_gated = (uint8_t)gated;
-    }
     /* orig's children: the launch out, the pseudo op in at the end */
     tl_tev *o = &t->ev[orig];
     uint32_t *c = t->idx + o->child0;

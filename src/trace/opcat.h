@@ -27,9 +27,9 @@ typedef struct tl_kernel_stat {
     double total, mean, median, std, min, max;
 } tl_kernel_stat;
 
-/* The statistics of kernel `k` over the n >= 1 durations d of a group's calls (numpy's
- * sum, mean, median and population std, as pandas applies them). */
-tl_kernel_stat tl_kernel_stat_of(const tl_tev *k, const double *d, size_t n);
+/* The statistics of kernel `k` of t over the n >= 1 durations d of a group's calls
+ * (numpy's sum, mean, median and population std, as pandas applies them). */
+tl_kernel_stat tl_kernel_stat_of(const tl_trace *t, const tl_tev *k, const double *d, size_t n);
 
 /* Append one kernel's entry to the texts of kernel_details__summarize_kernel_stats
  * (`summary`: every statistic) and trunc_kernel_details (`trunc`: the name cut to 64

@@ -190,7 +190,7 @@ static double busy(const tl_trace *t, const uint32_t *idx, size_t n, ivals *scra
 {
     scratch->n = 0;
     for (size_t i = 0; i < n; i++)
-        iv_push(scratch, t->ev[idx[i]].ts, t->ev[idx[i]].t_end);
+        iv_push(scratch, t->ev[idx[i]].ts, tl_tev_end(&t->ev[idx[i]]));
     iv_merge(scratch);
     return iv_len(scratch);
 }
@@ -300,15 +300,15 @@ static tl_table *timeline_table(const tl_trace *t, int unlinked, double *total_u
         const tl_tev *e = &t->ev[i];
         if (!tl_tev_is_gpu(e) || (!unlinked && !(e->flags & TL_TEV_LINKED)))
             continue;
-        iv_push(&all, e->ts, e->t_end);
+        iv_push(&all, e->ts, tl_tev_end(e));
         if (e->kind == TL_TEV_MEMCPY || (e->kind == TL_TEV_KERNEL && is_legacy_memcpy(e->name)))
-            iv_push(&mem, e->ts, e->t_end);
+            iv_push(&mem, e->ts, tl_tev_end(e));
         else if (e->kind == TL_TEV_KERNEL && is_legacy_memset(e->name))
-            iv_push(&comp, e->ts, e->t_end);
+            iv_push(&comp, e->ts, tl_tev_end(e));
         else if (is_comm(e->name))
-            iv_push(&comm, e->ts, e->t_end);
+            iv_push(&comm, e->ts, tl_tev_end(e));
         else
-            iv_push(&comp, e->ts, e->t_end);
+            iv_push(&comp, e->ts, tl_tev_end(e));
     }
     if (all.n == 0) {
         size_t ngpu = 0;
@@ -642,9 +642,9 @@ static uint64_t keys_hash(const char *const *k)
     return h;
 }
 
-tl_kernel_stat tl_kernel_stat_of(const tl_tev *k, const double *d, size_t n)
+tl_kernel_stat tl_kernel_stat_of(const tl_trace *t, const tl_tev *k, const double *d, size_t n)
 {
-    tl_kernel_stat s = {.name = k->name, .stream = k->stream, .count = n};
+    tl_kernel_stat s = {.name = k->name, .stream = tl_tev_x(t, k)->stream, .count = n};
     s.total = tl_np_sum(d, n);
     s.mean = tl_np_mean(d, n);
     s.median = tl_np_median(d, n);
@@ -727,7 +727,7 @@ static void kernel_stats(const tl_trace *t, const launchers *L, const ugroup *g,
             if (l->nk == nk)
                 d[n++] = t->ev[l->k[i]].dur;
         }
-        ks[i] = tl_kernel_stat_of(&t->ev[tpl->k[i]], d, n);
+        ks[i] = tl_kernel_stat_of(t, &t->ev[tpl->k[i]], d, n);
     }
     /* sorted by (total, name), stably: insertion sort (lists are short) */
     for (size_t i = 1; i < nk; i++) {
@@ -778,18 +778,19 @@ static tl_table *ops_unique_args(const tl_trace *t, const launchers *L, const tl
     for (size_t i = 0; i < L->n; i++) {
         const launcher *l = &L->v[i];
         const tl_tev *e = &t->ev[l->ev];
+        const tl_tev_aux *x = tl_tev_x(t, e);
         char numk[24];
         snprintf(numk, sizeof numk, "%zu", l->nk);
         const char *val[NKEYS] = {e->name,
                                   l->cat,
                                   o->parent_module ? mod->parent_module[i] : "",
-                                  tl_trace_process_name(t, e->pid),
-                                  tl_trace_process_label(t, e->pid),
-                                  tl_trace_thread_name(t, e->pid, e->tid),
-                                  e->kind == TL_TEV_CPU_OP ? e->input_dims : NULL,
-                                  e->kind == TL_TEV_CPU_OP ? e->input_type : NULL,
-                                  e->kind == TL_TEV_CPU_OP ? e->input_strides : NULL,
-                                  e->kind == TL_TEV_CPU_OP ? e->concrete_inputs : NULL,
+                                  tl_trace_process_name(t, tl_tev_pid(t, e)),
+                                  tl_trace_process_label(t, tl_tev_pid(t, e)),
+                                  tl_trace_thread_name(t, tl_tev_pid(t, e), tl_tev_tid(t, e)),
+                                  e->kind == TL_TEV_CPU_OP ? x->input_dims : NULL,
+                                  e->kind == TL_TEV_CPU_OP ? x->input_type : NULL,
+                                  e->kind == TL_TEV_CPU_OP ? x->input_strides : NULL,
+                                  e->kind == TL_TEV_CPU_OP ? x->concrete_inputs : NULL,
                                   o->num_kernels ? numk : ""};
         const char *key[NKEYS];
         for (int k = 0; k < NKEYS; k++)
@@ -1023,10 +1024,10 @@ static tl_table *kernel_summary(const tl_trace *t, const launchers *L, double to
             continue;
         krow *r = &rows[k];
         r->name = e->name;
-        r->stream = e->stream;
+        r->stream = tl_tev_x(t, e)->stream;
         r->dur = e->dur;
         durs[k] = e->dur;
-        any_no_stream |= e->stream == TL_TEV_NO_STREAM;
+        any_no_stream |= r->stream == TL_TEV_NO_STREAM;
         if (e->parent != TL_TEV_NONE) {
             has_launcher = 1;
             uint32_t c = t->ev[e->parent].parent;

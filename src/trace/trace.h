@@ -43,49 +43,69 @@ enum {
 };
 
 #define TL_TEV_NONE UINT32_MAX /* "no event" for parent */
+#define TL_TEV_REF_AUX 0x80000000u /* tl_tev.ref: an aux record (so at most 2^31 of them and of threads) */
 #define TL_TEV_NO_STREAM INT64_MIN
 
+/* One kept event: what every event has, Python frames included (most of an inference
+ * capture trace's events are frames: they are kept in this record alone, 56 bytes).
+ * What only some events carry is in a tl_tev_aux (tl_tev_x), their pid and tid in the
+ * trace's thread table (tl_tev_thread, tl_tev_pid, tl_tev_tid); the end is tl_tev_end. */
 typedef struct tl_tev {
     const char *name;  /* interned */
     double ts, dur;    /* µs, as read */
-    double t_end;      /* ts + dur (one double addition) */
     uint32_t uid;      /* position in traceEvents */
     uint8_t kind;      /* tl_tev_kind */
     uint8_t flags;
-    int64_t pid, tid;  /* numeric pid / tid (events with string ones are not kept) */
-    int64_t stream;    /* GPU events: args.stream, or TL_TEV_NO_STREAM */
-    int64_t corr;      /* args[linking key] (correlation or External id), or -1 */
-    /* cpu_op shape args as Python tuple reprs (TRACES.md §4.2), NULL when absent */
-    const char *input_dims, *input_type, *input_strides, *concrete_inputs;
+    /* TL_TEV_REF_AUX | its aux record's index in tl_trace.aux, or for an event without
+     * one (tl_tev_aux_none) its thread's index in tl_trace.threads */
+    uint32_t ref;
     /* The tree: parent (TL_TEV_NONE for none); children in ts order, GPU events last
      * under their runtime event; gpu: every linked GPU event in the subtree, link order
      * (a multiset: TRACES.md §2 step 4).  Both are ranges of the trace's `idx` array. */
     uint32_t parent;
     uint32_t child0, nchild;
     uint32_t gpu0, ngpu;
-    /* runtime events under TL_LOAD_KERNEL_ARG: args.kernel (ROCm's launched kernel), or NULL */
-    const char *kernel_arg;
 } tl_tev;
 
-/* What the perf models read of a kept event beyond tl_tev (PERF.md §1, §4.7), in
- * tl_trace.extra (one per event, same index). */
+/* What some events carry beyond tl_tev: the link and stream ids, the cpu_op shape args,
+ * and what the perf models read (PERF.md §1, §4.7).  Every event that is not a Python
+ * frame has one; a frame has one only when it carries something here (its args are not
+ * read, so almost never): the others read as tl_tev_aux_none. */
 #define TL_SEQ_NONE INT64_MIN
-typedef struct tl_tev_extra {
+typedef struct tl_tev_aux {
+    int64_t stream;    /* GPU events: args.stream, or TL_TEV_NO_STREAM */
+    int64_t corr;      /* args[linking key] (correlation or External id), or -1 */
+    /* cpu_op shape args as Python tuple reprs (TRACES.md §4.2), NULL when absent */
+    const char *input_dims, *input_type, *input_strides, *concrete_inputs;
+    /* runtime events under TL_LOAD_KERNEL_ARG: args.kernel (ROCm's launched kernel), or NULL */
+    const char *kernel_arg;
     int64_t seq;             /* args["Sequence number"] when an integer, else TL_SEQ_NONE */
     const char *output_type; /* cpu_ops: args["Output type"] as a Python tuple repr, or NULL */
     uint8_t has_args;        /* the event has an args object */
     uint8_t is_driver;       /* a runtime event of cat "cuda_driver" (not "cuda_runtime") */
-    /* an injected MoE pseudo op (trace/infer.h): its gating and experts per token (in
-     * the struct's padding: no event grows for them) */
+    /* an injected MoE pseudo op (trace/infer.h): its gating and experts per token */
     uint8_t moe_gated;
     int32_t moe_topk;
-} tl_tev_extra;
+    uint32_t thread;         /* the event's (pid, tid): an index into tl_trace.threads */
+} tl_tev_aux;
+
+/* The aux of an event that has none: no stream, no link id, no args. */
+extern const tl_tev_aux tl_tev_aux_none;
+
+/* A thread of the trace: the numeric pid and tid of its events (events with string ones
+ * are not kept). */
+typedef struct tl_pid_tid {
+    int64_t pid, tid;
+} tl_pid_tid;
 
 typedef struct tl_trace {
     char *path;
     tl_tev *ev;          /* kept events, array order */
-    tl_tev_extra *extra; /* per kept event (NULL when there are none) */
     size_t nev;
+    tl_tev_aux *aux;     /* the events' aux records (tl_tev.ref) */
+    size_t naux;
+    tl_pid_tid *threads; /* the events' threads (tl_tev_thread), each once */
+    size_t nthreads;
     uint32_t *idx;       /* the children and gpu ranges of the events point here */
     size_t nidx;
     uint32_t *roots;     /* cpu root nodes, in ts order across threads */
@@ -108,6 +128,23 @@ typedef struct tl_trace {
 /* Children and GPU events of event i. */
 static inline const uint32_t *tl_tev_children(const tl_trace *t, uint32_t i) { return t->idx + t->ev[i].child0; }
 static inline const uint32_t *tl_tev_gpu(const tl_trace *t, uint32_t i) { return t->idx + t->ev[i].gpu0; }
+/* 1 when event e has an aux record of its own. */
+static inline int tl_tev_has_aux(const tl_tev *e) { return (e->ref & TL_TEV_REF_AUX) != 0; }
+/* The aux record of event e of t (tl_tev_aux_none when it has none). */
+static inline const tl_tev_aux *tl_tev_x(const tl_trace *t, const tl_tev *e)
+{
+    return tl_tev_has_aux(e) ? &t->aux[e->ref & ~TL_TEV_REF_AUX] : &tl_tev_aux_none;
+}
+/* The index of e's (pid, tid) in t->threads: two events are on one thread when these
+ * are equal. */
+static inline uint32_t tl_tev_thread(const tl_trace *t, const tl_tev *e)
+{
+    return tl_tev_has_aux(e) ? t->aux[e->ref & ~TL_TEV_REF_AUX].thread : e->ref;
+}
+/* ts + dur: the one double addition TRACES.md §2 step 1 makes the end of an event. */
+static inline double tl_tev_end(const tl_tev *e) { return e->ts + e->dur; }
+static inline int64_t tl_tev_pid(const tl_trace *t, const tl_tev *e) { return t->threads[tl_tev_thread(t, e)].pid; }
+static inline int64_t tl_tev_tid(const tl_trace *t, const tl_tev *e) { return t->threads[tl_tev_thread(t, e)].tid; }
 static inline int tl_tev_is_gpu(const tl_tev *e)
 {
     return e->kind == TL_TEV_KERNEL || e->kind == TL_TEV_MEMCPY || e->kind == TL_TEV_MEMSET;

@@ -65,6 +65,11 @@ typedef struct tl_trace_names {
 enum { TL_NAME_PROCESS = 0, TL_NAME_LABELS = 1, TL_NAME_THREAD = 2 };
 #define TL_TID_MISSING (INT64_MIN + 1)
 
+/* Sort rows[0..n) stably by key[rows[i]], ascending (no key is NaN; -0.0 and 0.0 are
+ * equal): a merge of the ascending runs the rows come in, O(n log runs), with scratch of
+ * half the rows at most and a word per run. */
+void tl_trace_sort_by_key(uint32_t *rows, size_t n, const double *key);
+
 /* Build the tree, the links, the gpu lists and the flags (TRACES.md §1-§2) of a trace
  * whose events are read.  Returns 0, or -1 with *err set. */
 int tl_trace_build(tl_trace *t, tl_trace_side *side, tl_error *err);

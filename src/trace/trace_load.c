@@ -20,6 +20,7 @@
 #include "trace/trace_impl.h"
 #include "trace/jscan.h"
 
+#include "base/numfmt.h"
 #include "base/thread.h"
 
 #include <fcntl.h>
@@ -194,7 +195,9 @@ typedef struct loader {
     tl_trace_side side;
     tl_trace_names *names;
     intern in;
-    size_t evcap, extracap;
+    size_t evcap, auxcap, threadcap;
+    tl_kmap thread_of;    /* (pid, tid) -> index into t->threads */
+    uint32_t last_thread; /* the last event's thread (most follow one of their own) */
     evread r;
     uint32_t uid;
     unsigned flags;       /* TL_LOAD_* */
@@ -212,6 +215,23 @@ static int key_is(const char *s, size_t n, const char *lit)
     return n == ln && memcmp(s, lit, n) == 0;
 }
 
+/* j_peek, with the common cases first: the next byte is no space, or one space is (an
+ * event's keys and values are mostly separated by ", " and ": ").  The scanner's block
+ * scan of the spaces is a chain of dependent steps that these cases need not wait for. */
+static inline int peek(J *j)
+{
+    const unsigned char *p = j->p;
+    if (p + 1 < j->end) {
+        if (!j_ws(p[0]))
+            return p[0];
+        if (p[0] == ' ' && !j_ws(p[1])) {
+            j->p++;
+            return p[1];
+        }
+    }
+    return j_peek(j);
+}
+
 /* Ids (pid, tid, flow id, correlation, External id, stream) are held as int64: an integer
  * beyond it is refused, not dropped, since dropping it would silently unlink events. */
 static int big_id(J *j, const jnum *num, const char *what)
@@ -222,12 +242,74 @@ static int big_id(J *j, const jnum *num, const char *what)
     return -1;
 }
 
+/* An integer in its plain form, -?(0|[1-9][0-9]{0,17}), followed in the window by a byte
+ * that cannot go on a number (p at its first byte): 1 with *v and p past it; else 0 with
+ * nothing consumed, for the scanner's number reader to decide.  Ids (pid, tid, link ids)
+ * are such integers: they need no double. */
+static int quick_int(J *j, int64_t *v)
+{
+    const unsigned char *p = j->p, *e = j->end;
+    int neg = *p == '-';
+    p += neg;
+    const unsigned char *d = p;
+    uint64_t w = 0;
+    while (p < e && *p >= '0' && *p <= '9' && p - d < 18)
+        w = w * 10 + (uint64_t)(*p++ - '0');
+    if (p == d || p >= e || (*p >= '0' && *p <= '9') || *p == '.' || *p == 'e' || *p == 'E' || *p == '-' ||
+        *p == '+' || (p - d > 1 && *d == '0'))
+        return 0;
+    *v = neg ? -(int64_t)w : (int64_t)w;
+    j->p = (unsigned char *)p;
+    return 1;
+}
+
+/* A time (ts, dur) in its plain form, -?(0|[1-9][0-9]*)(.[0-9]+)? with at most 19 digits,
+ * followed in the window by a byte that cannot go on a number (p at its first byte): 1
+ * with *d and p past it; else 0 with nothing consumed, for the scanner's number reader.
+ * The double is the scanner's: the same digits and power of ten through the same exact
+ * conversion (which may decline: then the scanner's way too).  The scanner reads a number
+ * twice (its extent, then its grammar); a profiler's times are all of this form. */
+static int quick_double(J *j, double *d)
+{
+    const unsigned char *p = j->p, *e = j->end;
+    int neg = *p == '-';
+    p += neg;
+    const unsigned char *d0 = p;
+    uint64_t w = 0;
+    while (p < e && *p >= '0' && *p <= '9')
+        w = w * 10 + (uint64_t)(*p++ - '0');
+    size_t nint = (size_t)(p - d0), nfrac = 0;
+    if (nint == 0 || (nint > 1 && *d0 == '0'))
+        return 0;
+    if (p < e && *p == '.') {
+        const unsigned char *f0 = ++p;
+        while (p < e && *p >= '0' && *p <= '9')
+            w = w * 10 + (uint64_t)(*p++ - '0');
+        nfrac = (size_t)(p - f0);
+        if (nfrac == 0)
+            return 0;
+    }
+    if (nint + nfrac > 19 || p >= e || (*p >= '0' && *p <= '9') || *p == '.' || *p == 'e' || *p == 'E' ||
+        *p == '-' || *p == '+')
+        return 0;
+    double v;
+    if (!tl_decimal_to_double(w, -(int)nfrac, &v))
+        return 0;
+    *d = neg ? -v : v;
+    j->p = (unsigned char *)p;
+    return 1;
+}
+
 /* A number field that should be an integer id: *v and 1 when it is one. */
 static int read_int_value(J *j, int64_t *v, int *ok, const char *what)
 {
-    int c = j_peek(j);
+    int c = peek(j);
     *ok = 0;
     if (c == '-' || (c >= '0' && c <= '9')) {
+        if (quick_int(j, v)) {
+            *ok = 1;
+            return 0;
+        }
         jnum num;
         if (tl_j_number(j, &num) < 0 || big_id(j, &num, what) < 0)
             return -1;
@@ -244,20 +326,20 @@ static int read_args(loader *L)
 {
     J *j = &L->j;
     evread *r = &L->r;
-    if (j_peek(j) != '{') {
+    if (peek(j) != '{') {
         /* not an object: TraceLens would fail on it; it carries nothing we read */
         return tl_j_skip(j);
     }
     r->has_args = 1;
     j->p++;
-    if (j_peek(j) == '}') {
+    if (peek(j) == '}') {
         j->p++;
         return 0;
     }
     for (;;) {
         const char *k;
         size_t kn;
-        int c = j_peek(j);
+        int c = peek(j);
         if (c != '"') {
             if (!j->failed)
                 tl_j_fail(j, j->p, "expected a key string");
@@ -329,7 +411,7 @@ static int read_args(loader *L)
             break;
         case 30:
             tl_buf_clear(&r->kernel);
-            if (j_peek(j) == '"') {
+            if (peek(j) == '"') {
                 const char *s;
                 size_t sn;
                 if (tl_j_string(j, &s, &sn) < 0)
@@ -379,7 +461,7 @@ static int read_args(loader *L)
         case 20: case 21: {
             tl_buf *dst = which == 20 ? &r->mname : &r->mlabels;
             tl_buf_clear(dst);
-            if (j_peek(j) == '"') {
+            if (peek(j) == '"') {
                 const char *s;
                 size_t sn;
                 if (tl_j_string(j, &s, &sn) < 0)
@@ -399,7 +481,7 @@ static int read_args(loader *L)
             if (tl_j_skip(j) < 0)
                 return -1;
         }
-        c = j_peek(j);
+        c = peek(j);
         if (c == ',') {
             j->p++;
             continue;
@@ -419,7 +501,7 @@ static int read_args(loader *L)
 static int skip_rest_of_object(J *j)
 {
     for (;;) {
-        int c = j_peek(j);
+        int c = peek(j);
         if (c == '}') {
             j->p++;
             return 0;
@@ -430,7 +512,7 @@ static int skip_rest_of_object(J *j)
             return -1;
         }
         j->p++;
-        if (j_peek(j) != '"') {
+        if (peek(j) != '"') {
             if (!j->failed)
                 tl_j_fail(j, j->p, "expected a key string");
             return -1;
@@ -438,7 +520,7 @@ static int skip_rest_of_object(J *j)
         if (tl_j_skip_string_fast(j) < 0 || tl_j_expect_here(j, ':', "':'") < 0)
             return -1;
         /* the values of a passed-over event are mostly strings and numbers */
-        int v = j_peek(j);
+        int v = peek(j);
         int r = v == '"' ? tl_j_skip_string_fast(j) : (v >= '0' && v <= '9') || v == '-' ? tl_j_skip_number(j) : tl_j_skip(j);
         if (r < 0)
             return -1;
@@ -471,6 +553,24 @@ static void names_set(tl_trace_names *nm, int64_t pid, int64_t tid, int kind, co
 }
 
 static const char *buf_str(tl_buf *b) { return b->len ? tl_buf_cstr(b) : ""; }
+
+const tl_tev_aux tl_tev_aux_none = {.stream = TL_TEV_NO_STREAM, .corr = -1, .seq = TL_SEQ_NONE};
+
+/* The index of thread (pid, tid) in t->threads, added when new. */
+static uint32_t thread_index(loader *L, int64_t pid, int64_t tid)
+{
+    tl_trace *t = L->t;
+    if (L->last_thread < t->nthreads && t->threads[L->last_thread].pid == pid && t->threads[L->last_thread].tid == tid)
+        return L->last_thread;
+    int created;
+    tl_kmap_slot *sl = tl_kmap_put(&L->thread_of, pid, tid, 0, &created);
+    if (created) {
+        TL_GROW(t->threads, L->threadcap, t->nthreads + 1);
+        t->threads[t->nthreads] = (tl_pid_tid){pid, tid};
+        sl->val = (uint32_t)t->nthreads++;
+    }
+    return L->last_thread = sl->val;
+}
 
 /* The event's fields are read: keep what it contributes. */
 static void finish_event(loader *L)
@@ -527,42 +627,48 @@ static void finish_event(loader *L)
     int kept = kind && r->pid_num && r->tid_num && r->has_ts && r->has_dur && isfinite(r->ts) && isfinite(r->dur);
     uint32_t target = TL_TEV_NONE;
     if (kept) {
-        if (t->nev >= UINT32_MAX - 1) {
+        if (t->nev >= TL_TEV_REF_AUX - 1) { /* the indexes tl_tev.ref can hold */
             kept = 0;
         } else {
             TL_GROW(t->ev, L->evcap, t->nev + 1);
-            TL_GROW(t->extra, L->extracap, t->nev + 1);
             side_grow(L, t->nev + 1);
-            tl_tev_extra *x = &t->extra[t->nev];
-            memset(x, 0, sizeof *x);
-            x->seq = r->has_seq ? r->seq : TL_SEQ_NONE;
-            x->output_type = kind == TL_TEV_CPU_OP && r->has_otype ? intern_get(&L->in, buf_str(&r->otype), r->otype.len) : NULL;
-            x->has_args = (uint8_t)r->has_args;
-            x->is_driver = (uint8_t)r->is_driver;
             tl_tev *e = &t->ev[t->nev];
-            memset(e, 0, sizeof *e);
             e->name = intern_get(&L->in, r->has_name ? buf_str(&r->name) : "", r->has_name ? r->name.len : 0);
             e->ts = r->ts;
             e->dur = r->dur;
-            e->t_end = r->ts + r->dur;
             if (r->dur < 0 && t->nnegative++ == 0)
                 t->first_negative = uid;
             e->uid = uid;
             e->kind = (uint8_t)kind;
-            e->pid = r->pid;
-            e->tid = r->tid;
-            e->stream = r->has_stream ? r->stream : TL_TEV_NO_STREAM;
-            e->corr = -1;
+            e->flags = 0;
+            uint32_t thread = thread_index(L, r->pid, r->tid);
+            e->ref = thread;
             e->parent = TL_TEV_NONE;
-            if (kind == TL_TEV_CPU_OP) {
-                const char **dst[4] = {&e->input_dims, &e->input_type, &e->input_strides, &e->concrete_inputs};
-                for (int i = 0; i < 4; i++)
-                    if (r->has_shape[i])
-                        *dst[i] = intern_get(&L->in, buf_str(&r->shape[i]), r->shape[i].len);
-                t->ncpu_ops++;
+            e->child0 = e->nchild = e->gpu0 = e->ngpu = 0;
+            /* a frame's args are not read (unless they come before its cat): it carries
+             * nothing of an aux record then */
+            if (kind != TL_TEV_PYTHON || r->has_args) {
+                TL_GROW(t->aux, L->auxcap, t->naux + 1);
+                tl_tev_aux *x = &t->aux[t->naux];
+                *x = tl_tev_aux_none;
+                x->thread = thread;
+                x->stream = r->has_stream ? r->stream : TL_TEV_NO_STREAM;
+                x->seq = r->has_seq ? r->seq : TL_SEQ_NONE;
+                x->output_type = kind == TL_TEV_CPU_OP && r->has_otype ? intern_get(&L->in, buf_str(&r->otype), r->otype.len) : NULL;
+                x->has_args = (uint8_t)r->has_args;
+                x->is_driver = (uint8_t)r->is_driver;
+                if (kind == TL_TEV_CPU_OP) {
+                    const char **dst[4] = {&x->input_dims, &x->input_type, &x->input_strides, &x->concrete_inputs};
+                    for (int i = 0; i < 4; i++)
+                        if (r->has_shape[i])
+                            *dst[i] = intern_get(&L->in, buf_str(&r->shape[i]), r->shape[i].len);
+                }
+                if (kind == TL_TEV_RUNTIME && r->has_kernel)
+                    x->kernel_arg = intern_get(&L->in, buf_str(&r->kernel), r->kernel.len);
+                e->ref = TL_TEV_REF_AUX | (uint32_t)t->naux++;
             }
-            if (kind == TL_TEV_RUNTIME && r->has_kernel)
-                e->kernel_arg = intern_get(&L->in, buf_str(&r->kernel), r->kernel.len);
+            if (kind == TL_TEV_CPU_OP)
+                t->ncpu_ops++;
             if (kind == TL_TEV_RUNTIME && (strcmp(e->name, "cudaGraphLaunch") == 0 || strcmp(e->name, "hipGraphLaunch") == 0))
                 e->flags |= TL_TEV_GRAPH_LAUNCH;
             if (r->sflags & (TL_SIDE_CORR | TL_SIDE_EXT)) {
@@ -631,7 +737,7 @@ static int read_event(loader *L)
     evread *r = &L->r;
     evread_reset(r);
     j->p++;
-    int c = j_peek(j);
+    int c = peek(j);
     if (c == '}') {
         j->p++;
         return 0;
@@ -660,7 +766,7 @@ static int read_event(loader *L)
         }
         if (tl_j_expect_here(j, ':', "':'") < 0)
             return -1;
-        c = j_peek(j);
+        c = peek(j);
         if (which >= 1 && which <= 3 && c == '"') {
             const char *s;
             size_t sn;
@@ -681,9 +787,16 @@ static int read_event(loader *L)
             }
         } else if (which >= 4 && which <= 8 && (c == '-' || (c >= '0' && c <= '9'))) {
             jnum num;
-            if (tl_j_number(j, &num) < 0 ||
-                big_id(j, &num, which == 4 ? "\"pid\"" : which == 5 ? "\"tid\"" : which == 8 ? "\"id\"" : "") < 0)
+            int64_t id;
+            if (which != 6 && which != 7 && quick_int(j, &id)) {
+                num.integral = 1;
+                num.i = id;
+            } else if ((which == 6 || which == 7) && quick_double(j, &num.d)) {
+                /* a time: only its double is read */
+            } else if (tl_j_number(j, &num) < 0 ||
+                       big_id(j, &num, which == 4 ? "\"pid\"" : which == 5 ? "\"tid\"" : which == 8 ? "\"id\"" : "") < 0) {
                 return -1;
+            }
             switch (which) {
             case 4:
                 r->pid_num = num.integral;
@@ -724,10 +837,10 @@ static int read_event(loader *L)
             if (tl_j_skip(j) < 0)
                 return -1;
         }
-        c = j_peek(j);
+        c = peek(j);
         if (c == ',') {
             j->p++;
-            c = j_peek(j);
+            c = peek(j);
             continue;
         }
         if (c == '}') {
@@ -811,6 +924,7 @@ static void loader_free(loader *L)
     free(L->side.ins);
     free(L->side.flows);
     tl_kmap_free(&L->side.flow_of);
+    tl_kmap_free(&L->thread_of);
     free(L);
 }
 
@@ -956,22 +1070,33 @@ static void split_merge(loader *L, loader *L2)
 
     if (t2->nev) {
         TL_GROW(t->ev, L->evcap, need);
-        TL_GROW(t->extra, L->extracap, need);
         side_grow(L, need);
     }
+    if (t2->naux)
+        TL_GROW(t->aux, L->auxcap, t->naux + t2->naux);
     for (size_t i = 0; i < t2->nev; i++) {
         tl_tev e = t2->ev[i];
         e.name = merge_str(L, e.name);
-        e.input_dims = merge_str(L, e.input_dims);
-        e.input_type = merge_str(L, e.input_type);
-        e.input_strides = merge_str(L, e.input_strides);
-        e.concrete_inputs = merge_str(L, e.concrete_inputs);
-        e.kernel_arg = merge_str(L, e.kernel_arg);
         e.uid += uoff;
+        /* the thread as the first half numbers them (in order of first appearance, as a
+         * single reader would), the aux record after the first half's */
+        const tl_pid_tid *th2 = &t2->threads[tl_tev_thread(t2, &t2->ev[i])];
+        uint32_t th = thread_index(L, th2->pid, th2->tid);
+        if (tl_tev_has_aux(&e)) {
+            tl_tev_aux x = *tl_tev_x(t2, &t2->ev[i]);
+            x.input_dims = merge_str(L, x.input_dims);
+            x.input_type = merge_str(L, x.input_type);
+            x.input_strides = merge_str(L, x.input_strides);
+            x.concrete_inputs = merge_str(L, x.concrete_inputs);
+            x.kernel_arg = merge_str(L, x.kernel_arg);
+            x.output_type = merge_str(L, x.output_type);
+            x.thread = th;
+            t->aux[t->naux] = x;
+            e.ref = TL_TEV_REF_AUX | (uint32_t)t->naux++;
+        } else {
+            e.ref = th;
+        }
         t->ev[off + i] = e;
-        tl_tev_extra x = t2->extra[i];
-        x.output_type = merge_str(L, x.output_type);
-        t->extra[off + i] = x;
         s->evflags[off + i] = s2->evflags[i];
     }
     t->nev = need;
@@ -1062,7 +1187,7 @@ static int split_meet(loader *L)
     pthread_join(sp->thread, NULL);
     atomic_fetch_sub(&readers, 1);
     loader *L2 = sp->L2;
-    int ok = here && sp->rc == 0 && (uint64_t)L->t->nev + L2->t->nev < UINT32_MAX - 1 &&
+    int ok = here && sp->rc == 0 && (uint64_t)L->t->nev + L2->t->nev < TL_TEV_REF_AUX - 1 &&
              (uint64_t)L->uid + L2->uid < UINT32_MAX;
     if (ok) {
         split_merge(L, L2);
@@ -1098,23 +1223,25 @@ int tl_trace_same(const tl_trace *a, const tl_trace *b, char *why, size_t cap)
     }
     for (size_t i = 0; i < a->nev; i++) {
         const tl_tev *x = &a->ev[i], *y = &b->ev[i];
-        const tl_tev_extra *p = &a->extra[i], *q = &b->extra[i];
-        int same = same_str(x->name, y->name) && same_str(x->input_dims, y->input_dims) &&
-                   same_str(x->input_type, y->input_type) && same_str(x->input_strides, y->input_strides) &&
-                   same_str(x->concrete_inputs, y->concrete_inputs) && same_str(x->kernel_arg, y->kernel_arg) &&
-                   memcmp(&x->ts, &y->ts, sizeof x->ts) == 0 && memcmp(&x->dur, &y->dur, sizeof x->dur) == 0 &&
-                   memcmp(&x->t_end, &y->t_end, sizeof x->t_end) == 0 && x->uid == y->uid && x->kind == y->kind &&
-                   x->flags == y->flags && x->pid == y->pid && x->tid == y->tid && x->stream == y->stream &&
-                   x->corr == y->corr && x->parent == y->parent && x->child0 == y->child0 &&
+        const tl_tev_aux *p = tl_tev_x(a, x), *q = tl_tev_x(b, y);
+        int64_t xpid = tl_tev_pid(a, x), xtid = tl_tev_tid(a, x), ypid = tl_tev_pid(b, y), ytid = tl_tev_tid(b, y);
+        /* the same record layout too: the same aux and thread indexes */
+        int same = same_str(x->name, y->name) && x->ref == y->ref && p->thread == q->thread &&
+                   same_str(p->input_dims, q->input_dims) && same_str(p->input_type, q->input_type) &&
+                   same_str(p->input_strides, q->input_strides) && same_str(p->concrete_inputs, q->concrete_inputs) &&
+                   same_str(p->kernel_arg, q->kernel_arg) && memcmp(&x->ts, &y->ts, sizeof x->ts) == 0 &&
+                   memcmp(&x->dur, &y->dur, sizeof x->dur) == 0 && x->uid == y->uid && x->kind == y->kind &&
+                   x->flags == y->flags && xpid == ypid && xtid == ytid && p->stream == q->stream &&
+                   p->corr == q->corr && x->parent == y->parent && x->child0 == y->child0 &&
                    x->nchild == y->nchild && x->gpu0 == y->gpu0 && x->ngpu == y->ngpu && p->seq == q->seq &&
                    same_str(p->output_type, q->output_type) && p->has_args == q->has_args &&
                    p->is_driver == q->is_driver;
         /* interned: equal strings are one pointer on both sides */
         if (i > 0)
             same = same && (x->name == a->ev[i - 1].name) == (y->name == b->ev[i - 1].name);
-        same = same && same_str(tl_trace_process_name(a, x->pid), tl_trace_process_name(b, y->pid)) &&
-               same_str(tl_trace_process_label(a, x->pid), tl_trace_process_label(b, y->pid)) &&
-               same_str(tl_trace_thread_name(a, x->pid, x->tid), tl_trace_thread_name(b, y->pid, y->tid));
+        same = same && same_str(tl_trace_process_name(a, xpid), tl_trace_process_name(b, ypid)) &&
+               same_str(tl_trace_process_label(a, xpid), tl_trace_process_label(b, ypid)) &&
+               same_str(tl_trace_thread_name(a, xpid, xtid), tl_trace_thread_name(b, ypid, ytid));
         if (!same) {
             snprintf(why, cap, "event %zu differs: uid %u '%.60s' against uid %u '%.60s'", i, y->uid, y->name, x->uid,
                      x->name);
@@ -1239,6 +1366,7 @@ static int read_top(loader *L)
                 if (seen) {
                     /* Python's json keeps the last of duplicate keys */
                     L->t->nev = 0;
+                    L->t->naux = 0;
                     L->t->ncpu_ops = 0;
                     L->t->nnegative = 0;
                     L->side.nins = 0;
@@ -1284,6 +1412,7 @@ static int read_top(loader *L)
     return 0;
 }
 
+/* Read the trace from `in` (closed here, before the tree is built) and build its tree. */
 static tl_trace *load(tl_instream *in, const char *path, unsigned flags, tl_error *err)
 {
     loader *L = loader_new(path, flags);
@@ -1300,11 +1429,15 @@ static tl_trace *load(tl_instream *in, const char *path, unsigned flags, tl_erro
     t->load_flags = flags;
     if (rc == 0 && t->nev) {
         t->ev = tl_xrealloc(t->ev, t->nev * sizeof *t->ev);
-        t->extra = tl_xrealloc(t->extra, t->nev * sizeof *t->extra);
+        if (t->naux)
+            t->aux = tl_xrealloc(t->aux, t->naux * sizeof *t->aux);
     }
     t->nuids = L->uid;
-    /* the text is read: its buffer goes before the tree's scratch is made */
+    /* the text is read: its buffers (the window, the stream's) go before the tree's
+     * scratch is made */
     tl_j_close(j);
+    tl_instream_close(in);
+    tl_kmap_free(&L->thread_of);
     if (rc == 0)
         rc = tl_trace_build(t, &L->side, err);
 
@@ -1330,7 +1463,6 @@ tl_trace *tl_trace_load_flags(const char *path, unsigned flags, tl_error *err)
     const char *was = tl_reading(path);
     tl_trace *t = load(in, path, flags, err);
     tl_reading(was);
-    tl_instream_close(in);
     return t;
 }
 
@@ -1340,7 +1472,6 @@ tl_trace *tl_trace_load_mem_flags(const void *data, size_t n, const char *name, 
     const char *was = tl_reading(name);
     tl_trace *t = load(in, name, flags, err);
     tl_reading(was);
-    tl_instream_close(in);
     return t;
 }
 
@@ -1409,11 +1540,14 @@ int tl_trace_claims(const char *path)
 void tl_trace_keep_strings(tl_trace *t)
 {
     free(t->ev);
-    free(t->extra);
+    free(t->aux);
+    free(t->threads);
     free(t->idx);
     free(t->roots);
     t->ev = NULL;
-    t->extra = NULL;
+    t->aux = NULL;
+    t->threads = NULL;
+    t->naux = t->nthreads = 0;
     t->idx = NULL;
     t->roots = NULL;
     t->nev = t->nidx = t->nroots = t->ncpu_ops = 0;
@@ -1430,7 +1564,8 @@ void tl_trace_free(tl_trace *t)
         free(nm);
     }
     free(t->ev);
-    free(t->extra);
+    free(t->aux);
+    free(t->threads);
     free(t->idx);
     free(t->roots);
     for (size_t i = 0; i < t->nowned; i++)

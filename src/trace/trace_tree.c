@@ -28,49 +28,32 @@ typedef struct pair {
     uint32_t parent, child;
 } pair;
 
-/* Merge the sorted neighbours a = items[lo, mid) and b = items[mid, hi) stably, through
- * scratch the size of the shorter one. */
-static void merge_pair(tl_sort_item *items, size_t lo, size_t mid, size_t hi, tl_sort_item *tmp)
+/* Merge the sorted neighbours a = rows[lo, mid) and b = rows[mid, hi) stably by key[],
+ * through scratch the size of the shorter one. */
+static void merge_pair(uint32_t *rows, const double *key, size_t lo, size_t mid, size_t hi, uint32_t *tmp)
 {
     size_t la = mid - lo, lb = hi - mid;
     if (la <= lb) {
-        memcpy(tmp, items + lo, la * sizeof *tmp);
+        memcpy(tmp, rows + lo, la * sizeof *tmp);
         size_t i = 0, j = mid, o = lo;
         while (i < la && j < hi)
-            items[o++] = items[j].key < tmp[i].key ? items[j++] : tmp[i++];
+            rows[o++] = key[rows[j]] < key[tmp[i]] ? rows[j++] : tmp[i++];
         while (i < la)
-            items[o++] = tmp[i++];
+            rows[o++] = tmp[i++];
     } else {
-        memcpy(tmp, items + mid, lb * sizeof *tmp);
+        memcpy(tmp, rows + mid, lb * sizeof *tmp);
         size_t i = mid, j = lb, o = hi;
         while (i > lo && j > 0)
-            items[--o] = items[i - 1].key > tmp[j - 1].key ? items[--i] : tmp[--j];
+            rows[--o] = key[rows[i - 1]] > key[tmp[j - 1]] ? rows[--i] : tmp[--j];
         while (j > 0)
-            items[--o] = tmp[--j];
+            rows[--o] = tmp[--j];
     }
 }
 
-/* Sort items stably by key.  A trace's tree events come in a few runs each in ts order
- * (a profiler writes the ops, the runtime calls and the Python frames as separate
- * streams), so merging the runs needs scratch the size of the shorter of two runs, not of
- * the whole trace; with more runs than a few it is the radix sort. */
-#define TREE_MAX_RUNS 64
-static void sort_runs(tl_sort_item *items, size_t n)
+/* Merge the sorted runs bound[0..nruns] of rows pairwise until one is left. */
+static void merge_runs(uint32_t *rows, size_t n, const double *key, size_t *bound, size_t nruns)
 {
-    size_t bound[TREE_MAX_RUNS + 1], nb = 0;
-    bound[nb++] = 0;
-    for (size_t i = 1; i < n; i++) {
-        if (items[i].key >= items[i - 1].key)
-            continue;
-        if (nb == TREE_MAX_RUNS) {
-            tl_sort_items(items, n, NULL);
-            return;
-        }
-        bound[nb++] = i;
-    }
-    bound[nb] = n;
-    size_t nruns = nb;
-    tl_sort_item *tmp = NULL;
+    uint32_t *tmp = NULL;
     size_t tmpcap = 0;
     while (nruns > 1) {
         size_t w = 0;
@@ -79,7 +62,7 @@ static void sort_runs(tl_sort_item *items, size_t n)
                 size_t lo = bound[r], mid = bound[r + 1], hi = bound[r + 2];
                 size_t need = mid - lo < hi - mid ? mid - lo : hi - mid;
                 TL_GROW(tmp, tmpcap, need);
-                merge_pair(items, lo, mid, hi, tmp);
+                merge_pair(rows, key, lo, mid, hi, tmp);
             }
             bound[w++] = bound[r];
         }
@@ -89,13 +72,70 @@ static void sort_runs(tl_sort_item *items, size_t n)
     free(tmp);
 }
 
+void tl_trace_sort_by_key(uint32_t *rows, size_t n, const double *key)
+{
+    size_t *bound = NULL, nb = 0, bcap = 0;
+    TL_GROW(bound, bcap, 2);
+    bound[nb++] = 0;
+    for (size_t i = 1; i < n; i++) {
+        if (key[rows[i]] >= key[rows[i - 1]])
+            continue;
+        TL_GROW(bound, bcap, nb + 2);
+        bound[nb++] = i;
+    }
+    bound[nb] = n;
+    merge_runs(rows, n, key, bound, nb);
+    free(bound);
+}
+
+/* Sort the tree events rows[0..n) stably by ts.  A trace's tree events come in a few runs
+ * each in ts order (a profiler writes the ops, the runtime calls and the Python frames as
+ * separate streams), so merging the runs needs scratch the size of the shorter of two
+ * runs, not of the whole trace (an inference capture trace is mostly frames: the rows
+ * are 4 bytes each, the keys 8 while they are merged); with more runs than a few it is
+ * the radix sort.  Comparing the ts doubles with < orders them as tl_sort_key_double
+ * does (-0.0 and 0.0 alike; a kept ts is finite). */
+#define TREE_MAX_RUNS 64
+static void sort_runs(uint32_t *rows, size_t n, const tl_tev *ev, size_t nev)
+{
+    size_t bound[TREE_MAX_RUNS + 1], nb = 0;
+    bound[nb++] = 0;
+    for (size_t i = 1; i < n; i++) {
+        if (ev[rows[i]].ts >= ev[rows[i - 1]].ts)
+            continue;
+        if (nb == TREE_MAX_RUNS) {
+            tl_sort_item *items = tl_xmalloc(n * sizeof *items);
+            for (size_t k = 0; k < n; k++) {
+                items[k].key = tl_sort_key_double(ev[rows[k]].ts);
+                items[k].row = rows[k];
+            }
+            tl_sort_items(items, n, NULL);
+            for (size_t k = 0; k < n; k++)
+                rows[k] = items[k].row;
+            free(items);
+            return;
+        }
+        bound[nb++] = i;
+    }
+    bound[nb] = n;
+    if (nb == 1)
+        return;
+    /* the keys in event order, so that a merge reads 8 bytes per row rather than an event */
+    double *key = tl_xmalloc((nev ? nev : 1) * sizeof *key);
+    for (size_t i = 0; i < n; i++)
+        key[rows[i]] = ev[rows[i]].ts;
+    merge_runs(rows, n, key, bound, nb);
+    free(key);
+}
+
 static int has_key(const tl_trace_side *s, int corr_key, uint32_t i)
 {
     return (s->evflags[i] & (corr_key ? TL_SIDE_CORR : TL_SIDE_EXT)) != 0;
 }
 
-/* the link id of an event that has one (has_key), once tl_trace_build has put it in corr */
-static int64_t key_of(const tl_trace *t, uint32_t i) { return t->ev[i].corr; }
+/* the link id of an event that has one (has_key), once tl_trace_build has put it in corr
+ * (an event with a link id has args, so an aux record) */
+static int64_t key_of(const tl_trace *t, uint32_t i) { return tl_tev_x(t, &t->ev[i])->corr; }
 
 int tl_trace_build(tl_trace *t, tl_trace_side *side, tl_error *err)
 {
@@ -103,54 +143,42 @@ int tl_trace_build(tl_trace *t, tl_trace_side *side, tl_error *err)
     const size_t nev = t->nev;
     int rc = -1;
 
-    for (size_t i = 0; i < nev; i++)
-        t->ev[i].corr = -1;
+    for (size_t a = 0; a < t->naux; a++)
+        t->aux[a].corr = -1;
     for (size_t n = 0; n < side->nkeys; n++) {
         const tl_side_key *sk = &side->keys[n];
         if (has_key(side, corr_key, sk->ev))
-            t->ev[sk->ev].corr = corr_key ? sk->corr : sk->ext;
+            t->aux[t->ev[sk->ev].ref & ~TL_TEV_REF_AUX].corr = corr_key ? sk->corr : sk->ext;
     }
 
     /* ---- 1. the host call stacks ---- */
     size_t ntree = 0;
     for (size_t i = 0; i < nev; i++)
         ntree += t->ev[i].kind == TL_TEV_CPU_OP || t->ev[i].kind == TL_TEV_RUNTIME || t->ev[i].kind == TL_TEV_PYTHON;
-    tl_sort_item *items = tl_xmalloc((ntree ? ntree : 1) * sizeof *items);
+    /* the tree events in ts order; an in-tree event's parent (set below) and this order
+     * are the (parent, child) pairs of the tree, children in ts order */
+    uint32_t *items = tl_xmalloc((ntree ? ntree : 1) * sizeof *items);
     size_t k = 0;
-    for (size_t i = 0; i < nev; i++) {
-        if (t->ev[i].kind == TL_TEV_CPU_OP || t->ev[i].kind == TL_TEV_RUNTIME || t->ev[i].kind == TL_TEV_PYTHON) {
-            items[k].key = tl_sort_key_double(t->ev[i].ts);
-            items[k].row = (uint32_t)i;
-            k++;
-        }
-    }
-    sort_runs(items, ntree); /* stable: equal ts keep array order */
+    for (size_t i = 0; i < nev; i++)
+        if (t->ev[i].kind == TL_TEV_CPU_OP || t->ev[i].kind == TL_TEV_RUNTIME || t->ev[i].kind == TL_TEV_PYTHON)
+            items[k++] = (uint32_t)i;
+    sort_runs(items, ntree, t->ev, nev); /* stable: equal ts keep array order */
 
-    tl_kmap stack_of;
-    tl_kmap_init(&stack_of);
-    stack *stacks = NULL;
-    size_t nstacks = 0, stackcap = 0;
-    pair *tp = tl_xmalloc((ntree ? ntree : 1) * sizeof *tp); /* tree (parent, child), in order */
-    size_t ntp = 0;
+    stack *stacks = tl_xcalloc(t->nthreads ? t->nthreads : 1, sizeof *stacks); /* one per thread */
+    size_t ntp = 0; /* (parent, child) pairs of the tree */
     size_t rootcap = 0;
 
     for (size_t s = 0; s < ntree; s++) {
-        uint32_t i = items[s].row;
+        uint32_t i = items[s];
         tl_tev *e = &t->ev[i];
-        int created;
-        tl_kmap_slot *sl = tl_kmap_put(&stack_of, e->pid, e->tid, 0, &created);
-        if (created) {
-            TL_GROW(stacks, stackcap, nstacks + 1);
-            memset(&stacks[nstacks], 0, sizeof stacks[nstacks]);
-            sl->val = (uint32_t)nstacks++;
-        }
-        stack *st = &stacks[sl->val];
-        while (st->n && e->ts >= t->ev[st->v[st->n - 1]].t_end) {
+        stack *st = &stacks[tl_tev_thread(t, e)];
+        const double e_end = tl_tev_end(e);
+        while (st->n && e->ts >= tl_tev_end(&t->ev[st->v[st->n - 1]])) {
             if (t->ev[st->v[--st->n]].kind == TL_TEV_CPU_OP)
                 st->ncpu--;
         }
-        if (st->n && e->t_end > t->ev[st->v[st->n - 1]].t_end) {
-            double overlap = t->ev[st->v[st->n - 1]].t_end - e->ts;
+        if (st->n && e_end > tl_tev_end(&t->ev[st->v[st->n - 1]])) {
+            double overlap = tl_tev_end(&t->ev[st->v[st->n - 1]]) - e->ts;
             if (overlap < 1.0 && st->n >= 2) {
                 if (t->ev[st->v[--st->n]].kind == TL_TEV_CPU_OP)
                     st->ncpu--;
@@ -160,8 +188,6 @@ int tl_trace_build(tl_trace *t, tl_trace_side *side, tl_error *err)
         }
         if (st->n) {
             e->parent = st->v[st->n - 1];
-            tp[ntp].parent = e->parent;
-            tp[ntp].child = i;
             ntp++;
         }
         TL_GROW(st->v, st->cap, st->n + 1);
@@ -176,10 +202,9 @@ int tl_trace_build(tl_trace *t, tl_trace_side *side, tl_error *err)
             st->ncpu++;
         }
     }
-    for (size_t s = 0; s < nstacks; s++)
+    for (size_t s = 0; s < t->nthreads; s++)
         free(stacks[s].v);
     free(stacks);
-    tl_kmap_free(&stack_of);
 
     /* ---- 2. links: runtime event -> GPU events ---- */
     tl_kmap by_place; /* (pid, tid, link id) -> event, the last one written */
@@ -322,8 +347,9 @@ int tl_trace_build(tl_trace *t, tl_trace_side *side, tl_error *err)
         goto out;
     }
     uint32_t *own = tl_xcalloc(nev ? nev : 1, sizeof *own); /* links per launch, then the placing cursor */
-    for (size_t n = 0; n < ntp; n++)
-        t->ev[tp[n].parent].nchild++;
+    for (size_t s = 0; s < ntree; s++)
+        if (t->ev[items[s]].parent != TL_TEV_NONE)
+            t->ev[t->ev[items[s]].parent].nchild++;
     for (size_t n = 0; n < nlp; n++) {
         t->ev[lp[n].parent].nchild++;
         own[lp[n].parent]++;
@@ -335,9 +361,12 @@ int tl_trace_build(tl_trace *t, tl_trace_side *side, tl_error *err)
         t->ev[i].nchild = 0; /* the cursor while placing */
     }
     t->idx = tl_xmalloc((nchildren + nlp ? nchildren + nlp : 1) * sizeof *t->idx);
-    for (size_t n = 0; n < ntp; n++) {
-        tl_tev *p = &t->ev[tp[n].parent];
-        t->idx[p->child0 + p->nchild++] = tp[n].child;
+    for (size_t s = 0; s < ntree; s++) {
+        uint32_t c = items[s];
+        if (t->ev[c].parent == TL_TEV_NONE)
+            continue;
+        tl_tev *p = &t->ev[t->ev[c].parent];
+        t->idx[p->child0 + p->nchild++] = c;
     }
     for (size_t n = 0; n < nlp; n++) {
         tl_tev *p = &t->ev[lp[n].parent];
@@ -358,13 +387,13 @@ int tl_trace_build(tl_trace *t, tl_trace_side *side, tl_error *err)
     for (size_t i = 0; i < nev; i++)
         t->ev[i].ngpu = own[i];
     for (size_t s = ntree; s-- > 0;) { /* a parent comes before its children in ts order */
-        const tl_tev *e = &t->ev[items[s].row];
+        const tl_tev *e = &t->ev[items[s]];
         if (e->parent != TL_TEV_NONE)
             t->ev[e->parent].ngpu += e->ngpu;
     }
     size_t roff = base;
     for (size_t s = 0; s < ntree; s++) {
-        uint32_t i = items[s].row;
+        uint32_t i = items[s];
         tl_tev *e = &t->ev[i];
         if (e->parent == TL_TEV_NONE) {
             e->gpu0 = (uint32_t)roff;
@@ -451,7 +480,6 @@ int tl_trace_build(tl_trace *t, tl_trace_side *side, tl_error *err)
     rc = 0;
 out:
     free(items);
-    free(tp);
     free(lp);
     return rc;
 }
