@@ -298,6 +298,8 @@ typedef struct perf_job {
     int rc;
 } perf_job;
 
+#define PERF_THREAD_MIN_EVENTS ((size_t)1 << 18)
+
 static void *perf_job_run(void *arg)
 {
     perf_job *pj = arg;
@@ -314,7 +316,8 @@ static int report_sheets(const tl_trace *t, const tl_sheet_opts *so, const tl_pe
     tl_arena_init(&pj.arena);
     int with_perf = !perf_sheets_off() && t->ncpu_ops;
     pthread_t th;
-    int threaded = with_perf && tl_thread_create(&th, perf_job_run, &pj) == 0;
+    /* a small trace's sheets take milliseconds: a thread there would only add its memory */
+    int threaded = with_perf && t->nev >= PERF_THREAD_MIN_EVENTS && tl_thread_create(&th, perf_job_run, &pj) == 0;
     int rc = tl_trace_sheets_opts(t, so, arena, &basic, err);
     if (threaded)
         pthread_join(th, NULL);
