@@ -76,6 +76,18 @@ static inline int j_ws(unsigned c) { return c == ' ' || c == '\n' || c == '\r' |
 /* The next non-space byte (not consumed), or -1 at the end or on an error. */
 static inline int j_peek(J *j)
 {
+    /* The common cases first: the next byte is no space, or one space is (a trace's keys
+     * and values are mostly separated by ", " and ": "); the block scan of the spaces
+     * below is a chain of dependent steps that these need not wait for. */
+    const unsigned char *q = j->p;
+    if (q + 1 < j->end) {
+        if (!j_ws(q[0]))
+            return q[0];
+        if (q[0] == ' ' && !j_ws(q[1])) {
+            j->p++;
+            return q[1];
+        }
+    }
     for (;;) {
         unsigned char *p = j->p, *e = j->end;
 #ifdef J_SSE2

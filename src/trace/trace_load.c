@@ -215,23 +215,6 @@ static int key_is(const char *s, size_t n, const char *lit)
     return n == ln && memcmp(s, lit, n) == 0;
 }
 
-/* j_peek, with the common cases first: the next byte is no space, or one space is (an
- * event's keys and values are mostly separated by ", " and ": ").  The scanner's block
- * scan of the spaces is a chain of dependent steps that these cases need not wait for. */
-static inline int peek(J *j)
-{
-    const unsigned char *p = j->p;
-    if (p + 1 < j->end) {
-        if (!j_ws(p[0]))
-            return p[0];
-        if (p[0] == ' ' && !j_ws(p[1])) {
-            j->p++;
-            return p[1];
-        }
-    }
-    return j_peek(j);
-}
-
 /* Ids (pid, tid, flow id, correlation, External id, stream) are held as int64: an integer
  * beyond it is refused, not dropped, since dropping it would silently unlink events. */
 static int big_id(J *j, const jnum *num, const char *what)
@@ -303,7 +286,7 @@ static int quick_double(J *j, double *d)
 /* A number field that should be an integer id: *v and 1 when it is one. */
 static int read_int_value(J *j, int64_t *v, int *ok, const char *what)
 {
-    int c = peek(j);
+    int c = j_peek(j);
     *ok = 0;
     if (c == '-' || (c >= '0' && c <= '9')) {
         if (quick_int(j, v)) {
@@ -326,20 +309,20 @@ static int read_args(loader *L)
 {
     J *j = &L->j;
     evread *r = &L->r;
-    if (peek(j) != '{') {
+    if (j_peek(j) != '{') {
         /* not an object: TraceLens would fail on it; it carries nothing we read */
         return tl_j_skip(j);
     }
     r->has_args = 1;
     j->p++;
-    if (peek(j) == '}') {
+    if (j_peek(j) == '}') {
         j->p++;
         return 0;
     }
     for (;;) {
         const char *k;
         size_t kn;
-        int c = peek(j);
+        int c = j_peek(j);
         if (c != '"') {
             if (!j->failed)
                 tl_j_fail(j, j->p, "expected a key string");
@@ -411,7 +394,7 @@ static int read_args(loader *L)
             break;
         case 30:
             tl_buf_clear(&r->kernel);
-            if (peek(j) == '"') {
+            if (j_peek(j) == '"') {
                 const char *s;
                 size_t sn;
                 if (tl_j_string(j, &s, &sn) < 0)
@@ -461,7 +444,7 @@ static int read_args(loader *L)
         case 20: case 21: {
             tl_buf *dst = which == 20 ? &r->mname : &r->mlabels;
             tl_buf_clear(dst);
-            if (peek(j) == '"') {
+            if (j_peek(j) == '"') {
                 const char *s;
                 size_t sn;
                 if (tl_j_string(j, &s, &sn) < 0)
@@ -481,7 +464,7 @@ static int read_args(loader *L)
             if (tl_j_skip(j) < 0)
                 return -1;
         }
-        c = peek(j);
+        c = j_peek(j);
         if (c == ',') {
             j->p++;
             continue;
@@ -501,7 +484,7 @@ static int read_args(loader *L)
 static int skip_rest_of_object(J *j)
 {
     for (;;) {
-        int c = peek(j);
+        int c = j_peek(j);
         if (c == '}') {
             j->p++;
             return 0;
@@ -512,7 +495,7 @@ static int skip_rest_of_object(J *j)
             return -1;
         }
         j->p++;
-        if (peek(j) != '"') {
+        if (j_peek(j) != '"') {
             if (!j->failed)
                 tl_j_fail(j, j->p, "expected a key string");
             return -1;
@@ -520,7 +503,7 @@ static int skip_rest_of_object(J *j)
         if (tl_j_skip_string_fast(j) < 0 || tl_j_expect_here(j, ':', "':'") < 0)
             return -1;
         /* the values of a passed-over event are mostly strings and numbers */
-        int v = peek(j);
+        int v = j_peek(j);
         int r = v == '"' ? tl_j_skip_string_fast(j) : (v >= '0' && v <= '9') || v == '-' ? tl_j_skip_number(j) : tl_j_skip(j);
         if (r < 0)
             return -1;
@@ -737,7 +720,7 @@ static int read_event(loader *L)
     evread *r = &L->r;
     evread_reset(r);
     j->p++;
-    int c = peek(j);
+    int c = j_peek(j);
     if (c == '}') {
         j->p++;
         return 0;
@@ -766,7 +749,7 @@ static int read_event(loader *L)
         }
         if (tl_j_expect_here(j, ':', "':'") < 0)
             return -1;
-        c = peek(j);
+        c = j_peek(j);
         if (which >= 1 && which <= 3 && c == '"') {
             const char *s;
             size_t sn;
@@ -837,10 +820,10 @@ static int read_event(loader *L)
             if (tl_j_skip(j) < 0)
                 return -1;
         }
-        c = peek(j);
+        c = j_peek(j);
         if (c == ',') {
             j->p++;
-            c = peek(j);
+            c = j_peek(j);
             continue;
         }
         if (c == '}') {
