@@ -225,6 +225,13 @@ static int big_id(J *j, const jnum *num, const char *what)
     return -1;
 }
 
+/* 1 when the window holds a byte at p and it cannot go on a number: what the quick
+ * readers need to know that the number they read is the whole of it. */
+static int ends_number(const unsigned char *p, const unsigned char *e)
+{
+    return p < e && !(*p >= '0' && *p <= '9') && *p != '.' && *p != 'e' && *p != 'E' && *p != '-' && *p != '+';
+}
+
 /* An integer in its plain form, -?(0|[1-9][0-9]{0,17}), followed in the window by a byte
  * that cannot go on a number (p at its first byte): 1 with *v and p past it; else 0 with
  * nothing consumed, for the scanner's number reader to decide.  Ids (pid, tid, link ids)
@@ -238,8 +245,7 @@ static int quick_int(J *j, int64_t *v)
     uint64_t w = 0;
     while (p < e && *p >= '0' && *p <= '9' && p - d < 18)
         w = w * 10 + (uint64_t)(*p++ - '0');
-    if (p == d || p >= e || (*p >= '0' && *p <= '9') || *p == '.' || *p == 'e' || *p == 'E' || *p == '-' ||
-        *p == '+' || (p - d > 1 && *d == '0'))
+    if (p == d || !ends_number(p, e) || (p - d > 1 && *d == '0'))
         return 0;
     *v = neg ? -(int64_t)w : (int64_t)w;
     j->p = (unsigned char *)p;
@@ -272,8 +278,7 @@ static int quick_double(J *j, double *d)
         if (nfrac == 0)
             return 0;
     }
-    if (nint + nfrac > 19 || p >= e || (*p >= '0' && *p <= '9') || *p == '.' || *p == 'e' || *p == 'E' ||
-        *p == '-' || *p == '+')
+    if (nint + nfrac > 19 || !ends_number(p, e))
         return 0;
     double v;
     if (!tl_decimal_to_double(w, -(int)nfrac, &v))
