@@ -980,6 +980,24 @@ static uint64_t split_guess(tl_instream *in, uint64_t from)
     return found;
 }
 
+/* Free a second half's reader whose thread has ended (or never started). */
+static void split_free(split *sp)
+{
+    tl_trace_free(sp->L2->t);
+    loader_free(sp->L2);
+    tl_instream_close(sp->in);
+    free(sp);
+}
+
+/* Wait for the second half's thread, telling it to stop first when `stop`. */
+static void split_join(split *sp, int stop)
+{
+    if (stop)
+        atomic_store(&sp->cancel, 1);
+    pthread_join(sp->thread, NULL);
+    atomic_fetch_sub(&readers, 1);
+}
+
 /* Start reading the second half of the text under L's stream on a thread, when it is
  * large, plain and seekable.  Nothing happens when it is not, or anything fails. */
 static void split_start(loader *L, tl_instream *in, const char *path)
@@ -1011,10 +1029,7 @@ static void split_start(loader *L, tl_instream *in, const char *path)
     atomic_fetch_add(&readers, 1);
     if (tl_thread_create(&sp->thread, split_main, sp) != 0) {
         atomic_fetch_sub(&readers, 1);
-        tl_trace_free(sp->L2->t);
-        loader_free(sp->L2);
-        tl_instream_close(in2);
-        free(sp);
+        split_free(sp);
         return;
     }
     L->split = sp;
@@ -1026,13 +1041,8 @@ static void split_end(loader *L)
     split *sp = L->split;
     if (!sp)
         return;
-    atomic_store(&sp->cancel, 1);
-    pthread_join(sp->thread, NULL);
-    atomic_fetch_sub(&readers, 1);
-    tl_trace_free(sp->L2->t);
-    loader_free(sp->L2);
-    tl_instream_close(sp->in);
-    free(sp);
+    split_join(sp, 1);
+    split_free(sp);
     L->split = NULL;
 }
 
@@ -1170,10 +1180,7 @@ static int split_meet(loader *L)
     split *sp = L->split;
     J *j = &L->j;
     int here = j_offset(j, j->p) == sp->at;
-    if (!here)
-        atomic_store(&sp->cancel, 1);
-    pthread_join(sp->thread, NULL);
-    atomic_fetch_sub(&readers, 1);
+    split_join(sp, !here);
     loader *L2 = sp->L2;
     int ok = here && sp->rc == 0 && (uint64_t)L->t->nev + L2->t->nev < TL_TEV_REF_AUX - 1 &&
              (uint64_t)L->uid + L2->uid < UINT32_MAX;
@@ -1181,11 +1188,8 @@ static int split_meet(loader *L)
         split_merge(L, L2);
         L->t->read_split = sp->at;
     }
-    tl_trace_free(L2->t);
-    loader_free(L2);
-    tl_instream_close(sp->in);
     uint64_t end = sp->end;
-    free(sp);
+    split_free(sp);
     L->split = NULL;
     if (ok && tl_j_seek(j, end) < 0)
         return -1;
