@@ -62,6 +62,22 @@ static tl_instream *stream_new(const char *name)
     return s;
 }
 
+/* One read of up to n bytes of the file: at byte `off` for a stream that shares its
+ * descriptor (tl_instream_reopen), else where the descriptor is.  The bytes read (0 at
+ * the end), or -1 with the error set. */
+static long read_at(tl_instream *s, unsigned char *buf, size_t n, uint64_t off, tl_error *err)
+{
+    for (;;) {
+        ssize_t k = s->positioned ? pread(s->fd, buf, n, (off_t)off) : read(s->fd, buf, n);
+        if (k >= 0)
+            return (long)k;
+        if (errno != EINTR) {
+            tl_error_set(err, "%s: read error: %s", s->name, strerror(errno));
+            return -1;
+        }
+    }
+}
+
 /* Refill the input: for a file, the next chunk into raw; for memory, all of it at once.
  * Returns the number of new bytes (0 at the end) or -1 with the error set. */
 static long fill(tl_instream *s, tl_error *err)
@@ -84,15 +100,9 @@ static long fill(tl_instream *s, tl_error *err)
         s->raw_len = s->raw_pos = 0;
     }
     while (s->raw_len < RAW_CHUNK) {
-        ssize_t k = s->positioned ? pread(s->fd, s->raw + s->raw_len, RAW_CHUNK - s->raw_len,
-                                          (off_t)(s->raw_consumed + s->raw_len))
-                                  : read(s->fd, s->raw + s->raw_len, RAW_CHUNK - s->raw_len);
-        if (k < 0) {
-            if (errno == EINTR)
-                continue;
-            tl_error_set(err, "%s: read error: %s", s->name, strerror(errno));
+        long k = read_at(s, s->raw + s->raw_len, RAW_CHUNK - s->raw_len, s->raw_consumed + s->raw_len, err);
+        if (k < 0)
             return -1;
-        }
         if (k == 0) {
             s->raw_eof = 1;
             break;
@@ -256,19 +266,13 @@ static long read_direct(tl_instream *s, unsigned char *buf, size_t n, tl_error *
 {
     s->raw_consumed += s->raw_len;
     s->raw_len = s->raw_pos = 0;
-    for (;;) {
-        ssize_t k = s->positioned ? pread(s->fd, buf, n, (off_t)s->raw_consumed) : read(s->fd, buf, n);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k < 0) {
-            tl_error_set(err, "%s: read error: %s", s->name, strerror(errno));
-            return -1;
-        }
-        if (k == 0)
-            s->raw_eof = 1;
-        s->raw_consumed += (uint64_t)k;
-        return (long)k;
-    }
+    long k = read_at(s, buf, n, s->raw_consumed, err);
+    if (k < 0)
+        return -1;
+    if (k == 0)
+        s->raw_eof = 1;
+    s->raw_consumed += (uint64_t)k;
+    return k;
 }
 
 static long read_plain(tl_instream *s, unsigned char *buf, size_t n, tl_error *err)
