@@ -12,6 +12,9 @@
 #include "trace/trace.h"
 #include "trace/trace_impl.h"
 
+/* Back to the reader's own split (16 MiB and more, near 44%) for the tests after. */
+static void split_default(void) { tl_trace_split_tune((uint64_t)16 << 20, 440); }
+
 static void assert_same_trace(const tl_trace *a, const tl_trace *b, const char *what)
 {
     char why[512];
@@ -44,7 +47,7 @@ static int check_splits(const char *text, size_t n, const char *what)
         tl_trace_free(two);
     }
     tl_trace_free(one);
-    tl_trace_split_tune((uint64_t)16 << 20, 440);
+    split_default();
     return held;
 }
 
@@ -184,7 +187,7 @@ static void test_errors(void **state)
         }
         free(bad);
     }
-    tl_trace_split_tune((uint64_t)16 << 20, 440);
+    split_default();
     free(text);
 }
 
@@ -208,7 +211,7 @@ static void test_file(void **state)
     assert_same_trace(one, two, "a plain file");
     tl_trace_free(one);
     tl_trace_free(two);
-    tl_trace_split_tune((uint64_t)16 << 20, 440);
+    split_default();
     tt_rmrf(dir);
     free(dir);
     free(text);
