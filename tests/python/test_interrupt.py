@@ -31,7 +31,9 @@ def big_trace(tmp_path_factory):
     if not os.access(GENTRACE, os.X_OK):
         pytest.skip(f"{GENTRACE} not built (make build/tools/gentrace)")
     path = tmp_path_factory.mktemp("big") / "big.json"
-    size = "250M" if not os.environ.get("TLCOMPARE_SANITIZED") else "40M"  # a load of seconds either way
+    # a run of seconds either way, so that every delay below falls inside it (a plain trace
+    # is read by two threads: 250 MB now takes about a second, the last delay's)
+    size = "600M" if not os.environ.get("TLCOMPARE_SANITIZED") else "40M"
     subprocess.run([GENTRACE, "--size", size, "--plain", "-o", str(path)], check=True)
     yield str(path)
     os.unlink(path)
