@@ -27,22 +27,28 @@ except KeyboardInterrupt:
 
 
 @pytest.fixture(scope="module")
-def big_trace(tmp_path_factory):
+def big_traces(tmp_path_factory):
+    """A trace for each kind of run.  A report's run must last past every delay below (a
+    plain trace is read by two threads: 250 MB now takes about a second, the last delay's),
+    while a trace's load, a phase the run does not stop inside, must stay short of the
+    limit on how soon the interrupt comes (a comparison loads its two at once)."""
     if not os.access(GENTRACE, os.X_OK):
         pytest.skip(f"{GENTRACE} not built (make build/tools/gentrace)")
-    path = tmp_path_factory.mktemp("big") / "big.json"
-    # a run of seconds either way, so that every delay below falls inside it (a plain trace
-    # is read by two threads: 250 MB now takes about a second, the last delay's)
-    size = "600M" if not os.environ.get("TLCOMPARE_SANITIZED") else "40M"
-    subprocess.run([GENTRACE, "--size", size, "--plain", "-o", str(path)], check=True)
-    yield str(path)
-    os.unlink(path)
+    sanitized = os.environ.get("TLCOMPARE_SANITIZED")
+    paths = {}
+    for what, size in (("report", "600M"), ("compare", "250M")):
+        path = tmp_path_factory.mktemp("big") / f"{what}.json"
+        subprocess.run([GENTRACE, "--size", "40M" if sanitized else size, "--plain", "-o", str(path)], check=True)
+        paths[what] = str(path)
+    yield paths
+    for path in paths.values():
+        os.unlink(path)
 
 
 @pytest.mark.parametrize("what,delay", [("report", 0.3), ("report", 0.9), ("compare", 0.5), ("compare", 1.5)])
-def test_ctrl_c(what, delay, big_trace, tmp_path):
+def test_ctrl_c(what, delay, big_traces, tmp_path):
     env = dict(os.environ, PYTHONPATH=os.environ.get("TLCOMPARE_PYTHONPATH", ""))
-    p = subprocess.Popen([sys.executable, "-c", CHILD, what, big_trace, str(tmp_path / "out.xlsx"),
+    p = subprocess.Popen([sys.executable, "-c", CHILD, what, big_traces[what], str(tmp_path / "out.xlsx"),
                           str(tmp_path / "csvs")], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
                          cwd=str(tmp_path))
     assert p.stdout.readline().strip() == "ready"
