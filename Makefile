@@ -178,7 +178,7 @@ sanitize-test:
 	  quiet $(CONFORMANCE)/run build/asan/tlcompare --pending tests/pending/compare.txt; \
 	  quiet $(CONFORMANCE)/run build/asan/tlreport $(CONFORMANCE)/report-cases --pending tests/pending/report.txt; \
 	  quiet $(CONFORMANCE)/run-tracediff build/asan/tlcompare --pending tests/pending/tracediff.txt; \
-	  for k in $(INFERENCE_KINDS); do \
+	  for k in $(REPORT_KINDS); do \
 	    quiet $(CONFORMANCE)/run build/asan/tlreport $(CONFORMANCE)/$$k-cases --pending tests/pending/$$k.txt; done; fi
 
 # The portable (SWAR) text scanning of the writers, of the xlsx reader and of the trace
@@ -196,8 +196,9 @@ nosimd-test:
 # trace -> report cases and the TraceDiff cases.  Each runner takes a pending list
 # (tests/pending/*.txt): cases of work still open, which may only shrink.
 # Graph-replay traces with their capture folders: inference-cases, inference-perf-cases,
-# inference-reject-cases.
-INFERENCE_KINDS := inference inference-perf inference-reject
+# inference-reject-cases; rank sets (one trace per rank) for the multi-rank collective
+# report: rank-cases.
+REPORT_KINDS := inference inference-perf inference-reject rank
 conformance: $(BUILD)/tlcompare $(BUILD)/tlreport
 	@if [ -x $(CONFORMANCE)/run ]; then set -e; \
 	  echo "conformance: report comparisons"; \
@@ -206,7 +207,7 @@ conformance: $(BUILD)/tlcompare $(BUILD)/tlreport
 	  $(CONFORMANCE)/run $(BUILD)/tlreport $(CONFORMANCE)/report-cases --pending tests/pending/report.txt; \
 	  echo "conformance: TraceDiff"; \
 	  $(CONFORMANCE)/run-tracediff $(BUILD)/tlcompare --pending tests/pending/tracediff.txt; \
-	  for k in $(INFERENCE_KINDS); do \
+	  for k in $(REPORT_KINDS); do \
 	    echo "conformance: $$k traces"; \
 	    $(CONFORMANCE)/run $(BUILD)/tlreport $(CONFORMANCE)/$$k-cases --pending tests/pending/$$k.txt; done; \
 	else echo "conformance suite not found at $(CONFORMANCE): skipped (the shared contract's executable cases: TraceLens' own outputs on real reports and traces, checked sheet by sheet; CONFORMANCE=DIR points elsewhere)"; fi

@@ -40,6 +40,8 @@ enum {
     TL_TEV_NON_GPU_PATH = 1 << 2, /* not a GPU event, and no GPU event below it */
     TL_TEV_GRAPH_LAUNCH = 1 << 3, /* a runtime event named cudaGraphLaunch / hipGraphLaunch */
     TL_TEV_CPU_ROOT = 1 << 4,     /* a cpu root node (TRACES.md §2 step 3d) */
+    TL_TEV_TS_INT = 1 << 5,       /* ts was written as a JSON integer (TRACES.md §4.6) */
+    TL_TEV_DUR_INT = 1 << 6,      /* dur was written as a JSON integer */
 };
 
 #define TL_TEV_NONE UINT32_MAX /* "no event" for parent */

@@ -162,6 +162,7 @@ typedef struct evread {
     int is_driver;       /* cat "cuda_driver" (CAT_RUNTIME covers both) */
     int ph;              /* its one character, '?' for a longer or missing ph */
     int has_ts, has_dur; /* numeric */
+    int ts_int, dur_int; /* written as JSON integers (no '.', no exponent: TRACES.md §4.6) */
     double ts, dur;
     int pid_num, tid_num; /* 1 numeric (integral), 0 missing or otherwise */
     int has_tid;
@@ -258,7 +259,7 @@ static int quick_int(J *j, int64_t *v)
  * The double is the scanner's: the same digits and power of ten through the same exact
  * conversion (which may decline: then the scanner's way too).  The scanner reads a number
  * twice (its extent, then its grammar); a profiler's times are all of this form. */
-static int quick_double(J *j, double *d)
+static int quick_double(J *j, double *d, int *is_int)
 {
     const unsigned char *p = j->p, *e = j->end;
     int neg = *p == '-';
@@ -284,6 +285,7 @@ static int quick_double(J *j, double *d)
     if (!tl_decimal_to_double(w, -(int)nfrac, &v))
         return 0;
     *d = neg ? -v : v;
+    *is_int = nfrac == 0;
     j->p = (unsigned char *)p;
     return 1;
 }
@@ -628,7 +630,7 @@ static void finish_event(loader *L)
                 t->first_negative = uid;
             e->uid = uid;
             e->kind = (uint8_t)kind;
-            e->flags = 0;
+            e->flags = (uint8_t)((r->ts_int ? TL_TEV_TS_INT : 0) | (r->dur_int ? TL_TEV_DUR_INT : 0));
             uint32_t thread = thread_index(L, r->pid, r->tid);
             e->ref = thread;
             e->parent = TL_TEV_NONE;
@@ -703,6 +705,7 @@ static void evread_reset(evread *r)
     r->is_driver = 0;
     r->ph = '?';
     r->has_ts = r->has_dur = 0;
+    r->ts_int = r->dur_int = 0;
     r->pid_num = r->tid_num = r->has_tid = 0;
     r->pid = r->tid = 0;
     r->has_id = 0;
@@ -779,8 +782,8 @@ static int read_event(loader *L)
             if (which != 6 && which != 7 && quick_int(j, &id)) {
                 num.integral = 1;
                 num.i = id;
-            } else if ((which == 6 || which == 7) && quick_double(j, &num.d)) {
-                /* a time: only its double is read */
+            } else if ((which == 6 || which == 7) && quick_double(j, &num.d, &num.is_int)) {
+                /* a time: its double, and whether it was written as an integer */
             } else if (tl_j_number(j, &num) < 0 ||
                        big_id(j, &num, which == 4 ? "\"pid\"" : which == 5 ? "\"tid\"" : which == 8 ? "\"id\"" : "") < 0) {
                 return -1;
@@ -798,10 +801,12 @@ static int read_event(loader *L)
             case 6:
                 r->has_ts = 1;
                 r->ts = num.d;
+                r->ts_int = num.is_int;
                 break;
             case 7:
                 r->has_dur = 1;
                 r->dur = num.d;
+                r->dur_int = num.is_int;
                 break;
             case 8:
                 r->has_id = num.integral;
