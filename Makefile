@@ -28,7 +28,7 @@ LIBS        = $(PKG_LIBS) -lm -lpthread
 
 BUILD       ?= build
 # src/<layer>/<module>.c; src/cli/ holds the programs' main()s, the rest is the library.
-LAYERS      := base io table read trace perf diff compare write summary run
+LAYERS      := base io table read trace perf ranks diff compare write summary run
 SRC         := $(foreach l,$(LAYERS),$(wildcard src/$(l)/*.c))
 OBJ         := $(SRC:src/%.c=$(BUILD)/obj/%.o)
 TESTS       := $(wildcard tests/test_*.c)

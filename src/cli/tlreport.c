@@ -8,6 +8,7 @@
 #include "base/util.h"
 #include "io/output.h"
 #include "run/compare.h"
+#include "run/ranks.h"
 #include "run/report.h"
 #include "trace/capture.h"
 #include "write/xlsx_write.h"
@@ -30,7 +31,11 @@ enum { EXIT_USAGE = 2 };
 static const char usage_text[] =
     "usage: tlreport TRACE[@CAPTURE_DIR] [--capture-folder DIR] [--inference] [-o FILE]\n"
     "                [--output_csvs_dir DIR] [--gpu-arch NAME|FILE] [--include_unlinked_kernels]\n"
-    "                [--topk_ops N] [-q]\n";
+    "                [--topk_ops N] [-q]\n"
+    "       tlreport --trace_pattern P | --trace_glob G [--rank_regex RX] | --trace_dir DIR\n"
+    "                --world_size N [--agg_metrics AGG ...] [--gpus_per_node G]\n"
+    "                [--all2allv_heatmap] [-j N] [-o FILE] [--output_csvs_dir DIR]\n"
+    "       tlreport --ranks DIR [...]\n";
 
 static const char help_text[] =
     "Build the TraceLens performance report of a PyTorch profiler trace (a Chrome-trace\n"
@@ -58,6 +63,25 @@ static const char help_text[] =
     "its options for sheets tlreport does not make\n"
     "(--disable_coll_analysis, --short_kernel_study, --detect_recompute, ...) are accepted\n"
     "with a warning.  Long options may be abbreviated (--output_csvs), as with argparse.\n"
+    "\n"
+    "many ranks (one trace per rank of a distributed job: the multi-rank collective\n"
+    "report of TraceLens_generate_multi_rank_collective_report_pytorch):\n"
+    "  --trace_pattern P         rank i's file is P with its one '*' replaced by i\n"
+    "  --trace_glob G            the files G matches (** recursive), ranks from their names\n"
+    "  --rank_regex RX           with --trace_glob: the rank's regex (Python syntax, as POSIX\n"
+    "                            extended regexes can do it; default rank[\\[\\-_/]?(?P<rank>\\d+))\n"
+    "  --trace_dir DIR           rank i's file is DIR/rank<i>_trace.json\n"
+    "  --ranks DIR               DIR's files named like ranks; the world size is how many\n"
+    "  --world_size N            the number of ranks (required but with --ranks)\n"
+    "  --agg_metrics AGG ...     reducers of the implicit-sync and all_to_allv summaries\n"
+    "                            (default: mean median min max)\n"
+    "  --gpus_per_node G         node columns (default: rank 0's deviceProperties)\n"
+    "  --all2allv_heatmap        also the all_to_allv (src, dst) heatmap\n"
+    "  -j, --jobs N              ranks read at once (default: the CPUs available); the\n"
+    "                            output is the same whatever N\n"
+    "  --use_multiprocessing, --max_workers K, --detailed_analysis: accepted (ranks are\n"
+    "                            always read in parallel; the detailed sheets always made)\n"
+    "  without -o and --output_csvs_dir: nccl_analysis_report.xlsx beside the rank files\n"
     "\n"
     "inference traces (CUDA/HIP graph replay, INFERENCE.md):\n"
     "  --capture-folder DIR      attribute the replayed kernels through the graph-capture\n"
@@ -91,6 +115,10 @@ typedef struct options {
     const char *capture_dir; /* --capture-folder or TRACE@DIR */
     char *trace_buf;         /* the TRACE part of TRACE@DIR */
     int inference, parent_module, num_kernels, call_stack, pseudo_ops;
+    /* ---- many ranks (MULTIRANK.md) ---- */
+    tl_ranks_opts ranks; /* mode 0: one trace */
+    int nmodes;          /* how many of --trace_dir, --trace_pattern, --trace_glob, --ranks */
+    int world_given;
 } options;
 
 
@@ -107,7 +135,10 @@ static int usage_error(const char *fmt, const char *arg)
 enum {
     O_HELP, O_VERSION, O_QUIET, O_OUTPUT, O_CSVS, O_TRACE, O_ALWAYS, O_UNLINKED, O_TOPK_OPS, O_IGNORED,
     O_GPU_ARCH, O_GPU_ARCH_JSON, O_GPU_ARCH_NAME, O_CAPTURE, O_INFERENCE, O_PARENT_MODULE, O_NUM_KERNELS,
-    O_CALL_STACK, O_PSEUDO_OPS
+    O_CALL_STACK, O_PSEUDO_OPS,
+    /* many ranks */
+    O_RK_PATTERN, O_RK_GLOB, O_RK_DIR, O_RK_SCAN, O_RK_REGEX, O_RK_WORLD, O_RK_AGGS, O_RK_GPN, O_RK_HEATMAP,
+    O_RK_JOBS, O_RK_ACCEPTED, O_RK_ACCEPTED_VALUE
 };
 
 /* Every spelling tlreport takes, its own and TraceLens_generate_perf_report_pytorch's; a
@@ -133,7 +164,90 @@ static const tl_opt tlreport_opts[] = {
     {"--enable-origami", 0, O_IGNORED}, {"--inductor_cache_dir", 1, O_IGNORED},
     {"--include_overlap_info", 0, O_IGNORED}, {"--detect_recompute", 0, O_IGNORED},
     {"--include_first_occurrence_time", 0, O_IGNORED},
+    /* ---- many ranks: TraceLens_generate_multi_rank_collective_report_pytorch's spellings ---- */
+    {"--trace_pattern", 1, O_RK_PATTERN}, {"--trace_glob", 1, O_RK_GLOB}, {"--trace_dir", 1, O_RK_DIR},
+    {"--ranks", 1, O_RK_SCAN}, {"--rank_regex", 1, O_RK_REGEX}, {"--world_size", 1, O_RK_WORLD},
+    {"--agg_metrics", 1, O_RK_AGGS}, {"--gpus_per_node", 1, O_RK_GPN}, {"--all2allv_heatmap", 0, O_RK_HEATMAP},
+    {"-j", 1, O_RK_JOBS}, {"--jobs", 1, O_RK_JOBS}, {"--use_multiprocessing", 0, O_RK_ACCEPTED},
+    {"--detailed_analysis", 0, O_RK_ACCEPTED}, {"--max_workers", 1, O_RK_ACCEPTED_VALUE},
 };
+
+/* A whole number option value in [lo, hi]: 0, or a usage error. */
+static int whole(const char *opt, const char *v, long lo, long hi, long *out)
+{
+    char *end = NULL;
+    long k = strtol(v, &end, 10);
+    if (end == v || *end || k < lo || k > hi) {
+        fprintf(stderr, "tlreport: %s needs a whole number from %ld to %ld, got '%s' (see 'tlreport --help')\n", opt,
+                lo, hi, v);
+        return EXIT_USAGE;
+    }
+    *out = k;
+    return 0;
+}
+
+/* The many-rank options (MULTIRANK.md §0): 0, 1 when `id` is none of them, or a usage
+ * error's status.  --agg_metrics takes the values after it up to the next option. */
+static int parse_rank_opt(int id, const char *v, int argc, char **argv, int *i, options *o)
+{
+    tl_ranks_opts *r = &o->ranks;
+    long k;
+    switch (id) {
+    case O_RK_PATTERN: case O_RK_GLOB: case O_RK_DIR: case O_RK_SCAN:
+        r->mode = id == O_RK_PATTERN ? TL_RANKS_PATTERN : id == O_RK_GLOB ? TL_RANKS_GLOB
+                  : id == O_RK_DIR   ? TL_RANKS_DIR     : TL_RANKS_SCAN;
+        r->spec = v;
+        o->nmodes++;
+        return 0;
+    case O_RK_REGEX:
+        r->rank_regex = v;
+        return 0;
+    case O_RK_WORLD:
+        o->world_given = 1;
+        return whole("--world_size", v, 1, 1L << 24, &r->world_size);
+    case O_RK_GPN:
+        return whole("--gpus_per_node", v, 1, 1L << 24, &r->gpus_per_node);
+    case O_RK_JOBS:
+        if (whole("-j", v, 1, 64, &k) != 0)
+            return EXIT_USAGE;
+        r->jobs = (int)k;
+        return 0;
+    case O_RK_HEATMAP:
+        r->heatmap = 1;
+        return 0;
+    case O_RK_ACCEPTED: case O_RK_ACCEPTED_VALUE:
+        return 0;
+    case O_RK_AGGS:
+        r->naggs = 0;
+        for (;;) {
+            if (!tl_ranks_agg_known(v))
+                return usage_error("--agg_metrics: '%s' is not one of mean median min max std var sum count first last", v);
+            if (r->naggs == TL_RANKS_MAX_AGGS)
+                return usage_error("--agg_metrics: more than 16 reducers ('%s')", v);
+            r->aggs[r->naggs++] = v;
+            if (*i + 1 >= argc || argv[*i + 1][0] == '-')
+                return 0;
+            v = argv[++*i];
+        }
+    default:
+        return 1;
+    }
+}
+
+/* After parsing, a many-rank run's checks (MULTIRANK.md §0.1, §8.4). */
+static int check_rank_opts(options *o)
+{
+    if (o->nmodes != 1)
+        return usage_error("%s", "give exactly one of --trace_dir, --trace_pattern, --trace_glob and --ranks");
+    if (o->trace)
+        return usage_error("a trace ('%s') and a rank set at once: give one", o->trace);
+    if (o->ranks.mode != TL_RANKS_SCAN && !o->world_given)
+        return usage_error("%s", "--world_size is required with --trace_dir, --trace_pattern and --trace_glob "
+                                 "(or use --ranks DIR, which counts the ranks)");
+    if (o->ranks.rank_regex && o->ranks.mode != TL_RANKS_GLOB && o->ranks.mode != TL_RANKS_SCAN)
+        return usage_error("%s", "--rank_regex goes with --trace_glob or --ranks");
+    return 0;
+}
 
 /* Why an accepted option changes nothing (by its first letters: the table above). */
 static const struct {
@@ -201,6 +315,12 @@ static int parse_args(int argc, char **argv, options *o)
                 return usage_error("%s needs a value", opt->name);
         } else if (eq) {
             return usage_error("%s takes no value", opt->name);
+        }
+        if (opt->id >= O_RK_PATTERN) {
+            int rc = parse_rank_opt(opt->id, v, argc, argv, &i, o);
+            if (rc != 0)
+                return rc;
+            continue;
         }
         switch (opt->id) {
         case O_HELP:
@@ -273,6 +393,8 @@ static int parse_args(int argc, char **argv, options *o)
             break;
         }
     }
+    if (o->nmodes || o->world_given)
+        return check_rank_opts(o);
     if (!o->trace)
         return usage_error("%s", "no trace given");
     const char *dir;
@@ -326,6 +448,29 @@ static char *trace_tag(const char *path)
     return t;
 }
 
+/* A many-rank run (MULTIRANK.md). */
+static int run_ranks(const options *o)
+{
+    tl_run_ranks_opts ro = {o->ranks, o->output, o->csv_dir};
+    tl_run_ranks r;
+    int rc = tl_run_ranks_build(&ro, &r);
+    if (rc != TL_RUN_OK) {
+        tl_output_cleanup();
+        fprintf(stderr, "tlreport: %s\n", r.err.msg[0] ? r.err.msg : "failed");
+        rc = 1;
+    } else if (!o->quiet) {
+        for (size_t i = 0; i < r.results.n; i++)
+            printf("Wrote sheet '%s' with %zu rows \xC3\x97 %zu columns\n", r.results.items[i].name,
+                   r.results.items[i].nrows, r.results.items[i].ncols);
+        if (r.output)
+            printf("Wrote %s\n", r.output);
+    }
+    tl_run_ranks_free(&r);
+    if (fflush(stdout) != 0 && rc == 0)
+        rc = 1;
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     tl_progname = "tlreport";
@@ -343,6 +488,8 @@ int main(int argc, char **argv)
     }
     tl_quiet = o.quiet;
     tl_output_install_cleanup();
+    if (o.nmodes)
+        return run_ranks(&o);
 
     char *tag = trace_tag(o.trace);
     char *default_out = NULL;
