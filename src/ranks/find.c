@@ -447,13 +447,10 @@ static int find_globbed(const tl_ranks_opts *o, tl_rank_set *s, tl_error *err)
         }
         s->paths[rank[i]] = tl_xstrdup(all.v[i]);
     }
-    rc = missing_error(s, NULL, err);
-    if (rc < 0 && o->mode == TL_RANKS_GLOB) {
-        tl_buf msg = {0};
-        tl_buf_printf(&msg, "%s matching '%s'", err->msg, o->spec);
-        tl_error_set(err, "%s", tl_buf_cstr(&msg));
-        tl_buf_free(&msg);
-    }
+    tl_error miss = {0};
+    rc = missing_error(s, NULL, &miss);
+    if (rc < 0)
+        tl_error_set(err, "%s matching '%s'", miss.msg, o->spec);
 done:
     regfree(&re);
     free(rank);
