@@ -286,6 +286,7 @@ install: $(BUILD)/tlcompare $(BUILD)/tlreport
 	install -m 644 man/tlcompare.1 $(DESTDIR)$(PREFIX)/share/man/man1/tlcompare.1
 	install -m 755 $(BUILD)/tlreport $(DESTDIR)$(PREFIX)/bin/tlreport
 	ln -sf tlreport $(DESTDIR)$(PREFIX)/bin/TraceLens_generate_perf_report_pytorch
+	ln -sf tlreport $(DESTDIR)$(PREFIX)/bin/TraceLens_generate_multi_rank_collective_report_pytorch
 	install -m 644 man/tlreport.1 $(DESTDIR)$(PREFIX)/share/man/man1/tlreport.1
 
 uninstall:
@@ -293,6 +294,7 @@ uninstall:
 	      $(DESTDIR)$(PREFIX)/share/man/man1/tlreport.1 \
 	      $(DESTDIR)$(PREFIX)/bin/TraceLens_compare_perf_reports_pytorch \
 	      $(DESTDIR)$(PREFIX)/bin/TraceLens_generate_perf_report_pytorch \
+	      $(DESTDIR)$(PREFIX)/bin/TraceLens_generate_multi_rank_collective_report_pytorch \
 	      $(DESTDIR)$(PREFIX)/share/man/man1/tlcompare.1
 
 clean:
