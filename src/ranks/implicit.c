@@ -179,6 +179,7 @@ int rk_implicit_build(const tl_rank_set *set, const tl_coll_rows *rows, const rk
             continue;
         if (!simple && rk_check_meta(set, rows, cs, k, isync_fields, NISYNC_FIELDS, err) < 0) {
             free(has_wait);
+            rk_implicit_free(im);
             return -1;
         }
         isync_row(im, k, type, &im->v[im->n++]);
