@@ -345,6 +345,8 @@ int tl_ranks_sheets(const tl_rank_set *set, const tl_ranks_opts *o, tl_arena *a,
     tl_coll_rows rows = {0};
     for (size_t i = 0; i < set->n; i++) {
         const tl_coll_rows *fr = &set->facts[i].rows;
+        if (!fr->n)
+            continue;
         TL_GROW(rows.v, rows.cap, rows.n + fr->n);
         memcpy(rows.v + rows.n, fr->v, fr->n * sizeof *fr->v);
         rows.n += fr->n;

@@ -396,6 +396,7 @@ static int read_args(loader *L)
         j->p++;
         return 0;
     }
+    int coll = may_be_coll(r); /* asked once: kernel names are long */
     for (;;) {
         const char *k;
         size_t kn;
@@ -417,7 +418,7 @@ static int read_args(loader *L)
             which = 3;
         else if (r->cat == CAT_RUNTIME && (L->flags & TL_LOAD_KERNEL_ARG) && key_is(k, kn, "kernel"))
             which = 30;
-        else if (may_be_coll(r) && (which = coll_key(k, kn)) != 0)
+        else if (coll && (which = coll_key(k, kn)) != 0)
             ; /* 40 + the TL_COLL_* index */
         else if (r->cat == CAT_CPU_OP || r->cat == CAT_NONE) {
             if (key_is(k, kn, "Input Dims"))
