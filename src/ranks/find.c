@@ -422,7 +422,7 @@ static int find_globbed(const tl_ranks_opts *o, tl_rank_set *s, tl_error *err)
         goto done;
     }
     if (named == 0) {
-        tl_error_set(err, "none of the %zu paths %s matches names a rank by the regex '%s'", all.n, o->spec,
+        tl_error_set(err, "no path of the %zu that '%s' matches names a rank by the regex '%s'", all.n, pattern,
                      o->rank_regex ? o->rank_regex : TL_RANKS_DEFAULT_REGEX);
         goto done;
     }
