@@ -123,6 +123,15 @@ static double gpu_cv = -1, run_cv = 0, slow_pct = 0;
 static uint64_t run_seed = 1;
 static const char *slow_op = NULL;
 
+/* A rank of a distributed job (--world N --rank R; world 0: a single-GPU trace, the bytes as
+ * before): the all-reduce kernels carry the collective's metadata (process group, dtype,
+ * message size) as PyTorch's NCCL recorder writes it, and take exactly their modelled time
+ * (no jitter: every rank arrives together unless planted otherwise).  late_ns: this rank
+ * starts every collective that much later (a planted straggler); coll_slow_pct: the last
+ * gradient bucket's all-reduce (a size of its own) takes that much longer (a bandwidth drop). */
+static long world = 0, rank_id = 0;
+static double late_us = 0, coll_slow_pct = 0;
+
 /* ---- random numbers ---------------------------------------------------------------------- */
 
 static uint64_t rng_state;
@@ -174,7 +183,7 @@ static double op_factor(const char *op)
         rng_state = save;
         f *= 1 + run_cv * normal_from(a, b);
     }
-    if (slow_op && strcmp(op, slow_op) == 0)
+    if (slow_op && (strcmp(op, slow_op) == 0 || (strcmp(slow_op, "*") == 0 && strcmp(op, "record_param_comms") != 0)))
         f *= 1 + slow_pct / 100;
     return f;
 }
@@ -884,6 +893,8 @@ static void launch_any(int kind, const char *rt, int cbid, int gcat, int k, cons
     g->tid = comm ? stream_comm : stream_comp;
     g->flow = FL_GPU_F;
     int64_t start = r->ts + jitter(flavour == CUDA ? 6000 : 9000, 50);
+    if (comm && world > 0)
+        start += (int64_t)(late_us * 1000);
     int64_t *free_at = &G.stream_free[comm];
     if (start < *free_at)
         start = *free_at + uniform(800, 2500);
@@ -894,7 +905,7 @@ static void launch_any(int kind, const char *rt, int cbid, int gcat, int k, cons
         if (evs[G.stack[i]].kind == E_CPUOP)
             op = evs[G.stack[i]].name;
     double ns = op && (run_cv > 0 || slow_op) ? (double)gpu_ns * op_factor(op) : (double)gpu_ns;
-    g->dur = gpu_cv >= 0 ? gauss_dur(ns, gpu_cv) : jitter((int64_t)ns, 6);
+    g->dur = comm && world > 0 ? (int64_t)ns : gpu_cv >= 0 ? gauss_dur(ns, gpu_cv) : jitter((int64_t)ns, 6);
     *free_at = g->ts + g->dur;
     G.now += r->dur;
     tick(400, 1500);
@@ -1371,12 +1382,15 @@ static void bwd_add(int l, int slot)
     op_close();
 }
 
-static void all_reduce(int64_t nbytes)
+static void all_reduce(int64_t nbytes, int last_bucket)
 {
     op_open("record_param_comms", W.comms);
     annot_open("nccl:all_reduce", 0);
-    launch_any(E_RT, rt_launch_name(), flavour == CUDA ? 211 : 107, G_KERNEL, W.k_nccl, NULL,
-               (int64_t)((double)nbytes / 180.0) + 9000, 1, 0, FL_S);
+    double ns = (double)nbytes / 180.0 + 9000;
+    if (last_bucket && world > 0)
+        ns *= 1 + coll_slow_pct / 100;
+    launch_any(E_RT, rt_launch_name(), flavour == CUDA ? 211 : 107, G_KERNEL, W.k_nccl, NULL, (int64_t)ns, 1,
+               (int)nbytes, FL_S);
     annot_close();
     op_close();
 }
@@ -1442,7 +1456,7 @@ static void backward(void)
         grad_bytes += (int64_t)(4 * HID * HID + 2 * HID * MLP) * 2;
         /* DDP all-reduces a bucket about every 25 MB of gradients, overlapping the rest */
         if (grad_bytes >= 25 * 1000 * 1000 || l == 0) {
-            all_reduce(grad_bytes);
+            all_reduce(grad_bytes, l == 0);
             grad_bytes = 0;
         }
     }
@@ -1825,6 +1839,26 @@ static void put_x_head(const char *cat, const char *name, int pid, int tid, int6
     PUTL(",\n    \"args\": {\n      ");
 }
 
+
+/* A rank's all-reduce kernel: the collective's metadata, as PyTorch's NCCL recorder adds it
+ * to the kernel's args (bf16 gradients, the default process group of every rank). */
+static void put_coll_args(const ev_t *e)
+{
+    if (world <= 0 || e->kern != W.k_nccl)
+        return;
+    char b[160];
+    PUTL(",\n      \"Collective name\": \"allreduce\", \"Process Group Name\": \"0\", "
+         "\"Process Group Desc\": \"default_pg\", \"Process Group Ranks\": [");
+    for (long r = 0; r < world; r++) {
+        snprintf(b, sizeof b, "%s%ld", r ? ", " : "", r);
+        puts_(b);
+    }
+    snprintf(b, sizeof b, "], \"Group size\": %ld, \"dtype\": \"BFloat16\", \"In msg nelems\": %ld, "
+             "\"Out msg nelems\": %ld", world, (long)e->bytes / 2, (long)e->bytes / 2);
+    puts_(b);
+    PUTL(", \"In split size\": [], \"Out split size\": []");
+}
+
 static void write_event(const ev_t *e, int pass)
 {
     switch (e->kind) {
@@ -1972,6 +2006,7 @@ static void write_event(const ev_t *e, int pass)
             if (e->gcat == G_KERNEL) {
                 PUTL(",");
                 puts_(kerns[e->kern].args_tail);
+                put_coll_args(e);
             } else {
                 PUTL(",\n      \"bytes\": ");
                 put_int(e->bytes);
@@ -1984,9 +2019,10 @@ static void write_event(const ev_t *e, int pass)
             PUTL(",      \"correlation\": ");
             put_int(e->corr);
             PUTL(",");
-            if (e->gcat == G_KERNEL)
+            if (e->gcat == G_KERNEL) {
                 puts_(kerns[e->kern].args_tail);
-            else if (e->gcat == G_MEMCPY)
+                put_coll_args(e);
+            } else if (e->gcat == G_MEMCPY)
                 PUTL(" \"kind\": \"HtoD\"");
             else
                 PUTL(" \"kind\": \"Device\"");
@@ -2102,10 +2138,25 @@ static void write_header(void)
         PUTL("  \"cupti_version\": 22,\n  \"cuda_runtime_version\": 12040,\n  \"cuda_driver_version\": 12090,\n");
     else
         PUTL("  \"roctracer_version\": 4.1,\n  \"hip_runtime_version\": 60443483,\n");
-    PUTL("  \"distributedInfo\": {\"backend\": \"nccl\", \"rank\": 0, \"world_size\": 8, \"pg_count\": 1, "
-         "\"pg_config\": [{\"pg_name\": \"0\", \"pg_desc\": \"default_pg\", \"backend_config\": \"cuda:nccl\", "
-         "\"pg_size\": 8, \"ranks\": [0, 1, 2, 3, 4, 5, 6, 7]}], \"nccl_version\": \"2.21.5\"},\n"
-         "  \"record_shapes\": 1,\n");
+    if (world <= 0) {
+        PUTL("  \"distributedInfo\": {\"backend\": \"nccl\", \"rank\": 0, \"world_size\": 8, \"pg_count\": 1, "
+             "\"pg_config\": [{\"pg_name\": \"0\", \"pg_desc\": \"default_pg\", \"backend_config\": \"cuda:nccl\", "
+             "\"pg_size\": 8, \"ranks\": [0, 1, 2, 3, 4, 5, 6, 7]}], \"nccl_version\": \"2.21.5\"},\n");
+    } else {
+        char b[160];
+        snprintf(b, sizeof b, "  \"distributedInfo\": {\"backend\": \"nccl\", \"rank\": %ld, \"world_size\": %ld, ",
+                 rank_id, world);
+        puts_(b);
+        snprintf(b, sizeof b, "\"pg_count\": 1, \"pg_config\": [{\"pg_name\": \"0\", \"pg_desc\": \"default_pg\", "
+                 "\"backend_config\": \"cuda:nccl\", \"pg_size\": %ld, \"ranks\": [", world);
+        puts_(b);
+        for (long r = 0; r < world; r++) {
+            snprintf(b, sizeof b, "%s%ld", r ? ", " : "", r);
+            puts_(b);
+        }
+        PUTL("]}], \"nccl_version\": \"2.21.5\"},\n");
+    }
+    PUTL("  \"record_shapes\": 1,\n");
     if (flavour == ROCM)
         PUTL("  \"hip_driver_version\": 60443483,\n");
     PUTL("  \"with_stack\": 1,\n  \"trace_id\": \"");
@@ -2580,6 +2631,10 @@ static void usage(int status)
           "  --run-cv    each op's kernels are off by one factor per run, of this CV (%; default 0)\n"
           "  --run-seed  the seed of that factor (default 1): another run of the same configuration\n"
           "  --slow      OP=PCT: the kernels of cpu_op OP take PCT% longer (a planted regression)\n"
+          "  --world N --rank R   rank R of an N-rank job: the all-reduces carry their collective metadata\n"
+          "  --late US   this rank starts every collective US microseconds late (a planted straggler)\n"
+          "  --coll-slow PCT  the last gradient bucket's all-reduce takes PCT% longer (a bandwidth drop)\n"
+          "  (--slow '*=PCT' slows the kernels of every op but the collectives: a slower GPU)\n"
           "  -o FILE     output file (default: standard output)\n"
           "or:    gentrace --graph-dir DIR [--graph full|piecewise] [--graph-streams 1|2] [--graph-mismatch]\n"
           "                [--flavour cuda|rocm] [--seed S] [--layers L]\n"
@@ -2731,6 +2786,26 @@ int main(int argc, char **argv)
                 exit(2);
             }
             slow_op = xasprintf("%.*s", (int)(eq - v), v);
+        } else if (!strcmp(a, "--world")) {
+            NEED_ARG();
+            world = parse_long(a, v, 1, 65536);
+        } else if (!strcmp(a, "--rank")) {
+            NEED_ARG();
+            rank_id = parse_long(a, v, 0, 65535);
+        } else if (!strcmp(a, "--late")) {
+            NEED_ARG();
+            late_us = strtod(v, NULL);
+            if (!(late_us >= 0 && late_us <= 1e6)) {
+                fprintf(stderr, "gentrace: --late: expected microseconds from 0 to 1e6, got '%s'\n", v);
+                exit(2);
+            }
+        } else if (!strcmp(a, "--coll-slow")) {
+            NEED_ARG();
+            coll_slow_pct = strtod(v, NULL);
+            if (!(coll_slow_pct > -90 && coll_slow_pct <= 1000)) {
+                fprintf(stderr, "gentrace: --coll-slow: expected a percentage, got '%s'\n", v);
+                exit(2);
+            }
         } else if (!strcmp(a, "--count")) {
             NEED_ARG();
             count = parse_long(a, v, 1, 4000000000L);
@@ -2751,6 +2826,10 @@ int main(int argc, char **argv)
             exit(2);
         }
 #undef NEED_ARG
+    }
+    if (world > 0 ? rank_id >= world : rank_id != 0 || late_us > 0 || coll_slow_pct != 0) {
+        fputs("gentrace: --rank, --late and --coll-slow need --world N (and a rank below N)\n", stderr);
+        exit(2);
     }
     if (steps > 0 && size) {
         fputs("gentrace: --steps and --size exclude each other\n", stderr);
