@@ -46,7 +46,7 @@ typedef struct tl_rank_facts {
     tl_coll_rows rows;      /* its collective kernels, event order */
     long ndevices;          /* its deviceProperties' length, or -1 */
     tl_table *gpu_timeline; /* its gpu_timeline, or NULL (no GPU event linked) */
-    tl_table *ops_summary;  /* reserved for the distributed comparison: NULL today */
+    tl_table *ops_summary;  /* its ops_summary when the set's want_ops (a comparison of runs), else NULL */
     tl_arena arena;
     tl_error err;           /* a failure reading it */
     int failed;
@@ -56,6 +56,7 @@ typedef struct tl_rank_set {
     size_t n;             /* the world size */
     char **paths;         /* rank i's file, as the command line spells it */
     tl_rank_facts *facts; /* per rank, once read */
+    int want_ops;         /* set before reading: keep each rank's ops_summary too */
 } tl_rank_set;
 
 /* Resolve the rank files (MULTIRANK.md §1, §8.1, §8.4).  Returns 0, or -1 with *err set

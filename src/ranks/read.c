@@ -17,12 +17,45 @@ typedef struct rank_job {
     const char *path;
     int64_t rank;
     tl_rank_facts *f;
+    int want_ops;
 } rank_job;
 
 static int has_suffix(const char *s, const char *suf)
 {
     size_t n = strlen(s), k = strlen(suf);
     return n >= k && strcmp(s + n - k, suf) == 0;
+}
+
+/* The table's names and text cells copied into `a`: the trace they point into is freed. */
+static void own_strings(tl_table *t, tl_arena *a)
+{
+    for (size_t c = 0; c < t->ncols; c++) {
+        t->cols[c].name = tl_arena_strdup(a, t->cols[c].name);
+        for (size_t r = 0; r < t->nrows; r++)
+            if (t->cols[c].cells[r].kind == TL_STR)
+                t->cols[c].cells[r].v.s = tl_arena_strdup(a, t->cols[c].cells[r].v.s);
+    }
+}
+
+/* The rank's ops_summary (the comparison of runs compares ops on their mean over the
+ * ranks), or NULL when the trace has no cpu_op. */
+static tl_table *ops_summary(const tl_trace *t, tl_arena *a)
+{
+    tl_results res = {0};
+    tl_error ignored = {0};
+    tl_table *ops = NULL;
+    if (tl_trace_sheets(t, a, &res, &ignored) == 0) {
+        for (size_t i = 0; i < res.n; i++) {
+            if (!ops && strcmp(res.items[i].name, "ops_summary") == 0) {
+                ops = res.items[i].table;
+                res.items[i].table = NULL;
+            }
+        }
+    }
+    tl_results_free(&res);
+    if (ops)
+        own_strings(ops, a);
+    return ops;
 }
 
 static void read_rank(void *arg, int worker)
@@ -47,6 +80,10 @@ static void read_rank(void *arg, int worker)
     f->ndevices = t->ndevices;
     tl_error ignored = {0};
     f->gpu_timeline = tl_trace_gpu_timeline(t, 0, &ignored);
+    if (f->gpu_timeline)
+        own_strings(f->gpu_timeline, &f->arena);
+    if (j->want_ops)
+        f->ops_summary = ops_summary(t, &f->arena);
     tl_trace_free(t);
 }
 
@@ -67,7 +104,7 @@ int tl_ranks_read(tl_rank_set *s, int jobs, tl_error *err)
     /* the caller is a worker too: jobs - 1 threads */
     tl_pool *pool = tl_pool_new(jobs > 64 ? 63 : jobs - 1);
     for (size_t i = 0; i < s->n; i++) {
-        job[i] = (rank_job){s->paths[i], (int64_t)i, &s->facts[i]};
+        job[i] = (rank_job){s->paths[i], (int64_t)i, &s->facts[i], s->want_ops};
         tl_pool_add(pool, read_rank, &job[i]);
     }
     tl_pool_wait(pool, s->n);

@@ -11,6 +11,7 @@
 #include "perf/gpu_arch.h"
 #include "perf/perf.h"
 #include "read/open.h"
+#include "run/dist.h"
 #include "run/memreport.h"
 #include "run/report.h"
 #include "run/tracediff.h"
@@ -448,8 +449,22 @@ static int prepare(tl_comparison *c, struct tl_compare_state *s, int *both_trace
     return 0;
 }
 
+char **tl_compare_default_tags(const char *const *paths, size_t n)
+{
+    char **tags = tl_xcalloc(n ? n : 1, sizeof *tags);
+    for (size_t i = 0; i < n; i++)
+        tags[i] = default_tag(paths[i]);
+    differing_tags(tags, paths, n);
+    return tags;
+}
+
 int tl_compare_run(const tl_compare_opts *opts, tl_comparison *c)
 {
+    if (!opts->dist && !opts->given) {
+        int rc = tl_dist_compare_run(opts, c);
+        if (rc >= 0)
+            return rc;
+    }
     memset(c, 0, sizeof *c);
     struct tl_compare_state *s = tl_xcalloc(1, sizeof *s);
     c->st = s;
@@ -562,6 +577,8 @@ int tl_compare_run(const tl_compare_opts *opts, tl_comparison *c)
     c->tags = s->tagv;
     c->nsides = s->nsides;
     s->noise = tl_noise_new(s->tagv, s->nsides);
+    if (o->ranks_as_runs)
+        tl_noise_ranks_as_runs(s->noise);
     cancel_tap ctap = {out_sink, o->cancel};
     tl_sink csink = {cancel_put, out_sink.sync ? cancel_sync : NULL, &ctap};
     tl_sink sink = tl_noise_tap(s->noise, &csink); /* the per-call spread, as the results pass */
@@ -577,6 +594,13 @@ int tl_compare_run(const tl_compare_opts *opts, tl_comparison *c)
         goto fail;
     if (tl_run_diff_put(&s->cdiff, &sink, s->texts[2], err) != 0)
         goto fail;
+    /* a comparison of runs: its own sheets after the groups' */
+    for (size_t i = 0; o->extra && i < o->extra->n; i++) {
+        tl_result r = o->extra->items[i];
+        o->extra->items[i].table = NULL;
+        if (sink.put(sink.ctx, &r, err) != 0)
+            goto fail;
+    }
     if (cancelled(o->cancel, err))
         goto cancel;
     const tl_results *results = s->outputs ? tl_out_results(s->outputs) : &s->kept;
@@ -621,6 +645,11 @@ int tl_compare_run(const tl_compare_opts *opts, tl_comparison *c)
     tl_gate gate = {o->fail_pct, o->min_ms, o->min_delta_ms, o->min_delta_pct, o->top, s->noise, o->confidence, o->fdr};
     tl_summary_build(summary, results, s->tagv, s->nsides, &gate, &s->arena);
     s->summarised = 1;
+    summary->lead_text = o->lead_text;
+    summary->lead_md = o->lead_md;
+    summary->lead_json = o->lead_json;
+    if (o->lead_gate_failed && o->fail_pct >= 0)
+        summary->gate_failed = 1;
     c->summary = summary;
     if (tl_run_diff_result(&s->cdiff)) {
         tl_lca_summary_build(&s->lsum, tl_run_diff_result(&s->cdiff), s->tagv[0], s->tagv[1],
@@ -834,6 +863,7 @@ void tl_comparison_free(tl_comparison *c)
     for (int i = 0; i < 3; i++)
         tl_output_free(s->texts[i]);
     tl_arena_free(&s->arena);
+    tl_dist_free(s->o.dist);
     free(s);
     memset(c, 0, sizeof *c);
 }

@@ -59,6 +59,13 @@ typedef struct tl_compare_opts {
     /* NULL, or a flag another thread (a signal's handler) sets to stop the run: it is
      * read between the phases and between result sheets */
     volatile int *cancel;
+    int jobs;                  /* runs: ranks read at once (<= 0: the CPUs available) */
+    /* Set by a comparison of runs (run/dist.h) for the comparison of its ranks: */
+    struct tl_dist *dist;      /* owned by the comparison from then on (freed with it) */
+    tl_results *extra;         /* result sheets put after the groups' (taken over) */
+    const char *lead_text, *lead_md, *lead_json; /* the summary's first lines, JSON fields */
+    int lead_gate_failed;      /* the runs' own gate (slowest rank, collectives) failed */
+    int ranks_as_runs;         /* the runs of a side are ranks: the verdict line says so */
 } tl_compare_opts;
 
 /* The defaults of the command line: every group, no gate, min_ms 1. */

@@ -189,6 +189,8 @@ static void print_one_sided(FILE *out, const char *item, const char *tag, size_t
 void tl_summary_print(const tl_summary *s, FILE *out, int color)
 {
     paint p = colours(color);
+    if (s->lead_text)
+        fputs(s->lead_text, out);
     for (size_t vi = 0; vi < s->nvariants; vi++) {
         const tl_variant_summary *v = &s->variants[vi];
         int items = v->nregressions || v->nimprovements || v->only_base_count || v->only_var_count;
@@ -357,6 +359,8 @@ static void md_one_sided(tl_buf *b, const char *item, const char *tag, size_t co
 
 void tl_summary_markdown(const tl_summary *s, tl_buf *b)
 {
+    if (s->lead_md)
+        tl_buf_adds(b, s->lead_md);
     for (size_t vi = 0; vi < s->nvariants; vi++) {
         const tl_variant_summary *v = &s->variants[vi];
         tl_buf_adds(b, vi ? "\n## " : "## ");
@@ -482,7 +486,13 @@ static void js_items(tl_buf *b, const char *key, const tl_summary_item *items, s
 
 void tl_summary_json(const tl_summary *s, tl_buf *b)
 {
-    tl_buf_adds(b, "{\n  \"tool\": \"tlcompare\",\n  \"schema\": 1,\n  \"baseline\": ");
+    tl_buf_adds(b, "{\n  \"tool\": \"tlcompare\",\n  \"schema\": 1,\n");
+    if (s->lead_json) {
+        tl_buf_adds(b, "  \"runs\": ");
+        tl_buf_adds(b, s->lead_json);
+        tl_buf_adds(b, ",\n");
+    }
+    tl_buf_adds(b, "  \"baseline\": ");
     tl_json_str(b, s->baseline);
     tl_buf_adds(b, ",\n  \"source\": ");
     if (s->source)

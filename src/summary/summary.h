@@ -128,6 +128,8 @@ typedef struct tl_summary {
     int fdr;                            /* verdicts at a false discovery rate, not family-wise */
     const tl_lca_summary *lca; /* two traces: the comparison by lowest common op, or NULL */
     const struct tl_efficiency *eff; /* the achieved TFLOPS/s and TB/s (efficiency.h), or NULL */
+    /* a comparison of runs: its answer, rendered by the run layer, printed first (NULL: none) */
+    const char *lead_text, *lead_md, *lead_json; /* lead_json: the "runs" object */
 } tl_summary;
 
 /* Gate settings: pct < 0 means no gate.  The floors apply to the lists and the gate alike:

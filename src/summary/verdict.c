@@ -74,6 +74,7 @@ struct tl_noise {
     char **tags;
     size_t *runs;
     double *busy_var; /* per side: the variance of the busy time between runs (ms^2), NaN unknown */
+    int ranks;        /* the runs are ranks */
     tl_strmap names; /* op name -> index + 1 into ops */
     op_noise *ops;
     size_t nops, cap;
@@ -768,6 +769,8 @@ const char *tl_verdict_name(int verdict)
     }
 }
 
+void tl_noise_ranks_as_runs(tl_noise *nz) { nz->ranks = 1; }
+
 void tl_verdict_basis(const tl_noise *nz, size_t var, const tl_summary_item *items, size_t nitems, char *buf,
                       size_t n)
 {
@@ -776,7 +779,10 @@ void tl_verdict_basis(const tl_noise *nz, size_t var, const tl_summary_item *ite
         paired += items[i].paired && items[i].verdict != TL_VERDICT_NONE;
         tested += items[i].verdict != TL_VERDICT_NONE;
     }
-    if (ra > 1 || rb > 1)
+    if ((ra > 1 || rb > 1) && nz->ranks)
+        snprintf(buf, n, "rank-to-rank spread (the ranks are repeated measurements of one program), op times the "
+                         "mean over %zu vs %zu ranks", ra, rb);
+    else if (ra > 1 || rb > 1)
         snprintf(buf, n, "run-to-run spread, %zu vs %zu runs", ra, rb);
     else if (paired && paired == tested)
         snprintf(buf, n, "paired calls (the same op at the same place of both call trees), 1 run per side");

@@ -38,6 +38,10 @@ struct tl_noise;
 
 /* A collector for the sides tags[0..n) (copied). */
 tl_noise *tl_noise_new(const char *const *tags, size_t n);
+
+/* The runs of each side are the ranks of a distributed run (repeated measurements of one
+ * program): the verdict line says so. */
+void tl_noise_ranks_as_runs(tl_noise *nz);
 void tl_noise_free(tl_noise *nz);
 
 /* A sink that hands every result to `next` unchanged, having first pooled the per-call

@@ -1,0 +1,800 @@
+/*
+ * dist.c - comparing distributed runs (dist.h): the runs found and read, each rank made a
+ * small in-memory report (its gpu_timeline and ops_summary) for the comparison of the
+ * ranks as the runs of each side, the sheets only runs have, and the summary's answer.
+ */
+#include "run/dist.h"
+
+#include "compare/compare.h"
+#include "ranks/ranks.h"
+#include "run/memreport.h"
+#include "trace/trace_report.h"
+#include "base/jsonw.h"
+#include "base/stats.h"
+
+#include <glob.h>
+#include <stdarg.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* One run: its rank set, read. */
+typedef struct dist_run {
+    const char *path;
+    char *tag;
+    tl_rank_set set;
+    tl_results coll; /* its multi-rank collective sheets (empty: none) */
+} dist_run;
+
+struct tl_dist {
+    dist_run *runs;
+    size_t nruns;
+    tl_arena arena;
+    tl_results extra;
+    tl_report *given;
+    const char **inputs, **names;
+    tl_buf text, md, json;
+    tl_table *rank_ops; /* ranks_ops, until put with the other sheets */
+};
+
+/* The gpu_timeline rows the comparison of runs reads, in the order of its sheets. */
+static const char *const kTypes[] = {"total_time", "busy_time", "computation_time",
+                                     "exposed_comm_time", "exposed_memcpy_time", "idle_time"};
+enum { NTYPES = sizeof kTypes / sizeof *kTypes, T_TOTAL = 0, T_BUSY, T_COMP, T_COMM };
+
+/* ---- recognising and reading runs ------------------------------------------------------- */
+
+/* The rank-set options a path makes: a directory scanned, or a glob pattern. */
+static void run_opts(const char *path, int jobs, tl_ranks_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->spec = path;
+    o->jobs = jobs;
+    o->mode = strchr(path, '*') ? TL_RANKS_GLOB : TL_RANKS_SCAN;
+    if (o->mode == TL_RANKS_GLOB) {
+        glob_t g;
+        o->world_size = glob(path, 0, NULL, &g) == 0 ? (long)g.gl_pathc : 0;
+        if (o->world_size)
+            globfree(&g);
+    }
+}
+
+int tl_dist_claims(const char *path)
+{
+    if (!strchr(path, '*') && !tl_is_dir(path))
+        return 0;
+    tl_ranks_opts o;
+    run_opts(path, 1, &o);
+    if (o.mode == TL_RANKS_GLOB && o.world_size == 0)
+        return 0;
+    tl_rank_set s;
+    tl_error err = {0};
+    int quiet = tl_quiet;
+    tl_quiet = 1;
+    int ok = tl_ranks_find(&o, &s, &err) == 0 && s.n > 0 && tl_trace_claims(s.paths[0]);
+    tl_quiet = quiet;
+    tl_rank_set_free(&s);
+    return ok;
+}
+
+/* The cell of gpu_timeline row `type`, in ms (NaN: none). */
+static double timeline_ms(const tl_table *t, const char *type)
+{
+    long tc = t ? tl_table_find(t, "type") : -1, mc = t ? tl_table_find(t, "time ms") : -1;
+    for (size_t r = 0; tc >= 0 && mc >= 0 && r < t->nrows; r++) {
+        const tl_cell *k = &t->cols[tc].cells[r];
+        if (k->kind == TL_STR && strcmp(k->v.s, type) == 0)
+            return tl_column_number_at(&t->cols[mc], r);
+    }
+    return NAN;
+}
+
+/* A copy of table t as sheet `sheet` of the in-memory report r. */
+static int add_sheet(tl_report *r, const char *sheet, const tl_table *t, tl_error *err)
+{
+    const char **names = tl_xcalloc(t->ncols ? t->ncols : 1, sizeof *names);
+    for (size_t c = 0; c < t->ncols; c++)
+        names[c] = t->cols[c].name;
+    tl_builder *b = tl_mem_report_begin_sheet(r, sheet, names, t->ncols);
+    free(names);
+    for (size_t row = 0; row < t->nrows; row++) {
+        for (size_t c = 0; c < t->ncols; c++) {
+            tl_cell x = t->cols[c].cells[row];
+            if (x.kind == TL_STR) {
+                size_t n = strlen(x.v.s);
+                x = tl_cell_strn(tl_mem_report_text(r, x.v.s, n), n);
+            }
+            tl_builder_cell(b, c, x);
+        }
+        tl_builder_end_row(b, 1);
+    }
+    return tl_mem_report_end_sheet(r, err);
+}
+
+/* Find and read every run (its ranks on o->jobs workers), then its collective sheets. */
+static int read_runs(struct tl_dist *d, const tl_compare_opts *o, tl_error *err)
+{
+    for (size_t k = 0; k < d->nruns; k++) {
+        dist_run *run = &d->runs[k];
+        tl_ranks_opts ro;
+        run_opts(run->path, o->jobs, &ro);
+        if (tl_ranks_find(&ro, &run->set, err) != 0)
+            return -1;
+        run->set.want_ops = 1;
+        if (tl_ranks_read(&run->set, o->jobs, err) != 0) {
+            tl_error e = *err;
+            tl_error_set(err, "%s: %s", run->path, e.msg);
+            return -1;
+        }
+        for (size_t i = 0; i < run->set.n; i++) {
+            if (!run->set.facts[i].gpu_timeline) {
+                tl_error_set(err, "%s: rank %zu (%s): no GPU event linked to a launch, so no gpu_timeline",
+                             run->path, i, run->set.paths[i]);
+                return -1;
+            }
+        }
+        tl_error cerr = {0};
+        int quiet = tl_quiet;
+        tl_quiet = 1;
+        if (tl_ranks_sheets(&run->set, &ro, &d->arena, &run->coll, &cerr) != 0) {
+            tl_results_free(&run->coll);
+            memset(&run->coll, 0, sizeof run->coll);
+        }
+        tl_quiet = quiet;
+        if (run->coll.n == 0)
+            tl_note("%s: no collective matched across its ranks: no collective sheets (%s)", run->path,
+                    cerr.msg[0] ? cerr.msg : "none found");
+    }
+    return 0;
+}
+
+/* Every rank of every run as an in-memory report of its own, tagged with its run's tag. */
+static int rank_reports(struct tl_dist *d, tl_error *err)
+{
+    size_t total = 0;
+    for (size_t k = 0; k < d->nruns; k++)
+        total += d->runs[k].set.n;
+    d->given = tl_xcalloc(total, sizeof *d->given);
+    d->inputs = tl_xcalloc(total, sizeof *d->inputs);
+    d->names = tl_xcalloc(total, sizeof *d->names);
+    size_t at = 0;
+    for (size_t k = 0; k < d->nruns; k++) {
+        dist_run *run = &d->runs[k];
+        for (size_t i = 0; i < run->set.n; i++, at++) {
+            tl_rank_facts *f = &run->set.facts[i];
+            d->inputs[at] = tl_arena_printf(&d->arena, "%s rank %zu", run->tag, i);
+            d->names[at] = run->tag;
+            tl_mem_report_open(&d->given[at], d->inputs[at]);
+            if (add_sheet(&d->given[at], "gpu_timeline", f->gpu_timeline, err) != 0 ||
+                (f->ops_summary && add_sheet(&d->given[at], "ops_summary", f->ops_summary, err) != 0))
+                return -1;
+        }
+    }
+    return 0;
+}
+
+/* ---- the sheets of runs ------------------------------------------------------------------ */
+
+/* A new column (its name from fmt, x, y): its index (t->cols moves as columns are added). */
+static size_t col(tl_table *t, tl_arena *a, const char *fmt, const char *x, const char *y)
+{
+    return tl_table_add_column(t, tl_arena_printf(a, fmt, x, y));
+}
+
+static void put_num(tl_column *c, size_t r, double v)
+{
+    if (!isnan(v))
+        c->cells[r] = tl_cell_float(v);
+}
+
+/* ranks_gpu_timeline: a row per rank, per type the baseline's and each variant's time and
+ * the diffs (ms, %); ranks are paired by number (a run with fewer ranks leaves its cells
+ * empty). */
+static tl_table *ranks_sheet(struct tl_dist *d)
+{
+    size_t n = 0;
+    for (size_t k = 0; k < d->nruns; k++)
+        n = d->runs[k].set.n > n ? d->runs[k].set.n : n;
+    tl_table *t = tl_table_new();
+    t->nrows = n;
+    tl_table_add_column(t, "rank");
+    for (size_t r = 0; r < n; r++)
+        t->cols[0].cells[r] = tl_cell_int((int64_t)r);
+    const dist_run *base = &d->runs[0];
+    for (int ty = 0; ty < NTYPES; ty++) {
+        for (size_t k = 0; k < d->nruns; k++) {
+            size_t c = col(t, &d->arena, "%s_ms::%s", kTypes[ty], d->runs[k].tag);
+            for (size_t r = 0; r < d->runs[k].set.n; r++)
+                put_num(&t->cols[c], r, timeline_ms(d->runs[k].set.facts[r].gpu_timeline, kTypes[ty]));
+        }
+        for (size_t k = 1; k < d->nruns; k++) {
+            size_t cd = col(t, &d->arena, "%s_ms__%s_diff", kTypes[ty], d->runs[k].tag);
+            size_t cp = col(t, &d->arena, "%s_ms__%s_pct", kTypes[ty], d->runs[k].tag);
+            for (size_t r = 0; r < d->runs[k].set.n && r < base->set.n; r++) {
+                double a = timeline_ms(base->set.facts[r].gpu_timeline, kTypes[ty]);
+                double b = timeline_ms(d->runs[k].set.facts[r].gpu_timeline, kTypes[ty]);
+                put_num(&t->cols[cd], r, b - a);
+                put_num(&t->cols[cp], r, a > 0 ? 100 * (b - a) / a : NAN);
+            }
+        }
+    }
+    return t;
+}
+
+/* The values of gpu_timeline row `type` over a run's ranks (malloc'd, n of them). */
+static double *rank_values(const dist_run *run, const char *type)
+{
+    double *v = tl_xcalloc(run->set.n ? run->set.n : 1, sizeof *v);
+    for (size_t r = 0; r < run->set.n; r++)
+        v[r] = timeline_ms(run->set.facts[r].gpu_timeline, type);
+    return v;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median_of(const double *v, size_t n)
+{
+    if (n == 0)
+        return NAN;
+    double *s = tl_xmalloc(n * sizeof *s);
+    memcpy(s, v, n * sizeof *s);
+    qsort(s, n, sizeof *s, cmp_double);
+    double m = n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+    free(s);
+    return m;
+}
+
+/* The rank with the largest value (the lowest such rank). */
+static size_t argmax(const double *v, size_t n)
+{
+    size_t best = 0;
+    for (size_t i = 1; i < n; i++)
+        if (v[i] > v[best])
+            best = i;
+    return best;
+}
+
+/* ranks_spread: a row per type; per run min, median, max and the rank of the max; per
+ * variant the max's diff and whether the slowest rank changed. */
+static tl_table *spread_sheet(struct tl_dist *d)
+{
+    tl_table *t = tl_table_new();
+    t->nrows = NTYPES;
+    tl_table_add_column(t, "type");
+    for (int ty = 0; ty < NTYPES; ty++)
+        t->cols[0].cells[ty] = tl_cell_strn(kTypes[ty], strlen(kTypes[ty]));
+    t->cols[0].type = TL_COL_STR;
+    static const char *const what[] = {"min", "median", "max", "max_rank"};
+    size_t base_rank[NTYPES] = {0};
+    double base_max[NTYPES] = {0};
+    for (size_t k = 0; k < d->nruns; k++) {
+        size_t ci[4], cdi = 0, cpi = 0, cci = 0;
+        for (int w = 0; w < 4; w++)
+            ci[w] = col(t, &d->arena, "%s::%s", what[w], d->runs[k].tag);
+        if (k) {
+            cdi = col(t, &d->arena, "max__%s_%s", d->runs[k].tag, "diff");
+            cpi = col(t, &d->arena, "max__%s_%s", d->runs[k].tag, "pct");
+            cci = col(t, &d->arena, "max_rank__%s_%s", d->runs[k].tag, "changed");
+        }
+        tl_column *c[4] = {&t->cols[ci[0]], &t->cols[ci[1]], &t->cols[ci[2]], &t->cols[ci[3]]};
+        tl_column *cd = &t->cols[cdi], *cp = &t->cols[cpi], *cc = &t->cols[cci];
+        for (int ty = 0; ty < NTYPES; ty++) {
+            size_t n = d->runs[k].set.n;
+            double *v = rank_values(&d->runs[k], kTypes[ty]);
+            size_t am = argmax(v, n), amin = 0;
+            for (size_t i = 1; i < n; i++)
+                amin = v[i] < v[amin] ? i : amin;
+            put_num(c[0], ty, v[amin]);
+            put_num(c[1], ty, median_of(v, n));
+            put_num(c[2], ty, v[am]);
+            c[3]->cells[ty] = tl_cell_int((int64_t)am);
+            if (k == 0) {
+                base_rank[ty] = am, base_max[ty] = v[am];
+            } else {
+                put_num(cd, ty, v[am] - base_max[ty]);
+                put_num(cp, ty, base_max[ty] > 0 ? 100 * (v[am] - base_max[ty]) / base_max[ty] : NAN);
+                cc->cells[ty] = tl_cell_bool(am != base_rank[ty]);
+            }
+            free(v);
+        }
+    }
+    return t;
+}
+
+/* A sheet of run k's collective report, or NULL. */
+static const tl_table *coll_sheet(const dist_run *run, const char *name)
+{
+    for (size_t i = 0; i < run->coll.n; i++)
+        if (strcmp(run->coll.items[i].name, name) == 0)
+            return run->coll.items[i].table;
+    return NULL;
+}
+
+/* The sheet `name` of every run compared on `keys` with `diffs` (tl_compare), or NULL when
+ * a run lacks it. */
+static tl_table *compare_coll(struct tl_dist *d, const char *name, const char *const *keys, size_t nkeys,
+                              const char *const *diffs, size_t ndiffs, tl_error *err)
+{
+    tl_table **tables = tl_xcalloc(d->nruns, sizeof *tables);
+    const char **tags = tl_xcalloc(d->nruns, sizeof *tags);
+    for (size_t k = 0; k < d->nruns; k++) {
+        const tl_table *t = coll_sheet(&d->runs[k], name);
+        if (!t) {
+            for (size_t j = 0; j < k; j++)
+                tl_table_free(tables[j]);
+            free(tables);
+            free(tags);
+            return NULL;
+        }
+        tables[k] = tl_table_copy(t);
+        tags[k] = d->runs[k].tag;
+    }
+    tl_compare_spec spec = {name, keys, nkeys, diffs, ndiffs, 1};
+    int quiet = tl_quiet;
+    tl_quiet = 1;
+    tl_table *m = tl_compare(tables, tags, d->nruns, &spec, &d->arena, err);
+    tl_quiet = quiet;
+    free(tables);
+    free(tags);
+    return m;
+}
+
+static const char *const kCollKeys[] = {"Collective name", "Process Group Name", "dtype", "In msg nelems"};
+static const char *const kCollDiffs[] = {"bus bw (GB/s)_mean", "algo bw (GB/s)_mean", "comm_latency_mean",
+                                         "skew in start time_mean", "Total comm latency (ms)", "count"};
+static const char *const kStragKeys[] = {"rank"};
+static const char *const kStragDiffs[] = {"total_wait_time_us", "mean_wait_time_us", "times_arrived_last",
+                                          "pct_arrived_last", "total_nccl_dur_us"};
+
+static void add_extra(struct tl_dist *d, const char *name, tl_table *t)
+{
+    if (!t)
+        return;
+    if (d->extra.n == d->extra.cap) {
+        d->extra.cap = d->extra.cap ? 2 * d->extra.cap : 8;
+        d->extra.items = tl_xrealloc(d->extra.items, d->extra.cap * sizeof *d->extra.items);
+    }
+    d->extra.items[d->extra.n++] = (tl_result){name, t, NULL, t->nrows, t->ncols};
+}
+
+/* ---- the answer first ------------------------------------------------------------------ */
+
+/* How the ranks' busy times moved between two runs of one world size: the median change
+ * (job-wide: a t-test over the ranks, the ranks that moved alone left out), and the ranks
+ * that moved alone (a change beyond 6 robust deviations of the others and 0.5% of the
+ * rank's time: noise does not get there). */
+typedef struct moved {
+    double median, mean, lo, hi; /* of the changes (ms); lo..hi the job-wide interval */
+    int job_wide;                /* 1 when the job-wide change is significant */
+    size_t *alone, nalone;       /* the ranks that moved alone */
+} moved;
+
+static void ranks_moved(const double *a, const double *b, size_t n, double conf, moved *m)
+{
+    memset(m, 0, sizeof *m);
+    double *dlt = tl_xcalloc(n ? n : 1, sizeof *dlt), *dev = tl_xcalloc(n ? n : 1, sizeof *dev);
+    for (size_t i = 0; i < n; i++)
+        dlt[i] = b[i] - a[i];
+    m->median = median_of(dlt, n);
+    for (size_t i = 0; i < n; i++)
+        dev[i] = fabs(dlt[i] - m->median);
+    double sigma = 1.4826 * median_of(dev, n), floor_ms = 1e-3 * median_of(a, n);
+    sigma = sigma > floor_ms ? sigma : floor_ms;
+    m->alone = tl_xcalloc(n ? n : 1, sizeof *m->alone);
+    double sum = 0, sq = 0;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (dev[i] > 6 * sigma && dev[i] > 0.005 * a[i]) {
+            m->alone[m->nalone++] = i;
+            continue;
+        }
+        sum += dlt[i], k++;
+    }
+    m->mean = k ? sum / (double)k : NAN;
+    for (size_t i = 0, j = 0; i < n; i++) {
+        if (j < m->nalone && m->alone[j] == i) {
+            j++;
+            continue;
+        }
+        sq += (dlt[i] - m->mean) * (dlt[i] - m->mean);
+    }
+    /* the two statements (job-wide, alone) share the error rate */
+    if (k >= 2) {
+        double se = sqrt(sq / (double)(k - 1) / (double)k);
+        double t = tl_t_quantile(1 - (1 - conf) / 4, (double)(k - 1));
+        m->lo = m->mean - t * se, m->hi = m->mean + t * se;
+        m->job_wide = se > 0 ? (m->lo > 0 || m->hi < 0) && fabs(m->mean) > 1e-9 : fabs(m->mean) > 1e-9;
+    }
+    free(dlt);
+    free(dev);
+}
+
+/* Run k's straggler: the rank arriving last most often, when it is last in at least half of
+ * the collectives and the others wait on it for real (the mean skew in start time at least
+ * 5% of the mean comm latency).  -1: none. */
+static long straggler(const dist_run *run)
+{
+    const tl_table *st = coll_sheet(run, "straggler_summary"), *is = coll_sheet(run, "nccl_implicit_sync");
+    if (!st || !is || st->nrows == 0)
+        return -1;
+    long rc = tl_table_find(st, "rank"), pc = tl_table_find(st, "pct_arrived_last");
+    long sk = tl_table_find(is, "skew in start time"), lc = tl_table_find(is, "comm_latency");
+    if (rc < 0 || pc < 0 || sk < 0 || lc < 0)
+        return -1;
+    double skew = 0, lat = 0;
+    for (size_t r = 0; r < is->nrows; r++)
+        skew += tl_column_number_at(&is->cols[sk], r), lat += tl_column_number_at(&is->cols[lc], r);
+    size_t best = 0;
+    for (size_t r = 1; r < st->nrows; r++)
+        if (tl_column_number_at(&st->cols[pc], r) > tl_column_number_at(&st->cols[pc], best))
+            best = r;
+    if (!(tl_column_number_at(&st->cols[pc], best) >= 50) || !(skew >= 0.05 * lat) || !(skew > 0))
+        return -1;
+    return (long)tl_column_number_at(&st->cols[rc], best);
+}
+
+/* The collective whose bus bandwidth changed most (of `coll`, the merged sheet), beyond 5%:
+ * its row, or -1. */
+static long top_collective(const tl_table *coll, const char *tag, double *pct)
+{
+    if (!coll)
+        return -1;
+    char name[160];
+    snprintf(name, sizeof name, "bus bw (GB/s)_mean__%s_pct", tag);
+    long pc = tl_table_find(coll, name);
+    long best = -1;
+    for (size_t r = 0; pc >= 0 && r < coll->nrows; r++) {
+        double p = tl_column_number_at(&coll->cols[pc], r);
+        if (!isnan(p) && fabs(p) >= 5 && (best < 0 || fabs(p) > fabs(*pct)))
+            best = (long)r, *pct = p;
+    }
+    return best;
+}
+
+/* The text of cell (col name, row) of t: a number or a string, into buf. */
+static const char *cell_text(const tl_table *t, const char *name, size_t row, char *buf, size_t n)
+{
+    long c = tl_table_find(t, name);
+    buf[0] = '\0';
+    if (c < 0)
+        return buf;
+    const tl_cell *x = &t->cols[c].cells[row];
+    if (x->kind == TL_STR)
+        snprintf(buf, n, "%s", x->v.s);
+    else if (x->kind == TL_INT)
+        snprintf(buf, n, "%lld", (long long)x->v.i);
+    else if (x->kind == TL_FLOAT)
+        snprintf(buf, n, "%.6g", x->v.f);
+    return buf;
+}
+
+static double cell_num(const tl_table *t, const char *fmt, const char *tag, size_t row)
+{
+    char name[200];
+    snprintf(name, sizeof name, fmt, tag);
+    long c = tl_table_find(t, name);
+    return c < 0 ? NAN : tl_column_number_at(&t->cols[c], row);
+}
+
+static double pct_of(double a, double b) { return a > 0 ? 100 * (b - a) / a : NAN; }
+
+/* One line of text and Markdown, the same words. */
+static void say(struct tl_dist *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say(struct tl_dist *d, const char *fmt, ...)
+{
+    char line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    tl_buf_printf(&d->text, "  %s\n", line);
+    tl_buf_printf(&d->md, "- %s\n", line);
+}
+
+/* Ops that moved on one rank only (ranks_ops: op, rank, its times and diff), per variant,
+ * on total_direct_kernel_time_ms; lines for the summary. */
+static void ops_alone(struct tl_dist *d, size_t k, double conf)
+{
+    const dist_run *A = &d->runs[0], *B = &d->runs[k];
+    size_t n = A->set.n;
+    const tl_table *a0 = A->set.facts[0].ops_summary;
+    if (!a0 || B->set.n != n)
+        return;
+    long nc = tl_table_find(a0, "name");
+    if (nc < 0)
+        return;
+    if (!d->rank_ops) {
+        d->rank_ops = tl_table_new();
+        static const char *const cols[] = {"name", "rank", "variant", "baseline_ms", "variant_ms", "diff_ms", "pct"};
+        for (size_t c = 0; c < 7; c++)
+            tl_table_add_column(d->rank_ops, cols[c]);
+        for (size_t c = 0; c < 7; c++)
+            d->rank_ops->cols[c].type = c < 1 || c == 2 ? TL_COL_STR : TL_COL_NUM;
+    }
+    double *va = tl_xcalloc(n, sizeof *va), *vb = tl_xcalloc(n, sizeof *vb);
+    size_t listed = 0;
+    for (size_t r = 0; r < a0->nrows; r++) {
+        const char *op = a0->cols[nc].cells[r].kind == TL_STR ? a0->cols[nc].cells[r].v.s : NULL;
+        if (!op)
+            continue;
+        int all = 1;
+        for (size_t i = 0; i < n && all; i++) {
+            va[i] = vb[i] = NAN;
+            for (int side = 0; side < 2; side++) {
+                const tl_table *t = (side ? B : A)->set.facts[i].ops_summary;
+                long c = t ? tl_table_find(t, "name") : -1, m = t ? tl_table_find(t, "total_direct_kernel_time_ms") : -1;
+                for (size_t q = 0; c >= 0 && m >= 0 && q < t->nrows; q++)
+                    if (t->cols[c].cells[q].kind == TL_STR && strcmp(t->cols[c].cells[q].v.s, op) == 0)
+                        (side ? vb : va)[i] = tl_column_number_at(&t->cols[m], q);
+            }
+            all = !isnan(va[i]) && !isnan(vb[i]);
+        }
+        if (!all)
+            continue;
+        moved m;
+        ranks_moved(va, vb, n, conf, &m);
+        if (m.nalone == 1 && !m.job_wide && fabs(vb[m.alone[0]] - va[m.alone[0]]) >= 0.01) {
+            size_t i = m.alone[0];
+            tl_table *t = d->rank_ops;
+            size_t row = t->nrows;
+            for (size_t c = 0; c < t->ncols; c++) {
+                t->cols[c].cells = tl_xrealloc(t->cols[c].cells, (row + 1) * sizeof *t->cols[c].cells);
+                t->cols[c].cells[row] = tl_cell_missing();
+            }
+            const char *opc = tl_arena_strdup(&d->arena, op);
+            t->cols[0].cells[row] = tl_cell_strn(opc, strlen(opc));
+            t->cols[1].cells[row] = tl_cell_int((int64_t)i);
+            t->cols[2].cells[row] = tl_cell_strn(B->tag, strlen(B->tag));
+            put_num(&t->cols[3], row, va[i]);
+            put_num(&t->cols[4], row, vb[i]);
+            put_num(&t->cols[5], row, vb[i] - va[i]);
+            put_num(&t->cols[6], row, pct_of(va[i], vb[i]));
+            t->nrows++;
+            if (listed++ < 5)
+                say(d, "%s moved on rank %zu only: %.3f -> %.3f ms (%+.1f%%)", op, i, va[i], vb[i], pct_of(va[i], vb[i]));
+        }
+        free(m.alone);
+    }
+    if (listed > 5)
+        say(d, "... %zu ops moved on one rank only (sheet %s)", listed, TL_DIST_SHEET_RANK_OPS);
+    free(va);
+    free(vb);
+}
+
+/* The summary's first lines for the runs, per variant; returns 1 when the runs' gate fails
+ * (the slowest rank's busy time, or a collective's bus bandwidth, worse by more than the
+ * gate's percentage and beyond the noise). */
+static int build_lead(struct tl_dist *d, const tl_compare_opts *o)
+{
+    double conf = o->confidence > 0 ? o->confidence : 0.95;
+    const dist_run *A = &d->runs[0];
+    const tl_table *coll = NULL;
+    for (size_t i = 0; i < d->extra.n; i++)
+        if (strcmp(d->extra.items[i].name, TL_DIST_SHEET_COLL) == 0)
+            coll = d->extra.items[i].table;
+    int failed = 0;
+    tl_buf_adds(&d->json, "[");
+    for (size_t k = 1; k < d->nruns; k++) {
+        const dist_run *B = &d->runs[k];
+        int paired = A->set.n == B->set.n;
+        tl_buf_printf(&d->text, "\n%s -> %s: runs of %zu and %zu ranks%s\n", A->tag, B->tag, A->set.n, B->set.n,
+                      paired ? ", rank i paired with rank i" : "; ranks are not paired (the aggregates are compared)");
+        tl_buf_printf(&d->md, "%s## runs: %s -> %s (%zu vs %zu ranks%s)\n\n", k > 1 ? "\n" : "", A->tag, B->tag,
+                      A->set.n, B->set.n, paired ? ", rank i paired with rank i" : ", ranks not paired");
+        double *ba = rank_values(A, "busy_time"), *bb = rank_values(B, "busy_time");
+        size_t sa = argmax(ba, A->set.n), sb = argmax(bb, B->set.n);
+        double d_ms = bb[sb] - ba[sa], d_pct = pct_of(ba[sa], bb[sb]);
+        moved m = {0};
+        const char *verdict = "within noise";
+        if (paired) {
+            ranks_moved(ba, bb, A->set.n, conf, &m);
+            int slow_alone = 0;
+            for (size_t j = 0; j < m.nalone; j++)
+                slow_alone |= m.alone[j] == sb || m.alone[j] == sa;
+            if (m.job_wide)
+                verdict = m.mean > 0 ? "slower, job-wide" : "faster, job-wide";
+            else if (slow_alone)
+                verdict = d_ms > 0 ? "slower, on the rank(s) named below only" : "faster, on the rank(s) named below only";
+        }
+        say(d, "slowest rank's busy time: %s rank %zu %.3f ms -> %s rank %zu %.3f ms (%+.3f ms, %+.1f%%): %s%s", A->tag,
+            sa, ba[sa], B->tag, sb, bb[sb], d_ms, d_pct, verdict,
+            paired ? "" : " (ranks not paired: no verdict)");
+        if (paired && m.job_wide)
+            say(d, "every rank: busy time %+.3f ms on average (%.3f to %.3f ms, %g%%)", m.mean, m.lo, m.hi, 100 * conf);
+        for (size_t j = 0; j < m.nalone; j++) {
+            size_t r = m.alone[j];
+            say(d, "rank %zu only: busy time %.3f -> %.3f ms (%+.1f%%); the other ranks %+.3f ms (median)", r, ba[r],
+                bb[r], pct_of(ba[r], bb[r]), m.median);
+        }
+        double *ca = rank_values(A, "computation_time"), *cb = rank_values(B, "computation_time");
+        double *ea = rank_values(A, "exposed_comm_time"), *eb = rank_values(B, "exposed_comm_time");
+        double mca = median_of(ca, A->set.n), mcb = median_of(cb, B->set.n);
+        double mea = median_of(ea, A->set.n), meb = median_of(eb, B->set.n);
+        say(d, "compute (median rank) %.3f -> %.3f ms (%+.1f%%); exposed communication %.3f -> %.3f ms (%+.1f%%)", mca,
+            mcb, pct_of(mca, mcb), mea, meb, pct_of(mea, meb));
+        double cpct = 0;
+        long cr = top_collective(coll, B->tag, &cpct);
+        char cname[96], cpg[64], cdt[32], cnel[32];
+        if (cr >= 0) {
+            double bwa = cell_num(coll, "bus bw (GB/s)_mean::%s", A->tag, (size_t)cr);
+            double bwb = cell_num(coll, "bus bw (GB/s)_mean::%s", B->tag, (size_t)cr);
+            say(d, "collective that changed most: %s, group %s, %s, %s elements: bus bw %.2f -> %.2f GB/s (%+.1f%%)",
+                cell_text(coll, "Collective name", (size_t)cr, cname, sizeof cname),
+                cell_text(coll, "Process Group Name", (size_t)cr, cpg, sizeof cpg),
+                cell_text(coll, "dtype", (size_t)cr, cdt, sizeof cdt),
+                cell_text(coll, "In msg nelems", (size_t)cr, cnel, sizeof cnel), bwa, bwb, cpct);
+            if (o->fail_pct >= 0 && -cpct > o->fail_pct)
+                failed = 1;
+        } else if (coll) {
+            say(d, "collectives: no bus bandwidth changed by 5%% or more");
+        }
+        long ga = straggler(A), gb = straggler(B);
+        const char *change = ga < 0 && gb < 0 ? "none" : ga < 0 ? "appeared" : gb < 0 ? "vanished" : ga == gb ? "same" : "moved";
+        if (ga >= 0 || gb >= 0) {
+            char sa_s[32] = "none", sb_s[32] = "none";
+            if (ga >= 0)
+                snprintf(sa_s, sizeof sa_s, "rank %ld", ga);
+            if (gb >= 0)
+                snprintf(sb_s, sizeof sb_s, "rank %ld", gb);
+            say(d, "straggler %s: %s -> %s", change, sa_s, sb_s);
+        }
+        ops_alone(d, k, conf);
+        if (o->fail_pct >= 0 && d_pct > o->fail_pct && strncmp(verdict, "slower", 6) == 0)
+            failed = 1;
+        /* JSON */
+        tl_buf_adds(&d->json, k > 1 ? ", {" : "{");
+        tl_buf_adds(&d->json, "\"baseline\": ");
+        tl_json_str(&d->json, A->tag);
+        tl_buf_adds(&d->json, ", \"variant\": ");
+        tl_json_str(&d->json, B->tag);
+        tl_buf_printf(&d->json, ", \"world_size\": [%zu, %zu], \"paired\": %s, \"slowest_rank\": [%zu, %zu], "
+                                "\"slowest_busy_ms\": [", A->set.n, B->set.n, paired ? "true" : "false", sa, sb);
+        tl_json_num(&d->json, ba[sa]);
+        tl_buf_adds(&d->json, ", ");
+        tl_json_num(&d->json, bb[sb]);
+        tl_buf_adds(&d->json, "], \"slowest_busy_pct\": ");
+        tl_json_num(&d->json, d_pct);
+        tl_buf_adds(&d->json, ", \"verdict\": ");
+        tl_json_str(&d->json, verdict);
+        tl_buf_adds(&d->json, ", \"ranks_moved_alone\": [");
+        for (size_t j = 0; j < m.nalone; j++)
+            tl_buf_printf(&d->json, "%s%zu", j ? ", " : "", m.alone[j]);
+        tl_buf_adds(&d->json, "], \"compute_ms\": [");
+        tl_json_num(&d->json, mca);
+        tl_buf_adds(&d->json, ", ");
+        tl_json_num(&d->json, mcb);
+        tl_buf_adds(&d->json, "], \"exposed_comm_ms\": [");
+        tl_json_num(&d->json, mea);
+        tl_buf_adds(&d->json, ", ");
+        tl_json_num(&d->json, meb);
+        tl_buf_adds(&d->json, "], \"top_collective\": ");
+        if (cr >= 0) {
+            tl_buf_adds(&d->json, "{\"collective\": ");
+            tl_json_str(&d->json, cname);
+            tl_buf_adds(&d->json, ", \"process_group\": ");
+            tl_json_str(&d->json, cpg);
+            tl_buf_adds(&d->json, ", \"dtype\": ");
+            tl_json_str(&d->json, cdt);
+            tl_buf_printf(&d->json, ", \"in_msg_nelems\": %s, \"bus_bw_pct\": ", cnel);
+            tl_json_num(&d->json, cpct);
+            tl_buf_adds(&d->json, "}");
+        } else {
+            tl_buf_adds(&d->json, "null");
+        }
+        tl_buf_printf(&d->json, ", \"straggler\": {\"baseline\": %ld, \"variant\": %ld, \"change\": \"%s\"}}", ga, gb,
+                      change);
+        free(m.alone);
+        free(ba), free(bb), free(ca), free(cb), free(ea), free(eb);
+    }
+    tl_buf_adds(&d->json, "]");
+    return failed;
+}
+
+/* ---- the run --------------------------------------------------------------------------- */
+
+static int dist_usage(tl_comparison *c, const char *fmt, const char *a, const char *b)
+{
+    memset(c, 0, sizeof *c);
+    snprintf(c->err.msg, sizeof c->err.msg, fmt, a, b);
+    c->err.set = 1;
+    return c->status = TL_RUN_USAGE;
+}
+
+int tl_dist_compare_run(const tl_compare_opts *o, tl_comparison *c)
+{
+    size_t nrun = 0;
+    const char *a_run = NULL, *a_single = NULL;
+    for (size_t i = 0; i < o->ninputs; i++) {
+        if (tl_dist_claims(o->inputs[i]))
+            nrun++, a_run = a_run ? a_run : o->inputs[i];
+        else
+            a_single = a_single ? a_single : o->inputs[i];
+    }
+    if (nrun == 0)
+        return -1;
+    if (a_single)
+        return dist_usage(c, "'%s' is a run (a set of rank traces) but '%s' is not: compare runs with runs, or one "
+                             "rank's trace with another's", a_run, a_single);
+    if (o->names_given && o->nnames != o->ninputs)
+        return dist_usage(c, "--names gives %s tags for %s runs; give exactly one per run", "a different number of",
+                          "the");
+    struct tl_dist *d = tl_xcalloc(1, sizeof *d);
+    tl_arena_init(&d->arena);
+    d->nruns = o->ninputs;
+    d->runs = tl_xcalloc(d->nruns, sizeof *d->runs);
+    char **tags = o->names_given ? NULL : tl_compare_default_tags(o->inputs, o->ninputs);
+    for (size_t k = 0; k < d->nruns; k++) {
+        d->runs[k].path = o->inputs[k];
+        d->runs[k].tag = tl_arena_strdup(&d->arena, o->names_given ? o->names[k] : tags[k]);
+        if (tags)
+            free(tags[k]);
+    }
+    free(tags);
+    tl_error err = {0};
+    if (read_runs(d, o, &err) != 0 || rank_reports(d, &err) != 0) {
+        memset(c, 0, sizeof *c);
+        c->err = err;
+        c->status = TL_RUN_FAILED;
+        for (size_t i = 0; d->given && d->inputs && d->inputs[i] && d->given[i].ops; i++)
+            tl_report_close(&d->given[i]);
+        tl_dist_free(d);
+        return c->status;
+    }
+    add_extra(d, TL_DIST_SHEET_RANKS, ranks_sheet(d));
+    add_extra(d, TL_DIST_SHEET_SPREAD, spread_sheet(d));
+    tl_error cerr = {0};
+    add_extra(d, TL_DIST_SHEET_COLL, compare_coll(d, "nccl_summary_implicit_sync", kCollKeys, 4, kCollDiffs, 6, &cerr));
+    add_extra(d, TL_DIST_SHEET_STRAGGLERS, compare_coll(d, "straggler_summary", kStragKeys, 1, kStragDiffs, 5, &cerr));
+    int gate_failed = build_lead(d, o);
+    add_extra(d, TL_DIST_SHEET_RANK_OPS, d->rank_ops);
+    d->rank_ops = NULL;
+
+    tl_compare_opts in = *o;
+    size_t total = 0;
+    for (size_t k = 0; k < d->nruns; k++)
+        total += d->runs[k].set.n;
+    in.inputs = d->inputs;
+    in.ninputs = total;
+    in.names = d->names;
+    in.nnames = total;
+    in.names_given = 1;
+    in.given = d->given;
+    in.captures = NULL;
+    in.tracediff_dir = NULL;
+    in.dist = d;
+    in.extra = &d->extra;
+    in.lead_text = tl_buf_cstr(&d->text);
+    in.lead_md = tl_buf_cstr(&d->md);
+    in.lead_json = tl_buf_cstr(&d->json);
+    in.lead_gate_failed = gate_failed;
+    in.ranks_as_runs = 1;
+    return tl_compare_run(&in, c);
+}
+
+void tl_dist_free(struct tl_dist *d)
+{
+    if (!d)
+        return;
+    for (size_t k = 0; k < d->nruns; k++) {
+        tl_rank_set_free(&d->runs[k].set);
+        tl_results_free(&d->runs[k].coll);
+    }
+    free(d->runs);
+    for (size_t i = 0; i < d->extra.n; i++)
+        tl_table_free(d->extra.items[i].table);
+    free(d->extra.items);
+    tl_table_free(d->rank_ops);
+    free(d->given); /* the reports themselves are the comparison's once given */
+    free(d->inputs);
+    free(d->names);
+    tl_buf_free(&d->text);
+    tl_buf_free(&d->md);
+    tl_buf_free(&d->json);
+    tl_arena_free(&d->arena);
+    free(d);
+}
