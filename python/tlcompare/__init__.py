@@ -134,6 +134,8 @@ class Comparison:
     sheets   {result sheet: DataFrame}, in workbook order
     summary  the --summary-json object (dicts and lists)
     lca      the lca_summary sheet of two traces, or None
+    ranks    runs: the ranks_gpu_timeline sheet (a row per rank, each side's times and diffs), or None
+    collectives  runs: the collectives sheet (paired on collective, group, dtype, size), or None
     tags     the sides' tags
     gate_failed  whether the run's own gate (fail_on_regression) failed
     """
@@ -170,6 +172,14 @@ class Comparison:
         return self.sheets.get("lca_summary")
 
     @property
+    def ranks(self):
+        return self.sheets.get("ranks_gpu_timeline")
+
+    @property
+    def collectives(self):
+        return self.sheets.get("collectives")
+
+    @property
     def tags(self):
         return self._core.tags()
 
@@ -199,11 +209,12 @@ def compare(inputs, *, names=None, sheets=("all",), captures=None, gpu_arch=None
             min_delta_ms=0.0, min_delta_pct=0.0, top=None, confidence=None, fdr=False,
             fail_on_regression=None, min_time_ms=1.0, inference=False, group_by_parent_module=False,
             group_by_num_kernels=False, enable_pseudo_ops=False, tracediff_dir=None, summary_md=None,
-            summary_json=None, no_summary=False, quiet=False):
+            summary_json=None, no_summary=False, jobs=None, quiet=False):
     """Compare reports as tlcompare does: the first input is the baseline.
 
     An input is a path (a trace .json/.json.gz, an .xlsx workbook, a CSV directory; TRACE@DIR
-    for a trace with its capture folder) or an already-loaded report, dict[str, DataFrame].
+    for a trace with its capture folder; a run: a directory of rank traces or a pattern with a
+    '*', whose ranks are read on `jobs` threads) or an already-loaded report, dict[str, DataFrame].
     The options are the command line's (--names, --sheets, --tracelens-keys, --min-delta-ms,
     --fail-on-regression, ...).  Returns a Comparison; nothing is written unless asked
     (tracediff_dir, summary_md, summary_json here; Comparison.to_excel / to_csvs later).

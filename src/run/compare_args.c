@@ -64,6 +64,8 @@ static const tl_optdef compare_opts[] = {
      "pair rows on the groups' own keys only, exactly as the TraceLens tool (default: add is_recompute, "
      "gpu_pid, parent_module, Parent cpu_op, Parent op category, Kernel stream to the keys while they "
      "repeat in a report)", F(run.tracelens_keys)},
+    {{"-j", "--jobs"}, "jobs", TL_OPT_LONG, BOTH, "N", 1, 64, "a whole number from 1 to 64",
+     "runs: ranks read at once (default: the CPUs available); the output is the same whatever N", F(jobs)},
     {{"--timings"}, NULL, TL_OPT_FLAG, CLI, NULL, 0, 0, NULL, "print where the time went (stderr)", F(timings)},
     {{"-v", "--verbose"}, NULL, TL_OPT_FLAG, CLI, NULL, 0, 0, NULL, "print a line per result sheet written",
      F(verbose)},
@@ -196,6 +198,7 @@ int tl_compare_args_check(tl_compare_args *a, tl_error *err)
     o->names = a->names.v;
     o->nnames = a->names.n;
     o->names_given = a->names.given;
+    o->jobs = (int)a->jobs;
     if (o->confidence >= 1)
         o->confidence /= 100; /* 95 is 95%; 0.95 is taken as it is */
     if (o->confidence != 0 && !(o->confidence >= 0.5 && o->confidence < 1))

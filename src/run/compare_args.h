@@ -17,6 +17,7 @@ typedef struct tl_compare_args {
     tl_strlist sheets;   /* --sheets GROUP ... */
     tl_strlist captures; /* Python's captures=[DIR or None per input] */
     int quiet, verbose, timings, help, version;
+    long jobs; /* -j: 0 when not given */
     /* the check's own: per input, its TRACE part of TRACE@DIR (malloc'd) and capture folder */
     char **split;
     const char **capture;

@@ -364,76 +364,101 @@ static void add_extra(struct tl_dist *d, const char *name, tl_table *t)
 
 /* ---- the answer first ------------------------------------------------------------------ */
 
-/* How the ranks' busy times moved between two runs of one world size: the median change
- * (job-wide: a t-test over the ranks, the ranks that moved alone left out), and the ranks
- * that moved alone (a change beyond 6 robust deviations of the others and 0.5% of the
- * rank's time: noise does not get there). */
+/* How a time moved between two runs of one world size, rank i paired with rank i:
+ * job-wide, a t-test of the ranks' changes; alone, a rank whose change lies outside the
+ * prediction interval of the other ranks' changes (Bonferroni over the ranks) and is 0.5% of
+ * its time or more.  The comparison's error rate is shared: half for the ops' verdicts, a
+ * quarter for each of these two statements. */
 typedef struct moved {
     double median, mean, lo, hi; /* of the changes (ms); lo..hi the job-wide interval */
     int job_wide;                /* 1 when the job-wide change is significant */
     size_t *alone, nalone;       /* the ranks that moved alone */
 } moved;
 
+/* Mean and sample standard deviation of v[0..n) without v[skip] (skip >= n: none). */
+static void mean_sd(const double *v, size_t n, size_t skip, double *mean, double *sd)
+{
+    double sum = 0, sq = 0;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (i != skip)
+            sum += v[i], k++;
+    *mean = k ? sum / (double)k : NAN;
+    for (size_t i = 0; i < n; i++)
+        if (i != skip)
+            sq += (v[i] - *mean) * (v[i] - *mean);
+    *sd = k > 1 ? sqrt(sq / (double)(k - 1)) : NAN;
+}
+
 static void ranks_moved(const double *a, const double *b, size_t n, double conf, moved *m)
 {
     memset(m, 0, sizeof *m);
-    double *dlt = tl_xcalloc(n ? n : 1, sizeof *dlt), *dev = tl_xcalloc(n ? n : 1, sizeof *dev);
+    m->alone = tl_xcalloc(n ? n : 1, sizeof *m->alone);
+    if (n < 3)
+        return;
+    double *dlt = tl_xcalloc(n, sizeof *dlt);
     for (size_t i = 0; i < n; i++)
         dlt[i] = b[i] - a[i];
     m->median = median_of(dlt, n);
-    for (size_t i = 0; i < n; i++)
-        dev[i] = fabs(dlt[i] - m->median);
-    double sigma = 1.4826 * median_of(dev, n), floor_ms = 1e-3 * median_of(a, n);
-    sigma = sigma > floor_ms ? sigma : floor_ms;
-    m->alone = tl_xcalloc(n ? n : 1, sizeof *m->alone);
-    double sum = 0, sq = 0;
-    size_t k = 0;
+    double alpha = (1 - conf) / 4, sd;
+    /* a floor under the spread: ranks with identical times (no noise at all) */
+    double floor_ms = 1e-3 * median_of(a, n);
+    mean_sd(dlt, n, n, &m->mean, &sd);
+    double se = (sd > floor_ms ? sd : floor_ms) / sqrt((double)n);
+    double t = tl_t_quantile(1 - alpha / 2, (double)(n - 1));
+    m->lo = m->mean - t * se, m->hi = m->mean + t * se;
+    m->job_wide = (m->lo > 0 || m->hi < 0) && fabs(m->mean) > 1e-9;
+    double tq = tl_t_quantile(1 - alpha / (2 * (double)n), (double)(n - 2));
     for (size_t i = 0; i < n; i++) {
-        if (dev[i] > 6 * sigma && dev[i] > 0.005 * a[i]) {
+        double mo, so;
+        mean_sd(dlt, n, i, &mo, &so);
+        so = so > floor_ms ? so : floor_ms;
+        double off = dlt[i] - mo;
+        if (fabs(off) > tq * so * sqrt(1 + 1.0 / (double)(n - 1)) && fabs(off) >= 0.005 * a[i])
             m->alone[m->nalone++] = i;
-            continue;
-        }
-        sum += dlt[i], k++;
-    }
-    m->mean = k ? sum / (double)k : NAN;
-    for (size_t i = 0, j = 0; i < n; i++) {
-        if (j < m->nalone && m->alone[j] == i) {
-            j++;
-            continue;
-        }
-        sq += (dlt[i] - m->mean) * (dlt[i] - m->mean);
-    }
-    /* the two statements (job-wide, alone) share the error rate */
-    if (k >= 2) {
-        double se = sqrt(sq / (double)(k - 1) / (double)k);
-        double t = tl_t_quantile(1 - (1 - conf) / 4, (double)(k - 1));
-        m->lo = m->mean - t * se, m->hi = m->mean + t * se;
-        m->job_wide = se > 0 ? (m->lo > 0 || m->hi < 0) && fabs(m->mean) > 1e-9 : fabs(m->mean) > 1e-9;
     }
     free(dlt);
-    free(dev);
 }
 
 /* Run k's straggler: the rank arriving last most often, when it is last in at least half of
- * the collectives and the others wait on it for real (the mean skew in start time at least
- * 5% of the mean comm latency).  -1: none. */
+ * the collectives and the others wait on it longer than the collective itself takes (its
+ * start minus the median rank's start, on average, at least the mean comm latency): ranks
+ * drifting apart by a fraction of a collective are no straggler.  -1: none. */
 static long straggler(const dist_run *run)
 {
     const tl_table *st = coll_sheet(run, "straggler_summary"), *is = coll_sheet(run, "nccl_implicit_sync");
-    if (!st || !is || st->nrows == 0)
+    if (!st || !is || st->nrows == 0 || is->nrows == 0)
         return -1;
     long rc = tl_table_find(st, "rank"), pc = tl_table_find(st, "pct_arrived_last");
-    long sk = tl_table_find(is, "skew in start time"), lc = tl_table_find(is, "comm_latency");
-    if (rc < 0 || pc < 0 || sk < 0 || lc < 0)
+    long lc = tl_table_find(is, "comm_latency");
+    if (rc < 0 || pc < 0 || lc < 0)
         return -1;
-    double skew = 0, lat = 0;
-    for (size_t r = 0; r < is->nrows; r++)
-        skew += tl_column_number_at(&is->cols[sk], r), lat += tl_column_number_at(&is->cols[lc], r);
+    size_t n = run->set.n;
+    long *tsc = tl_xcalloc(n, sizeof *tsc);
+    for (size_t i = 0; i < n; i++) {
+        char name[48];
+        snprintf(name, sizeof name, "rank_%zu_ts", i);
+        tsc[i] = tl_table_find(is, name);
+    }
+    double late = 0, lat = 0, *ts = tl_xcalloc(n, sizeof *ts);
+    for (size_t r = 0; r < is->nrows; r++) {
+        size_t k = 0;
+        for (size_t i = 0; i < n; i++)
+            if (tsc[i] >= 0 && !isnan(tl_column_number_at(&is->cols[tsc[i]], r)))
+                ts[k++] = tl_column_number_at(&is->cols[tsc[i]], r);
+        if (k < 2)
+            continue;
+        double last = ts[argmax(ts, k)];
+        late += last - median_of(ts, k);
+        lat += tl_column_number_at(&is->cols[lc], r);
+    }
+    free(ts);
+    free(tsc);
     size_t best = 0;
     for (size_t r = 1; r < st->nrows; r++)
         if (tl_column_number_at(&st->cols[pc], r) > tl_column_number_at(&st->cols[pc], best))
             best = r;
-    if (!(tl_column_number_at(&st->cols[pc], best) >= 50) || !(skew >= 0.05 * lat) || !(skew > 0))
+    if (!(tl_column_number_at(&st->cols[pc], best) >= 50) || !(late > 0) || !(late >= lat))
         return -1;
     return (long)tl_column_number_at(&st->cols[rc], best);
 }
@@ -473,10 +498,10 @@ static const char *cell_text(const tl_table *t, const char *name, size_t row, ch
     return buf;
 }
 
-static double cell_num(const tl_table *t, const char *fmt, const char *tag, size_t row)
+static double cell_num(const tl_table *t, const char *tag, const char *column, size_t row)
 {
     char name[200];
-    snprintf(name, sizeof name, fmt, tag);
+    snprintf(name, sizeof name, "%s::%s", tag, column);
     long c = tl_table_find(t, name);
     return c < 0 ? NAN : tl_column_number_at(&t->cols[c], row);
 }
@@ -621,8 +646,8 @@ static int build_lead(struct tl_dist *d, const tl_compare_opts *o)
         long cr = top_collective(coll, B->tag, &cpct);
         char cname[96], cpg[64], cdt[32], cnel[32];
         if (cr >= 0) {
-            double bwa = cell_num(coll, "bus bw (GB/s)_mean::%s", A->tag, (size_t)cr);
-            double bwb = cell_num(coll, "bus bw (GB/s)_mean::%s", B->tag, (size_t)cr);
+            double bwa = cell_num(coll, A->tag, "bus bw (GB/s)_mean", (size_t)cr);
+            double bwb = cell_num(coll, B->tag, "bus bw (GB/s)_mean", (size_t)cr);
             say(d, "collective that changed most: %s, group %s, %s, %s elements: bus bw %.2f -> %.2f GB/s (%+.1f%%)",
                 cell_text(coll, "Collective name", (size_t)cr, cname, sizeof cname),
                 cell_text(coll, "Process Group Name", (size_t)cr, cpg, sizeof cpg),
@@ -773,6 +798,8 @@ int tl_dist_compare_run(const tl_compare_opts *o, tl_comparison *c)
     in.lead_json = tl_buf_cstr(&d->json);
     in.lead_gate_failed = gate_failed;
     in.ranks_as_runs = 1;
+    /* the ops' verdicts get half the error rate, the ranks' statements the other half */
+    in.confidence = 1 - (1 - (o->confidence > 0 ? o->confidence : 0.95)) / 2;
     return tl_compare_run(&in, c);
 }
 
