@@ -221,7 +221,8 @@ static void test_jobs_identical(void **state)
         free(out[1][k]);
     }
     char cmd[8192];
-    snprintf(cmd, sizeof cmd, "cd '%s' && diff -r csv0 csv1 >/dev/null && cmp -s w0.xlsx w1.xlsx", dir);
+    /* every sheet (the workbook carries its time of writing) */
+    snprintf(cmd, sizeof cmd, "cd '%s' && diff -r csv0 csv1 >/dev/null", dir);
     assert_int_equal(system(cmd), 0);
     tt_rmrf(dir);
     free(dir);
