@@ -42,6 +42,7 @@ typedef struct options {
     int timings;              /* --timings: where the time went, on stderr */
     const char *summary_md;   /* --summary-md FILE */
     const char *summary_json; /* --summary-json FILE */
+    const char *html;         /* --html FILE: the comparison as one self-contained page */
     int no_summary;           /* --no-summary: no summary worksheet */
     double fail_pct;          /* --fail-on-regression PCT; < 0: no gate */
     double min_ms;            /* --min-time-ms MS */
@@ -70,7 +71,7 @@ static const char inference_help[] =
 static const char usage_text[] =
     "usage: tlcompare REPORT REPORT [REPORT ...] [-o FILE] [--output_csvs_dir DIR]\n"
     "                 [--names TAG ...] [--sheets GROUP ...] [--summary-md FILE]\n"
-    "                 [--summary-json FILE] [--fail-on-regression PCT [--min-time-ms MS]]\n"
+    "                 [--summary-json FILE] [--html FILE] [--fail-on-regression PCT [--min-time-ms MS]]\n"
     "                 [--min-delta-ms MS] [--min-delta-pct PCT] [--top N]\n"
     "                 [--confidence PCT] [--fdr] [--tracelens-keys] [--tracediff-dir DIR]\n"
     "                 [--gpu-arch NAME|FILE] [--no-summary] [--timings] [-v] [-q]\n";
@@ -91,6 +92,8 @@ static const char help_text[] =
     "                            other perf-model sheets, only when named)\n"
     "  --summary-md FILE         write the summary as Markdown (for a pull request)\n"
     "  --summary-json FILE       write the summary as JSON\n"
+    "  --html FILE               write the comparison as one self-contained HTML page\n"
+    "                            (summary, timeline, what moved, roofline, call tree)\n"
     "  --no-summary              no summary worksheet at the front of the workbook\n"
     "  --tracediff-dir DIR       two traces: write TraceLens' TraceDiff files into DIR\n"
     "  --gpu-arch NAME|FILE      traces: the perf sheets' roofline columns against a GPU's\n"
@@ -169,6 +172,7 @@ static int add_group(const char *g, unsigned *named, int *all)
 static const tl_opt tlcompare_opts[] = {
     {"-h", 0, 0}, {"--help", 0, 0}, {"--version", 0, 0}, {"-q", 0, 0}, {"--quiet", 0, 0}, {"-o", 1, 0}, {"--output", 1, 0},
     {"--output_csvs_dir", 1, 0}, {"--output-csvs-dir", 1, 0}, {"--summary-md", 1, 0}, {"--summary-json", 1, 0},
+    {"--html", 1, 0},
     {"--tracediff-dir", 1, 0}, {"-v", 0, 0}, {"--verbose", 0, 0}, {"--tracelens-keys", 0, 0}, {"--min-delta-ms", 1, 0},
     {"--min-delta-pct", 1, 0}, {"--top", 1, 0}, {"--timings", 0, 0}, {"--no-summary", 0, 0}, {"--fail-on-regression", 1, 0},
     {"--min-time-ms", 1, 0}, {"--names", 1, 0}, {"--sheets", 1, 0}, {"--gpu-arch", 1, 0}, {"--confidence", 1, 0},
@@ -248,6 +252,10 @@ static int parse_args(int argc, char **argv, options *o)
             if (!v || !*v)
                 return usage_error("%s needs a file name", name);
             *(name[10] == 'm' ? &o->summary_md : &o->summary_json) = v;
+        } else if (!strcmp(name, "--html")) {
+            o->html = option_value(argc, argv, &i, eq);
+            if (!o->html || !*o->html)
+                return usage_error("%s needs a file name", name);
         } else if (!strcmp(name, "--gpu-arch")) {
             o->gpu_arch = option_value(argc, argv, &i, eq);
             if (!o->gpu_arch || !*o->gpu_arch)
@@ -413,6 +421,7 @@ int main(int argc, char **argv)
     co.csv_dir = o.csv_dir;
     co.summary_md = o.summary_md;
     co.summary_json = o.summary_json;
+    co.html = o.html;
     co.tracediff_dir = o.tracediff_dir;
     co.gpu_arch = o.gpu_arch;
     co.run = o.run;
@@ -471,8 +480,8 @@ int main(int argc, char **argv)
         tl_timing.total = tl_now() - t_start;
         if (o.timings)
             fprintf(stderr, "timings: read %.3f s, compare %.3f s, format %.3f s, summary %.3f s, workbook %.3f s, "
-                            "csv %.3f s, total %.3f s\n", tl_timing.read, tl_timing.compare, tl_timing.format,
-                    tl_timing.summary, tl_timing.write_xlsx, tl_timing.write_csv, tl_timing.total);
+                            "csv %.3f s, html %.3f s, total %.3f s\n", tl_timing.read, tl_timing.compare, tl_timing.format,
+                    tl_timing.summary, tl_timing.write_xlsx, tl_timing.write_csv, tl_timing.html, tl_timing.total);
         if (rc == TL_RUN_REGRESSION) {
             tl_summary_print_violations(summary, stderr);
             rc = EXIT_REGRESSION;

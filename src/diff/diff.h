@@ -110,6 +110,11 @@ const tl_diff_stats *tl_diff_stats_of(const tl_diff *d);
  * or UINT32_MAX - 1 when it is not in the merged tree. */
 uint32_t tl_diff_partner(const tl_diff *d, int side, uint32_t ev);
 
+/* The name of merged node `id` on side 0 (trace 1) or 1 (trace 2) as merged_tree_output.txt
+ * writes it, or NULL when the node is not on that side.  Not thread-safe (a name may be
+ * made on demand). */
+const char *tl_diff_node_op(const tl_diff *d, uint32_t id, int side);
+
 /* diff_stats rows in order (both sides, before the identical-traces reduction). */
 const tl_diff_row *tl_diff_rows(const tl_diff *d, size_t *n);
 /* 1 when trace2's rows equal trace1's (the identical-traces form, TRACES.md §5.2). */

@@ -45,6 +45,7 @@ typedef struct tl_compare_opts {
     const char *summary_md;    /* the summary as Markdown, or NULL */
     const char *summary_json;  /* the summary as JSON, or NULL */
     const char *tracediff_dir; /* two traces: the TraceDiff files, or NULL */
+    const char *html;          /* the comparison as one self-contained HTML page, or NULL */
     const char *gpu_arch;      /* NAME or FILE: the roofline columns of traces' perf sheets, or NULL */
     unsigned run, named;       /* the groups to compare, and those named (compare/groups.h) */
     int no_summary;            /* no summary worksheet */

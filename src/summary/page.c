@@ -1,0 +1,375 @@
+/*
+ * page.c - the page model of a summary (see page.h): every number is taken from the
+ * summary's structs as render.c takes it (the same deltas, percentages, intervals and
+ * verdicts), or from the efficiency sums and the diff's LCAs; write/html.c draws it.
+ */
+#include "summary/page.h"
+
+#include "summary/efficiency.h"
+#include "summary/verdict.h"
+
+#include "base/sort.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- the summary and where the time went ------------------------------------------------ */
+
+static char *summary_text(const tl_summary *s)
+{
+    char *text = NULL;
+    size_t n = 0;
+    FILE *mem = open_memstream(&text, &n);
+    if (!mem)
+        return tl_xstrdup("");
+    tl_summary_print(s, mem, 0);
+    fclose(mem);
+    return text;
+}
+
+/* "mi300: busy time 12.345 -> 13.456 ms (+9.0%, slower)" for the first variant. */
+static const char *headline(const tl_summary *s, tl_arena *a)
+{
+    if (!s->nvariants || !s->variants[0].has_timeline)
+        return NULL;
+    const tl_variant_summary *v = &s->variants[0];
+    tl_delta d = v->busy.time_ms;
+    const char *verdict = tl_verdict_name(v->busy.verdict);
+    char pm[32];
+    tl_verdict_fmt_pm(&v->busy, pm, sizeof pm);
+    return tl_arena_printf(a, "%s -> %s: busy time %.3f -> %.3f ms (%+.1f%%%s%s%s%s)%s", s->baseline, v->tag, d.base,
+                           d.var, tl_delta_pct(d), pm[0] ? " " : "", pm, verdict ? ", " : "", verdict ? verdict : "",
+                           isnan(v->call_ratio) ? "" : " per iteration");
+}
+
+static void fill_bar(tl_page_bar *b, const char *label, const tl_delta *tl, int var)
+{
+    static const int rows[TL_PAGE_NPARTS] = {TL_TL_COMPUTE, TL_TL_EXPOSED_COMM, TL_TL_EXPOSED_MEMCPY, TL_TL_IDLE};
+    b->label = label;
+    for (int k = 0; k < TL_PAGE_NPARTS; k++)
+        b->part_ms[k] = var ? tl[rows[k]].var : tl[rows[k]].base;
+    b->total_ms = var ? tl[TL_TL_TOTAL].var : tl[TL_TL_TOTAL].base;
+}
+
+/* One bar for the baseline, one per variant. */
+static void bars(tl_page *p, const tl_summary *s)
+{
+    p->bars = tl_xcalloc(s->nvariants + 1, sizeof *p->bars);
+    for (size_t vi = 0; vi < s->nvariants; vi++) {
+        const tl_variant_summary *v = &s->variants[vi];
+        if (!v->has_timeline)
+            continue;
+        if (!p->nbars)
+            fill_bar(&p->bars[p->nbars++], s->baseline, v->timeline, 0);
+        fill_bar(&p->bars[p->nbars++], v->tag, v->timeline, 1);
+    }
+}
+
+/* ---- what moved ------------------------------------------------------------------------ */
+
+static void item_move(tl_page_move *m, const tl_summary_item *it, tl_arena *a)
+{
+    m->name = it->name;
+    m->base_ms = it->time_ms.base;
+    m->var_ms = it->time_ms.var;
+    m->delta_ms = it->time_ms.var - it->time_ms.base;
+    m->pct = tl_delta_pct(it->time_ms);
+    int tested = it->verdict != TL_VERDICT_NONE;
+    m->ci_lo = tested ? it->ci_lo : NAN;
+    m->ci_hi = tested ? it->ci_hi : NAN;
+    m->verdict = tl_verdict_name(it->verdict);
+    if (!isnan(it->count.base) && !isnan(it->count.var))
+        m->detail = tl_arena_printf(a, "%.0f -> %.0f calls", it->count.base, it->count.var);
+}
+
+static void variant_moves(tl_page_moves *pm, const tl_summary *s, const tl_variant_summary *v, tl_arena *a)
+{
+    pm->title = tl_arena_printf(a, "%s -> %s: top regressions and improvements (%ss%s%s)", s->baseline, v->tag,
+                                s->item, s->source ? " from " : "", s->source ? s->source : "");
+    pm->items = tl_xcalloc(v->nregressions + v->nimprovements + 1, sizeof *pm->items);
+    for (size_t i = 0; i < v->nregressions; i++)
+        item_move(&pm->items[pm->n++], &v->regressions[i], a);
+    for (size_t i = 0; i < v->nimprovements; i++)
+        item_move(&pm->items[pm->n++], &v->improvements[i], a);
+    char line[512];
+    tl_verdict_line(s, v, line, sizeof line);
+    pm->note = line[0] ? tl_arena_strdup(a, line) : NULL;
+}
+
+static void lca_moves(tl_page_moves *pm, const tl_lca_summary *l, tl_arena *a)
+{
+    pm->title = tl_arena_printf(a, "%s -> %s by lowest common op", l->tag1, l->tag2);
+    pm->items = tl_xcalloc(l->ntop + 1, sizeof *pm->items);
+    for (size_t i = 0; i < l->ntop; i++) {
+        const tl_lca_item *it = &l->top[i];
+        tl_page_move *m = &pm->items[pm->n++];
+        m->name = it->lca;
+        m->base_ms = it->ms1;
+        m->var_ms = it->ms2;
+        m->delta_ms = it->delta_ms;
+        m->pct = it->pct;
+        int tested = it->verdict != TL_VERDICT_NONE;
+        m->ci_lo = tested ? it->ci_lo : NAN;
+        m->ci_hi = tested ? it->ci_hi : NAN;
+        m->verdict = tl_verdict_name(it->verdict);
+        m->detail = tl_arena_printf(a, "%zu x, %zu -> %zu kernels, %s -> %s", it->count, it->n1, it->n2, it->ops1,
+                                    it->ops2);
+    }
+    char line[512];
+    tl_lca_summary_verdict_line(l, line, sizeof line);
+    pm->note = line[0] ? tl_arena_strdup(a, line) : NULL;
+}
+
+/* ---- the roofline ------------------------------------------------------------------------ */
+
+/* FLOP per byte moved, from the sums of the perf sheets; NaN without both. */
+static double intensity(const tl_eff_side *e)
+{
+    return e->rows && e->gflops > 0 && e->mb > 0 ? e->gflops * 1e9 / (e->mb * 1048576.0) : NAN;
+}
+
+static int peak_desc(const void *x, const void *y)
+{
+    double a = ((const tl_gpu_peak *)x)->tflops, b = ((const tl_gpu_peak *)y)->tflops;
+    return (a < b) - (a > b);
+}
+
+static void roof_peaks(tl_page_roofline *r, const tl_gpu_arch *arch, tl_arena *a)
+{
+    r->mem_tbps = NAN;
+    if (!arch)
+        return;
+    r->gpu = tl_arena_strdup(a, arch->name);
+    r->mem_tbps = arch->mem_bw_gbps / 1000;
+    tl_gpu_peak sorted[TL_GPU_ARCH_MAX_PEAKS];
+    size_t n = arch->npeaks < TL_GPU_ARCH_MAX_PEAKS ? arch->npeaks : TL_GPU_ARCH_MAX_PEAKS;
+    memcpy(sorted, arch->peak, n * sizeof *sorted);
+    qsort(sorted, n, sizeof *sorted, peak_desc);
+    for (size_t i = 0; i < n && r->npeaks < TL_PAGE_MAX_PEAKS; i++) {
+        if (!(sorted[i].tflops > 0) || (r->npeaks && sorted[i].tflops == r->peak_tflops[r->npeaks - 1]))
+            continue;
+        r->peak_tflops[r->npeaks] = sorted[i].tflops;
+        r->peak_label[r->npeaks++] = tl_arena_strdup(a, sorted[i].spec);
+    }
+}
+
+static void roofline(tl_page_roofline *r, const char *title, const char *base, const char *tag, const tl_eff_list *l,
+                     const tl_gpu_arch *arch, tl_arena *a)
+{
+    r->title = title;
+    r->side[0] = base;
+    r->side[1] = tag;
+    r->points = tl_xcalloc(l->n + 1, sizeof *r->points);
+    for (size_t i = 0; i < l->n; i++) {
+        const tl_eff_item *it = &l->items[i];
+        tl_page_point pt = {it->name, NULL, {NAN, NAN}, {NAN, NAN}};
+        int any = 0;
+        for (int s = 0; s < 2; s++) {
+            pt.ai[s] = intensity(&it->side[s]);
+            pt.tflops[s] = it->side[s].rows ? tl_eff_rate(&it->side[s], 0) : NAN;
+            any |= pt.ai[s] > 0 && pt.tflops[s] > 0;
+        }
+        if (!any)
+            continue;
+        const char *kind = it->memory_bound ? "memory-bound" : "matrix";
+        pt.detail = it->op1 && it->op2 && strcmp(it->op1, it->op2)
+                        ? tl_arena_printf(a, "%s; %s -> %s", kind, it->op1, it->op2)
+                        : kind;
+        r->points[r->n++] = pt;
+    }
+    roof_peaks(r, arch, a);
+}
+
+/* The roofline just made is kept when it has a point. */
+static void keep_roof(tl_page *p)
+{
+    tl_page_roofline *r = &p->roofs[p->nroofs];
+    if (r->n) {
+        p->nroofs++;
+    } else {
+        free(r->points);
+        memset(r, 0, sizeof *r);
+    }
+}
+
+static void roofs(tl_page *p, const tl_summary *s, const tl_gpu_arch *arch, tl_arena *a)
+{
+    if (!s->eff || !s->eff->any_source)
+        return;
+    p->roofs = tl_xcalloc(s->nvariants + 2, sizeof *p->roofs);
+    for (size_t vi = 0; vi < s->nvariants; vi++) {
+        const tl_eff_list *l = &s->eff->variants[vi];
+        if (!l->n)
+            continue;
+        roofline(&p->roofs[p->nroofs], tl_arena_printf(a, "%s -> %s: the listed %ss", s->baseline, s->variants[vi].tag,
+                                                       s->item),
+                 s->baseline, s->variants[vi].tag, l, arch, a);
+        keep_roof(p);
+    }
+    if (s->lca && s->eff->lca.n) {
+        roofline(&p->roofs[p->nroofs], tl_arena_printf(a, "%s -> %s: the listed lowest common ops", s->lca->tag1,
+                                                       s->lca->tag2),
+                 s->lca->tag1, s->lca->tag2, &s->eff->lca, arch, a);
+        keep_roof(p);
+    }
+}
+
+/* ---- the call tree ------------------------------------------------------------------------ */
+
+typedef struct tree_ctx {
+    const tl_diff *d;
+    const tl_diff_node *nodes;
+    const uint32_t *kids;
+    double *t1, *t2; /* per merged node: the LCAs' time under it (µs) */
+    uint8_t *is_lca;
+    double min_us;
+    tl_page_tree *out;
+    size_t cap;
+    tl_arena *a;
+} tree_ctx;
+
+static const char *node_name(tree_ctx *c, uint32_t id)
+{
+    const char *n1 = tl_diff_node_op(c->d, id, 0), *n2 = tl_diff_node_op(c->d, id, 1);
+    if (n1 && n2 && strcmp(n1, n2))
+        return tl_arena_printf(c->a, "%s | %s", n1, n2);
+    return n1 ? n1 : n2 ? n2 : "?";
+}
+
+/* Node `id` at x (baseline µs) and its subtree, down to the LCAs, widest first; an
+ * explicit stack, since call trees can be deep. */
+static void tree_walk(tree_ctx *c, uint32_t root, double x0)
+{
+    typedef struct frame { uint32_t id; unsigned depth; double x; } frame;
+    frame *st = NULL;
+    size_t nst = 0, cap = 0;
+    TL_GROW(st, cap, 1);
+    st[nst++] = (frame){root, 0, x0};
+    while (nst) {
+        frame f = st[--nst];
+        tl_page_tree *t = c->out;
+        if (c->t1[f.id] < c->min_us || t->n >= TL_PAGE_TREE_MAX_NODES) {
+            t->hidden += c->t1[f.id] > 0 || c->t2[f.id] > 0;
+            continue;
+        }
+        const tl_diff_node *nd = &c->nodes[f.id];
+        TL_GROW(t->nodes, c->cap, t->n + 1);
+        tl_page_node *pn = &t->nodes[t->n++];
+        double b = c->t1[f.id], v = c->t2[f.id];
+        *pn = (tl_page_node){node_name(c, f.id), f.depth, f.x, b, v, b > 0 ? 100 * (v - b) / b : NAN, 0,
+                             nd->type == TL_DIFF_TRACE1 ? 1 : nd->type == TL_DIFF_TRACE2 ? 2 : 0, c->is_lca[f.id]};
+        pn->noise = !isnan(pn->pct) && fabs(pn->pct) < t->noise_pct;
+        if (c->is_lca[f.id])
+            continue; /* the tree stops at the lowest common op */
+        /* the children left to right; pushed last first, so that they come out in order */
+        size_t k0 = nst;
+        double x = f.x;
+        for (uint32_t k = 0; k < nd->nkid; k++) {
+            uint32_t kid = c->kids[nd->kid0 + k];
+            if (c->t1[kid] <= 0 && c->t2[kid] <= 0)
+                continue;
+            TL_GROW(st, cap, nst + 1);
+            st[nst++] = (frame){kid, f.depth + 1, x};
+            x += c->t1[kid];
+        }
+        for (size_t i = k0, j = nst - 1; i < j; i++, j--) {
+            frame tmp = st[i];
+            st[i] = st[j];
+            st[j] = tmp;
+        }
+    }
+    free(st);
+}
+
+static tl_page_tree *tree(const tl_diff *d, const char *tag1, const char *tag2, tl_arena *a)
+{
+    size_t nn, nroots, nlcas;
+    const tl_diff_node *nodes = tl_diff_nodes(d, &nn);
+    const uint32_t *roots = tl_diff_roots(d, &nroots);
+    const tl_diff_lca *lcas = tl_diff_lcas(d, &nlcas);
+    if (!nn || !nlcas)
+        return NULL;
+    tree_ctx c = {d, nodes, tl_diff_kids(d), tl_xcalloc(nn, sizeof(double)), tl_xcalloc(nn, sizeof(double)),
+                  tl_xcalloc(nn, 1), 0, tl_xcalloc(1, sizeof(tl_page_tree)), 0, a};
+    for (size_t i = 0; i < nlcas; i++) {
+        if (lcas[i].id >= nn)
+            continue;
+        c.t1[lcas[i].id] += lcas[i].time1;
+        c.t2[lcas[i].id] += lcas[i].time2;
+        c.is_lca[lcas[i].id] = 1;
+    }
+    /* merged ids are in pre-order: a node's children come after it */
+    for (size_t id = nn; id-- > 0;)
+        for (uint32_t k = 0; k < nodes[id].nkid; k++) {
+            uint32_t kid = c.kids[nodes[id].kid0 + k];
+            c.t1[id] += c.t1[kid];
+            c.t2[id] += c.t2[kid];
+        }
+    tl_page_tree *t = c.out;
+    t->side[0] = tag1;
+    t->side[1] = tag2;
+    t->noise_pct = TL_PAGE_TREE_NOISE_PCT;
+    for (size_t r = 0; r < nroots; r++)
+        t->total_us += c.t1[roots[r]];
+    c.min_us = t->total_us * TL_PAGE_TREE_MIN;
+    double x = 0;
+    for (size_t r = 0; r < nroots; r++) {
+        if (c.t1[roots[r]] <= 0 && c.t2[roots[r]] <= 0)
+            continue;
+        tree_walk(&c, roots[r], x);
+        x += c.t1[roots[r]];
+    }
+    free(c.t1);
+    free(c.t2);
+    free(c.is_lca);
+    return t;
+}
+
+/* ---- the page -------------------------------------------------------------------------- */
+
+void tl_summary_html(const tl_summary *s, const tl_page_opts *opt, tl_buf *out)
+{
+    tl_arena a;
+    tl_arena_init(&a);
+    tl_page p = {0};
+    p.tool = opt && opt->tool ? opt->tool : "tlcompare";
+    tl_buf title = {0};
+    tl_buf_adds(&title, s->baseline);
+    for (size_t vi = 0; vi < s->nvariants; vi++)
+        tl_buf_printf(&title, "%s%s", vi ? ", " : " vs ", s->variants[vi].tag);
+    p.title = tl_buf_cstr(&title);
+    char *text = summary_text(s);
+    p.summary_text = text;
+    p.headline = headline(s, &a);
+    bars(&p, s);
+    p.moves = tl_xcalloc(s->nvariants + 1, sizeof *p.moves);
+    for (size_t vi = 0; vi < s->nvariants; vi++)
+        if (s->source)
+            variant_moves(&p.moves[p.nmoves++], s, &s->variants[vi], &a);
+    if (s->lca)
+        lca_moves(&p.moves[p.nmoves++], s->lca, &a);
+    roofs(&p, s, opt ? opt->arch : NULL, &a);
+    tl_page_tree *t = opt && opt->diff && s->lca ? tree(opt->diff, s->lca->tag1, s->lca->tag2, &a) : NULL;
+    p.tree = t;
+    if (opt) {
+        p.extras = opt->extras;
+        p.nextras = opt->nextras;
+    }
+    tl_html_write(&p, out);
+    tl_utf8_sanitize(out);
+    free(text);
+    tl_buf_free(&title);
+    for (size_t i = 0; i < p.nmoves; i++)
+        free(p.moves[i].items);
+    free(p.moves);
+    for (size_t i = 0; i < p.nroofs; i++)
+        free(p.roofs[i].points);
+    free(p.roofs);
+    free(p.bars);
+    if (t)
+        free(t->nodes);
+    free(t);
+    tl_arena_free(&a);
+}
