@@ -148,7 +148,8 @@ static void roof_peaks(tl_page_roofline *r, const tl_gpu_arch *arch, tl_arena *a
     memcpy(sorted, arch->peak, n * sizeof *sorted);
     qsort(sorted, n, sizeof *sorted, peak_desc);
     for (size_t i = 0; i < n && r->npeaks < TL_PAGE_MAX_PEAKS; i++) {
-        if (!(sorted[i].tflops > 0) || (r->npeaks && sorted[i].tflops == r->peak_tflops[r->npeaks - 1]))
+        /* peaks within 20% of one drawn would draw over its line and its label */
+        if (!(sorted[i].tflops > 0) || (r->npeaks && sorted[i].tflops > 0.8 * r->peak_tflops[r->npeaks - 1]))
             continue;
         r->peak_tflops[r->npeaks] = sorted[i].tflops;
         r->peak_label[r->npeaks++] = tl_arena_strdup(a, sorted[i].spec);
@@ -238,47 +239,133 @@ static const char *node_name(tree_ctx *c, uint32_t id)
     return n1 ? n1 : n2 ? n2 : "?";
 }
 
-/* Node `id` at x (baseline µs) and its subtree, down to the LCAs, widest first; an
- * explicit stack, since call trees can be deep. */
-static void tree_walk(tree_ctx *c, uint32_t root, double x0)
+/* A merged node with its name, as grouped. */
+typedef struct named {
+    const char *name;
+    uint32_t id;
+} named;
+
+static int by_name(const void *x, const void *y)
 {
-    typedef struct frame { uint32_t id; unsigned depth; double x; } frame;
+    const named *a = x, *b = y;
+    int r = strcmp(a->name, b->name);
+    return r ? r : (a->id > b->id) - (a->id < b->id);
+}
+
+/* A group of sibling nodes of one name (a flame graph's frame): ids[0..n). */
+typedef struct group {
+    named *ids;
+    size_t n;
+    unsigned depth;
+    double x, t1, t2;
+} group;
+
+static int wider(const void *x, const void *y)
+{
+    const group *a = x, *b = y;
+    return (a->t1 < b->t1) - (a->t1 > b->t1);
+}
+
+/* Split v[0..n) (sorted by name) into groups of one name, widest first, into *out. */
+static size_t split_groups(tree_ctx *c, named *v, size_t n, unsigned depth, group **out)
+{
+    qsort(v, n, sizeof *v, by_name);
+    size_t ng = 0;
+    for (size_t i = 0; i < n; i++)
+        ng += i == 0 || strcmp(v[i].name, v[i - 1].name) != 0;
+    group *g = tl_xcalloc(ng + 1, sizeof *g);
+    ng = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (i == 0 || strcmp(v[i].name, v[i - 1].name) != 0)
+            g[ng++] = (group){v + i, 0, depth, 0, 0, 0};
+        group *cur = &g[ng - 1];
+        cur->n++;
+        cur->t1 += c->t1[v[i].id];
+        cur->t2 += c->t2[v[i].id];
+    }
+    qsort(g, ng, sizeof *g, wider);
+    *out = g;
+    return ng;
+}
+
+static void emit_group(tree_ctx *c, const group *g)
+{
+    tl_page_tree *t = c->out;
+    int sides = 0, lca = 1;
+    for (size_t i = 0; i < g->n; i++) {
+        uint8_t ty = c->nodes[g->ids[i].id].type;
+        sides |= ty == TL_DIFF_TRACE1 ? 1 : ty == TL_DIFF_TRACE2 ? 2 : 3;
+        lca &= c->is_lca[g->ids[i].id];
+    }
+    TL_GROW(t->nodes, c->cap, t->n + 1);
+    tl_page_node *pn = &t->nodes[t->n++];
+    *pn = (tl_page_node){g->ids[0].name, g->depth, g->x, g->t1, g->t2, g->t1 > 0 ? 100 * (g->t2 - g->t1) / g->t1 : NAN,
+                         0, sides == 1 ? 1 : sides == 2 ? 2 : 0, lca};
+    pn->noise = !isnan(pn->pct) && fabs(pn->pct) < t->noise_pct;
+}
+
+/*
+ * The tree drawn as a flame graph is: siblings of one name merged into one frame (a
+ * model's repeated layers add up), the frames of a level widest first, down to the LCAs
+ * (a frame's children are those of its nodes that are not LCAs).  An explicit stack,
+ * since call trees can be deep; `v` (the roots, named) is taken over.
+ */
+static void tree_walk(tree_ctx *c, named *v, size_t n)
+{
+    typedef struct frame { group g; named *owned; } frame;
     frame *st = NULL;
     size_t nst = 0, cap = 0;
-    TL_GROW(st, cap, 1);
-    st[nst++] = (frame){root, 0, x0};
+    group *gs;
+    size_t ng = split_groups(c, v, n, 0, &gs);
+    double x = 0;
+    TL_GROW(st, cap, ng);
+    for (size_t i = ng; i-- > 0;) /* pushed last first: they come out widest first */
+        st[nst++] = (frame){gs[i], i == ng - 1 ? v : NULL}; /* the last one popped frees */
+    for (size_t i = 0; i < ng; i++) {
+        st[ng - 1 - i].g.x = x;
+        x += gs[i].t1;
+    }
+    free(gs);
     while (nst) {
         frame f = st[--nst];
         tl_page_tree *t = c->out;
-        if (c->t1[f.id] < c->min_us || t->n >= TL_PAGE_TREE_MAX_NODES) {
-            t->hidden += c->t1[f.id] > 0 || c->t2[f.id] > 0;
+        if (f.g.t1 < c->min_us || t->n >= TL_PAGE_TREE_MAX_NODES) {
+            t->hidden += f.g.t1 > 0 || f.g.t2 > 0;
+            free(f.owned);
             continue;
         }
-        const tl_diff_node *nd = &c->nodes[f.id];
-        TL_GROW(t->nodes, c->cap, t->n + 1);
-        tl_page_node *pn = &t->nodes[t->n++];
-        double b = c->t1[f.id], v = c->t2[f.id];
-        *pn = (tl_page_node){node_name(c, f.id), f.depth, f.x, b, v, b > 0 ? 100 * (v - b) / b : NAN, 0,
-                             nd->type == TL_DIFF_TRACE1 ? 1 : nd->type == TL_DIFF_TRACE2 ? 2 : 0, c->is_lca[f.id]};
-        pn->noise = !isnan(pn->pct) && fabs(pn->pct) < t->noise_pct;
-        if (c->is_lca[f.id])
-            continue; /* the tree stops at the lowest common op */
-        /* the children left to right; pushed last first, so that they come out in order */
-        size_t k0 = nst;
-        double x = f.x;
-        for (uint32_t k = 0; k < nd->nkid; k++) {
-            uint32_t kid = c->kids[nd->kid0 + k];
-            if (c->t1[kid] <= 0 && c->t2[kid] <= 0)
-                continue;
-            TL_GROW(st, cap, nst + 1);
-            st[nst++] = (frame){kid, f.depth + 1, x};
-            x += c->t1[kid];
+        emit_group(c, &f.g);
+        size_t nk = 0;
+        for (size_t i = 0; i < f.g.n; i++)
+            if (!c->is_lca[f.g.ids[i].id])
+                nk += c->nodes[f.g.ids[i].id].nkid;
+        named *kv = tl_xmalloc((nk + 1) * sizeof *kv);
+        nk = 0;
+        for (size_t i = 0; i < f.g.n; i++) {
+            const tl_diff_node *nd = &c->nodes[f.g.ids[i].id];
+            if (c->is_lca[f.g.ids[i].id])
+                continue; /* the tree stops at the lowest common op */
+            for (uint32_t k = 0; k < nd->nkid; k++) {
+                uint32_t kid = c->kids[nd->kid0 + k];
+                if (c->t1[kid] > 0 || c->t2[kid] > 0)
+                    kv[nk++] = (named){node_name(c, kid), kid};
+            }
         }
-        for (size_t i = k0, j = nst - 1; i < j; i++, j--) {
-            frame tmp = st[i];
-            st[i] = st[j];
-            st[j] = tmp;
+        free(f.owned); /* the last of its siblings: their ids are no longer read */
+        if (!nk) {
+            free(kv);
+            continue;
         }
+        ng = split_groups(c, kv, nk, f.g.depth + 1, &gs);
+        TL_GROW(st, cap, nst + ng);
+        double kx = f.g.x;
+        for (size_t i = 0; i < ng; i++) {
+            gs[i].x = kx;
+            kx += gs[i].t1;
+        }
+        for (size_t i = ng; i-- > 0;)
+            st[nst++] = (frame){gs[i], i == ng - 1 ? kv : NULL};
+        free(gs);
     }
     free(st);
 }
@@ -314,13 +401,15 @@ static tl_page_tree *tree(const tl_diff *d, const char *tag1, const char *tag2, 
     for (size_t r = 0; r < nroots; r++)
         t->total_us += c.t1[roots[r]];
     c.min_us = t->total_us * TL_PAGE_TREE_MIN;
-    double x = 0;
-    for (size_t r = 0; r < nroots; r++) {
-        if (c.t1[roots[r]] <= 0 && c.t2[roots[r]] <= 0)
-            continue;
-        tree_walk(&c, roots[r], x);
-        x += c.t1[roots[r]];
-    }
+    named *v = tl_xmalloc((nroots + 1) * sizeof *v);
+    size_t nv = 0;
+    for (size_t r = 0; r < nroots; r++)
+        if (c.t1[roots[r]] > 0 || c.t2[roots[r]] > 0)
+            v[nv++] = (named){node_name(&c, roots[r]), roots[r]};
+    if (nv)
+        tree_walk(&c, v, nv);
+    else
+        free(v);
     free(c.t1);
     free(c.t2);
     free(c.is_lca);
