@@ -30,7 +30,7 @@ enum { EXIT_USAGE = 2 };
 static const char usage_text[] =
     "usage: tlreport TRACE[@CAPTURE_DIR] [--capture-folder DIR] [--inference] [-o FILE]\n"
     "                [--output_csvs_dir DIR] [--gpu-arch NAME|FILE] [--include_unlinked_kernels]\n"
-    "                [--topk_ops N] [-q]\n";
+    "                [--topk_ops N] [--html FILE] [-q]\n";
 
 static const char help_text[] =
     "Build the TraceLens performance report of a PyTorch profiler trace (a Chrome-trace\n"
@@ -50,6 +50,8 @@ static const char help_text[] =
     "  --include_unlinked_kernels  gpu_timeline counts the GPU events with no launch too\n"
     "                            (work from before the profiling window)\n"
     "  --topk_ops N              keep the first N rows of ops_unique_args\n"
+    "  --html FILE               also write the report as one self-contained HTML page\n"
+    "                            (GPU time, the largest ops, the roofline)\n"
     "  -q, --quiet               print nothing but errors\n"
     "  -h, --help                show this help and exit\n"
     "  --version                 show the version and exit\n"
@@ -81,6 +83,7 @@ typedef struct options {
     const char *output;
     const char *csv_dir;
     const char *gpu_arch;      /* --gpu-arch NAME|FILE */
+    const char *html;          /* --html FILE */
     const char *gpu_arch_json; /* --gpu_arch_json_path FILE */
     const char *gpu_arch_name; /* --gpu_arch_platform NAME */
     int quiet;
@@ -107,7 +110,7 @@ static int usage_error(const char *fmt, const char *arg)
 enum {
     O_HELP, O_VERSION, O_QUIET, O_OUTPUT, O_CSVS, O_TRACE, O_ALWAYS, O_UNLINKED, O_TOPK_OPS, O_IGNORED,
     O_GPU_ARCH, O_GPU_ARCH_JSON, O_GPU_ARCH_NAME, O_CAPTURE, O_INFERENCE, O_PARENT_MODULE, O_NUM_KERNELS,
-    O_CALL_STACK, O_PSEUDO_OPS
+    O_CALL_STACK, O_PSEUDO_OPS, O_HTML
 };
 
 /* Every spelling tlreport takes, its own and TraceLens_generate_perf_report_pytorch's; a
@@ -118,7 +121,7 @@ static const tl_opt tlreport_opts[] = {
     {"--output_csvs_dir", 1, O_CSVS}, {"--profile_json_path", 1, O_TRACE}, {"--kernel_summary", 0, O_ALWAYS},
     {"--include_unlinked_kernels", 0, O_UNLINKED}, {"--topk_ops", 1, O_TOPK_OPS},
     {"--gpu-arch", 1, O_GPU_ARCH}, {"--gpu_arch_json_path", 1, O_GPU_ARCH_JSON},
-    {"--gpu_arch_platform", 1, O_GPU_ARCH_NAME},
+    {"--gpu_arch_platform", 1, O_GPU_ARCH_NAME}, {"--html", 1, O_HTML},
     /* inference traces (INFERENCE.md §0) */
     {"--capture-folder", 1, O_CAPTURE}, {"--capture_folder", 1, O_CAPTURE}, {"--inference", 0, O_INFERENCE},
     {"--group_by_parent_module", 0, O_PARENT_MODULE}, {"--group_by_num_kernels", 0, O_NUM_KERNELS},
@@ -227,6 +230,9 @@ static int parse_args(int argc, char **argv, options *o)
             break;
         case O_GPU_ARCH:
             o->gpu_arch = v;
+            break;
+        case O_HTML:
+            o->html = v;
             break;
         case O_GPU_ARCH_JSON:
             o->gpu_arch_json = v;
@@ -358,6 +364,7 @@ int main(int argc, char **argv)
     ro.capture_dir = o.capture_dir;
     ro.output = xlsx;
     ro.csv_dir = o.csv_dir;
+    ro.html = o.html;
     ro.gpu_arch = o.gpu_arch ? o.gpu_arch : o.gpu_arch_json ? o.gpu_arch_json : o.gpu_arch_name;
     ro.unlinked = o.unlinked;
     ro.topk_ops = o.topk_ops;

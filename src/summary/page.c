@@ -9,6 +9,7 @@
 #include "summary/verdict.h"
 
 #include "base/sort.h"
+#include "table/table.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -460,5 +461,150 @@ void tl_summary_html(const tl_summary *s, const tl_page_opts *opt, tl_buf *out)
     if (t)
         free(t->nodes);
     free(t);
+    tl_arena_free(&a);
+}
+
+/* ---- one report (tlreport) ------------------------------------------------------------- */
+
+#define TL_PAGE_REPORT_TOP 25   /* ops listed */
+#define TL_PAGE_REPORT_ROOF 60  /* perf-model rows on the roofline (the largest by kernel time) */
+
+static const tl_table *sheet(const tl_results *res, const char *name)
+{
+    for (size_t i = 0; i < res->n; i++)
+        if (!strcmp(res->items[i].name, name))
+            return res->items[i].table;
+    return NULL;
+}
+
+static const tl_column *column(const tl_table *t, const char *name)
+{
+    long c = t ? tl_table_find(t, name) : -1;
+    return c < 0 ? NULL : &t->cols[c];
+}
+
+/* A text cell's string ("" when it holds none). */
+static const char *text_at(const tl_column *c, size_t row)
+{
+    return c && c->cells[row].kind == TL_STR ? c->cells[row].v.s : "";
+}
+
+/* gpu_timeline's parts as one bar, and its lines as the summary's text. */
+static void report_timeline(tl_page *p, const tl_table *t, const char *tag, tl_buf *text)
+{
+    const tl_column *type = column(t, "type"), *ms = column(t, "time ms");
+    if (!type || !ms)
+        return;
+    static const char *const parts[TL_PAGE_NPARTS] = {"computation_time", "exposed_comm_time",
+                                                      "exposed_memcpy_time", "idle_time"};
+    tl_page_bar *b = p->bars = tl_xcalloc(1, sizeof *p->bars);
+    p->nbars = 1;
+    b->label = tag;
+    b->total_ms = NAN;
+    for (int k = 0; k < TL_PAGE_NPARTS; k++)
+        b->part_ms[k] = NAN;
+    tl_buf_printf(text, "%s: GPU time (ms)\n", tag);
+    for (size_t r = 0; r < t->nrows; r++) {
+        const char *name = text_at(type, r);
+        double v = tl_column_number_at(ms, r);
+        tl_buf_printf(text, "  %-22s %12.3f\n", name, v);
+        for (int k = 0; k < TL_PAGE_NPARTS; k++)
+            if (!strcmp(name, parts[k]))
+                b->part_ms[k] = v;
+        if (!strcmp(name, "total_time"))
+            b->total_ms = v;
+    }
+}
+
+/* ops_summary's largest ops (the sheet is in that order). */
+static tl_page_tops *report_tops(const tl_table *t, const char *tag, tl_buf *text, tl_arena *a)
+{
+    const tl_column *name = column(t, "name"), *ms = column(t, "total_direct_kernel_time_ms"),
+                    *calls = column(t, "Count"), *pct = column(t, "Percentage (%)");
+    if (!name || !ms)
+        return NULL;
+    tl_page_tops *tp = tl_xcalloc(1, sizeof *tp);
+    tp->title = tl_arena_printf(a, "%s: the ops that take the GPU time", tag);
+    size_t n = t->nrows < TL_PAGE_REPORT_TOP ? t->nrows : TL_PAGE_REPORT_TOP;
+    tp->items = tl_xcalloc(n + 1, sizeof *tp->items);
+    tl_buf_adds(text, "top ops by kernel time (ms)\n");
+    for (size_t r = 0; r < t->nrows; r++) {
+        double v = tl_column_number_at(ms, r);
+        if (r >= n) {
+            tp->rest++;
+            tp->rest_ms += isnan(v) ? 0 : v;
+            continue;
+        }
+        tp->items[tp->n++] = (tl_page_top){text_at(name, r), v, tl_column_number_at(calls, r),
+                                           tl_column_number_at(pct, r)};
+        if (r < 10)
+            tl_buf_printf(text, "  %12.3f  %s\n", v, text_at(name, r));
+    }
+    return tp;
+}
+
+/* unified_perf_summary's modelled rows, the largest by kernel time, at the sheet's own
+ * FLOPS/Byte and TFLOPS/s_mean. */
+static void report_roofline(tl_page *p, const tl_table *t, const char *tag, const tl_gpu_arch *arch, tl_arena *a)
+{
+    const tl_column *name = column(t, "name"), *dims = column(t, "Input Dims"), *ai = column(t, "FLOPS/Byte"),
+                    *tf = column(t, "TFLOPS/s_mean"), *us = column(t, "Kernel Time (\xc2\xb5s)_sum");
+    if (!name || !ai || !tf || !us)
+        return;
+    size_t *idx = tl_xmalloc((t->nrows + 1) * sizeof *idx), n = 0;
+    double *key = tl_xmalloc((t->nrows + 1) * sizeof *key);
+    for (size_t r = 0; r < t->nrows; r++)
+        if (tl_column_number_at(ai, r) > 0 && tl_column_number_at(tf, r) > 0) {
+            key[n] = tl_column_number_at(us, r);
+            idx[n++] = r;
+        }
+    /* the largest first: a selection by kernel time, stable */
+    for (size_t i = 0; i < n && i < TL_PAGE_REPORT_ROOF; i++)
+        for (size_t j = i + 1; j < n; j++)
+            if (key[j] > key[i]) {
+                double k = key[i];
+                size_t x = idx[i];
+                key[i] = key[j], idx[i] = idx[j], key[j] = k, idx[j] = x;
+            }
+    if (n) {
+        tl_page_roofline *r = p->roofs = tl_xcalloc(1, sizeof *p->roofs);
+        p->nroofs = 1;
+        r->title = tl_arena_printf(a, "%s: the perf-model ops with the most kernel time", tag);
+        r->side[0] = tag;
+        r->side[1] = NULL;
+        r->points = tl_xcalloc(n < TL_PAGE_REPORT_ROOF ? n : TL_PAGE_REPORT_ROOF, sizeof *r->points);
+        for (size_t i = 0; i < n && i < TL_PAGE_REPORT_ROOF; i++)
+            r->points[r->n++] = (tl_page_point){text_at(name, idx[i]), text_at(dims, idx[i]),
+                                                {tl_column_number_at(ai, idx[i]), NAN},
+                                                {tl_column_number_at(tf, idx[i]), NAN}};
+        roof_peaks(r, arch, a);
+    }
+    free(idx);
+    free(key);
+}
+
+void tl_report_html(const tl_results *res, const char *tag, const tl_gpu_arch *arch, tl_buf *out)
+{
+    tl_arena a;
+    tl_arena_init(&a);
+    tl_page p = {0};
+    tl_buf text = {0};
+    p.tool = "tlreport";
+    p.title = tag;
+    report_timeline(&p, sheet(res, "gpu_timeline"), tag, &text);
+    tl_page_tops *tops = report_tops(sheet(res, "ops_summary"), tag, &text, &a);
+    p.tops = tops;
+    report_roofline(&p, sheet(res, "unified_perf_summary"), tag, arch, &a);
+    p.summary_text = tl_buf_cstr(&text);
+    tl_html_write(&p, out);
+    tl_utf8_sanitize(out);
+    if (tops)
+        free(tops->items);
+    free(tops);
+    free(p.bars);
+    if (p.roofs)
+        free(p.roofs->points);
+    free(p.roofs);
+    tl_buf_free(&text);
     tl_arena_free(&a);
 }

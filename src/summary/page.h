@@ -9,6 +9,7 @@
 #include "diff/diff.h"
 #include "perf/gpu_arch.h"
 #include "summary/summary.h"
+#include "table/result.h"
 #include "write/html.h"
 
 /* How many nodes of the call tree the page draws at most (the widest first): the rest,
@@ -29,5 +30,11 @@ typedef struct tl_page_opts {
 
 /* The page of summary `s`, appended to out (valid UTF-8). */
 void tl_summary_html(const tl_summary *s, const tl_page_opts *opt, tl_buf *out);
+
+/* The page of one report (tlreport): its gpu_timeline as a bar, its largest ops
+ * (ops_summary), and its perf-model ops on the roofline (unified_perf_summary, at the
+ * sheet's own FLOPS/Byte and TFLOPS/s_mean), from the report's sheets `res`.  Appended to
+ * out (valid UTF-8); a sheet the report lacks leaves its section out. */
+void tl_report_html(const tl_results *res, const char *tag, const tl_gpu_arch *arch, tl_buf *out);
 
 #endif

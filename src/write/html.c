@@ -162,6 +162,32 @@ static void bars_section(tl_buf *o, const tl_page *p)
     tl_buf_adds(o, "</tbody></table></section>\n");
 }
 
+static void tops_section(tl_buf *o, const tl_page_tops *t)
+{
+    if (!t || !t->n)
+        return;
+    section(o, "ops", t->title);
+    tl_svg_tops(o, t);
+    filter_box(o, "ops-table", "by name");
+    tl_buf_adds(o, "<table id=\"ops-table\"><thead><tr><th>op</th><th>kernel time (ms)</th><th>calls</th>"
+                   "<th>% of the kernel time</th></tr></thead><tbody>\n");
+    for (size_t i = 0; i < t->n; i++) {
+        tl_buf_adds(o, "<tr>");
+        td_text(o, t->items[i].name, NULL);
+        td_num(o, t->items[i].ms, 3, 0);
+        td_num(o, t->items[i].calls, 0, 0);
+        td_num(o, t->items[i].pct, 1, 0);
+        tl_buf_adds(o, "</tr>\n");
+    }
+    tl_buf_adds(o, "</tbody></table>\n");
+    if (t->rest) {
+        char a[64];
+        tl_buf_printf(o, "<p class=\"note\">and %zu more ops, %s ms in all</p>\n", t->rest,
+                      tl_html_num(a, sizeof a, t->rest_ms, 3));
+    }
+    tl_buf_adds(o, "</section>\n");
+}
+
 /* A move's row carries its numbers at full precision too (data-*), for scripts. */
 static void move_row(tl_buf *o, const tl_page_move *m)
 {
@@ -222,7 +248,7 @@ static void roofline_section(tl_buf *o, const tl_page *p)
 {
     if (!p->nroofs)
         return;
-    section(o, "roofline", "The roofline, before and after");
+    section(o, "roofline", p->roofs[0].side[1] ? "The roofline, before and after" : "The roofline");
     for (size_t k = 0; k < p->nroofs; k++) {
         const tl_page_roofline *r = &p->roofs[k];
         tl_buf_adds(o, "<h3>");
@@ -232,7 +258,8 @@ static void roofline_section(tl_buf *o, const tl_page *p)
             tl_buf_adds(o, "<p class=\"note\">no peak lines: give --gpu-arch NAME|FILE for them</p>\n");
         tl_svg_roofline(o, r);
         tl_buf_printf(o, "<table class=\"roof\" id=\"roof-%zu\"><thead><tr><th>op</th>", k);
-        for (int s = 0; s < 2; s++) {
+        int sides = r->side[1] ? 2 : 1;
+        for (int s = 0; s < sides; s++) {
             tl_buf_adds(o, "<th>");
             tl_html_text(o, r->side[s]);
             tl_buf_adds(o, " FLOP/byte</th><th>");
@@ -244,7 +271,7 @@ static void roofline_section(tl_buf *o, const tl_page *p)
             const tl_page_point *pt = &r->points[i];
             tl_buf_adds(o, "<tr>");
             td_text(o, pt->name, NULL);
-            for (int s = 0; s < 2; s++) {
+            for (int s = 0; s < sides; s++) {
                 td_num(o, pt->ai[s], 1, 0);
                 td_num(o, pt->tflops[s], 2, 0);
             }
@@ -307,6 +334,8 @@ void tl_html_write(const tl_page *p, tl_buf *o)
     tl_buf_adds(o, "</h1>\n<nav><a href=\"#summary\">summary</a>");
     if (p->nbars)
         tl_buf_adds(o, "<a href=\"#time\">where the time went</a>");
+    if (p->tops && p->tops->n)
+        tl_buf_adds(o, "<a href=\"#ops\">ops</a>");
     if (p->nmoves)
         tl_buf_adds(o, "<a href=\"#moved\">what moved</a>");
     if (p->nroofs)
@@ -331,6 +360,7 @@ void tl_html_write(const tl_page *p, tl_buf *o)
     tl_html_text(o, p->summary_text);
     tl_buf_adds(o, "</pre></section>\n");
     bars_section(o, p);
+    tops_section(o, p->tops);
     moves_section(o, p);
     roofline_section(o, p);
     tree_section(o, p->tree);

@@ -62,7 +62,7 @@ typedef struct tl_page_point {
 
 typedef struct tl_page_roofline {
     const char *title;
-    const char *side[2];   /* the tags */
+    const char *side[2];   /* the tags (side[1] NULL: one report, one point per op) */
     tl_page_point *points;
     size_t n;
     const char *gpu;       /* the GPU the peak lines are of, or NULL: no lines */
@@ -106,6 +106,20 @@ typedef struct tl_page_extra {
     void *ctx;
 } tl_page_extra;
 
+/* One report's ops by their GPU time (tlreport): the largest, and what the rest add up to. */
+typedef struct tl_page_top {
+    const char *name;
+    double ms, calls, pct; /* pct: of the report's kernel time, as its sheet says */
+} tl_page_top;
+
+typedef struct tl_page_tops {
+    const char *title;
+    tl_page_top *items; /* largest first */
+    size_t n;
+    size_t rest;        /* ops not listed */
+    double rest_ms;
+} tl_page_tops;
+
 typedef struct tl_page {
     const char *tool;          /* "tlcompare" or "tlreport" */
     const char *title;         /* "h100 vs mi300" */
@@ -113,6 +127,7 @@ typedef struct tl_page {
     const char *headline;      /* the answer in one line, or NULL */
     tl_page_bar *bars;
     size_t nbars;
+    const tl_page_tops *tops;  /* one report: its ops by time (NULL: none) */
     tl_page_moves *moves;
     size_t nmoves;
     tl_page_roofline *roofs;

@@ -19,6 +19,7 @@ const char *tl_html_signed(char *buf, size_t n, double v, int dec);
 void tl_svg_defs(tl_buf *out);
 /* The charts; each an <svg> element with a <title> and <desc>. */
 void tl_svg_bars(tl_buf *out, const tl_page_bar *bars, size_t n);
+void tl_svg_tops(tl_buf *out, const tl_page_tops *t);
 void tl_svg_moves(tl_buf *out, const tl_page_moves *m);
 void tl_svg_roofline(tl_buf *out, const tl_page_roofline *r);
 void tl_svg_tree(tl_buf *out, const tl_page_tree *t);

@@ -167,6 +167,46 @@ void tl_svg_bars(tl_buf *o, const tl_page_bar *bars, size_t n)
     tl_buf_adds(o, "</svg>\n");
 }
 
+/* ---- one report's ops ---------------------------------------------------------------- */
+
+void tl_svg_tops(tl_buf *o, const tl_page_tops *tp)
+{
+    enum { LEFT = 330, RIGHT = 20, ROW = 22, TOP = 10 };
+    double max = 0;
+    for (size_t i = 0; i < tp->n; i++)
+        max = tp->items[i].ms > max ? tp->items[i].ms : max;
+    double step = tick_step(max), lim = max > 0 ? ceil(max / step) * step : 1;
+    double plot = TL_SVG_W - LEFT - RIGHT, h = TOP + ROW * (double)tp->n + 34;
+    svg_open(o, h, "tops", tp->title, "Each op's GPU kernel time in ms as a bar, largest first; the table below holds "
+                                      "the numbers.");
+    char a[64], b[64], c[64], t[1024];
+    int dec = step_decimals(step);
+    for (double v = 0; v <= lim * (1 + 1e-9); v += step) {
+        double x = LEFT + plot * v / lim;
+        tl_buf_printf(o, "<line class=\"grid\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%.0f\"/>"
+                         "<text class=\"tick\" x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\">%s</text>\n",
+                      x, TOP, x, h - 24, x, h - 10, tl_html_num(a, sizeof a, v, dec));
+    }
+    tl_buf_printf(o, "<text class=\"tick\" x=\"%d\" y=\"%.0f\" text-anchor=\"end\">ms</text>\n", LEFT - 26, h - 10);
+    for (size_t i = 0; i < tp->n; i++) {
+        const tl_page_top *it = &tp->items[i];
+        double y = TOP + ROW * (double)i;
+        tl_buf_printf(o, "<text x=\"%d\" y=\"%.0f\" text-anchor=\"end\">", LEFT - 8, y + 15);
+        label_text(o, it->name, 44);
+        tl_buf_adds(o, "</text>\n");
+        snprintf(t, sizeof t, "%s: %s ms, %s calls, %s%% of the kernel time", it->name,
+                 tl_html_num(a, sizeof a, it->ms, 3), tl_html_num(b, sizeof b, it->calls, 0),
+                 tl_html_num(c, sizeof c, it->pct, 1));
+        tl_buf_printf(o, "<rect class=\"mark\" x=\"%d\" y=\"%.0f\" width=\"%.2f\" height=\"14\" fill=\"url(#p0)\" "
+                         "stroke=\"#333\" stroke-width=\"0.6\"", LEFT, y + 4, isnan(it->ms) ? 0 : plot * it->ms / lim);
+        tip_attr(o, t);
+        tl_buf_adds(o, ">");
+        tip_title(o, t);
+        tl_buf_adds(o, "</rect>\n");
+    }
+    tl_buf_adds(o, "</svg>\n");
+}
+
 /* ---- what moved --------------------------------------------------------------------- */
 
 /* A change's fill: slower hatched vermillion, faster solid blue, within noise grey. */
@@ -350,9 +390,11 @@ void tl_svg_roofline(tl_buf *o, const tl_page_roofline *r)
         if (!has[0] && !has[1])
             continue;
         tl_buf t = {0};
-        tl_buf_printf(&t, "%s: %s %s FLOP/B %s TFLOPS/s -> %s %s FLOP/B %s TFLOPS/s", p->name, r->side[0],
-                      tl_html_num(a, sizeof a, p->ai[0], 1), tl_html_num(b, sizeof b, p->tflops[0], 2), r->side[1],
-                      tl_html_num(c, sizeof c, p->ai[1], 1), tl_html_num(d, sizeof d, p->tflops[1], 2));
+        tl_buf_printf(&t, "%s: %s %s FLOP/B %s TFLOPS/s", p->name, r->side[0], tl_html_num(a, sizeof a, p->ai[0], 1),
+                      tl_html_num(b, sizeof b, p->tflops[0], 2));
+        if (r->side[1])
+            tl_buf_printf(&t, " -> %s %s FLOP/B %s TFLOPS/s", r->side[1], tl_html_num(c, sizeof c, p->ai[1], 1),
+                          tl_html_num(d, sizeof d, p->tflops[1], 2));
         if (p->detail)
             tl_buf_printf(&t, " (%s)", p->detail);
         tl_buf_adds(o, "<g class=\"mark pt\"");
@@ -377,9 +419,13 @@ void tl_svg_roofline(tl_buf *o, const tl_page_roofline *r)
     tl_buf_printf(o, "<circle cx=\"100\" cy=\"34\" r=\"5\" fill=\"#fff\" stroke=\"" C_BLUE "\" stroke-width=\"2\"/>"
                      "<text x=\"110\" y=\"38\">");
     tl_html_text(o, r->side[0]);
-    tl_buf_adds(o, "</text><path d=\"M100 48l6 10h-12z\" fill=\"" C_VERM "\"/><text x=\"110\" y=\"58\">");
-    tl_html_text(o, r->side[1]);
-    tl_buf_adds(o, "</text>\n</svg>\n");
+    tl_buf_adds(o, "</text>");
+    if (r->side[1]) {
+        tl_buf_adds(o, "<path d=\"M100 48l6 10h-12z\" fill=\"" C_VERM "\"/><text x=\"110\" y=\"58\">");
+        tl_html_text(o, r->side[1]);
+        tl_buf_adds(o, "</text>");
+    }
+    tl_buf_adds(o, "\n</svg>\n");
 }
 
 /* ---- the call tree ----------------------------------------------------------------------- */

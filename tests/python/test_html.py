@@ -16,7 +16,7 @@ import time
 
 import pytest
 
-from conftest import CONFORMANCE, TLCOMPARE, TOP
+from conftest import CONFORMANCE, TLCOMPARE, TLREPORT, TOP
 
 sys.path.insert(0, os.path.join(TOP, "tools"))
 import pagecheck  # noqa: E402
@@ -209,3 +209,21 @@ def test_big20k_page_fast_and_small(browser, tmp_path):
     # the best of three loads: the machine may be busy
     best = min(pagecheck.Page(browser, pagecheck.file_url(path)).load_s for _ in range(3))
     assert best < 2.0, f"the big20k page took {best:.2f} s to open"
+
+
+def test_tlreport_page(browser, tmp_path, conformance):
+    """tlreport --html: one report's page, its largest ops as its ops_summary has them."""
+    trace = os.path.join(conformance, "traces", "qwen_h100.json.gz")
+    page_path, csvs = str(tmp_path / "r.html"), str(tmp_path / "csvs")
+    subprocess.run([TLREPORT, trace, "--output_csvs_dir", csvs, "--html", page_path, "--gpu-arch", "H100", "-q"],
+                   check=True)
+    page = pagecheck.Page(browser, pagecheck.file_url(page_path))
+    assert page.problems() == []
+    with open(os.path.join(csvs, "ops_summary.csv"), newline="") as f:
+        first = next(csv.DictReader(f))
+    top = page.evaluate("(function(){var r=document.querySelector('#ops-table tbody tr');"
+                        "return [r.cells[0].textContent, r.cells[1].textContent];})()")
+    assert top == [first["name"], "%.3f" % float(first["total_direct_kernel_time_ms"])]
+    assert page.evaluate("document.querySelectorAll('#roofline g.pt').length") > 3
+    inked, colours = pagecheck.png_stats(page.screenshot())
+    assert inked > 0.03 and colours > 8
