@@ -5,7 +5,7 @@ protocol on a pipe (--remote-debugging-pipe: no port, nothing listening).
 
     tools/pagecheck.py PAGE.html                 # problems, one a line; exit 1 when any
     tools/pagecheck.py PAGE.html --shots DIR     # DIR/<section>.png of each section given
-                       [--sections summary,roofline,tree] [--width 1100]
+                       [--sections summary,roofline,tree] [--width 1100] [--max-height PX]
 
 As a module (tests/python/test_html.py): Browser, load(), problems(), png_stats().
 """
@@ -177,14 +177,15 @@ class Page:
             out.append("the page's script did not finish (no data-ready)")
         return out
 
-    def screenshot(self, selector=None):
-        """PNG bytes: the viewport, or the element `selector` whole."""
+    def screenshot(self, selector=None, max_height=None):
+        """PNG bytes: the viewport, or the element `selector` (its top max_height pixels)."""
         params = {"format": "png", "captureBeyondViewport": True}
         if selector:
             box = self.evaluate("(function(){var r=document.querySelector(%s).getBoundingClientRect();"
                                 "return [r.left+window.scrollX,r.top+window.scrollY,r.width,r.height];})()"
                                 % json.dumps(selector))
-            params["clip"] = {"x": box[0], "y": box[1], "width": box[2], "height": box[3], "scale": 1}
+            height = min(box[3], max_height) if max_height else box[3]
+            params["clip"] = {"x": box[0], "y": box[1], "width": box[2], "height": height, "scale": 1}
         return base64.b64decode(self.b.send("Page.captureScreenshot", params, self.sid)["data"])
 
 
@@ -248,6 +249,7 @@ def main(argv):
     ap.add_argument("--shots", metavar="DIR")
     ap.add_argument("--sections", default="summary,time,moved,roofline,tree")
     ap.add_argument("--width", type=int, default=1100)
+    ap.add_argument("--max-height", type=int, help="cut each section's picture to this many pixels")
     a = ap.parse_args(argv)
     with Browser(width=a.width) as b:
         page = Page(b, file_url(a.page))
@@ -259,7 +261,7 @@ def main(argv):
             for s in a.sections.split(","):
                 if page.evaluate("!!document.getElementById(%s)" % json.dumps(s)):
                     with open(os.path.join(a.shots, s + ".png"), "wb") as f:
-                        f.write(page.screenshot("#" + s))
+                        f.write(page.screenshot("#" + s, a.max_height))
         print("%s: opened in %.3f s%s" % (a.page, page.load_s, ", no problem" if not bad else ""))
     return 1 if bad else 0
 
