@@ -644,10 +644,8 @@ int tl_compare_run(const tl_compare_opts *opts, tl_comparison *c)
     tl_buf md = {0}, json = {0}, html = {0};
     tl_timing.summary += tl_now() - t_summary;
     if (o->html) {
-        /* the page: drawn from the summary, the diff's call trees and the GPU's peaks */
         double t_html = tl_now();
-        tl_page_opts popt = {"tlcompare", tl_run_diff_result(&s->cdiff), arch, NULL, 0};
-        tl_summary_html(summary, &popt, &html);
+        tl_comparison_html(c, &html);
         tl_timing.html += tl_now() - t_html;
     }
     t_summary = tl_now();
@@ -747,6 +745,16 @@ void tl_comparison_summary_json(const tl_comparison *c, tl_buf *out)
         tl_summary_json(c->summary, out);
         tl_utf8_sanitize(out);
     }
+}
+
+void tl_comparison_html(const tl_comparison *c, tl_buf *out)
+{
+    struct tl_compare_state *s = c->st;
+    if (!s || !c->summary)
+        return;
+    /* the page: drawn from the summary, the diff's call trees and the GPU's peaks */
+    tl_page_opts popt = {"tlcompare", tl_run_diff_result(&s->cdiff), s->have_arch ? &s->arch : NULL, NULL, 0};
+    tl_summary_html(c->summary, &popt, out);
 }
 
 void tl_comparison_summary_md(const tl_comparison *c, tl_buf *out)

@@ -92,6 +92,9 @@ int tl_comparison_write(tl_comparison *c, const char *xlsx, const char *csv_dir,
 /* The summary as the --summary-json file holds it (into out, appended). */
 void tl_comparison_summary_json(const tl_comparison *c, tl_buf *out);
 
+/* The page as --html writes it (into out, appended). */
+void tl_comparison_html(const tl_comparison *c, tl_buf *out);
+
 /* The summary as --summary-md writes it. */
 void tl_comparison_summary_md(const tl_comparison *c, tl_buf *out);
 
