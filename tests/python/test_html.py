@@ -21,8 +21,12 @@ from conftest import CONFORMANCE, TLCOMPARE, TLREPORT, TOP
 sys.path.insert(0, os.path.join(TOP, "tools"))
 import pagecheck  # noqa: E402
 
-pytestmark = pytest.mark.skipif(pagecheck.find_chromium() is None,
-                                reason="chromium not found: the browser tests need it (make deps)")
+pytestmark = [
+    pytest.mark.skipif(pagecheck.find_chromium() is None,
+                       reason="chromium not found: the browser tests need it (make deps)"),
+    # they run the programs, not the module: once is enough (python-test, not its sanitizer rerun)
+    pytest.mark.skipif(bool(os.environ.get("TLCOMPARE_SANITIZED")), reason="browser tests run once, in python-test"),
+]
 
 EVIL = "</script><script>alert(1)</script>"
 QWEN = [os.path.join(CONFORMANCE, "traces", t) for t in ("qwen_h100.json.gz", "qwen_mi300.json.gz")]
