@@ -21,6 +21,7 @@ typedef struct tl_run_report_opts {
     const char *output;      /* the workbook, or NULL */
     const char *csv_dir;     /* every sheet as DIR/<sheet>.csv, or NULL; both NULL: kept */
     const char *gpu_arch;    /* NAME or FILE: the perf sheets' roofline columns, or NULL */
+    const char *html;        /* the report as one self-contained HTML page, or NULL */
     int unlinked;            /* gpu_timeline counts the GPU events with no launch too */
     long topk_ops;           /* keep the first N rows of ops_unique_args; < 0: all */
     int inference, parent_module, num_kernels, call_stack, pseudo_ops; /* INFERENCE.md §0 */
