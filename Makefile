@@ -28,7 +28,7 @@ LIBS        = $(PKG_LIBS) -lm -lpthread
 
 BUILD       ?= build
 # src/<layer>/<module>.c; src/cli/ holds the programs' main()s, the rest is the library.
-LAYERS      := base io table read trace perf diff compare write summary run
+LAYERS      := base io table read trace perf ranks diff compare write summary run
 SRC         := $(foreach l,$(LAYERS),$(wildcard src/$(l)/*.c))
 OBJ         := $(SRC:src/%.c=$(BUILD)/obj/%.o)
 TESTS       := $(wildcard tests/test_*.c)
@@ -307,6 +307,7 @@ install: $(BUILD)/tlcompare $(BUILD)/tlreport
 	install -m 644 man/tlcompare.1 $(DESTDIR)$(PREFIX)/share/man/man1/tlcompare.1
 	install -m 755 $(BUILD)/tlreport $(DESTDIR)$(PREFIX)/bin/tlreport
 	ln -sf tlreport $(DESTDIR)$(PREFIX)/bin/TraceLens_generate_perf_report_pytorch
+	ln -sf tlreport $(DESTDIR)$(PREFIX)/bin/TraceLens_generate_multi_rank_collective_report_pytorch
 	install -m 644 man/tlreport.1 $(DESTDIR)$(PREFIX)/share/man/man1/tlreport.1
 
 uninstall:
@@ -314,6 +315,7 @@ uninstall:
 	      $(DESTDIR)$(PREFIX)/share/man/man1/tlreport.1 \
 	      $(DESTDIR)$(PREFIX)/bin/TraceLens_compare_perf_reports_pytorch \
 	      $(DESTDIR)$(PREFIX)/bin/TraceLens_generate_perf_report_pytorch \
+	      $(DESTDIR)$(PREFIX)/bin/TraceLens_generate_multi_rank_collective_report_pytorch \
 	      $(DESTDIR)$(PREFIX)/share/man/man1/tlcompare.1
 
 clean:

@@ -12,6 +12,7 @@
 #include "base/numfmt.h"
 #include "base/sort.h"
 #include "trace/jscan.h"
+#include "trace/collective.h"
 #include "trace/kmap.h"
 #include "trace/opcat.h"
 #include "trace/pdnum.h"
@@ -1187,6 +1188,10 @@ int tl_trace_sheets_opts(const tl_trace *t, const tl_sheet_opts *o, tl_arena *ar
     tl_table *ks = kernel_summary(t, &L, total_us);
     if (ks)
         emit(&own, "kernel_summary", ks);
+    /* the generator's last sheet; the inference generator has none */
+    tl_table *coll = o->inference ? NULL : tl_coll_analysis(t, arena);
+    if (coll)
+        emit(&own, "coll_analysis", coll);
     launchers_free(&L);
     for (size_t i = 0; i < own.n; i++) {
         TL_GROW(out->items, out->cap, out->n + 1);

@@ -95,6 +95,44 @@ typedef struct tl_tev_aux {
 /* The aux of an event that has none: no stream, no link id, no args. */
 extern const tl_tev_aux tl_tev_aux_none;
 
+/* ---- collective kernels' metadata (TRACES.md §7, MULTIRANK.md §3.2) ------------------ */
+
+/* The args a collective kernel carries about its collective, in this order. */
+enum {
+    TL_COLL_PG_NAME,    /* "Process Group Name" */
+    TL_COLL_PG_RANKS,   /* "Process Group Ranks" */
+    TL_COLL_NAME,       /* "Collective name" */
+    TL_COLL_GROUP_SIZE, /* "Group size" */
+    TL_COLL_DTYPE,      /* "dtype" */
+    TL_COLL_IN_NELEMS,  /* "In msg nelems" */
+    TL_COLL_OUT_NELEMS, /* "Out msg nelems" */
+    TL_COLL_IN_SPLIT,   /* "In split size" */
+    TL_COLL_OUT_SPLIT,  /* "Out split size" */
+    TL_COLL_STREAM,     /* "stream" */
+    TL_COLL_NKEYS
+};
+extern const char *const tl_coll_key_names[TL_COLL_NKEYS];
+
+/* One arg value as the reference's pandas holds it: absent (or null), an int, a float, a
+ * string (verbatim), or a repr (a JSON array as Python tuple text, `(0, 1)`; an object
+ * as a dict repr; true/false as True/False). */
+typedef enum tl_cval_kind { TL_CV_NONE = 0, TL_CV_INT, TL_CV_FLOAT, TL_CV_STR, TL_CV_REPR } tl_cval_kind;
+typedef struct tl_cval {
+    uint8_t kind;
+    int64_t i;     /* TL_CV_INT */
+    double f;      /* TL_CV_FLOAT */
+    const char *s; /* TL_CV_STR / TL_CV_REPR: interned */
+} tl_cval;
+
+/* A collective kernel: a kept `kernel` event whose name is a communication kernel's
+ * (nccl / rccl / cross_device_reduce) and whose args hold a non-null correlation or
+ * External id.  Only these events' metadata are read (it is not worth a reader's time
+ * for any other kernel). */
+typedef struct tl_coll_meta {
+    uint32_t ev; /* the event's index in tl_trace.ev */
+    tl_cval v[TL_COLL_NKEYS];
+} tl_coll_meta;
+
 /* A thread of the trace: the numeric pid and tid of its events (events with string ones
  * are not kept). */
 typedef struct tl_pid_tid {
@@ -122,6 +160,9 @@ typedef struct tl_trace {
     uint32_t nuid;       /* how many events traceEvents holds (every event counted) */
     unsigned load_flags; /* the TL_LOAD_* it was loaded with */
     uint64_t read_split; /* where a second thread's reading of the events took over (0: none) */
+    tl_coll_meta *coll;  /* the collective kernels, event order (tl_coll_meta) */
+    size_t ncoll;
+    long ndevices;       /* the length of a non-empty top-level deviceProperties array, else -1 */
     /* traces whose interned strings this one's events use (an attributed trace's
      * capture traces, trace/infer.h): freed with it */
     struct tl_trace **owned;

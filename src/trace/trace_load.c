@@ -19,6 +19,7 @@
 #include "trace/trace.h"
 #include "trace/trace_impl.h"
 #include "trace/jscan.h"
+#include "trace/opcat.h"
 
 #include "base/numfmt.h"
 #include "base/thread.h"
@@ -186,6 +187,9 @@ typedef struct evread {
     tl_buf otype;
     int has_kernel;
     tl_buf kernel;        /* args.kernel (TL_LOAD_KERNEL_ARG) */
+    int coll_link;        /* a non-null correlation or External id (a collective kernel's test) */
+    tl_cval cv[TL_COLL_NKEYS]; /* a communication kernel's metadata (stream: has_stream) */
+    tl_buf cvbuf[TL_COLL_NKEYS]; /* ... the texts of its strings and reprs */
 } evread;
 
 struct split;
@@ -197,7 +201,7 @@ typedef struct loader {
     tl_trace_side side;
     tl_trace_names *names;
     intern in;
-    size_t evcap, auxcap, threadcap;
+    size_t evcap, auxcap, threadcap, collcap;
     tl_kmap thread_of;    /* (pid, tid) -> index into t->threads */
     uint32_t last_thread; /* the last event's thread (most follow one of their own) */
     evread r;
@@ -313,6 +317,72 @@ static int read_int_value(J *j, int64_t *v, int *ok, const char *what)
     return tl_j_skip(j);
 }
 
+const char *const tl_coll_key_names[TL_COLL_NKEYS] = {
+    "Process Group Name", "Process Group Ranks", "Collective name", "Group size", "dtype",
+    "In msg nelems", "Out msg nelems", "In split size", "Out split size", "stream"};
+
+/* Whether the event whose args are read may be a collective kernel: a kernel (or an
+ * event whose cat comes later) whose name, when already read, is a communication
+ * kernel's.  Only those pay for the metadata keys. */
+static int may_be_coll(const evread *r)
+{
+    return (r->cat == CAT_KERNEL || r->cat == CAT_NONE) && (!r->has_name || tl_trace_is_comm(r->name.data));
+}
+
+/* 40 + the TL_COLL_* index of a metadata key (stream aside: it is read as the GPU
+ * events' stream), else 0. */
+static int coll_key(const char *k, size_t kn)
+{
+    if (kn < 5 || kn > 19)
+        return 0;
+    for (int i = 0; i < TL_COLL_STREAM; i++)
+        if (key_is(k, kn, tl_coll_key_names[i]))
+            return 40 + i;
+    return 0;
+}
+
+/* One metadata value as pandas holds what json.load made of it (tl_cval). */
+static int read_coll_value(J *j, tl_cval *v, tl_buf *b)
+{
+    int c = j_peek(j);
+    memset(v, 0, sizeof *v);
+    tl_buf_clear(b);
+    if (c == '"') {
+        const char *s;
+        size_t sn;
+        if (tl_j_string(j, &s, &sn) < 0)
+            return -1;
+        tl_buf_add(b, s, sn);
+        tl_buf_cstr(b);
+        v->kind = TL_CV_STR;
+        return 0;
+    }
+    if (c == '-' || (c >= '0' && c <= '9')) {
+        jnum num;
+        if (tl_j_number(j, &num) < 0)
+            return -1;
+        if (num.is_int) {
+            v->kind = TL_CV_INT;
+            v->i = num.i;
+        } else {
+            v->kind = TL_CV_FLOAT;
+            v->f = num.d;
+        }
+        return 0;
+    }
+    if (c == 'n')
+        return tl_j_literal(j) < 0 ? -1 : 0; /* null: None, as an absent key */
+    j->repr_max = TL_TRACE_MAX_ARG_BYTES;
+    j->repr_what = "collective metadata";
+    int bad = tl_j_repr(j, b, 0) < 0;
+    j->repr_max = 0;
+    if (bad)
+        return -1;
+    tl_buf_cstr(b);
+    v->kind = TL_CV_REPR;
+    return 0;
+}
+
 static int read_args(loader *L)
 {
     J *j = &L->j;
@@ -327,6 +397,7 @@ static int read_args(loader *L)
         j->p++;
         return 0;
     }
+    int coll = may_be_coll(r); /* asked once: kernel names are long */
     for (;;) {
         const char *k;
         size_t kn;
@@ -348,6 +419,8 @@ static int read_args(loader *L)
             which = 3;
         else if (r->cat == CAT_RUNTIME && (L->flags & TL_LOAD_KERNEL_ARG) && key_is(k, kn, "kernel"))
             which = 30;
+        else if (coll && (which = coll_key(k, kn)) != 0)
+            ; /* 40 + the TL_COLL_* index */
         else if (r->cat == CAT_CPU_OP || r->cat == CAT_NONE) {
             if (key_is(k, kn, "Input Dims"))
                 which = 10;
@@ -372,6 +445,13 @@ static int read_args(loader *L)
             return -1;
         int ok;
         int64_t v;
+        if ((which == 1 || which == 2) && j_peek(j) != 'n')
+            r->coll_link = 1;
+        if (which >= 40) {
+            if (read_coll_value(j, &r->cv[which - 40], &r->cvbuf[which - 40]) < 0)
+                return -1;
+            goto next;
+        }
         switch (which) {
         case 1:
             r->sflags |= TL_SIDE_CORR_KEY;
@@ -472,6 +552,7 @@ static int read_args(loader *L)
             if (tl_j_skip(j) < 0)
                 return -1;
         }
+    next:
         c = j_peek(j);
         if (c == ',') {
             j->p++;
@@ -561,6 +642,26 @@ static uint32_t thread_index(loader *L, int64_t pid, int64_t tid)
         sl->val = (uint32_t)t->nthreads++;
     }
     return L->last_thread = sl->val;
+}
+
+/* The collective kernel just kept as event `ev`: its metadata. */
+static void keep_coll(loader *L, uint32_t ev)
+{
+    tl_trace *t = L->t;
+    evread *r = &L->r;
+    TL_GROW(t->coll, L->collcap, t->ncoll + 1);
+    tl_coll_meta *m = &t->coll[t->ncoll++];
+    m->ev = ev;
+    for (int i = 0; i < TL_COLL_STREAM; i++) {
+        m->v[i] = r->cv[i];
+        if (r->cv[i].kind == TL_CV_STR || r->cv[i].kind == TL_CV_REPR)
+            m->v[i].s = intern_get(&L->in, buf_str(&r->cvbuf[i]), r->cvbuf[i].len);
+    }
+    memset(&m->v[TL_COLL_STREAM], 0, sizeof m->v[TL_COLL_STREAM]);
+    if (r->has_stream) {
+        m->v[TL_COLL_STREAM].kind = TL_CV_INT;
+        m->v[TL_COLL_STREAM].i = r->stream;
+    }
 }
 
 /* The event's fields are read: keep what it contributes. */
@@ -667,6 +768,8 @@ static void finish_event(loader *L)
                 s->keys[s->nkeys++] = (tl_side_key){(uint32_t)t->nev, r->corr, r->ext};
             }
             s->evflags[t->nev] = (uint8_t)(r->sflags | (r->has_args ? TL_SIDE_HAS_ARGS : 0));
+            if (kind == TL_TEV_KERNEL && r->coll_link && tl_trace_is_comm(e->name))
+                keep_coll(L, (uint32_t)t->nev);
             target = (uint32_t)t->nev;
             t->nev++;
         }
@@ -720,6 +823,8 @@ static void evread_reset(evread *r)
     r->has_mname = r->has_mlabels = 0;
     r->has_seq = r->has_otype = 0;
     r->has_kernel = 0;
+    r->coll_link = 0;
+    memset(r->cv, 0, sizeof r->cv);
 }
 
 /* One event (p at its '{'). */
@@ -912,6 +1017,8 @@ static void loader_free(loader *L)
     tl_buf_free(&L->r.mlabels);
     tl_buf_free(&L->r.otype);
     tl_buf_free(&L->r.kernel);
+    for (int i = 0; i < TL_COLL_NKEYS; i++)
+        tl_buf_free(&L->r.cvbuf[i]);
     free(L->in.slots);
     free(L->side.keys);
     free(L->side.evflags);
@@ -929,6 +1036,7 @@ static loader *loader_new(const char *path, unsigned flags)
     tl_trace *t = tl_xcalloc(1, sizeof *t);
     tl_arena_init(&t->arena);
     t->path = tl_xstrdup(path);
+    t->ndevices = -1;
     L->t = t;
     L->names = tl_xcalloc(1, sizeof *L->names);
     t->names = L->names;
@@ -1105,6 +1213,16 @@ static void split_merge(loader *L, loader *L2)
         s->evflags[off + i] = s2->evflags[i];
     }
     t->nev = need;
+    if (t2->ncoll)
+        TL_GROW(t->coll, L->collcap, t->ncoll + t2->ncoll);
+    for (size_t i = 0; i < t2->ncoll; i++) {
+        tl_coll_meta m = t2->coll[i];
+        m.ev += (uint32_t)off;
+        for (int k = 0; k < TL_COLL_NKEYS; k++)
+            if (m.v[k].s)
+                m.v[k].s = merge_str(L, m.v[k].s);
+        t->coll[t->ncoll++] = m;
+    }
     t->ncpu_ops += t2->ncpu_ops;
     if (t2->nnegative) {
         if (!t->nnegative)
@@ -1220,6 +1338,21 @@ int tl_trace_same(const tl_trace *a, const tl_trace *b, char *why, size_t cap)
         snprintf(why, cap, "the tree's index arrays differ");
         return -1;
     }
+    if (a->ncoll != b->ncoll || a->ndevices != b->ndevices) {
+        snprintf(why, cap, "collective kernels %zu/%zu, devices %ld/%ld", a->ncoll, b->ncoll, a->ndevices, b->ndevices);
+        return -1;
+    }
+    for (size_t i = 0; i < a->ncoll; i++) {
+        const tl_coll_meta *x = &a->coll[i], *y = &b->coll[i];
+        int same = x->ev == y->ev;
+        for (int k = 0; k < TL_COLL_NKEYS && same; k++)
+            same = x->v[k].kind == y->v[k].kind && x->v[k].i == y->v[k].i &&
+                   memcmp(&x->v[k].f, &y->v[k].f, sizeof x->v[k].f) == 0 && same_str(x->v[k].s, y->v[k].s);
+        if (!same) {
+            snprintf(why, cap, "collective kernel %zu (event %u) differs", i, x->ev);
+            return -1;
+        }
+    }
     for (size_t i = 0; i < a->nev; i++) {
         const tl_tev *x = &a->ev[i], *y = &b->ev[i];
         const tl_tev_aux *p = tl_tev_x(a, x), *q = tl_tev_x(b, y);
@@ -1325,6 +1458,40 @@ static int read_events(loader *L)
     return read_event_list(L, NULL);
 }
 
+/* The top-level deviceProperties (p at its value): how many entries, when it is a
+ * non-empty array (the GPUs of a node: MULTIRANK.md §1.5); the last such key wins. */
+static int read_devices(loader *L)
+{
+    J *j = &L->j;
+    L->t->ndevices = -1;
+    if (j_peek(j) != '[')
+        return tl_j_skip(j);
+    j->p++;
+    long n = 0;
+    if (j_peek(j) == ']') {
+        j->p++;
+        return 0;
+    }
+    for (;;) {
+        if (tl_j_skip(j) < 0)
+            return -1;
+        n++;
+        int c = j_peek(j);
+        if (c == ',') {
+            j->p++;
+            continue;
+        }
+        if (c == ']') {
+            j->p++;
+            L->t->ndevices = n;
+            return 0;
+        }
+        if (!j->failed)
+            tl_j_fail(j, j->p, c < 0 ? "the text ends inside deviceProperties" : "expected ',' or ']'");
+        return -1;
+    }
+}
+
 static int read_top(loader *L)
 {
     J *j = &L->j;
@@ -1364,14 +1531,21 @@ static int read_top(loader *L)
             if (tl_j_string(j, &k, &kn) < 0)
                 return -1;
             int is_events = key_is(k, kn, "traceEvents");
+            int is_devices = key_is(k, kn, "deviceProperties");
             if (tl_j_expect_here(j, ':', "':'") < 0)
                 return -1;
+            if (is_devices) {
+                if (read_devices(L) < 0)
+                    return -1;
+                goto next_key;
+            }
             if (is_events) {
                 if (seen) {
                     /* Python's json keeps the last of duplicate keys */
                     L->t->nev = 0;
                     L->t->naux = 0;
                     L->t->ncpu_ops = 0;
+                    L->t->ncoll = 0;
                     L->t->nnegative = 0;
                     L->side.nins = 0;
                     L->side.nkeys = 0;
@@ -1388,6 +1562,7 @@ static int read_top(loader *L)
             } else if (tl_j_skip(j) < 0) {
                 return -1;
             }
+        next_key:
             c = j_peek(j);
             if (c == ',') {
                 j->p++;
@@ -1432,6 +1607,8 @@ static tl_trace *load(tl_instream *in, const char *path, unsigned flags, tl_canc
     atomic_fetch_sub(&readers, 1);
     t->nuid = L->uid;
     t->load_flags = flags;
+    if (rc == 0 && t->ncoll)
+        t->coll = tl_xrealloc(t->coll, t->ncoll * sizeof *t->coll);
     if (rc == 0 && t->nev) {
         t->ev = tl_xrealloc(t->ev, t->nev * sizeof *t->ev);
         if (t->naux)
@@ -1549,6 +1726,9 @@ int tl_trace_claims(const char *path)
 
 void tl_trace_keep_strings(tl_trace *t)
 {
+    free(t->coll);
+    t->coll = NULL;
+    t->ncoll = 0;
     free(t->ev);
     free(t->aux);
     free(t->threads);
@@ -1573,6 +1753,7 @@ void tl_trace_free(tl_trace *t)
         free(nm->vals);
         free(nm);
     }
+    free(t->coll);
     free(t->ev);
     free(t->aux);
     free(t->threads);
