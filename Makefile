@@ -36,12 +36,14 @@ TEST_BINS   := $(TESTS:tests/%.c=$(BUILD)/tests/%)
 CONFORMANCE ?= ../shared/conformance
 
 # Debian packages: the build, the tests, the tools the tests drive, clang with libFuzzer
-# (libclang-rt) for `make fuzz`, and the Python module's build and tests (`make python`,
-# `pip install --no-build-isolation .`).
+# (libclang-rt) for `make fuzz`, the Python module's build and tests (`make python`,
+# `pip install --no-build-isolation .`), and headless Chromium for the --html page's tests
+# and `make screenshots`.
 DEB_PKGS    := build-essential pkg-config libxlsxwriter-dev libzip-dev libexpat1-dev \
                zlib1g-dev libisal-dev libcmocka-dev valgrind python3 \
                clang libclang-rt-14-dev \
-               python3-dev python3-setuptools python3-pip python3-venv python3-pytest python3-pandas
+               python3-dev python3-setuptools python3-pip python3-venv python3-pytest python3-pandas \
+               chromium
 
 # A machine without the build's Debian packages: one line naming them and `make deps`,
 # rather than a compiler error in the first file that includes one of their headers.  The
@@ -135,7 +137,9 @@ PYTEST_RUN = TLCOMPARE_PYTHONPATH=$(abspath $(BUILD)/python) CONFORMANCE=$(abspa
 python-test:
 	@if [ "$(PY_TEST_OK)" != 1 ]; then \
 	  echo "python tests skipped: $(PYTHON) with pandas, pytest and Python.h not found (make deps: python3-dev python3-pandas python3-pytest)"; \
-	else $(MAKE) --no-print-directory $(PY_MODULE) $(BUILD)/tlcompare $(BUILD)/tlreport $(BUILD)/tools/gentrace >/dev/null && \
+	else $(MAKE) --no-print-directory $(PY_MODULE) $(BUILD)/tlcompare $(BUILD)/tlreport $(BUILD)/tools/gentrace \
+	    $(BUILD)/tools/genreport >/dev/null && \
+	  { command -v chromium >/dev/null || echo "browser tests (tests/python/test_html.py) skipped: chromium not found (make deps)"; } && \
 	  echo "python tests:" && $(PYTEST_RUN); fi
 
 # The same tests with the extension (and the library in it) built with AddressSanitizer +
@@ -276,6 +280,23 @@ bench: $(BUILD)/tlcompare $(BUILD)/tools/genreport $(BUILD)/tools/benchrun $(BUI
        $(BUILD)/tools/lxw_compare
 	@if $(MAKE) -n $(BUILD)/tlreport >/dev/null 2>&1; then $(MAKE) --no-print-directory $(BUILD)/tlreport; fi
 	@BUILD=$(BUILD) bash tools/bench.sh
+
+# ---- the page's screenshots -----------------------------------------------------------
+
+# docs/img/*.png, the README's pictures: sections of the real --html page of the qwen H100 vs
+# MI300 trace pair (the conformance suite's traces), taken by headless Chromium.
+SHOT_DIR := $(BUILD)/screenshots
+.PHONY: screenshots
+screenshots: $(BUILD)/tlcompare
+	@command -v chromium >/dev/null || { echo "screenshots: chromium not found (make deps)"; exit 1; }
+	@test -f $(CONFORMANCE)/traces/qwen_h100.json.gz || { echo "screenshots: no qwen traces in $(CONFORMANCE)/traces"; exit 1; }
+	@mkdir -p $(SHOT_DIR) docs/img
+	$(BUILD)/tlcompare $(CONFORMANCE)/traces/qwen_h100.json.gz $(CONFORMANCE)/traces/qwen_mi300.json.gz \
+	  --names h100 mi300 --gpu-arch MI300X -q -o $(SHOT_DIR)/qwen.xlsx --html $(SHOT_DIR)/qwen_h100_vs_mi300.html
+	$(PYTHON) tools/pagecheck.py $(SHOT_DIR)/qwen_h100_vs_mi300.html --width 900 --max-height 560 \
+	  --shots $(SHOT_DIR) --sections summary,time,moved,roofline,tree
+	@for s in summary roofline tree; do cp $(SHOT_DIR)/$$s.png docs/img/qwen_$$s.png; done
+	@ls -l docs/img/qwen_*.png
 
 # ---- install --------------------------------------------------------------------------
 

@@ -136,8 +136,8 @@ static void test_straggler_moved(void **state)
 {
     (void)state;
     char *dir = tt_tmpdir();
-    gen_run(dir, "a", 8, "--layers 4", 2, "--late 2000");
-    gen_run(dir, "b", 8, "--layers 4", 6, "--late 2000");
+    gen_run(dir, "a", 8, "--layers 4", 2, "--arrive-late 2000");
+    gen_run(dir, "b", 8, "--layers 4", 6, "--arrive-late 2000");
     tl_comparison c;
     assert_int_equal(compare(&c, dir, "a", "b", 2), TL_RUN_OK);
     assert_true(has(c.summary->lead_json, "\"straggler\": {\"baseline\": 2, \"variant\": 6, \"change\": \"moved\"}"));
@@ -199,7 +199,7 @@ static void test_jobs_identical(void **state)
 {
     (void)state;
     char *dir = tt_tmpdir();
-    gen_run(dir, "a", 4, "--layers 2", 1, "--late 500");
+    gen_run(dir, "a", 4, "--layers 2", 1, "--arrive-late 500");
     gen_run(dir, "b", 4, "--layers 2 --coll-slow 10", 3, "--slow '*=5'");
     char args[1024], *out[2][2];
     for (int j = 0; j < 2; j++) {

@@ -32,6 +32,7 @@
 #endif
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -39,6 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sys/stat.h>
 #include <zlib.h>
 
 #include "base/numfmt.h"
@@ -126,7 +128,7 @@ static const char *slow_op = NULL;
 /* A rank of a distributed job (--world N --rank R; world 0: a single-GPU trace, the bytes as
  * before): the all-reduce kernels carry the collective's metadata (process group, dtype,
  * message size) as PyTorch's NCCL recorder writes it, and take exactly their modelled time
- * (no jitter: every rank arrives together unless planted otherwise).  late_ns: this rank
+ * (no jitter: every rank arrives together unless planted otherwise).  late_us (--arrive-late): this rank
  * starts every collective that much later (a planted straggler); coll_slow_pct: the last
  * gradient bucket's all-reduce (a size of its own) takes that much longer (a bandwidth drop). */
 static long world = 0, rank_id = 0;
@@ -2632,7 +2634,7 @@ static void usage(int status)
           "  --run-seed  the seed of that factor (default 1): another run of the same configuration\n"
           "  --slow      OP=PCT: the kernels of cpu_op OP take PCT% longer (a planted regression)\n"
           "  --world N --rank R   rank R of an N-rank job: the all-reduces carry their collective metadata\n"
-          "  --late US   this rank starts every collective US microseconds late (a planted straggler)\n"
+          "  --arrive-late US  this rank starts every collective US microseconds late (a planted straggler)\n"
           "  --coll-slow PCT  the last gradient bucket's all-reduce takes PCT% longer (a bandwidth drop)\n"
           "  (--slow '*=PCT' slows the kernels of every op but the collectives: a slower GPU)\n"
           "  -o FILE     output file (default: standard output)\n"
@@ -2643,6 +2645,12 @@ static void usage(int status)
           "  --graph           FULL (one graph per step, default) or PIECEWISE (one per layer, attention eager)\n"
           "  --graph-streams   replay every second occurrence of a kernel on another stream (2)\n"
           "  --graph-mismatch  capture one kernel under another name (the pair cannot be aligned)\n"
+          "or:    gentrace --ranks N -o DIR [--collectives KIND[:DTYPE[:NELEMS]],...] [--rounds K]\n"
+          "                [--straggler RANK[:US]] [--late RANK:K:US]... [--jitter US] [--filler F | --rank-size SIZE]\n"
+          "                [--seed S] [--gzip]: a rank set, DIR/rank<i>_trace.json, with planted arrivals\n"
+          "  --collectives  allreduce allgather reducescatter alltoall alltoallv, repeated --rounds times (default 4)\n"
+          "  --straggler    RANK arrives US (default 500) later at every collective; --late: at collective K only\n"
+          "  --jitter       each arrival varies by a seeded uniform [0, US]; --filler: small kernels per collective\n"
           "or:    gentrace --shape HOSTILE [--count N] [--fan M] [-o FILE]: a small trace of one shape\n"
           "       that drives one resource (--shape also takes these, instead of the workload):\n",
           status ? stderr : stdout);
@@ -2683,8 +2691,409 @@ static long parse_long(const char *opt, const char *s, long lo, long hi)
     return v;
 }
 
+/* ---- rank sets (--ranks N): one trace per rank of a distributed job ---------------------- */
+
+/*
+ * gentrace --ranks N -o DIR writes DIR/rank<i>_trace.json (.gz with --gzip), the traces of
+ * the N ranks of one job with one process group of all ranks.  Each rank runs the same
+ * collectives (--collectives, repeated --rounds times); before each one it computes (one
+ * GEMM, after --filler small kernels), and arrives at the collective when its GEMM ends.
+ * Every rank of a collective ends together (NCCL completes a collective when its last rank
+ * has arrived), so a rank that arrives early waits inside the kernel: its duration is the
+ * wait plus the collective's own time.  What is planted, and so known to a test:
+ *
+ *   arrival(r, k) = slot(k) + straggler(r) + late(r, k) + jitter(r, k)
+ *   end(k)        = max over r of arrival(r, k) + base(k)
+ *   dur(r, k)     = end(k) - arrival(r, k)
+ *
+ * base(k) = 20 µs + (the larger message's bytes) / 200 000 µs (200 GB/s), whole µs;
+ * straggler(r) is --straggler's delay on its rank, late(r, k) the --late entries, jitter a
+ * uniform [0, --jitter µs] in ns from (seed, r, k).  Times are whole µs without jitter, so
+ * the waits are exact.  --rank-size picks --filler so a rank file is about that size.
+ */
+
+#define RK_MAX_COLLS 32
+#define RK_MAX_LATE 64
+
+typedef struct rk_coll_spec {
+    const char *kind; /* allreduce allgather reducescatter alltoall alltoallv */
+    const char *dtype;
+    int64_t nelems;
+} rk_coll_spec;
+
+static struct {
+    long n;                        /* world size */
+    rk_coll_spec coll[RK_MAX_COLLS];
+    int ncoll;
+    long rounds;
+    long straggler;                /* rank, or -1 */
+    int64_t straggler_us;
+    struct { long rank, k; int64_t us; } late[RK_MAX_LATE];
+    int nlate;
+    int64_t jitter_us;
+    long filler;
+    int64_t gap_ns;                /* from one collective's slot to the next */
+    int64_t *end_ns;               /* per collective: when every rank's kernel ends */
+} RK;
+
+static const struct {
+    const char *kind, *name, *kernel;
+} rk_kinds[] = {
+    {"allreduce", "allreduce", "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*, unsigned long, ncclWork*)"},
+    {"allgather", "allgather", "ncclDevKernel_AllGather_RING_LL(ncclDevComm*, unsigned long, ncclWork*)"},
+    {"reducescatter", "reducescatter",
+     "ncclDevKernel_ReduceScatter_Sum_f32_RING_LL(ncclDevComm*, unsigned long, ncclWork*)"},
+    {"alltoall", "all_to_all", "ncclDevKernel_SendRecv(ncclDevComm*, unsigned long, ncclWork*)"},
+    {"alltoallv", "all_to_allv", "ncclDevKernel_SendRecv(ncclDevComm*, unsigned long, ncclWork*)"},
+};
+
+static const struct {
+    const char *name;
+    int bytes;
+} rk_dtypes[] = {{"Float", 4}, {"BFloat16", 2}, {"Half", 2}, {"Long", 8}, {"Int", 4}, {"Double", 8}, {"Byte", 1}};
+
+static int rk_kind(const char *kind)
+{
+    for (size_t i = 0; i < sizeof rk_kinds / sizeof *rk_kinds; i++)
+        if (!strcmp(kind, rk_kinds[i].kind))
+            return (int)i;
+    return -1;
+}
+
+static int rk_dtype_bytes(const char *dtype)
+{
+    for (size_t i = 0; i < sizeof rk_dtypes / sizeof *rk_dtypes; i++)
+        if (!strcmp(dtype, rk_dtypes[i].name))
+            return rk_dtypes[i].bytes;
+    return 0;
+}
+
+/* --collectives KIND[:DTYPE[:NELEMS]],... */
+static void rk_parse_colls(const char *list)
+{
+    char *copy = xrealloc(NULL, strlen(list) + 1), *save = NULL;
+    strcpy(copy, list);
+    RK.ncoll = 0;
+    for (char *item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+        if (RK.ncoll == RK_MAX_COLLS)
+            die("--collectives: at most %d", RK_MAX_COLLS);
+        char *dt = strchr(item, ':'), *ne = NULL;
+        if (dt) {
+            *dt++ = 0;
+            if ((ne = strchr(dt, ':')))
+                *ne++ = 0;
+        }
+        rk_coll_spec *c = &RK.coll[RK.ncoll++];
+        if (rk_kind(item) < 0)
+            die("--collectives: unknown kind '%s' (allreduce allgather reducescatter alltoall alltoallv)", item);
+        c->kind = item;
+        c->dtype = dt ? dt : "Float";
+        if (!rk_dtype_bytes(c->dtype))
+            die("--collectives: unknown dtype '%s'", c->dtype);
+        c->nelems = ne ? parse_long("--collectives", ne, 1, 1L << 40) : 1048576;
+    }
+    if (!RK.ncoll)
+        die("--collectives: empty");
+}
+
+/* The collective k's spec, and its message sizes for a rank (alltoallv: the split sizes
+ * to each rank j are nelems/N × 1 or 2, (r + j) odd sending twice, so In equals Out). */
+static const rk_coll_spec *rk_spec(long k) { return &RK.coll[k % RK.ncoll]; }
+
+static int64_t rk_split(const rk_coll_spec *c, long r, long j) { return c->nelems / RK.n * (1 + (r + j) % 2); }
+
+static void rk_nelems(const rk_coll_spec *c, long r, int64_t *in, int64_t *out)
+{
+    const char *kind = c->kind;
+    *in = *out = c->nelems;
+    if (!strcmp(kind, "allgather"))
+        *out = c->nelems * RK.n;
+    else if (!strcmp(kind, "reducescatter"))
+        *in = c->nelems * RK.n;
+    else if (!strcmp(kind, "alltoallv")) {
+        *in = 0;
+        for (long j = 0; j < RK.n; j++)
+            *in += rk_split(c, r, j);
+        *out = *in;
+    }
+}
+
+static int64_t rk_base_ns(long k)
+{
+    const rk_coll_spec *c = rk_spec(k);
+    int64_t in, out;
+    rk_nelems(c, 0, &in, &out);
+    int64_t bytes = (in > out ? in : out) * rk_dtype_bytes(c->dtype);
+    return (20 + bytes / 200000) * 1000;
+}
+
+/* A rank's arrival at collective k, in ns. */
+static int64_t rk_arrival(long r, long k)
+{
+    int64_t t = t0_ns + (int64_t)k * RK.gap_ns + RK.filler * 3000 + 500000;
+    if (r == RK.straggler)
+        t += RK.straggler_us * 1000;
+    for (int i = 0; i < RK.nlate; i++)
+        if (RK.late[i].rank == r && RK.late[i].k == k)
+            t += RK.late[i].us * 1000;
+    if (RK.jitter_us > 0) {
+        uint64_t save = rng_state;
+        rng_state = seed * 0x9e3779b97f4a7c15ULL ^ (uint64_t)r * 0xc2b2ae3d27d4eb4fULL ^ (uint64_t)k * 0x165667b1ULL;
+        t += (int64_t)(rng_next() % (uint64_t)(RK.jitter_us * 1000 + 1));
+        rng_state = save;
+    }
+    return t;
+}
+
+static int64_t rk_corr;
+
+/* A host op launching one kernel: the cpu_op, its cudaLaunchKernel and the kernel. */
+static void rk_launch(const char *op, const char *kernel, int stream, int64_t kts, int64_t kdur, int64_t ext)
+{
+    int64_t corr = ++rk_corr;
+    ev_begin();
+    PUTL("\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": ");
+    put_str(op);
+    put_pidtid(host_pid, main_tid);
+    put_us(kts - 30000);
+    PUTL(", \"dur\": 10.000, \"args\": {\"External id\": ");
+    put_int(ext);
+    PUTL(", \"Record function id\": 0, \"Ev Idx\": ");
+    put_int(ev_idx++);
+    PUTL("}}");
+    ev_begin();
+    PUTL("\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\"");
+    put_pidtid(host_pid, main_tid);
+    put_us(kts - 25000);
+    PUTL(", \"dur\": 4.000, \"args\": {\"External id\": ");
+    put_int(ext);
+    PUTL(", \"cbid\": 211, \"correlation\": ");
+    put_int(corr);
+    PUTL("}}");
+    ev_begin();
+    PUTL("\"ph\": \"X\", \"cat\": \"kernel\", \"name\": ");
+    put_str(kernel);
+    put_pidtid(gpu_pid, stream);
+    put_us(kts);
+    PUTL(", \"dur\": ");
+    put_us(kdur);
+    PUTL(", \"args\": {\"External id\": ");
+    put_int(ext);
+    PUTL(", \"device\": 0, \"context\": 1, \"stream\": ");
+    put_int(stream);
+    PUTL(", \"correlation\": ");
+    put_int(corr);
+}
+
+/* The collective kernel's metadata args (after the correlation), and the closing braces. */
+static void rk_coll_args(const rk_coll_spec *c, long r)
+{
+    int64_t in, out;
+    rk_nelems(c, r, &in, &out);
+    PUTL(", \"Collective name\": ");
+    put_str(rk_kinds[rk_kind(c->kind)].name);
+    PUTL(", \"In msg nelems\": ");
+    put_int(in);
+    PUTL(", \"Out msg nelems\": ");
+    put_int(out);
+    PUTL(", \"Group size\": ");
+    put_int(RK.n);
+    PUTL(", \"dtype\": ");
+    put_str(c->dtype);
+    for (int dir = 0; dir < 2; dir++) {
+        if (dir)
+            PUTL(", \"Out split size\": \"[");
+        else
+            PUTL(", \"In split size\": \"[");
+        for (long j = 0; !strcmp(c->kind, "alltoallv") && j < RK.n; j++) {
+            if (j)
+                PUTL(", ");
+            put_int(rk_split(c, r, j));
+        }
+        PUTL("]\"");
+    }
+    PUTL(", \"Process Group Name\": \"0\", \"Process Group Description\": \"default_pg\", "
+         "\"Process Group Ranks\": \"[");
+    for (long j = 0; j < RK.n; j++) {
+        if (j)
+            PUTL(", ");
+        put_int(j);
+    }
+    PUTL("]\"}}");
+}
+
+static void rk_write_rank(long r, long ncolls)
+{
+    rk_corr = 1000;
+    ev_idx = 0;
+    first_event = 1;
+    n_written = 0;
+    int64_t ext = 1;
+    PUTL("{\"schemaVersion\": 1, \"deviceProperties\": [");
+    for (int d = 0; d < 8; d++) {
+        if (d)
+            PUTL(", ");
+        PUTL("{\"id\": ");
+        put_int(d);
+        PUTL(", \"name\": \"NVIDIA H100 80GB HBM3\", \"totalGlobalMem\": 85045493760, \"computeMajor\": 9, "
+             "\"computeMinor\": 0, \"numSms\": 132}");
+    }
+    PUTL("],\n\"distributedInfo\": {\"backend\": \"nccl\", \"rank\": ");
+    put_int(r);
+    PUTL(", \"world_size\": ");
+    put_int(RK.n);
+    PUTL(", \"pg_count\": 1, \"pg_config\": [{\"pg_name\": \"0\", \"pg_desc\": \"default_pg\", \"pg_size\": ");
+    put_int(RK.n);
+    PUTL("}], \"nccl_version\": \"2.21.5\"},\n\"traceEvents\": [");
+    for (long k = 0; k < ncolls; k++) {
+        int64_t slot = t0_ns + (int64_t)k * RK.gap_ns, arrive = rk_arrival(r, k);
+        for (long f = 0; f < RK.filler; f++) {
+            rk_launch("aten::add", "void at::native::vectorized_elementwise_kernel<4, at::native::AddFunctor<float> >()",
+                      stream_comp, slot + f * 3000, 2000, ext++);
+            PUTL("}}");
+        }
+        int64_t gemm = slot + RK.filler * 3000 + 10000;
+        rk_launch("aten::mm", "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1",
+                  stream_comp, gemm, arrive - gemm, ext++);
+        PUTL("}}");
+        rk_launch("record_param_comms", rk_kinds[rk_kind(rk_spec(k)->kind)].kernel, stream_comm, arrive,
+                  RK.end_ns[k] - arrive, ext++);
+        rk_coll_args(rk_spec(k), r);
+    }
+    PUTL("\n],\n\"traceName\": \"rank");
+    put_int(r);
+    PUTL("_trace.json\", \"displayTimeUnit\": \"ms\", \"baseTimeNanoseconds\": 1751410836000000000}\n");
+}
+
+/* Bytes of one rank's file with `filler` small kernels a collective (counted, not written). */
+static uint64_t rk_measure(long ncolls)
+{
+    O.count_only = 1;
+    O.bytes = 0;
+    rk_write_rank(0, ncolls);
+    O.count_only = 0;
+    uint64_t b = O.bytes;
+    O.bytes = 0;
+    O.n = 0;
+    return b;
+}
+
+static int rk_main(int argc, char **argv)
+{
+    const char *dir = NULL;
+    uint64_t rank_size = 0;
+    int gz = 0;
+    long level = 6;
+    RK.straggler = -1;
+    RK.straggler_us = 500;
+    RK.rounds = 4;
+    rk_parse_colls("allreduce:Float:1048576,allgather:BFloat16:524288,reducescatter:BFloat16:524288");
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--gzip")) {
+            gz = 1;
+            continue;
+        }
+        if (!v)
+            die("%s needs a value (see gentrace --help)", a);
+        i++;
+        if (!strcmp(a, "--ranks"))
+            RK.n = parse_long(a, v, 1, 100000);
+        else if (!strcmp(a, "-o"))
+            dir = v;
+        else if (!strcmp(a, "--seed"))
+            seed = (uint64_t)parse_long(a, v, 0, LONG_MAX);
+        else if (!strcmp(a, "--collectives"))
+            rk_parse_colls(v);
+        else if (!strcmp(a, "--rounds"))
+            RK.rounds = parse_long(a, v, 1, 1000000);
+        else if (!strcmp(a, "--straggler")) {
+            char *colon = strchr(v, ':');
+            RK.straggler = strtol(v, NULL, 10);
+            if (colon)
+                RK.straggler_us = parse_long(a, colon + 1, 0, 1000000000);
+        } else if (!strcmp(a, "--late")) {
+            long rr, kk, us;
+            if (RK.nlate == RK_MAX_LATE || sscanf(v, "%ld:%ld:%ld", &rr, &kk, &us) != 3 || us < 0)
+                die("--late: RANK:COLLECTIVE:US (at most %d), got '%s'", RK_MAX_LATE, v);
+            RK.late[RK.nlate].rank = rr;
+            RK.late[RK.nlate].k = kk;
+            RK.late[RK.nlate++].us = us;
+        } else if (!strcmp(a, "--jitter"))
+            RK.jitter_us = parse_long(a, v, 0, 1000000);
+        else if (!strcmp(a, "--filler"))
+            RK.filler = parse_long(a, v, 0, 10000000);
+        else if (!strcmp(a, "--rank-size")) {
+            if (!(rank_size = parse_size(v)))
+                die("--rank-size: expected a size such as 10M, got '%s'", v);
+        } else if (!strcmp(a, "--level"))
+            level = parse_long(a, v, 1, 9);
+        else
+            die("%s: not a rank-set option (see gentrace --help)", a);
+    }
+    if (!RK.n || !dir)
+        die("--ranks N needs -o DIR");
+    long ncolls = RK.rounds * RK.ncoll;
+    host_pid = 20000 + (int)(seed % 10000);
+    main_tid = host_pid;
+    gpu_pid = 0;
+    stream_comp = 7;
+    stream_comm = 20;
+    t0_ns = 1419247333430000000LL / 1000 + (int64_t)(seed % 1000) * 1000000;
+    O.buf = xrealloc(NULL, OUTBUF);
+    RK.end_ns = xrealloc(NULL, (size_t)ncolls * sizeof *RK.end_ns);
+    int64_t max_late = RK.straggler_us, max_base = 0;
+    for (int i = 0; i < RK.nlate; i++)
+        max_late = RK.late[i].us > max_late ? RK.late[i].us : max_late;
+    for (long k = 0; k < ncolls && k < RK.ncoll; k++)
+        max_base = rk_base_ns(k) > max_base ? rk_base_ns(k) : max_base;
+    for (int pass = 0; pass < 2; pass++) {
+        RK.gap_ns = RK.filler * 3000 + 600000 + (max_late + 2 * RK.jitter_us) * 1000 + max_base;
+        for (long k = 0; k < ncolls; k++) {
+            int64_t latest = INT64_MIN;
+            for (long r = 0; r < RK.n; r++)
+                latest = rk_arrival(r, k) > latest ? rk_arrival(r, k) : latest;
+            RK.end_ns[k] = latest + rk_base_ns(k);
+        }
+        if (pass || !rank_size)
+            break;
+        /* the size with no filler and with one give the size of a filler kernel */
+        uint64_t b0 = rk_measure(ncolls);
+        RK.filler = 1;
+        uint64_t b1 = rk_measure(ncolls), per = b1 > b0 ? b1 - b0 : 1;
+        RK.filler = rank_size > b0 ? (long)((rank_size - b0) / per) : 0;
+    }
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+        die("%s: cannot create: %s", dir, strerror(errno));
+    char *path = xrealloc(NULL, strlen(dir) + 64);
+    for (long r = 0; r < RK.n; r++) {
+        sprintf(path, "%s/rank%ld_trace.json%s", dir, r, gz ? ".gz" : "");
+        if (!(O.f = fopen(path, "wb")))
+            die("%s: cannot create: %s", path, strerror(errno));
+        O.path = path;
+        O.gz = gz;
+        if (gz) {
+            if (!O.zbuf)
+                O.zbuf = xrealloc(NULL, OUTBUF);
+            if (deflateInit2(&O.z, (int)level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+                die("deflateInit2 failed");
+        }
+        rk_write_rank(r, ncolls);
+        out_flush(1);
+        if (gz)
+            deflateEnd(&O.z);
+        if (fclose(O.f) != 0)
+            die("%s: write failed: %s", path, strerror(errno));
+    }
+    free(path);
+    free(RK.end_ns);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 1 && !strcmp(argv[1], "--ranks"))
+        return rk_main(argc, argv); /* a rank set: its own options */
     const char *path = NULL;
     long steps = -1, level = 6;
     int stats = 0;
@@ -2792,11 +3201,11 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "--rank")) {
             NEED_ARG();
             rank_id = parse_long(a, v, 0, 65535);
-        } else if (!strcmp(a, "--late")) {
+        } else if (!strcmp(a, "--arrive-late")) {
             NEED_ARG();
             late_us = strtod(v, NULL);
             if (!(late_us >= 0 && late_us <= 1e6)) {
-                fprintf(stderr, "gentrace: --late: expected microseconds from 0 to 1e6, got '%s'\n", v);
+                fprintf(stderr, "gentrace: --arrive-late: expected microseconds from 0 to 1e6, got '%s'\n", v);
                 exit(2);
             }
         } else if (!strcmp(a, "--coll-slow")) {
@@ -2828,7 +3237,7 @@ int main(int argc, char **argv)
 #undef NEED_ARG
     }
     if (world > 0 ? rank_id >= world : rank_id != 0 || late_us > 0 || coll_slow_pct != 0) {
-        fputs("gentrace: --rank, --late and --coll-slow need --world N (and a rank below N)\n", stderr);
+        fputs("gentrace: --rank, --arrive-late and --coll-slow need --world N (and a rank below N)\n", stderr);
         exit(2);
     }
     if (steps > 0 && size) {

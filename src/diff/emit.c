@@ -556,3 +556,11 @@ void tl_diff_cpu_op_map_json(const tl_diff *d, int which, tl_buf *out)
     if (which >= 0 && which <= 2)
         tl_buf_add(out, d->map_json[which].data ? d->map_json[which].data : "", d->map_json[which].len);
 }
+
+const char *tl_diff_node_op(const tl_diff *cd, uint32_t id, int side)
+{
+    tl_diff *d = (tl_diff *)cd; /* names made on demand go to its arena */
+    const tl_diff_node *nd = &d->nodes[id];
+    uint32_t ev = side == 0 ? nd->ev1 : nd->ev2;
+    return ev == TL_TEV_NONE ? NULL : diff_op_name(d, side, ev);
+}

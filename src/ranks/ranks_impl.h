@@ -87,18 +87,29 @@ tl_table *rk_implicit_summary(const rk_implicit *im, const char *const *aggs, si
 tl_table *rk_straggler(const rk_implicit *im, const tl_coll_rows *rows, size_t nranks);
 void rk_implicit_free(rk_implicit *im);
 
-/* §6: the all_to_allv collectives. */
+/* §6: the all_to_allv collectives, each with its measures (numbers typed as pandas
+ * types them: ints where the long table's columns hold only ints). */
+typedef struct rk_arow {
+    size_t coll;    /* its collective (rk_colls index) */
+    double total_mb;
+    tl_cval total_nelems, wall, max_dur, min_dur, avg_dur, thr, max_thr, min_thr, imbalance, skew_start, skew_end;
+} rk_arow;
 typedef struct rk_a2a {
     size_t n;
-    size_t *coll;     /* rk_colls indexes, in the sheet's order (total data descending) */
+    rk_arow *v;       /* in the sheet's order (total data communicated descending) */
     const tl_coll_rows *rows;
     const rk_colls *cs;
-    tl_table *table;  /* nccl_all2allv, made by rk_a2a_build */
+    size_t nranks;
+    int ts_float, dur_float; /* the long table's ts / dur columns print as floats */
+    int key_float[TL_COLL_NKEYS];
+    tl_arena *arena;  /* the sheets' strings (column names) */
 } rk_a2a;
 int rk_a2a_build(const tl_rank_set *set, const tl_coll_rows *rows, const rk_colls *cs, tl_arena *a, rk_a2a *out,
                  tl_error *err);
-tl_table *rk_a2a_table(rk_a2a *x); /* handed over once */
+tl_table *rk_a2a_table(const rk_a2a *x);
+/* NULL when no row has both a Process Group Name and a dtype. */
 tl_table *rk_a2a_summary(const rk_a2a *x, const char *const *aggs, size_t naggs, tl_arena *a);
+/* NULL when no all_to_allv row has usable split sizes. */
 tl_table *rk_a2a_heatmap(const tl_coll_rows *rows);
 void rk_a2a_free(rk_a2a *x);
 

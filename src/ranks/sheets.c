@@ -374,9 +374,11 @@ int tl_ranks_sheets(const tl_rank_set *set, const tl_ranks_opts *o, tl_arena *a,
     size_t naggs = o->naggs ? o->naggs : 4;
     put(out, "nccl_summary_implicit_sync", rk_implicit_summary(&isync, aggs, naggs, a), gpn);
     put(out, "nccl_summary_long", tl_coll_summary(&rows, a), gpn);
-    if (a2a.n)
-        put(out, "nccl_summary_all2allv", rk_a2a_summary(&a2a, aggs, naggs, a), gpn);
-    if (a2a.n && o->heatmap && set->n <= 1024) {
+    tl_table *a2a_sum = a2a.n ? rk_a2a_summary(&a2a, aggs, naggs, a) : NULL;
+    if (a2a_sum)
+        put(out, "nccl_summary_all2allv", a2a_sum, gpn);
+    /* the heatmap reads every all_to_allv row, whatever its collective's reference row */
+    if (o->heatmap && set->n <= 1024) {
         tl_table *hm = rk_a2a_heatmap(&rows);
         if (hm)
             put(out, "nccl_all2allv_heatmap", hm, 0);

@@ -15,6 +15,7 @@
 #ifndef TL_RUN_COMPARE_H
 #define TL_RUN_COMPARE_H
 
+#include "base/cancel.h"
 #include "summary/summary.h"
 #include "table/report.h"
 #include "table/result.h"
@@ -45,6 +46,7 @@ typedef struct tl_compare_opts {
     const char *summary_md;    /* the summary as Markdown, or NULL */
     const char *summary_json;  /* the summary as JSON, or NULL */
     const char *tracediff_dir; /* two traces: the TraceDiff files, or NULL */
+    const char *html;          /* the comparison as one self-contained HTML page, or NULL */
     const char *gpu_arch;      /* NAME or FILE: the roofline columns of traces' perf sheets, or NULL */
     unsigned run, named;       /* the groups to compare, and those named (compare/groups.h) */
     int no_summary;            /* no summary worksheet */
@@ -56,9 +58,9 @@ typedef struct tl_compare_opts {
     double confidence;         /* of the verdicts, as a fraction; 0: the default */
     int fdr;
     int inference, parent_module, num_kernels, pseudo_ops; /* inference traces (INFERENCE.md §4) */
-    /* NULL, or a flag another thread (a signal's handler) sets to stop the run: it is
-     * read between the phases and between result sheets */
-    volatile int *cancel;
+    /* NULL, or the flag another thread (a signal's handler) sets to stop the run: it is
+     * read between the phases and result sheets, and by the trace reader between events */
+    tl_cancel *cancel;
     int jobs;                  /* runs: ranks read at once (<= 0: the CPUs available) */
     /* Set by a comparison of runs (run/dist.h) for the comparison of its ranks: */
     struct tl_dist *dist;      /* owned by the comparison from then on (freed with it) */
@@ -93,10 +95,13 @@ int tl_compare_run(const tl_compare_opts *o, tl_comparison *c);
  * `xlsx` and/or CSVs in `csv_dir` (either NULL), with the summary sheet unless the run
  * had no_summary, moved into place together.  Returns 0, or -1 with *err set and nothing
  * written (also when *cancel, if not NULL, is set before the end). */
-int tl_comparison_write(tl_comparison *c, const char *xlsx, const char *csv_dir, volatile int *cancel, tl_error *err);
+int tl_comparison_write(tl_comparison *c, const char *xlsx, const char *csv_dir, tl_cancel *cancel, tl_error *err);
 
 /* The summary as the --summary-json file holds it (into out, appended). */
 void tl_comparison_summary_json(const tl_comparison *c, tl_buf *out);
+
+/* The page as --html writes it (into out, appended). */
+void tl_comparison_html(const tl_comparison *c, tl_buf *out);
 
 /* The summary as --summary-md writes it. */
 void tl_comparison_summary_md(const tl_comparison *c, tl_buf *out);
