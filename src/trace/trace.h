@@ -94,6 +94,36 @@ typedef struct tl_tev_aux {
 /* The aux of an event that has none: no stream, no link id, no args. */
 extern const tl_tev_aux tl_tev_aux_none;
 
+/* The event categories a trace's census counts (tl_trace.census): what a refusal names
+ * when a trace holds nothing to report (TRACES.md §1's categories). */
+typedef enum tl_trace_cat {
+    TL_CAT_CPU_OP = 0,
+    TL_CAT_CUDA_RUNTIME,
+    TL_CAT_CUDA_DRIVER,
+    TL_CAT_KERNEL,
+    TL_CAT_GPU_MEMCPY,
+    TL_CAT_GPU_MEMSET,
+    TL_CAT_AC2G,     /* launch flows */
+    TL_CAT_OLD_FLOW, /* "async_cpu_to_gpu": older Kineto's launch flows (TRACES.md §8) */
+    TL_CAT_PYTHON,
+    TL_CAT_ANNOT,    /* user_annotation */
+    TL_CAT_OTHER,    /* every other category together (the first few by name: `other`) */
+    TL_CAT_N
+} tl_trace_cat;
+
+/* The names of the counted categories, TL_CAT_OTHER's "other". */
+extern const char *const tl_trace_cat_names[TL_CAT_N];
+
+#define TL_CENSUS_NAMED 12 /* other categories counted by name; the rest only in n[TL_CAT_OTHER] */
+typedef struct tl_trace_census {
+    uint64_t n[TL_CAT_N]; /* events with a "cat" of each (every phase: flows count s and f) */
+    struct {
+        const char *cat;  /* interned in the trace's arena */
+        uint64_t n;
+    } named[TL_CENSUS_NAMED]; /* the first other categories met, and their counts */
+    size_t nnamed;
+} tl_trace_census;
+
 /* A thread of the trace: the numeric pid and tid of its events (events with string ones
  * are not kept). */
 typedef struct tl_pid_tid {
@@ -121,6 +151,10 @@ typedef struct tl_trace {
     uint32_t nuid;       /* how many events traceEvents holds (every event counted) */
     unsigned load_flags; /* the TL_LOAD_* it was loaded with */
     uint64_t read_split; /* where a second thread's reading of the events took over (0: none) */
+    tl_trace_census census; /* what the events are, by category */
+    /* the flows the launches were linked through: TL_CAT_AC2G, or TL_CAT_OLD_FLOW for a
+     * trace that has only older Kineto's (TRACES.md §8) */
+    uint8_t link_flows;
     /* traces whose interned strings this one's events use (an attributed trace's
      * capture traces, trace/infer.h): freed with it */
     struct tl_trace **owned;
@@ -206,6 +240,11 @@ void tl_trace_free(tl_trace *t);
  * point to once its own events are of no more use (an attributed trace's capture traces,
  * trace/infer.h), so that they do not stay in memory for the sheets. */
 void tl_trace_keep_strings(tl_trace *t);
+
+/* What the trace holds, for a message: "9,876 kernel, 4,856 gpu_memcpy, ... events", the
+ * categories of the census by count (largest first; at most `max` named, the rest summed
+ * up), appended to b; "no events with a category" for none. */
+void tl_trace_census_text(const tl_trace *t, tl_buf *b, size_t max);
 
 /* The process name (tid 0 entry) or thread name of (pid, tid) from the M events, or
  * "Unknown" (TRACES.md §4.2). */
