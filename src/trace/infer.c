@@ -819,7 +819,8 @@ static void graft(tl_trace *t, const job *jb, int all_frames, uint32_t *uid_next
         e->ts = gts;
         e->dur = gdur;
         e->uid = *uid_next + (uint32_t)p;
-        e->flags = TL_TEV_IN_TREE;
+        /* the launch's own ts and dur: Python ints when the launch's were (TRACES.md §4.6) */
+        e->flags = (uint8_t)(TL_TEV_IN_TREE | (g0->flags & (TL_TEV_TS_INT | TL_TEV_DUR_INT)));
         e->parent = s == UINT32_MAX ? jb->g : posmap[kparent[p]];
         e->child0 = (uint32_t)off;
         off += nch[ni - base];

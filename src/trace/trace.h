@@ -179,6 +179,13 @@ static inline uint32_t tl_tev_thread(const tl_trace *t, const tl_tev *e)
 }
 /* ts + dur: the one double addition TRACES.md §2 step 1 makes the end of an event. */
 static inline double tl_tev_end(const tl_tev *e) { return e->ts + e->dur; }
+/* TRACES.md §4.6: whether a time made of e is a Python int in the reference: its dur
+ * alone (durations), or its ts and dur (an end, so a busy time). */
+static inline int tl_tev_dur_int(const tl_tev *e) { return (e->flags & TL_TEV_DUR_INT) != 0; }
+static inline int tl_tev_times_int(const tl_tev *e)
+{
+    return (e->flags & (TL_TEV_TS_INT | TL_TEV_DUR_INT)) == (TL_TEV_TS_INT | TL_TEV_DUR_INT);
+}
 static inline int64_t tl_tev_pid(const tl_trace *t, const tl_tev *e) { return t->threads[tl_tev_thread(t, e)].pid; }
 static inline int64_t tl_tev_tid(const tl_trace *t, const tl_tev *e) { return t->threads[tl_tev_thread(t, e)].tid; }
 static inline int tl_tev_is_gpu(const tl_tev *e)
