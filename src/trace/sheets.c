@@ -297,11 +297,47 @@ static void buf_stream(tl_buf *b, int64_t stream)
 
 /* ---- gpu_timeline ------------------------------------------------------------------ */
 
+/* Why a trace has no GPU timeline, truthfully: what is missing (GPU events, the launches,
+ * the flows between them) and what the trace holds instead. */
+static void refuse_no_timeline(const tl_trace *t, tl_error *err)
+{
+    const tl_trace_census *c = &t->census;
+    size_t ngpu = 0, nrt = 0;
+    for (size_t i = 0; i < t->nev; i++) {
+        ngpu += tl_tev_is_gpu(&t->ev[i]);
+        nrt += t->ev[i].kind == TL_TEV_RUNTIME;
+    }
+    uint64_t nflows = c->n[TL_CAT_AC2G] + c->n[TL_CAT_OLD_FLOW];
+    tl_buf b = {0};
+    if (!ngpu) {
+        tl_buf_adds(&b, "no GPU events (kernel, gpu_memcpy, gpu_memset), so there is no GPU timeline to report");
+    } else {
+        if (ngpu == 1)
+            tl_buf_adds(&b, "its one GPU event is not linked to a launch, so there is no GPU timeline to report: ");
+        else
+            tl_buf_printf(&b, "none of its %zu GPU events is linked to a launch, so there is no GPU timeline to report: ",
+                          ngpu);
+        if (!nrt)
+            tl_buf_adds(&b, "it has no cuda_runtime or cuda_driver event to launch them");
+        else if (!nflows)
+            tl_buf_adds(&b, "it has no launch flows (ac2g, or older Kineto's async_cpu_to_gpu) to link its launches by");
+        else
+            tl_buf_printf(&b, "no launch flow (%s) both starts at one of its %zu launch calls' correlation and ends on a GPU event",
+                          tl_trace_cat_names[t->link_flows], nrt);
+    }
+    tl_buf_adds(&b, "; the trace holds ");
+    tl_trace_census_text(t, &b, 8);
+    if (ngpu)
+        tl_buf_adds(&b, " (--include_unlinked_kernels reports its GPU events without their launches)");
+    tl_error_set(err, "%s: %s", t->path, tl_buf_cstr(&b));
+    tl_buf_free(&b);
+}
+
 static tl_table *timeline_table(const tl_trace *t, int unlinked, double *total_us, tl_error *err);
 
-static int gpu_timeline(const tl_trace *t, tl_results *out, double *total_us, tl_error *err)
+static int gpu_timeline(const tl_trace *t, int unlinked, tl_results *out, double *total_us, tl_error *err)
 {
-    tl_table *tb = timeline_table(t, 0, total_us, err);
+    tl_table *tb = timeline_table(t, unlinked, total_us, err);
     if (!tb)
         return -1;
     emit(out, "gpu_timeline", tb);
@@ -336,11 +372,7 @@ static tl_table *timeline_table(const tl_trace *t, int unlinked, double *total_u
             iv_push(&comp, e->ts, tl_tev_end(e));
     }
     if (all.n == 0) {
-        size_t ngpu = 0;
-        for (size_t i = 0; i < t->nev; i++)
-            ngpu += tl_tev_is_gpu(&t->ev[i]);
-        tl_error_set(err, "%s: no GPU events linked to a launch (%s): there is no GPU timeline to report", t->path,
-                     ngpu ? "the trace's GPU events have no launch flows" : "the trace has no GPU events");
+        refuse_no_timeline(t, err);
         free(comp.v), free(comm.v), free(mem.v), free(all.v);
         return NULL;
     }
@@ -1190,13 +1222,24 @@ int tl_trace_sheets(const tl_trace *t, tl_arena *arena, tl_results *out, tl_erro
     return tl_trace_sheets_opts(t, &eager, arena, out, err);
 }
 
+static int any_linked(const tl_trace *t)
+{
+    for (size_t i = 0; i < t->nev; i++)
+        if (tl_tev_is_gpu(&t->ev[i]) && (t->ev[i].flags & TL_TEV_LINKED))
+            return 1;
+    return 0;
+}
+
 int tl_trace_sheets_opts(const tl_trace *t, const tl_sheet_opts *o, tl_arena *arena, tl_results *out, tl_error *err)
 {
     double total_us = 0;
     tl_sh_module mod = {0};
     tl_results own = {0};
-    if (gpu_timeline(t, &own, &total_us, err) != 0)
+    if (gpu_timeline(t, o->include_unlinked, &own, &total_us, err) != 0)
         return -1;
+    if (o->include_unlinked && !any_linked(t))
+        tl_warn("%s: none of its GPU events is linked to a launch: gpu_timeline and kernel_summary count them all, "
+                "and the sheets of ops, which need launches, are not made", t->path);
     launchers L = {0};
     tl_table *by_cat = NULL, *by_name = NULL, *uniq = NULL;
     if (t->ncpu_ops) {

@@ -248,9 +248,9 @@ void tl_trace_free(tl_trace *t);
  * trace/infer.h), so that they do not stay in memory for the sheets. */
 void tl_trace_keep_strings(tl_trace *t);
 
-/* What the trace holds, for a message: "9,876 kernel, 4,856 gpu_memcpy, ... events", the
- * categories of the census by count (largest first; at most `max` named, the rest summed
- * up), appended to b; "no events with a category" for none. */
+/* What the trace holds, for a message: its events by category, "31,236 cpu_op, 9,876
+ * kernel, 4,856 gpu_memcpy, 120 of other categories": the census by count (largest
+ * first; at most `max` named, the rest summed up), appended to b; "none" for none. */
 void tl_trace_census_text(const tl_trace *t, tl_buf *b, size_t max);
 
 /* The process name (tid 0 entry) or thread name of (pid, tid) from the M events, or

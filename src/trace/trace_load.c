@@ -1639,6 +1639,67 @@ void tl_trace_free(tl_trace *t)
     free(t);
 }
 
+/* n with thousands separators ("34,142"): counts in messages are read at a glance. */
+static void add_count(tl_buf *b, uint64_t n)
+{
+    char d[24];
+    int len = snprintf(d, sizeof d, "%llu", (unsigned long long)n);
+    for (int i = 0; i < len; i++) {
+        if (i && (len - i) % 3 == 0)
+            tl_buf_addc(b, ',');
+        tl_buf_addc(b, d[i]);
+    }
+}
+
+void tl_trace_census_text(const tl_trace *t, tl_buf *b, size_t max)
+{
+    /* the known categories and the named others, largest first (ties: known first) */
+    struct item {
+        const char *cat;
+        uint64_t n;
+    } it[TL_CAT_N + TL_CENSUS_NAMED];
+    size_t n = 0;
+    const tl_trace_census *c = &t->census;
+    uint64_t unnamed = c->n[TL_CAT_OTHER];
+    for (int k = 0; k < TL_CAT_N; k++)
+        if (k != TL_CAT_OTHER && c->n[k])
+            it[n++] = (struct item){tl_trace_cat_names[k], c->n[k]};
+    for (size_t k = 0; k < c->nnamed; k++) {
+        it[n++] = (struct item){c->named[k].cat, c->named[k].n};
+        unnamed -= c->named[k].n;
+    }
+    for (size_t i = 1; i < n; i++)
+        for (size_t j = i; j > 0 && it[j].n > it[j - 1].n; j--) {
+            struct item x = it[j];
+            it[j] = it[j - 1];
+            it[j - 1] = x;
+        }
+    if (n == 0 && unnamed == 0) {
+        tl_buf_adds(b, "none");
+        return;
+    }
+    uint64_t rest = unnamed;
+    size_t ncats_rest = unnamed ? 1 : 0, shown = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (shown == max) {
+            rest += it[i].n;
+            ncats_rest++;
+            continue;
+        }
+        if (shown)
+            tl_buf_adds(b, ", ");
+        add_count(b, it[i].n);
+        tl_buf_addc(b, ' ');
+        tl_buf_adds(b, *it[i].cat ? it[i].cat : "\"\"");
+        shown++;
+    }
+    if (rest) {
+        tl_buf_adds(b, shown ? ", " : "");
+        add_count(b, rest);
+        tl_buf_adds(b, ncats_rest == 1 && unnamed == 0 ? " of one more category" : " of other categories");
+    }
+}
+
 static const char *name_of(const tl_trace *t, int64_t pid, int64_t tid, int kind)
 {
     const tl_trace_names *nm = t->names;
