@@ -1238,8 +1238,9 @@ int tl_trace_sheets_opts(const tl_trace *t, const tl_sheet_opts *o, tl_arena *ar
     if (gpu_timeline(t, o->include_unlinked, &own, &total_us, err) != 0)
         return -1;
     if (o->include_unlinked && !any_linked(t))
-        tl_warn("%s: none of its GPU events is linked to a launch: gpu_timeline and kernel_summary count them all, "
-                "and the sheets of ops, which need launches, are not made", t->path);
+        tl_warn("%s: none of its GPU events is linked to a launch: gpu_timeline and kernel_summary count them all; "
+                "ops_summary and the other sheets that put kernels under the ops that launched them are not made",
+                t->path);
     launchers L = {0};
     tl_table *by_cat = NULL, *by_name = NULL, *uniq = NULL;
     if (t->ncpu_ops) {

@@ -649,7 +649,13 @@ static void finish_event(loader *L)
                : r->cat == CAT_PYTHON && (L->flags & TL_LOAD_PYTHON) ? TL_TEV_PYTHON
                : r->cat == CAT_ANNOT && (L->flags & TL_LOAD_ANNOT)   ? TL_TEV_ANNOT
                                        : 0;
-    int kept = kind && r->pid_num && r->tid_num && r->has_ts && r->has_dur && isfinite(r->ts) && isfinite(r->dur);
+    int kept = kind && r->pid_num && r->tid_num && r->has_ts && r->has_dur;
+    if (kept && !(isfinite(r->ts) && isfinite(r->dur))) {
+        /* a time no double holds (a 400-digit integer): no interval to place, said below */
+        if (t->ninfinite++ == 0)
+            t->first_infinite = uid;
+        kept = 0;
+    }
     uint32_t target = TL_TEV_NONE;
     if (kept) {
         if (t->nev >= TL_TEV_REF_AUX - 1) { /* the indexes tl_tev.ref can hold */
@@ -1147,6 +1153,11 @@ static void split_merge(loader *L, loader *L2)
     }
     t->nev = need;
     t->ncpu_ops += t2->ncpu_ops;
+    if (t2->ninfinite) {
+        if (!t->ninfinite)
+            t->first_infinite = t2->first_infinite + uoff;
+        t->ninfinite += t2->ninfinite;
+    }
     if (t2->nnegative) {
         if (!t->nnegative)
             t->first_negative = t2->first_negative + uoff;
@@ -1261,6 +1272,7 @@ int tl_trace_same(const tl_trace *a, const tl_trace *b, char *why, size_t cap)
 {
     if (a->nev != b->nev || a->nuid != b->nuid || a->nuids != b->nuids || a->ncpu_ops != b->ncpu_ops ||
         a->nnegative != b->nnegative || (a->nnegative && a->first_negative != b->first_negative) ||
+        a->ninfinite != b->ninfinite || (a->ninfinite && a->first_infinite != b->first_infinite) ||
         a->nidx != b->nidx || a->nroots != b->nroots) {
         snprintf(why, cap, "counts differ: events %zu/%zu, uids %u/%u, negative %zu/%zu (first %u/%u), roots %zu/%zu",
                  a->nev, b->nev, a->nuid, b->nuid, a->nnegative, b->nnegative, a->first_negative, b->first_negative,
@@ -1431,6 +1443,7 @@ static int read_top(loader *L)
                     L->t->naux = 0;
                     L->t->ncpu_ops = 0;
                     L->t->nnegative = 0;
+                    L->t->ninfinite = 0;
                     memset(&L->t->census, 0, sizeof L->t->census);
                     L->side.nins = 0;
                     L->side.nkeys = 0;
@@ -1511,6 +1524,9 @@ static tl_trace *load(tl_instream *in, const char *path, unsigned flags, tl_erro
     }
     /* A negative duration makes no sense, but the reference takes the numbers as they
      * are, and so do the sheets: say so, so that a busy time below zero is explained. */
+    if (t->ninfinite)
+        tl_warn("%s: %zu event%s with a ts or dur too large for a double (the first is event %u): left out", path,
+                t->ninfinite, t->ninfinite == 1 ? "" : "s", t->first_infinite);
     if (t->nnegative)
         tl_warn("%s: %zu event%s with a negative duration (the first is event %u); used as %s",
                 path, t->nnegative, t->nnegative == 1 ? "" : "s", t->first_negative,
