@@ -144,6 +144,7 @@ static void test_mixed_times(void **state)
     want_float(&s, "unified_perf_summary", "Kernel Time " US "_sum", 10.0);
     want_text(&s, "ops_unique_args", "kernel_details_summary", "'total_duration_us': 10.0, ");
     want_text(&s, "ops_unique_args", "kernel_details_summary", "'min_duration_us': 4.0, 'max_duration_us': 6.0}");
+    want_text(&s, "GEMM", "kernel_details__summarize_kernel_stats", "'total_duration_us': 10.0, ");
     want_int(&s, "unified_perf_summary", "total_duration_us", 110); /* the ops' own durations are all ints */
     drop(&s);
 
@@ -290,12 +291,14 @@ static void test_times_beyond_64_bits(void **state)
     (void)state;
     tl_error err = {0};
     static const char big_ts[] = "{\"traceEvents\":[" X("cpu_op", "a", 1, 1, "12345678901234567890", "10", "") ","
-                                 X("cpu_op", "b", 1, 1, "9223372036854775807", "10", "") "]}";
+                                 X("cpu_op", "b", 1, 1, "9223372036854775807", "10", "") ","
+                                 X("cpu_op", "c", 1, 1, "9999999999999999999", "10", "") "]}";
     tl_trace *t = tl_trace_load_mem(big_ts, strlen(big_ts), "t.json", &err);
     if (!t)
         fail_msg("%s", err.msg);
-    assert_int_equal(t->nev, 2);
+    assert_int_equal(t->nev, 3);
     assert_true(t->ev[0].ts == 12345678901234567890.0);
+    assert_false(t->ev[2].flags & TL_TEV_TS_INT); /* 19 digits, beyond int64 */
     assert_false(t->ev[0].flags & TL_TEV_TS_INT); /* beyond int64: a float, as pandas holds it */
     assert_true(t->ev[1].flags & TL_TEV_TS_INT);  /* int64's largest is an int */
     assert_true(t->ev[0].flags & TL_TEV_DUR_INT);
