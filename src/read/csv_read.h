@@ -11,12 +11,18 @@
 #ifndef TL_CSV_READ_H
 #define TL_CSV_READ_H
 
+#include "read/csv_scan.h"
 #include "table/table.h"
 
 /* Parse `len` bytes of CSV text.  `label` names the source in error messages
  * (e.g. "runs/base/ops_summary.csv").  NULL and *err set on failure. */
 tl_table *tl_csv_parse(const char *data, size_t len, const char *label, tl_arena *arena,
                        tl_error *err);
+
+/* The same with the block scan of `level` (csv_scan.h): every level gives the same table
+ * or the same error; tests and the fuzz target hold them to it. */
+tl_table *tl_csv_parse_simd(const char *data, size_t len, const char *label, tl_arena *arena,
+                            tl_error *err, tl_csv_simd level);
 
 /* Read and parse a file. */
 tl_table *tl_csv_read_file(const char *path, tl_arena *arena, tl_error *err);
