@@ -208,7 +208,8 @@ static tl_cell text_cell(const char *text, size_t n, tl_arena *arena)
 
 /* Put the field read at (row, col) into the builder, typed (SPEC §1): missing, a number
  * while the column may still be numeric, else text. */
-static void put_field(tl_builder *b, col_state *st, size_t row, size_t col, const char *text, size_t n)
+static inline void put_field(tl_builder *b, col_state *st, size_t row, size_t col, const char *text,
+                             size_t n)
 {
     if (tl_text_is_missing(text, n))
         return; /* the builder's cells start missing */
@@ -216,12 +217,12 @@ static void put_field(tl_builder *b, col_state *st, size_t row, size_t col, cons
     tl_cell c;
     if (s->text_from == NO_ROW && tl_text_to_number(text, n, &c)) {
         s->numbers = 1;
-        tl_builder_cell(b, col, c);
+        tl_builder_put(b, col, c);
         return;
     }
     if (s->text_from == NO_ROW)
         s->text_from = row;
-    tl_builder_cell(b, col, text_cell(text, n, b->arena));
+    tl_builder_put(b, col, text_cell(text, n, b->arena));
 }
 
 /*
@@ -285,12 +286,25 @@ static long read_header(csv_parser *ps, tl_builder *b)
     return (long)nnames;
 }
 
+/* The rows a text of `len` bytes may hold, from the bytes its first `rows` records took:
+ * room for them at once spares the copies of growing every column step by step.  A guess,
+ * held to cells of no more bytes than twice the text's, whatever its first records are. */
+static size_t rows_guess(size_t len, size_t used, size_t rows, size_t ncols)
+{
+    size_t guess = len / (used ? used : 1) * rows + rows / 8 + 64;
+    size_t most = 2 * len / (sizeof(tl_cell) * (ncols ? ncols : 1)) + 64;
+    return guess < most ? guess : most;
+}
+
 /* The records after the header; returns 0 on error. */
 static int read_records(csv_parser *ps, tl_builder *b, col_state *st, size_t nnames)
 {
+    const char *first = ps->p;
     while (skip_blank_lines(ps)) {
         size_t record_line = ps->line, col = 0, row = b->t->nrows;
-        int last = 0;
+        if (row == 32)
+            tl_builder_reserve(b, rows_guess((size_t)(ps->end - first), (size_t)(ps->p - first), row, nnames));
+        int room = tl_builder_row_room(b), last = 0;
         while (!last) {
             const char *text;
             size_t n;
@@ -305,7 +319,9 @@ static int read_records(csv_parser *ps, tl_builder *b, col_state *st, size_t nna
                              record_line, fields, nnames);
                 return 0;
             }
-            put_field(b, st, row, col++, text, n);
+            if (room)
+                put_field(b, st, row, col, text, n);
+            col++;
         }
         /* Short records keep their missing tail; a record is never blank here. */
         tl_builder_end_row(b, 1);
@@ -357,7 +373,7 @@ tl_table *tl_csv_parse(const char *data, size_t len, const char *label, tl_arena
 {
     return tl_csv_parse_simd(data, len, label, arena, err, TL_CSV_SIMD_BEST);
 }
-tl_table *tl_csv_read_file(const char *path, tl_arena *arena, tl_error *err)
+tl_table *tl_csv_read_file_into(const char *path, tl_buf *buf, tl_arena *arena, tl_error *err)
 {
     /* O_NONBLOCK: opening a FIFO to read would wait for a writer; the type is checked
      * on the open file (no race with a rename), before any read. */
@@ -373,24 +389,31 @@ tl_table *tl_csv_read_file(const char *path, tl_arena *arena, tl_error *err)
         return NULL;
     }
     fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-    FILE *f = fdopen(fd, "rb");
-    if (!f) {
-        tl_error_set(err, "%s: cannot open: %s", path, strerror(errno));
-        close(fd);
-        return NULL;
+    size_t size = (size_t)st.st_size, got = 0;
+    if (buf->cap < size + 1)
+        tl_buf_free(buf); /* a new block: growing would copy the old file's bytes */
+    tl_buf_clear(buf);
+    tl_buf_reserve(buf, size + 1);
+    while (got < size) {
+        ssize_t k = read(fd, buf->data + got, size - got);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            break; /* an error, or the file shrank while it was read */
+        got += (size_t)k;
     }
-    size_t size = (size_t)st.st_size;
-    char *data = tl_xmalloc(size + 1);
-    size_t got = fread(data, 1, size, f);
-    data[got < size ? got : size] = '\0';
-    int bad = ferror(f);
-    fclose(f);
-    if (bad || got != size) {
+    close(fd);
+    if (got != size) {
         tl_error_set(err, "%s: read error", path);
-        free(data);
         return NULL;
     }
-    tl_table *t = tl_csv_parse(data, size, path, arena, err);
-    free(data);
+    return tl_csv_parse(buf->data, size, path, arena, err);
+}
+
+tl_table *tl_csv_read_file(const char *path, tl_arena *arena, tl_error *err)
+{
+    tl_buf buf = {0};
+    tl_table *t = tl_csv_read_file_into(path, &buf, arena, err);
+    tl_buf_free(&buf);
     return t;
 }

@@ -18,6 +18,7 @@
 typedef struct csv_dir {
     char **sheets; /* the sheet names found (file stems), sorted */
     size_t nsheets;
+    tl_buf bytes;  /* the last file read: its memory serves the next */
 } csv_dir;
 
 static int cmp_str(const void *a, const void *b)
@@ -46,7 +47,7 @@ static tl_table *csv_read_sheet(tl_report *r, const char *sheet, tl_arena *arena
     if (n && r->path[n - 1] != '/')
         tl_buf_addc(&path, '/');
     tl_buf_printf(&path, "%s.csv", sheet);
-    tl_table *t = tl_csv_read_file(tl_buf_cstr(&path), arena, err);
+    tl_table *t = tl_csv_read_file_into(tl_buf_cstr(&path), &((csv_dir *)r->impl)->bytes, arena, err);
     tl_buf_free(&path);
     return t;
 }
@@ -56,8 +57,10 @@ static void csv_close(tl_report *r)
     csv_dir *d = r->impl;
     for (size_t i = 0; d && i < d->nsheets; i++)
         free(d->sheets[i]);
-    if (d)
+    if (d) {
         free(d->sheets);
+        tl_buf_free(&d->bytes);
+    }
     free(d);
     r->impl = NULL;
 }
