@@ -617,6 +617,7 @@ int tl_compare_run(const tl_compare_opts *opts, tl_comparison *c)
     double t_summary = tl_now();
     tl_summary *summary = &s->summary;
     tl_noise_read_runs(s->noise, results);
+    tl_noise_pair_calls(s->noise, tl_run_diff_result(&s->cdiff));
     tl_gate gate = {o->fail_pct, o->min_ms, o->min_delta_ms, o->min_delta_pct, o->top, s->noise, o->confidence, o->fdr};
     tl_summary_build(summary, results, s->tagv, s->nsides, &gate, &s->arena);
     s->summarised = 1;
