@@ -21,6 +21,8 @@ typedef struct csv_dir {
     tl_buf bytes;  /* the last file read: its memory serves the next */
 } csv_dir;
 
+#define CSV_KEEP_BYTES ((size_t)64 << 20)
+
 static int cmp_str(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
@@ -47,8 +49,13 @@ static tl_table *csv_read_sheet(tl_report *r, const char *sheet, tl_arena *arena
     if (n && r->path[n - 1] != '/')
         tl_buf_addc(&path, '/');
     tl_buf_printf(&path, "%s.csv", sheet);
-    tl_table *t = tl_csv_read_file_into(tl_buf_cstr(&path), &((csv_dir *)r->impl)->bytes, arena, err);
+    csv_dir *d = r->impl;
+    tl_table *t = tl_csv_read_file_into(tl_buf_cstr(&path), &d->bytes, arena, err);
     tl_buf_free(&path);
+    /* kept for the next sheet only up to a bound: a comparison of many reports holds
+     * every report open at once */
+    if (d->bytes.cap > CSV_KEEP_BYTES)
+        tl_buf_free(&d->bytes);
     return t;
 }
 
