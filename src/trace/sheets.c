@@ -1271,7 +1271,7 @@ int tl_trace_sheets_opts(const tl_trace *t, const tl_sheet_opts *o, tl_arena *ar
     if (ks)
         emit(&own, "kernel_summary", ks);
     /* the generator's last sheet; the inference generator has none */
-    tl_table *coll = o->inference ? NULL : tl_coll_analysis(t, arena);
+    tl_table *coll = o->inference || o->no_coll_analysis ? NULL : tl_coll_analysis(t, arena);
     if (coll)
         emit(&own, "coll_analysis", coll);
     launchers_free(&L);

@@ -38,6 +38,7 @@ typedef struct tl_sheet_opts {
      * time) counts every GPU event; a trace with GPU events none of which is linked gets
      * these two sheets (with a warning), not a refusal */
     int include_unlinked;
+    int no_coll_analysis; /* --disable_coll_analysis: no coll_analysis sheet */
 } tl_sheet_opts;
 
 /* tl_trace_sheets in the layout `o` says (on a merged tree too: trace/infer.h). */
