@@ -359,7 +359,7 @@ static void add_extra(struct tl_dist *d, const char *name, tl_table *t)
         d->extra.cap = d->extra.cap ? 2 * d->extra.cap : 8;
         d->extra.items = tl_xrealloc(d->extra.items, d->extra.cap * sizeof *d->extra.items);
     }
-    d->extra.items[d->extra.n++] = (tl_result){name, t, NULL, t->nrows, t->ncols};
+    d->extra.items[d->extra.n++] = (tl_result){name, t, NULL, t->nrows, t->ncols, NULL};
 }
 
 /* ---- the answer first ------------------------------------------------------------------ */
