@@ -462,7 +462,11 @@ char **tl_compare_default_tags(const char *const *paths, size_t n)
 
 int tl_compare_run(const tl_compare_opts *opts, tl_comparison *c)
 {
-    if (!opts->dist && !opts->given) {
+    /* runs (rank sets) become the comparison of their ranks; reports given open are none */
+    int any_given = 0;
+    for (size_t i = 0; opts->given && i < opts->ninputs; i++)
+        any_given |= opts->given[i].ops != NULL;
+    if (!opts->dist && !any_given) {
         int rc = tl_dist_compare_run(opts, c);
         if (rc >= 0)
             return rc;
