@@ -96,6 +96,8 @@ static void test_rank5_slowdown(void **state)
         assert_true(num(ops, "rank", r) == 5);
     assert_true(has(c.summary->lead_text, "aten::mm moved on rank 5 only"));
     assert_int_equal(c.summary->variants[0].nregressions, 0);
+    /* the gate judges the slowest rank's busy time (rank 5's: about +7%) */
+    assert_int_equal(c.status, TL_RUN_OK);
     assert_true(has(c.summary->variants[0].basis, "rank-to-rank spread"));
     tl_comparison_free(&c);
     tt_rmrf(dir);
@@ -128,6 +130,21 @@ static void test_busbw_drop(void **state)
     assert_true(has(c.summary->lead_json, want));
     assert_true(has(c.summary->lead_text, "collective that changed most: allreduce"));
     tl_comparison_free(&c);
+    /* the gate: a 20% drop fails at 10%, passes at 25% */
+    for (int k = 0; k < 2; k++) {
+        static char pa[4096], pb[4096];
+        snprintf(pa, sizeof pa, "%s/a", dir);
+        snprintf(pb, sizeof pb, "%s/b", dir);
+        const char *in[2] = {pa, pb};
+        tl_compare_opts o;
+        tl_compare_opts_init(&o);
+        o.inputs = in;
+        o.ninputs = 2;
+        o.fail_pct = k ? 25 : 10;
+        assert_int_equal(tl_compare_run(&o, &c), k ? TL_RUN_OK : TL_RUN_REGRESSION);
+        assert_true(has(c.summary->lead_text, "gate failed: this bus bandwidth dropped 20.0%") == !k);
+        tl_comparison_free(&c);
+    }
     tt_rmrf(dir);
     free(dir);
 }

@@ -653,8 +653,10 @@ static int build_lead(struct tl_dist *d, const tl_compare_opts *o)
                 cell_text(coll, "Process Group Name", (size_t)cr, cpg, sizeof cpg),
                 cell_text(coll, "dtype", (size_t)cr, cdt, sizeof cdt),
                 cell_text(coll, "In msg nelems", (size_t)cr, cnel, sizeof cnel), bwa, bwb, cpct);
-            if (o->fail_pct >= 0 && -cpct > o->fail_pct)
+            if (o->fail_pct >= 0 && -cpct > o->fail_pct) {
                 failed = 1;
+                say(d, "gate failed: this bus bandwidth dropped %.1f%%, more than %g%%", -cpct, o->fail_pct);
+            }
         } else if (coll) {
             say(d, "collectives: no bus bandwidth changed by 5%% or more");
         }
@@ -669,8 +671,10 @@ static int build_lead(struct tl_dist *d, const tl_compare_opts *o)
             say(d, "straggler %s: %s -> %s", change, sa_s, sb_s);
         }
         ops_alone(d, k, conf);
-        if (o->fail_pct >= 0 && d_pct > o->fail_pct && strncmp(verdict, "slower", 6) == 0)
+        if (o->fail_pct >= 0 && d_pct > o->fail_pct && strncmp(verdict, "slower", 6) == 0) {
             failed = 1;
+            say(d, "gate failed: the slowest rank's busy time is %.1f%% slower, more than %g%%", d_pct, o->fail_pct);
+        }
         /* JSON */
         tl_buf_adds(&d->json, k > 1 ? ", {" : "{");
         tl_buf_adds(&d->json, "\"baseline\": ");
