@@ -60,22 +60,32 @@ static void run_opts(const char *path, int jobs, tl_ranks_opts *o)
     }
 }
 
+/* By content: some file the path names (the directory's files, the pattern's matches) is
+ * named like a rank by the default rank regex and is a trace.  A run with a rank missing
+ * or damaged is still a run: reading it says what is wrong. */
 int tl_dist_claims(const char *path)
 {
     if (!strchr(path, '*') && !tl_is_dir(path))
         return 0;
-    tl_ranks_opts o;
-    run_opts(path, 1, &o);
-    if (o.mode == TL_RANKS_GLOB && o.world_size == 0)
-        return 0;
-    tl_rank_set s;
+    char *pattern = strchr(path, '*') ? tl_xstrdup(path) : tl_xmalloc(strlen(path) + 3);
+    if (!strchr(path, '*'))
+        sprintf(pattern, "%s/*", path);
+    regex_t re;
+    size_t group;
     tl_error err = {0};
-    int quiet = tl_quiet;
-    tl_quiet = 1;
-    int ok = tl_ranks_find(&o, &s, &err) == 0 && s.n > 0 && tl_trace_claims(s.paths[0]);
-    tl_quiet = quiet;
-    tl_rank_set_free(&s);
-    return ok;
+    glob_t g;
+    int claims = 0;
+    if (tl_ranks_regex(TL_RANKS_DEFAULT_REGEX, &re, &group, &err) == 0) {
+        if (glob(pattern, 0, NULL, &g) == 0) {
+            for (size_t i = 0; i < g.gl_pathc && !claims; i++)
+                claims = !tl_is_dir(g.gl_pathv[i]) && tl_ranks_rank_of(g.gl_pathv[i], &re, group) >= 0 &&
+                         tl_trace_claims(g.gl_pathv[i]);
+            globfree(&g);
+        }
+        regfree(&re);
+    }
+    free(pattern);
+    return claims;
 }
 
 /* The cell of gpu_timeline row `type`, in ms (NaN: none). */
