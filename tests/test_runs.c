@@ -264,6 +264,13 @@ static void test_run_vs_trace_and_sizes(void **state)
     assert_int_equal(rk->nrows, 8);
     assert_true(isnan(num(rk, "busy_time_ms::a", 5)) && !isnan(num(rk, "busy_time_ms::b", 5)));
     tl_comparison_free(&c);
+    /* a run with a rank missing is still a run: the error names the rank */
+    char cmd[4200];
+    snprintf(cmd, sizeof cmd, "rm '%s/b/rank3_trace.json'", dir);
+    assert_int_equal(system(cmd), 0);
+    assert_int_equal(compare(&c, dir, "a", "b", 2), TL_RUN_FAILED);
+    assert_true(has(c.err.msg, "rank 3"));
+    tl_comparison_free(&c);
     tt_rmrf(dir);
     free(dir);
 }
