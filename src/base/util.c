@@ -405,3 +405,15 @@ void tl_message_clean(tl_buf *out, const char *msg, size_t n)
     }
     tl_buf_cstr(out);
 }
+
+time_t tl_output_time(void)
+{
+    const char *e = getenv("SOURCE_DATE_EPOCH");
+    if (e && *e) {
+        char *end;
+        long long v = strtoll(e, &end, 10);
+        if (!*end && v >= 0)
+            return (time_t)v;
+    }
+    return time(NULL);
+}

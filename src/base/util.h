@@ -94,4 +94,11 @@ void tl_buf_add_utf8(tl_buf *b, const char *s, size_t n);
 /* The same for a whole buffer, in place. */
 void tl_utf8_sanitize(tl_buf *b);
 
+/* The time written into outputs (a workbook's creation time, its zip entries' dates):
+ * SOURCE_DATE_EPOCH when set to a whole number of seconds (the reproducible-builds
+ * convention, so two runs can be compared byte for byte), else now.  (time_t)-1 when
+ * neither is known. */
+#include <time.h>
+time_t tl_output_time(void);
+
 #endif

@@ -56,23 +56,29 @@ static int cpus_available(void)
     return n < 1 ? 1 : n > 64 ? 64 : (int)n;
 }
 
-int tl_ranks_read(tl_rank_set *s, int jobs, tl_error *err)
+void tl_ranks_read_part(tl_rank_set *s, int jobs, size_t part, size_t nparts)
 {
+    size_t mine = nparts && part < nparts ? (s->n + nparts - 1 - part) / nparts : 0;
     if (jobs <= 0)
         jobs = cpus_available();
-    if ((size_t)jobs > s->n)
-        jobs = s->n ? (int)s->n : 1;
+    if ((size_t)jobs > mine)
+        jobs = mine ? (int)mine : 1;
     s->facts = tl_xcalloc(s->n ? s->n : 1, sizeof *s->facts);
     rank_job *job = tl_xcalloc(s->n ? s->n : 1, sizeof *job);
     /* the caller is a worker too: jobs - 1 threads */
     tl_pool *pool = tl_pool_new(jobs > 64 ? 63 : jobs - 1);
-    for (size_t i = 0; i < s->n; i++) {
-        job[i] = (rank_job){s->paths[i], (int64_t)i, &s->facts[i]};
-        tl_pool_add(pool, read_rank, &job[i]);
+    size_t k = 0;
+    for (size_t i = part; nparts && i < s->n; i += nparts) {
+        job[k] = (rank_job){s->paths[i], (int64_t)i, &s->facts[i]};
+        tl_pool_add(pool, read_rank, &job[k++]);
     }
-    tl_pool_wait(pool, s->n);
+    tl_pool_wait(pool, k);
     tl_pool_free(pool, 0);
     free(job);
+}
+
+int tl_ranks_read_failed(const tl_rank_set *s, tl_error *err)
+{
     for (size_t i = 0; i < s->n; i++) {
         if (s->facts[i].failed) {
             tl_error_set(err, "rank %zu of %zu: %s", i, s->n, s->facts[i].err.msg);
@@ -80,6 +86,12 @@ int tl_ranks_read(tl_rank_set *s, int jobs, tl_error *err)
         }
     }
     return 0;
+}
+
+int tl_ranks_read(tl_rank_set *s, int jobs, tl_error *err)
+{
+    tl_ranks_read_part(s, jobs, 0, 1);
+    return tl_ranks_read_failed(s, err);
 }
 
 void tl_rank_set_free(tl_rank_set *s)

@@ -713,7 +713,7 @@ void part_app(tl_buf *b)
 void part_core(tl_buf *b)
 {
     char when[32] = "1980-01-01T00:00:00Z";
-    time_t now = time(NULL);
+    time_t now = tl_output_time();
     struct tm tm;
     if (now != (time_t)-1 && gmtime_r(&now, &tm))
         strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
