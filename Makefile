@@ -359,7 +359,7 @@ clean:
 # tests/test_regressions.c replays it in every `make test`.
 FUZZ_SECONDS ?= 60
 FUZZ_CC      ?= clang
-FUZZ_TARGETS := csv xlsx compare trace diff capture open run
+FUZZ_TARGETS := csv xlsx compare trace diff capture open run ranks
 FUZZ_BUILD   := build/fuzz
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 

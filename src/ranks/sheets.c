@@ -328,9 +328,9 @@ static void warn_counts(const tl_coll_rows *rows, size_t nranks)
         }
         if (lo != SIZE_MAX && cnt[g * nranks + lo] != cnt[g * nranks + hi])
             tl_warn("process group %s: rank %zu has %lld collectives, rank %zu has %lld; collectives are matched by "
-                    "their position in each rank, so from the %lldth on they are matched across fewer ranks (and "
+                    "their position in each rank, so past the first %lld they are matched across fewer ranks (and "
                     "wrongly, if a rank missed one before)", names[g], lo, (long long)cnt[g * nranks + lo], hi,
-                    (long long)cnt[g * nranks + hi], (long long)cnt[g * nranks + lo] + 1);
+                    (long long)cnt[g * nranks + hi], (long long)cnt[g * nranks + lo]);
     }
     tl_buf_free(&b);
     free(names);
