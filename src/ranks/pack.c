@@ -74,6 +74,8 @@ void tl_rank_facts_pack(const tl_rank_facts *f, tl_buf *b)
     put_u8(b, (uint8_t)f->failed);
     put_str(b, f->err.msg, strlen(f->err.msg));
     put_u64(b, (uint64_t)(int64_t)f->ndevices);
+    put_u64(b, (uint64_t)(int64_t)f->dist_rank);
+    put_u64(b, (uint64_t)(int64_t)f->dist_world);
     put_u64(b, f->rows.n);
     for (size_t i = 0; i < f->rows.n; i++) {
         const tl_coll_row *r = &f->rows.v[i];
@@ -215,7 +217,7 @@ int tl_rank_facts_unpack(const void *data, size_t n, tl_rank_facts *f, tl_error 
 {
     memset(f, 0, sizeof *f);
     tl_arena_init(&f->arena);
-    f->ndevices = -1;
+    f->ndevices = f->dist_rank = f->dist_world = -1;
     rd r = {data, (const unsigned char *)data + n, 0};
     if (get_u64(&r) != PACK_MAGIC || get_u64(&r) != PACK_VERSION) {
         tl_error_set(err, "not the facts of a rank (or of another tlreport version)");
@@ -227,6 +229,8 @@ int tl_rank_facts_unpack(const void *data, size_t n, tl_rank_facts *f, tl_error 
     if (msg)
         tl_error_set(&f->err, "%s", msg);
     f->ndevices = (long)(int64_t)get_u64(&r);
+    f->dist_rank = (long)(int64_t)get_u64(&r);
+    f->dist_world = (long)(int64_t)get_u64(&r);
     size_t nrows = get_count(&r, 8 + TL_COLL_NKEYS + 8 * 4 + 2);
     if (nrows) {
         f->rows.v = tl_xcalloc(nrows, sizeof *f->rows.v);

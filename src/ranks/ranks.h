@@ -45,6 +45,7 @@ typedef struct tl_ranks_opts {
 typedef struct tl_rank_facts {
     tl_coll_rows rows;      /* its collective kernels, event order */
     long ndevices;          /* its deviceProperties' length, or -1 */
+    long dist_rank, dist_world; /* its distributedInfo's rank and world_size, or -1 */
     tl_table *gpu_timeline; /* its gpu_timeline, or NULL (no GPU event linked) */
     tl_table *ops_summary;  /* reserved for the distributed comparison: NULL today */
     tl_arena arena;

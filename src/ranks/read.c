@@ -31,7 +31,7 @@ static void read_rank(void *arg, int worker)
     tl_rank_facts *f = j->f;
     (void)worker;
     tl_arena_init(&f->arena);
-    f->ndevices = -1;
+    f->ndevices = f->dist_rank = f->dist_world = -1;
     /* files load by their name (MULTIRANK.md §1.4) */
     if (!has_suffix(j->path, ".json") && !has_suffix(j->path, ".json.gz")) {
         tl_error_set(&f->err, "%s: unknown file type (a rank file is .json or .json.gz)", j->path);
@@ -45,6 +45,8 @@ static void read_rank(void *arg, int worker)
     }
     tl_coll_rows_add(&f->rows, t, j->rank, &f->arena);
     f->ndevices = t->ndevices;
+    f->dist_rank = t->dist_rank;
+    f->dist_world = t->dist_world;
     tl_error ignored = {0};
     f->gpu_timeline = tl_trace_gpu_timeline(t, 0, &ignored);
     tl_trace_free(t);

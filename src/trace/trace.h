@@ -163,6 +163,7 @@ typedef struct tl_trace {
     tl_coll_meta *coll;  /* the collective kernels, event order (tl_coll_meta) */
     size_t ncoll;
     long ndevices;       /* the length of a non-empty top-level deviceProperties array, else -1 */
+    long dist_rank, dist_world; /* distributedInfo's integer rank and world_size, else -1 */
     /* traces whose interned strings this one's events use (an attributed trace's
      * capture traces, trace/infer.h): freed with it */
     struct tl_trace **owned;

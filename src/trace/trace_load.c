@@ -1037,6 +1037,7 @@ static loader *loader_new(const char *path, unsigned flags)
     tl_arena_init(&t->arena);
     t->path = tl_xstrdup(path);
     t->ndevices = -1;
+    t->dist_rank = t->dist_world = -1;
     L->t = t;
     L->names = tl_xcalloc(1, sizeof *L->names);
     t->names = L->names;
@@ -1492,6 +1493,59 @@ static int read_devices(loader *L)
     }
 }
 
+/* The top-level distributedInfo (p at its value): its integer rank and world_size, which
+ * say which job and rank wrote the trace (a many-rank run compares them with the rank
+ * set's, MULTIRANK.md §1.4); anything else in it is skipped. */
+static int read_dist(loader *L)
+{
+    J *j = &L->j;
+    L->t->dist_rank = L->t->dist_world = -1;
+    if (j_peek(j) != '{')
+        return tl_j_skip(j);
+    j->p++;
+    int c = j_peek(j);
+    if (c == '}') {
+        j->p++;
+        return 0;
+    }
+    for (;;) {
+        const char *k;
+        size_t kn;
+        if (c != '"') {
+            if (!j->failed)
+                tl_j_fail(j, j->p, c < 0 ? "the text ends inside distributedInfo" : "expected a key string");
+            return -1;
+        }
+        if (tl_j_string(j, &k, &kn) < 0)
+            return -1;
+        long *dst = key_is(k, kn, "rank") ? &L->t->dist_rank : key_is(k, kn, "world_size") ? &L->t->dist_world : NULL;
+        if (tl_j_expect_here(j, ':', "':'") < 0)
+            return -1;
+        int v = j_peek(j);
+        if (dst && (v == '-' || (v >= '0' && v <= '9'))) {
+            jnum num;
+            if (tl_j_number(j, &num) < 0)
+                return -1;
+            *dst = num.is_int && num.i >= 0 && num.i <= 1L << 40 ? (long)num.i : -1;
+        } else if (tl_j_skip(j) < 0) {
+            return -1;
+        }
+        c = j_peek(j);
+        if (c == ',') {
+            j->p++;
+            c = j_peek(j);
+            continue;
+        }
+        if (c == '}') {
+            j->p++;
+            return 0;
+        }
+        if (!j->failed)
+            tl_j_fail(j, j->p, c < 0 ? "the text ends inside distributedInfo" : "expected ',' or '}'");
+        return -1;
+    }
+}
+
 static int read_top(loader *L)
 {
     J *j = &L->j;
@@ -1532,10 +1586,16 @@ static int read_top(loader *L)
                 return -1;
             int is_events = key_is(k, kn, "traceEvents");
             int is_devices = key_is(k, kn, "deviceProperties");
+            int is_dist = key_is(k, kn, "distributedInfo");
             if (tl_j_expect_here(j, ':', "':'") < 0)
                 return -1;
             if (is_devices) {
                 if (read_devices(L) < 0)
+                    return -1;
+                goto next_key;
+            }
+            if (is_dist) {
+                if (read_dist(L) < 0)
                     return -1;
                 goto next_key;
             }
