@@ -61,7 +61,7 @@ endif
 endif
 endif
 
-.PHONY: mpi mpi-test python python-test python-sanitize-test python-valgrind check-layers nosimd-test all test unit-test sanitize-test conformance demo deps install uninstall clean \
+.PHONY: mpi mpi-test mpi-valgrind python python-test python-sanitize-test python-valgrind check-layers nosimd-test all test unit-test sanitize-test conformance demo deps install uninstall clean \
         valgrind examples bench fuzz
 
 all: $(BUILD)/tlcompare $(BUILD)/tlreport
@@ -98,6 +98,17 @@ $(BUILD)/tlreport-mpi: $(BUILD)/obj/mpi/tlreport_mpi.o $(BUILD)/libtlcompare.a
 
 # The MPI run against tlreport -j 1, byte for byte, on every rank case and a generated
 # 256-rank set (part of `make test` when mpirun is installed).
+# The MPI path under valgrind on one rank case (2 processes): Open MPI's own noise
+# suppressed (its supp file, tests/openmpi-extra.supp), nothing else.
+mpi-valgrind: $(BUILD)/tlreport-mpi
+	@rm -rf $(BUILD)/mpi-vg && mkdir -p $(BUILD)/mpi-vg && cd $(CONFORMANCE)/rank-cases/mixed_alltoallv_4r && \
+	  $(MPIRUN) --allow-run-as-root --oversubscribe -np 2 valgrind -q --num-callers=60 --error-exitcode=9 \
+	    --leak-check=full --errors-for-leak-kinds=definite \
+	    --suppressions=/usr/share/openmpi/openmpi-valgrind.supp --suppressions=$(CURDIR)/tests/openmpi-extra.supp \
+	    $(CURDIR)/$(BUILD)/tlreport-mpi -q -j 1 --trace_pattern 'inputs/rank*_trace.json.gz' --world_size 4 \
+	    --all2allv_heatmap --output_csvs_dir $(CURDIR)/$(BUILD)/mpi-vg/csv -o $(CURDIR)/$(BUILD)/mpi-vg/o.xlsx && \
+	  echo "mpi-valgrind: no errors, no leaks of ours"
+
 mpi-test: $(BUILD)/tlreport-mpi $(BUILD)/tlreport $(BUILD)/tools/gentrace
 	@sh tests/mpi_test.sh $(BUILD) $(CONFORMANCE) "$(MPIRUN)" $(MPI_PROCS)
 
@@ -345,7 +356,7 @@ clean:
 	rm -rf build comparison.xlsx comparison_csvs vit_h100_perf_report.xlsx trace_comparison.xlsx \
 	  trace_comparison_csvs
 
--include $(OBJ:.o=.d) $(PIC_OBJ:.o=.d) $(BUILD)/pic/python/_core.d $(BUILD)/obj/cli/main.d $(BUILD)/obj/cli/tlreport.d $(TEST_BINS:=.d) $(wildcard $(BUILD)/obj/bench/*.d)
+-include $(OBJ:.o=.d) $(PIC_OBJ:.o=.d) $(BUILD)/pic/python/_core.d $(BUILD)/obj/cli/main.d $(BUILD)/obj/cli/tlreport.d $(TEST_BINS:=.d) $(wildcard $(BUILD)/obj/bench/*.d) $(wildcard $(BUILD)/obj/mpi/*.d)
 
 # ---- fuzzing --------------------------------------------------------------------------
 
