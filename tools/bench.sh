@@ -637,7 +637,7 @@ fi
 if [ "${BENCH_RANKS:-1}" != 0 ] && [ -x tools/bench_ranks.sh ]; then
     echo
     echo "== many ranks against TraceLens' multi-rank collective report (tools/bench_ranks.sh)"
-    BUILD=$BUILD BENCH_RANKS_REF=$HAVE_TRACELENS ${TLENS:+TRACELENS=$TLENS} tools/bench_ranks.sh || true
+    BUILD=$BUILD BENCH_RANKS_REF=$HAVE_TRACELENS TRACELENS=${TLENS:-} tools/bench_ranks.sh || true
 fi
 
 if [ "${BENCH_PYTHON:-1}" != 0 ] && [ -x tools/bench_python.sh ]; then
