@@ -24,7 +24,8 @@
 
 typedef struct tl_output tl_output;
 
-/* Install the signal handlers that remove temporary outputs.  Call once, early. */
+/* Install the signal handlers that remove temporary outputs (tl_cleanup_install).
+ * Call once, early. */
 void tl_output_install_cleanup(void);
 
 /* Prepare the output `target`: a file, or with `dir` a directory of files.  Refuses a
@@ -56,5 +57,9 @@ int tl_output_same_target(const char *a, const char *b);
 
 /* Remove every temporary path still tracked (on failure). */
 void tl_output_cleanup(void);
+
+/* Tests only: `hook` is called after each rename ("rename") and each fsync ("fsync") of
+ * a commit, k counting them from 1 in each commit; NULL: none. */
+void tl_output_set_test_hook(void (*hook)(const char *step, unsigned k));
 
 #endif
