@@ -534,6 +534,43 @@ static void test_file_size_limit(void **state)
     free(logs);
 }
 
+/* A directory output whose files would replace an input: refused before anything is
+ * written (the CSV directory holds <sheet>.csv, the TraceDiff directory its named files). */
+static void test_directory_output_over_an_input(void **state)
+{
+    (void)state;
+    char *dir = tt_tmpdir();
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd, "mkdir '%s/o' && cp '%s/examples/traces/vit_h100.pt.trace.json.gz' '%s/o/gpu_timeline.csv' && "
+             "cp '%s/examples/traces/vit_mi300x.pt.trace.json.gz' '%s/o/diff_stats.csv'", dir, top, dir, top, dir);
+    assert_int_equal(system(cmd), 0);
+    char *before = tt_slurp_in(dir, "o/gpu_timeline.csv");
+    struct {
+        const char *prog, *args, *msg;
+    } cases[] = {
+        {tlcompare, "o/gpu_timeline.csv o/diff_stats.csv --output_csvs_dir o -o x.xlsx", "input report 'o/gpu_timeline.csv'"},
+        {tlcompare, "o/gpu_timeline.csv o/diff_stats.csv --tracediff-dir o -o x.xlsx", "input report 'o/diff_stats.csv'"},
+        {tlcompare, "o/gpu_timeline.csv o/diff_stats.csv --tracediff-dir ./o/ -o x.xlsx", "input report 'o/diff_stats.csv'"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        assert_int_equal(tt_run_in(dir, cases[i].prog, cases[i].args), 2);
+        char *err = tt_slurp_in(dir, "err.txt");
+        if (!strstr(err, cases[i].msg))
+            fail_msg("%s: %s", cases[i].args, err);
+        free(err);
+        char *now = tt_slurp_in(dir, "o/gpu_timeline.csv");
+        assert_memory_equal(now, before, 100);
+        free(now);
+        assert_null(tt_slurp_in(dir, "x.xlsx"));
+    }
+    char tlreport[4200];
+    snprintf(tlreport, sizeof tlreport, "%.*s/tlreport", (int)(strrchr(tlcompare, '/') - tlcompare), tlcompare);
+    assert_int_equal(tt_run_in(dir, tlreport, "o/gpu_timeline.csv --output_csvs_dir o"), 2);
+    free(before);
+    tt_rmrf(dir);
+    free(dir);
+}
+
 int main(void)
 {
     tlcompare = getenv("TLCOMPARE");
@@ -552,6 +589,7 @@ int main(void)
         cmocka_unit_test(test_shared_made_directory_removed),
         cmocka_unit_test(test_reader_closing_early),
         cmocka_unit_test(test_file_size_limit),
+        cmocka_unit_test(test_directory_output_over_an_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -676,3 +676,29 @@ int tl_output_same_target(const char *a, const char *b)
     free(cb);
     return same;
 }
+
+int tl_output_dir_holds(const char *dir, const char *const *names, size_t nnames, const char *suffix,
+                        const char *input)
+{
+    struct stat sd, si;
+    if (!dir || !input || stat(dir, &sd) != 0 || !S_ISDIR(sd.st_mode))
+        return 0; /* a directory still to be made holds no input */
+    if (stat(input, &si) == 0 && si.st_dev == sd.st_dev && si.st_ino == sd.st_ino)
+        return 1;
+    char *parent = parent_of(input);
+    struct stat sp;
+    int inside = stat(parent, &sp) == 0 && sp.st_dev == sd.st_dev && sp.st_ino == sd.st_ino;
+    free(parent);
+    if (!inside)
+        return 0;
+    size_t start, end;
+    tl_path_base(input, &start, &end);
+    const char *base = input + start;
+    size_t len = end - start, slen = suffix ? strlen(suffix) : 0;
+    if (suffix && len >= slen && memcmp(base + len - slen, suffix, slen) == 0)
+        return 1;
+    for (size_t i = 0; i < nnames; i++)
+        if (strlen(names[i]) == len && memcmp(names[i], base, len) == 0)
+            return 1;
+    return 0;
+}

@@ -55,6 +55,13 @@ void tl_output_free(tl_output *o);
  * one character device (/dev/null, a terminal), which takes both. */
 int tl_output_same_target(const char *a, const char *b);
 
+/* 1 when the directory output `dir` (existing) is the input `input`, or would put a
+ * file over it: `input` lies directly in `dir` under one of `names` or a name ending in
+ * `suffix` (NULL: none), the files the output may hold.  A directory still to be made
+ * holds no input. */
+int tl_output_dir_holds(const char *dir, const char *const *names, size_t nnames, const char *suffix,
+                        const char *input);
+
 /* Remove every temporary path still tracked (on failure). */
 void tl_output_cleanup(void);
 

@@ -406,11 +406,14 @@ static int prepare(tl_comparison *c, struct tl_compare_state *s, int *both_trace
                            "compare; give the other side's reports another tag", s->tags[0]);
     for (size_t i = 0; i < n; i++) {
         const char *in = o->inputs[i];
-        const char *out = o->output && clobbers(o->output, in)               ? o->output
-                          : o->csv_dir && same_file(o->csv_dir, in)              ? o->csv_dir
-                          : o->summary_md && clobbers(o->summary_md, in)         ? o->summary_md
-                          : o->summary_json && clobbers(o->summary_json, in)     ? o->summary_json
-                                                                                 : NULL;
+        size_t nfiles;
+        const char *const *files = tl_run_diff_files(&nfiles);
+        const char *out = o->output && clobbers(o->output, in)                                ? o->output
+                          : tl_output_dir_holds(o->csv_dir, NULL, 0, ".csv", in)              ? o->csv_dir
+                          : o->summary_md && clobbers(o->summary_md, in)                      ? o->summary_md
+                          : o->summary_json && clobbers(o->summary_json, in)                  ? o->summary_json
+                          : tl_output_dir_holds(o->tracediff_dir, files, nfiles, NULL, in) ? o->tracediff_dir
+                                                                                              : NULL;
         if (out)
             return usage(c, 0, "the output '%s' would overwrite the input report '%s'; refusing", out, in);
     }
@@ -707,7 +710,9 @@ int tl_comparison_write(tl_comparison *c, const char *xlsx, const char *csv_dir,
         return 0;
     for (size_t i = 0; i < s->nreports; i++) {
         const char *in = s->reports[i].path ? s->reports[i].path : "";
-        const char *out = xlsx && clobbers(xlsx, in) ? xlsx : csv_dir && same_file(csv_dir, in) ? csv_dir : NULL;
+        const char *out = xlsx && clobbers(xlsx, in)                       ? xlsx
+                          : tl_output_dir_holds(csv_dir, NULL, 0, ".csv", in) ? csv_dir
+                                                                              : NULL;
         if (out) {
             tl_error_set(err, "the output '%s' would overwrite the input report '%s'; refusing", out, in);
             return -1;

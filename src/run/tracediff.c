@@ -125,6 +125,12 @@ static const char *const dir_files[] = {"diff_stats.csv", "diff_stats_unique_arg
                                         "cpu_op_map_trace2.json"};
 #define NFILES (sizeof dir_files / sizeof *dir_files)
 
+const char *const *tl_run_diff_files(size_t *n)
+{
+    *n = NFILES;
+    return dir_files;
+}
+
 /* The tree text and the maps, written by a helper thread while the CSVs are. */
 typedef struct text_job {
     const tl_diff *d;
