@@ -14,6 +14,15 @@ const char *tl_progname = "tlcompare";
 
 static void (*fatal_cleanup)(void);
 static _Thread_local const char *reading;
+/* The last input any thread named, copied (the path may be freed before a helper fails):
+ * for the helper threads of a run, which name none themselves. */
+static char reading_any[256];
+static _Thread_local jmp_buf *oom_at;
+static _Thread_local char oom_msg[512];
+
+void tl_oom_catch(jmp_buf *at) { oom_at = at; }
+
+const char *tl_oom_message(void) { return oom_msg; }
 
 void tl_set_fatal_cleanup(void (*fn)(void)) { fatal_cleanup = fn; }
 
@@ -21,6 +30,13 @@ const char *tl_reading(const char *path)
 {
     const char *was = reading;
     reading = path;
+    if (path) {
+        size_t k = strlen(path);
+        if (k >= sizeof reading_any)
+            k = sizeof reading_any - 1;
+        memcpy(reading_any, path, k);
+        reading_any[k] = '\0';
+    }
     return was;
 }
 
@@ -29,14 +45,19 @@ const char *tl_reading(const char *path)
  * running exit handlers while other threads may still be at work. */
 static void out_of_memory(size_t n)
 {
-    if (reading) {
-        /* no allocation can be counted on here: the path is cut by hand */
-        size_t k = strlen(reading);
-        fprintf(stderr, "%s: out of memory (asked for %zu bytes) while reading '%.*s%s'\n", tl_progname, n,
-                (int)(k > 200 ? 200 : k), reading, k > 200 ? "..." : "");
+    /* no allocation can be counted on here: the message is made in a fixed buffer, the
+     * path cut by hand */
+    const char *what = reading ? reading : reading_any[0] ? reading_any : NULL;
+    if (what) {
+        size_t k = strlen(what);
+        snprintf(oom_msg, sizeof oom_msg, "out of memory (asked for %zu bytes) while reading '%.*s%s'", n,
+                 (int)(k > 200 ? 200 : k), what, k > 200 ? "..." : "");
     } else {
-        fprintf(stderr, "%s: out of memory (asked for %zu bytes)\n", tl_progname, n);
+        snprintf(oom_msg, sizeof oom_msg, "out of memory (asked for %zu bytes)", n);
     }
+    if (oom_at)
+        longjmp(*oom_at, 1);
+    fprintf(stderr, "%s: %s\n", tl_progname, oom_msg);
     if (fatal_cleanup)
         fatal_cleanup();
     _exit(1);

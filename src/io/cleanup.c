@@ -140,6 +140,18 @@ size_t tl_cleanup_count(void)
 
 void tl_cleanup_set_written(int w) { written = w; }
 
+void tl_cleanup_after_fork(void)
+{
+    /* the child has one thread: nobody else can hold or take the lock now */
+    for (size_t i = 0; i < npaths; i++)
+        free(paths[i]);
+    free(paths);
+    paths = NULL;
+    npaths = cap = nlive = 0;
+    written = 0;
+    atomic_flag_clear(&busy);
+}
+
 static void say(const char *s) { (void)!write(STDERR_FILENO, s, strlen(s)); }
 
 static void on_signal(int sig)

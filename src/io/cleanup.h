@@ -48,4 +48,9 @@ void tl_cleanup_unblock(const sigset_t *old);
 /* 1: the outputs are in place, a signal now ends the process saying so; 0: not (yet). */
 void tl_cleanup_set_written(int written);
 
+/* In the child of a fork: the list and its lock start afresh (the lock may have been held
+ * by a thread of the parent that the child does not have; the paths are the parent's to
+ * remove). */
+void tl_cleanup_after_fork(void);
+
 #endif

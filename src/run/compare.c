@@ -7,6 +7,7 @@
 
 #include "base/progress.h"
 #include "compare/groups.h"
+#include "io/cleanup.h"
 #include "io/output.h"
 #include "perf/gpu_arch.h"
 #include "perf/perf.h"
@@ -776,6 +777,37 @@ static void print_violations(const tl_summary *s, FILE *f, int color)
 {
     (void)color;
     tl_summary_print_violations(s, f);
+}
+
+void tl_run_after_fork(void)
+{
+    tl_cleanup_after_fork();
+    tl_xlsx_after_fork();
+    tl_quiet = 0;
+}
+
+int tl_gate_args_check(tl_gate_args *a, const char *const names[6], tl_error *err)
+{
+    const double *nums[4] = {&a->pct, &a->min_ms, &a->min_delta_ms, &a->min_delta_pct};
+    for (int i = a->has_pct ? 0 : 1; i < 4; i++) {
+        if (!(isfinite(*nums[i]) && *nums[i] >= 0)) {
+            tl_error_set(err, "%s: a number of at least 0 is needed, got %g", names[i], *nums[i]);
+            return -1;
+        }
+    }
+    if (a->top < 0 || a->top > 100000) {
+        tl_error_set(err, "%s: a whole number from 1 to 100000 is needed, got %lld", names[4], a->top);
+        return -1;
+    }
+    double c = a->confidence;
+    if (c >= 1)
+        c /= 100; /* 95 is 95 %, as on the command line */
+    if (c != 0 && !(c >= 0.5 && c < 1)) {
+        tl_error_set(err, "%s: a level from 50 to below 100 (percent) is needed, got %g", names[5], a->confidence);
+        return -1;
+    }
+    a->confidence = c;
+    return 0;
 }
 
 int tl_comparison_gate(const tl_comparison *c, const tl_gate *g, tl_buf *violations)
