@@ -78,6 +78,7 @@ static void *job_thread(void *p)
     } else {
         j->oom = 1;
         snprintf(j->oom_msg, sizeof j->oom_msg, "%s", tl_oom_message());
+        tl_oom_reset();
         tl_cleanup_remove_all();
     }
     tl_oom_catch(NULL);

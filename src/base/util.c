@@ -3,6 +3,7 @@
  */
 #include "base/util.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,10 +20,55 @@ static _Thread_local const char *reading;
 static char reading_any[256];
 static _Thread_local jmp_buf *oom_at;
 static _Thread_local char oom_msg[512];
+static _Thread_local int oom_helper; /* this thread runs tl_oom_helper's fn */
+static _Thread_local jmp_buf oom_helper_at;
+static atomic_int oom_catchers; /* threads with a catch point */
+static atomic_int oom_pending;  /* a helper failed: the catchers unwind */
+static char pending_msg[512];
 
-void tl_oom_catch(jmp_buf *at) { oom_at = at; }
+void tl_oom_catch(jmp_buf *at)
+{
+    if (at && !oom_at)
+        atomic_fetch_add(&oom_catchers, 1);
+    else if (!at && oom_at)
+        atomic_fetch_sub(&oom_catchers, 1);
+    oom_at = at;
+}
 
 const char *tl_oom_message(void) { return oom_msg; }
+
+void tl_oom_reset(void) { atomic_store(&oom_pending, 0); }
+
+void tl_oom_check(void)
+{
+    if (oom_at && atomic_load_explicit(&oom_pending, memory_order_acquire)) {
+        memcpy(oom_msg, pending_msg, sizeof oom_msg);
+        longjmp(*oom_at, 1);
+    }
+}
+
+int tl_oom_helper(void (*fn)(void *), void *arg)
+{
+    int was = oom_helper;
+    if (!atomic_load(&oom_catchers)) {
+        fn(arg);
+        return 0;
+    }
+    jmp_buf outer;
+    if (was)
+        memcpy(&outer, &oom_helper_at, sizeof outer);
+    int rc = 0;
+    if (setjmp(oom_helper_at) == 0) {
+        oom_helper = 1;
+        fn(arg);
+    } else {
+        rc = -1;
+    }
+    oom_helper = was;
+    if (was)
+        memcpy(&oom_helper_at, &outer, sizeof outer);
+    return rc;
+}
 
 void tl_set_fatal_cleanup(void (*fn)(void)) { fatal_cleanup = fn; }
 
@@ -57,6 +103,13 @@ static void out_of_memory(size_t n)
     }
     if (oom_at)
         longjmp(*oom_at, 1);
+    if (oom_helper && atomic_load(&oom_catchers)) {
+        /* the first failure's message is the one told */
+        if (!atomic_load(&oom_pending))
+            memcpy(pending_msg, oom_msg, sizeof pending_msg);
+        atomic_store_explicit(&oom_pending, 1, memory_order_release);
+        longjmp(oom_helper_at, 1);
+    }
     fprintf(stderr, "%s: %s\n", tl_progname, oom_msg);
     if (fatal_cleanup)
         fatal_cleanup();
@@ -65,6 +118,8 @@ static void out_of_memory(size_t n)
 
 void *tl_xmalloc(size_t n)
 {
+    if (atomic_load_explicit(&oom_pending, memory_order_relaxed))
+        tl_oom_check();
     void *p = malloc(n ? n : 1);
     if (!p)
         out_of_memory(n);

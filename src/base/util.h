@@ -34,6 +34,16 @@ const char *tl_reading(const char *path);
 void tl_oom_catch(jmp_buf *at);
 const char *tl_oom_message(void);
 
+/* For a helper thread of a run (tl_thread_create's threads, the pool's jobs): fn(arg)
+ * with its allocation failures caught while some thread has a catch point: returns 0, or
+ * -1 after a failure, which is then pending for the threads with a catch point: each
+ * unwinds at its next allocation or tl_oom_check().  Without a catch point anywhere a
+ * failure ends the process, as always.  tl_oom_reset() clears a pending failure (the
+ * catching thread, once it has unwound). */
+int tl_oom_helper(void (*fn)(void *), void *arg);
+void tl_oom_check(void);
+void tl_oom_reset(void);
+
 /* Grow *p (an array of *cap elements of size `size`) so that it holds at least `need`. */
 void tl_grow(void **p, size_t *cap, size_t need, size_t size);
 #define TL_GROW(arr, cap, need) tl_grow((void **)&(arr), &(cap), (need), sizeof *(arr))

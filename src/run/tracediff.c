@@ -52,7 +52,7 @@ static int diff_join(tl_run_diff *cd, tl_error *err)
 {
     if (cd->running) {
         tl_progress("aligning the call trees");
-        pthread_join(cd->th, NULL);
+        tl_thread_join(cd->th, NULL);
         cd->running = 0;
     }
     if (cd->joined)
@@ -173,7 +173,7 @@ static int write_dir(tl_run_diff *cd, tl_output *dir, tl_table *const *t, tl_err
         rc = write_one(cd->d, paths[i], shown, t[i], NULL, err);
     }
     if (threaded)
-        pthread_join(th, NULL);
+        tl_thread_join(th, NULL);
     else
         write_texts(&job);
     if (rc == 0 && job.rc != 0) {
@@ -226,7 +226,7 @@ const tl_diff *tl_run_diff_result(tl_run_diff *cd)
 void tl_run_diff_free(tl_run_diff *cd)
 {
     if (cd->running) /* a run that failed before it needed the diff */
-        pthread_join(cd->th, NULL);
+        tl_thread_join(cd->th, NULL);
     for (int i = 0; i < 3; i++)
         tl_table_free(cd->tabs[i]);
     tl_diff_free(cd->d);

@@ -999,7 +999,7 @@ static void split_join(split *sp, int stop)
 {
     if (stop)
         atomic_store(&sp->cancel, 1);
-    pthread_join(sp->thread, NULL);
+    tl_thread_join(sp->thread, NULL);
     atomic_fetch_sub(&readers, 1);
 }
 
