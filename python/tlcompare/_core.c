@@ -899,7 +899,7 @@ static PyObject *py_compare(PyObject *self, PyObject *args, PyObject *kw)
         if (!PyErr_Occurred())
             PyErr_SetNone(PyExc_KeyboardInterrupt);
     } else if (obj->c.status != TL_RUN_OK && obj->c.status != TL_RUN_REGRESSION) {
-        raise_status(obj->c.status, obj->c.err.msg, 0);
+        raise_status(obj->c.status, obj->c.err.msg, obj->c.output_failed);
     } else {
         ok = 1;
     }

@@ -532,7 +532,7 @@ int tl_compare_run(const tl_compare_opts *opts, tl_comparison *c)
     if (o->output || o->csv_dir) {
         s->outputs = tl_out_open(o->output, o->csv_dir, !o->no_summary, err);
         if (!s->outputs)
-            goto fail;
+            goto output_fail;
         out_sink = tl_out_sink(s->outputs);
     } else {
         out_sink = tl_results_sink(&s->kept);
@@ -549,11 +549,11 @@ int tl_compare_run(const tl_compare_opts *opts, tl_comparison *c)
     }
     /* every output prepared (and so checked) before the work */
     if (o->summary_md && !(s->texts[0] = tl_output_new(o->summary_md, 0, err)))
-        goto fail;
+        goto output_fail;
     if (o->summary_json && !(s->texts[1] = tl_output_new(o->summary_json, 0, err)))
-        goto fail;
+        goto output_fail;
     if (o->tracediff_dir && !(s->texts[2] = tl_output_new(o->tracediff_dir, 1, err)))
-        goto fail;
+        goto output_fail;
     /* the sides (a tag given to several reports is one side, its reports its runs) */
     s->nsides = 0;
     for (size_t i = 0; i < o->ninputs; i++) {
@@ -657,13 +657,14 @@ int tl_compare_run(const tl_compare_opts *opts, tl_comparison *c)
         bad = 1;
     if (!bad && s->texts[1] && write_text(s->texts[1], &json, err) != 0)
         bad = 1;
+    c->output_failed = bad == 1; /* the workbook, the summaries */
     tl_buf_free(&md);
     tl_buf_free(&json);
     if (!bad && cancelled(o->cancel, err))
         bad = 2;
     if (!bad && (s->outputs ? tl_out_commit_with(s->outputs, s->texts, 3, err)
                             : tl_output_commit(s->texts, 3, err)) != 0)
-        bad = 1;
+        c->output_failed = bad = 1;
     if (bad == 2 || (bad && o->cancel && *o->cancel))
         goto cancel;
     if (bad)
@@ -675,6 +676,8 @@ cancel:
     c->status = TL_RUN_CANCELLED;
     tl_error_set(err, "interrupted");
     goto stop;
+output_fail:
+    c->output_failed = 1;
 fail:
     c->status = TL_RUN_FAILED;
     if (!err->msg[0])

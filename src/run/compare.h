@@ -69,6 +69,7 @@ struct tl_compare_state;
 typedef struct tl_comparison {
     int status;      /* TL_RUN_* */
     int usage_hint;  /* a usage error the command line follows with its --help pointer */
+    int output_failed; /* TL_RUN_FAILED because of an output, not an input (Python: OutputError) */
     tl_error err;    /* the one-line message of a failure (no program name) */
     /* the result sheets in workbook order (with outputs: a table is NULL once written
      * unless the summary reads it) */
