@@ -116,6 +116,8 @@ typedef struct tl_trace {
     uint32_t nuids;      /* how many UIDs are taken: traceEvents' length, plus the grafted copies of an attributed trace */
     size_t nnegative;    /* kept events with a negative duration (used as they are) */
     uint32_t first_negative; /* the uid of the first of them */
+    size_t nnonfinite;       /* events of a kept kind dropped for a ts or dur of NaN or ±Infinity */
+    uint32_t first_nonfinite; /* the uid of the first of them */
     tl_arena arena;      /* names, argument texts, process and thread names */
     void *names;         /* process / thread names by (pid, tid): see tl_trace_thread_name */
     uint32_t nuid;       /* how many events traceEvents holds (every event counted) */

@@ -615,6 +615,8 @@ static void finish_event(loader *L)
                : r->cat == CAT_ANNOT && (L->flags & TL_LOAD_ANNOT)   ? TL_TEV_ANNOT
                                        : 0;
     int kept = kind && r->pid_num && r->tid_num && r->has_ts && r->has_dur && isfinite(r->ts) && isfinite(r->dur);
+    if (kind && r->has_ts && r->has_dur && !(isfinite(r->ts) && isfinite(r->dur)) && t->nnonfinite++ == 0)
+        t->first_nonfinite = uid; /* dropped: told after the load */
     uint32_t target = TL_TEV_NONE;
     if (kept) {
         if (t->nev >= TL_TEV_REF_AUX - 1) { /* the indexes tl_tev.ref can hold */
@@ -776,7 +778,10 @@ static int read_event(loader *L)
                 tl_buf_cstr(&r->name);
                 r->has_name = 1;
             }
-        } else if (which >= 4 && which <= 8 && (c == '-' || (c >= '0' && c <= '9'))) {
+        } else if (which >= 4 && which <= 8 &&
+                   (c == '-' || (c >= '0' && c <= '9') || ((which == 6 || which == 7) && (c == 'N' || c == 'I')))) {
+            /* a time may be Python's NaN or Infinity: read, so that the event is counted
+             * when it is left out */
             jnum num;
             int64_t id;
             if (which != 6 && which != 7 && quick_int(j, &id)) {
@@ -1104,6 +1109,11 @@ static void split_merge(loader *L, loader *L2)
     }
     t->nev = need;
     t->ncpu_ops += t2->ncpu_ops;
+    if (t2->nnonfinite) {
+        if (!t->nnonfinite)
+            t->first_nonfinite = t2->first_nonfinite + uoff;
+        t->nnonfinite += t2->nnonfinite;
+    }
     if (t2->nnegative) {
         if (!t->nnegative)
             t->first_negative = t2->first_negative + uoff;
@@ -1207,6 +1217,7 @@ int tl_trace_same(const tl_trace *a, const tl_trace *b, char *why, size_t cap)
 {
     if (a->nev != b->nev || a->nuid != b->nuid || a->nuids != b->nuids || a->ncpu_ops != b->ncpu_ops ||
         a->nnegative != b->nnegative || (a->nnegative && a->first_negative != b->first_negative) ||
+        a->nnonfinite != b->nnonfinite || (a->nnonfinite && a->first_nonfinite != b->first_nonfinite) ||
         a->nidx != b->nidx || a->nroots != b->nroots) {
         snprintf(why, cap, "counts differ: events %zu/%zu, uids %u/%u, negative %zu/%zu (first %u/%u), roots %zu/%zu",
                  a->nev, b->nev, a->nuid, b->nuid, a->nnegative, b->nnegative, a->first_negative, b->first_negative,
@@ -1365,7 +1376,7 @@ static int read_top(loader *L)
                     L->t->nev = 0;
                     L->t->naux = 0;
                     L->t->ncpu_ops = 0;
-                    L->t->nnegative = 0;
+                    L->t->nnegative = L->t->nnonfinite = 0;
                     L->side.nins = 0;
                     L->side.nkeys = 0;
                     L->side.nflows = 0;
@@ -1449,6 +1460,11 @@ static tl_trace *load(tl_instream *in, const char *path, unsigned flags, tl_erro
         tl_warn("%s: %zu event%s with a negative duration (the first is event %u); used as %s",
                 path, t->nnegative, t->nnegative == 1 ? "" : "s", t->first_negative,
                 t->nnegative == 1 ? "it is" : "they are");
+    /* JSON has no NaN or Infinity, but Python's json module writes them: such a time
+     * places nothing, and the event is left out, with a word */
+    if (t->nnonfinite)
+        tl_warn("%s: %zu event%s with a ts or dur of NaN or Infinity (the first is event %u); left out", path,
+                t->nnonfinite, t->nnonfinite == 1 ? "" : "s", t->first_nonfinite);
     return t;
 }
 
