@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -571,6 +572,37 @@ static void test_directory_output_over_an_input(void **state)
     free(dir);
 }
 
+/* A full disk while the TraceDiff files are written: the message names the output, not
+ * its temporary directory; nothing is left on the disk. */
+static void test_full_disk_names_the_output(void **state)
+{
+    (void)state;
+    char *dir = tt_tmpdir();
+    char *mnt = path_in(dir, "mnt");
+    assert_int_equal(mkdir(mnt, 0755), 0);
+    if (mount("tmpfs", mnt, "tmpfs", 0, "size=300k") != 0) {
+        free(mnt);
+        tt_rmrf(dir);
+        free(dir);
+        skip();
+    }
+    char args[4096];
+    snprintf(args, sizeof args, "'%s/examples/traces/vit_h100.pt.trace.json.gz' "
+             "'%s/examples/traces/vit_mi300x.pt.trace.json.gz' --tracediff-dir mnt/td -o x.xlsx -q", top, top);
+    int rc = tt_run_in(dir, tlcompare, args);
+    char *err = tt_slurp_in(dir, "err.txt");
+    assert_int_equal(rc, 1);
+    assert_true(strncmp(err, "tlcompare: mnt/td/", 18) == 0);
+    assert_null(strstr(err, ".tmp-"));
+    assert_non_null(strstr(err, "No space left on device"));
+    assert_int_equal(count_temps(mnt), 0);
+    umount(mnt);
+    free(err);
+    free(mnt);
+    tt_rmrf(dir);
+    free(dir);
+}
+
 int main(void)
 {
     tlcompare = getenv("TLCOMPARE");
@@ -590,6 +622,7 @@ int main(void)
         cmocka_unit_test(test_reader_closing_early),
         cmocka_unit_test(test_file_size_limit),
         cmocka_unit_test(test_directory_output_over_an_input),
+        cmocka_unit_test(test_full_disk_names_the_output),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

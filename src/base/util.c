@@ -209,6 +209,15 @@ void tl_error_vset(tl_error *e, const char *fmt, va_list ap)
     e->set = 1;
 }
 
+void tl_error_rename_path(tl_error *e, const char *from, const char *to)
+{
+    size_t n = strlen(from), m = strlen(to), len = strlen(e->msg);
+    if (strncmp(e->msg, from, n) != 0 || len - n + m >= sizeof e->msg)
+        return;
+    memmove(e->msg + m, e->msg + n, len - n + 1);
+    memcpy(e->msg, to, m);
+}
+
 void tl_error_set(tl_error *e, const char *fmt, ...)
 {
     va_list ap;

@@ -61,6 +61,10 @@ typedef struct tl_error {
 void tl_error_set(tl_error *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void tl_error_vset(tl_error *e, const char *fmt, va_list ap);
 
+/* A message that begins with the path `from` (a temporary file) begins with `to` instead
+ * (the output it stands for): a user knows the one, not the other. */
+void tl_error_rename_path(tl_error *e, const char *from, const char *to);
+
 /* Warnings and notes go to stderr as "tlcompare: warning: ..." unless silenced. */
 extern int tl_quiet;
 /* The program named at the start of warnings and fatal errors ("tlcompare"); a program

@@ -103,8 +103,12 @@ static int put_table(const tl_sink *sink, const char *name, tl_table *t, tl_erro
 static int write_one(const tl_diff *d, const char *path, const char *shown, const tl_table *table,
                      const tl_buf *text, tl_error *err)
 {
-    if (table)
-        return tl_csv_write_file(table, path, err);
+    if (table) {
+        int rc = tl_csv_write_file(table, path, err);
+        if (rc != 0)
+            tl_error_rename_path(err, path, shown); /* the output's name, not its temporary's */
+        return rc;
+    }
     FILE *f = fopen(path, "wb");
     int bad = !f;
     if (f && text)
