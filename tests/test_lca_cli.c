@@ -321,7 +321,7 @@ static void test_summary_sheet_layout(void **state)
         "    bad.append('no verdict columns in the op blocks')\n"
         "busy = [c for a, c in rows if 1 in c and c[1][0] == 'busy_time']\n"
         "if not busy or not any(t in ('slower', 'faster', 'within noise') for t, _ in busy[0].values()): bad.append('busy time has no verdict')\n"
-        "if not any(t.startswith('verdicts: per-call spread, 1 run per side') for _, t in titles): bad.append('no basis line')\n"
+        "if not any(t.startswith('verdicts: paired calls (the same op at the same place of both call trees)') for _, t in titles): bad.append('no basis line')\n"
         "only = [i for i, (a, c) in enumerate(rows) if 1 in c and (c[1][0] or '').startswith('only in ')]\n"
         "if not only: bad.append('no only-in block')\n"
         "if bad: sys.exit('\\n'.join(bad[:10]))\n";

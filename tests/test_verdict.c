@@ -189,7 +189,7 @@ static int one_pair_runs(double planted, int runs, double run_cv, double call_cv
             found |= 2;
     }
     char basis[96];
-    tl_verdict_basis(nz, 1, basis, sizeof basis);
+    tl_verdict_basis(nz, 1, items, NOPS, basis, sizeof basis);
     char want[96];
     snprintf(want, sizeof want, "run-to-run spread, %d vs %d runs", runs, runs);
     assert_string_equal(basis, want);
@@ -449,7 +449,7 @@ static void test_generated_traces_end_to_end(void **state)
         lca_null += lca_flagged(js) > 0;
         ops_part(js);
         null_flagged += count_str(js, "\"verdict\": \"slower\"") + count_str(js, "\"verdict\": \"faster\"") > 0;
-        assert_non_null(strstr(js, "\"basis\": \"per-call spread, 1 run per side\""));
+        assert_non_null(strstr(js, "\"basis\": \"paired calls (the same op at the same place of both call trees)"));
         free(js);
         free(b);
         b = gen(dir, "b.json", 24, 101 + 2 * i, "--slow aten::gelu=5");

@@ -112,26 +112,13 @@ def report(trace, *, sheets=None, capture_folder=None, gpu_arch=None, include_un
     tlreport's (--capture-folder, --gpu-arch, --include_unlinked_kernels, --topk_ops,
     --inference, ...); output_xlsx / output_csvs_dir also write the report (whole or not
     at all; only the sheets kept).  A trace written TRACE@DIR takes DIR as its capture folder.
+    The keywords, their ranges and the rules between them are tlreport's option table's
+    (src/run/report_args.c); None means the option's default.
     """
-    trace = _path(trace, "trace")
-    if capture_folder is None and "@" in trace and not _os.path.exists(trace):
-        head, _, tail = trace.rpartition("@")
-        if _os.path.exists(head):
-            trace, capture_folder = head, tail
-    inference_mode = capture_folder is not None or inference or group_by_parent_module
-    if inference_mode and (include_unlinked_kernels or topk_ops is not None or gpu_arch is not None):
-        raise UsageError("--include_unlinked_kernels, --topk_ops and the GPU description are not supported "
-                         "with inference traces")
-    if topk_ops is not None and (not isinstance(topk_ops, int) or topk_ops < 0):
-        raise UsageError(f"--topk_ops needs a whole number of rows, got '{topk_ops}'")
+    options = dict(locals())
+    del options["trace"]
     _pandas_na()
-    if isinstance(sheets, str):
-        sheets = [sheets]
-    raw, line = _core.report(trace, capture_folder, gpu_arch, bool(include_unlinked_kernels),
-                             -1 if topk_ops is None else int(topk_ops), bool(inference),
-                             bool(group_by_parent_module), bool(group_by_num_kernels), bool(include_call_stack),
-                             bool(enable_pseudo_ops), output_xlsx, output_csvs_dir, bool(quiet),
-                             None if sheets is None else list(sheets), None if _drop is None else list(_drop))
+    raw, line = _core.report(_path(trace, "trace"), options)
     return _frames(raw)
 
 
@@ -235,38 +222,14 @@ def compare(inputs, *, names=None, sheets=("all",), captures=None, gpu_arch=None
     The options are the command line's (--names, --sheets, --tracelens-keys, --min-delta-ms,
     --fail-on-regression, ...).  Returns a Comparison; nothing is written unless asked
     (tracediff_dir, summary_md, summary_json here; Comparison.to_excel / to_csvs later).
+    The keywords, their ranges and the rules between them are tlcompare's option table's
+    (src/run/compare_args.c); None means the option's default.
     """
+    options = dict(locals())
+    del options["inputs"]
     if isinstance(inputs, (str, bytes, _os.PathLike, dict)):
         raise UsageError("compare() takes a list of inputs (at least two)")
-    items, caps = [], []
-    for k, x in enumerate(inputs):
-        if isinstance(x, dict):
-            items.append(_memory_input(f"report{k + 1}", x))
-            caps.append(None)
-            continue
-        p = _path(x, "input")
-        cap = None
-        if "@" in p and not _os.path.exists(p):
-            head, _, tail = p.rpartition("@")
-            if _os.path.exists(head):
-                p, cap = head, tail
-            else:
-                raise InputError(f"cannot open '{p}': no such file, and '{head}' is no trace to attach the "
-                                 f"capture folder '{tail}' to")
-        items.append(p)
-        caps.append(cap)
-    if captures is not None:
-        caps = [c if c is None else _os.fspath(c) for c in captures]
-    if isinstance(names, str):
-        names = [names]
-    if isinstance(sheets, str):
-        sheets = [sheets]
-    core = _core.compare(items, None if names is None else [str(n) for n in names],
-                         None if sheets is None else list(sheets),
-                         caps if any(c is not None for c in caps) else None, gpu_arch, bool(tracelens_keys),
-                         float(min_delta_ms), float(min_delta_pct), int(top or 0), float(confidence or 0),
-                         bool(fdr), -1.0 if fail_on_regression is None else float(fail_on_regression),
-                         float(min_time_ms), bool(inference), bool(group_by_parent_module),
-                         bool(group_by_num_kernels), bool(enable_pseudo_ops), tracediff_dir, summary_md,
-                         summary_json, bool(no_summary), bool(quiet))
+    items = [_memory_input(f"report{k + 1}", x) if isinstance(x, dict) else _path(x, "input")
+             for k, x in enumerate(inputs)]
+    core = _core.compare(items, options)
     return Comparison(core)

@@ -20,9 +20,9 @@
 #include "base/util.h"
 #include "compare/groups.h"
 #include "io/cleanup.h"
-#include "run/compare.h"
+#include "run/compare_args.h"
 #include "run/memreport.h"
-#include "run/report.h"
+#include "run/report_args.h"
 #include "table/table.h"
 
 #include <errno.h>
@@ -440,56 +440,188 @@ static int path_arg(PyObject *o, const char *what, char **out)
     return 0;
 }
 
-/* A sequence of str (None entries left NULL when allowed) as a malloc'd array of malloc'd
- * UTF-8 strings (free_strs), *n set; NULL for None.  -1 on error. */
-static int str_list(PyObject *seq, const char *what, const char ***out, size_t *n, int allow_none)
+/* ---- keyword arguments through a tool's option table (run/options.h) -------------- */
+
+/* The strings made for a call's arguments, freed together. */
+typedef struct strings {
+    char **v;
+    size_t n, cap;
+} strings;
+
+static const char *keep(strings *s, char *p)
 {
-    *out = NULL;
-    *n = 0;
-    if (!seq || seq == Py_None)
+    if (s->n == s->cap) {
+        s->cap = s->cap ? 2 * s->cap : 16;
+        s->v = tl_xrealloc(s->v, s->cap * sizeof *s->v);
+    }
+    s->v[s->n++] = p;
+    return p;
+}
+
+static void strings_free(strings *s)
+{
+    for (size_t i = 0; i < s->n; i++)
+        free(s->v[i]);
+    free(s->v);
+}
+
+/* A LIST row from a str (one item) or a sequence of paths (None items where the row allows). */
+static int list_value(const tl_optdef *d, void *args, PyObject *v, strings *keepv)
+{
+    tl_opts_list_begin(d, args);
+    if (PyUnicode_Check(v)) {
+        char *p = NULL;
+        if (path_arg(v, d->key, &p) != 0)
+            return -1;
+        tl_opts_list_push(d, args, keep(keepv, p));
         return 0;
-    PyObject *fast = PySequence_List(seq);
+    }
+    PyObject *fast = PySequence_List(v);
     if (!fast)
         return -1;
-    Py_ssize_t k = PyList_Size(fast);
-    const char **v = tl_xcalloc((size_t)(k ? k : 1), sizeof *v);
-    for (Py_ssize_t i = 0; i < k; i++) {
+    for (Py_ssize_t i = 0; i < PyList_Size(fast); i++) {
         PyObject *x = PyList_GetItem(fast, i);
-        if (allow_none && x == Py_None)
-            continue;
         char *p = NULL;
-        if (path_arg(x, what, &p) != 0 || !p) {
+        if (x == Py_None && (d->where & TL_OPT_NONES)) {
+            tl_opts_list_push(d, args, NULL);
+            continue;
+        }
+        if (path_arg(x, d->key, &p) != 0 || !p) {
             if (!PyErr_Occurred())
-                PyErr_Format(PyExc_TypeError, "%s: a str is needed", what);
-            for (Py_ssize_t j = 0; j < i; j++)
-                free((char *)v[j]);
-            free(v);
+                PyErr_Format(PyExc_TypeError, "%s: a str is needed", d->key);
             Py_DECREF(fast);
             return -1;
         }
-        v[i] = p;
+        tl_opts_list_push(d, args, keep(keepv, p));
     }
     Py_DECREF(fast);
-    *out = v;
-    *n = (size_t)k;
     return 0;
 }
 
-static void free_strs(const char **v, size_t n)
+/* One keyword argument into args by its row's kind: 0, or -1 with the exception set
+ * (UsageError for a value out of the option's range, as the command line's). */
+static int kw_value(const tl_optdef *d, void *args, PyObject *v, strings *keepv)
 {
-    for (size_t i = 0; v && i < n; i++)
-        free((char *)v[i]);
-    free(v);
+    tl_error err = {0};
+    int rc = 0;
+    switch (d->kind) {
+    case TL_OPT_FLAG: {
+        int on = PyObject_IsTrue(v);
+        if (on < 0)
+            return -1;
+        return tl_opts_set_flag(d, args, on);
+    }
+    case TL_OPT_TEXT: {
+        char *p = NULL;
+        if (path_arg(v, d->key, &p) != 0)
+            return -1;
+        rc = tl_opts_set_text(d, args, p ? keep(keepv, p) : NULL, &err);
+        break;
+    }
+    case TL_OPT_NUMBER: {
+        if (PyBool_Check(v) || !PyNumber_Check(v)) {
+            PyErr_Format(UsageError, "%s needs %s, got %R", tl_opts_label(d), d->needs, v);
+            return -1;
+        }
+        double x = PyFloat_AsDouble(v);
+        if (x == -1.0 && PyErr_Occurred())
+            return -1;
+        rc = tl_opts_set_number(d, args, x, &err);
+        break;
+    }
+    case TL_OPT_LONG:
+    case TL_OPT_SIZE: {
+        int overflow = 0;
+        long long x = PyLong_Check(v) && !PyBool_Check(v) ? PyLong_AsLongLongAndOverflow(v, &overflow) : -1;
+        if (!PyLong_Check(v) || PyBool_Check(v) || overflow) {
+            PyErr_Format(UsageError, "%s needs %s, got %R", tl_opts_label(d), d->needs, v);
+            return -1;
+        }
+        rc = tl_opts_set_whole(d, args, x, &err);
+        break;
+    }
+    case TL_OPT_LIST:
+        return list_value(d, args, v, keepv);
+    default:
+        PyErr_Format(PyExc_TypeError, "%s is no keyword argument", d->key);
+        return -1;
+    }
+    if (rc != 0)
+        PyErr_SetString(UsageError, err.msg);
+    return rc ? -1 : 0;
+}
+
+/* Every keyword argument of `kw` (a dict; None values: the default) through the tool's
+ * table: 0, or -1 with the exception set. */
+static int apply_kwargs(const tl_tool *t, const char *fn, PyObject *kw, void *args, strings *keepv)
+{
+    PyObject *key, *value;
+    Py_ssize_t pos = 0;
+    if (!kw || kw == Py_None)
+        return 0;
+    if (!PyDict_Check(kw)) {
+        PyErr_Format(PyExc_TypeError, "%s(): the options come as a dict", fn);
+        return -1;
+    }
+    while (PyDict_Next(kw, &pos, &key, &value)) {
+        const char *k = PyUnicode_Check(key) ? PyUnicode_AsUTF8AndSize(key, NULL) : NULL;
+        const tl_optdef *d = k ? tl_opts_find_key(t, k) : NULL;
+        if (!d) {
+            PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument %R", fn, key);
+            return -1;
+        }
+        if (value != Py_None && kw_value(d, args, value, keepv) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* options(tool) -> [(keyword or None, kind, (spellings...), where)]: the table, for the
+ * tests that hold the signatures, --help and the manual to it. */
+static PyObject *py_options(PyObject *self, PyObject *arg)
+{
+    static const char *const kinds[] = {"flag", "text", "number", "long", "size", "list", "ignored", "help",
+                                        "version", "heading"};
+    const char *name = PyUnicode_Check(arg) ? PyUnicode_AsUTF8AndSize(arg, NULL) : NULL;
+    const tl_tool *t = name && !strcmp(name, "tlcompare") ? &tl_compare_tool
+                       : name && !strcmp(name, "tlreport") ? &tl_report_tool
+                                                            : NULL;
+    if (!t) {
+        PyErr_SetString(PyExc_ValueError, "options(): 'tlcompare' or 'tlreport'");
+        return NULL;
+    }
+    PyObject *list = PyList_New(0);
+    for (size_t i = 0; list && i < t->nopts; i++) {
+        const tl_optdef *d = &t->opts[i];
+        PyObject *sp = PyList_New(0);
+        for (int k = 0; sp && k < TL_OPT_MAX_SPELLINGS && d->cli[k]; k++) {
+            PyObject *u = PyUnicode_FromString(d->cli[k]);
+            if (!u || PyList_Append(sp, u) != 0)
+                Py_CLEAR(sp);
+            Py_XDECREF(u);
+        }
+        PyObject *row = sp ? Py_BuildValue("(zsNI)", d->key, kinds[d->kind], sp, d->where) : NULL;
+        if (!row || PyList_Append(list, row) != 0)
+            Py_CLEAR(list);
+        Py_XDECREF(row);
+    }
+    return list;
+}
+
+/* The check's status as the exception the command line's exit status stands for. */
+static int check_failed(int rc, const tl_error *err)
+{
+    if (rc == 0)
+        return 0;
+    raise_status(rc, err->msg, 0);
+    return -1;
 }
 
 /* ---- report() ------------------------------------------------------------------------ */
 
 typedef struct report_job {
-    tl_run_report_opts o;
+    tl_report_args a; /* run.output / run.csv_dir stay NULL: written after the sheets are kept */
     tl_run_report r;
-    const char *xlsx, *csv_dir; /* written after the sheets are kept */
-    const char **only, **drop;  /* the sheets kept (NULL: all), and those left out */
-    size_t nonly, ndrop;
     tl_error werr;
     int wrc;
 } report_job;
@@ -507,15 +639,16 @@ static int listed(const char *const *v, size_t n, const char *name)
 static int select_sheets(report_job *rj)
 {
     tl_results *res = &rj->r.results;
-    for (size_t k = 0; rj->only && k < rj->nonly; k++) {
+    const tl_strlist *only = &rj->a.only, *drop = &rj->a.drop;
+    for (size_t k = 0; only->given && k < only->n; k++) {
         int found = 0;
         for (size_t i = 0; i < res->n && !found; i++)
-            found = !strcmp(res->items[i].name, rj->only[k]);
+            found = !strcmp(res->items[i].name, only->v[k]);
         if (!found) {
             tl_buf have = {0};
             for (size_t i = 0; i < res->n; i++)
                 tl_buf_printf(&have, "%s%s", i ? ", " : "", res->items[i].name);
-            tl_error_set(&rj->r.err, "%s: no sheet '%s' in its report (it has %s)", rj->o.trace, rj->only[k],
+            tl_error_set(&rj->r.err, "%s: no sheet '%s' in its report (it has %s)", rj->a.run.trace, only->v[k],
                          tl_buf_cstr(&have));
             tl_buf_free(&have);
             return -1;
@@ -524,7 +657,7 @@ static int select_sheets(report_job *rj)
     size_t w = 0;
     for (size_t i = 0; i < res->n; i++) {
         tl_result *r = &res->items[i];
-        if ((rj->only && !listed(rj->only, rj->nonly, r->name)) || listed(rj->drop, rj->ndrop, r->name))
+        if ((only->given && !listed(only->v, only->n, r->name)) || listed(drop->v, drop->n, r->name))
             tl_table_free(r->table);
         else
             res->items[w++] = *r;
@@ -536,62 +669,42 @@ static int select_sheets(report_job *rj)
 static void report_work(job *j)
 {
     report_job *rj = j->arg;
-    rj->o.cancel = &j->cancel;
-    tl_run_report_build(&rj->o, &rj->r);
+    rj->a.run.cancel = &j->cancel;
+    tl_run_report_build(&rj->a.run, &rj->r);
     if (rj->r.status == TL_RUN_OK && select_sheets(rj) != 0)
         rj->r.status = TL_RUN_FAILED;
-    if (rj->r.status == TL_RUN_OK && (rj->xlsx || rj->csv_dir))
-        rj->wrc = tl_run_report_write(&rj->r, rj->xlsx, rj->csv_dir, &j->cancel, &rj->werr);
+    if (rj->r.status == TL_RUN_OK && (rj->a.output || rj->a.csv_dir))
+        rj->wrc = tl_run_report_write(&rj->r, rj->a.output, rj->a.csv_dir, &j->cancel, &rj->werr);
     if (rj->r.status == TL_RUN_OK && j->cancel)
         rj->r.status = TL_RUN_CANCELLED; /* and nothing was written */
 }
 
-/* report(trace, capture=None, gpu_arch=None, unlinked=False, topk_ops=-1, inference=False,
- *        parent_module=False, num_kernels=False, call_stack=False, pseudo_ops=False,
- *        output=None, csv_dir=None, quiet=False) -> list of (sheet, names, columns) */
-static PyObject *py_report(PyObject *self, PyObject *args, PyObject *kw)
+/* report(trace, {keyword: value}) -> ([(sheet, names, columns)], inference line): the
+ * keywords are tlreport's table's (run/report_args.c). */
+static PyObject *py_report(PyObject *self, PyObject *args)
 {
-    static char *kwlist[] = {"trace", "capture", "gpu_arch", "unlinked", "topk_ops", "inference", "parent_module",
-                             "num_kernels", "call_stack", "pseudo_ops", "output", "csv_dir", "quiet", "only", "drop",
-                             NULL};
-    PyObject *trace = NULL, *capture = Py_None, *gpu = Py_None, *out = Py_None, *csv = Py_None, *only = Py_None,
-             *drop = Py_None;
-    int unlinked = 0, inference = 0, parent = 0, numk = 0, stack = 0, pseudo = 0, quiet = 0;
-    long topk = -1;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|OOplpppppOOpOO", kwlist, &trace, &capture, &gpu, &unlinked, &topk,
-                                     &inference, &parent, &numk, &stack, &pseudo, &out, &csv, &quiet, &only, &drop))
+    PyObject *trace = NULL, *kw = NULL;
+    if (!PyArg_ParseTuple(args, "O|O:report", &trace, &kw))
         return NULL;
-    const char **onlyv = NULL, **dropv = NULL;
-    size_t nonly = 0, ndrop = 0;
-    char *p_trace = NULL, *p_cap = NULL, *p_gpu = NULL, *p_out = NULL, *p_csv = NULL;
+    report_job rj;
+    memset(&rj, 0, sizeof rj);
+    tl_report_args_init(&rj.a);
+    strings keepv = {0};
     PyObject *ret = NULL;
-    if (path_arg(trace, "trace", &p_trace) || !p_trace || path_arg(capture, "capture", &p_cap) ||
-        path_arg(gpu, "gpu_arch", &p_gpu) || path_arg(out, "output", &p_out) || path_arg(csv, "csv_dir", &p_csv) ||
-        str_list(only, "sheets", &onlyv, &nonly, 0) || str_list(drop, "drop", &dropv, &ndrop, 0)) {
+    char *p_trace = NULL;
+    tl_error err = {0};
+    if (path_arg(trace, "trace", &p_trace) || !p_trace) {
         if (!PyErr_Occurred())
             PyErr_SetString(PyExc_TypeError, "report(): a trace path is needed");
         goto done;
     }
-    report_job rj;
-    memset(&rj, 0, sizeof rj);
-    tl_run_report_opts_init(&rj.o);
-    rj.o.trace = p_trace;
-    rj.o.capture_dir = p_cap;
-    rj.o.gpu_arch = p_gpu;
-    rj.o.unlinked = unlinked;
-    rj.o.topk_ops = topk;
-    rj.o.inference = inference;
-    rj.o.parent_module = parent;
-    rj.o.num_kernels = numk;
-    rj.o.call_stack = stack;
-    rj.o.pseudo_ops = pseudo;
-    rj.xlsx = p_out;
-    rj.csv_dir = p_csv;
-    rj.only = onlyv;
-    rj.nonly = nonly;
-    rj.drop = dropv;
-    rj.ndrop = ndrop;
-    job j = {.work = report_work, .arg = &rj, .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER, .quiet = quiet};
+    tl_strlist_push(&rj.a.traces, keep(&keepv, p_trace));
+    if (apply_kwargs(&tl_report_tool, "report", kw, &rj.a, &keepv) != 0)
+        goto done;
+    if (check_failed(tl_report_args_check(&rj.a, &err), &err))
+        goto done;
+    job j = {.work = report_work, .arg = &rj, .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER,
+             .quiet = rj.a.quiet};
     int sig = run_job(&j);
     if (j.oom) {
         if (!PyErr_Occurred())
@@ -611,13 +724,8 @@ static PyObject *py_report(PyObject *self, PyObject *args, PyObject *kw)
     }
     tl_run_report_free(&rj.r);
 done:
-    free_strs(onlyv, nonly);
-    free_strs(dropv, ndrop);
-    free(p_trace);
-    free(p_cap);
-    free(p_gpu);
-    free(p_out);
-    free(p_csv);
+    tl_report_args_free(&rj.a);
+    strings_free(&keepv);
     return ret;
 }
 
@@ -632,15 +740,15 @@ typedef struct comparison_object {
 static PyTypeObject *ComparisonType;
 
 typedef struct compare_job {
-    tl_compare_opts o;
+    tl_compare_args a;
     tl_comparison *c;
 } compare_job;
 
 static void compare_work(job *j)
 {
     compare_job *cj = j->arg;
-    cj->o.cancel = &j->cancel;
-    tl_compare_run(&cj->o, cj->c);
+    cj->a.run.cancel = &j->cancel;
+    tl_compare_run(&cj->a.run, cj->c);
 }
 
 /* A str argument, kept by the caller's object list. */
@@ -773,122 +881,53 @@ static int memory_report(PyObject *spec, tl_report *rep)
     return rc == 0 && PyErr_Occurred() ? -1 : rc;
 }
 
-/* compare(inputs, names=None, sheets=None, captures=None, ...) -> Comparison.  An input is
- * a path, or (name, sheets) for a report in memory (see memory_report). */
-static PyObject *py_compare(PyObject *self, PyObject *args, PyObject *kw)
+/* compare(inputs, {keyword: value}) -> Comparison: the keywords are tlcompare's table's
+ * (run/compare_args.c).  An input is a path, or (name, sheets) for a report in memory (see
+ * memory_report). */
+static PyObject *py_compare(PyObject *self, PyObject *args)
 {
-    static char *kwlist[] = {"inputs", "names", "sheets", "captures", "gpu_arch", "tracelens_keys", "min_delta_ms",
-                             "min_delta_pct", "top", "confidence", "fdr", "fail_pct", "min_time_ms",
-                             "inference", "parent_module", "num_kernels", "pseudo_ops", "tracediff_dir",
-                             "summary_md", "summary_json", "no_summary", "quiet", NULL};
-    PyObject *inputs = NULL, *names = Py_None, *sheets = Py_None, *captures = Py_None, *gpu = Py_None,
-             *tddir = Py_None, *smd = Py_None, *sjson = Py_None;
-    int tlkeys = 0, fdr = 0, inference = 0, parent = 0, numk = 0, pseudo = 0, nosum = 0, quiet = 0;
-    double min_delta_ms = 0, min_delta_pct = 0, confidence = 0, fail_pct = -1, min_ms = 1;
-    Py_ssize_t top = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|OOOOpddndpddppppOOOpp", kwlist, &inputs, &names, &sheets, &captures,
-                                     &gpu, &tlkeys, &min_delta_ms, &min_delta_pct, &top, &confidence, &fdr, &fail_pct,
-                                     &min_ms, &inference, &parent, &numk, &pseudo, &tddir, &smd, &sjson, &nosum,
-                                     &quiet))
+    PyObject *inputs = NULL, *kw = NULL;
+    if (!PyArg_ParseTuple(args, "O|O:compare", &inputs, &kw))
         return NULL;
     PyObject *list = PySequence_List(inputs);
     if (!list)
         return NULL;
     size_t n = (size_t)PyList_Size(list);
-    const char **paths = tl_xcalloc(n ? n : 1, sizeof *paths);
+    compare_job cj;
+    tl_compare_args_init(&cj.a);
+    cj.a.run.output = NULL; /* kept: Comparison.to_excel writes later */
     tl_report *given = tl_xcalloc(n ? n : 1, sizeof *given);
-    const char **namev = NULL, **capv = NULL, **sheetv = NULL;
-    size_t nnames = 0, ncap = 0, nsheets = 0;
-    char *p_gpu = NULL, *p_td = NULL, *p_md = NULL, *p_json = NULL;
+    strings keepv = {0};
     comparison_object *obj = NULL;
+    tl_error err = {0};
     int ok = 0;
     for (size_t i = 0; i < n; i++) {
         PyObject *x = PyList_GetItem(list, (Py_ssize_t)i);
+        char *p = NULL;
         if (PyTuple_Check(x)) {
             if (memory_report(x, &given[i]) != 0)
                 goto done;
-            paths[i] = tl_xstrdup(given[i].path);
-        } else {
-            char *p = NULL;
-            if (path_arg(x, "input", &p) != 0 || !p) {
-                if (!PyErr_Occurred())
-                    PyErr_SetString(PyExc_TypeError, "an input is a path or a dict of DataFrames");
-                goto done;
-            }
-            paths[i] = p;
-        }
-    }
-    if (str_list(names, "names", &namev, &nnames, 0) || str_list(captures, "captures", &capv, &ncap, 1) ||
-        str_list(sheets, "sheets", &sheetv, &nsheets, 0) || path_arg(gpu, "gpu_arch", &p_gpu) ||
-        path_arg(tddir, "tracediff_dir", &p_td) || path_arg(smd, "summary_md", &p_md) ||
-        path_arg(sjson, "summary_json", &p_json))
-        goto done;
-    if (capv && ncap != n) {
-        PyErr_Format(UsageError, "captures: %zu given for %zu inputs; give one (or None) per input", ncap, n);
-        goto done;
-    }
-    static const char *const arg_names[6] = {"fail_on_regression", "min_time_ms", "min_delta_ms", "min_delta_pct",
-                                             "top", "confidence"};
-    tl_gate_args ga = {fail_pct, fail_pct != -1, min_ms, min_delta_ms, min_delta_pct, top, confidence};
-    tl_error gerr = {0};
-    if (tl_gate_args_check(&ga, arg_names, &gerr) != 0) {
-        PyErr_SetString(UsageError, gerr.msg);
-        goto done;
-    }
-    confidence = ga.confidence;
-    compare_job cj;
-    tl_compare_opts_init(&cj.o);
-    unsigned named = 0;
-    int all = !sheetv;
-    for (size_t i = 0; i < nsheets; i++) {
-        unsigned bit = tl_group_from_name(sheetv[i]);
-        if (!bit) {
-            PyErr_Format(UsageError, "sheets: unknown group '%s' (choose from gpu_timeline, ops_summary, "
-                         "kernel_summary, ops_all, roofline, perf, all)", sheetv[i]);
+            p = tl_xstrdup(given[i].path);
+        } else if (path_arg(x, "input", &p) != 0 || !p) {
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_TypeError, "an input is a path or a dict of DataFrames");
             goto done;
         }
-        if (bit == TL_GROUP_ALL)
-            all = 1;
-        else
-            named |= bit;
+        tl_strlist_push(&cj.a.inputs, keep(&keepv, p));
     }
-    if (sheetv && nsheets == 0) {
-        PyErr_SetString(UsageError, "sheets: at least one group is needed");
+    cj.a.run.given = given;
+    if (apply_kwargs(&tl_compare_tool, "compare", kw, &cj.a, &keepv) != 0)
         goto done;
-    }
-    cj.o.inputs = paths;
-    cj.o.ninputs = n;
-    cj.o.captures = capv;
-    cj.o.given = given;
-    cj.o.names = namev;
-    cj.o.nnames = nnames;
-    cj.o.names_given = namev != NULL;
-    cj.o.gpu_arch = p_gpu;
-    cj.o.tracediff_dir = p_td;
-    cj.o.summary_md = p_md;
-    cj.o.summary_json = p_json;
-    cj.o.run = (all ? TL_GROUP_ALL : 0) | named;
-    cj.o.named = named;
-    cj.o.no_summary = nosum;
-    cj.o.tracelens_keys = tlkeys;
-    cj.o.fail_pct = fail_pct;
-    cj.o.min_ms = min_ms;
-    cj.o.min_delta_ms = min_delta_ms;
-    cj.o.min_delta_pct = min_delta_pct;
-    cj.o.top = (size_t)top;
-    cj.o.confidence = confidence;
-    cj.o.fdr = fdr;
-    cj.o.inference = inference;
-    cj.o.parent_module = parent;
-    cj.o.num_kernels = numk;
-    cj.o.pseudo_ops = pseudo;
+    if (check_failed(tl_compare_args_check(&cj.a, &err), &err))
+        goto done;
     obj = PyObject_New(comparison_object, ComparisonType);
     if (!obj)
         goto done;
     memset(&obj->c, 0, sizeof obj->c);
     obj->have = 0;
     cj.c = &obj->c;
-    job j = {.work = compare_work, .arg = &cj, .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER, .quiet = quiet};
+    job j = {.work = compare_work, .arg = &cj, .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER,
+             .quiet = cj.a.quiet};
     int sig = run_job(&j); /* the run owns the given reports from here */
     memset(given, 0, n * sizeof *given);
     obj->have = !j.oom; /* out of memory: the run's state is half made, abandoned */
@@ -904,20 +943,12 @@ static PyObject *py_compare(PyObject *self, PyObject *args, PyObject *kw)
         ok = 1;
     }
 done:
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n; i++)
         if (given[i].ops)
             tl_report_close(&given[i]);
-        free((char *)paths[i]);
-    }
-    free(paths);
     free(given);
-    free_strs(namev, nnames);
-    free_strs(capv, ncap);
-    free_strs(sheetv, nsheets);
-    free(p_gpu);
-    free(p_td);
-    free(p_md);
-    free(p_json);
+    tl_compare_args_free(&cj.a);
+    strings_free(&keepv);
     Py_DECREF(list);
     if (!ok) {
         Py_XDECREF((PyObject *)obj);
@@ -1012,7 +1043,7 @@ static PyObject *cmp_write(PyObject *self, PyObject *args)
         return NULL;
     }
     write_job w = {&((comparison_object *)self)->c, px, pd, {0}, 0};
-    job j = {.work = write_work, .arg = &w, .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER, .quiet = 0};
+    job j = {.work = write_work, .arg = &w, .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
     int sig = run_job(&j); /* Ctrl-C: nothing written */
     free(px);
     free(pd);
@@ -1033,8 +1064,8 @@ static PyObject *cmp_gate(PyObject *self, PyObject *args, PyObject *kw)
     int fdr = 0;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "d|dddndp", kwlist, &pct, &min_ms, &dms, &dpct, &top, &conf, &fdr))
         return NULL;
-    static const char *const arg_names[6] = {"pct", "min_time_ms", "min_delta_ms", "min_delta_pct", "top",
-                                             "confidence"};
+    static const char *const arg_names[6] = {"--fail-on-regression", "--min-time-ms", "--min-delta-ms",
+                                             "--min-delta-pct", "--top", "--confidence"};
     tl_gate_args ga = {pct, 1, min_ms, dms, dpct, top, conf};
     tl_error gerr = {0};
     if (tl_gate_args_check(&ga, arg_names, &gerr) != 0) {
@@ -1102,9 +1133,9 @@ static PyObject *py_after_fork(PyObject *self, PyObject *unused)
 static PyMethodDef methods[] = {
     {"_after_fork", py_after_fork, METH_NOARGS, "reset the run lock in a forked child"},
     {"set_none_is_missing", py_none_is_missing, METH_O, "whether the text None reads as NaN (pandas >= 2)"},
-    {"report", (PyCFunction)(void (*)(void))py_report, METH_VARARGS | METH_KEYWORDS,
-     "report(trace, ...) -> ([(sheet, names, columns)], inference line)"},
-    {"compare", (PyCFunction)(void (*)(void))py_compare, METH_VARARGS | METH_KEYWORDS, "compare(inputs, ...) -> Comparison"},
+    {"report", py_report, METH_VARARGS, "report(trace, {option: value}) -> ([(sheet, names, columns)], inference line)"},
+    {"compare", py_compare, METH_VARARGS, "compare(inputs, {option: value}) -> Comparison"},
+    {"options", py_options, METH_O, "options(tool) -> [(keyword, kind, spellings, where)]: the option table"},
     {"version", py_version, METH_NOARGS, "the library's version"},
     {NULL, NULL, 0, NULL},
 };

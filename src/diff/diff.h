@@ -110,6 +110,21 @@ const tl_diff_stats *tl_diff_stats_of(const tl_diff *d);
  * or UINT32_MAX - 1 when it is not in the merged tree. */
 uint32_t tl_diff_partner(const tl_diff *d, int side, uint32_t ev);
 
+/* One call of an op that launched GPU work itself (ops_summary's unit), on one side or
+ * paired through the alignment with the same op at the same place of the other call tree. */
+typedef struct tl_diff_call {
+    const char *name; /* the op's name (interned in its trace) */
+    uint64_t shape;   /* its argument set (Input Dims, type, strides, concrete inputs) as one number */
+    double us1, us2;  /* the direct GPU time (µs: the durations of the GPU events it launched,
+                       * added) on trace 1 / trace 2; NaN on the side that has no such call */
+    double ts1, ts2;  /* the call's trace time (µs) on each side, NaN where it has none */
+} tl_diff_call;
+
+/* Every such call of trace 1, each with its partner of trace 2 when the alignment paired
+ * it with an op of the same name that launched GPU work too, then trace 2's unpaired calls.
+ * *out is malloc'd (free it); returns how many. */
+size_t tl_diff_calls(const tl_diff *d, tl_diff_call **out);
+
 /* diff_stats rows in order (both sides, before the identical-traces reduction). */
 const tl_diff_row *tl_diff_rows(const tl_diff *d, size_t *n);
 /* 1 when trace2's rows equal trace1's (the identical-traces form, TRACES.md §5.2). */

@@ -621,6 +621,7 @@ int tl_compare_run(const tl_compare_opts *opts, tl_comparison *c)
     double t_summary = tl_now();
     tl_summary *summary = &s->summary;
     tl_noise_read_runs(s->noise, results);
+    tl_noise_pair_calls(s->noise, tl_run_diff_result(&s->cdiff));
     tl_gate gate = {o->fail_pct, o->min_ms, o->min_delta_ms, o->min_delta_pct, o->top, s->noise, o->confidence, o->fdr};
     tl_summary_build(summary, results, s->tagv, s->nsides, &gate, &s->arena);
     s->summarised = 1;
@@ -791,22 +792,24 @@ void tl_run_after_fork(void)
 
 int tl_gate_args_check(tl_gate_args *a, const char *const names[6], tl_error *err)
 {
+    /* the words of the option table's checks (run/compare_args.c), so that a gate run
+     * again refuses what the comparison refused, and says it the same way */
     const double *nums[4] = {&a->pct, &a->min_ms, &a->min_delta_ms, &a->min_delta_pct};
     for (int i = a->has_pct ? 0 : 1; i < 4; i++) {
         if (!(isfinite(*nums[i]) && *nums[i] >= 0)) {
-            tl_error_set(err, "%s: a number of at least 0 is needed, got %g", names[i], *nums[i]);
+            tl_error_set(err, "%s needs a number of at least 0", names[i]);
             return -1;
         }
     }
     if (a->top < 0 || a->top > 100000) {
-        tl_error_set(err, "%s: a whole number from 1 to 100000 is needed, got %lld", names[4], a->top);
+        tl_error_set(err, "%s needs a whole number from 1 to 100000", names[4]);
         return -1;
     }
     double c = a->confidence;
     if (c >= 1)
         c /= 100; /* 95 is 95 %, as on the command line */
     if (c != 0 && !(c >= 0.5 && c < 1)) {
-        tl_error_set(err, "%s: a level from 50 to below 100 (percent) is needed, got %g", names[5], a->confidence);
+        tl_error_set(err, "%s needs a level from 50 to below 100 (percent)", names[5]);
         return -1;
     }
     a->confidence = c;

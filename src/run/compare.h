@@ -102,8 +102,9 @@ void tl_comparison_summary_text(const tl_comparison *c, int color, tl_buf *out);
  * a comparison and for its gate again: pct (when has_pct), min_ms, min_delta_ms and
  * min_delta_pct finite and at least 0, top from 0 (the default) to 100000, confidence 0
  * (the run's) or a level from 50 % to below 100 %, as a percentage (95) or a fraction
- * (0.95), made a fraction.  `names` are the front end's words for the six, in that
- * order.  Returns 0, or -1 with *err naming the first one out of range. */
+ * (0.95), made a fraction; the same words as the option table's checks.  `names` are
+ * the front end's words for the six, in that order.  Returns 0, or -1 with *err naming
+ * the first one out of range. */
 typedef struct tl_gate_args {
     double pct;
     int has_pct;

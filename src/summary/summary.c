@@ -531,7 +531,7 @@ void tl_summary_build(tl_summary *s, const tl_results *results, const char *cons
         int per_call = !isnan(v->call_ratio);
         v->tested = tl_verdicts_judge(noise, vi + 1, items, g.nitems, per_call, s->confidence, s->fdr);
         if (v->tested)
-            tl_verdict_basis(noise, vi + 1, v->basis, sizeof v->basis);
+            tl_verdict_basis(noise, vi + 1, items, g.nitems, v->basis, sizeof v->basis);
         judge_busy(s, v, noise, vi + 1, items, g.nitems);
         check_busy(s, v);
         for (size_t i = 0; i < g.nitems; i++) {

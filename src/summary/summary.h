@@ -63,6 +63,9 @@ typedef struct tl_summary_item {
     /* the variance (ms^2) of the judged time on each side and its degrees of freedom (NaN
      * untested): what the busy time's verdict adds up */
     double var_base, var_var, df_base, df_var;
+    /* 1 when judged from its calls paired through the two traces' alignment (the change's
+     * variance is then all on the variant's side: var_base 0) */
+    int paired;
 } tl_summary_item;
 
 /* The gpu_timeline rows the summary reports, in this order. */
@@ -102,7 +105,7 @@ typedef struct tl_variant_summary {
     size_t noise_skipped; /* changes within floating-point noise, not listed */
     size_t tested;        /* items given a verdict */
     size_t within_noise;  /* changes whose verdict is "within noise" (or under a floor): not listed */
-    char basis[96];       /* what the verdicts rest on ("per-call spread, 1 run per side") */
+    char basis[192];      /* what the verdicts rest on ("per-call spread, 1 run per side") */
 } tl_variant_summary;
 
 typedef struct tl_summary {

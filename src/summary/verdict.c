@@ -6,7 +6,9 @@
 #include "base/arena.h"
 #include "base/hash.h"
 #include "base/jsonw.h"
+#include "base/sort.h"
 #include "compare/groups.h"
+#include "diff/diff.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -44,10 +46,23 @@ typedef struct op_calls {
     const char *sheet; /* SRC_FAMILY: the sheet they came from (the first that had the op) */
 } op_calls;
 
+/* Two traces: an op's calls paired through the alignment (tl_noise_pair_calls), in ms. */
+typedef struct op_pairs {
+    double n;        /* paired calls */
+    /* the spread of the pairs' differences within argument sets, each difference relative
+     * to its set's mean baseline call: sum of squared deviations on rdf degrees of freedom */
+    double rss, rdf;
+    double w;        /* sum over argument sets of n_s m_s^2 (m_s: the set's mean baseline call) */
+    double base, var; /* the paired calls' times added up, each side */
+    double u1, u2;   /* calls on one side only, each side */
+    double u1_ms, u2_ms;
+} op_pairs;
+
 /* One op on every side. */
 typedef struct op_noise {
     op_calls *src;     /* per side and source: [side * SRC_N + source] */
     double *run_var;   /* per side: the variance of the op's time between runs (ms^2), NaN unknown */
+    op_pairs *pairs;   /* side 1 against side 0 (two traces), or NULL */
 } op_noise;
 
 /* gpu_timeline's busy_time row, whose run-to-run spread a repeated tag gives */
@@ -64,6 +79,7 @@ struct tl_noise {
     size_t nops, cap;
     tl_arena arena; /* the names: the results' strings live in arenas that are reused */
     tl_sink next;
+    size_t paired_ops; /* ops with paired calls (tl_noise_pair_calls) */
 };
 
 tl_noise *tl_noise_new(const char *const *tags, size_t n)
@@ -91,6 +107,7 @@ void tl_noise_free(tl_noise *nz)
     for (size_t i = 0; i < nz->nops; i++) {
         free(nz->ops[i].src);
         free(nz->ops[i].run_var);
+        free(nz->ops[i].pairs);
     }
     free(nz->ops);
     free(nz->tags);
@@ -110,6 +127,7 @@ static op_noise *op_of(tl_noise *nz, const char *name)
     op_noise *op = &nz->ops[nz->nops++];
     op->src = tl_xcalloc(nz->nsides * SRC_N, sizeof *op->src);
     op->run_var = tl_xmalloc(nz->nsides * sizeof *op->run_var);
+    op->pairs = NULL;
     for (size_t i = 0; i < nz->nsides; i++)
         op->run_var[i] = NAN;
     tl_strmap_get(&nz->names, tl_arena_strdup(&nz->arena, name))->value = nz->nops;
@@ -304,6 +322,84 @@ void tl_noise_read_runs(tl_noise *nz, const tl_results *results)
 
 size_t tl_noise_runs(const tl_noise *nz, size_t side) { return nz && side < nz->nsides ? nz->runs[side] : 1; }
 
+/* ---- paired calls ----------------------------------------------------------------------- */
+
+typedef struct calls_ctx {
+    const tl_diff_call *c;
+} calls_ctx;
+
+/* By name, then argument set; the paired calls of one set together. */
+static int by_name_shape(size_t a, size_t b, void *ctx)
+{
+    const tl_diff_call *c = ((const calls_ctx *)ctx)->c;
+    int r = strcmp(c[a].name ? c[a].name : "", c[b].name ? c[b].name : "");
+    if (!r)
+        r = c[a].shape < c[b].shape ? -1 : c[a].shape > c[b].shape;
+    return r;
+}
+
+/* Add the calls c[idx[0..k)] of one op and argument set to `p`. */
+static void pair_shape(op_pairs *p, const tl_diff_call *c, const size_t *idx, size_t k)
+{
+    tl_moments base = {0, 0, 0}, diff = {0, 0, 0};
+    for (size_t i = 0; i < k; i++) {
+        const tl_diff_call *x = &c[idx[i]];
+        if (isnan(x->us2)) {
+            p->u1++, p->u1_ms += x->us1 * 1e-3;
+        } else if (isnan(x->us1)) {
+            p->u2++, p->u2_ms += x->us2 * 1e-3;
+        } else {
+            tl_moments_add(&base, x->us1 * 1e-3);
+            tl_moments_add(&diff, (x->us2 - x->us1) * 1e-3);
+            p->base += x->us1 * 1e-3;
+            p->var += x->us2 * 1e-3;
+        }
+    }
+    if (!(base.n >= 1))
+        return;
+    p->n += base.n;
+    p->w += base.n * base.mean * base.mean;
+    if (base.n >= 2 && base.mean > 0) {
+        p->rss += diff.m2 / (base.mean * base.mean);
+        p->rdf += base.n - 1;
+    }
+}
+
+void tl_noise_pair_calls(tl_noise *nz, const tl_diff *d)
+{
+    if (!nz || !d || nz->nsides != 2)
+        return;
+    tl_diff_call *c = NULL;
+    size_t n = tl_diff_calls(d, &c);
+    tl_noise_add_calls(nz, c, n);
+    free(c);
+}
+
+void tl_noise_add_calls(tl_noise *nz, const tl_diff_call *c, size_t n)
+{
+    if (!nz || nz->nsides != 2)
+        return;
+    size_t *ord = tl_xmalloc((n ? n : 1) * sizeof *ord);
+    for (size_t i = 0; i < n; i++)
+        ord[i] = i;
+    calls_ctx cc = {c};
+    tl_sort_rows(ord, n, by_name_shape, &cc);
+    for (size_t i = 0; i < n;) {
+        op_noise *op = op_of(nz, c[ord[i]].name ? c[ord[i]].name : "");
+        if (!op->pairs)
+            op->pairs = tl_xcalloc(1, sizeof *op->pairs);
+        size_t j = i;
+        for (; j < n && by_name_shape(ord[i], ord[j], &cc) == 0; j++)
+            ;
+        pair_shape(op->pairs, c, ord + i, j - i);
+        i = j;
+    }
+    nz->paired_ops = 0;
+    for (size_t i = 0; i < nz->nops; i++)
+        nz->paired_ops += nz->ops[i].pairs && nz->ops[i].pairs->n > 0;
+    free(ord);
+}
+
 /* ---- the verdicts ------------------------------------------------------------------------ */
 
 /* One side of a test: a sample unit's (a call's, a run's) mean and variance, its df, and
@@ -375,6 +471,58 @@ static void moderate(side_spread *s, double s0, double d0)
 
 static size_t settle(tl_summary_item *items, size_t n, double confidence, int fdr);
 
+/* The op's paired calls against variant `var`, when they are the calls its times add up
+ * (ops_summary attributes the same GPU events to the same ops); else NULL, and the op is
+ * judged by the calls' spread, unpaired. */
+static const op_pairs *pairs_of(const tl_noise *nz, size_t var, const tl_summary_item *it)
+{
+    const op_noise *op = nz && var == 1 ? find_op(nz, it->name) : NULL;
+    const op_pairs *p = op ? op->pairs : NULL;
+    if (!p || !(p->n >= 1) || isnan(it->time_ms.base) || isnan(it->time_ms.var))
+        return NULL;
+    double tb = p->base + p->u1_ms, tv = p->var + p->u2_ms;
+    if (fabs(tb - it->time_ms.base) > 5e-3 * fabs(it->time_ms.base) + 1e-6 ||
+        fabs(tv - it->time_ms.var) > 5e-3 * fabs(it->time_ms.var) + 1e-6)
+        return NULL;
+    return p;
+}
+
+/*
+ * Judge an op from its paired calls: the change is the sum of the pairs' differences (and
+ * of the calls on one side only), whose variance is each argument set's n_s m_s^2 times the
+ * differences' relative variance within sets (moderated toward the prior of all the paired
+ * ops', s0 on d0 degrees of freedom); a call on one side only adds half a difference's
+ * variance (a difference is two calls' noise).  0 when no spread is known.
+ */
+static int judge_pairs(const op_pairs *p, double s0, double d0, double confidence, tl_summary_item *it)
+{
+    double own = p->rdf > 0 ? p->rss / p->rdf : NAN, df = p->rdf > 0 ? p->rdf : 0;
+    double rel = own;
+    if (isinf(d0)) {
+        rel = s0, df = INFINITY;
+    } else if (d0 > 0 && !isnan(s0)) {
+        rel = (d0 * s0 + (df > 0 ? df * own : 0)) / (d0 + df);
+        df += d0;
+    }
+    if (!(df > 0) || isnan(rel))
+        return 0;
+    double var = rel * (p->w + (p->u1 + p->u2) * (p->w / p->n) / 2);
+    tl_interval r = tl_welch((tl_estimate){it->time_ms.base, 0, INFINITY}, (tl_estimate){it->time_ms.var, var, df},
+                             confidence);
+    if (isnan(r.p))
+        return 0;
+    it->ci_lo = r.lo;
+    it->ci_hi = r.hi;
+    it->p = r.p;
+    it->n_base = it->n_var = p->n;
+    it->var_base = 0;
+    it->var_var = var;
+    it->df_base = INFINITY;
+    it->df_var = df;
+    it->paired = 1;
+    return 1;
+}
+
 size_t tl_verdicts_judge(const tl_noise *nz, size_t var, tl_summary_item *items, size_t n, int per_call,
                          double confidence, int fdr)
 {
@@ -391,8 +539,18 @@ size_t tl_verdicts_judge(const tl_noise *nz, size_t var, tl_summary_item *items,
         it->n_base = it->n_var = NAN;
         it->var_base = it->var_var = it->df_base = it->df_var = NAN;
         it->verdict = TL_VERDICT_NONE;
+        it->paired = 0;
         ok[i] = (unsigned char)sides_of(nz, var, runs, it, &sa[i], &sb[i]);
     }
+    /* paired calls (two traces, judged on their totals): their own prior */
+    const op_pairs **pp = tl_xcalloc(n ? n : 1, sizeof *pp);
+    double ps0 = NAN, pd0 = 0;
+    for (size_t i = 0; i < n; i++) {
+        pp[i] = runs || per_call ? NULL : pairs_of(nz, var, &items[i]);
+        rel[i] = pp[i] && pp[i]->rdf > 0 ? pp[i]->rss / pp[i]->rdf : NAN;
+        rdf[i] = pp[i] ? pp[i]->rdf : 0;
+    }
+    tl_variance_prior(rel, rdf, n, &ps0, &pd0);
     for (int side = 0; side < 2; side++) {
         for (size_t i = 0; i < n; i++) {
             const side_spread *x = side ? &sb[i] : &sa[i];
@@ -405,6 +563,8 @@ size_t tl_verdicts_judge(const tl_noise *nz, size_t var, tl_summary_item *items,
     for (size_t i = 0; i < n; i++) {
         tl_summary_item *it = &items[i];
         side_spread a = sa[i], b = sb[i];
+        if (pp[i] && judge_pairs(pp[i], ps0, pd0, confidence, it))
+            continue;
         if (!ok[i])
             continue;
         moderate(&a, s0[0], d0[0]);
@@ -442,6 +602,7 @@ size_t tl_verdicts_judge(const tl_noise *nz, size_t var, tl_summary_item *items,
         it->n_var = b.n;
     }
     size_t tested = settle(items, n, confidence, fdr);
+    free(pp);
     free(p);
     free(sa);
     free(sb);
@@ -607,11 +768,21 @@ const char *tl_verdict_name(int verdict)
     }
 }
 
-void tl_verdict_basis(const tl_noise *nz, size_t var, char *buf, size_t n)
+void tl_verdict_basis(const tl_noise *nz, size_t var, const tl_summary_item *items, size_t nitems, char *buf,
+                      size_t n)
 {
-    size_t ra = tl_noise_runs(nz, 0), rb = tl_noise_runs(nz, var);
+    size_t ra = tl_noise_runs(nz, 0), rb = tl_noise_runs(nz, var), paired = 0, tested = 0;
+    for (size_t i = 0; i < nitems; i++) {
+        paired += items[i].paired && items[i].verdict != TL_VERDICT_NONE;
+        tested += items[i].verdict != TL_VERDICT_NONE;
+    }
     if (ra > 1 || rb > 1)
         snprintf(buf, n, "run-to-run spread, %zu vs %zu runs", ra, rb);
+    else if (paired && paired == tested)
+        snprintf(buf, n, "paired calls (the same op at the same place of both call trees), 1 run per side");
+    else if (paired)
+        snprintf(buf, n, "paired calls (the same op at the same place of both call trees) for %zu of %zu ops, "
+                         "the per-call spread for the rest, 1 run per side", paired, tested);
     else
         snprintf(buf, n, "per-call spread, 1 run per side");
 }

@@ -26,6 +26,7 @@
 #define TL_VERDICT_H
 
 #include "base/stats.h"
+#include "diff/diff.h"
 #include "summary/summary.h"
 #include "table/result.h"
 
@@ -104,9 +105,25 @@ void tl_verdict_busy(const tl_noise *nz, size_t var, const tl_summary_item *item
 /* "slower", "faster", "within noise", or NULL for TL_VERDICT_NONE. */
 const char *tl_verdict_name(int verdict);
 
-/* What the verdicts of variant side `var` rest on, e.g. "per-call spread, 1 run per side"
- * or "run-to-run spread, 3 vs 2 runs", into buf. */
-void tl_verdict_basis(const tl_noise *nz, size_t var, char *buf, size_t n);
+/* What the verdicts of variant side `var` on items[0..nitems) (judged) rest on, e.g.
+ * "per-call spread, 1 run per side", "paired calls (...), 1 run per side" or "run-to-run
+ * spread, 3 vs 2 runs", into buf. */
+void tl_verdict_basis(const tl_noise *nz, size_t var, const tl_summary_item *items, size_t nitems, char *buf,
+                      size_t n);
+
+/*
+ * Two traces: pair the calls of every op through the diff's alignment (tl_diff_calls: the
+ * same op at the same place of both call trees), so that tl_verdicts_judge judges an op on
+ * its pairs' differences rather than on two independent samples of calls.  Within an
+ * argument set the differences of a uniform slowdown hardly vary, where the calls
+ * themselves may vary a lot; the spread between argument sets is never counted.  An op
+ * whose paired calls do not add up to its times in the items (within 0.5%) stays unpaired.
+ */
+void tl_noise_pair_calls(tl_noise *nz, const tl_diff *d);
+
+/* The same from calls c[0..n) as tl_diff_calls gives them (names compared by content);
+ * calls of one op add up across several calls of this. */
+void tl_noise_add_calls(tl_noise *nz, const tl_diff_call *c, size_t n);
 
 /* ---- rendering (for render.c: every form says the same) ------------------------------------ */
 

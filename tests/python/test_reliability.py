@@ -145,21 +145,25 @@ def kept():
 
 @pytest.mark.parametrize("confidence", [float("nan"), -3.0, 1e300, 40.0, float("inf")])
 def test_gate_refuses_what_compare_refuses(kept, confidence):
-    with pytest.raises(tlcompare.UsageError, match="^confidence: ") as a:
+    with pytest.raises(tlcompare.UsageError, match="^--confidence needs ") as a:
         tlcompare.compare([H100, MI300], confidence=confidence, quiet=True)
-    with pytest.raises(tlcompare.UsageError, match="^confidence: ") as b:
+    with pytest.raises(tlcompare.UsageError, match="^--confidence needs ") as b:
         kept.gate(5, confidence=confidence)
     assert str(a.value) == str(b.value)
 
 
 def test_gate_arguments_named(kept):
-    with pytest.raises(tlcompare.UsageError, match="^fail_on_regression: "):
+    with pytest.raises(tlcompare.UsageError, match="^--fail-on-regression needs ") as a:
         tlcompare.compare([H100, MI300], fail_on_regression=float("nan"), quiet=True)
-    with pytest.raises(tlcompare.UsageError, match="^pct: "):
+    with pytest.raises(tlcompare.UsageError, match="^--fail-on-regression needs ") as b:
         kept.gate(float("nan"))
-    with pytest.raises(tlcompare.UsageError, match="^min_delta_ms: "):
+    assert str(a.value) == str(b.value)
+    with pytest.raises(tlcompare.UsageError, match="^--min-delta-ms needs ") as a:
+        tlcompare.compare([H100, MI300], min_delta_ms=-1, quiet=True)
+    with pytest.raises(tlcompare.UsageError, match="^--min-delta-ms needs ") as b:
         kept.gate(5, min_delta_ms=-1)
-    with pytest.raises(tlcompare.UsageError, match="^top: "):
+    assert str(a.value) == str(b.value)
+    with pytest.raises(tlcompare.UsageError, match="^--top needs "):
         kept.gate(5, top=-1)
     assert kept.gate(5, confidence=95).failed in (True, False)
     assert kept.gate(5, confidence=0.95) == kept.gate(5, confidence=95)
