@@ -14,14 +14,17 @@ int tl_quiet = 0;
 const char *tl_progname = "tlcompare";
 
 static void (*fatal_cleanup)(void);
-static _Thread_local const char *reading;
+/* Thread-local state, initial-exec: in the Python module (a dlopen'd library) the default
+ * model allocates a thread's block on its first access, and glibc aborts when that fails,
+ * which it does when memory runs out: a few words fit in the space reserved up front. */
+#define TL_TLS _Thread_local __attribute__((tls_model("initial-exec")))
+static TL_TLS const char *reading;
 /* The last input any thread named, copied (the path may be freed before a helper fails):
  * for the helper threads of a run, which name none themselves. */
 static char reading_any[256];
-static _Thread_local jmp_buf *oom_at;
-static _Thread_local char oom_msg[512];
-static _Thread_local int oom_helper; /* this thread runs tl_oom_helper's fn */
-static _Thread_local jmp_buf oom_helper_at;
+static TL_TLS jmp_buf *oom_at;
+static TL_TLS jmp_buf *oom_helper_at; /* this thread runs tl_oom_helper's fn: where it unwinds */
+static char oom_msg[512]; /* the failure told: one run's at a time */
 static atomic_int oom_catchers; /* threads with a catch point */
 static atomic_int oom_pending;  /* a helper failed: the catchers unwind */
 static char pending_msg[512];
@@ -49,24 +52,19 @@ void tl_oom_check(void)
 
 int tl_oom_helper(void (*fn)(void *), void *arg)
 {
-    int was = oom_helper;
     if (!atomic_load(&oom_catchers)) {
         fn(arg);
         return 0;
     }
-    jmp_buf outer;
-    if (was)
-        memcpy(&outer, &oom_helper_at, sizeof outer);
+    jmp_buf at, *outer = oom_helper_at;
     int rc = 0;
-    if (setjmp(oom_helper_at) == 0) {
-        oom_helper = 1;
+    if (setjmp(at) == 0) {
+        oom_helper_at = &at;
         fn(arg);
     } else {
         rc = -1;
     }
-    oom_helper = was;
-    if (was)
-        memcpy(&oom_helper_at, &outer, sizeof outer);
+    oom_helper_at = outer;
     return rc;
 }
 
@@ -103,12 +101,12 @@ static void out_of_memory(size_t n)
     }
     if (oom_at)
         longjmp(*oom_at, 1);
-    if (oom_helper && atomic_load(&oom_catchers)) {
+    if (oom_helper_at && atomic_load(&oom_catchers)) {
         /* the first failure's message is the one told */
         if (!atomic_load(&oom_pending))
             memcpy(pending_msg, oom_msg, sizeof pending_msg);
         atomic_store_explicit(&oom_pending, 1, memory_order_release);
-        longjmp(oom_helper_at, 1);
+        longjmp(*oom_helper_at, 1);
     }
     fprintf(stderr, "%s: %s\n", tl_progname, oom_msg);
     if (fatal_cleanup)
