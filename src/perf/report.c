@@ -320,7 +320,7 @@ static int report_sheets(const tl_trace *t, const tl_sheet_opts *so, const tl_pe
     int threaded = with_perf && t->nev >= PERF_THREAD_MIN_EVENTS && tl_thread_create(&th, perf_job_run, &pj) == 0;
     int rc = tl_trace_sheets_opts(t, so, arena, &basic, err);
     if (threaded)
-        pthread_join(th, NULL);
+        tl_thread_join(th, NULL);
     else if (with_perf && rc == 0)
         perf_job_run(&pj);
     tl_arena_adopt(arena, &pj.arena);

@@ -328,8 +328,8 @@ static void refuse_no_timeline(const tl_trace *t, tl_error *err)
     }
     tl_buf_adds(&b, "; the trace holds ");
     tl_trace_census_text(t, &b, 8);
-    if (t->ninfinite)
-        tl_buf_printf(&b, " (%zu of these left out: a ts or dur too large for a double)", t->ninfinite);
+    if (t->nnonfinite)
+        tl_buf_printf(&b, " (%zu of these left out: a ts or dur of NaN, Infinity or beyond a double)", t->nnonfinite);
     if (ngpu)
         tl_buf_adds(&b, " (--include_unlinked_kernels reports its GPU events without their launches)");
     tl_error_set(err, "%s: %s", t->path, tl_buf_cstr(&b));
