@@ -94,13 +94,7 @@ static void emit(tl_results *out, const char *name, tl_table *t)
         return;
     }
     type_columns(t);
-    TL_GROW(out->items, out->cap, out->n + 1);
-    tl_result *r = &out->items[out->n++];
-    memset(r, 0, sizeof *r);
-    r->name = name;
-    r->table = t;
-    r->nrows = t->nrows;
-    r->ncols = t->ncols;
+    tl_results_add(out, name, t);
 }
 
 static int name_in(const char *n, const char *const *list)

@@ -250,13 +250,7 @@ static void emit(tl_results *out, const char *name, tl_table *t)
         return;
     }
     table_type(t);
-    TL_GROW(out->items, out->cap, out->n + 1);
-    tl_result *r = &out->items[out->n++];
-    memset(r, 0, sizeof *r);
-    r->name = name;
-    r->table = t;
-    r->nrows = t->nrows;
-    r->ncols = t->ncols;
+    tl_results_add(out, name, t);
 }
 
 static const char *buf_dup(tl_arena *a, tl_buf *b) { return tl_arena_strndup(a, b->data ? b->data : "", b->len); }
