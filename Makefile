@@ -61,7 +61,7 @@ endif
 endif
 endif
 
-.PHONY: mpi mpi-test mpi-valgrind python python-test python-sanitize-test python-valgrind check-layers nosimd-test all test unit-test sanitize-test conformance demo deps install uninstall clean \
+.PHONY: mpi mpi-test mpi-valgrind stress python python-test python-sanitize-test python-valgrind check-layers nosimd-test all test unit-test sanitize-test conformance demo deps install uninstall clean \
         valgrind examples bench fuzz
 
 all: $(BUILD)/tlcompare $(BUILD)/tlreport
@@ -203,6 +203,11 @@ unit-test: $(TEST_BINS) $(BUILD)/tlcompare $(BUILD)/tlreport $(BUILD)/tools/genr
 	@set -e; for t in $(TEST_BINS); do \
 	  TLCOMPARE=$(abspath $(BUILD)/tlcompare) TL_TOP=$(CURDIR) $$t; done
 
+# Signals at random points of 200 runs and concurrent runs on one output set (several
+# minutes: not part of `make test`; tests/stress/outputs.py says what is checked).
+stress: $(BUILD)/tlcompare $(BUILD)/tlreport $(BUILD)/tools/gentrace
+	$(PYTHON) tests/stress/outputs.py $(BUILD)
+
 # The same unit tests and conformance cases under AddressSanitizer + UBSan, in its own tree.
 sanitize-test:
 	TL_NUMFMT_QUICK=1 $(MAKE) --no-print-directory BUILD=build/asan \
@@ -218,10 +223,10 @@ sanitize-test:
 	  for k in $(REPORT_KINDS); do \
 	    quiet $(CONFORMANCE)/run build/asan/tlreport $(CONFORMANCE)/$$k-cases --pending tests/pending/$$k.txt; done; fi
 
-# The portable (SWAR) text scanning of the writers, of the xlsx reader and of the trace
+# The portable (SWAR) text scanning of the writers, of the CSV and xlsx readers and of the trace
 # reader's Python reprs, which x86-64 builds otherwise never take (base/textblock.h): their
 # tests again with TL_NO_SIMD, in its own tree.
-NOSIMD_TESTS := test_csv_write test_xlsx_write test_xlsx_stream test_xlsx_read test_trace_load
+NOSIMD_TESTS := test_csv_read test_csv_scan test_csv_write test_xlsx_write test_xlsx_stream test_xlsx_read test_trace_load
 nosimd-test:
 	@$(MAKE) --no-print-directory BUILD=build/nosimd OPT="-O2 -DTL_NO_SIMD" \
 	  $(NOSIMD_TESTS:%=build/nosimd/tests/%) >/dev/null

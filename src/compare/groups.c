@@ -178,7 +178,7 @@ typedef struct run_ctx {
 /* Hand a result to the sink (which owns its table from then on). */
 static int emit(run_ctx *c, const char *name, tl_table *t, const char *const *hidden)
 {
-    tl_result r = {name, t, hidden, t->nrows, t->ncols};
+    tl_result r = {name, t, hidden, t->nrows, t->ncols, NULL};
     c->emitted++;
     return c->sink->put(c->sink->ctx, &r, c->err);
 }
@@ -237,7 +237,7 @@ static int read_all(run_ctx *c, const char *sheet, tl_table **tables)
         }
         for (size_t k = 0; k < TL_READ_THREADS && i + k < c->n; k++)
             if (started[k])
-                pthread_join(th[k], NULL);
+                tl_thread_join(th[k], NULL);
     }
     int rc = 0;
     for (size_t i = 0; i < c->n; i++) {

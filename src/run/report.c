@@ -27,21 +27,11 @@ void tl_run_report_opts_init(tl_run_report_opts *o)
     o->topk_ops = -1;
 }
 
-/* The options that only select what is shown: unlinked kernels in gpu_timeline, the
- * first rows of ops_unique_args. */
+/* The option that only selects what is shown: the first rows of ops_unique_args. */
 static int apply_selections(const tl_run_report_opts *o, const tl_trace *t, tl_results *res, tl_error *err)
 {
     for (size_t i = 0; i < res->n; i++) {
         tl_result *r = &res->items[i];
-        if (o->unlinked && !strcmp(r->name, "gpu_timeline")) {
-            tl_table *tb = tl_trace_gpu_timeline(t, 1, err);
-            if (!tb)
-                return -1;
-            tl_table_free(r->table);
-            r->table = tb;
-            r->nrows = tb->nrows;
-            r->ncols = tb->ncols;
-        }
         if (o->topk_ops >= 0 && !strcmp(r->name, "ops_unique_args") && r->table->nrows > (size_t)o->topk_ops)
             r->table->nrows = r->nrows = (size_t)o->topk_ops;
     }
@@ -127,7 +117,7 @@ int tl_run_report_build(const tl_run_report_opts *o, tl_run_report *r)
     tl_error *err = &r->err;
     const char *xlsx = o->output;
     const char *clash = xlsx && tl_output_same_target(xlsx, o->trace)                    ? xlsx
-                        : o->csv_dir && tl_output_same_target(o->csv_dir, o->trace)       ? o->csv_dir
+                        : tl_output_dir_holds(o->csv_dir, NULL, 0, ".csv", o->trace)      ? o->csv_dir
                         : xlsx && o->csv_dir && tl_output_same_target(xlsx, o->csv_dir) ? o->csv_dir
                         : o->html && tl_output_same_target(o->html, o->trace)             ? o->html
                         : o->html && xlsx && tl_output_same_target(o->html, xlsx)         ? o->html
@@ -150,6 +140,8 @@ int tl_run_report_build(const tl_run_report_opts *o, tl_run_report *r)
     so.inference = o->capture_dir || o->inference || o->parent_module;
     so.parent_module = o->parent_module;
     so.num_kernels = o->num_kernels;
+    so.include_unlinked = o->unlinked;
+    so.no_coll_analysis = o->no_coll;
     tl_infer_opts io = {o->capture_dir, o->parent_module || o->call_stack, o->pseudo_ops, o->call_stack, o->cancel};
     tl_infer_stats st = {0};
     int infer = so.inference || o->call_stack || o->pseudo_ops;
@@ -163,7 +155,7 @@ int tl_run_report_build(const tl_run_report_opts *o, tl_run_report *r)
     if (cancelled(o, err))
         goto cancel;
     if ((infer ? tl_perf_infer_report_sheets(r->trace, &so, &io, &r->arena, &r->results, err)
-               : tl_perf_report_sheets(r->trace, o->gpu_arch ? &arch : NULL, &r->arena, &r->results, err)) != 0 ||
+               : tl_perf_report_sheets_layout(r->trace, &so, o->gpu_arch ? &arch : NULL, &r->arena, &r->results, err)) != 0 ||
         apply_selections(o, r->trace, &r->results, err) != 0)
         goto fail;
     if (cancelled(o, err))

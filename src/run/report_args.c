@@ -61,9 +61,10 @@ static const tl_optdef report_opts[] = {
      "Python functions in the call tree", F(run.call_stack)},
     {{"--enable_pseudo_ops"}, "enable_pseudo_ops", TL_OPT_FLAG, BOTH, NULL, 0, 0, NULL,
      "SGLang's numbered profiler names unnumbered", F(run.pseudo_ops)},
-    {{"--enable_kernel_summary", "--disable_coll_analysis"}, NULL, TL_OPT_FLAG, CLI, NULL, 0, 0, NULL,
-     "accepted (kernel_summary is always on; collective analysis never runs from the reference's CLI)",
-     F(accepted)},
+    {{"--enable_kernel_summary"}, NULL, TL_OPT_FLAG, CLI, NULL, 0, 0, NULL,
+     "accepted (kernel_summary is always on)", F(accepted)},
+    {{"--disable_coll_analysis"}, NULL, TL_OPT_FLAG, CLI, NULL, 0, 0, NULL,
+     "no coll_analysis sheet (made by default for a trace with collective kernels)", F(run.no_coll)},
     {{NULL}, NULL, TL_OPT_HEADING, CLI, NULL, 0, 0, NULL,
      "TraceLens generator options for what tlreport does not make: accepted with a warning, refused with "
      "inference traces:", 0},

@@ -52,7 +52,7 @@ static int diff_join(tl_run_diff *cd, tl_error *err)
 {
     if (cd->running) {
         tl_progress("aligning the call trees");
-        pthread_join(cd->th, NULL);
+        tl_thread_join(cd->th, NULL);
         cd->running = 0;
     }
     if (cd->joined)
@@ -84,7 +84,7 @@ static int diff_join(tl_run_diff *cd, tl_error *err)
 /* A worksheet holds 1,048,575 rows below its header. */
 #define SHEET_MAX_ROWS 1048575u
 
-static int put_table(const tl_sink *sink, const char *name, tl_table *t, tl_error *err)
+static int put_table(const tl_sink *sink, const char *name, tl_table *t, const char *file, tl_error *err)
 {
     if (t->nrows > SHEET_MAX_ROWS) {
         /* the workbook cannot hold it, and the CSV directory mirrors the workbook: the
@@ -94,7 +94,7 @@ static int put_table(const tl_sink *sink, const char *name, tl_table *t, tl_erro
         tl_table_free(t);
         return 0;
     }
-    tl_result r = {name, t, NULL, t->nrows, t->ncols};
+    tl_result r = {name, t, NULL, t->nrows, t->ncols, file};
     return sink->put(sink->ctx, &r, err);
 }
 
@@ -103,8 +103,12 @@ static int put_table(const tl_sink *sink, const char *name, tl_table *t, tl_erro
 static int write_one(const tl_diff *d, const char *path, const char *shown, const tl_table *table,
                      const tl_buf *text, tl_error *err)
 {
-    if (table)
-        return tl_csv_write_file(table, path, err);
+    if (table) {
+        int rc = tl_csv_write_file(table, path, err);
+        if (rc != 0)
+            tl_error_rename_path(err, path, shown); /* the output's name, not its temporary's */
+        return rc;
+    }
     FILE *f = fopen(path, "wb");
     int bad = !f;
     if (f && text)
@@ -124,6 +128,12 @@ static const char *const dir_files[] = {"diff_stats.csv", "diff_stats_unique_arg
                                         "merged_tree_output.txt", "cpu_op_map.json", "cpu_op_map_trace1.json",
                                         "cpu_op_map_trace2.json"};
 #define NFILES (sizeof dir_files / sizeof *dir_files)
+
+const char *const *tl_run_diff_files(size_t *n)
+{
+    *n = NFILES;
+    return dir_files;
+}
 
 /* The tree text and the maps, written by a helper thread while the CSVs are. */
 typedef struct text_job {
@@ -151,8 +161,9 @@ static void *write_texts(void *arg)
 }
 
 /* The TraceDiff files from the tables t[0..3) (diff_stats, the unique-args summary,
- * lca_summary), the tree and the maps. */
-static int write_dir(tl_run_diff *cd, tl_output *dir, tl_table *const *t, tl_error *err)
+ * lca_summary), the tree and the maps.  files[0] and files[2] are given the paths of the
+ * files of t[0] and t[2] (malloc'd), for the CSV directory's copies of them. */
+static int write_dir(tl_run_diff *cd, tl_output *dir, tl_table *const *t, char **files, tl_error *err)
 {
     char *paths[NFILES];
     for (size_t i = 0; i < NFILES; i++) /* the paths are tracked for the clean-up: here, not on a helper */
@@ -167,15 +178,18 @@ static int write_dir(tl_run_diff *cd, tl_output *dir, tl_table *const *t, tl_err
         rc = write_one(cd->d, paths[i], shown, t[i], NULL, err);
     }
     if (threaded)
-        pthread_join(th, NULL);
+        tl_thread_join(th, NULL);
     else
         write_texts(&job);
     if (rc == 0 && job.rc != 0) {
         *err = job.err;
         rc = -1;
     }
+    files[0] = paths[0];
+    files[2] = paths[2];
     for (size_t i = 0; i < NFILES; i++)
-        free(paths[i]);
+        if (i != 0 && i != 2)
+            free(paths[i]);
     return rc;
 }
 
@@ -190,22 +204,31 @@ int tl_run_diff_put(tl_run_diff *cd, const tl_sink *sink, tl_output *dir, tl_err
     double t0 = tl_now();
     tl_table **t = cd->tabs;
     int rc = 0;
-    if (dir)
-        rc = write_dir(cd, dir, t, err);
+    /* diff_stats and lca_summary are the same text in the directory and in the CSV
+     * directory: formatted once (their doubles, too, for the workbook as well), written
+     * once, and copied */
+    char *files[3] = {NULL, NULL, NULL};
+    if (dir) {
+        tl_table_format_floats(t[0]);
+        tl_table_format_floats(t[2]);
+        rc = write_dir(cd, dir, t, files, err);
+    }
     tl_table_free(t[1]);
     t[1] = NULL;
     tl_timing.write_csv += tl_now() - t0;
     /* the sink owns them from here: lca_summary first, as the workbook orders them */
-    if (rc == 0 && put_table(sink, "lca_summary", t[2], err) != 0)
+    if (rc == 0 && put_table(sink, "lca_summary", t[2], files[2], err) != 0)
         rc = -1;
     else if (rc != 0)
         tl_table_free(t[2]);
     t[2] = NULL;
-    if (rc == 0 && put_table(sink, "diff_stats", t[0], err) != 0)
+    if (rc == 0 && put_table(sink, "diff_stats", t[0], files[0], err) != 0)
         rc = -1;
     else if (rc != 0)
         tl_table_free(t[0]);
     t[0] = NULL;
+    free(files[0]);
+    free(files[2]);
     return rc;
 }
 
@@ -220,7 +243,7 @@ const tl_diff *tl_run_diff_result(tl_run_diff *cd)
 void tl_run_diff_free(tl_run_diff *cd)
 {
     if (cd->running) /* a run that failed before it needed the diff */
-        pthread_join(cd->th, NULL);
+        tl_thread_join(cd->th, NULL);
     for (int i = 0; i < 3; i++)
         tl_table_free(cd->tabs[i]);
     tl_diff_free(cd->d);

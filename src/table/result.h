@@ -13,6 +13,9 @@ typedef struct tl_result {
     tl_table *table;
     const char *const *hidden_suffixes; /* columns hidden in the workbook: NULL-terminated */
     size_t nrows, ncols;               /* its size (the table may be freed once written) */
+    const char *csv_file;              /* NULL, or a file that holds this result's CSV text
+                                          already, byte for byte: a CSV directory gets a
+                                          copy of it instead of the table written again */
 } tl_result;
 
 typedef struct tl_results {
@@ -21,6 +24,10 @@ typedef struct tl_results {
 } tl_results;
 
 void tl_results_free(tl_results *r);
+
+/* Append table t as result `name` (both now the results'; nothing hidden), its size
+ * taken from the table. */
+void tl_results_add(tl_results *out, const char *name, tl_table *t);
 
 /* 1 when the workbook hides column `name` of result `r`. */
 int tl_result_hides(const tl_result *r, const char *name);

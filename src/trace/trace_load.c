@@ -129,6 +129,7 @@ enum {
     CAT_MEMCPY,
     CAT_MEMSET,
     CAT_AC2G,
+    CAT_OLD_FLOW, /* "async_cpu_to_gpu": older Kineto's ac2g (TRACES.md §8) */
     CAT_PYTHON,
     CAT_ANNOT,
     CAT_OTHER,
@@ -151,10 +152,43 @@ static int classify_cat(const char *s, size_t n)
         return CAT_MEMSET;
     if (IS("ac2g"))
         return CAT_AC2G;
+    if (IS("async_cpu_to_gpu"))
+        return CAT_OLD_FLOW;
     if (IS("user_annotation"))
         return CAT_ANNOT;
     return CAT_OTHER;
 #undef IS
+}
+
+const char *const tl_trace_cat_names[TL_CAT_N] = {
+    [TL_CAT_CPU_OP] = "cpu_op",         [TL_CAT_CUDA_RUNTIME] = "cuda_runtime", [TL_CAT_CUDA_DRIVER] = "cuda_driver",
+    [TL_CAT_KERNEL] = "kernel",         [TL_CAT_GPU_MEMCPY] = "gpu_memcpy",     [TL_CAT_GPU_MEMSET] = "gpu_memset",
+    [TL_CAT_AC2G] = "ac2g",             [TL_CAT_OLD_FLOW] = "async_cpu_to_gpu", [TL_CAT_PYTHON] = "python_function",
+    [TL_CAT_ANNOT] = "user_annotation", [TL_CAT_OTHER] = "other",
+};
+
+/* The census category of a classified cat (CAT_*). */
+static const uint8_t census_cat[] = {
+    [CAT_NONE] = TL_CAT_OTHER,     [CAT_CPU_OP] = TL_CAT_CPU_OP,     [CAT_RUNTIME] = TL_CAT_CUDA_RUNTIME,
+    [CAT_KERNEL] = TL_CAT_KERNEL,  [CAT_MEMCPY] = TL_CAT_GPU_MEMCPY, [CAT_MEMSET] = TL_CAT_GPU_MEMSET,
+    [CAT_AC2G] = TL_CAT_AC2G,      [CAT_OLD_FLOW] = TL_CAT_OLD_FLOW, [CAT_PYTHON] = TL_CAT_PYTHON,
+    [CAT_ANNOT] = TL_CAT_ANNOT,    [CAT_OTHER] = TL_CAT_OTHER,
+};
+
+/* Count `n` events of the other category `cat` (interned): by name while there is room. */
+static void census_add_other(tl_trace_census *c, const char *cat, uint64_t n)
+{
+    c->n[TL_CAT_OTHER] += n;
+    for (size_t i = 0; i < c->nnamed; i++) {
+        if (c->named[i].cat == cat) {
+            c->named[i].n += n;
+            return;
+        }
+    }
+    if (c->nnamed < TL_CENSUS_NAMED) {
+        c->named[c->nnamed].cat = cat;
+        c->named[c->nnamed++].n = n;
+    }
 }
 
 /* What one event's fields said. */
@@ -290,7 +324,8 @@ static int quick_double(J *j, double *d, int *is_int)
     if (!tl_decimal_to_double(w, -(int)nfrac, &v))
         return 0;
     *d = neg ? -v : v;
-    *is_int = nfrac == 0;
+    /* an int64, as the slow path's is_int (19 digits may pass it) */
+    *is_int = nfrac == 0 && (w <= (uint64_t)INT64_MAX || (neg && w == (uint64_t)INT64_MAX + 1));
     j->p = (unsigned char *)p;
     return 1;
 }
@@ -685,13 +720,13 @@ static void finish_event(loader *L)
             names_set(L->names, r->pid, tid, TL_NAME_THREAD, intern_get(&L->in, r->mname.data ? r->mname.data : "", r->mname.len));
         return;
     }
-    if (r->cat == CAT_AC2G) {
+    if (r->cat == CAT_AC2G || r->cat == CAT_OLD_FLOW) {
         if (!r->has_id)
             return;
         if (r->ph != 's' && r->ph != 'f')
             return;
         int created;
-        tl_kmap_slot *sl = tl_kmap_put(&s->flow_of, r->id, 0, 0, &created);
+        tl_kmap_slot *sl = tl_kmap_put(&s->flow_of, r->id, r->cat == CAT_OLD_FLOW, 0, &created);
         if (created) {
             TL_GROW(s->flows, s->flowcap, s->nflows + 1);
             memset(&s->flows[s->nflows], 0, sizeof s->flows[s->nflows]);
@@ -716,7 +751,14 @@ static void finish_event(loader *L)
                : r->cat == CAT_PYTHON && (L->flags & TL_LOAD_PYTHON) ? TL_TEV_PYTHON
                : r->cat == CAT_ANNOT && (L->flags & TL_LOAD_ANNOT)   ? TL_TEV_ANNOT
                                        : 0;
-    int kept = kind && r->pid_num && r->tid_num && r->has_ts && r->has_dur && isfinite(r->ts) && isfinite(r->dur);
+    int kept = kind && r->pid_num && r->tid_num && r->has_ts && r->has_dur;
+    if (kept && !(isfinite(r->ts) && isfinite(r->dur))) {
+        /* NaN or ±Infinity (Python's json writes them), or a number beyond a double (a
+         * 400-digit integer): no interval to place, said after the load */
+        if (t->nnonfinite++ == 0)
+            t->first_nonfinite = uid;
+        kept = 0;
+    }
     uint32_t target = TL_TEV_NONE;
     if (kept) {
         if (t->nev >= TL_TEV_REF_AUX - 1) { /* the indexes tl_tev.ref can hold */
@@ -874,6 +916,10 @@ static int read_event(loader *L)
             } else if (which == 2) {
                 r->cat = classify_cat(s, sn);
                 r->is_driver = sn == 11 && memcmp(s, "cuda_driver", 11) == 0;
+                if (r->cat == CAT_OTHER)
+                    census_add_other(&L->t->census, intern_get(&L->in, s, sn), 1);
+                else
+                    L->t->census.n[r->is_driver ? TL_CAT_CUDA_DRIVER : census_cat[r->cat]]++;
                 if (r->cat == CAT_PYTHON && !(L->flags & TL_LOAD_PYTHON))
                     return skip_rest_of_object(j); /* the bulk of a trace: nothing in it is used */
             } else {
@@ -882,7 +928,10 @@ static int read_event(loader *L)
                 tl_buf_cstr(&r->name);
                 r->has_name = 1;
             }
-        } else if (which >= 4 && which <= 8 && (c == '-' || (c >= '0' && c <= '9'))) {
+        } else if (which >= 4 && which <= 8 &&
+                   (c == '-' || (c >= '0' && c <= '9') || ((which == 6 || which == 7) && (c == 'N' || c == 'I')))) {
+            /* a time may be Python's NaN or Infinity: read, so that the event is counted
+             * when it is left out */
             jnum num;
             int64_t id;
             if (which != 6 && which != 7 && quick_int(j, &id)) {
@@ -890,8 +939,12 @@ static int read_event(loader *L)
                 num.i = id;
             } else if ((which == 6 || which == 7) && quick_double(j, &num.d, &num.is_int)) {
                 /* a time: its double, and whether it was written as an integer */
-            } else if (tl_j_number(j, &num) < 0 ||
-                       big_id(j, &num, which == 4 ? "\"pid\"" : which == 5 ? "\"tid\"" : which == 8 ? "\"id\"" : "") < 0) {
+            } else if (tl_j_number(j, &num) < 0) {
+                return -1;
+            } else if (which != 6 && which != 7 &&
+                       big_id(j, &num, which == 4 ? "\"pid\"" : which == 5 ? "\"tid\"" : "\"id\"") < 0) {
+                /* a time beyond 64 bits is the double it reads as, as Python's json
+                 * makes of it once pandas holds it; only ids must be exact */
                 return -1;
             }
             switch (which) {
@@ -920,7 +973,7 @@ static int read_event(loader *L)
                 break;
             }
         } else if (which == 9) {
-            if (r->cat == CAT_AC2G || r->cat == CAT_PYTHON) {
+            if (r->cat == CAT_AC2G || r->cat == CAT_OLD_FLOW || r->cat == CAT_PYTHON) {
                 if (tl_j_skip(j) < 0)
                     return -1;
             } else if (read_args(L) < 0) {
@@ -1109,7 +1162,7 @@ static void split_join(split *sp, int stop)
 {
     if (stop)
         atomic_store(&sp->cancel, 1);
-    pthread_join(sp->thread, NULL);
+    tl_thread_join(sp->thread, NULL);
     atomic_fetch_sub(&readers, 1);
 }
 
@@ -1225,6 +1278,11 @@ static void split_merge(loader *L, loader *L2)
         t->coll[t->ncoll++] = m;
     }
     t->ncpu_ops += t2->ncpu_ops;
+    if (t2->nnonfinite) {
+        if (!t->nnonfinite)
+            t->first_nonfinite = t2->first_nonfinite + uoff;
+        t->nnonfinite += t2->nnonfinite;
+    }
     if (t2->nnegative) {
         if (!t->nnegative)
             t->first_negative = t2->first_negative + uoff;
@@ -1258,15 +1316,15 @@ static void split_merge(loader *L, loader *L2)
     }
     /* flows: a start seen on either side; the last finish wins */
     if (s2->nflows) {
-        int64_t *ids = tl_xmalloc(s2->nflows * sizeof *ids);
+        const tl_kmap_slot **key = tl_xmalloc(s2->nflows * sizeof *key); /* (id, kind) of each */
         tl_kmap_reserve(&s->flow_of, s->nflows + s2->nflows);
         TL_GROW(s->flows, s->flowcap, s->nflows + s2->nflows);
         for (size_t k = 0; k < s2->flow_of.cap; k++)
             if (s2->flow_of.slots[k].used)
-                ids[s2->flow_of.slots[k].val] = s2->flow_of.slots[k].a;
+                key[s2->flow_of.slots[k].val] = &s2->flow_of.slots[k];
         for (size_t k = 0; k < s2->nflows; k++) {
             int created;
-            tl_kmap_slot *sl = tl_kmap_put(&s->flow_of, ids[k], 0, 0, &created);
+            tl_kmap_slot *sl = tl_kmap_put(&s->flow_of, key[k]->a, key[k]->b, 0, &created);
             const tl_side_flow *g = &s2->flows[k];
             if (created) {
                 s->flows[s->nflows] = *g;
@@ -1282,8 +1340,19 @@ static void split_merge(loader *L, loader *L2)
                 f->tid = g->tid;
             }
         }
-        free(ids);
+        free(key);
     }
+    /* the census: counts added, the second half's other categories by the first's names */
+    const tl_trace_census *c2 = &t2->census;
+    for (int k = 0; k < TL_CAT_N; k++)
+        if (k != TL_CAT_OTHER)
+            t->census.n[k] += c2->n[k];
+    uint64_t unnamed = c2->n[TL_CAT_OTHER];
+    for (size_t k = 0; k < c2->nnamed; k++) {
+        census_add_other(&t->census, merge_str(L, c2->named[k].cat), c2->named[k].n);
+        unnamed -= c2->named[k].n;
+    }
+    t->census.n[TL_CAT_OTHER] += unnamed;
     /* process and thread names: the second half's last word on each */
     tl_trace_names *n2 = L2->names;
     if (n2->n) {
@@ -1328,11 +1397,23 @@ int tl_trace_same(const tl_trace *a, const tl_trace *b, char *why, size_t cap)
 {
     if (a->nev != b->nev || a->nuid != b->nuid || a->nuids != b->nuids || a->ncpu_ops != b->ncpu_ops ||
         a->nnegative != b->nnegative || (a->nnegative && a->first_negative != b->first_negative) ||
+        a->nnonfinite != b->nnonfinite || (a->nnonfinite && a->first_nonfinite != b->first_nonfinite) ||
         a->nidx != b->nidx || a->nroots != b->nroots) {
         snprintf(why, cap, "counts differ: events %zu/%zu, uids %u/%u, negative %zu/%zu (first %u/%u), roots %zu/%zu",
                  a->nev, b->nev, a->nuid, b->nuid, a->nnegative, b->nnegative, a->first_negative, b->first_negative,
                  a->nroots, b->nroots);
         return -1;
+    }
+    if (a->link_flows != b->link_flows || memcmp(a->census.n, b->census.n, sizeof a->census.n) != 0 ||
+        a->census.nnamed != b->census.nnamed) {
+        snprintf(why, cap, "the census or the launch flows differ");
+        return -1;
+    }
+    for (size_t k = 0; k < a->census.nnamed; k++) {
+        if (strcmp(a->census.named[k].cat, b->census.named[k].cat) != 0 || a->census.named[k].n != b->census.named[k].n) {
+            snprintf(why, cap, "the census's category '%s' differs", a->census.named[k].cat);
+            return -1;
+        }
     }
     if ((a->nidx && memcmp(a->idx, b->idx, a->nidx * sizeof *a->idx) != 0) ||
         (a->nroots && memcmp(a->roots, b->roots, a->nroots * sizeof *a->roots) != 0)) {
@@ -1607,6 +1688,8 @@ static int read_top(loader *L)
                     L->t->ncpu_ops = 0;
                     L->t->ncoll = 0;
                     L->t->nnegative = 0;
+                    L->t->nnonfinite = 0;
+                    memset(&L->t->census, 0, sizeof L->t->census);
                     L->side.nins = 0;
                     L->side.nkeys = 0;
                     L->side.nflows = 0;
@@ -1694,6 +1777,12 @@ static tl_trace *load(tl_instream *in, const char *path, unsigned flags, tl_canc
         tl_warn("%s: %zu event%s with a negative duration (the first is event %u); used as %s",
                 path, t->nnegative, t->nnegative == 1 ? "" : "s", t->first_negative,
                 t->nnegative == 1 ? "it is" : "they are");
+    /* JSON has no NaN or Infinity, but Python's json module writes them, and a number
+     * beyond a double reads as one: such a time places nothing, and the event is left
+     * out, with a word */
+    if (t->nnonfinite)
+        tl_warn("%s: %zu event%s with a ts or dur of NaN, Infinity or beyond a double (the first is event %u); left out", path,
+                t->nnonfinite, t->nnonfinite == 1 ? "" : "s", t->first_nonfinite);
     return t;
 }
 
@@ -1825,6 +1914,67 @@ void tl_trace_free(tl_trace *t)
     tl_arena_free(&t->arena);
     free(t->path);
     free(t);
+}
+
+/* n with thousands separators ("34,142"): counts in messages are read at a glance. */
+static void add_count(tl_buf *b, uint64_t n)
+{
+    char d[24];
+    int len = snprintf(d, sizeof d, "%llu", (unsigned long long)n);
+    for (int i = 0; i < len; i++) {
+        if (i && (len - i) % 3 == 0)
+            tl_buf_addc(b, ',');
+        tl_buf_addc(b, d[i]);
+    }
+}
+
+void tl_trace_census_text(const tl_trace *t, tl_buf *b, size_t max)
+{
+    /* the known categories and the named others, largest first (ties: known first) */
+    struct item {
+        const char *cat;
+        uint64_t n;
+    } it[TL_CAT_N + TL_CENSUS_NAMED];
+    size_t n = 0;
+    const tl_trace_census *c = &t->census;
+    uint64_t unnamed = c->n[TL_CAT_OTHER];
+    for (int k = 0; k < TL_CAT_N; k++)
+        if (k != TL_CAT_OTHER && c->n[k])
+            it[n++] = (struct item){tl_trace_cat_names[k], c->n[k]};
+    for (size_t k = 0; k < c->nnamed; k++) {
+        it[n++] = (struct item){c->named[k].cat, c->named[k].n};
+        unnamed -= c->named[k].n;
+    }
+    for (size_t i = 1; i < n; i++)
+        for (size_t j = i; j > 0 && it[j].n > it[j - 1].n; j--) {
+            struct item x = it[j];
+            it[j] = it[j - 1];
+            it[j - 1] = x;
+        }
+    if (n == 0 && unnamed == 0) {
+        tl_buf_adds(b, "none");
+        return;
+    }
+    uint64_t rest = unnamed;
+    size_t ncats_rest = unnamed ? 1 : 0, shown = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (shown == max) {
+            rest += it[i].n;
+            ncats_rest++;
+            continue;
+        }
+        if (shown)
+            tl_buf_adds(b, ", ");
+        add_count(b, it[i].n);
+        tl_buf_addc(b, ' ');
+        tl_buf_adds(b, *it[i].cat ? it[i].cat : "\"\"");
+        shown++;
+    }
+    if (rest) {
+        tl_buf_adds(b, shown ? ", " : "");
+        add_count(b, rest);
+        tl_buf_adds(b, ncats_rest == 1 && unnamed == 0 ? " of one more category" : " of other categories");
+    }
 }
 
 static const char *name_of(const tl_trace *t, int64_t pid, int64_t tid, int kind)
