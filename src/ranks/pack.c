@@ -7,6 +7,7 @@
  * message is an error, never a read past its end.
  */
 #include "ranks/ranks.h"
+#include "ranks/ranks_impl.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -255,6 +256,7 @@ int tl_rank_facts_unpack(const void *data, size_t n, tl_rank_facts *f, tl_error 
         tl_rank_facts_free(f);
         return -1;
     }
+    rk_facts_compact(f);
     return 0;
 }
 
@@ -264,5 +266,6 @@ void tl_rank_facts_free(tl_rank_facts *f)
     tl_table_free(f->gpu_timeline);
     tl_table_free(f->ops_summary);
     tl_arena_free(&f->arena);
+    free(f->strings);
     memset(f, 0, sizeof *f);
 }

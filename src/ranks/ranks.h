@@ -48,7 +48,8 @@ typedef struct tl_rank_facts {
     long dist_rank, dist_world; /* its distributedInfo's rank and world_size, or -1 */
     tl_table *gpu_timeline; /* its gpu_timeline, or NULL (no GPU event linked) */
     tl_table *ops_summary;  /* reserved for the distributed comparison: NULL today */
-    tl_arena arena;
+    tl_arena arena;         /* its strings while it is made */
+    char *strings;          /* then, compacted: its rows' strings in one block of their size */
     tl_error err;           /* a failure reading it */
     int failed;
 } tl_rank_facts;

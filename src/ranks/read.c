@@ -5,6 +5,7 @@
  * in changes nothing.
  */
 #include "ranks/ranks.h"
+#include "ranks/ranks_impl.h"
 
 #include "base/pool.h"
 #include "trace/trace_report.h"
@@ -50,6 +51,46 @@ static void read_rank(void *arg, int worker)
     tl_error ignored = {0};
     f->gpu_timeline = tl_trace_gpu_timeline(t, 0, &ignored);
     tl_trace_free(t);
+    rk_facts_compact(f);
+}
+
+void rk_facts_compact(tl_rank_facts *f)
+{
+    tl_coll_rows *rows = &f->rows;
+    if (rows->n && rows->n < rows->cap) {
+        rows->v = tl_xrealloc(rows->v, rows->n * sizeof *rows->v);
+        rows->cap = rows->n;
+    }
+    /* the texts, each once: rows share them by pointer (the reader copies a repeated
+     * text once), so a text is copied when it is not the previous row's */
+    size_t bytes = 0;
+    for (size_t i = 0; i < rows->n; i++)
+        for (int k = 0; k < TL_COLL_NKEYS; k++) {
+            const tl_cval *v = &rows->v[i].v[k];
+            const tl_cval *u = i ? &rows->v[i - 1].v[k] : NULL;
+            if ((v->kind == TL_CV_STR || v->kind == TL_CV_REPR) && !(u && u->kind == v->kind && u->s == v->s))
+                bytes += strlen(v->s) + 1;
+        }
+    char *buf = tl_xmalloc(bytes ? bytes : 1), *at = buf;
+    for (size_t i = 0; i < rows->n; i++)
+        for (int k = 0; k < TL_COLL_NKEYS; k++) {
+            tl_cval *v = &rows->v[i].v[k];
+            if (v->kind != TL_CV_STR && v->kind != TL_CV_REPR)
+                continue;
+            if (i && rows->v[i - 1].v[k].kind == v->kind && rows->v[i - 1].v[k].s != NULL &&
+                at > buf && strcmp(rows->v[i - 1].v[k].s, v->s) == 0 && rows->v[i - 1].v[k].s >= buf &&
+                rows->v[i - 1].v[k].s < at) {
+                v->s = rows->v[i - 1].v[k].s; /* the previous row's copy */
+                continue;
+            }
+            size_t n = strlen(v->s) + 1;
+            memcpy(at, v->s, n);
+            v->s = at;
+            at += n;
+        }
+    free(f->strings);
+    f->strings = buf;
+    tl_arena_free(&f->arena);
 }
 
 static int cpus_available(void)
@@ -105,6 +146,7 @@ void tl_rank_set_free(tl_rank_set *s)
             tl_table_free(s->facts[i].gpu_timeline);
             tl_table_free(s->facts[i].ops_summary);
             tl_arena_free(&s->facts[i].arena);
+            free(s->facts[i].strings);
         }
     }
     free(s->paths);
