@@ -129,7 +129,7 @@ int tl_fuzz_ranks(const uint8_t *data, size_t size)
     set.facts = calloc((size_t)n, sizeof *set.facts);
     TL_FUZZ_CHECK(set.paths && set.facts);
     for (long i = 0; i < n; i++) {
-        char p[32];
+        char p[48];
         snprintf(p, sizeof p, "rank%ld_trace.json", i);
         set.paths[i] = strdup(p);
         set.facts[i].ndevices = data[0] >> 6;
