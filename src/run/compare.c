@@ -13,6 +13,7 @@
 #include "read/open.h"
 #include "run/memreport.h"
 #include "run/report.h"
+#include "run/steps.h"
 #include "run/tracediff.h"
 #include "summary/efficiency.h"
 #include "summary/lca.h"
@@ -46,6 +47,7 @@ struct tl_compare_state {
     tl_results kept;  /* without outputs: every result */
     tl_output *texts[3]; /* --summary-md, --summary-json, --tracediff-dir */
     tl_run_diff cdiff;
+    tl_run_steps steps; /* two traces: their ProfilerStep#N steps */
     tl_lca_summary lsum;
     tl_efficiency eff;
     tl_noise *noise;
@@ -577,6 +579,12 @@ int tl_compare_run(const tl_compare_opts *opts, tl_comparison *c)
         goto fail;
     if (tl_run_diff_put(&s->cdiff, &sink, s->texts[2], err) != 0)
         goto fail;
+    if (both_traces) {
+        tl_run_steps_measure(&s->steps, tl_trace_report_trace(&s->reports[0]), tl_trace_report_trace(&s->reports[1]),
+                             o->step_first, o->step_last);
+        if (tl_run_steps_put(&s->steps, s->tagv, &sink, err) != 0)
+            goto fail;
+    }
     if (cancelled(o->cancel, err))
         goto cancel;
     const tl_results *results = s->outputs ? tl_out_results(s->outputs) : &s->kept;
@@ -618,6 +626,7 @@ int tl_compare_run(const tl_compare_opts *opts, tl_comparison *c)
     tl_summary *summary = &s->summary;
     tl_noise_read_runs(s->noise, results);
     tl_noise_pair_calls(s->noise, tl_run_diff_result(&s->cdiff));
+    tl_run_steps_judge(&s->steps, s->noise);
     tl_gate gate = {o->fail_pct, o->min_ms, o->min_delta_ms, o->min_delta_pct, o->top, s->noise, o->confidence, o->fdr};
     tl_summary_build(summary, results, s->tagv, s->nsides, &gate, &s->arena);
     s->summarised = 1;
@@ -818,6 +827,7 @@ void tl_comparison_free(tl_comparison *c)
     for (size_t i = 0; i < s->kept.n; i++)
         tl_table_free(s->kept.items[i].table);
     free(s->kept.items);
+    tl_run_steps_free(&s->steps);
     tl_run_diff_free(&s->cdiff); /* after the outputs: its strings are in the tables they hold */
     for (size_t i = 0; s->tags && i < s->nreports; i++)
         free(s->tags[i]);

@@ -66,6 +66,13 @@ typedef struct tl_summary_item {
     /* 1 when judged from its calls paired through the two traces' alignment (the change's
      * variance is then all on the variant's side: var_base 0) */
     int paired;
+    /* two traces with steps: 1 when judged on its time per step, 2 on its share of the
+     * step's busy time (summary/verdict.h), 0 otherwise */
+    int by_steps;
+    /* where its largest call happened on each side (two traces): the ProfilerStep number
+     * (-1 outside every step) and the call's trace time (µs); NaN ts when unknown */
+    int64_t peak_step[2];
+    double peak_ts[2];
 } tl_summary_item;
 
 /* The gpu_timeline rows the summary reports, in this order. */

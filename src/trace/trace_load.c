@@ -23,6 +23,7 @@
 #include "base/numfmt.h"
 #include "base/thread.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -196,7 +197,7 @@ typedef struct loader {
     tl_trace_side side;
     tl_trace_names *names;
     intern in;
-    size_t evcap, auxcap, threadcap;
+    size_t evcap, auxcap, threadcap, stepcap;
     tl_kmap thread_of;    /* (pid, tid) -> index into t->threads */
     uint32_t last_thread; /* the last event's thread (most follow one of their own) */
     evread r;
@@ -562,6 +563,27 @@ static uint32_t thread_index(loader *L, int64_t pid, int64_t tid)
     return L->last_thread = sl->val;
 }
 
+/* A ProfilerStep#N annotation (N a decimal number, a span with a finite ts and dur): kept
+ * as a step of the trace. */
+static void keep_step(loader *L)
+{
+    static const char prefix[] = "ProfilerStep#";
+    evread *r = &L->r;
+    const char *nm = r->has_name ? buf_str(&r->name) : "";
+    if (strncmp(nm, prefix, sizeof prefix - 1) != 0 || !r->has_ts || !r->has_dur || !isfinite(r->ts) ||
+        !isfinite(r->dur) || r->dur < 0)
+        return;
+    const char *d = nm + sizeof prefix - 1;
+    char *end;
+    errno = 0;
+    long long n = strtoll(d, &end, 10);
+    if (end == d || *end || errno)
+        return;
+    tl_trace *t = L->t;
+    TL_GROW(t->steps, L->stepcap, t->nsteps + 1);
+    t->steps[t->nsteps++] = (tl_trace_step){n, r->ts, r->dur};
+}
+
 /* The event's fields are read: keep what it contributes. */
 static void finish_event(loader *L)
 {
@@ -606,6 +628,8 @@ static void finish_event(loader *L)
         }
         return;
     }
+    if (r->cat == CAT_ANNOT)
+        keep_step(L);
     int kind = r->cat == CAT_CPU_OP   ? TL_TEV_CPU_OP
                : r->cat == CAT_RUNTIME ? TL_TEV_RUNTIME
                : r->cat == CAT_KERNEL  ? TL_TEV_KERNEL
@@ -1104,6 +1128,11 @@ static void split_merge(loader *L, loader *L2)
     }
     t->nev = need;
     t->ncpu_ops += t2->ncpu_ops;
+    if (t2->nsteps) {
+        TL_GROW(t->steps, L->stepcap, t->nsteps + t2->nsteps);
+        memcpy(t->steps + t->nsteps, t2->steps, t2->nsteps * sizeof *t->steps);
+        t->nsteps += t2->nsteps;
+    }
     if (t2->nnegative) {
         if (!t->nnegative)
             t->first_negative = t2->first_negative + uoff;
@@ -1318,6 +1347,60 @@ static int read_events(loader *L)
     return read_event_list(L, NULL);
 }
 
+/* deviceProperties (p at its value): the first device's "name", when it is a string; any
+ * other shape is skipped (the GPU name only labels the comparison). */
+static int read_gpu_name(loader *L)
+{
+    J *j = &L->j;
+    if (j_peek(j) != '[')
+        return tl_j_skip(j);
+    j->p++;
+    int c = j_peek(j);
+    for (int first = 1; c != ']'; first = 0) {
+        if (c != '{' || !first) {
+            if (tl_j_skip(j) < 0)
+                return -1;
+        } else {
+            j->p++;
+            c = j_peek(j);
+            while (c == '"') {
+                const char *k, *v;
+                size_t kn, vn;
+                if (tl_j_string(j, &k, &kn) < 0)
+                    return -1;
+                int is_name = key_is(k, kn, "name");
+                if (tl_j_expect_here(j, ':', "':'") < 0)
+                    return -1;
+                if (is_name && j_peek(j) == '"') {
+                    if (tl_j_string(j, &v, &vn) < 0)
+                        return -1;
+                    L->t->gpu_name = intern_get(&L->in, v, vn);
+                } else if (tl_j_skip(j) < 0) {
+                    return -1;
+                }
+                c = j_peek(j);
+                if (c == ',') {
+                    j->p++;
+                    c = j_peek(j);
+                }
+            }
+            if (tl_j_expect_here(j, '}', "'}'") < 0)
+                return -1;
+        }
+        c = j_peek(j);
+        if (c == ',') {
+            j->p++;
+            c = j_peek(j);
+        } else if (c != ']') {
+            if (!j->failed)
+                tl_j_fail(j, j->p, "deviceProperties: expected ',' or ']'");
+            return -1;
+        }
+    }
+    j->p++;
+    return 0;
+}
+
 static int read_top(loader *L)
 {
     J *j = &L->j;
@@ -1356,7 +1439,7 @@ static int read_top(loader *L)
             }
             if (tl_j_string(j, &k, &kn) < 0)
                 return -1;
-            int is_events = key_is(k, kn, "traceEvents");
+            int is_events = key_is(k, kn, "traceEvents"), is_devices = key_is(k, kn, "deviceProperties");
             if (tl_j_expect_here(j, ':', "':'") < 0)
                 return -1;
             if (is_events) {
@@ -1366,6 +1449,7 @@ static int read_top(loader *L)
                     L->t->naux = 0;
                     L->t->ncpu_ops = 0;
                     L->t->nnegative = 0;
+                    L->t->nsteps = 0;
                     L->side.nins = 0;
                     L->side.nkeys = 0;
                     L->side.nflows = 0;
@@ -1377,6 +1461,9 @@ static int read_top(loader *L)
                 }
                 seen = 1;
                 if (read_events(L) < 0)
+                    return -1;
+            } else if (is_devices) {
+                if (read_gpu_name(L) < 0)
                     return -1;
             } else if (tl_j_skip(j) < 0) {
                 return -1;
@@ -1409,6 +1496,19 @@ static int read_top(loader *L)
     return 0;
 }
 
+static int step_cmp(const void *a, const void *b)
+{
+    const tl_trace_step *x = a, *y = b;
+    return x->ts < y->ts ? -1 : x->ts > y->ts ? 1 : (x->number > y->number) - (x->number < y->number);
+}
+
+/* The steps in ts order (the second half's came after the first's, each in file order). */
+static void sort_steps(tl_trace *t)
+{
+    if (t->nsteps > 1)
+        qsort(t->steps, t->nsteps, sizeof *t->steps, step_cmp);
+}
+
 /* Read the trace from `in` (closed here, before the tree is built) and build its tree. */
 static tl_trace *load(tl_instream *in, const char *path, unsigned flags, tl_error *err)
 {
@@ -1430,6 +1530,7 @@ static tl_trace *load(tl_instream *in, const char *path, unsigned flags, tl_erro
             t->aux = tl_xrealloc(t->aux, t->naux * sizeof *t->aux);
     }
     t->nuids = L->uid;
+    sort_steps(t);
     /* the text is read: its buffers (the window, the stream's) go before the tree's
      * scratch is made */
     tl_j_close(j);
@@ -1565,6 +1666,7 @@ void tl_trace_free(tl_trace *t)
     free(t->threads);
     free(t->idx);
     free(t->roots);
+    free(t->steps);
     for (size_t i = 0; i < t->nowned; i++)
         tl_trace_free(t->owned[i]);
     free(t->owned);
