@@ -125,6 +125,10 @@ static const char *slow_op = NULL;
 /* The step-to-step noise: every kernel of a step is off by that step's factor 1 + step_cv * z
  * (z from run_seed and the step: what clocks, thermals or a neighbour do to a whole step). */
 static double step_cv = 0, step_factor = 1;
+/* the first step's kernels take longer, each op's by its own share of this (a fraction, from
+ * 0 to twice it by the op's name): warm-up (autotuning, caches, compilation) hits ops unevenly */
+static double warmup = 0;
+static int cur_step = -1;
 /* deviceProperties' name, when given (another GPU of the same workload) */
 static const char *gpu_name = NULL;
 
@@ -911,6 +915,12 @@ static void launch_any(int kind, const char *rt, int cbid, int gcat, int k, cons
             op = evs[G.stack[i]].name;
     double ns = op && (run_cv > 0 || slow_op) ? (double)gpu_ns * op_factor(op) : (double)gpu_ns;
     ns *= step_factor;
+    if (cur_step == 0 && warmup > 0 && op) {
+        uint64_t h = 1469598103934665603ULL;
+        for (const char *c = op; *c; c++)
+            h = (h ^ (unsigned char)*c) * 1099511628211ULL;
+        ns *= 1 + warmup * 2 * (double)(h >> 11) / 9007199254740992.0;
+    }
     g->dur = gpu_cv >= 0 ? gauss_dur(ns, gpu_cv) : jitter((int64_t)ns, 6);
     *free_at = g->ts + g->dur;
     G.now += r->dur;
@@ -2206,6 +2216,7 @@ static int64_t run_pass(int pass, int steps)
     write_events(pass);
     for (int s = 0; s < steps; s++) {
         step_factor = step_cv > 0 ? step_noise(s) : 1;
+        cur_step = s;
         step(s);
         write_events(pass);
     }
@@ -2583,7 +2594,7 @@ static void usage(int status)
     fputs("usage: gentrace [--flavour cuda|rocm] [--seed S] [--layers L] [--steps N | --size SIZE]\n"
           "                [--optimizer fused|foreach] [--shape SHAPE] [--stats]\n"
           "                [--gpu-cv PCT] [--run-cv PCT] [--run-seed S] [--slow OP=PCT]\n"
-          "                [--step-cv PCT] [--gpu-name NAME]\n"
+          "                [--step-cv PCT] [--warmup PCT] [--gpu-name NAME]\n"
           "                [--gzip | --plain] [--level 1-9] [-o FILE]\n"
           "  --flavour   cuda (H100, GPU pid 0, streams 7/20) or rocm (MI300X, GPU pid 2, streams 0/4); default cuda\n"
           "  --seed      random seed (default 1); same options give the same bytes\n"
@@ -2602,6 +2613,7 @@ static void usage(int status)
           "  --run-seed  the seed of that factor (default 1): another run of the same configuration\n"
           "  --slow      OP=PCT: the kernels of cpu_op OP take PCT% longer (a planted regression)\n"
           "  --step-cv   every kernel of a step is off by one factor per step, of this CV (%; default 0)\n"
+          "  --warmup    the first step's kernels take PCT% longer (default 0)\n"
           "  --gpu-name  deviceProperties' GPU name (default: the flavour's)\n"
           "  -o FILE     output file (default: standard output)\n"
           "or:    gentrace --graph-dir DIR [--graph full|piecewise] [--graph-streams 1|2] [--graph-mismatch]\n"
@@ -2742,6 +2754,14 @@ int main(int argc, char **argv)
                 exit(2);
             }
             *(a[2] == 'g' ? &gpu_cv : a[2] == 'r' ? &run_cv : &step_cv) = x / 100;
+        } else if (!strcmp(a, "--warmup")) {
+            NEED_ARG();
+            double x = strtod(v, NULL);
+            if (!(x >= 0 && x <= 1000)) {
+                fprintf(stderr, "gentrace: --warmup: expected a percentage from 0 to 1000, got '%s'\n", v);
+                exit(2);
+            }
+            warmup = x / 100;
         } else if (!strcmp(a, "--gpu-name")) {
             NEED_ARG();
             if (!*v || strpbrk(v, "\"\\") || strlen(v) > 200) {

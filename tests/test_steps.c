@@ -1,0 +1,160 @@
+/*
+ * test_steps.c - a training trace's steps as repeated measurements: the loader keeps the
+ * ProfilerStep#N annotations and the GPU's name; tl_trace_steps gives each step its GPU
+ * events by their launch (a step's busy time and each op's time, exactly, on a small
+ * trace); and end to end, on generated pairs of 10 steps whose steps vary by 3% as a whole
+ * (and whose first step is warm-up, slower by up to 80% op by op): a planted 4% regression of
+ * aten::gelu is found in at least 95 of 100 seeds, and without it at most 8 of 100 pairs flag
+ * any op.  Keeping the warm-up step loses the regression (the power test fails).
+ */
+#include "testutil.h"
+
+#include "summary/verdict.h"
+#include "trace/steps.h"
+#include "trace/trace.h"
+
+#include <math.h>
+
+static char tool_dir[4096]; /* where tlcompare and tools/gentrace are */
+
+/* Two steps (CPU spans [0, 100] and [100, 200]); aten::mm launches a kernel in each, which
+ * runs after its step has closed (the launch decides the step); aten::add launches one in
+ * step 2; a cpu_op outside both steps launches one more (in no step). */
+static const char small_trace[] =
+    "{\"deviceProperties\": [{\"id\": 0, \"name\": \"NVIDIA A100-SXM4-40GB\", \"totalGlobalMem\": 1}],\n"
+    " \"traceEvents\": [\n"
+    "{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#7\", \"pid\": 1, \"tid\": 1, \"ts\": 0, \"dur\": 100},\n"
+    "{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#8\", \"pid\": 1, \"tid\": 1, \"ts\": 100, \"dur\": 100},\n"
+    "{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#x\", \"pid\": 1, \"tid\": 1, \"ts\": 0, \"dur\": 300},\n"
+    "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::mm\", \"pid\": 1, \"tid\": 1, \"ts\": 10, \"dur\": 20, \"args\": {\"External id\": 1}},\n"
+    "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1, \"tid\": 1, \"ts\": 12, \"dur\": 5, \"args\": {\"correlation\": 11, \"External id\": 1}},\n"
+    "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"gemm\", \"pid\": 0, \"tid\": 7, \"ts\": 150, \"dur\": 30, \"args\": {\"correlation\": 11, \"External id\": 1, \"stream\": 7}},\n"
+    "{\"ph\": \"s\", \"cat\": \"ac2g\", \"name\": \"ac2g\", \"id\": 11, \"pid\": 1, \"tid\": 1, \"ts\": 12},\n"
+    "{\"ph\": \"f\", \"cat\": \"ac2g\", \"name\": \"ac2g\", \"id\": 11, \"pid\": 0, \"tid\": 7, \"ts\": 150, \"bp\": \"e\"},\n"
+    "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::mm\", \"pid\": 1, \"tid\": 1, \"ts\": 110, \"dur\": 20, \"args\": {\"External id\": 2}},\n"
+    "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1, \"tid\": 1, \"ts\": 112, \"dur\": 5, \"args\": {\"correlation\": 12, \"External id\": 2}},\n"
+    "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"gemm\", \"pid\": 0, \"tid\": 7, \"ts\": 300, \"dur\": 10, \"args\": {\"correlation\": 12, \"External id\": 2, \"stream\": 7}},\n"
+    "{\"ph\": \"s\", \"cat\": \"ac2g\", \"name\": \"ac2g\", \"id\": 12, \"pid\": 1, \"tid\": 1, \"ts\": 112},\n"
+    "{\"ph\": \"f\", \"cat\": \"ac2g\", \"name\": \"ac2g\", \"id\": 12, \"pid\": 0, \"tid\": 7, \"ts\": 300, \"bp\": \"e\"},\n"
+    "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::add\", \"pid\": 1, \"tid\": 1, \"ts\": 140, \"dur\": 20, \"args\": {\"External id\": 3}},\n"
+    "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1, \"tid\": 1, \"ts\": 141, \"dur\": 5, \"args\": {\"correlation\": 13, \"External id\": 3}},\n"
+    "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"add\", \"pid\": 0, \"tid\": 7, \"ts\": 305, \"dur\": 10, \"args\": {\"correlation\": 13, \"External id\": 3, \"stream\": 7}},\n"
+    "{\"ph\": \"s\", \"cat\": \"ac2g\", \"name\": \"ac2g\", \"id\": 13, \"pid\": 1, \"tid\": 1, \"ts\": 141},\n"
+    "{\"ph\": \"f\", \"cat\": \"ac2g\", \"name\": \"ac2g\", \"id\": 13, \"pid\": 0, \"tid\": 7, \"ts\": 305, \"bp\": \"e\"},\n"
+    "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::mm\", \"pid\": 1, \"tid\": 1, \"ts\": 400, \"dur\": 20, \"args\": {\"External id\": 4}},\n"
+    "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1, \"tid\": 1, \"ts\": 402, \"dur\": 5, \"args\": {\"correlation\": 14, \"External id\": 4}},\n"
+    "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"gemm\", \"pid\": 0, \"tid\": 7, \"ts\": 450, \"dur\": 50, \"args\": {\"correlation\": 14, \"External id\": 4, \"stream\": 7}},\n"
+    "{\"ph\": \"s\", \"cat\": \"ac2g\", \"name\": \"ac2g\", \"id\": 14, \"pid\": 1, \"tid\": 1, \"ts\": 402},\n"
+    "{\"ph\": \"f\", \"cat\": \"ac2g\", \"name\": \"ac2g\", \"id\": 14, \"pid\": 0, \"tid\": 7, \"ts\": 450, \"bp\": \"e\"}\n"
+    "]}\n";
+
+static long op_at(const tl_steps *s, const char *name)
+{
+    for (size_t k = 0; k < s->nops; k++)
+        if (strcmp(s->op[k], name) == 0)
+            return (long)k;
+    return -1;
+}
+
+static void test_small_trace_steps(void **state)
+{
+    (void)state;
+    tl_error err = {0};
+    tl_trace *t = tl_trace_load_mem(small_trace, strlen(small_trace), "small.json", &err);
+    assert_non_null(t);
+    /* ProfilerStep#x is no step */
+    assert_int_equal(t->nsteps, 2);
+    assert_int_equal(t->steps[0].number, 7);
+    assert_int_equal(t->steps[1].number, 8);
+    assert_non_null(t->gpu_name);
+    assert_string_equal(t->gpu_name, "NVIDIA A100-SXM4-40GB");
+    tl_steps s;
+    tl_trace_steps(t, &s);
+    assert_int_equal(s.n, 2);
+    /* step 7: the 30 µs gemm; step 8: the gemm (300-310) and add (305-315): busy 15 */
+    assert_true(fabs(s.tl[0 * TL_TIMELINE_N + 3] - 30) < 1e-9);
+    assert_true(fabs(s.tl[1 * TL_TIMELINE_N + 3] - 15) < 1e-9);
+    assert_true(fabs(s.tl[1 * TL_TIMELINE_N + 5] - 15) < 1e-9); /* total: 300 to 315 */
+    long mm = op_at(&s, "aten::mm"), add = op_at(&s, "aten::add");
+    assert_true(mm >= 0 && add >= 0);
+    assert_true(fabs(s.us[mm * 2 + 0] - 30) < 1e-9 && fabs(s.us[mm * 2 + 1] - 10) < 1e-9);
+    assert_true(fabs(s.us[add * 2 + 0]) < 1e-9 && fabs(s.us[add * 2 + 1] - 10) < 1e-9);
+    /* mm's largest call is the one outside every step */
+    assert_true(fabs(s.peak[mm].us - 50) < 1e-9 && fabs(s.peak[mm].ts - 400) < 1e-9);
+    assert_int_equal(s.peak[mm].step, -1);
+    assert_int_equal(s.peak[add].step, 8);
+    tl_steps_free(&s);
+    tl_trace_free(t);
+}
+
+/* Seeds i = 1..n: a pair of generated traces (10 steps, 3% step-to-step noise, a warm-up
+ * first step), aten::gelu `slow` percent slower on the variant; counts the pairs where
+ * gelu is found slower and those where another op is flagged. */
+static void run_pairs(const char *dir, int n, double slow, const char *extra, int *found, int *flagged)
+{
+    *found = *flagged = 0;
+    char cmd[20000];
+    for (int i = 1; i <= n; i++) {
+        const char *gen = "--layers 4 --steps 10 --gpu-cv 2 --step-cv 3 --warmup 40";
+        snprintf(cmd, sizeof cmd,
+                 "cd '%s' && '%s/tools/gentrace' %s --seed %d --run-seed %d -o a.json && "
+                 "'%s/tools/gentrace' %s --seed %d --run-seed %d --slow aten::gelu=%g -o b.json && "
+                 "'%s/tlcompare' a.json b.json -q --sheets gpu_timeline ops_summary --summary-json s.json %s "
+                 "2>/dev/null",
+                 dir, tool_dir, gen, 2 * i + 1, 2 * i + 1, tool_dir, gen, 2 * i + 2, 2 * i + 2, slow, tool_dir, extra);
+        assert_int_equal(system(cmd), 0);
+        char *js = tt_slurp_in(dir, "s.json");
+        assert_non_null(strstr(js, "\"basis\": \"between-step spread, 9 vs 9 steps"));
+        /* the listed ops with a verdict of slower or faster (the op part: the lowest common
+         * ops' verdicts rest on their paired calls) */
+        char *lca = strstr(js, "\"lca\"");
+        if (lca)
+            *lca = '\0';
+        const char *p = js;
+        int other = 0, gelu = 0;
+        while ((p = strstr(p, "\"name\": \"")) != NULL) {
+            p += 9;
+            const char *end = strchr(p, '"'), *next = strstr(p, "\"name\": \"");
+            const char *v = strstr(p, "\"verdict\": \"");
+            if (!end || !v || (next && v > next))
+                continue;
+            int slower = strncmp(v + 12, "slower", 6) == 0, faster = strncmp(v + 12, "faster", 6) == 0;
+            if (end - p == 10 && strncmp(p, "aten::gelu", 10) == 0)
+                gelu |= slower;
+            else
+                other |= slower || faster;
+        }
+        *found += gelu;
+        *flagged += other;
+        free(js);
+    }
+}
+
+static void test_steps_power_and_null(void **state)
+{
+    (void)state;
+    char *dir = tt_tmpdir();
+    int found, flagged;
+    run_pairs(dir, 100, 4, "", &found, &flagged);
+    print_message("planted 4%%: found in %d of 100 (another op flagged in %d)\n", found, flagged);
+    assert_true(found >= 95);
+    run_pairs(dir, 100, 0, "", &found, &flagged);
+    print_message("null: flagged in %d of 100\n", flagged);
+    assert_true(flagged <= 8);
+    tt_rmrf(dir);
+    free(dir);
+}
+
+int main(void)
+{
+    const char *tl = getenv("TLCOMPARE");
+    if (tl) {
+        const char *slash = strrchr(tl, '/');
+        snprintf(tool_dir, sizeof tool_dir, "%.*s", slash ? (int)(slash - tl) : 1, slash ? tl : ".");
+    }
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_small_trace_steps),
+        cmocka_unit_test(test_steps_power_and_null),
+    };
+    return cmocka_run_group_tests_name("steps", tests, NULL, NULL);
+}
