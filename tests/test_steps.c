@@ -145,6 +145,92 @@ static void test_steps_power_and_null(void **state)
     free(dir);
 }
 
+/* ---- the comparability guard ---------------------------------------------------------------- */
+
+static int run_status(const char *dir, const char *args)
+{
+    char cmd[12000];
+    snprintf(cmd, sizeof cmd, "cd '%s' && '%s/tlcompare' %s > out.txt 2> err.txt", dir, tool_dir, args);
+    int st = system(cmd);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static void gen(const char *dir, const char *args, const char *out)
+{
+    char cmd[12000];
+    snprintf(cmd, sizeof cmd, "cd '%s' && '%s/tools/gentrace' %s -o %s", dir, tool_dir, args, out);
+    assert_int_equal(system(cmd), 0);
+}
+
+static void test_unrelated_workloads_not_comparable(void **state)
+{
+    (void)state;
+    char *dir = tt_tmpdir();
+    /* a training step against a decode step replayed from a graph */
+    gen(dir, "--layers 2 --steps 6 --seed 3", "train.json");
+    gen(dir, "--shape graph-replay --steps 6 --seed 4", "decode.json");
+    assert_int_equal(run_status(dir, "train.json decode.json --summary-md s.md --summary-json s.json"), 0);
+    char *md = tt_slurp_in(dir, "s.md");
+    assert_true(strncmp(md, "**NOT COMPARABLE: only 0% of train's GPU time aligns", 52) == 0);
+    char *js = tt_slurp_in(dir, "s.json");
+    assert_non_null(strstr(js, "\"comparability\": {\"comparable\": false"));
+    /* the gate refuses, naming why; --force-compare judges */
+    assert_int_equal(run_status(dir, "train.json decode.json --fail-on-regression 5 -q"), 1);
+    char *err = tt_slurp_in(dir, "err.txt");
+    assert_non_null(strstr(err, "--fail-on-regression: the runs are not comparable: only 0% of train's GPU time"));
+    int st = run_status(dir, "train.json decode.json --fail-on-regression 5 -q --force-compare");
+    assert_true(st == 0 || st == 3);
+    free(md);
+    free(js);
+    free(err);
+    tt_rmrf(dir);
+    free(dir);
+}
+
+static void test_same_workload_two_gpus_compares(void **state)
+{
+    (void)state;
+    char *dir = tt_tmpdir();
+    gen(dir, "--layers 2 --steps 6 --seed 3", "h100.json");
+    gen(dir, "--layers 2 --steps 6 --seed 4 --gpu-name 'NVIDIA A100-SXM4-80GB'", "a100.json");
+    assert_int_equal(run_status(dir, "h100.json a100.json --summary-md s.md --fail-on-regression 50 -q"), 0);
+    char *md = tt_slurp_in(dir, "s.md");
+    assert_true(strncmp(md, "comparable: NVIDIA H100 80GB HBM3 vs NVIDIA A100-SXM4-80GB; 100% and 100% of the GPU "
+                            "time aligned; 6 vs 6 steps, ", 105) == 0);
+    free(md);
+    tt_rmrf(dir);
+    free(dir);
+}
+
+/* A graph replay's launches wrapped in CompiledFunction ops (torch.compile's training graphs,
+ * which ops attribute): no graph-replay hint for that side; the plain replay keeps it. */
+static void test_graph_hint_not_for_compiled_function(void **state)
+{
+    (void)state;
+    char *dir = tt_tmpdir();
+    gen(dir, "--shape graph-replay --steps 4 --seed 4", "replay.json");
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd,
+             "cd '%s' && python3 -c \"\n"
+             "import json\n"
+             "t = json.load(open('replay.json'))\n"
+             "add = [dict(ph='X', cat='cpu_op', name='CompiledFunction', pid=e['pid'], tid=e['tid'], ts=e['ts'] - 1,\n"
+             "            dur=e['dur'] + 2, args={}) for e in t['traceEvents'] if e.get('name') == 'cudaGraphLaunch']\n"
+             "t['traceEvents'] += add\n"
+             "json.dump(t, open('compiled.json', 'w'))\n\"",
+             dir);
+    assert_int_equal(system(cmd), 0);
+    assert_int_equal(run_status(dir, "replay.json compiled.json --summary-json s.json"), 0);
+    char *js = tt_slurp_in(dir, "s.json");
+    const char *a = strstr(js, "\"graph_replay\": "), *b = a ? strstr(a + 1, "\"graph_replay\": ") : NULL;
+    assert_non_null(b);
+    assert_true(strncmp(a + 16, "true", 4) == 0);  /* replay.json */
+    assert_true(strncmp(b + 16, "false", 5) == 0); /* compiled.json */
+    free(js);
+    tt_rmrf(dir);
+    free(dir);
+}
+
 int main(void)
 {
     const char *tl = getenv("TLCOMPARE");
@@ -154,6 +240,9 @@ int main(void)
     }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_small_trace_steps),
+        cmocka_unit_test(test_unrelated_workloads_not_comparable),
+        cmocka_unit_test(test_same_workload_two_gpus_compares),
+        cmocka_unit_test(test_graph_hint_not_for_compiled_function),
         cmocka_unit_test(test_steps_power_and_null),
     };
     return cmocka_run_group_tests_name("steps", tests, NULL, NULL);

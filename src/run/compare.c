@@ -15,6 +15,7 @@
 #include "run/report.h"
 #include "run/steps.h"
 #include "run/tracediff.h"
+#include "summary/comparable.h"
 #include "summary/efficiency.h"
 #include "summary/lca.h"
 #include "summary/verdict.h"
@@ -48,6 +49,7 @@ struct tl_compare_state {
     tl_output *texts[3]; /* --summary-md, --summary-json, --tracediff-dir */
     tl_run_diff cdiff;
     tl_run_steps steps; /* two traces: their ProfilerStep#N steps */
+    tl_comparability comp;
     tl_lca_summary lsum;
     tl_efficiency eff;
     tl_noise *noise;
@@ -632,6 +634,11 @@ int tl_compare_run(const tl_compare_opts *opts, tl_comparison *c)
     s->summarised = 1;
     c->summary = summary;
     if (tl_run_diff_result(&s->cdiff)) {
+        const tl_trace *ta = tl_trace_report_trace(&s->reports[0]), *tb = tl_trace_report_trace(&s->reports[1]);
+        size_t nsteps[2] = {s->steps.s[0].n, s->steps.s[1].n};
+        const char *gpu[2] = {ta->gpu_name, tb->gpu_name};
+        tl_comparability_build(&s->comp, tl_run_diff_result(&s->cdiff), nsteps, gpu, s->tagv);
+        summary->comp = &s->comp;
         tl_lca_summary_build(&s->lsum, tl_run_diff_result(&s->cdiff), s->tagv[0], s->tagv[1],
                              o->top ? o->top : TL_SUMMARY_TOP, o->fail_pct, o->min_ms, &s->arena);
         tl_lca_summary_judge(&s->lsum, o->confidence, o->fdr);
@@ -674,6 +681,13 @@ int tl_compare_run(const tl_compare_opts *opts, tl_comparison *c)
         goto cancel;
     if (bad)
         goto fail;
+    if (o->fail_pct >= 0 && s->comp.known && !s->comp.comparable && !o->force_compare) {
+        /* a gate on unlike runs would pass or fail on nothing: it refuses, after the outputs */
+        tl_error_set(err, "--fail-on-regression: the runs are not comparable: %s; --force-compare judges them anyway",
+                     s->comp.why);
+        c->status = TL_RUN_FAILED;
+        return c->status;
+    }
     c->status = summary->gate_failed ? TL_RUN_REGRESSION : TL_RUN_OK;
     return c->status;
 

@@ -313,9 +313,11 @@ static int low_cover(const tl_lca_summary *s)
     return 0;
 }
 
+/* 1 when most of a side's GPU time is capture-style graph replay (vLLM, SGLang) that a
+ * capture folder would attribute: torch.compile's graphs under CompiledFunction are not. */
 static int graph_heavy(const tl_diff_cover *c)
 {
-    return c->busy_us > 0 && share(c->graph_all_us, c->busy_us) > TL_LCA_GRAPH_SHARE;
+    return c->busy_us > 0 && share(c->graph_capture_us, c->busy_us) > TL_LCA_GRAPH_SHARE;
 }
 
 /* The texts the three renderings share; `tag` writes a tag (each rendering quotes its
@@ -386,7 +388,7 @@ static int graph_line(const tl_lca_summary *s, tl_buf *b, put_fn tag)
         if (!(k ? h1 : h0))
             continue;
         tl_buf_printf(b, "%s%.1f%% of ", first ? "" : " and ",
-                      100 * share(s->cover[k].graph_all_us, s->cover[k].busy_us));
+                      100 * share(s->cover[k].graph_capture_us, s->cover[k].busy_us));
         tag(b, k ? s->tag2 : s->tag1);
         tl_buf_adds(b, "'s");
         first = 0;

@@ -6,6 +6,7 @@
  */
 #include "summary/summary.h"
 
+#include "summary/comparable.h"
 #include "summary/efficiency.h"
 #include "summary/verdict.h"
 
@@ -189,6 +190,12 @@ static void print_one_sided(FILE *out, const char *item, const char *tag, size_t
 void tl_summary_print(const tl_summary *s, FILE *out, int color)
 {
     paint p = colours(color);
+    if (s->comp && s->comp->known) {
+        tl_buf line = {0};
+        tl_comparability_line(s->comp, &line);
+        fprintf(out, "\n%s%s%s\n", s->comp->comparable ? "" : p.bold, tl_buf_cstr(&line), s->comp->comparable ? "" : p.off);
+        tl_buf_free(&line);
+    }
     for (size_t vi = 0; vi < s->nvariants; vi++) {
         const tl_variant_summary *v = &s->variants[vi];
         int items = v->nregressions || v->nimprovements || v->only_base_count || v->only_var_count;
@@ -357,6 +364,14 @@ static void md_one_sided(tl_buf *b, const char *item, const char *tag, size_t co
 
 void tl_summary_markdown(const tl_summary *s, tl_buf *b)
 {
+    if (s->comp && s->comp->known) {
+        tl_buf line = {0};
+        tl_comparability_line(s->comp, &line);
+        tl_buf_adds(b, s->comp->comparable ? "" : "**");
+        md_text(b, tl_buf_cstr(&line));
+        tl_buf_adds(b, s->comp->comparable ? "\n\n" : "**\n\n");
+        tl_buf_free(&line);
+    }
     for (size_t vi = 0; vi < s->nvariants; vi++) {
         const tl_variant_summary *v = &s->variants[vi];
         tl_buf_adds(b, vi ? "\n## " : "## ");
@@ -480,6 +495,34 @@ static void js_items(tl_buf *b, const char *key, const tl_summary_item *items, s
     tl_buf_adds(b, n ? "\n      ]" : "]");
 }
 
+/* ', "comparability": {...}': how alike two traces are (summary/comparable.h). */
+static void js_comparability(tl_buf *b, const tl_comparability *c)
+{
+    tl_buf_printf(b, ",\n  \"comparability\": {\"comparable\": %s, \"why\": ", c->comparable ? "true" : "false");
+    if (c->comparable)
+        tl_buf_adds(b, "null");
+    else
+        tl_json_str(b, c->why);
+    const char *key[3] = {"aligned_share", "steps", "calls_per_step"};
+    for (int f = 0; f < 3; f++) {
+        tl_buf_printf(b, ", \"%s\": [", key[f]);
+        for (int k = 0; k < 2; k++) {
+            tl_buf_adds(b, k ? ", " : "");
+            tl_json_num(b, f == 0 ? c->paired_share[k] : f == 1 ? (double)c->steps[k] : c->calls[k]);
+        }
+        tl_buf_adds(b, "]");
+    }
+    tl_buf_adds(b, ", \"gpu\": [");
+    for (int k = 0; k < 2; k++) {
+        tl_buf_adds(b, k ? ", " : "");
+        if (c->gpu[k])
+            tl_json_str(b, c->gpu[k]);
+        else
+            tl_buf_adds(b, "null");
+    }
+    tl_buf_adds(b, "]}");
+}
+
 void tl_summary_json(const tl_summary *s, tl_buf *b)
 {
     tl_buf_adds(b, "{\n  \"tool\": \"tlcompare\",\n  \"schema\": 1,\n  \"baseline\": ");
@@ -491,6 +534,8 @@ void tl_summary_json(const tl_summary *s, tl_buf *b)
         tl_buf_adds(b, "null");
     tl_buf_adds(b, ",\n  \"item\": ");
     tl_json_str(b, s->item);
+    if (s->comp && s->comp->known)
+        js_comparability(b, s->comp);
     tl_buf_adds(b, ",\n  \"variants\": [");
     for (size_t vi = 0; vi < s->nvariants; vi++) {
         const tl_variant_summary *v = &s->variants[vi];

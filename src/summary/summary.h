@@ -135,6 +135,8 @@ typedef struct tl_summary {
     int fdr;                            /* verdicts at a false discovery rate, not family-wise */
     const tl_lca_summary *lca; /* two traces: the comparison by lowest common op, or NULL */
     const struct tl_efficiency *eff; /* the achieved TFLOPS/s and TB/s (efficiency.h), or NULL */
+    /* two traces: how alike they are (comparable.h), or NULL; printed first */
+    const struct tl_comparability *comp;
 } tl_summary;
 
 /* Gate settings: pct < 0 means no gate.  The floors apply to the lists and the gate alike:
