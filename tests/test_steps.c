@@ -192,11 +192,27 @@ static void test_same_workload_two_gpus_compares(void **state)
     (void)state;
     char *dir = tt_tmpdir();
     gen(dir, "--layers 2 --steps 6 --seed 3", "h100.json");
-    gen(dir, "--layers 2 --steps 6 --seed 4 --gpu-name 'NVIDIA A100-SXM4-80GB'", "a100.json");
-    assert_int_equal(run_status(dir, "h100.json a100.json --summary-md s.md --fail-on-regression 50 -q"), 0);
+    gen(dir, "--layers 2 --steps 6 --seed 4 --slow aten::gelu=30 --gpu-name 'NVIDIA A100-SXM4-80GB'", "a100.json");
+    assert_int_equal(run_status(dir, "h100.json a100.json --summary-md s.md --summary-json s.json --fail-on-regression 50 -q"), 0);
     char *md = tt_slurp_in(dir, "s.md");
     assert_true(strncmp(md, "comparable: NVIDIA H100 80GB HBM3 vs NVIDIA A100-SXM4-80GB; 100% and 100% of the GPU "
                             "time aligned; 6 vs 6 steps, ", 105) == 0);
+    /* where the listed change happened: its largest call's step and trace time, each side */
+    assert_non_null(strstr(md, "| largest call (step @ trace time) |"));
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd,
+             "cd '%s' && python3 -c \"\n"
+             "import json\n"
+             "v = json.load(open('s.json'))['variants'][0]\n"
+             "g = [r for r in v['regressions'] if r['name'] == 'aten::gelu']\n"
+             "assert g and g[0]['verdict'] == 'slower', v['regressions']\n"
+             "steps = {e['name']: e['ts'] for e in json.load(open('a100.json'))['traceEvents'] if e.get('cat') == 'user_annotation'}\n"
+             "w = g[0]['where']\n"
+             "assert len(w) == 2 and all(5 <= x['step'] <= 10 for x in w), w\n"
+             "assert steps['ProfilerStep#%%d' %% w[1]['step']] <= w[1]['ts_us'], (w, steps)\n"
+             "\"",
+             dir);
+    assert_int_equal(system(cmd), 0);
     free(md);
     tt_rmrf(dir);
     free(dir);

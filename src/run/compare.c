@@ -633,6 +633,7 @@ int tl_compare_run(const tl_compare_opts *opts, tl_comparison *c)
     tl_summary_build(summary, results, s->tagv, s->nsides, &gate, &s->arena);
     s->summarised = 1;
     c->summary = summary;
+    tl_run_steps_locate(&s->steps, summary);
     if (tl_run_diff_result(&s->cdiff)) {
         const tl_trace *ta = tl_trace_report_trace(&s->reports[0]), *tb = tl_trace_report_trace(&s->reports[1]);
         size_t nsteps[2] = {s->steps.s[0].n, s->steps.s[1].n};

@@ -92,6 +92,40 @@ int tl_run_steps_put(const tl_run_steps *rs, const char *const tags[2], const tl
     return sink->put(sink->ctx, &res, err);
 }
 
+/* The peak of op `name` in s, or NULL (a listed item is one of a few dozen: a scan). */
+static const tl_step_peak *peak_of(const tl_steps *s, const char *name)
+{
+    for (size_t k = 0; name && k < s->nops; k++)
+        if (strcmp(s->op[k], name) == 0)
+            return &s->peak[k];
+    return NULL;
+}
+
+static void locate_items(const tl_run_steps *rs, tl_summary_item *items, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        for (int k = 0; k < 2; k++) {
+            const tl_step_peak *p = peak_of(&rs->s[k], items[i].name);
+            items[i].peak_step[k] = p ? p->step : -1;
+            items[i].peak_ts[k] = p ? p->ts : NAN;
+        }
+    }
+}
+
+void tl_run_steps_locate(const tl_run_steps *rs, tl_summary *s)
+{
+    if (!rs->measured)
+        return;
+    for (size_t vi = 0; vi < s->nvariants; vi++) {
+        tl_variant_summary *v = &s->variants[vi];
+        locate_items(rs, v->regressions, v->nregressions);
+        locate_items(rs, v->improvements, v->nimprovements);
+        locate_items(rs, v->only_base, v->nonly_base);
+        locate_items(rs, v->only_var, v->nonly_var);
+    }
+    s->located = 1;
+}
+
 void tl_run_steps_free(tl_run_steps *rs)
 {
     tl_steps_free(&rs->s[0]);

@@ -32,6 +32,10 @@ void tl_run_steps_judge(const tl_run_steps *rs, tl_noise *nz);
  * trace has steps.  0, or -1 with *err set. */
 int tl_run_steps_put(const tl_run_steps *rs, const char *const tags[2], const tl_sink *sink, tl_error *err);
 
+/* Where each op the summary lists had its largest call on each side (its peak_step and
+ * peak_ts; NaN ts where a side has no such op), and s->located set. */
+void tl_run_steps_locate(const tl_run_steps *rs, tl_summary *s);
+
 void tl_run_steps_free(tl_run_steps *rs);
 
 #endif

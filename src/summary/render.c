@@ -283,6 +283,18 @@ void tl_summary_print_violations(const tl_summary *s, FILE *out)
         tl_lca_summary_print_violations(s->lca, out);
 }
 
+/* Where item it's largest call happened on side k: "step 7 @ 1751410836123456.0 µs", "@ ... µs"
+ * outside every step, "-" where the side has none. */
+static void fmt_where(char *buf, size_t n, const tl_summary_item *it, int k)
+{
+    if (isnan(it->peak_ts[k]))
+        snprintf(buf, n, "-");
+    else if (it->peak_step[k] >= 0)
+        snprintf(buf, n, "step %lld @ %.1f \xc2\xb5s", (long long)it->peak_step[k], it->peak_ts[k]);
+    else
+        snprintf(buf, n, "@ %.1f \xc2\xb5s", it->peak_ts[k]);
+}
+
 /* ---- Markdown ------------------------------------------------------------------------- */
 
 /* Text in a Markdown table cell: only '|' and line breaks would break the table. */
@@ -316,12 +328,13 @@ static void md_num(tl_buf *b, double v, const char *fmt)
 }
 
 static void md_items(tl_buf *b, const char *title, const char *item, const char *base, const char *tag,
-                     const tl_summary_item *items, size_t n)
+                     const tl_summary_item *items, size_t n, int located)
 {
     if (!n)
         return;
-    tl_buf_printf(b, "\n**%s**\n\n| %s | %s (ms) | %s (ms) | delta (ms) | delta %% | calls | per call |\n"
-                     "|---|---:|---:|---:|---:|---|---|\n", title, item, base, tag);
+    tl_buf_printf(b, "\n**%s**\n\n| %s | %s (ms) | %s (ms) | delta (ms) | delta %% | calls | per call |%s\n"
+                     "|---|---:|---:|---:|---:|---|---|%s\n", title, item, base, tag,
+                  located ? " largest call (step @ trace time) |" : "", located ? "---|" : "");
     for (size_t i = 0; i < n; i++) {
         char cnt[64];
         fmt_count(cnt, sizeof cnt, items[i].count);
@@ -341,7 +354,14 @@ static void md_items(tl_buf *b, const char *title, const char *item, const char 
             tl_buf_printf(b, " %s", pm);
         char per[128];
         fmt_per_call_change(per, sizeof per, items[i].per_call_ms);
-        tl_buf_printf(b, " | %s | %s |\n", cnt, per[0] ? per : "-");
+        tl_buf_printf(b, " | %s | %s |", cnt, per[0] ? per : "-");
+        if (located) {
+            char w0[96], w1[96];
+            fmt_where(w0, sizeof w0, &items[i], 0);
+            fmt_where(w1, sizeof w1, &items[i], 1);
+            tl_buf_printf(b, " %s \xe2\x86\x92 %s |", w0, w1);
+        }
+        tl_buf_adds(b, "\n");
     }
 }
 
@@ -408,8 +428,8 @@ void tl_summary_markdown(const tl_summary *s, tl_buf *b)
         iterations_note(note, sizeof note, s, v);
         if (note[0])
             tl_buf_printf(b, "\n**Note:** %s.\n", note);
-        md_items(b, "Top regressions", s->item, s->baseline, v->tag, v->regressions, v->nregressions);
-        md_items(b, "Top improvements", s->item, s->baseline, v->tag, v->improvements, v->nimprovements);
+        md_items(b, "Top regressions", s->item, s->baseline, v->tag, v->regressions, v->nregressions, s->located);
+        md_items(b, "Top improvements", s->item, s->baseline, v->tag, v->improvements, v->nimprovements, s->located);
         if (v->only_base_count || v->only_var_count)
             tl_buf_adds(b, "\n");
         md_one_sided(b, s->item, s->baseline, v->only_base_count, v->only_base, v->nonly_base, 1);
@@ -477,7 +497,28 @@ static void js_count_delta(tl_buf *b, tl_delta d)
     tl_buf_adds(b, "}");
 }
 
-static void js_items(tl_buf *b, const char *key, const tl_summary_item *items, size_t n)
+/* ', "where": [{"step": 7, "ts_us": ...}, ...]': where the largest call happened on each
+ * side (null for a side without the op; step null outside every step). */
+static void js_where(tl_buf *b, const tl_summary_item *it)
+{
+    tl_buf_adds(b, ", \"where\": [");
+    for (int k = 0; k < 2; k++) {
+        tl_buf_adds(b, k ? ", " : "");
+        if (isnan(it->peak_ts[k])) {
+            tl_buf_adds(b, "null");
+            continue;
+        }
+        if (it->peak_step[k] >= 0)
+            tl_buf_printf(b, "{\"step\": %lld, \"ts_us\": ", (long long)it->peak_step[k]);
+        else
+            tl_buf_adds(b, "{\"step\": null, \"ts_us\": ");
+        tl_json_num(b, it->peak_ts[k]);
+        tl_buf_adds(b, "}");
+    }
+    tl_buf_adds(b, "]");
+}
+
+static void js_items(tl_buf *b, const char *key, const tl_summary_item *items, size_t n, int located)
 {
     tl_buf_printf(b, ",\n      \"%s\": [", key);
     for (size_t i = 0; i < n; i++) {
@@ -490,6 +531,8 @@ static void js_items(tl_buf *b, const char *key, const tl_summary_item *items, s
         tl_buf_adds(b, ", \"per_call_ms\": ");
         js_delta(b, items[i].per_call_ms);
         tl_verdict_json_item(b, &items[i]);
+        if (located)
+            js_where(b, &items[i]);
         tl_buf_adds(b, "}");
     }
     tl_buf_adds(b, n ? "\n      ]" : "]");
@@ -565,12 +608,12 @@ void tl_summary_json(const tl_summary *s, tl_buf *b)
         } else {
             tl_buf_adds(b, "null");
         }
-        js_items(b, "regressions", v->regressions, v->nregressions);
-        js_items(b, "improvements", v->improvements, v->nimprovements);
+        js_items(b, "regressions", v->regressions, v->nregressions, s->located);
+        js_items(b, "improvements", v->improvements, v->nimprovements, s->located);
         tl_buf_printf(b, ",\n      \"only_baseline_count\": %zu", v->only_base_count);
-        js_items(b, "only_baseline", v->only_base, v->nonly_base);
+        js_items(b, "only_baseline", v->only_base, v->nonly_base, s->located);
         tl_buf_printf(b, ",\n      \"only_variant_count\": %zu", v->only_var_count);
-        js_items(b, "only_variant", v->only_var, v->nonly_var);
+        js_items(b, "only_variant", v->only_var, v->nonly_var, s->located);
         if (s->eff)
             tl_efficiency_json(s->eff, &s->eff->variants[vi], "efficiency", "      ", b);
         tl_buf_adds(b, ",\n      \"violations\": [");
@@ -679,7 +722,7 @@ static void item_block(sheet_store *st, tl_arena *a, const tl_summary *s, const 
         verdicts |= items[i].verdict != TL_VERDICT_NONE;
     /* the verdict's columns, when there are any, right after the change they qualify */
     size_t o = verdicts ? VERDICT_COLS : 0;
-    const char *cols[10 + VERDICT_COLS] = {s->item, tl_arena_printf(a, "%s (ms)", base),
+    const char *cols[14 + VERDICT_COLS] = {s->item, tl_arena_printf(a, "%s (ms)", base),
                                            tl_arena_printf(a, "%s (ms)", tag), "delta (ms)", "delta %"};
     if (verdicts)
         verdict_names(a, s->confidence, cols + 5);
@@ -688,7 +731,13 @@ static void item_block(sheet_store *st, tl_arena *a, const tl_summary *s, const 
     cols[7 + o] = tl_arena_printf(a, "%s per call (\xc2\xb5s)", base);
     cols[8 + o] = tl_arena_printf(a, "%s per call (\xc2\xb5s)", tag);
     cols[9 + o] = "per call delta (\xc2\xb5s)";
-    tl_table *t = new_table(a, cols, 10 + o, n);
+    /* where the largest call happened, each side: its step and trace time, for Perfetto */
+    size_t w = s->located ? 4 : 0;
+    cols[10 + o] = tl_arena_printf(a, "%s largest call step", base);
+    cols[11 + o] = tl_arena_printf(a, "%s largest call ts (\xc2\xb5s)", base);
+    cols[12 + o] = tl_arena_printf(a, "%s largest call step", tag);
+    cols[13 + o] = tl_arena_printf(a, "%s largest call ts (\xc2\xb5s)", tag);
+    tl_table *t = new_table(a, cols, 10 + o + w, n);
     for (size_t i = 0; i < n; i++) {
         tl_delta d = items[i].time_ms;
         t->cols[0].cells[i] = tl_cell_str(items[i].name);
@@ -704,6 +753,12 @@ static void item_block(sheet_store *st, tl_arena *a, const tl_summary *s, const 
         t->cols[7 + o].cells[i] = num_cell(items[i].per_call_ms.base * 1e3);
         t->cols[8 + o].cells[i] = num_cell(items[i].per_call_ms.var * 1e3);
         t->cols[9 + o].cells[i] = num_cell((items[i].per_call_ms.var - items[i].per_call_ms.base) * 1e3);
+        for (size_t k = 0; k < w / 2; k++) {
+            const tl_summary_item *it = &items[i];
+            int has = !isnan(it->peak_ts[k]);
+            t->cols[10 + o + 2 * k].cells[i] = has && it->peak_step[k] >= 0 ? tl_cell_int(it->peak_step[k]) : tl_cell_missing();
+            t->cols[11 + o + 2 * k].cells[i] = num_cell(it->peak_ts[k]);
+        }
     }
     /* coloured like the diff columns */
     t->cols[3].role = t->cols[4].role = t->cols[9 + o].role = TL_ROLE_DIFF;

@@ -135,6 +135,9 @@ typedef struct tl_summary {
     int fdr;                            /* verdicts at a false discovery rate, not family-wise */
     const tl_lca_summary *lca; /* two traces: the comparison by lowest common op, or NULL */
     const struct tl_efficiency *eff; /* the achieved TFLOPS/s and TB/s (efficiency.h), or NULL */
+    /* two traces: the items' peak_step / peak_ts are set (where each op's largest call
+     * happened on each side) */
+    int located;
     /* two traces: how alike they are (comparable.h), or NULL; printed first */
     const struct tl_comparability *comp;
 } tl_summary;
