@@ -452,10 +452,11 @@ static void name_cell(tl_buf *b, const tl_lca_item *it, put_fn put)
         snprintf(suffix, sizeof suffix, " (x%zu)", it->count);
     else
         suffix[0] = '\0';
-    /* the name gives way to its count, so that the column stays aligned */
+    /* the name gives way to its count, so that the column stays aligned; an unaligned
+     * pair's name ("a | b") is never cut: cut, two different pairs could read alike */
     size_t room = strlen(suffix) + 12 < NAME_MAX_SHOWN ? NAME_MAX_SHOWN - strlen(suffix) : 12;
     tl_buf tmp = {0};
-    put(b, cut(&tmp, it->lca, room));
+    put(b, it->unaligned ? it->lca : cut(&tmp, it->lca, room));
     tl_buf_free(&tmp);
     tl_buf_adds(b, suffix);
 }
@@ -522,7 +523,7 @@ void tl_lca_summary_print(const tl_lca_summary *s, FILE *out, int color)
         if (isnan(it->pct))
             snprintf(pc, sizeof pc, "new");
         else
-            snprintf(pc, sizeof pc, "%+.1f%%", it->pct);
+            snprintf(pc, sizeof pc, fabs(it->pct) >= 99999.95 ? "%+.1e%%" : "%+.1f%%", it->pct); /* 9 characters */
         char pm[32];
         fmt_pm(it, pm, sizeof pm);
         b.len = 0;

@@ -51,6 +51,8 @@ static void fmt_pct(char *buf, size_t n, double v)
 {
     if (isnan(v))
         snprintf(buf, n, "-");
+    else if (fabs(v) >= 99999.95) /* "+4.8e+05%": the column's 9 characters */
+        snprintf(buf, n, "%+.1e%%", v);
     else
         snprintf(buf, n, "%+.1f%%", v);
 }
@@ -116,16 +118,18 @@ static void fmt_per_call_change(char *buf, size_t n, tl_delta pc)
     snprintf(buf, n, "%s -> %s per call (%s)", b, v, d);
 }
 
-static void print_items(FILE *out, const paint *p, const char *title, const tl_summary_item *items, size_t n)
+static void print_items(FILE *out, const paint *p, const char *title, const tl_summary_item *items, size_t n,
+                        int per_iteration)
 {
     if (!n)
         return;
     fprintf(out, "  %s%s%s\n", p->bold, title, p->off);
     for (size_t i = 0; i < n; i++) {
         char d[32], pc[32], pm[32], cnt[64], name[64], per[128];
-        double delta = items[i].time_ms.var - items[i].time_ms.base;
+        tl_delta shown = tl_item_shown(&items[i], per_iteration);
+        double delta = shown.var - shown.base;
         snprintf(d, sizeof d, "%+.3f ms", delta);
-        fmt_pct(pc, sizeof pc, tl_delta_pct(items[i].time_ms));
+        fmt_pct(pc, sizeof pc, tl_delta_pct(shown));
         tl_verdict_fmt_pm(&items[i], pm, sizeof pm);
         fmt_count(cnt, sizeof cnt, items[i].count);
         short_name(name, sizeof name, items[i].name);
@@ -231,11 +235,13 @@ void tl_summary_print(const tl_summary *s, FILE *out, int color)
         iterations_note(note, sizeof note, s, v);
         if (note[0])
             fprintf(out, "  %snote: %s%s\n", p.bold, note, p.off);
-        char title[128];
-        snprintf(title, sizeof title, "top regressions (%s slower)", v->tag);
-        print_items(out, &p, title, v->regressions, v->nregressions);
-        snprintf(title, sizeof title, "top improvements (%s faster)", v->tag);
-        print_items(out, &p, title, v->improvements, v->nimprovements);
+        char title[160];
+        int per_it = !isnan(v->call_ratio);
+        const char *label = per_it ? "; delta per iteration: time per call x the baseline's calls" : "";
+        snprintf(title, sizeof title, "top regressions (%s slower%s)", v->tag, label);
+        print_items(out, &p, title, v->regressions, v->nregressions, per_it);
+        snprintf(title, sizeof title, "top improvements (%s faster%s)", v->tag, label);
+        print_items(out, &p, title, v->improvements, v->nimprovements, per_it);
         print_one_sided(out, s->item, s->baseline, v->only_base_count, v->only_base, v->nonly_base, 1);
         print_one_sided(out, s->item, v->tag, v->only_var_count, v->only_var, v->nonly_var, 0);
         if (s->source && !items && v->within_noise)
@@ -276,7 +282,8 @@ void tl_summary_print_violations(const tl_summary *s, FILE *out)
             fprintf(out, "tlcompare: regression: %s %s%s", v->tag, x->is_op ? s->item : "", x->is_op ? " " : "");
             for (const char *c = x->what; *c; c++) /* no control characters of a name on the terminal */
                 fputc((unsigned char)*c < 0x20 || *c == 0x7f ? '?' : *c, out);
-            fprintf(out, ": %.3f ms -> %.3f ms (%+.1f%%, limit %g%%)\n", x->base_ms, x->var_ms, x->pct, s->gate_pct);
+            fprintf(out, ": %.3f ms -> %.3f ms%s (%+.1f%%, limit %g%%)\n", x->base_ms, x->var_ms,
+                    x->per_iteration ? " per iteration" : "", x->pct, s->gate_pct);
         }
     }
     if (s->lca)
@@ -328,7 +335,7 @@ static void md_num(tl_buf *b, double v, const char *fmt)
 }
 
 static void md_items(tl_buf *b, const char *title, const char *item, const char *base, const char *tag,
-                     const tl_summary_item *items, size_t n, int located)
+                     const tl_summary_item *items, size_t n, int located, int per_iteration)
 {
     if (!n)
         return;
@@ -340,14 +347,15 @@ static void md_items(tl_buf *b, const char *title, const char *item, const char 
         fmt_count(cnt, sizeof cnt, items[i].count);
         tl_buf_adds(b, "| ");
         md_code(b, items[i].name);
+        tl_delta shown = tl_item_shown(&items[i], per_iteration);
         tl_buf_adds(b, " | ");
-        md_num(b, items[i].time_ms.base, "%.3f");
+        md_num(b, shown.base, "%.3f");
         tl_buf_adds(b, " | ");
-        md_num(b, items[i].time_ms.var, "%.3f");
+        md_num(b, shown.var, "%.3f");
         tl_buf_adds(b, " | ");
-        md_num(b, items[i].time_ms.var - items[i].time_ms.base, "%+.3f");
+        md_num(b, shown.var - shown.base, "%+.3f");
         tl_buf_adds(b, " | ");
-        md_num(b, tl_delta_pct(items[i].time_ms), "%+.1f%%");
+        md_num(b, tl_delta_pct(shown), "%+.1f%%");
         char pm[32];
         tl_verdict_fmt_pm(&items[i], pm, sizeof pm);
         if (pm[0])
@@ -428,8 +436,11 @@ void tl_summary_markdown(const tl_summary *s, tl_buf *b)
         iterations_note(note, sizeof note, s, v);
         if (note[0])
             tl_buf_printf(b, "\n**Note:** %s.\n", note);
-        md_items(b, "Top regressions", s->item, s->baseline, v->tag, v->regressions, v->nregressions, s->located);
-        md_items(b, "Top improvements", s->item, s->baseline, v->tag, v->improvements, v->nimprovements, s->located);
+        int per_it = !isnan(v->call_ratio);
+        md_items(b, per_it ? "Top regressions (per iteration: time per call x the baseline's calls)" : "Top regressions",
+                 s->item, s->baseline, v->tag, v->regressions, v->nregressions, s->located, per_it);
+        md_items(b, per_it ? "Top improvements (per iteration: time per call x the baseline's calls)" : "Top improvements",
+                 s->item, s->baseline, v->tag, v->improvements, v->nimprovements, s->located, per_it);
         if (v->only_base_count || v->only_var_count)
             tl_buf_adds(b, "\n");
         md_one_sided(b, s->item, s->baseline, v->only_base_count, v->only_base, v->nonly_base, 1);
@@ -713,7 +724,7 @@ static void verdict_cells(tl_table *t, size_t c0, size_t r, const tl_summary_ite
 }
 
 static void item_block(sheet_store *st, tl_arena *a, const tl_summary *s, const char *title, const char *base,
-                       const char *tag, const tl_summary_item *items, size_t n)
+                       const char *tag, const tl_summary_item *items, size_t n, int per_iteration)
 {
     if (!n)
         return;
@@ -739,7 +750,7 @@ static void item_block(sheet_store *st, tl_arena *a, const tl_summary *s, const 
     cols[13 + o] = tl_arena_printf(a, "%s largest call ts (\xc2\xb5s)", tag);
     tl_table *t = new_table(a, cols, 10 + o + w, n);
     for (size_t i = 0; i < n; i++) {
-        tl_delta d = items[i].time_ms;
+        tl_delta d = tl_item_shown(&items[i], per_iteration);
         t->cols[0].cells[i] = tl_cell_str(items[i].name);
         t->cols[1].cells[i] = num_cell(d.base);
         t->cols[2].cells[i] = num_cell(d.var);
@@ -802,18 +813,20 @@ tl_summary_sheet *tl_summary_sheet_build(const tl_summary *s, tl_arena *a)
             t->cols[3].role = t->cols[4].role = TL_ROLE_DIFF;
             add_block(st, tl_arena_printf(a, "%s -> %s: GPU time", s->baseline, v->tag), t);
         }
-        item_block(st, a, s, tl_arena_printf(a, "%s -> %s: top regressions", s->baseline, v->tag), s->baseline,
-                   v->tag, v->regressions, v->nregressions);
-        item_block(st, a, s, tl_arena_printf(a, "%s -> %s: top improvements", s->baseline, v->tag), s->baseline,
-                   v->tag, v->improvements, v->nimprovements);
+        int per_it = !isnan(v->call_ratio);
+        const char *label = per_it ? " (per iteration: time per call x the baseline's calls)" : "";
+        item_block(st, a, s, tl_arena_printf(a, "%s -> %s: top regressions%s", s->baseline, v->tag, label), s->baseline,
+                   v->tag, v->regressions, v->nregressions, per_it);
+        item_block(st, a, s, tl_arena_printf(a, "%s -> %s: top improvements%s", s->baseline, v->tag, label),
+                   s->baseline, v->tag, v->improvements, v->nimprovements, per_it);
         char line[512];
         tl_verdict_line(s, v, line, sizeof line);
         if (line[0])
             add_block(st, tl_arena_strdup(a, line), NULL);
         item_block(st, a, s, tl_arena_printf(a, "only in %s (%zu in all)", s->baseline, v->only_base_count),
-                   s->baseline, v->tag, v->only_base, v->nonly_base);
+                   s->baseline, v->tag, v->only_base, v->nonly_base, 0);
         item_block(st, a, s, tl_arena_printf(a, "only in %s (%zu in all)", v->tag, v->only_var_count), s->baseline,
-                   v->tag, v->only_var, v->nonly_var);
+                   v->tag, v->only_var, v->nonly_var, 0);
         tl_table *eff = s->eff ? tl_efficiency_table(s->eff, &s->eff->variants[vi], s->baseline, v->tag, a) : NULL;
         if (eff)
             add_block(st, tl_arena_printf(a, "%s vs %s: achieved TFLOPS/s and TB/s", v->tag, s->baseline), eff);

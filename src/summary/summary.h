@@ -75,6 +75,16 @@ typedef struct tl_summary_item {
     double peak_ts[2];
 } tl_summary_item;
 
+/* The figure a list shows and orders an item by: its time, or, when the runs did different
+ * numbers of iterations (per_iteration), its time per call times the baseline's calls on
+ * both sides (the time of the baseline's iterations), so that a row has one delta. */
+static inline tl_delta tl_item_shown(const tl_summary_item *it, int per_iteration)
+{
+    if (per_iteration && !isnan(it->per_call_ms.base) && !isnan(it->per_call_ms.var) && !isnan(it->count.base))
+        return (tl_delta){it->per_call_ms.base * it->count.base, it->per_call_ms.var * it->count.base};
+    return it->time_ms;
+}
+
 /* The gpu_timeline rows the summary reports, in this order. */
 enum { TL_TL_TOTAL, TL_TL_BUSY, TL_TL_COMPUTE, TL_TL_EXPOSED_COMM, TL_TL_EXPOSED_MEMCPY, TL_TL_IDLE, TL_TL_N };
 extern const char *const tl_timeline_rows[TL_TL_N];
@@ -84,6 +94,7 @@ typedef struct tl_violation {
     const char *what;  /* "busy_time" or the op's name */
     int is_op;
     double base_ms, var_ms, pct;
+    int per_iteration; /* the figures are per iteration (tl_item_shown), as the list shows them */
 } tl_violation;
 
 typedef struct tl_variant_summary {
