@@ -87,6 +87,49 @@ static void test_small_trace_steps(void **state)
     tl_trace_free(t);
 }
 
+/* deviceProperties of any shape: the first device's "name" when it is a string; invalid JSON
+ * in it is an error, as anywhere in a trace. */
+static void test_gpu_name_shapes(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *props, *name; /* name: NULL none; "!" an error */
+    } cases[] = {
+        {"5", NULL},
+        {"[]", NULL},
+        {"[1, {\"name\": \"second\"}]", NULL},
+        {"[{\"name\": 3}]", NULL},
+        {"[{}, {\"name\": \"B\"}]", NULL},
+        {"[{\"x\": {\"name\": \"inner\"}, \"name\": \"outer\"}, {\"name\": \"Y\"}]", "outer"},
+        {"[{\"name\": \"A\",}]", "!"},
+        {"[{\"name\": \"A\"},]", "!"},
+        {"[{\"name\" \"A\"}]", "!"},
+        {"[{\"name\": \"A\"} {\"name\": \"B\"}]", "!"},
+    };
+    const char *events = strstr(small_trace, "\"traceEvents\"");
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        size_t cap = strlen(cases[i].props) + strlen(events) + 32;
+        char *text = malloc(cap);
+        assert_non_null(text);
+        snprintf(text, cap, "{\"deviceProperties\": %s, %s", cases[i].props, events);
+        tl_error err = {0};
+        tl_trace *t = tl_trace_load_mem(text, strlen(text), "p.json", &err);
+        if (cases[i].name && !strcmp(cases[i].name, "!")) {
+            assert_null(t);
+            assert_non_null(strstr(err.msg, "p.json: not a valid trace: "));
+        } else {
+            assert_non_null(t);
+            if (cases[i].name)
+                assert_string_equal(t->gpu_name, cases[i].name);
+            else
+                assert_null(t->gpu_name);
+            assert_int_equal(t->nsteps, 2);
+        }
+        tl_trace_free(t);
+        free(text);
+    }
+}
+
 /* Seeds i = 1..n: a pair of generated traces (10 steps, 3% step-to-step noise, a warm-up
  * first step), aten::gelu `slow` percent slower on the variant; counts the pairs where
  * gelu is found slower and those where another op is flagged. */
@@ -262,6 +305,7 @@ int main(void)
     }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_small_trace_steps),
+        cmocka_unit_test(test_gpu_name_shapes),
         cmocka_unit_test(test_unrelated_workloads_not_comparable),
         cmocka_unit_test(test_same_workload_two_gpus_compares),
         cmocka_unit_test(test_graph_hint_not_for_compiled_function),

@@ -1379,9 +1379,14 @@ static int read_gpu_name(loader *L)
                     return -1;
                 }
                 c = j_peek(j);
-                if (c == ',') {
-                    j->p++;
-                    c = j_peek(j);
+                if (c != ',')
+                    break;
+                j->p++;
+                c = j_peek(j);
+                if (c != '"') { /* JSON has no trailing comma */
+                    if (!j->failed)
+                        tl_j_fail(j, j->p, "deviceProperties: expected a key string");
+                    return -1;
                 }
             }
             if (tl_j_expect_here(j, '}', "'}'") < 0)
@@ -1391,6 +1396,11 @@ static int read_gpu_name(loader *L)
         if (c == ',') {
             j->p++;
             c = j_peek(j);
+            if (c == ']') {
+                if (!j->failed)
+                    tl_j_fail(j, j->p, "deviceProperties: expected a value");
+                return -1;
+            }
         } else if (c != ']') {
             if (!j->failed)
                 tl_j_fail(j, j->p, "deviceProperties: expected ',' or ']'");
