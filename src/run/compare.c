@@ -627,7 +627,10 @@ int tl_compare_run(const tl_compare_opts *opts, tl_comparison *c)
     double t_summary = tl_now();
     tl_summary *summary = &s->summary;
     tl_noise_read_runs(s->noise, results);
-    tl_noise_pair_calls(s->noise, tl_run_diff_result(&s->cdiff));
+    /* two traces: their calls paired through the alignment, for the verdicts and the guard */
+    tl_diff_call *calls = NULL;
+    size_t ncalls = tl_run_diff_result(&s->cdiff) ? tl_diff_calls(tl_run_diff_result(&s->cdiff), &calls) : 0;
+    tl_noise_add_calls(s->noise, calls, ncalls);
     tl_run_steps_judge(&s->steps, s->noise);
     tl_gate gate = {o->fail_pct, o->min_ms, o->min_delta_ms, o->min_delta_pct, o->top, s->noise, o->confidence, o->fdr};
     tl_summary_build(summary, results, s->tagv, s->nsides, &gate, &s->arena);
@@ -638,7 +641,7 @@ int tl_compare_run(const tl_compare_opts *opts, tl_comparison *c)
         const tl_trace *ta = tl_trace_report_trace(&s->reports[0]), *tb = tl_trace_report_trace(&s->reports[1]);
         size_t nsteps[2] = {s->steps.s[0].n, s->steps.s[1].n};
         const char *gpu[2] = {ta->gpu_name, tb->gpu_name};
-        tl_comparability_build(&s->comp, tl_run_diff_result(&s->cdiff), nsteps, gpu, s->tagv);
+        tl_comparability_build(&s->comp, calls, ncalls, nsteps, gpu, s->tagv);
         summary->comp = &s->comp;
         tl_lca_summary_build(&s->lsum, tl_run_diff_result(&s->cdiff), s->tagv[0], s->tagv[1],
                              o->top ? o->top : TL_SUMMARY_TOP, o->fail_pct, o->min_ms, &s->arena);
@@ -647,6 +650,7 @@ int tl_compare_run(const tl_compare_opts *opts, tl_comparison *c)
         if (s->lsum.nviolations)
             summary->gate_failed = 1;
     }
+    free(calls);
     /* the achieved TFLOPS/s and TB/s of the ops listed, from the reports' perf sheets */
     tl_efficiency_build(&s->eff, summary, s->reports, o->ninputs, &eff_opt, &s->arena);
     summary->eff = &s->eff;

@@ -8,16 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-void tl_comparability_build(tl_comparability *c, const tl_diff *d, const size_t steps[2], const char *const gpu[2],
-                            const char *const tags[2])
+void tl_comparability_build(tl_comparability *c, const tl_diff_call *v, size_t n, const size_t steps[2],
+                            const char *const gpu[2], const char *const tags[2])
 {
     memset(c, 0, sizeof *c);
     c->comparable = 1;
-    if (!d)
-        return;
     c->known = 1;
-    tl_diff_call *v = NULL;
-    size_t n = tl_diff_calls(d, &v);
     double all[2] = {0, 0}, paired[2] = {0, 0}, calls[2] = {0, 0};
     for (size_t i = 0; i < n; i++) {
         int both = !isnan(v[i].us1) && !isnan(v[i].us2);
@@ -30,7 +26,6 @@ void tl_comparability_build(tl_comparability *c, const tl_diff *d, const size_t 
             calls[k]++;
         }
     }
-    free(v);
     for (int k = 0; k < 2; k++) {
         c->paired_share[k] = all[k] > 0 ? paired[k] / all[k] : NAN;
         c->steps[k] = steps ? steps[k] : 0;

@@ -28,10 +28,10 @@ typedef struct tl_comparability {
     char why[320];            /* when not comparable: why (one line) */
 } tl_comparability;
 
-/* Measure the two traces of `d`, tagged tags[0..2) (their steps counted by the caller; gpu
- * names may be NULL). */
-void tl_comparability_build(tl_comparability *c, const tl_diff *d, const size_t steps[2], const char *const gpu[2],
-                            const char *const tags[2]);
+/* Measure two traces, tagged tags[0..2), from their calls v[0..n) as tl_diff_calls gives
+ * them (their steps counted by the caller; gpu names may be NULL). */
+void tl_comparability_build(tl_comparability *c, const tl_diff_call *v, size_t n, const size_t steps[2],
+                            const char *const gpu[2], const char *const tags[2]);
 
 /* The summary's first line: "comparable: NVIDIA A100 vs Tesla V100; 99% and 98% of the GPU
  * time aligned; 10 vs 10 steps, 112 vs 112 calls per step" or "NOT COMPARABLE: ...". */
