@@ -638,13 +638,13 @@ int tl_compare_run(const tl_compare_opts *opts, tl_comparison *c)
     c->summary = summary;
     tl_run_steps_locate(&s->steps, summary);
     if (tl_run_diff_result(&s->cdiff)) {
+        tl_lca_summary_build(&s->lsum, tl_run_diff_result(&s->cdiff), s->tagv[0], s->tagv[1],
+                             o->top ? o->top : TL_SUMMARY_TOP, o->fail_pct, o->min_ms, &s->arena);
         const tl_trace *ta = tl_trace_report_trace(&s->reports[0]), *tb = tl_trace_report_trace(&s->reports[1]);
         size_t nsteps[2] = {s->steps.s[0].n, s->steps.s[1].n};
         const char *gpu[2] = {ta->gpu_name, tb->gpu_name};
-        tl_comparability_build(&s->comp, calls, ncalls, nsteps, gpu, s->tagv);
+        tl_comparability_build(&s->comp, s->lsum.cover, calls, ncalls, nsteps, gpu, s->tagv);
         summary->comp = &s->comp;
-        tl_lca_summary_build(&s->lsum, tl_run_diff_result(&s->cdiff), s->tagv[0], s->tagv[1],
-                             o->top ? o->top : TL_SUMMARY_TOP, o->fail_pct, o->min_ms, &s->arena);
         tl_lca_summary_judge(&s->lsum, o->confidence, o->fdr);
         summary->lca = &s->lsum;
         if (s->lsum.nviolations)

@@ -8,26 +8,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-void tl_comparability_build(tl_comparability *c, const tl_diff_call *v, size_t n, const size_t steps[2],
-                            const char *const gpu[2], const char *const tags[2])
+void tl_comparability_build(tl_comparability *c, const tl_diff_cover cover[2], const tl_diff_call *v, size_t n,
+                            const size_t steps[2], const char *const gpu[2], const char *const tags[2])
 {
     memset(c, 0, sizeof *c);
     c->comparable = 1;
     c->known = 1;
-    double all[2] = {0, 0}, paired[2] = {0, 0}, calls[2] = {0, 0};
-    for (size_t i = 0; i < n; i++) {
-        int both = !isnan(v[i].us1) && !isnan(v[i].us2);
-        for (int k = 0; k < 2; k++) {
-            double us = k ? v[i].us2 : v[i].us1;
-            if (isnan(us))
-                continue;
-            all[k] += us;
-            paired[k] += both ? us : 0;
-            calls[k]++;
-        }
-    }
+    double calls[2] = {0, 0};
+    for (size_t i = 0; i < n; i++)
+        for (int k = 0; k < 2; k++)
+            calls[k] += !isnan(k ? v[i].us2 : v[i].us1);
     for (int k = 0; k < 2; k++) {
-        c->paired_share[k] = all[k] > 0 ? paired[k] / all[k] : NAN;
+        double whole = cover[k].busy_us - cover[k].graph_us;
+        c->paired_share[k] = whole > 0 ? cover[k].lca_us / whole : NAN;
         c->steps[k] = steps ? steps[k] : 0;
         c->calls[k] = calls[k] / (double)(c->steps[k] ? c->steps[k] : 1);
         c->gpu[k] = gpu ? gpu[k] : NULL;
@@ -63,7 +56,13 @@ void tl_comparability_line(const tl_comparability *c, tl_buf *out)
         tl_buf_printf(out, "%s vs %s; ", c->gpu[0], c->gpu[1]);
     else if (c->gpu[0] || c->gpu[1])
         tl_buf_printf(out, "%s; ", c->gpu[0] ? c->gpu[0] : c->gpu[1]);
-    tl_buf_printf(out, "%.0f%% and %.0f%% of the GPU time aligned", 100 * c->paired_share[0], 100 * c->paired_share[1]);
+    for (int k = 0; k < 2; k++) {
+        if (isnan(c->paired_share[k]))
+            tl_buf_adds(out, k ? " and -" : "-");
+        else
+            tl_buf_printf(out, "%s%.0f%%", k ? " and " : "", 100 * c->paired_share[k]);
+    }
+    tl_buf_adds(out, " of the GPU time aligned");
     if ((c->steps[0] || c->steps[1]) && c->comparable)
         tl_buf_printf(out, "; %zu vs %zu steps, %.0f vs %.0f calls per step", c->steps[0], c->steps[1], c->calls[0],
                       c->calls[1]);
