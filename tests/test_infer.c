@@ -101,7 +101,7 @@ static const char DETAILS32[] = "[{\"file\": \"c.json\", \"batch_size\": 32, \"m
 
 static tl_trace *attribute(fixture *f, tl_infer_stats *st, tl_error *err)
 {
-    tl_infer_opts o = {f->cap, 1, 0, 0};
+    tl_infer_opts o = {f->cap, 1, 0, 0, NULL};
     memset(err, 0, sizeof *err);
     tl_quiet = 1;
     tl_trace *t = tl_infer_load(f->exec, &o, st, err);
@@ -700,7 +700,7 @@ static tl_results infer_sheets(tl_trace *t, int num_kernels, int call_stack, tl_
 {
     tl_results r = {0};
     tl_sheet_opts so = {1, 0, num_kernels};
-    tl_infer_opts io = {NULL, 1, 0, call_stack};
+    tl_infer_opts io = {NULL, 1, 0, call_stack, NULL};
     tl_error err = {0};
     if (tl_perf_infer_report_sheets(t, &so, &io, a, &r, &err) != 0)
         fail_msg("%s", err.msg);
@@ -766,7 +766,7 @@ static void test_perf_sheets_merged(void **state)
     tl_trace_free(t);
     /* a trace input of a comparison (TRACE@DIR) carries the same perf sheets */
     tl_report rep;
-    tl_trace_infer_spec spec = {f.cap, 0, 1, 0, 0};
+    tl_trace_infer_spec spec = {f.cap, 0, 1, 0, 0, NULL};
     assert_int_equal(tl_perf_report_open_infer(&rep, f.exec, &spec, &err), 0);
     assert_int_equal(tl_trace_report_wait(&rep, &err), 0);
     assert_true(tl_report_has_sheet(&rep, "InferenceAttention_fwd"));

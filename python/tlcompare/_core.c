@@ -53,7 +53,7 @@ static PyObject *raise_status(int status, const char *msg, int writing)
 typedef struct job {
     void (*work)(struct job *);
     void *arg;
-    volatile int cancel;
+    tl_cancel cancel; /* the run's flag, passed down to every loop it stops (base/cancel.h) */
     int done;
     pthread_mutex_t mu;
     pthread_cond_t cv;
@@ -95,7 +95,7 @@ static int job_wait(job *j, long ms)
  * Returns 0, or -1 with the handler's exception set (the work still finished first). */
 static int run_job(job *j)
 {
-    j->cancel = 0;
+    atomic_init(&j->cancel, 0);
     j->done = 0;
     pthread_mutex_init(&j->mu, NULL);
     pthread_cond_init(&j->cv, NULL);
@@ -116,7 +116,7 @@ static int run_job(job *j)
             int sig = PyErr_CheckSignals();
             ts = PyEval_SaveThread();
             if (sig != 0) {
-                j->cancel = 1;
+                tl_cancel_set(&j->cancel);
                 rc = -1;
                 break;
             }
@@ -667,7 +667,7 @@ static void report_work(job *j)
         rj->r.status = TL_RUN_FAILED;
     if (rj->r.status == TL_RUN_OK && (rj->a.output || rj->a.csv_dir))
         rj->wrc = tl_run_report_write(&rj->r, rj->a.output, rj->a.csv_dir, &j->cancel, &rj->werr);
-    if (rj->r.status == TL_RUN_OK && j->cancel)
+    if (rj->r.status == TL_RUN_OK && tl_cancelled(&j->cancel))
         rj->r.status = TL_RUN_CANCELLED; /* and nothing was written */
 }
 

@@ -46,6 +46,9 @@ int tl_perf_infer_report_sheets(const tl_trace *t, const tl_sheet_opts *so, cons
 /* Open the trace at `path` as a report (trace_report.h's kind "trace") whose sheets are
  * the full report above; `arch` (may be NULL) must outlive the report. */
 int tl_perf_report_open(tl_report *r, const char *path, const tl_gpu_arch *arch, tl_error *err);
+/* tl_perf_report_open whose load stops, failing, soon after *cancel is set (NULL: never). */
+int tl_perf_report_open_cancel(tl_report *r, const char *path, const tl_gpu_arch *arch, tl_cancel *cancel,
+                               tl_error *err);
 
 /* Open the trace at `path` in inference mode (trace_report.h's tl_trace_report_open_infer)
  * with the perf sheets of tl_perf_infer_report_sheets. */

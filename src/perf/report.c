@@ -372,7 +372,13 @@ static int build(const tl_trace *t, void *ctx, tl_arena *arena, tl_results *out,
 
 int tl_perf_report_open(tl_report *r, const char *path, const tl_gpu_arch *arch, tl_error *err)
 {
-    return tl_trace_report_open_with(r, path, build, (void *)arch, err);
+    return tl_perf_report_open_cancel(r, path, arch, NULL, err);
+}
+
+int tl_perf_report_open_cancel(tl_report *r, const char *path, const tl_gpu_arch *arch, tl_cancel *cancel,
+                               tl_error *err)
+{
+    return tl_trace_report_open_cancel_with(r, path, build, (void *)arch, cancel, err);
 }
 
 int tl_perf_report_open_infer(tl_report *r, const char *path, const tl_trace_infer_spec *spec, tl_error *err)

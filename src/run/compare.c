@@ -343,12 +343,12 @@ static void warn_little_gpu_work(const tl_summary *s)
  * result sheet is the unit of work. */
 typedef struct cancel_tap {
     tl_sink next;
-    volatile int *flag;
+    tl_cancel *flag;
 } cancel_tap;
 
-static int cancelled(volatile int *flag, tl_error *err)
+static int cancelled(tl_cancel *flag, tl_error *err)
 {
-    if (!flag || !*flag)
+    if (!tl_cancelled(flag))
         return 0;
     tl_error_set(err, "interrupted");
     return 1;
@@ -489,13 +489,13 @@ int tl_compare_run(const tl_compare_opts *opts, tl_comparison *c)
         } else {
             /* a profiler trace (by content) has its report sheets built on opening */
             int is_trace = tl_trace_claims(path);
-            tl_trace_infer_spec spec = {capture, o->parent_module, o->num_kernels, 0, o->pseudo_ops};
+            tl_trace_infer_spec spec = {capture, o->parent_module, o->num_kernels, 0, o->pseudo_ops, o->cancel};
             if (capture && !is_trace) {
                 tl_error_set(err, "%s: not a trace, so it cannot take the capture folder %s", path, capture);
                 goto fail;
             }
             if ((is_trace && infer ? tl_perf_report_open_infer(r, path, &spec, err)
-                 : is_trace        ? tl_perf_report_open(r, path, arch, err)
+                 : is_trace        ? tl_perf_report_open_cancel(r, path, arch, o->cancel, err)
                                    : tl_report_open(r, path, err)) != 0) {
                 tl_report_close(r);
                 goto fail;
@@ -682,7 +682,7 @@ int tl_compare_run(const tl_compare_opts *opts, tl_comparison *c)
     if (!bad && (s->outputs ? tl_out_commit_with(s->outputs, s->texts, 3, err)
                             : tl_output_commit(s->texts, 3, err)) != 0)
         bad = 1;
-    if (bad == 2 || (bad && o->cancel && *o->cancel))
+    if (bad == 2 || (bad && tl_cancelled(o->cancel)))
         goto cancel;
     if (bad)
         goto fail;
@@ -725,7 +725,7 @@ stop:
 
 /* ---- after the run ---------------------------------------------------------------- */
 
-int tl_comparison_write(tl_comparison *c, const char *xlsx, const char *csv_dir, volatile int *cancel, tl_error *err)
+int tl_comparison_write(tl_comparison *c, const char *xlsx, const char *csv_dir, tl_cancel *cancel, tl_error *err)
 {
     struct tl_compare_state *s = c->st;
     if (!s || !c->results || !c->summary || c->results != &s->kept) {

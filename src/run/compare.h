@@ -15,6 +15,7 @@
 #ifndef TL_RUN_COMPARE_H
 #define TL_RUN_COMPARE_H
 
+#include "base/cancel.h"
 #include "summary/summary.h"
 #include "table/report.h"
 #include "table/result.h"
@@ -62,9 +63,9 @@ typedef struct tl_compare_opts {
     size_t step_first, step_last; /* step_last 0: to the last */
     int force_compare;         /* judge (and gate) runs the comparability guard calls unlike */
     int inference, parent_module, num_kernels, pseudo_ops; /* inference traces (INFERENCE.md §4) */
-    /* NULL, or a flag another thread (a signal's handler) sets to stop the run: it is
-     * read between the phases and between result sheets */
-    volatile int *cancel;
+    /* NULL, or the flag another thread (a signal's handler) sets to stop the run: it is
+     * read between the phases and result sheets, and by the trace reader between events */
+    tl_cancel *cancel;
 } tl_compare_opts;
 
 /* The defaults of the command line: every group, no gate, min_ms 1. */
@@ -92,7 +93,7 @@ int tl_compare_run(const tl_compare_opts *o, tl_comparison *c);
  * `xlsx` and/or CSVs in `csv_dir` (either NULL), with the summary sheet unless the run
  * had no_summary, moved into place together.  Returns 0, or -1 with *err set and nothing
  * written (also when *cancel, if not NULL, is set before the end). */
-int tl_comparison_write(tl_comparison *c, const char *xlsx, const char *csv_dir, volatile int *cancel, tl_error *err);
+int tl_comparison_write(tl_comparison *c, const char *xlsx, const char *csv_dir, tl_cancel *cancel, tl_error *err);
 
 /* The summary as the --summary-json file holds it (into out, appended). */
 void tl_comparison_summary_json(const tl_comparison *c, tl_buf *out);

@@ -47,15 +47,15 @@ static int apply_selections(const tl_run_report_opts *o, const tl_trace *t, tl_r
 }
 
 /* The caller's flag is set: "interrupted" into *err. */
-static int stop_asked(volatile int *cancel, tl_error *err)
+static int stop_asked(tl_cancel *cancel, tl_error *err)
 {
-    if (!cancel || !*cancel)
+    if (!tl_cancelled(cancel))
         return 0;
     tl_error_set(err, "interrupted");
     return 1;
 }
 
-int tl_run_write_csvs(const tl_results *res, const char *dir, volatile int *cancel, tl_error *err)
+int tl_run_write_csvs(const tl_results *res, const char *dir, tl_cancel *cancel, tl_error *err)
 {
     for (size_t i = 0; i < res->n; i++) {
         if (strchr(res->items[i].name, '/')) {
@@ -111,11 +111,11 @@ int tl_run_report_build(const tl_run_report_opts *o, tl_run_report *r)
     so.inference = o->capture_dir || o->inference || o->parent_module;
     so.parent_module = o->parent_module;
     so.num_kernels = o->num_kernels;
-    tl_infer_opts io = {o->capture_dir, o->parent_module || o->call_stack, o->pseudo_ops, o->call_stack};
+    tl_infer_opts io = {o->capture_dir, o->parent_module || o->call_stack, o->pseudo_ops, o->call_stack, o->cancel};
     tl_infer_stats st = {0};
     int infer = so.inference || o->call_stack || o->pseudo_ops;
     tl_out *out = NULL;
-    r->trace = infer ? tl_infer_load(o->trace, &io, &st, err) : tl_trace_load(o->trace, err);
+    r->trace = infer ? tl_infer_load(o->trace, &io, &st, err) : tl_trace_load_cancel(o->trace, 0, o->cancel, err);
     if (!r->trace)
         goto fail;
     if (cancelled(o, err))
@@ -183,7 +183,7 @@ void tl_run_report_free(tl_run_report *r)
     memset(r, 0, sizeof *r);
 }
 
-int tl_run_report_write(const tl_run_report *r, const char *xlsx, const char *csv_dir, volatile int *cancel,
+int tl_run_report_write(const tl_run_report *r, const char *xlsx, const char *csv_dir, tl_cancel *cancel,
                         tl_error *err)
 {
     const tl_results *res = &r->results;
@@ -197,7 +197,7 @@ int tl_run_report_write(const tl_run_report *r, const char *xlsx, const char *cs
 }
 
 int tl_run_write_kept(const tl_results *res, const char *xlsx, const char *csv_dir, int summary_first,
-                      const tl_summary_sheet *summary, volatile int *cancel, tl_error *err)
+                      const tl_summary_sheet *summary, tl_cancel *cancel, tl_error *err)
 {
     if (xlsx && csv_dir && tl_output_same_target(xlsx, csv_dir)) {
         tl_error_set(err, "the workbook and the CSV directory both name '%s'; give each output its own path", xlsx);

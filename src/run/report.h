@@ -9,6 +9,7 @@
 #define TL_RUN_REPORT_H
 
 #include "base/arena.h"
+#include "base/cancel.h"
 #include "table/result.h"
 #include "write/xlsx_write.h"
 
@@ -24,7 +25,7 @@ typedef struct tl_run_report_opts {
     long topk_ops;           /* keep the first N rows of ops_unique_args; < 0: all */
     int inference, parent_module, num_kernels, call_stack, pseudo_ops; /* INFERENCE.md §0 */
     int capture_hint;        /* a note when the trace looks like it wants a capture folder */
-    volatile int *cancel;    /* NULL, or a flag that stops the run between its phases */
+    tl_cancel *cancel;       /* NULL, or the flag that stops the run (base/cancel.h) */
 } tl_run_report_opts;
 
 /* Set the defaults: everything 0 or NULL, topk_ops -1. */
@@ -50,7 +51,7 @@ void tl_run_report_free(tl_run_report *r);
  * and/or CSVs in `csv_dir` (either NULL), moved into place together.  Returns 0, or -1
  * with *err set and nothing written (also when *cancel is set before the end; cancel may
  * be NULL). */
-int tl_run_report_write(const tl_run_report *r, const char *xlsx, const char *csv_dir, volatile int *cancel,
+int tl_run_report_write(const tl_run_report *r, const char *xlsx, const char *csv_dir, tl_cancel *cancel,
                         tl_error *err);
 
 /* Write results kept in memory (tables and all) as the workbook `xlsx` (with the summary
@@ -59,11 +60,11 @@ int tl_run_report_write(const tl_run_report *r, const char *xlsx, const char *cs
  * place together; the tables are copied, not taken.  Returns 0, or -1 with *err set and
  * nothing written (also when *cancel, if not NULL, is set before the end). */
 int tl_run_write_kept(const tl_results *res, const char *xlsx, const char *csv_dir, int summary_first,
-                      const tl_summary_sheet *summary, volatile int *cancel, tl_error *err);
+                      const tl_summary_sheet *summary, tl_cancel *cancel, tl_error *err);
 
 /* Write every result of `res` as DIR/<name>.csv under a temporary directory moved into
  * place when all are written.  Returns 0, or -1 with *err set (nothing written; also when
  * *cancel, if not NULL, is set before the end). */
-int tl_run_write_csvs(const tl_results *res, const char *dir, volatile int *cancel, tl_error *err);
+int tl_run_write_csvs(const tl_results *res, const char *dir, tl_cancel *cancel, tl_error *err);
 
 #endif

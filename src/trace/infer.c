@@ -1423,7 +1423,7 @@ tl_trace *tl_infer_load(const char *path, const tl_infer_opts *o, tl_infer_stats
     }
     /* the annotations always: the iteration roots, the attention models' step, the pseudo-op rule */
     unsigned flags = TL_LOAD_ANNOT | (o->capture_dir || o->python ? TL_LOAD_PYTHON : 0);
-    tl_trace *t = tl_trace_load_flags(path, flags, err);
+    tl_trace *t = tl_trace_load_cancel(path, flags, o->cancel, err);
     if (t && o->capture_dir && tl_infer_attribute(t, &cap, 0, st, err) != 0) {
         tl_trace_free(t);
         t = NULL;

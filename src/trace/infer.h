@@ -73,6 +73,7 @@ typedef struct tl_infer_opts {
     int python;              /* Python functions in the tree (--group_by_parent_module, --include_call_stack) */
     int pseudo_ops;          /* --enable_pseudo_ops */
     int call_stack;          /* --include_call_stack: unified_perf_summary's call-stack columns */
+    tl_cancel *cancel;       /* NULL, or the run's flag: the loads stop soon after it is set */
 } tl_infer_opts;
 
 /*

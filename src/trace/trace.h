@@ -18,6 +18,7 @@
 #define TL_TRACE_H
 
 #include "base/arena.h"
+#include "base/cancel.h"
 #include "base/util.h"
 
 #include <stddef.h>
@@ -207,6 +208,9 @@ enum {
  * sheets walk through python_function events as TRACES.md's walk goes through
  * `execute`, so a trace loaded with them is the inference generator's tree. */
 tl_trace *tl_trace_load_flags(const char *path, unsigned flags, tl_error *err);
+/* tl_trace_load_flags that stops, failing ("cancelled"), soon after *cancel is set (both
+ * of its reading threads check it between events); cancel may be NULL. */
+tl_trace *tl_trace_load_cancel(const char *path, unsigned flags, tl_cancel *cancel, tl_error *err);
 tl_trace *tl_trace_load_mem_flags(const void *data, size_t n, const char *name, unsigned flags, tl_error *err);
 
 void tl_trace_free(tl_trace *t);

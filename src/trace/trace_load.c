@@ -194,6 +194,7 @@ struct split;
 typedef struct loader {
     J j;
     tl_trace *t;
+    tl_cancel *cancel; /* the caller's: stops both halves' reads (NULL: never) */
     tl_trace_side side;
     tl_trace_names *names;
     intern in;
@@ -1053,6 +1054,7 @@ static void split_start(loader *L, tl_instream *in, const char *path)
     sp->at = at;
     atomic_init(&sp->cancel, 0);
     sp->L2 = loader_new(path, L->flags);
+    sp->L2->cancel = L->cancel;
     sp->L2->in.remap = 1;
     sp->L2->keep_all_ins = 1;
     atomic_fetch_add(&readers, 1);
@@ -1312,6 +1314,11 @@ static int read_event_list(loader *L, atomic_int *cancel)
         L->uid++;
         if (cancel && atomic_load_explicit(cancel, memory_order_relaxed))
             return -1;
+        if (tl_cancelled(L->cancel)) {
+            if (!j->failed)
+                tl_j_fail(j, j->p, "cancelled");
+            return -1;
+        }
         c = j_peek(j);
         if (c == ',') {
             j->p++;
@@ -1520,9 +1527,10 @@ static void sort_steps(tl_trace *t)
 }
 
 /* Read the trace from `in` (closed here, before the tree is built) and build its tree. */
-static tl_trace *load(tl_instream *in, const char *path, unsigned flags, tl_error *err)
+static tl_trace *load(tl_instream *in, const char *path, unsigned flags, tl_cancel *cancel, tl_error *err)
 {
     loader *L = loader_new(path, flags);
+    L->cancel = cancel;
     tl_trace *t = L->t;
     J *j = &L->j;
     tl_j_open(j, in, path, err);
@@ -1565,11 +1573,16 @@ static tl_trace *load(tl_instream *in, const char *path, unsigned flags, tl_erro
 
 tl_trace *tl_trace_load_flags(const char *path, unsigned flags, tl_error *err)
 {
+    return tl_trace_load_cancel(path, flags, NULL, err);
+}
+
+tl_trace *tl_trace_load_cancel(const char *path, unsigned flags, tl_cancel *cancel, tl_error *err)
+{
     tl_instream *in = tl_instream_open(path, err);
     if (!in)
         return NULL;
     const char *was = tl_reading(path);
-    tl_trace *t = load(in, path, flags, err);
+    tl_trace *t = load(in, path, flags, cancel, err);
     tl_reading(was);
     return t;
 }
@@ -1578,7 +1591,7 @@ tl_trace *tl_trace_load_mem_flags(const void *data, size_t n, const char *name, 
 {
     tl_instream *in = tl_instream_open_mem(data, n, name);
     const char *was = tl_reading(name);
-    tl_trace *t = load(in, name, flags, err);
+    tl_trace *t = load(in, name, flags, NULL, err);
     tl_reading(was);
     return t;
 }

@@ -35,6 +35,7 @@ typedef struct trace_impl {
     tl_infer_opts io;
     tl_sheet_opts so;
     tl_trace_infer_sheets_fn build_infer; /* inference mode's builder; NULL: the basic sheets */
+    tl_cancel *cancel; /* the run's: stops the load */
 } trace_impl;
 
 static int basic_sheets(const tl_trace *t, void *ctx, tl_arena *arena, tl_results *out, tl_error *err)
@@ -57,7 +58,7 @@ static void *load_job(void *arg)
             tl_buf_free(&line);
         }
     } else {
-        im->t = tl_trace_load(im->path, &im->err);
+        im->t = tl_trace_load_cancel(im->path, 0, im->cancel, &im->err);
     }
     if (im->t && !im->capture_dir)
         tl_infer_capture_hint(im->t, im->path);
@@ -163,7 +164,8 @@ static void close_trace(tl_report *r)
 static const tl_report_ops trace_ops = {has_sheet, read_sheet, close_trace};
 
 static int open_impl(tl_report *r, const char *path, tl_trace_sheets_fn build, void *ctx,
-                     const tl_trace_infer_spec *spec, tl_trace_infer_sheets_fn build_infer, tl_error *err)
+                     const tl_trace_infer_spec *spec, tl_trace_infer_sheets_fn build_infer, tl_cancel *cancel,
+                     tl_error *err)
 {
     tl_report_init(r, path);
     r->kind = "trace";
@@ -174,6 +176,7 @@ static int open_impl(tl_report *r, const char *path, tl_trace_sheets_fn build, v
     im->build = build;
     im->build_ctx = ctx;
     im->build_infer = build_infer;
+    im->cancel = spec ? spec->cancel : cancel;
     if (spec) {
         im->infer = 1;
         im->capture_dir = spec->capture_dir ? tl_xstrdup(spec->capture_dir) : NULL;
@@ -181,6 +184,7 @@ static int open_impl(tl_report *r, const char *path, tl_trace_sheets_fn build, v
         im->io.python = spec->parent_module || spec->call_stack;
         im->io.pseudo_ops = spec->pseudo_ops;
         im->io.call_stack = spec->call_stack;
+        im->io.cancel = spec->cancel;
         im->so.inference = 1;
         im->so.parent_module = spec->parent_module;
         im->so.num_kernels = spec->num_kernels;
@@ -198,23 +202,29 @@ static int open_impl(tl_report *r, const char *path, tl_trace_sheets_fn build, v
 
 int tl_trace_report_open(tl_report *r, const char *path, tl_error *err)
 {
-    return open_impl(r, path, basic_sheets, NULL, NULL, NULL, err);
+    return open_impl(r, path, basic_sheets, NULL, NULL, NULL, NULL, err);
 }
 
 int tl_trace_report_open_with(tl_report *r, const char *path, tl_trace_sheets_fn build, void *ctx, tl_error *err)
 {
-    return open_impl(r, path, build, ctx, NULL, NULL, err);
+    return open_impl(r, path, build, ctx, NULL, NULL, NULL, err);
+}
+
+int tl_trace_report_open_cancel_with(tl_report *r, const char *path, tl_trace_sheets_fn build, void *ctx,
+                                     tl_cancel *cancel, tl_error *err)
+{
+    return open_impl(r, path, build, ctx, NULL, NULL, cancel, err);
 }
 
 int tl_trace_report_open_infer(tl_report *r, const char *path, const tl_trace_infer_spec *spec, tl_error *err)
 {
-    return open_impl(r, path, basic_sheets, NULL, spec, NULL, err);
+    return open_impl(r, path, basic_sheets, NULL, spec, NULL, NULL, err);
 }
 
 int tl_trace_report_open_infer_with(tl_report *r, const char *path, const tl_trace_infer_spec *spec,
                                     tl_trace_infer_sheets_fn build, tl_error *err)
 {
-    return open_impl(r, path, basic_sheets, NULL, spec, build, err);
+    return open_impl(r, path, basic_sheets, NULL, spec, build, NULL, err);
 }
 
 int tl_trace_report_wait(tl_report *r, tl_error *err)

@@ -59,10 +59,15 @@ typedef int (*tl_trace_sheets_fn)(const tl_trace *t, void *ctx, tl_arena *arena,
  * tl_trace_sheets; ctx must live as long as the report. */
 int tl_trace_report_open_with(tl_report *r, const char *path, tl_trace_sheets_fn build, void *ctx, tl_error *err);
 
+/* tl_trace_report_open_with whose load stops, failing, soon after *cancel is set (NULL: never). */
+int tl_trace_report_open_cancel_with(tl_report *r, const char *path, tl_trace_sheets_fn build, void *ctx,
+                                     tl_cancel *cancel, tl_error *err);
+
 /* How a trace input of an inference comparison is read (INFERENCE.md §4). */
 typedef struct tl_trace_infer_spec {
     const char *capture_dir; /* its capture folder, or NULL */
     int parent_module, num_kernels, call_stack, pseudo_ops;
+    tl_cancel *cancel; /* NULL, or the run's flag: the load stops soon after it is set */
 } tl_trace_infer_spec;
 
 /* tl_trace_report_open in inference mode: the trace attributed through its capture
