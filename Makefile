@@ -43,7 +43,7 @@ DEB_PKGS    := build-essential pkg-config libxlsxwriter-dev libzip-dev libexpat1
                zlib1g-dev libisal-dev libcmocka-dev valgrind python3 \
                clang libclang-rt-14-dev \
                python3-dev python3-setuptools python3-pip python3-venv python3-pytest python3-pandas \
-               chromium
+               chromium libopenmpi-dev openmpi-bin
 
 # A machine without the build's Debian packages: one line naming them and `make deps`,
 # rather than a compiler error in the first file that includes one of their headers.  The
@@ -61,7 +61,7 @@ endif
 endif
 endif
 
-.PHONY: python python-test python-sanitize-test python-valgrind check-layers nosimd-test all test unit-test sanitize-test conformance demo deps install uninstall clean \
+.PHONY: mpi mpi-test mpi-valgrind stress python python-test python-sanitize-test python-valgrind check-layers nosimd-test all test unit-test sanitize-test conformance demo deps install uninstall clean \
         valgrind examples bench fuzz
 
 all: $(BUILD)/tlcompare $(BUILD)/tlreport
@@ -78,6 +78,39 @@ $(BUILD)/tlcompare: $(BUILD)/obj/cli/main.o $(BUILD)/libtlcompare.a
 
 $(BUILD)/tlreport: $(BUILD)/obj/cli/tlreport.o $(BUILD)/libtlcompare.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+
+# ---- the MPI front end (make mpi): Open MPI from Debian, only for this target ---------------
+# src/mpi/ is not a library layer: the normal build and `make test` compile nothing of it.
+MPI_CFLAGS   = $(shell pkg-config --cflags ompi-c 2>/dev/null)
+MPI_LIBS     = $(shell pkg-config --libs ompi-c 2>/dev/null || echo -lmpi)
+MPIRUN       ?= mpirun
+MPI_PROCS    ?= 3
+
+mpi: $(BUILD)/tlreport-mpi
+
+$(BUILD)/obj/mpi/%.o: src/mpi/%.c
+	@mkdir -p $(dir $@)
+	@test -n "$(MPI_CFLAGS)" || { echo "make mpi: Open MPI not found (apt-get install libopenmpi-dev openmpi-bin, or make deps)"; exit 1; }
+	$(CC) $(ALL_CFLAGS) $(MPI_CFLAGS) -Isrc -c $< -o $@
+
+$(BUILD)/tlreport-mpi: $(BUILD)/obj/mpi/tlreport_mpi.o $(BUILD)/libtlcompare.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(MPI_LIBS) $(LIBS)
+
+# The MPI run against tlreport -j 1, byte for byte, on every rank case and a generated
+# 256-rank set (part of `make test` when mpirun is installed).
+# The MPI path under valgrind on one rank case (2 processes): Open MPI's own noise
+# suppressed (its supp file, tests/openmpi-extra.supp), nothing else.
+mpi-valgrind: $(BUILD)/tlreport-mpi
+	@rm -rf $(BUILD)/mpi-vg && mkdir -p $(BUILD)/mpi-vg && cd $(CONFORMANCE)/rank-cases/mixed_alltoallv_4r && \
+	  $(MPIRUN) --allow-run-as-root --oversubscribe -np 2 valgrind -q --num-callers=60 --error-exitcode=9 \
+	    --leak-check=full --errors-for-leak-kinds=definite \
+	    --suppressions=/usr/share/openmpi/openmpi-valgrind.supp --suppressions=$(CURDIR)/tests/openmpi-extra.supp \
+	    $(CURDIR)/$(BUILD)/tlreport-mpi -q -j 1 --trace_pattern 'inputs/rank*_trace.json.gz' --world_size 4 \
+	    --all2allv_heatmap --output_csvs_dir $(CURDIR)/$(BUILD)/mpi-vg/csv -o $(CURDIR)/$(BUILD)/mpi-vg/o.xlsx && \
+	  echo "mpi-valgrind: no errors, no leaks of ours"
+
+mpi-test: $(BUILD)/tlreport-mpi $(BUILD)/tlreport $(BUILD)/tools/gentrace
+	@sh tests/mpi_test.sh $(BUILD) $(CONFORMANCE) "$(MPIRUN)" $(MPI_PROCS)
 
 $(BUILD)/tests/%: tests/%.c tests/testutil.h $(BUILD)/libtlcompare.a | $(BUILD)/tests
 	$(CC) $(ALL_CFLAGS) -Isrc -Itests $< -o $@ $(BUILD)/libtlcompare.a $(LIBS) $(LXW_LIBS) -lcmocka
@@ -170,6 +203,11 @@ unit-test: $(TEST_BINS) $(BUILD)/tlcompare $(BUILD)/tlreport $(BUILD)/tools/genr
 	@set -e; for t in $(TEST_BINS); do \
 	  TLCOMPARE=$(abspath $(BUILD)/tlcompare) TL_TOP=$(CURDIR) $$t; done
 
+# Signals at random points of 200 runs and concurrent runs on one output set (several
+# minutes: not part of `make test`; tests/stress/outputs.py says what is checked).
+stress: $(BUILD)/tlcompare $(BUILD)/tlreport $(BUILD)/tools/gentrace
+	$(PYTHON) tests/stress/outputs.py $(BUILD)
+
 # The same unit tests and conformance cases under AddressSanitizer + UBSan, in its own tree.
 sanitize-test:
 	TL_NUMFMT_QUICK=1 $(MAKE) --no-print-directory BUILD=build/asan \
@@ -220,7 +258,8 @@ conformance: $(BUILD)/tlcompare $(BUILD)/tlreport
 check-layers:
 	@sh tools/check_layers.sh src
 
-test: check-layers unit-test nosimd-test sanitize-test conformance python-test python-sanitize-test
+test: check-layers unit-test nosimd-test sanitize-test conformance python-test python-sanitize-test \
+      $(if $(shell command -v $(MPIRUN) 2>/dev/null),$(if $(shell pkg-config --exists ompi-c 2>/dev/null && echo y),mpi-test))
 
 # valgrind over every conformance case, the golden cases and the examples: no errors, no leaks.
 valgrind: $(BUILD)/tlcompare $(BUILD)/tlreport
@@ -322,7 +361,7 @@ clean:
 	rm -rf build comparison.xlsx comparison_csvs vit_h100_perf_report.xlsx trace_comparison.xlsx \
 	  trace_comparison_csvs
 
--include $(OBJ:.o=.d) $(PIC_OBJ:.o=.d) $(BUILD)/pic/python/_core.d $(BUILD)/obj/cli/main.d $(BUILD)/obj/cli/tlreport.d $(TEST_BINS:=.d) $(wildcard $(BUILD)/obj/bench/*.d)
+-include $(OBJ:.o=.d) $(PIC_OBJ:.o=.d) $(BUILD)/pic/python/_core.d $(BUILD)/obj/cli/main.d $(BUILD)/obj/cli/tlreport.d $(TEST_BINS:=.d) $(wildcard $(BUILD)/obj/bench/*.d) $(wildcard $(BUILD)/obj/mpi/*.d)
 
 # ---- fuzzing --------------------------------------------------------------------------
 
@@ -336,7 +375,7 @@ clean:
 # tests/test_regressions.c replays it in every `make test`.
 FUZZ_SECONDS ?= 60
 FUZZ_CC      ?= clang
-FUZZ_TARGETS := csv xlsx compare trace diff capture open run
+FUZZ_TARGETS := csv xlsx compare trace diff capture open run ranks
 FUZZ_BUILD   := build/fuzz
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 

@@ -27,6 +27,7 @@ int tl_fuzz_trace(const uint8_t *data, size_t size);
 int tl_fuzz_capture(const uint8_t *data, size_t size);
 int tl_fuzz_open(const uint8_t *data, size_t size);
 int tl_fuzz_run(const uint8_t *data, size_t size);
+int tl_fuzz_ranks(const uint8_t *data, size_t size);
 
 /* An invariant of the code under test: a violation is a finding, like a crash. */
 #define TL_FUZZ_CHECK(cond)                                                                    \

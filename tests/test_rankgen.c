@@ -300,6 +300,118 @@ static void test_alltoallv(void **state)
     free(dir);
 }
 
+/* The error of a rank set that is refused (its sheets not made). */
+static void refused(const char *dir, long n, char *msg, size_t cap)
+{
+    char pattern[512];
+    snprintf(pattern, sizeof pattern, "%s/rank*_trace.json", dir);
+    tl_ranks_opts o = {.mode = TL_RANKS_PATTERN, .spec = pattern, .world_size = n, .jobs = 2};
+    tl_error err = {0};
+    tl_rank_set s = {0};
+    tl_results res = {0};
+    tl_arena a;
+    tl_arena_init(&a);
+    int rc = tl_ranks_find(&o, &s, &err);
+    if (rc == 0)
+        rc = tl_ranks_read(&s, 2, &err);
+    if (rc == 0)
+        rc = tl_ranks_sheets(&s, &o, &a, &res, &err);
+    assert_int_equal(rc, -1);
+    assert_int_equal(res.n, 0);
+    assert_null(strchr(err.msg, '\n'));
+    snprintf(msg, cap, "%s", err.msg);
+    tl_results_free(&res);
+    tl_rank_set_free(&s);
+    tl_arena_free(&a);
+}
+
+static void copy_file(const char *from, const char *to)
+{
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "cp '%.2000s' '%.2000s'", from, to);
+    assert_int_equal(system(cmd), 0);
+}
+
+/* Bad rank sets: an empty and a truncated rank file are refused naming the rank and the
+ * file; a rank of another job (8 ranks, in a set of 4) is refused by its process group's
+ * ranks; a rank's file in another rank's place is read (the place decides). */
+static void test_bad_sets(void **state)
+{
+    (void)state;
+    char *dir = tt_tmpdir(), *other = tt_tmpdir(), path[1024], from[1024], msg[1024];
+    gen(dir, "4 --rounds 1");
+    gen(other, "8 --rounds 1");
+    snprintf(path, sizeof path, "%s/rank2_trace.json", dir);
+    snprintf(from, sizeof from, "%s/rank2_trace.json", other);
+    copy_file(path, from); /* keep rank 2 of the 4 in the 8's folder */
+    tt_write_file(path, "", 0);
+    refused(dir, 4, msg, sizeof msg);
+    assert_non_null(strstr(msg, "rank 2 of 4"));
+    assert_non_null(strstr(msg, path));
+    assert_non_null(strstr(msg, "empty"));
+    tt_write_file(path, "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"ker", 40);
+    refused(dir, 4, msg, sizeof msg);
+    assert_non_null(strstr(msg, "rank 2 of 4"));
+    /* rank 2 of a job of 8: its collectives' process group holds 8 ranks */
+    snprintf(from, sizeof from, "%s/rank2_trace.json", other);
+    char keep[1024];
+    snprintf(keep, sizeof keep, "%s/keep.json", other);
+    copy_file(from, keep);
+    snprintf(from, sizeof from, "%s/rank3_trace.json", other);
+    copy_file(from, path);
+    refused(dir, 4, msg, sizeof msg);
+    assert_non_null(strstr(msg, "'Process Group Ranks'"));
+    assert_non_null(strstr(msg, "in rank 2"));
+    /* rank 1's file as rank 2: read (a warning says so) */
+    snprintf(from, sizeof from, "%s/rank1_trace.json", dir);
+    copy_file(from, path);
+    set_run r;
+    run_set(dir, 4, 2, 0, &r);
+    assert_int_equal(r.s.facts[2].dist_rank, 1);
+    assert_int_equal(r.s.facts[2].dist_world, 4);
+    assert_int_equal(sheet(&r.res, "nccl_long")->nrows, 12);
+    set_free(&r);
+    tt_rmrf(dir);
+    tt_rmrf(other);
+    free(dir);
+    free(other);
+}
+
+/* 10,000 rank files named by a pattern (hard links to one small trace): read, matched and
+ * reported, one collective across all of them; one missing among them is named. */
+static void test_ten_thousand(void **state)
+{
+    (void)state;
+    enum { N = 10000 };
+    char *dir = tt_tmpdir(), one[1024], path[1024];
+    snprintf(one, sizeof one, "%s/one.json", dir);
+    const char *trace =
+        "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"ncclDevKernel_AllReduce_Sum_f32\", "
+        "\"pid\": 0, \"tid\": 7, \"ts\": 100, \"dur\": 40, \"args\": {\"correlation\": 1, \"stream\": 7, "
+        "\"Process Group Name\": \"0\", \"Process Group Ranks\": \"[0, 9999]\", \"Collective name\": \"allreduce\", "
+        "\"Group size\": 10000, \"dtype\": \"Float\", \"In msg nelems\": 256, \"Out msg nelems\": 256}}]}";
+    tt_write_file(one, trace, strlen(trace));
+    for (int i = 0; i < N; i++) {
+        snprintf(path, sizeof path, "%s/rank%d_trace.json", dir, i);
+        assert_int_equal(link(one, path), 0);
+    }
+    set_run r;
+    run_set(dir, N, 2, 0, &r);
+    assert_int_equal(sheet(&r.res, "nccl_long")->nrows, N);
+    const tl_table *is = sheet(&r.res, "nccl_implicit_sync");
+    assert_int_equal(is->nrows, 1);
+    assert_true(num(is, "skew in start time", 0) == 0);
+    assert_int_equal(sheet(&r.res, "straggler_summary")->nrows, N);
+    set_free(&r);
+    snprintf(path, sizeof path, "%s/rank%d_trace.json", dir, 5000);
+    assert_int_equal(unlink(path), 0);
+    char msg[1024];
+    refused(dir, N, msg, sizeof msg);
+    assert_non_null(strstr(msg, "5000"));
+    tt_rmrf(dir);
+    free(dir);
+}
+
 int main(void)
 {
     const char *g = getenv("GENTRACE"), *tl = getenv("TLCOMPARE");
@@ -321,6 +433,8 @@ int main(void)
         cmocka_unit_test(test_straggler_and_late),
         cmocka_unit_test(test_jitter),
         cmocka_unit_test(test_alltoallv),
+        cmocka_unit_test(test_bad_sets),
+        cmocka_unit_test(test_ten_thousand),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

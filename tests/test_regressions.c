@@ -27,6 +27,7 @@
 #include "../fuzz/fuzz_capture.c"
 #include "../fuzz/fuzz_open.c"
 #include "../fuzz/fuzz_run.c"
+#include "../fuzz/fuzz_ranks.c"
 
 static const char *top = ".";
 
@@ -139,6 +140,12 @@ static void test_replay_run(void **state)
 {
     (void)state;
     replay("run", tl_fuzz_run);
+}
+
+static void test_replay_ranks(void **state)
+{
+    (void)state;
+    replay("ranks", tl_fuzz_ranks);
 }
 
 /* A trace with one op and its kernel, the op's shape arguments `args` (JSON). */
@@ -266,6 +273,7 @@ int main(void)
         cmocka_unit_test(test_replay_capture),
         cmocka_unit_test(test_replay_open),
         cmocka_unit_test(test_replay_run),
+        cmocka_unit_test(test_replay_ranks),
         cmocka_unit_test(test_trace_hostile_shapes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

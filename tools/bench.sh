@@ -30,6 +30,7 @@
 #                       pandas, openpyxl and tqdm: Debian's python3-pandas python3-openpyxl
 #                       python3-tqdm)
 #   BENCH_INFER=1       0 skips tools/bench_infer.sh (inference traces vs TraceLens' inference generator)
+#   BENCH_RANKS=1       0 skips tools/bench_ranks.sh (rank sets vs TraceLens' multi-rank collective report)
 #   BENCH_PYTHON=1      0 skips tools/bench_python.sh (report()/compare() vs tlreport/tlcompare/TraceLens)
 #   BENCH_TRACELENS=1   0 skips TraceLens' runs; BENCH_TL_RUNS=3 runs of its generator per trace
 #   BENCH_TL_COMPARE_ROWS="1000 5000"  report sizes for its comparison tool (one run each;
@@ -633,6 +634,12 @@ if [ "${BENCH_INFER:-1}" != 0 ] && [ -x tools/bench_infer.sh ]; then
         echo "  skipped: no TraceLens ($TLENS_NOTE)"
     fi
 fi
+if [ "${BENCH_RANKS:-1}" != 0 ] && [ -x tools/bench_ranks.sh ]; then
+    echo
+    echo "== many ranks against TraceLens' multi-rank collective report (tools/bench_ranks.sh)"
+    BUILD=$BUILD BENCH_RANKS_REF=$HAVE_TRACELENS TRACELENS=${TLENS:-} tools/bench_ranks.sh || true
+fi
+
 if [ "${BENCH_PYTHON:-1}" != 0 ] && [ -x tools/bench_python.sh ]; then
     echo
     echo "== the Python module (tools/bench_python.sh)"

@@ -21,6 +21,7 @@ allowed() {
     summary) echo "base io table compare write diff perf" ;;
     run) echo "base io table read trace perf ranks diff compare write summary" ;;
     cli) echo "base io table read trace perf ranks diff compare write summary run" ;;
+    mpi) echo "base io table read trace perf ranks diff compare write summary run" ;;
     *) echo "?" ;;
     esac
 }

@@ -296,7 +296,7 @@ tl_zip *tl_zip_create(const char *path, tl_error *err)
     setvbuf(f, z->fbuf, _IOFBF, ZIP_FILE_BUFFER);
 
     /* MS-DOS date and time of the entries: now, local time (as zip tools do). */
-    time_t now = time(NULL);
+    time_t now = tl_output_time();
     struct tm tm;
     if (now != (time_t)-1 && localtime_r(&now, &tm) && tm.tm_year >= 80) {
         z->dos_time = (uint16_t)(tm.tm_hour << 11 | tm.tm_min << 5 | tm.tm_sec / 2);

@@ -45,9 +45,12 @@ typedef struct tl_ranks_opts {
 typedef struct tl_rank_facts {
     tl_coll_rows rows;      /* its collective kernels, event order */
     long ndevices;          /* its deviceProperties' length, or -1 */
+    long dist_rank, dist_world; /* its distributedInfo's rank and world_size, or -1 */
     tl_table *gpu_timeline; /* its gpu_timeline, or NULL (no GPU event linked) */
     tl_table *ops_summary;  /* its ops_summary when the set's want_ops (a comparison of runs), else NULL */
-    tl_arena arena;
+    tl_arena arena;         /* its strings while it is made */
+    char *strings;          /* then, compacted: its rows' strings in one block of their size */
+    char *table_strings;    /* and its tables' texts in one block of their size */
     tl_error err;           /* a failure reading it */
     int failed;
 } tl_rank_facts;
@@ -68,6 +71,21 @@ int tl_ranks_find(const tl_ranks_opts *o, tl_rank_set *s, tl_error *err);
  * result does not depend on `jobs`.  Returns 0, or -1 with *err naming the lowest rank
  * that failed and its file. */
 int tl_ranks_read(tl_rank_set *s, int jobs, tl_error *err);
+
+/* Read only the ranks i with i % nparts == part (a process's share of a distributed run),
+ * on `jobs` threads; every slot of s->facts is made, the others left empty.  A rank that
+ * fails is marked in its facts (tl_ranks_read_failed says which). */
+void tl_ranks_read_part(tl_rank_set *s, int jobs, size_t part, size_t nparts);
+
+/* -1 with *err naming the lowest rank whose read failed and its file, else 0. */
+int tl_ranks_read_failed(const tl_rank_set *s, tl_error *err);
+
+/* A rank's facts as bytes, appended to b (what a distributed run sends its root), and back:
+ * unpack fills *f (its own arena) and returns 0, or -1 with *err when the bytes are not a
+ * whole message of this version.  tl_rank_facts_free frees what unpack or a read made. */
+void tl_rank_facts_pack(const tl_rank_facts *f, tl_buf *b);
+int tl_rank_facts_unpack(const void *data, size_t n, tl_rank_facts *f, tl_error *err);
+void tl_rank_facts_free(tl_rank_facts *f);
 
 /* The sheets of MULTIRANK.md §2-§7 in workbook order (an "empty file" sheet is a result
  * with no rows and no columns).  Returns 0, or -1 with *err set (§8.2, §8.3). */

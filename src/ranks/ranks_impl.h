@@ -119,4 +119,9 @@ void rk_a2a_free(rk_a2a *x);
 int rk_agg_known(const char *name);
 tl_cval rk_agg(const char *name, const double *v, size_t n, int is_int);
 
+/* A rank's facts made small to keep: its rows' array cut to their number, their strings
+ * moved out of the arena (whose blocks are 256 KB) into one block of exactly their size.
+ * Many ranks' facts are held at once; this keeps them a few bytes per collective. */
+void rk_facts_compact(tl_rank_facts *f);
+
 #endif

@@ -5,6 +5,7 @@
  * in changes nothing.
  */
 #include "ranks/ranks.h"
+#include "ranks/ranks_impl.h"
 
 #include "base/pool.h"
 #include "trace/trace_report.h"
@@ -37,6 +38,40 @@ static void own_strings(tl_table *t, tl_arena *a)
     }
 }
 
+/* The bytes of t's names and texts (add 0) or their copies at *at (add 1). */
+static size_t table_text(tl_table *t, char **at, int add)
+{
+    size_t bytes = 0;
+    for (size_t c = 0; t && c < t->ncols; c++) {
+        for (size_t r = 0; r <= t->nrows; r++) {
+            const char **s = r == t->nrows ? &t->cols[c].name
+                             : t->cols[c].cells[r].kind == TL_STR ? &t->cols[c].cells[r].v.s : NULL;
+            if (!s)
+                continue;
+            size_t n = strlen(*s) + 1;
+            bytes += n;
+            if (add) {
+                memcpy(*at, *s, n);
+                *s = *at;
+                *at += n;
+            }
+        }
+    }
+    return bytes;
+}
+
+/* The tables' texts moved into one block of their size (the arena they are in is freed
+ * when the facts are compacted). */
+static void compact_tables(tl_rank_facts *f)
+{
+    size_t bytes = table_text(f->gpu_timeline, NULL, 0) + table_text(f->ops_summary, NULL, 0);
+    char *buf = tl_xmalloc(bytes ? bytes : 1), *at = buf;
+    table_text(f->gpu_timeline, &at, 1);
+    table_text(f->ops_summary, &at, 1);
+    free(f->table_strings);
+    f->table_strings = buf;
+}
+
 /* The rank's ops_summary (the comparison of runs compares ops on their mean over the
  * ranks), or NULL when the trace has no cpu_op. */
 static tl_table *ops_summary(const tl_trace *t, tl_arena *a)
@@ -64,7 +99,7 @@ static void read_rank(void *arg, int worker)
     tl_rank_facts *f = j->f;
     (void)worker;
     tl_arena_init(&f->arena);
-    f->ndevices = -1;
+    f->ndevices = f->dist_rank = f->dist_world = -1;
     /* files load by their name (MULTIRANK.md §1.4) */
     if (!has_suffix(j->path, ".json") && !has_suffix(j->path, ".json.gz")) {
         tl_error_set(&f->err, "%s: unknown file type (a rank file is .json or .json.gz)", j->path);
@@ -78,6 +113,8 @@ static void read_rank(void *arg, int worker)
     }
     tl_coll_rows_add(&f->rows, t, j->rank, &f->arena);
     f->ndevices = t->ndevices;
+    f->dist_rank = t->dist_rank;
+    f->dist_world = t->dist_world;
     tl_error ignored = {0};
     f->gpu_timeline = tl_trace_gpu_timeline(t, 0, &ignored);
     if (f->gpu_timeline)
@@ -85,6 +122,47 @@ static void read_rank(void *arg, int worker)
     if (j->want_ops)
         f->ops_summary = ops_summary(t, &f->arena);
     tl_trace_free(t);
+    compact_tables(f);
+    rk_facts_compact(f);
+}
+
+void rk_facts_compact(tl_rank_facts *f)
+{
+    tl_coll_rows *rows = &f->rows;
+    if (rows->n && rows->n < rows->cap) {
+        rows->v = tl_xrealloc(rows->v, rows->n * sizeof *rows->v);
+        rows->cap = rows->n;
+    }
+    /* the texts, each once: rows share them by pointer (the reader copies a repeated
+     * text once), so a text is copied when it is not the previous row's */
+    size_t bytes = 0;
+    for (size_t i = 0; i < rows->n; i++)
+        for (int k = 0; k < TL_COLL_NKEYS; k++) {
+            const tl_cval *v = &rows->v[i].v[k];
+            const tl_cval *u = i ? &rows->v[i - 1].v[k] : NULL;
+            if ((v->kind == TL_CV_STR || v->kind == TL_CV_REPR) && !(u && u->kind == v->kind && u->s == v->s))
+                bytes += strlen(v->s) + 1;
+        }
+    char *buf = tl_xmalloc(bytes ? bytes : 1), *at = buf;
+    for (size_t i = 0; i < rows->n; i++)
+        for (int k = 0; k < TL_COLL_NKEYS; k++) {
+            tl_cval *v = &rows->v[i].v[k];
+            if (v->kind != TL_CV_STR && v->kind != TL_CV_REPR)
+                continue;
+            if (i && rows->v[i - 1].v[k].kind == v->kind && rows->v[i - 1].v[k].s != NULL &&
+                at > buf && strcmp(rows->v[i - 1].v[k].s, v->s) == 0 && rows->v[i - 1].v[k].s >= buf &&
+                rows->v[i - 1].v[k].s < at) {
+                v->s = rows->v[i - 1].v[k].s; /* the previous row's copy */
+                continue;
+            }
+            size_t n = strlen(v->s) + 1;
+            memcpy(at, v->s, n);
+            v->s = at;
+            at += n;
+        }
+    free(f->strings);
+    f->strings = buf;
+    tl_arena_free(&f->arena);
 }
 
 static int cpus_available(void)
@@ -93,23 +171,29 @@ static int cpus_available(void)
     return n < 1 ? 1 : n > 64 ? 64 : (int)n;
 }
 
-int tl_ranks_read(tl_rank_set *s, int jobs, tl_error *err)
+void tl_ranks_read_part(tl_rank_set *s, int jobs, size_t part, size_t nparts)
 {
+    size_t mine = nparts && part < nparts ? (s->n + nparts - 1 - part) / nparts : 0;
     if (jobs <= 0)
         jobs = cpus_available();
-    if ((size_t)jobs > s->n)
-        jobs = s->n ? (int)s->n : 1;
+    if ((size_t)jobs > mine)
+        jobs = mine ? (int)mine : 1;
     s->facts = tl_xcalloc(s->n ? s->n : 1, sizeof *s->facts);
     rank_job *job = tl_xcalloc(s->n ? s->n : 1, sizeof *job);
     /* the caller is a worker too: jobs - 1 threads */
     tl_pool *pool = tl_pool_new(jobs > 64 ? 63 : jobs - 1);
-    for (size_t i = 0; i < s->n; i++) {
-        job[i] = (rank_job){s->paths[i], (int64_t)i, &s->facts[i], s->want_ops};
-        tl_pool_add(pool, read_rank, &job[i]);
+    size_t k = 0;
+    for (size_t i = part; nparts && i < s->n; i += nparts) {
+        job[k] = (rank_job){s->paths[i], (int64_t)i, &s->facts[i], s->want_ops};
+        tl_pool_add(pool, read_rank, &job[k++]);
     }
-    tl_pool_wait(pool, s->n);
+    tl_pool_wait(pool, k);
     tl_pool_free(pool, 0);
     free(job);
+}
+
+int tl_ranks_read_failed(const tl_rank_set *s, tl_error *err)
+{
     for (size_t i = 0; i < s->n; i++) {
         if (s->facts[i].failed) {
             tl_error_set(err, "rank %zu of %zu: %s", i, s->n, s->facts[i].err.msg);
@@ -117,6 +201,12 @@ int tl_ranks_read(tl_rank_set *s, int jobs, tl_error *err)
         }
     }
     return 0;
+}
+
+int tl_ranks_read(tl_rank_set *s, int jobs, tl_error *err)
+{
+    tl_ranks_read_part(s, jobs, 0, 1);
+    return tl_ranks_read_failed(s, err);
 }
 
 void tl_rank_set_free(tl_rank_set *s)
@@ -128,6 +218,8 @@ void tl_rank_set_free(tl_rank_set *s)
             tl_table_free(s->facts[i].gpu_timeline);
             tl_table_free(s->facts[i].ops_summary);
             tl_arena_free(&s->facts[i].arena);
+            free(s->facts[i].strings);
+            free(s->facts[i].table_strings);
         }
     }
     free(s->paths);

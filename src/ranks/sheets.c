@@ -328,15 +328,39 @@ static void warn_counts(const tl_coll_rows *rows, size_t nranks)
         }
         if (lo != SIZE_MAX && cnt[g * nranks + lo] != cnt[g * nranks + hi])
             tl_warn("process group %s: rank %zu has %lld collectives, rank %zu has %lld; collectives are matched by "
-                    "their position in each rank, so from the %lldth on they are matched across fewer ranks (and "
+                    "their position in each rank, so past the first %lld they are matched across fewer ranks (and "
                     "wrongly, if a rank missed one before)", names[g], lo, (long long)cnt[g * nranks + lo], hi,
-                    (long long)cnt[g * nranks + hi], (long long)cnt[g * nranks + lo] + 1);
+                    (long long)cnt[g * nranks + hi], (long long)cnt[g * nranks + lo]);
     }
     tl_buf_free(&b);
     free(names);
     free(cnt);
     tl_strmap_clear(&groups);
     tl_arena_free(&keys);
+}
+
+/* A warning when the files' distributedInfo says they come from another job or rank than
+ * their place in the set (MULTIRANK.md §1.4: the place decides; never refused): the
+ * first such file named, with how many more there are. */
+static void warn_jobs(const tl_rank_set *set)
+{
+    size_t bad = 0, first = 0;
+    for (size_t i = 0; i < set->n; i++) {
+        const tl_rank_facts *f = &set->facts[i];
+        if ((f->dist_world >= 0 && (size_t)f->dist_world != set->n) || (f->dist_rank >= 0 && (size_t)f->dist_rank != i))
+            if (bad++ == 0)
+                first = i;
+    }
+    if (!bad)
+        return;
+    const tl_rank_facts *f = &set->facts[first];
+    tl_buf more = {0};
+    if (bad > 1)
+        tl_buf_printf(&more, " (and %zu more files that disagree)", bad - 1);
+    tl_warn("rank %zu (%s): its distributedInfo says rank %ld of a world of %ld, not rank %zu of %zu: files of "
+            "another job or rank?  Read as rank %zu, by its place in the set%s",
+            first, set->paths[first], f->dist_rank, f->dist_world, first, set->n, first, tl_buf_cstr(&more));
+    tl_buf_free(&more);
 }
 
 int tl_ranks_sheets(const tl_rank_set *set, const tl_ranks_opts *o, tl_arena *a, tl_results *out, tl_error *err)
@@ -358,6 +382,7 @@ int tl_ranks_sheets(const tl_rank_set *set, const tl_ranks_opts *o, tl_arena *a,
     }
     long gpn = o->gpus_per_node > 0 ? o->gpus_per_node : set->facts[0].ndevices > 0 ? set->facts[0].ndevices : 0;
     int simple = tl_coll_match(&rows, a);
+    warn_jobs(set);
     warn_counts(&rows, set->n);
     rk_colls cs;
     rk_colls_build(&rows, &cs);

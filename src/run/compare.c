@@ -7,6 +7,7 @@
 
 #include "base/progress.h"
 #include "compare/groups.h"
+#include "io/cleanup.h"
 #include "io/output.h"
 #include "perf/gpu_arch.h"
 #include "perf/perf.h"
@@ -14,7 +15,9 @@
 #include "run/dist.h"
 #include "run/memreport.h"
 #include "run/report.h"
+#include "run/steps.h"
 #include "run/tracediff.h"
+#include "summary/comparable.h"
 #include "summary/efficiency.h"
 #include "summary/lca.h"
 #include "summary/page.h"
@@ -48,6 +51,8 @@ struct tl_compare_state {
     tl_results kept;  /* without outputs: every result */
     tl_output *texts[4]; /* --summary-md, --summary-json, --tracediff-dir, --html */
     tl_run_diff cdiff;
+    tl_run_steps steps; /* two traces: their ProfilerStep#N steps */
+    tl_comparability comp;
     tl_lca_summary lsum;
     tl_efficiency eff;
     tl_noise *noise;
@@ -408,12 +413,15 @@ static int prepare(tl_comparison *c, struct tl_compare_state *s, int *both_trace
                            "compare; give the other side's reports another tag", s->tags[0]);
     for (size_t i = 0; i < n; i++) {
         const char *in = o->inputs[i];
-        const char *out = o->output && clobbers(o->output, in)               ? o->output
-                          : o->csv_dir && same_file(o->csv_dir, in)              ? o->csv_dir
-                          : o->summary_md && clobbers(o->summary_md, in)         ? o->summary_md
-                          : o->summary_json && clobbers(o->summary_json, in)     ? o->summary_json
-                          : o->html && clobbers(o->html, in)                     ? o->html
-                                                                                 : NULL;
+        size_t nfiles;
+        const char *const *files = tl_run_diff_files(&nfiles);
+        const char *out = o->output && clobbers(o->output, in)                                ? o->output
+                          : tl_output_dir_holds(o->csv_dir, NULL, 0, ".csv", in)              ? o->csv_dir
+                          : o->summary_md && clobbers(o->summary_md, in)                      ? o->summary_md
+                          : o->summary_json && clobbers(o->summary_json, in)                  ? o->summary_json
+                          : o->html && clobbers(o->html, in)                                  ? o->html
+                          : tl_output_dir_holds(o->tracediff_dir, files, nfiles, NULL, in) ? o->tracediff_dir
+                                                                                              : NULL;
         if (out)
             return usage(c, 0, "the output '%s' would overwrite the input report '%s'; refusing", out, in);
     }
@@ -549,7 +557,7 @@ int tl_compare_run(const tl_compare_opts *opts, tl_comparison *c)
     if (o->output || o->csv_dir) {
         s->outputs = tl_out_open(o->output, o->csv_dir, !o->no_summary, err);
         if (!s->outputs)
-            goto fail;
+            goto output_fail;
         out_sink = tl_out_sink(s->outputs);
     } else {
         out_sink = tl_results_sink(&s->kept);
@@ -566,13 +574,13 @@ int tl_compare_run(const tl_compare_opts *opts, tl_comparison *c)
     }
     /* every output prepared (and so checked) before the work */
     if (o->summary_md && !(s->texts[0] = tl_output_new(o->summary_md, 0, err)))
-        goto fail;
+        goto output_fail;
     if (o->summary_json && !(s->texts[1] = tl_output_new(o->summary_json, 0, err)))
-        goto fail;
+        goto output_fail;
     if (o->tracediff_dir && !(s->texts[2] = tl_output_new(o->tracediff_dir, 1, err)))
-        goto fail;
+        goto output_fail;
     if (o->html && !(s->texts[3] = tl_output_new(o->html, 0, err)))
-        goto fail;
+        goto output_fail;
     /* the sides (a tag given to several reports is one side, its reports its runs) */
     s->nsides = 0;
     for (size_t i = 0; i < o->ninputs; i++) {
@@ -602,6 +610,12 @@ int tl_compare_run(const tl_compare_opts *opts, tl_comparison *c)
         goto fail;
     if (tl_run_diff_put(&s->cdiff, &sink, s->texts[2], err) != 0)
         goto fail;
+    if (both_traces) {
+        tl_run_steps_measure(&s->steps, tl_trace_report_trace(&s->reports[0]), tl_trace_report_trace(&s->reports[1]),
+                             o->step_first, o->step_last);
+        if (tl_run_steps_put(&s->steps, s->tagv, &sink, err) != 0)
+            goto fail;
+    }
     /* a comparison of runs: its own sheets after the groups' */
     for (size_t i = 0; o->extra && i < o->extra->n; i++) {
         tl_result r = o->extra->items[i];
@@ -649,7 +663,11 @@ int tl_compare_run(const tl_compare_opts *opts, tl_comparison *c)
     double t_summary = tl_now();
     tl_summary *summary = &s->summary;
     tl_noise_read_runs(s->noise, results);
-    tl_noise_pair_calls(s->noise, tl_run_diff_result(&s->cdiff));
+    /* two traces: their calls paired through the alignment, for the verdicts and the guard */
+    tl_diff_call *calls = NULL;
+    size_t ncalls = tl_run_diff_result(&s->cdiff) ? tl_diff_calls(tl_run_diff_result(&s->cdiff), &calls) : 0;
+    tl_noise_add_calls(s->noise, calls, ncalls);
+    tl_run_steps_judge(&s->steps, s->noise);
     tl_gate gate = {o->fail_pct, o->min_ms, o->min_delta_ms, o->min_delta_pct, o->top, s->noise, o->confidence, o->fdr};
     tl_summary_build(summary, results, s->tagv, s->nsides, &gate, &s->arena);
     s->summarised = 1;
@@ -659,14 +677,21 @@ int tl_compare_run(const tl_compare_opts *opts, tl_comparison *c)
     if (o->lead_gate_failed && o->fail_pct >= 0)
         summary->gate_failed = 1;
     c->summary = summary;
+    tl_run_steps_locate(&s->steps, summary);
     if (tl_run_diff_result(&s->cdiff)) {
         tl_lca_summary_build(&s->lsum, tl_run_diff_result(&s->cdiff), s->tagv[0], s->tagv[1],
                              o->top ? o->top : TL_SUMMARY_TOP, o->fail_pct, o->min_ms, &s->arena);
+        const tl_trace *ta = tl_trace_report_trace(&s->reports[0]), *tb = tl_trace_report_trace(&s->reports[1]);
+        size_t nsteps[2] = {s->steps.s[0].n, s->steps.s[1].n};
+        const char *gpu[2] = {ta->gpu_name, tb->gpu_name};
+        tl_comparability_build(&s->comp, s->lsum.cover, calls, ncalls, nsteps, gpu, s->tagv);
+        summary->comp = &s->comp;
         tl_lca_summary_judge(&s->lsum, o->confidence, o->fdr);
         summary->lca = &s->lsum;
         if (s->lsum.nviolations)
             summary->gate_failed = 1;
     }
+    free(calls);
     /* the achieved TFLOPS/s and TB/s of the ops listed, from the reports' perf sheets */
     tl_efficiency_build(&s->eff, summary, s->reports, o->ninputs, &eff_opt, &s->arena);
     summary->eff = &s->eff;
@@ -700,6 +725,7 @@ int tl_compare_run(const tl_compare_opts *opts, tl_comparison *c)
         bad = 1;
     if (!bad && s->texts[3] && write_text(s->texts[3], &html, err) != 0)
         bad = 1;
+    c->output_failed = bad == 1; /* the workbook, the summaries, the page */
     tl_buf_free(&md);
     tl_buf_free(&json);
     tl_buf_free(&html);
@@ -707,11 +733,18 @@ int tl_compare_run(const tl_compare_opts *opts, tl_comparison *c)
         bad = 2;
     if (!bad && (s->outputs ? tl_out_commit_with(s->outputs, s->texts, 4, err)
                             : tl_output_commit(s->texts, 4, err)) != 0)
-        bad = 1;
+        c->output_failed = bad = 1;
     if (bad == 2 || (bad && tl_cancelled(o->cancel)))
         goto cancel;
     if (bad)
         goto fail;
+    if (o->fail_pct >= 0 && s->comp.known && !s->comp.comparable && !o->force_compare) {
+        /* a gate on unlike runs would pass or fail on nothing: it refuses, after the outputs */
+        tl_error_set(err, "--fail-on-regression: the runs are not comparable: %s; --force-compare judges them anyway",
+                     s->comp.why);
+        c->status = TL_RUN_FAILED;
+        return c->status;
+    }
     c->status = summary->gate_failed ? TL_RUN_REGRESSION : TL_RUN_OK;
     return c->status;
 
@@ -719,6 +752,8 @@ cancel:
     c->status = TL_RUN_CANCELLED;
     tl_error_set(err, "interrupted");
     goto stop;
+output_fail:
+    c->output_failed = 1;
 fail:
     c->status = TL_RUN_FAILED;
     if (!err->msg[0])
@@ -755,7 +790,9 @@ int tl_comparison_write(tl_comparison *c, const char *xlsx, const char *csv_dir,
         return 0;
     for (size_t i = 0; i < s->nreports; i++) {
         const char *in = s->reports[i].path ? s->reports[i].path : "";
-        const char *out = xlsx && clobbers(xlsx, in) ? xlsx : csv_dir && same_file(csv_dir, in) ? csv_dir : NULL;
+        const char *out = xlsx && clobbers(xlsx, in)                       ? xlsx
+                          : tl_output_dir_holds(csv_dir, NULL, 0, ".csv", in) ? csv_dir
+                                                                              : NULL;
         if (out) {
             tl_error_set(err, "the output '%s' would overwrite the input report '%s'; refusing", out, in);
             return -1;
@@ -831,6 +868,39 @@ static void print_violations(const tl_summary *s, FILE *f, int color)
     tl_summary_print_violations(s, f);
 }
 
+void tl_run_after_fork(void)
+{
+    tl_cleanup_after_fork();
+    tl_xlsx_after_fork();
+    tl_quiet = 0;
+}
+
+int tl_gate_args_check(tl_gate_args *a, const char *const names[6], tl_error *err)
+{
+    /* the words of the option table's checks (run/compare_args.c), so that a gate run
+     * again refuses what the comparison refused, and says it the same way */
+    const double *nums[4] = {&a->pct, &a->min_ms, &a->min_delta_ms, &a->min_delta_pct};
+    for (int i = a->has_pct ? 0 : 1; i < 4; i++) {
+        if (!(isfinite(*nums[i]) && *nums[i] >= 0)) {
+            tl_error_set(err, "%s needs a number of at least 0", names[i]);
+            return -1;
+        }
+    }
+    if (a->top < 0 || a->top > 100000) {
+        tl_error_set(err, "%s needs a whole number from 1 to 100000", names[4]);
+        return -1;
+    }
+    double c = a->confidence;
+    if (c >= 1)
+        c /= 100; /* 95 is 95 %, as on the command line */
+    if (c != 0 && !(c >= 0.5 && c < 1)) {
+        tl_error_set(err, "%s needs a level from 50 to below 100 (percent)", names[5]);
+        return -1;
+    }
+    a->confidence = c;
+    return 0;
+}
+
 int tl_comparison_gate(const tl_comparison *c, const tl_gate *g, tl_buf *violations)
 {
     struct tl_compare_state *s = c->st;
@@ -875,6 +945,7 @@ void tl_comparison_free(tl_comparison *c)
     for (size_t i = 0; i < s->kept.n; i++)
         tl_table_free(s->kept.items[i].table);
     free(s->kept.items);
+    tl_run_steps_free(&s->steps);
     tl_run_diff_free(&s->cdiff); /* after the outputs: its strings are in the tables they hold */
     for (size_t i = 0; s->tags && i < s->nreports; i++)
         free(s->tags[i]);

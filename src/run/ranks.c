@@ -10,22 +10,33 @@
 #include <stdlib.h>
 #include <string.h>
 
-int tl_run_ranks_build(const tl_run_ranks_opts *o, tl_run_ranks *r)
+void tl_run_ranks_init(tl_run_ranks *r)
 {
     memset(r, 0, sizeof *r);
     tl_arena_init(&r->arena);
     r->status = TL_RUN_FAILED;
-    if (tl_ranks_find(&o->r, &r->set, &r->err) < 0 || tl_ranks_read(&r->set, o->r.jobs, &r->err) < 0 ||
+}
+
+int tl_run_ranks_build(const tl_run_ranks_opts *o, tl_run_ranks *r)
+{
+    tl_run_ranks_init(r);
+    if (tl_ranks_find(&o->r, &r->set, &r->err) < 0)
+        return r->status;
+    tl_ranks_read_part(&r->set, o->r.jobs, 0, 1);
+    return tl_run_ranks_finish(o, r);
+}
+
+int tl_run_ranks_finish(const tl_run_ranks_opts *o, tl_run_ranks *r)
+{
+    if (tl_ranks_read_failed(&r->set, &r->err) < 0 ||
         tl_ranks_sheets(&r->set, &o->r, &r->arena, &r->results, &r->err) < 0)
         return r->status;
     if (o->output) {
         r->output = tl_xstrdup(o->output);
     } else if (!o->csv_dir) {
         char *dir = tl_ranks_default_dir(&o->r, &r->set);
-        r->output = tl_xstrdup(dir);
         tl_buf b = {0};
         tl_buf_printf(&b, "%s/nccl_analysis_report.xlsx", dir);
-        free(r->output);
         r->output = tl_xstrdup(tl_buf_cstr(&b));
         tl_buf_free(&b);
         free(dir);

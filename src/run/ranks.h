@@ -27,6 +27,12 @@ typedef struct tl_run_ranks {
 
 /* Build and write the report.  Returns r->status; free r whatever it is. */
 int tl_run_ranks_build(const tl_run_ranks_opts *o, tl_run_ranks *r);
+
+/* The same in two halves, for a front end that reads the ranks itself (the MPI one):
+ * init, then put the rank set, found and read (every rank's facts), in r->set, then
+ * finish (the read failures checked, the sheets made and written). */
+void tl_run_ranks_init(tl_run_ranks *r);
+int tl_run_ranks_finish(const tl_run_ranks_opts *o, tl_run_ranks *r);
 void tl_run_ranks_free(tl_run_ranks *r);
 
 #endif

@@ -169,6 +169,13 @@ typedef struct tl_pid_tid {
     int64_t pid, tid;
 } tl_pid_tid;
 
+/* A training iteration: a ProfilerStep#N user_annotation (kept whatever TL_LOAD_* says:
+ * the comparison's steps, summary/steps.h). */
+typedef struct tl_trace_step {
+    int64_t number; /* N */
+    double ts, dur; /* µs: the CPU span of the step */
+} tl_trace_step;
+
 typedef struct tl_trace {
     char *path;
     tl_tev *ev;          /* kept events, array order */
@@ -184,9 +191,9 @@ typedef struct tl_trace {
     size_t ncpu_ops;     /* how many cpu_op events (0: a GPU-only trace) */
     uint32_t nuids;      /* how many UIDs are taken: traceEvents' length, plus the grafted copies of an attributed trace */
     size_t nnegative;    /* kept events with a negative duration (used as they are) */
-    size_t ninfinite;    /* events of a kept kind left out for a ts or dur beyond a double (1e400) */
-    uint32_t first_infinite; /* the uid of the first of them */
     uint32_t first_negative; /* the uid of the first of them */
+    size_t nnonfinite;       /* events of a kept kind left out for a ts or dur of NaN, ±Infinity or beyond a double */
+    uint32_t first_nonfinite; /* the uid of the first of them */
     tl_arena arena;      /* names, argument texts, process and thread names */
     void *names;         /* process / thread names by (pid, tid): see tl_trace_thread_name */
     uint32_t nuid;       /* how many events traceEvents holds (every event counted) */
@@ -195,6 +202,7 @@ typedef struct tl_trace {
     tl_coll_meta *coll;  /* the collective kernels, event order (tl_coll_meta) */
     size_t ncoll;
     long ndevices;       /* the length of a non-empty top-level deviceProperties array, else -1 */
+    long dist_rank, dist_world; /* distributedInfo's integer rank and world_size, else -1 */
 
     tl_trace_census census; /* what the events are, by category */
     /* the flows the launches were linked through: TL_CAT_AC2G, or TL_CAT_OLD_FLOW for a
@@ -204,6 +212,9 @@ typedef struct tl_trace {
      * capture traces, trace/infer.h): freed with it */
     struct tl_trace **owned;
     size_t nowned;
+    tl_trace_step *steps; /* the ProfilerStep#N annotations, in ts order */
+    size_t nsteps;
+    const char *gpu_name; /* deviceProperties[0].name (interned), or NULL */
 } tl_trace;
 
 /* Children and GPU events of event i. */

@@ -24,6 +24,7 @@
 #include "base/numfmt.h"
 #include "base/thread.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -235,7 +236,7 @@ typedef struct loader {
     tl_trace_side side;
     tl_trace_names *names;
     intern in;
-    size_t evcap, auxcap, threadcap, collcap;
+    size_t evcap, auxcap, threadcap, collcap, stepcap;
     tl_kmap thread_of;    /* (pid, tid) -> index into t->threads */
     uint32_t last_thread; /* the last event's thread (most follow one of their own) */
     evread r;
@@ -699,6 +700,27 @@ static void keep_coll(loader *L, uint32_t ev)
     }
 }
 
+/* A ProfilerStep#N annotation (N a decimal number, a span with a finite ts and dur): kept
+ * as a step of the trace. */
+static void keep_step(loader *L)
+{
+    static const char prefix[] = "ProfilerStep#";
+    evread *r = &L->r;
+    const char *nm = r->has_name ? buf_str(&r->name) : "";
+    if (strncmp(nm, prefix, sizeof prefix - 1) != 0 || !r->has_ts || !r->has_dur || !isfinite(r->ts) ||
+        !isfinite(r->dur) || r->dur < 0)
+        return;
+    const char *d = nm + sizeof prefix - 1;
+    char *end;
+    errno = 0;
+    long long n = strtoll(d, &end, 10);
+    if (end == d || *end || errno)
+        return;
+    tl_trace *t = L->t;
+    TL_GROW(t->steps, L->stepcap, t->nsteps + 1);
+    t->steps[t->nsteps++] = (tl_trace_step){n, r->ts, r->dur};
+}
+
 /* The event's fields are read: keep what it contributes. */
 static void finish_event(loader *L)
 {
@@ -743,6 +765,8 @@ static void finish_event(loader *L)
         }
         return;
     }
+    if (r->cat == CAT_ANNOT)
+        keep_step(L);
     int kind = r->cat == CAT_CPU_OP   ? TL_TEV_CPU_OP
                : r->cat == CAT_RUNTIME ? TL_TEV_RUNTIME
                : r->cat == CAT_KERNEL  ? TL_TEV_KERNEL
@@ -753,9 +777,10 @@ static void finish_event(loader *L)
                                        : 0;
     int kept = kind && r->pid_num && r->tid_num && r->has_ts && r->has_dur;
     if (kept && !(isfinite(r->ts) && isfinite(r->dur))) {
-        /* a time no double holds (a 400-digit integer): no interval to place, said below */
-        if (t->ninfinite++ == 0)
-            t->first_infinite = uid;
+        /* NaN or ±Infinity (Python's json writes them), or a number beyond a double (a
+         * 400-digit integer): no interval to place, said after the load */
+        if (t->nnonfinite++ == 0)
+            t->first_nonfinite = uid;
         kept = 0;
     }
     uint32_t target = TL_TEV_NONE;
@@ -927,7 +952,10 @@ static int read_event(loader *L)
                 tl_buf_cstr(&r->name);
                 r->has_name = 1;
             }
-        } else if (which >= 4 && which <= 8 && (c == '-' || (c >= '0' && c <= '9'))) {
+        } else if (which >= 4 && which <= 8 &&
+                   (c == '-' || (c >= '0' && c <= '9') || ((which == 6 || which == 7) && (c == 'N' || c == 'I')))) {
+            /* a time may be Python's NaN or Infinity: read, so that the event is counted
+             * when it is left out */
             jnum num;
             int64_t id;
             if (which != 6 && which != 7 && quick_int(j, &id)) {
@@ -1086,6 +1114,7 @@ static loader *loader_new(const char *path, unsigned flags)
     tl_arena_init(&t->arena);
     t->path = tl_xstrdup(path);
     t->ndevices = -1;
+    t->dist_rank = t->dist_world = -1;
     L->t = t;
     L->names = tl_xcalloc(1, sizeof *L->names);
     t->names = L->names;
@@ -1157,7 +1186,7 @@ static void split_join(split *sp, int stop)
 {
     if (stop)
         atomic_store(&sp->cancel, 1);
-    pthread_join(sp->thread, NULL);
+    tl_thread_join(sp->thread, NULL);
     atomic_fetch_sub(&readers, 1);
 }
 
@@ -1273,10 +1302,15 @@ static void split_merge(loader *L, loader *L2)
         t->coll[t->ncoll++] = m;
     }
     t->ncpu_ops += t2->ncpu_ops;
-    if (t2->ninfinite) {
-        if (!t->ninfinite)
-            t->first_infinite = t2->first_infinite + uoff;
-        t->ninfinite += t2->ninfinite;
+    if (t2->nnonfinite) {
+        if (!t->nnonfinite)
+            t->first_nonfinite = t2->first_nonfinite + uoff;
+        t->nnonfinite += t2->nnonfinite;
+    }
+    if (t2->nsteps) {
+        TL_GROW(t->steps, L->stepcap, t->nsteps + t2->nsteps);
+        memcpy(t->steps + t->nsteps, t2->steps, t2->nsteps * sizeof *t->steps);
+        t->nsteps += t2->nsteps;
     }
     if (t2->nnegative) {
         if (!t->nnegative)
@@ -1392,7 +1426,7 @@ int tl_trace_same(const tl_trace *a, const tl_trace *b, char *why, size_t cap)
 {
     if (a->nev != b->nev || a->nuid != b->nuid || a->nuids != b->nuids || a->ncpu_ops != b->ncpu_ops ||
         a->nnegative != b->nnegative || (a->nnegative && a->first_negative != b->first_negative) ||
-        a->ninfinite != b->ninfinite || (a->ninfinite && a->first_infinite != b->first_infinite) ||
+        a->nnonfinite != b->nnonfinite || (a->nnonfinite && a->first_nonfinite != b->first_nonfinite) ||
         a->nidx != b->nidx || a->nroots != b->nroots) {
         snprintf(why, cap, "counts differ: events %zu/%zu, uids %u/%u, negative %zu/%zu (first %u/%u), roots %zu/%zu",
                  a->nev, b->nev, a->nuid, b->nuid, a->nnegative, b->nnegative, a->first_negative, b->first_negative,
@@ -1535,36 +1569,129 @@ static int read_events(loader *L)
     return read_event_list(L, NULL);
 }
 
+/* The first device's "name" in deviceProperties (p at the '{' of that object): any
+ * other key is skipped (the GPU name only labels a comparison). */
+static int read_first_device(loader *L)
+{
+    J *j = &L->j;
+    j->p++;
+    int c = j_peek(j);
+    while (c == '"') {
+        const char *k, *v;
+        size_t kn, vn;
+        if (tl_j_string(j, &k, &kn) < 0)
+            return -1;
+        int is_name = key_is(k, kn, "name");
+        if (tl_j_expect_here(j, ':', "':'") < 0)
+            return -1;
+        if (is_name && j_peek(j) == '"') {
+            if (tl_j_string(j, &v, &vn) < 0)
+                return -1;
+            L->t->gpu_name = intern_get(&L->in, v, vn);
+        } else if (tl_j_skip(j) < 0) {
+            return -1;
+        }
+        c = j_peek(j);
+        if (c != ',')
+            break;
+        j->p++;
+        c = j_peek(j);
+        if (c != '"') { /* JSON has no trailing comma */
+            if (!j->failed)
+                tl_j_fail(j, j->p, "deviceProperties: expected a key string");
+            return -1;
+        }
+    }
+    return tl_j_expect_here(j, '}', "'}'");
+}
+
 /* The top-level deviceProperties (p at its value): how many entries, when it is a
- * non-empty array (the GPUs of a node: MULTIRANK.md §1.5); the last such key wins. */
+ * non-empty array (the GPUs of a node: MULTIRANK.md §1.5), and the first one's name; the
+ * last such key wins. */
 static int read_devices(loader *L)
 {
     J *j = &L->j;
     L->t->ndevices = -1;
+    L->t->gpu_name = NULL;
     if (j_peek(j) != '[')
         return tl_j_skip(j);
     j->p++;
     long n = 0;
-    if (j_peek(j) == ']') {
+    int c = j_peek(j);
+    while (c != ']') {
+        if (n == 0 && c == '{' ? read_first_device(L) < 0 : tl_j_skip(j) < 0)
+            return -1;
+        n++;
+        c = j_peek(j);
+        if (c == ',') {
+            j->p++;
+            c = j_peek(j);
+            if (c == ']') {
+                if (!j->failed)
+                    tl_j_fail(j, j->p, "deviceProperties: expected a value");
+                return -1;
+            }
+        } else if (c != ']') {
+            if (!j->failed)
+                tl_j_fail(j, j->p, c < 0 ? "the text ends inside deviceProperties" : "deviceProperties: expected ',' or ']'");
+            return -1;
+        }
+    }
+    j->p++;
+    if (n)
+        L->t->ndevices = n;
+    return 0;
+}
+
+/* The top-level distributedInfo (p at its value): its integer rank and world_size, which
+ * say which job and rank wrote the trace (a many-rank run compares them with the rank
+ * set's, MULTIRANK.md §1.4); anything else in it is skipped. */
+static int read_dist(loader *L)
+{
+    J *j = &L->j;
+    L->t->dist_rank = L->t->dist_world = -1;
+    if (j_peek(j) != '{')
+        return tl_j_skip(j);
+    j->p++;
+    int c = j_peek(j);
+    if (c == '}') {
         j->p++;
         return 0;
     }
     for (;;) {
-        if (tl_j_skip(j) < 0)
+        const char *k;
+        size_t kn;
+        if (c != '"') {
+            if (!j->failed)
+                tl_j_fail(j, j->p, c < 0 ? "the text ends inside distributedInfo" : "expected a key string");
             return -1;
-        n++;
-        int c = j_peek(j);
+        }
+        if (tl_j_string(j, &k, &kn) < 0)
+            return -1;
+        long *dst = key_is(k, kn, "rank") ? &L->t->dist_rank : key_is(k, kn, "world_size") ? &L->t->dist_world : NULL;
+        if (tl_j_expect_here(j, ':', "':'") < 0)
+            return -1;
+        int v = j_peek(j);
+        if (dst && (v == '-' || (v >= '0' && v <= '9'))) {
+            jnum num;
+            if (tl_j_number(j, &num) < 0)
+                return -1;
+            *dst = num.is_int && num.i >= 0 && num.i <= 1L << 40 ? (long)num.i : -1;
+        } else if (tl_j_skip(j) < 0) {
+            return -1;
+        }
+        c = j_peek(j);
         if (c == ',') {
             j->p++;
+            c = j_peek(j);
             continue;
         }
-        if (c == ']') {
+        if (c == '}') {
             j->p++;
-            L->t->ndevices = n;
             return 0;
         }
         if (!j->failed)
-            tl_j_fail(j, j->p, c < 0 ? "the text ends inside deviceProperties" : "expected ',' or ']'");
+            tl_j_fail(j, j->p, c < 0 ? "the text ends inside distributedInfo" : "expected ',' or '}'");
         return -1;
     }
 }
@@ -1607,12 +1734,17 @@ static int read_top(loader *L)
             }
             if (tl_j_string(j, &k, &kn) < 0)
                 return -1;
-            int is_events = key_is(k, kn, "traceEvents");
-            int is_devices = key_is(k, kn, "deviceProperties");
+            int is_events = key_is(k, kn, "traceEvents"), is_devices = key_is(k, kn, "deviceProperties");
+            int is_dist = key_is(k, kn, "distributedInfo");
             if (tl_j_expect_here(j, ':', "':'") < 0)
                 return -1;
             if (is_devices) {
                 if (read_devices(L) < 0)
+                    return -1;
+                goto next_key;
+            }
+            if (is_dist) {
+                if (read_dist(L) < 0)
                     return -1;
                 goto next_key;
             }
@@ -1624,7 +1756,8 @@ static int read_top(loader *L)
                     L->t->ncpu_ops = 0;
                     L->t->ncoll = 0;
                     L->t->nnegative = 0;
-                    L->t->ninfinite = 0;
+                    L->t->nnonfinite = 0;
+                    L->t->nsteps = 0;
                     memset(&L->t->census, 0, sizeof L->t->census);
                     L->side.nins = 0;
                     L->side.nkeys = 0;
@@ -1670,6 +1803,19 @@ static int read_top(loader *L)
     return 0;
 }
 
+static int step_cmp(const void *a, const void *b)
+{
+    const tl_trace_step *x = a, *y = b;
+    return x->ts < y->ts ? -1 : x->ts > y->ts ? 1 : (x->number > y->number) - (x->number < y->number);
+}
+
+/* The steps in ts order (the second half's came after the first's, each in file order). */
+static void sort_steps(tl_trace *t)
+{
+    if (t->nsteps > 1)
+        qsort(t->steps, t->nsteps, sizeof *t->steps, step_cmp);
+}
+
 /* Read the trace from `in` (closed here, before the tree is built) and build its tree. */
 static tl_trace *load(tl_instream *in, const char *path, unsigned flags, tl_cancel *cancel, tl_error *err)
 {
@@ -1694,6 +1840,7 @@ static tl_trace *load(tl_instream *in, const char *path, unsigned flags, tl_canc
             t->aux = tl_xrealloc(t->aux, t->naux * sizeof *t->aux);
     }
     t->nuids = L->uid;
+    sort_steps(t);
     /* the text is read: its buffers (the window, the stream's) go before the tree's
      * scratch is made */
     tl_j_close(j);
@@ -1709,13 +1856,16 @@ static tl_trace *load(tl_instream *in, const char *path, unsigned flags, tl_canc
     }
     /* A negative duration makes no sense, but the reference takes the numbers as they
      * are, and so do the sheets: say so, so that a busy time below zero is explained. */
-    if (t->ninfinite)
-        tl_warn("%s: %zu event%s with a ts or dur too large for a double (the first is event %u): left out", path,
-                t->ninfinite, t->ninfinite == 1 ? "" : "s", t->first_infinite);
     if (t->nnegative)
         tl_warn("%s: %zu event%s with a negative duration (the first is event %u); used as %s",
                 path, t->nnegative, t->nnegative == 1 ? "" : "s", t->first_negative,
                 t->nnegative == 1 ? "it is" : "they are");
+    /* JSON has no NaN or Infinity, but Python's json module writes them, and a number
+     * beyond a double reads as one: such a time places nothing, and the event is left
+     * out, with a word */
+    if (t->nnonfinite)
+        tl_warn("%s: %zu event%s with a ts or dur of NaN, Infinity or beyond a double (the first is event %u); left out", path,
+                t->nnonfinite, t->nnonfinite == 1 ? "" : "s", t->first_nonfinite);
     return t;
 }
 
@@ -1841,6 +1991,7 @@ void tl_trace_free(tl_trace *t)
     free(t->threads);
     free(t->idx);
     free(t->roots);
+    free(t->steps);
     for (size_t i = 0; i < t->nowned; i++)
         tl_trace_free(t->owned[i]);
     free(t->owned);

@@ -65,6 +65,14 @@ static pthread_mutex_t warn_mu = PTHREAD_MUTEX_INITIALIZER;
 static size_t ncut;
 static char *first_cut;
 
+void tl_xlsx_after_fork(void)
+{
+    pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
+    memcpy(&warn_mu, &fresh, sizeof fresh); /* a parent's thread may have held it */
+    ncut = 0;
+    first_cut = NULL; /* the parent's, maybe mid-update: left, not freed */
+}
+
 void tl_xlsx_warn_cut_text(void)
 {
     pthread_mutex_lock(&warn_mu);
@@ -713,7 +721,7 @@ void part_app(tl_buf *b)
 void part_core(tl_buf *b)
 {
     char when[32] = "1980-01-01T00:00:00Z";
-    time_t now = time(NULL);
+    time_t now = tl_output_time();
     struct tm tm;
     if (now != (time_t)-1 && gmtime_r(&now, &tm))
         strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);

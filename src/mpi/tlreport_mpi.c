@@ -1,0 +1,269 @@
+/*
+ * tlreport_mpi.c - tlreport's multi-rank collective report over MPI (MULTIRANK.md):
+ * `mpirun -np P tlreport-mpi --trace_pattern ... --world_size N ...` with tlreport's
+ * options.  Process 0 (the root) finds the rank files and tells the others their paths;
+ * process p reads the ranks i with i % P == p (on -j threads), reduces each to its facts
+ * at once and sends the root those facts, packed (never the traces); the root makes the
+ * sheets and writes them, the same bytes as `tlreport` on one machine.
+ *
+ * Every process opens its rank files itself: they must be at the same paths on every
+ * node (a shared file system, or staged there).  Built by `make mpi`, not by the normal
+ * build.
+ */
+#include "base/util.h"
+#include "io/output.h"
+#include "ranks/ranks.h"
+#include "run/compare.h"
+#include "run/ranks.h"
+#include "run/report_args.h"
+
+#include <mpi.h>
+
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef TL_VERSION
+#define TL_VERSION "dev"
+#endif
+
+enum { ROOT = 0, TAG_SIZE = 1, TAG_DATA = 2, CHUNK = 1 << 30 };
+
+/* ---- bytes between processes (MPI counts are ints: long messages go in chunks) ---------- */
+
+static void bcast_bytes(tl_buf *b, int me)
+{
+    uint64_t n = me == ROOT ? b->len : 0;
+    MPI_Bcast(&n, 1, MPI_UINT64_T, ROOT, MPI_COMM_WORLD);
+    if (me != ROOT) {
+        tl_buf_clear(b);
+        tl_buf_reserve(b, (size_t)n + 1);
+        b->len = (size_t)n;
+    }
+    for (uint64_t off = 0; off < n; off += CHUNK) {
+        uint64_t k = n - off < CHUNK ? n - off : CHUNK;
+        MPI_Bcast(b->data + off, (int)k, MPI_BYTE, ROOT, MPI_COMM_WORLD);
+    }
+}
+
+static void send_bytes(const tl_buf *b)
+{
+    uint64_t n = b->len;
+    MPI_Send(&n, 1, MPI_UINT64_T, ROOT, TAG_SIZE, MPI_COMM_WORLD);
+    for (uint64_t off = 0; off < n; off += CHUNK) {
+        uint64_t k = n - off < CHUNK ? n - off : CHUNK;
+        MPI_Send(b->data + off, (int)k, MPI_BYTE, ROOT, TAG_DATA, MPI_COMM_WORLD);
+    }
+}
+
+static void recv_bytes(int from, tl_buf *b)
+{
+    uint64_t n;
+    MPI_Recv(&n, 1, MPI_UINT64_T, from, TAG_SIZE, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    tl_buf_clear(b);
+    tl_buf_reserve(b, (size_t)n + 1);
+    b->len = (size_t)n;
+    for (uint64_t off = 0; off < n; off += CHUNK) {
+        uint64_t k = n - off < CHUNK ? n - off : CHUNK;
+        MPI_Recv(b->data + off, (int)k, MPI_BYTE, from, TAG_DATA, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    }
+}
+
+/* ---- the rank set: found by the root, its paths told to every process ------------------- */
+
+/* The root's find, broadcast: a status byte, then the error or the paths (NUL-separated).
+ * Returns 0 with s filled on every process, or -1 with *err (on every process). */
+static int share_set(const tl_ranks_opts *o, tl_rank_set *s, int me, tl_error *err)
+{
+    tl_buf b = {0};
+    if (me == ROOT) {
+        int rc = tl_ranks_find(o, s, err);
+        tl_buf_add(&b, rc < 0 ? "E" : "P", 1);
+        if (rc < 0)
+            tl_buf_adds(&b, err->msg);
+        else
+            for (size_t i = 0; i < s->n; i++)
+                tl_buf_add(&b, s->paths[i], strlen(s->paths[i]) + 1);
+    }
+    bcast_bytes(&b, me);
+    int failed = b.len == 0 || b.data[0] == 'E';
+    if (me != ROOT && failed)
+        tl_error_set(err, "%.*s", b.len > 1 ? (int)(b.len - 1) : 0, b.data + 1);
+    if (me != ROOT && !failed) {
+        size_t n = 0;
+        for (size_t i = 1; i < b.len; i++)
+            n += b.data[i] == 0;
+        memset(s, 0, sizeof *s);
+        s->n = n;
+        s->paths = tl_xcalloc(n ? n : 1, sizeof *s->paths);
+        for (size_t i = 0, at = 1; i < n; i++) {
+            s->paths[i] = tl_xstrdup(b.data + at);
+            at += strlen(b.data + at) + 1;
+        }
+    }
+    tl_buf_free(&b);
+    return failed ? -1 : 0;
+}
+
+/* ---- the facts: packed by each process, gathered by the root ----------------------------- */
+
+static void put_u64(tl_buf *b, uint64_t v) { tl_buf_add(b, (const char *)&v, sizeof v); }
+
+/* A process's share packed: per rank read, its index, its packed length, its facts. */
+static void pack_share(tl_rank_set *s, int me, int np, tl_buf *b)
+{
+    tl_buf one = {0};
+    for (size_t i = (size_t)me; i < s->n; i += (size_t)np) {
+        tl_buf_clear(&one);
+        tl_rank_facts_pack(&s->facts[i], &one);
+        put_u64(b, i);
+        put_u64(b, one.len);
+        tl_buf_add(b, one.data, one.len);
+        tl_rank_facts_free(&s->facts[i]); /* sent: this process needs it no more */
+    }
+    tl_buf_free(&one);
+}
+
+/* Process `from`'s share into s->facts.  -1 with *err when it is not exactly its share. */
+static int unpack_share(tl_rank_set *s, int from, int np, const tl_buf *b, tl_error *err)
+{
+    const char *p = b->data, *end = b->data + b->len;
+    size_t want = (size_t)from, got = 0;
+    while (p < end) {
+        uint64_t i, n;
+        if ((size_t)(end - p) < 16)
+            break;
+        memcpy(&i, p, 8);
+        memcpy(&n, p + 8, 8);
+        p += 16;
+        if (i != want || n > (uint64_t)(end - p)) {
+            tl_error_set(err, "process %d sent rank %llu, expected rank %zu", from, (unsigned long long)i, want);
+            return -1;
+        }
+        tl_rank_facts_free(&s->facts[i]);
+        tl_error e = {0};
+        if (tl_rank_facts_unpack(p, (size_t)n, &s->facts[i], &e) < 0) {
+            tl_error_set(err, "rank %zu of %zu, from process %d: %s", (size_t)i, s->n, from, e.msg);
+            return -1;
+        }
+        p += n;
+        want += (size_t)np;
+        got++;
+    }
+    if (p != end || want < s->n) {
+        tl_error_set(err, "process %d sent %zu ranks, not its share", from, got);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- main --------------------------------------------------------------------------------- */
+
+static int parse(int argc, char **argv, tl_report_args *a, int me, int *done)
+{
+    tl_error err = {0};
+    int rc = tl_opts_parse_argv(&tl_report_tool, argc, argv, a, &err);
+    if (rc == 0 && (a->help || a->version)) {
+        if (me == ROOT) {
+            tl_buf help = {0};
+            if (a->help)
+                tl_opts_help(&tl_report_tool, &help);
+            else
+                tl_buf_printf(&help, "tlreport-mpi %s\n", TL_VERSION);
+            fputs(tl_buf_cstr(&help), stdout);
+            tl_buf_free(&help);
+        }
+        *done = 1;
+        return 0;
+    }
+    tl_quiet = a->quiet;
+    if (rc == 0)
+        rc = tl_report_args_check(a, &err);
+    if (rc == 0 && !a->ranks.mode) {
+        tl_error_set(&err, "tlreport-mpi reads rank sets (--trace_pattern, --trace_glob, --trace_dir, --ranks); "
+                           "use tlreport for one trace");
+        rc = TL_RUN_USAGE;
+    }
+    if (rc != 0 && me == ROOT)
+        fprintf(stderr, "tlreport-mpi: %s%s\n", err.msg, rc == TL_RUN_USAGE ? " (see 'tlreport --help')" : "");
+    return rc == TL_RUN_USAGE ? 2 : rc ? 1 : 0;
+}
+
+/* The root: the others' shares gathered, the report made and written.  0 or 1. */
+static int root_finish(const tl_report_args *a, tl_rank_set *set, int np)
+{
+    tl_run_ranks_opts ro = {a->ranks, a->output, a->csv_dir};
+    tl_run_ranks r;
+    tl_run_ranks_init(&r);
+    r.set = *set;
+    memset(set, 0, sizeof *set);
+    tl_buf b = {0};
+    int bad = 0;
+    for (int from = 1; from < np; from++) {
+        recv_bytes(from, &b);
+        if (!bad && unpack_share(&r.set, from, np, &b, &r.err) < 0)
+            bad = 1; /* keep receiving: the others wait on their sends */
+    }
+    tl_buf_free(&b);
+    int rc = !bad && tl_run_ranks_finish(&ro, &r) == TL_RUN_OK ? 0 : 1;
+    if (rc) {
+        tl_output_cleanup();
+        fprintf(stderr, "tlreport-mpi: %s\n", r.err.msg[0] ? r.err.msg : "failed");
+    } else if (!a->quiet) {
+        for (size_t i = 0; i < r.results.n; i++)
+            printf("Wrote sheet '%s' with %zu rows \xC3\x97 %zu columns\n", r.results.items[i].name,
+                   r.results.items[i].nrows, r.results.items[i].ncols);
+        if (r.output)
+            printf("Wrote %s\n", r.output);
+    }
+    tl_run_ranks_free(&r);
+    if (fflush(stdout) != 0)
+        rc = 1;
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    tl_progname = "tlreport-mpi";
+#ifdef __GLIBC__
+    mallopt(M_MMAP_THRESHOLD, 256 << 20);
+    mallopt(M_TRIM_THRESHOLD, 1 << 30);
+#endif
+    MPI_Init(&argc, &argv);
+    int me, np;
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    MPI_Comm_size(MPI_COMM_WORLD, &np);
+    tl_report_args a;
+    tl_report_args_init(&a);
+    int done = 0, rc = parse(argc, argv, &a, me, &done);
+    if (rc == 0 && !done) {
+        if (me == ROOT)
+            tl_output_install_cleanup();
+        tl_rank_set set;
+        tl_error err = {0};
+        if (share_set(&a.ranks, &set, me, &err) < 0) {
+            if (me == ROOT)
+                fprintf(stderr, "tlreport-mpi: %s\n", err.msg);
+            rc = 1;
+        } else {
+            tl_ranks_read_part(&set, a.ranks.jobs, (size_t)me, (size_t)np);
+            if (me == ROOT) {
+                rc = root_finish(&a, &set, np);
+            } else {
+                tl_buf b = {0};
+                pack_share(&set, me, np, &b);
+                send_bytes(&b);
+                tl_buf_free(&b);
+            }
+            tl_rank_set_free(&set);
+        }
+        MPI_Bcast(&rc, 1, MPI_INT, ROOT, MPI_COMM_WORLD); /* every process exits as the root */
+    }
+    tl_report_args_free(&a);
+    MPI_Finalize();
+    return rc;
+}
