@@ -203,9 +203,10 @@ int tl_perf_sheets(const tl_trace *t, const tl_gpu_arch *arch, tl_arena *arena, 
 int tl_perf_sheets_opts(const tl_trace *t, const tl_gpu_arch *arch, const tl_perf_opts *po, tl_arena *arena,
                         tl_results *out, tl_error *err)
 {
-    (void)err;
     if (!t->ncpu_ops)
         return 0;
+    if (tl_trace_cancelled(t, err))
+        return -1;
     pm_env env;
     pm_env_init(&env, t, arch, arena);
     env.num_kernels = po->num_kernels;
@@ -213,6 +214,10 @@ int tl_perf_sheets_opts(const tl_trace *t, const tl_gpu_arch *arch, const tl_per
     if (po->inference)
         pm_env_annotate(&env);
     emit(out, "unified_perf_summary", pm_unified(&env));
+    if (tl_trace_cancelled(t, err)) {
+        pm_env_free(&env);
+        return -1;
+    }
 
     /* the events of each sheet family, array order (names are interned: one lookup per
      * distinct name) */
@@ -239,10 +244,15 @@ int tl_perf_sheets_opts(const tl_trace *t, const tl_gpu_arch *arch, const tl_per
     }
     tl_kmap_free(&seen);
 
+    int rc = 0;
     for (size_t o = 0; o < NORDER; o++) {
         int f = fam_index(order[o]);
         if (f < 0 || !nevs[f])
             continue;
+        if (tl_trace_cancelled(t, err)) { /* between the sheets: each is quick */
+            rc = -1;
+            break;
+        }
         /* the inference generator writes Normalization as a split family, and no
          * backward sheets: its backward pass is never run, the rows it would move there
          * are dropped */
@@ -274,7 +284,7 @@ int tl_perf_sheets_opts(const tl_trace *t, const tl_gpu_arch *arch, const tl_per
         free(models[f]);
     }
     pm_env_free(&env);
-    return 0;
+    return rc;
 }
 
 /* Whether TL_PERF_SHEETS=0 asks for the report without the perf sheets (the benchmark
@@ -324,6 +334,8 @@ static int report_sheets(const tl_trace *t, const tl_sheet_opts *so, const tl_pe
     else if (with_perf && rc == 0)
         perf_job_run(&pj);
     tl_arena_adopt(arena, &pj.arena);
+    if (rc == 0 && tl_trace_cancelled(t, err))
+        rc = -1;
     if (rc == 0 && with_perf && pj.rc != 0) {
         tl_error_set(err, "%s", pj.err.msg);
         rc = -1;

@@ -608,6 +608,8 @@ tl_table *pm_unified(pm_env *env)
     size_t nr = 0, rcap = 0;
     uint8_t *cov = tl_xcalloc(nev, 1);
     for (size_t i = 0; i < u.ncollected; i++) {
+        if (TL_TRACE_CANCEL_EVERY(i, t, NULL))
+            break; /* the rows so far make a table the caller drops */
         uint32_t e = u.collected[i];
         const tl_tev *ev = &t->ev[e];
         urow r;

@@ -618,6 +618,8 @@ int tl_compare_run(const tl_compare_opts *opts, tl_comparison *c)
     tl_summary *summary = &s->summary;
     tl_noise_read_runs(s->noise, results);
     tl_noise_pair_calls(s->noise, tl_run_diff_result(&s->cdiff));
+    if (cancelled(o->cancel, err)) /* the pairing takes a while on large traces */
+        goto cancel;
     tl_gate gate = {o->fail_pct, o->min_ms, o->min_delta_ms, o->min_delta_pct, o->top, s->noise, o->confidence, o->fdr};
     tl_summary_build(summary, results, s->tagv, s->nsides, &gate, &s->arena);
     s->summarised = 1;
@@ -666,6 +668,13 @@ int tl_compare_run(const tl_compare_opts *opts, tl_comparison *c)
     if (bad)
         goto fail;
     c->status = summary->gate_failed ? TL_RUN_REGRESSION : TL_RUN_OK;
+    /* the traces outlive the run (tl_comparison_free closes them), its flag may not;
+     * every thread that read the flag through them is joined by now */
+    for (size_t i = 0; i < s->opened; i++) {
+        tl_trace *t = tl_trace_report_trace(&s->reports[i]);
+        if (t)
+            tl_trace_uncancel(t);
+    }
     return c->status;
 
 cancel:
@@ -673,6 +682,8 @@ cancel:
     tl_error_set(err, "interrupted");
     goto stop;
 fail:
+    if (tl_cancelled(o->cancel))
+        goto cancel; /* a step that stopped on the flag failed with its own words */
     c->status = TL_RUN_FAILED;
     if (!err->msg[0])
         tl_error_set(err, "failed");

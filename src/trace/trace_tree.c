@@ -137,11 +137,21 @@ static int has_key(const tl_trace_side *s, int corr_key, uint32_t i)
  * (an event with a link id has args, so an aux record) */
 static int64_t key_of(const tl_trace *t, uint32_t i) { return tl_tev_x(t, &t->ev[i])->corr; }
 
+int tl_trace_cancelled(const tl_trace *t, tl_error *err)
+{
+    if (!tl_cancelled(t->cancel))
+        return 0;
+    if (err)
+        tl_error_set(err, "%s: cancelled", t->path ? t->path : "trace");
+    return 1;
+}
+
 int tl_trace_build(tl_trace *t, tl_trace_side *side, tl_error *err)
 {
     const int corr_key = side->key_decided && side->key_is_corr;
     const size_t nev = t->nev;
     int rc = -1;
+    pair *lp = NULL; /* links (runtime, gpu event), in link order */
 
     for (size_t a = 0; a < t->naux; a++)
         t->aux[a].corr = -1;
@@ -169,6 +179,8 @@ int tl_trace_build(tl_trace *t, tl_trace_side *side, tl_error *err)
     size_t rootcap = 0;
 
     for (size_t s = 0; s < ntree; s++) {
+        if (TL_TRACE_CANCEL_EVERY(s, t, err))
+            break; /* a cancelled run: see below */
         uint32_t i = items[s];
         tl_tev *e = &t->ev[i];
         stack *st = &stacks[tl_tev_thread(t, e)];
@@ -205,12 +217,18 @@ int tl_trace_build(tl_trace *t, tl_trace_side *side, tl_error *err)
     for (size_t s = 0; s < t->nthreads; s++)
         free(stacks[s].v);
     free(stacks);
+    if (tl_trace_cancelled(t, err))
+        goto out;
 
     /* ---- 2. links: runtime event -> GPU events ---- */
     tl_kmap by_place; /* (pid, tid, link id) -> event, the last one written */
     tl_kmap_init(&by_place);
     tl_kmap_reserve(&by_place, side->nins);
     for (size_t n = 0; n < side->nins; n++) {
+        if (TL_TRACE_CANCEL_EVERY(n, t, err)) {
+            tl_kmap_free(&by_place);
+            goto out;
+        }
         const tl_side_ins *in = &side->ins[n];
         if (!(in->flags & (corr_key ? TL_SIDE_CORR : TL_SIDE_EXT)))
             continue;
@@ -226,7 +244,6 @@ int tl_trace_build(tl_trace *t, tl_trace_side *side, tl_error *err)
     size_t ngitems = 0;
     tl_kmap gfirst; /* link id -> first position in gitems */
     tl_kmap_init(&gfirst);
-    pair *lp = NULL; /* links (runtime, gpu event), in link order */
     size_t nlp = 0, lpcap = 0;
     if (any_graph) {
         size_t ngpu_keyed = 0; /* a few of the events: counted rather than one item per event */
@@ -346,6 +363,8 @@ int tl_trace_build(tl_trace *t, tl_trace_side *side, tl_error *err)
         tl_error_set(err, "%s: more than %u tree and link entries", t->path, UINT32_MAX);
         goto out;
     }
+    if (tl_trace_cancelled(t, err))
+        goto out;
     uint32_t *own = tl_xcalloc(nev ? nev : 1, sizeof *own); /* links per launch, then the placing cursor */
     for (size_t s = 0; s < ntree; s++)
         if (t->ev[items[s]].parent != TL_TEV_NONE)
@@ -471,6 +490,8 @@ int tl_trace_build(tl_trace *t, tl_trace_side *side, tl_error *err)
     free(order);
     free(descents);
 
+    if (tl_trace_cancelled(t, err))
+        goto out;
     /* ---- 4. non-GPU paths ---- */
     for (size_t i = 0; i < nev; i++) {
         tl_tev *e = &t->ev[i];
