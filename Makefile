@@ -59,7 +59,7 @@ endif
 endif
 endif
 
-.PHONY: python python-test python-sanitize-test python-valgrind check-layers nosimd-test all test unit-test sanitize-test conformance demo deps install uninstall clean \
+.PHONY: python python-test python-sanitize-test python-valgrind check-layers check-tables nosimd-test all test unit-test sanitize-test conformance demo deps install uninstall clean \
         valgrind examples bench fuzz
 
 all: $(BUILD)/tlcompare $(BUILD)/tlreport
@@ -216,7 +216,15 @@ conformance: $(BUILD)/tlcompare $(BUILD)/tlreport
 check-layers:
 	@sh tools/check_layers.sh src
 
-test: check-layers unit-test nosimd-test sanitize-test conformance python-test python-sanitize-test
+# The perf layer's C tables (src/perf/*.inc) are made from src/perf/tables/ by
+# tools/gen_perf_tables.sh: fails while one disagrees with its data.
+check-tables:
+	@d=$$(mktemp -d) && sh tools/gen_perf_tables.sh $$d && \
+	  for f in perf_ops perf_bwdcat aten_names; do \
+	    cmp -s $$d/$$f.inc src/perf/$$f.inc || { echo "src/perf/$$f.inc is not what tools/gen_perf_tables.sh makes of src/perf/tables/"; rm -rf $$d; exit 1; }; \
+	  done; rm -rf $$d; echo "perf tables: made from src/perf/tables/"
+
+test: check-layers check-tables unit-test nosimd-test sanitize-test conformance python-test python-sanitize-test
 
 # valgrind over every conformance case, the golden cases and the examples: no errors, no leaks.
 valgrind: $(BUILD)/tlcompare $(BUILD)/tlreport

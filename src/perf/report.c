@@ -184,6 +184,8 @@ static tl_table *family_sheet(pm_env *env, const uint32_t *ev, const char *const
     pm_row *rows = tl_xmalloc((n ? n : 1) * sizeof *rows);
     size_t nr = 0;
     for (size_t i = 0; i < n; i++) {
+        if (TL_TRACE_CANCEL_EVERY(i, env->t, NULL))
+            break; /* a cancelled run: the caller drops the sheet */
         if (skip && strcmp(env->t->ev[ev[i]].name, skip) == 0)
             continue;
         if (pm_eval(env, ev[i], model[i], bwd, &rows[nr]) == PM_OK)
@@ -279,6 +281,8 @@ int tl_perf_sheets_opts(const tl_trace *t, const tl_gpu_arch *arch, const tl_per
         emit(out, tl_arena_printf(arena, "%s_fwd", families[f]), fwd);
         emit(out, tl_arena_printf(arena, "%s_bwd", families[f]), bwd);
     }
+    if (rc == 0 && tl_trace_cancelled(t, err))
+        rc = -1; /* the last family may have been cut short */
     for (size_t f = 0; f < NFAM; f++) {
         free(evs[f]);
         free(models[f]);

@@ -714,7 +714,7 @@ tl_table *pm_unified(pm_env *env)
     free(bl), free(bn), free(bc), free(bucket_r), free(bucket_of), free(wp), free(wk), free(cov);
     free(u.visited), free(u.desc), free(u.model_known), free(u.model), free(u.first_kernel), free(u.collected);
     free(u.sole_f), free(u.coll_cs), free(u.cs_ev), free(u.cs_up), free(u.csname);
-    if (nr == 0) {
+    if (nr == 0 || tl_trace_cancelled(t, NULL)) { /* cancelled: the caller fails */
         free(rows);
         return NULL;
     }
