@@ -28,7 +28,7 @@ LIBS        = $(PKG_LIBS) -lm -lpthread
 
 BUILD       ?= build
 # src/<layer>/<module>.c; src/cli/ holds the programs' main()s, the rest is the library.
-LAYERS      := base io table read trace perf diff compare write summary run
+LAYERS      := base io table read trace perf ranks diff compare write summary run
 SRC         := $(foreach l,$(LAYERS),$(wildcard src/$(l)/*.c))
 OBJ         := $(SRC:src/%.c=$(BUILD)/obj/%.o)
 TESTS       := $(wildcard tests/test_*.c)
@@ -36,12 +36,14 @@ TEST_BINS   := $(TESTS:tests/%.c=$(BUILD)/tests/%)
 CONFORMANCE ?= ../shared/conformance
 
 # Debian packages: the build, the tests, the tools the tests drive, clang with libFuzzer
-# (libclang-rt) for `make fuzz`, and the Python module's build and tests (`make python`,
-# `pip install --no-build-isolation .`).
+# (libclang-rt) for `make fuzz`, the Python module's build and tests (`make python`,
+# `pip install --no-build-isolation .`), and headless Chromium for the --html page's tests
+# and `make screenshots`.
 DEB_PKGS    := build-essential pkg-config libxlsxwriter-dev libzip-dev libexpat1-dev \
                zlib1g-dev libisal-dev libcmocka-dev valgrind python3 \
                clang libclang-rt-14-dev \
-               python3-dev python3-setuptools python3-pip python3-venv python3-pytest python3-pandas
+               python3-dev python3-setuptools python3-pip python3-venv python3-pytest python3-pandas \
+               chromium
 
 # A machine without the build's Debian packages: one line naming them and `make deps`,
 # rather than a compiler error in the first file that includes one of their headers.  The
@@ -135,7 +137,9 @@ PYTEST_RUN = TLCOMPARE_PYTHONPATH=$(abspath $(BUILD)/python) CONFORMANCE=$(abspa
 python-test:
 	@if [ "$(PY_TEST_OK)" != 1 ]; then \
 	  echo "python tests skipped: $(PYTHON) with pandas, pytest and Python.h not found (make deps: python3-dev python3-pandas python3-pytest)"; \
-	else $(MAKE) --no-print-directory $(PY_MODULE) $(BUILD)/tlcompare $(BUILD)/tlreport $(BUILD)/tools/gentrace >/dev/null && \
+	else $(MAKE) --no-print-directory $(PY_MODULE) $(BUILD)/tlcompare $(BUILD)/tlreport $(BUILD)/tools/gentrace \
+	    $(BUILD)/tools/genreport >/dev/null && \
+	  { command -v chromium >/dev/null || echo "browser tests (tests/python/test_html.py) skipped: chromium not found (make deps)"; } && \
 	  echo "python tests:" && $(PYTEST_RUN); fi
 
 # The same tests with the extension (and the library in it) built with AddressSanitizer +
@@ -181,10 +185,10 @@ sanitize-test:
 	  for k in $(REPORT_KINDS); do \
 	    quiet $(CONFORMANCE)/run build/asan/tlreport $(CONFORMANCE)/$$k-cases --pending tests/pending/$$k.txt; done; fi
 
-# The portable (SWAR) text scanning of the writers, of the xlsx reader and of the trace
+# The portable (SWAR) text scanning of the writers, of the CSV and xlsx readers and of the trace
 # reader's Python reprs, which x86-64 builds otherwise never take (base/textblock.h): their
 # tests again with TL_NO_SIMD, in its own tree.
-NOSIMD_TESTS := test_csv_write test_xlsx_write test_xlsx_stream test_xlsx_read test_trace_load
+NOSIMD_TESTS := test_csv_read test_csv_scan test_csv_write test_xlsx_write test_xlsx_stream test_xlsx_read test_trace_load
 nosimd-test:
 	@$(MAKE) --no-print-directory BUILD=build/nosimd OPT="-O2 -DTL_NO_SIMD" \
 	  $(NOSIMD_TESTS:%=build/nosimd/tests/%) >/dev/null
@@ -285,6 +289,23 @@ bench: $(BUILD)/tlcompare $(BUILD)/tools/genreport $(BUILD)/tools/benchrun $(BUI
 	@if $(MAKE) -n $(BUILD)/tlreport >/dev/null 2>&1; then $(MAKE) --no-print-directory $(BUILD)/tlreport; fi
 	@BUILD=$(BUILD) bash tools/bench.sh
 
+# ---- the page's screenshots -----------------------------------------------------------
+
+# docs/img/*.png, the README's pictures: sections of the real --html page of the qwen H100 vs
+# MI300 trace pair (the conformance suite's traces), taken by headless Chromium.
+SHOT_DIR := $(BUILD)/screenshots
+.PHONY: screenshots
+screenshots: $(BUILD)/tlcompare
+	@command -v chromium >/dev/null || { echo "screenshots: chromium not found (make deps)"; exit 1; }
+	@test -f $(CONFORMANCE)/traces/qwen_h100.json.gz || { echo "screenshots: no qwen traces in $(CONFORMANCE)/traces"; exit 1; }
+	@mkdir -p $(SHOT_DIR) docs/img
+	$(BUILD)/tlcompare $(CONFORMANCE)/traces/qwen_h100.json.gz $(CONFORMANCE)/traces/qwen_mi300.json.gz \
+	  --names h100 mi300 --gpu-arch MI300X -q -o $(SHOT_DIR)/qwen.xlsx --html $(SHOT_DIR)/qwen_h100_vs_mi300.html
+	$(PYTHON) tools/pagecheck.py $(SHOT_DIR)/qwen_h100_vs_mi300.html --width 900 --max-height 560 \
+	  --shots $(SHOT_DIR) --sections summary,time,moved,roofline,tree
+	@for s in summary roofline tree; do cp $(SHOT_DIR)/$$s.png docs/img/qwen_$$s.png; done
+	@ls -l docs/img/qwen_*.png
+
 # ---- install --------------------------------------------------------------------------
 
 install: $(BUILD)/tlcompare $(BUILD)/tlreport
@@ -294,6 +315,7 @@ install: $(BUILD)/tlcompare $(BUILD)/tlreport
 	install -m 644 man/tlcompare.1 $(DESTDIR)$(PREFIX)/share/man/man1/tlcompare.1
 	install -m 755 $(BUILD)/tlreport $(DESTDIR)$(PREFIX)/bin/tlreport
 	ln -sf tlreport $(DESTDIR)$(PREFIX)/bin/TraceLens_generate_perf_report_pytorch
+	ln -sf tlreport $(DESTDIR)$(PREFIX)/bin/TraceLens_generate_multi_rank_collective_report_pytorch
 	install -m 644 man/tlreport.1 $(DESTDIR)$(PREFIX)/share/man/man1/tlreport.1
 
 uninstall:
@@ -301,6 +323,7 @@ uninstall:
 	      $(DESTDIR)$(PREFIX)/share/man/man1/tlreport.1 \
 	      $(DESTDIR)$(PREFIX)/bin/TraceLens_compare_perf_reports_pytorch \
 	      $(DESTDIR)$(PREFIX)/bin/TraceLens_generate_perf_report_pytorch \
+	      $(DESTDIR)$(PREFIX)/bin/TraceLens_generate_multi_rank_collective_report_pytorch \
 	      $(DESTDIR)$(PREFIX)/share/man/man1/tlcompare.1
 
 clean:

@@ -135,8 +135,8 @@ int tl_fuzz_capture(const uint8_t *data, size_t size)
         tl_arena arena;
         tl_arena_init(&arena);
         tl_results res = {0};
-        tl_sheet_opts so = {1, 1, 1};
-        tl_infer_opts io = {NULL, 1, 1, (int)(len[2] & 1), NULL};
+        tl_sheet_opts so = {.inference = 1, .parent_module = 1, .num_kernels = 1};
+        tl_infer_opts io = {.python = 1, .pseudo_ops = 1, .call_stack = (int)(len[2] & 1)};
         if (tl_perf_infer_report_sheets(t, &so, &io, &arena, &res, &err) == 0)
             for (size_t i = 0; i < res.n; i++)
                 tl_fuzz_check_table(res.items[i].table, 0);

@@ -199,6 +199,15 @@ int tl_fuzz_run(const uint8_t *data, size_t size)
         tl_comparison_summary_json(&c, &b);
         tl_comparison_summary_md(&c, &b);
         tl_comparison_summary_text(&c, 1, &b);
+        /* the page: whatever the names, one script and a whole document */
+        tl_buf page = {0};
+        tl_comparison_html(&c, &page);
+        TL_FUZZ_CHECK(page.len > 0 && strstr(tl_buf_cstr(&page), "</html>\n"));
+        size_t scripts = 0;
+        for (const char *p = strstr(page.data, "<script"); p; p = strstr(p + 1, "<script"))
+            scripts++;
+        TL_FUZZ_CHECK(scripts == 1);
+        tl_buf_free(&page);
         tl_gate gate = {runfz_byte(&in) / 8.0, runfz_byte(&in) / 64.0, 0, runfz_byte(&in) / 32.0, runfz_byte(&in) % 5,
                         NULL, 0, runfz_byte(&in) & 1};
         tl_buf_clear(&b);

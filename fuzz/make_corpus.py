@@ -359,6 +359,43 @@ def write(target, name, data):
         f.write(data if isinstance(data, bytes) else data.encode())
 
 
+# fuzz_trace: traces as older Kineto writes them (TRACES.md §4.6, §8): launch flows of cat
+# async_cpu_to_gpu (alone, and beside ac2g), times written as integers, one float among
+# them, and times beyond 64 bits.
+def flow(cat, ph, fid, pid, tid, ts):
+    return {"ph": ph, "id": fid, "pid": pid, "tid": tid, "ts": ts, "cat": cat, "name": "async_gpu", "bp": "e"}
+
+
+def x(cat, name, pid, tid, ts, dur, args=None):
+    return ev(cat, name, ts, dur, pid, tid, args)
+
+
+def old_launch(c, ts, kts, kdur, cats=("async_cpu_to_gpu",)):
+    evs = [x("cuda_runtime", "cudaLaunchKernel", 1, 1, ts, 3, {"correlation": c, "External id": c})]
+    for cat in cats:
+        evs += [flow(cat, "s", c, 1, 1, ts), flow(cat, "f", c, 1, 7, kts)]
+    evs.append(x("kernel", "volta_sgemm_128x64_nn", 1, 7, kts, kdur, {"correlation": c, "stream": 7}))
+    return evs
+
+
+MM = {"Input Dims": [[16, 32], [32, 64]], "Input type": ["float", "float"]}
+TRACE_REAL = {
+    "old_flows.json": trace(x("cpu_op", "aten::mm", 1, 1, 0, 20, MM), *old_launch(1, 2, 30, 4),
+                            flow("async_cpu_to_gpu", "f", 99, 1, 1, 5),
+                            x("cuda_runtime", "cudaGraphLaunch", 1, 1, 10, 2, {"correlation": 2}),
+                            x("kernel", "g", 1, 7, 40, 3, {"correlation": 2, "stream": 7})),
+    "both_flows.json": trace(x("cpu_op", "aten::mm", 1, 1, 0, 20, MM),
+                             *old_launch(1, 2, 30, 4, ("ac2g", "async_cpu_to_gpu")), *old_launch(2, 5, 40, 6)),
+    "int_times.json": trace(x("cpu_op", "aten::mm", 1, 1, 0, 20, MM), *old_launch(1, 2, 30, 4),
+                            x("cpu_op", "aten::mm", 1, 1, 50, 20, MM), *old_launch(2, 52, 80, 6)),
+    "mixed_times.json": trace(x("cpu_op", "aten::mm", 1, 1, 0, 20.5, MM), *old_launch(1, 2, 30.0, 4),
+                              x("cpu_op", "aten::mm", 1, 1, 50, 20, MM), *old_launch(2, 52, 80, 6.0)),
+}
+BIG_TIMES = (b'{"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "a", "pid": 1, "tid": 1, '
+             b'"ts": 12345678901234567890, "dur": 9999999999999999999}, {"ph": "X", "cat": "kernel", "name": "k", '
+             b'"pid": 0, "tid": 7, "ts": 1, "dur": 1' + b"0" * 400 + b'}]}')
+
+
 def main():
     for name, text in CSV.items():
         write("csv", name + ".csv", text)
@@ -375,6 +412,9 @@ def main():
         write("open", name, data)
     for name, data in TRACE_PERF.items():
         write("trace", name, data)
+    for name, data in TRACE_REAL.items():
+        write("trace", name, data)
+    write("trace", "big_times.json", BIG_TIMES)
 
 
 if __name__ == "__main__":

@@ -133,6 +133,18 @@ static void test_files(void **state)
                                "aten::miopen_convolution | aten::cudnn_convolution,1,"));
     assert_non_null(strstr(ds, "k1_cuda,aten::cudnn_convolution,1,trace2,,,,,40.0,80.0,"));
     free(ds);
+    /* the CSV directory's copies of the two sheets are the same text, byte for byte */
+    static const char *const same[] = {"diff_stats.csv", "lca_summary.csv"};
+    for (size_t i = 0; i < 2; i++) {
+        char a[64], b[64];
+        snprintf(a, sizeof a, "td/%s", same[i]);
+        snprintf(b, sizeof b, "csv/%s", same[i]);
+        char *ta = slurp(f, a), *tb = slurp(f, b);
+        assert_true(strlen(ta) > 100);
+        assert_string_equal(ta, tb);
+        free(ta);
+        free(tb);
+    }
     /* the summary: one line for the convolution, read across vendors */
     char *out = slurp(f, "out.txt");
     assert_non_null(strstr(out, "\nmi300 -> h100 by lowest common op (2 aligned, 2 distinct: 1 slower, 1 faster)\n"

@@ -506,14 +506,17 @@ static void test_non_report_inputs_named(void **state)
 
 /* ---- messages ----------------------------------------------------------------------------- */
 
-/* A trace of cpu_ops alone has no GPU events (not "GPU events without launch flows"). */
+/* A trace of cpu_ops alone has no GPU events (not "GPU events without launch flows"),
+ * and the message says what it holds instead. */
 static void test_cpu_only_trace_message(void **state)
 {
     (void)state;
     const char *a = gen("cpu-only", 10, 1, "cpu.json");
     const char *argv[] = {tlreport, a, "-o", at("cpu.xlsx"), NULL};
     assert_int_equal(run(argv, at("cpu.err"), 20, NULL), 1);
-    expect_msg(at("cpu.err"), "cpu.json: no GPU events linked to a launch (the trace has no GPU events)",
+    expect_msg(at("cpu.err"),
+               "cpu.json: no GPU events (kernel, gpu_memcpy, gpu_memset), so there is no GPU timeline to report; "
+               "the trace holds 10 cpu_op",
                "launch flows");
 }
 

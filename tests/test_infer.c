@@ -503,7 +503,7 @@ static void test_graft(void **state)
     tl_arena a;
     tl_arena_init(&a);
     tl_results r = {0};
-    tl_sheet_opts so = {1, 1, 1};
+    tl_sheet_opts so = {.inference = 1, .parent_module = 1, .num_kernels = 1};
     assert_int_equal(tl_trace_sheets_opts(t, &so, &a, &r, &err), 0);
     char b[512];
     assert_int_equal(nrows(&r, "ops_summary"), 3);
@@ -699,8 +699,8 @@ static const char EXEC_ATTN[] = EXEC_HEAD(DETAILED_ANN)
 static tl_results infer_sheets(tl_trace *t, int num_kernels, int call_stack, tl_arena *a)
 {
     tl_results r = {0};
-    tl_sheet_opts so = {1, 0, num_kernels};
-    tl_infer_opts io = {NULL, 1, 0, call_stack, NULL};
+    tl_sheet_opts so = {.inference = 1, .num_kernels = num_kernels};
+    tl_infer_opts io = {.python = 1, .call_stack = call_stack};
     tl_error err = {0};
     if (tl_perf_infer_report_sheets(t, &so, &io, a, &r, &err) != 0)
         fail_msg("%s", err.msg);
@@ -971,7 +971,7 @@ static void test_parent_module(void **state)
     tl_arena a;
     tl_arena_init(&a);
     tl_results r = {0};
-    tl_sheet_opts so = {1, 1, 0};
+    tl_sheet_opts so = {.inference = 1, .parent_module = 1};
     assert_int_equal(tl_trace_sheets_opts(t, &so, &a, &r, &err), 0);
     char b[512], want[600];
     assert_string_equal(cell(&r, "ops_summary", 0, "parent_module", b), "nn.Module: Qwen3Model");

@@ -37,7 +37,7 @@ static void build_arch(rep *s, const char *ops, const char *kernel, const tl_gpu
              "\"args\":{\"correlation\":1}},"
              "{\"ph\":\"s\",\"cat\":\"ac2g\",\"name\":\"ac2g\",\"id\":1,\"pid\":1,\"tid\":1,\"ts\":10},"
              "{\"ph\":\"f\",\"cat\":\"ac2g\",\"name\":\"ac2g\",\"id\":1,\"pid\":0,\"tid\":7,\"ts\":20,\"bp\":\"e\"},"
-             "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"%s\",\"pid\":0,\"tid\":7,\"ts\":20,\"dur\":10,"
+             "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"%s\",\"pid\":0,\"tid\":7,\"ts\":20.0,\"dur\":10,"
              "\"args\":{\"correlation\":1,\"stream\":7}}]}",
              frag, kernel);
     tl_error err = {0};
@@ -324,7 +324,8 @@ static void test_group_norm_text_rule(void **state)
     /* output_mask: only the backward row has it; the forward row reads nan */
     assert_string_equal(txt(n, "param: output_mask", 0), "nan");
     assert_string_equal(txt(n, "param: output_mask", 1), "[True, True, True]");
-    /* the forward row's Kernel Time is a double (the sheet has a GPU event) */
+    /* the forward row's Kernel Time is a double: its GPU event's ts is written as one
+     * (TRACES.md §4.6; written as integers, the column would be int64) */
     assert_int_equal(cell(n, "Kernel Time (µs)_sum", 1)->kind, TL_FLOAT);
     drop(&s);
 }

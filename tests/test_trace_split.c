@@ -51,6 +51,11 @@ static int check_splits(const char *text, size_t n, const char *what)
     return held;
 }
 
+/* made_up() as older Kineto writes it: launch flows of cat async_cpu_to_gpu, and times
+ * written as integers but for every third op's dur (the per-event integer flags and the
+ * census must come through the split too). */
+static int old_kineto;
+
 /* A made-up trace with every order-dependent fact spread over its length. */
 /* With `lure`, each cpu_op's args hold an object that the split's guess takes for an
  * event (a nested {"name": ...} after a ','): the guess then lands inside an event. */
@@ -71,9 +76,9 @@ static char *made_up(int key_in_first, int lure, size_t *len)
                             "\"ts\": %d, \"dur\": 1, \"args\": {\"External id\": %d}},\n", ts, 9000 + i);
         /* a string and nested args that look like an event start to the guess */
         tl_buf_printf(&b, "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::op%d, {\", \"pid\": 1, \"tid\": 7, "
-                        "\"ts\": %d, \"dur\": 50, \"args\": {\"External id\": %d, \"Input Dims\": [[%d, 4], []], "
+                        "\"ts\": %d, \"dur\": %s, \"args\": {\"External id\": %d, \"Input Dims\": [[%d, 4], []], "
                         "\"Input type\": [\"float\", \"\"], \"Sequence number\": %d, \"nested\": [{\"a\": 1},\n {\"%s\": 2}]}},\n",
-                    i % 7, ts, i, i + 1, i, lure ? "name" : "b");
+                    i % 7, ts, old_kineto && i % 3 == 0 ? "50.0" : "50", i, i + 1, i, lure ? "name" : "b");
         if (i == 150)
             tl_buf_printf(&b, "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"neg\", \"pid\": 1, \"tid\": 8, \"ts\": %d, \"dur\": -3},\n", ts);
         /* a launch whose flow starts in one half and finishes in the other */
@@ -81,14 +86,15 @@ static char *made_up(int key_in_first, int lure, size_t *len)
         int fin = i < 100 ? i + 100 : i; /* the finish of the first 100 comes much later */
         tl_buf_printf(&b, "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1, \"tid\": 7, "
                         "\"ts\": %d, \"dur\": 5, \"args\": {\"correlation\": %d, \"External id\": %d}},\n"
-                        "{\"ph\": \"s\", \"id\": %d, \"pid\": 1, \"tid\": 7, \"ts\": %d, \"cat\": \"ac2g\", \"name\": \"ac2g\"},\n",
-                    ts + 60, c, i, c, ts + 60);
+                        "{\"ph\": \"s\", \"id\": %d, \"pid\": 1, \"tid\": 7, \"ts\": %d, \"cat\": \"%s\", \"name\": \"ac2g\"},\n",
+                    ts + 60, c, i, c, ts + 60, old_kineto ? "async_cpu_to_gpu" : "ac2g");
         if (i >= 100) {
             int cf = i - 100 + 100; /* the flow of launch i - 100 */
-            tl_buf_printf(&b, "{\"ph\": \"f\", \"id\": %d, \"pid\": 0, \"tid\": 3, \"ts\": %d, \"cat\": \"ac2g\", \"name\": \"ac2g\", \"bp\": \"e\"},\n"
+            tl_buf_printf(&b, "{\"ph\": \"f\", \"id\": %d, \"pid\": 0, \"tid\": 3, \"ts\": %d, \"cat\": \"%s\", \"name\": \"ac2g\", \"bp\": \"e\"},\n"
                             "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k%d\", \"pid\": 0, \"tid\": 3, \"ts\": %d, \"dur\": 4, "
                             "\"args\": {\"correlation\": %d, \"stream\": 3}},\n",
-                        cf, 1000 + (i - 100) * 100 + 70, i % 5, 1000 + (i - 100) * 100 + 70, cf);
+                        cf, 1000 + (i - 100) * 100 + 70, old_kineto ? "async_cpu_to_gpu" : "ac2g", i % 5,
+                        1000 + (i - 100) * 100 + 70, cf);
         }
         (void)fin;
         tl_buf_printf(&b, "{\"ph\": \"X\", \"cat\": \"python_function\", \"name\": \"f.py(1): g\", \"pid\": 1, \"tid\": 7, "
@@ -115,6 +121,31 @@ static void test_made_up(void **state)
     char *text = made_up(1, 1, &n);
     int held = check_splits(text, n, "guesses inside events");
     assert_true(held <= 35); /* 28: the lure is in every other event */
+    free(text);
+}
+
+/* Older Kineto's flows and mixed integer times: linked alike, flags kept, whatever the split. */
+static void test_made_up_old_kineto(void **state)
+{
+    (void)state;
+    old_kineto = 1;
+    size_t n;
+    char *text = made_up(1, 0, &n);
+    old_kineto = 0;
+    tl_error err = {0};
+    tl_trace *t = tl_trace_load_mem(text, n, "t.json", &err);
+    assert_non_null(t);
+    assert_int_equal(t->link_flows, TL_CAT_OLD_FLOW);
+    size_t linked = 0, float_durs = 0;
+    for (size_t i = 0; i < t->nev; i++) {
+        linked += tl_tev_is_gpu(&t->ev[i]) && (t->ev[i].flags & TL_TEV_LINKED);
+        float_durs += !(t->ev[i].flags & TL_TEV_DUR_INT);
+    }
+    assert_int_equal(linked, 140);
+    assert_int_equal(float_durs, 80); /* every third of the 240 ops */
+    tl_trace_free(t);
+    int held = check_splits(text, n, "older Kineto's flows");
+    assert_true(held >= 38);
     free(text);
 }
 
@@ -221,6 +252,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_made_up),
+        cmocka_unit_test(test_made_up_old_kineto),
         cmocka_unit_test(test_second_array),
         cmocka_unit_test(test_examples),
         cmocka_unit_test(test_errors),

@@ -75,7 +75,7 @@ static void feed(tl_noise *nz, const char *name, tl_table *t)
 {
     tl_sink next = {null_put, NULL, NULL};
     tl_sink tap = tl_noise_tap(nz, &next);
-    tl_result r = {name, t, NULL, t->nrows, t->ncols};
+    tl_result r = {name, t, NULL, t->nrows, t->ncols, NULL};
     tl_error err = {0};
     assert_int_equal(tap.put(tap.ctx, &r, &err), 0);
 }
@@ -174,7 +174,7 @@ static int one_pair_runs(double planted, int runs, double run_cv, double call_cv
         items[op].per_call_ms = (tl_delta){side[0].mean / ncalls, side[1].mean / ncalls};
     }
     tl_noise *nz = tl_noise_new(tags2, 2);
-    tl_result r = {"ops_summary", csv(os.data), NULL, 0, 0};
+    tl_result r = {"ops_summary", csv(os.data), NULL, 0, 0, NULL};
     tl_results results = {&r, 1, 1};
     tl_noise_read_runs(nz, &results);
     tl_table_free(r.table);
@@ -558,7 +558,7 @@ static void test_busy_time_verdict(void **state)
     tl_result r = {"gpu_timeline",
                    csv("type,base::time ms,base::time ms_std,base::runs,new::time ms,new::time ms_std,new::runs\n"
                        "busy_time,10,0.2,4,10.5,0.1,3\nidle_time,1,0.5,4,1,0.5,3\n"),
-                   NULL, 0, 0};
+                   NULL, 0, 0, NULL};
     tl_results results = {&r, 1, 1};
     tl_noise_read_runs(nz, &results);
     tl_table_free(r.table);

@@ -64,7 +64,7 @@ static void check_streamed(size_t rows, int threads, int formatted)
     tl_table *t = big_table(rows);
     if (formatted)
         tl_table_format_floats(t);
-    tl_result r = {"GEMM_intersect_candidate", t, NULL, t->nrows, t->ncols};
+    tl_result r = {"GEMM_intersect_candidate", t, NULL, t->nrows, t->ncols, NULL};
     tl_results one = {&r, 1, 1};
     char *dir = tt_tmpdir();
     char whole[512], streamed[512];

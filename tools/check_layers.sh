@@ -2,7 +2,7 @@
 # check_layers.sh - fail when a source file includes a header of a layer it may not use.
 #
 # The layers of src/, each with the layers it may include (its own always allowed).
-# Data flows one way: read -> table -> compare / trace -> perf -> diff -> write -> summary -> run
+# Data flows one way: read -> table -> compare / trace -> perf -> ranks -> diff -> write -> summary -> run
 # (one run of a comparison or a report, for every front end) -> CLI.
 # usage: tools/check_layers.sh [SRC_DIR]
 src=${1:-src}
@@ -14,12 +14,13 @@ allowed() {
     read) echo "base io table" ;;
     trace) echo "base io table" ;;
     perf) echo "base io table trace" ;;
+    ranks) echo "base io table trace perf" ;;
     diff) echo "base table trace" ;;
     compare) echo "base table" ;;
     write) echo "base io table" ;;
     summary) echo "base io table compare write diff perf" ;;
-    run) echo "base io table read trace perf diff compare write summary" ;;
-    cli) echo "base io table read trace perf diff compare write summary run" ;;
+    run) echo "base io table read trace perf ranks diff compare write summary" ;;
+    cli) echo "base io table read trace perf ranks diff compare write summary run" ;;
     *) echo "?" ;;
     esac
 }

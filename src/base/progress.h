@@ -36,6 +36,7 @@ typedef struct tl_timings {
     double format;      /* formatting the results' numbers, once for both writers */
     double write_xlsx;  /* the workbook: waiting for (and helping) its thread */
     double write_csv;   /* the CSV directory */
+    double html;        /* the --html page */
     double total;
 } tl_timings;
 extern tl_timings tl_timing;

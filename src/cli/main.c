@@ -135,8 +135,8 @@ int main(int argc, char **argv)
         tl_timing.total = tl_now() - t_start;
         if (a.timings)
             fprintf(stderr, "timings: read %.3f s, compare %.3f s, format %.3f s, summary %.3f s, workbook %.3f s, "
-                            "csv %.3f s, total %.3f s\n", tl_timing.read, tl_timing.compare, tl_timing.format,
-                    tl_timing.summary, tl_timing.write_xlsx, tl_timing.write_csv, tl_timing.total);
+                            "csv %.3f s, html %.3f s, total %.3f s\n", tl_timing.read, tl_timing.compare, tl_timing.format,
+                    tl_timing.summary, tl_timing.write_xlsx, tl_timing.write_csv, tl_timing.html, tl_timing.total);
         if (rc == TL_RUN_REGRESSION) {
             tl_summary_print_violations(summary, stderr);
             rc = EXIT_REGRESSION;

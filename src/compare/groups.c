@@ -178,7 +178,7 @@ typedef struct run_ctx {
 /* Hand a result to the sink (which owns its table from then on). */
 static int emit(run_ctx *c, const char *name, tl_table *t, const char *const *hidden)
 {
-    tl_result r = {name, t, hidden, t->nrows, t->ncols};
+    tl_result r = {name, t, hidden, t->nrows, t->ncols, NULL};
     c->emitted++;
     return c->sink->put(c->sink->ctx, &r, c->err);
 }

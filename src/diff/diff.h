@@ -110,6 +110,11 @@ const tl_diff_stats *tl_diff_stats_of(const tl_diff *d);
  * or UINT32_MAX - 1 when it is not in the merged tree. */
 uint32_t tl_diff_partner(const tl_diff *d, int side, uint32_t ev);
 
+/* The name of merged node `id` on side 0 (trace 1) or 1 (trace 2) as merged_tree_output.txt
+ * writes it, or NULL when the node is not on that side.  Not thread-safe (a name may be
+ * made on demand). */
+const char *tl_diff_node_op(const tl_diff *d, uint32_t id, int side);
+
 /* One call of an op that launched GPU work itself (ops_summary's unit), on one side or
  * paired through the alignment with the same op at the same place of the other call tree. */
 typedef struct tl_diff_call {

@@ -297,7 +297,26 @@ tl_table *tl_diff_lca_table(const tl_diff *d, tl_arena *arena)
 
 /* ---- the merged tree text ------------------------------------------------------------ */
 
-static int put(FILE *f, const char *s, size_t n) { return n == 0 || fwrite(s, 1, n, f) == n ? 0 : -1; }
+/*
+ * The text is composed in a block of TREE_BLOCK bytes and written a block at a time,
+ * straight from it (the file's own stdio buffer is bypassed by writes that large): a
+ * large pair's tree is hundreds of MB, which line by line through stdio's 4 KiB buffer
+ * took a system call per 4 KiB and a copy more of every byte.
+ */
+#define TREE_BLOCK ((size_t)1 << 20)
+
+typedef struct tree_out {
+    FILE *f;
+    tl_buf b;
+    int bad;
+} tree_out;
+
+static void tree_flush(tree_out *o)
+{
+    if (o->b.len && fwrite(o->b.data, 1, o->b.len, o->f) != o->b.len)
+        o->bad = 1;
+    o->b.len = 0;
+}
 
 typedef struct tframe {
     size_t k0, nk, next, plen;
@@ -306,22 +325,30 @@ typedef struct tframe {
 
 /* One line: prefix, connector, the node's text; a node deeper than the drawn levels
  * says by how many ("(+N) "). */
-static int tree_line(tl_diff *d, FILE *f, const tl_buf *prefix, uint32_t id, int last, size_t depth)
+static void tree_line(tl_diff *d, tree_out *o, const tl_buf *prefix, uint32_t id, int last, size_t depth)
 {
     const tl_diff_node *nd = &d->nodes[id];
-    int bad = put(f, prefix->data, prefix->len);
+    tl_buf *b = &o->b;
+    tl_buf_add(b, prefix->data, prefix->len);
     if (depth > TL_DIFF_TREE_MAX_INDENT)
-        bad |= fprintf(f, "(+%zu) ", depth - TL_DIFF_TREE_MAX_INDENT) < 0;
-    bad |= put(f, last ? "\xe2\x94\x94\xe2\x94\x80\xe2\x94\x80 " : "\xe2\x94\x9c\xe2\x94\x80\xe2\x94\x80 ", 10);
+        tl_buf_printf(b, "(+%zu) ", depth - TL_DIFF_TREE_MAX_INDENT);
+    tl_buf_add(b, last ? "\xe2\x94\x94\xe2\x94\x80\xe2\x94\x80 " : "\xe2\x94\x9c\xe2\x94\x80\xe2\x94\x80 ", 10);
     const char *n1 = nd->ev1 != TL_TEV_NONE ? diff_op_name(d, 0, nd->ev1) : NULL;
     const char *n2 = nd->ev2 != TL_TEV_NONE ? diff_op_name(d, 1, nd->ev2) : NULL;
-    if (nd->type == TL_DIFF_COMBINED)
-        bad |= (strcmp(n1, n2) == 0 ? fprintf(f, "%s\n", n1) : fprintf(f, "combined: %s | %s\n", n1, n2)) < 0;
-    else if (nd->type == TL_DIFF_TRACE1)
-        bad |= fprintf(f, ">> trace1: %s\n", n1) < 0;
-    else
-        bad |= fprintf(f, "<< trace2: %s\n", n2) < 0;
-    return bad;
+    if (nd->type == TL_DIFF_COMBINED) {
+        if (strcmp(n1, n2) != 0) {
+            tl_buf_adds(b, "combined: ");
+            tl_buf_adds(b, n1);
+            tl_buf_adds(b, " | ");
+        }
+        tl_buf_adds(b, n2);
+    } else {
+        tl_buf_adds(b, nd->type == TL_DIFF_TRACE1 ? ">> trace1: " : "<< trace2: ");
+        tl_buf_adds(b, nd->type == TL_DIFF_TRACE1 ? n1 : n2);
+    }
+    tl_buf_addc(b, '\n');
+    if (b->len >= TREE_BLOCK)
+        tree_flush(o);
 }
 
 int tl_diff_write_tree(const tl_diff *cd, FILE *f)
@@ -332,13 +359,14 @@ int tl_diff_write_tree(const tl_diff *cd, FILE *f)
     tframe *st = NULL;
     size_t nst = 0, capst = 0;
     dvec order = {0};
-    int bad = 0;
-    for (size_t r = 0; r < d->roots.n && !bad; r++) {
+    tree_out o = {f, {0}, 0};
+    tl_buf_reserve(&o.b, TREE_BLOCK + 4096);
+    for (size_t r = 0; r < d->roots.n && !o.bad; r++) {
         prefix.len = 0;
         uint32_t id = d->roots.v[r];
         int last = r + 1 == d->roots.n;
         for (;;) {
-            bad |= tree_line(d, f, &prefix, id, last, nst);
+            tree_line(d, &o, &prefix, id, last, nst);
             /* its children in print order: combined, then trace1-only, then trace2-only */
             const tl_diff_node *nd = &d->nodes[id];
             size_t k0 = order.n;
@@ -367,16 +395,18 @@ int tl_diff_write_tree(const tl_diff *cd, FILE *f)
                 order.n = fr->k0;
                 nst--;
             }
-            if (id == UINT32_MAX || bad)
+            if (id == UINT32_MAX || o.bad)
                 break;
         }
         nst = 0;
         order.n = 0;
     }
+    tree_flush(&o);
+    tl_buf_free(&o.b);
     free(st);
     dv_free(&order);
     tl_buf_free(&prefix);
-    return bad ? -1 : 0;
+    return o.bad ? -1 : 0;
 }
 
 /* ---- JSON ------------------------------------------------------------------------------- */
@@ -566,4 +596,12 @@ void tl_diff_cpu_op_map_json(const tl_diff *d, int which, tl_buf *out)
     tl_buf_clear(out);
     if (which >= 0 && which <= 2)
         tl_buf_add(out, d->map_json[which].data ? d->map_json[which].data : "", d->map_json[which].len);
+}
+
+const char *tl_diff_node_op(const tl_diff *cd, uint32_t id, int side)
+{
+    tl_diff *d = (tl_diff *)cd; /* names made on demand go to its arena */
+    const tl_diff_node *nd = &d->nodes[id];
+    uint32_t ev = side == 0 ? nd->ev1 : nd->ev2;
+    return ev == TL_TEV_NONE ? NULL : diff_op_name(d, side, ev);
 }

@@ -395,6 +395,14 @@ static int dbl_pair_cmp(const void *a, const void *b)
     return x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0;
 }
 
+int pm_busy_int(const pm_env *env, const uint32_t *idx, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!tl_tev_times_int(&env->t->ev[idx[i]]))
+            return 0;
+    return 1;
+}
+
 double pm_busy(pm_env *env, const uint32_t *idx, size_t n)
 {
     if (n == 0)
@@ -680,7 +688,7 @@ static int eval(pm_env *env, uint32_t ev, const pm_family *fam, const char *mode
     row->kern = kern;
     row->nkern = ng;
     row->kt = pm_busy(env, kern, ng);
-    row->kt_int = ng == 0;
+    row->kt_int = pm_busy_int(env, kern, ng);
 
     /* the family (§3.3): its verdict, parameters, flops and bytes depend only on the
      * arguments (GEMM's transpose also on the kernel names), and events with the same

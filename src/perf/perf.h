@@ -37,6 +37,11 @@ int tl_perf_sheets_opts(const tl_trace *t, const tl_gpu_arch *arch, const tl_per
  * TRACES.md alone): the benchmark's way of measuring what they cost, on the same binary. */
 int tl_perf_report_sheets(const tl_trace *t, const tl_gpu_arch *arch, tl_arena *arena, tl_results *out, tl_error *err);
 
+/* tl_perf_report_sheets with the basic sheets in layout `so` (its include_unlinked: the
+ * generator's --include_unlinked_kernels). */
+int tl_perf_report_sheets_layout(const tl_trace *t, const tl_sheet_opts *so, const tl_gpu_arch *arch, tl_arena *arena,
+                                 tl_results *out, tl_error *err);
+
 /* The full report of a trace read in inference mode (trace/infer.h's tl_infer_load with
  * `io`): the basic sheets in layout `so` (INFERENCE.md §3) and the perf sheets as the
  * inference generator writes them (§3.8).  Returns 0, or -1 with *err set. */

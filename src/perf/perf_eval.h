@@ -28,7 +28,7 @@ typedef struct pm_row {
     const char *name;      /* the event's name */
     double gflops, mb, fpb, tbs, tflops;
     double kt;             /* Kernel Time (µs) */
-    int kt_int;            /* no GPU events: Kernel Time is the integer 0 */
+    int kt_int;            /* Kernel Time is a Python int (pm_busy_int) */
     double roof_time, pct_roof; /* NaN when not computed */
     const char *roof_bound;     /* NULL when not computed */
     const char *spec;      /* Compute Spec ("" when none) */
@@ -96,6 +96,9 @@ void pm_subtree_gpu(pm_env *env, uint32_t ev, uint32_t **out, size_t *n, size_t 
 
 /* Union length of the intervals of GPU events idx[0..n) (TRACES.md §3). */
 double pm_busy(pm_env *env, const uint32_t *idx, size_t n);
+/* 1 when pm_busy of the same events is a Python int in the reference: every one has
+ * integer ts and dur (TRACES.md §4.6; none at all: the integer 0). */
+int pm_busy_int(const pm_env *env, const uint32_t *idx, size_t n);
 
 /* Evaluate event ev (any event; its model family `model`) forward or backward into *row:
  * PM_OK, PM_FAIL or PM_NOT_MODELLED (PERF.md §3.3; the backward-link rule included). */

@@ -371,6 +371,13 @@ int tl_perf_report_sheets(const tl_trace *t, const tl_gpu_arch *arch, tl_arena *
     return report_sheets(t, &eager_layout, &eager, arch, arena, out, err);
 }
 
+int tl_perf_report_sheets_layout(const tl_trace *t, const tl_sheet_opts *so, const tl_gpu_arch *arch, tl_arena *arena,
+                                 tl_results *out, tl_error *err)
+{
+    static const tl_perf_opts eager;
+    return report_sheets(t, so, &eager, arch, arena, out, err);
+}
+
 int tl_perf_infer_report_sheets(const tl_trace *t, const tl_sheet_opts *so, const tl_infer_opts *io, tl_arena *arena,
                                 tl_results *out, tl_error *err)
 {

@@ -149,10 +149,14 @@ void pm_kernel_summary_ex(pm_env *env, const uint32_t *const *lists, const size_
     double *d = tl_xmalloc(n * sizeof *d);
     for (size_t i = 0; i < nk; i++) {
         size_t m = 0;
-        for (size_t r = 0; r < n; r++)
-            if (lens[r] == nk)
+        int ints = 1;
+        for (size_t r = 0; r < n; r++) {
+            if (lens[r] == nk) {
                 d[m++] = t->ev[lists[r][i]].dur;
-        ks[i] = tl_kernel_stat_of(t, &t->ev[lists[tpl][i]], d, m);
+                ints &= tl_tev_dur_int(&t->ev[lists[r][i]]);
+            }
+        }
+        ks[i] = tl_kernel_stat_of(t, &t->ev[lists[tpl][i]], d, m, ints);
     }
     /* by (total, name), stably: a merge sort through tl_sort_rows */
     size_t *ord = tl_xmalloc(nk * sizeof *ord);
@@ -525,7 +529,7 @@ tl_table *pm_sheet(pm_env *env, const pm_row *rows, size_t n)
         for (size_t r = 0; r < ng; r++) {
             const pm_agg *p = &ag[ord[r] * A_N + A_KT];
             double d = s == 0 ? p->mean : s == 1 ? p->median : s == 2 ? p->std : s == 3 ? p->min : s == 4 ? p->max : p->sum;
-            x[r] = kt_int && (s >= 3) ? tl_cell_int(0) : fcell(d);
+            x[r] = kt_int && s >= 3 && !isnan(d) ? tl_trace_time_cell(d, 1) : fcell(d);
         }
     }
     x = col(&b, "name_count");

@@ -24,6 +24,7 @@ typedef struct urow {
     int modelled;         /* the metrics come from a successful evaluation */
     pm_row m;             /* those metrics */
     double kt;
+    int kt_int;           /* kt is a Python int (TRACES.md §4.6) */
     const uint32_t *kern; /* kernel_details: gpu_events in link order */
     size_t nkern;
     uint32_t synth_kernel;
@@ -308,6 +309,8 @@ static tl_cell *add_col(tl_table *t, const char *name)
 }
 
 static tl_cell fcell(double v) { return isnan(v) ? tl_cell_missing() : tl_cell_float(v); }
+/* a time column's cell: an int when the column is int64 in the reference */
+static tl_cell tcell(double v, int ints) { return isnan(v) ? tl_cell_missing() : tl_trace_time_cell(v, ints); }
 static tl_cell scell(const char *s) { return s ? tl_cell_str(s) : tl_cell_missing(); }
 
 static const char *params_text(pm_env *env, const pm_row *m)
@@ -637,6 +640,7 @@ tl_table *pm_unified(pm_env *env)
             r.modelled = pm_eval(env, f, fm, 1, &r.m) == PM_OK;
         }
         r.kt = r.modelled ? r.m.kt : pm_busy(env, r.kern, r.nkern);
+        r.kt_int = r.modelled ? r.m.kt_int : pm_busy_int(env, r.kern, r.nkern);
         if (u.python)
             kernel_call_stacks(&u, &r, e, u.coll_cs[i]);
         for (size_t k = 0; k < r.nkern; k++)
@@ -704,6 +708,7 @@ tl_table *pm_unified(pm_env *env)
                 r.nkern = 1;
                 r.synth_kernel = *kern;
                 r.kt = pm_busy(env, kern, 1);
+                r.kt_int = pm_busy_int(env, kern, 1);
                 TL_GROW(rows, rcap, nr + 1);
                 rows[nr++] = r;
             }
@@ -759,8 +764,13 @@ tl_table *pm_unified(pm_env *env)
     tl_buf_free(&kb);
     tl_strmap_clear(&map);
 
-    int any_metric = 0, any_roof = 0;
+    /* TRACES.md §4.6: Kernel Time's sum, min and max are ints when every row's is; the
+     * durations' when every row's event was written with an integer dur (a synthetic op's
+     * too: it is its owner's) */
+    int any_metric = 0, any_roof = 0, kt_int = 1, dur_int = 1;
     for (size_t i = 0; i < nr; i++) {
+        kt_int &= rows[i].kt_int;
+        dur_int &= tl_tev_dur_int(&t->ev[rows[i].ev]);
         any_metric |= rows[i].modelled;
         any_roof |= rows[i].modelled && rows[i].m.roof_bound;
     }
@@ -809,7 +819,7 @@ tl_table *pm_unified(pm_env *env)
         x[r] = tl_cell_int((int64_t)g[ord[r]].n);
     COL("total_duration_us");
     for (size_t r = 0; r < ng; r++) /* pandas' sum over no value (a pseudo op has no CPU time) is 0 */
-        x[r] = AGG(A_DUR, n) ? fcell(AGG(A_DUR, sum)) : tl_cell_float(0.0);
+        x[r] = AGG(A_DUR, n) ? tcell(AGG(A_DUR, sum), dur_int) : tl_cell_float(0.0);
     COL("mean_duration_us");
     for (size_t r = 0; r < ng; r++)
         x[r] = fcell(AGG(A_DUR, mean));
@@ -863,16 +873,16 @@ tl_table *pm_unified(pm_env *env)
         x[r] = fcell(AGG(A_KT, std));
     COL("Kernel Time (µs)_sum");
     for (size_t r = 0; r < ng; r++)
-        x[r] = tl_cell_float(g[ord[r]].ktsum);
+        x[r] = tcell(g[ord[r]].ktsum, kt_int);
     COL("duration_us_median");
     for (size_t r = 0; r < ng; r++)
         x[r] = fcell(AGG(A_DUR, median));
     COL("duration_us_min");
     for (size_t r = 0; r < ng; r++)
-        x[r] = fcell(AGG(A_DUR, min));
+        x[r] = tcell(AGG(A_DUR, min), dur_int);
     COL("duration_us_max");
     for (size_t r = 0; r < ng; r++)
-        x[r] = fcell(AGG(A_DUR, max));
+        x[r] = tcell(AGG(A_DUR, max), dur_int);
     if (any_metric) {
         static const char *const sn[3] = {"median", "min", "max"};
         for (int a = A_TBS; a <= A_TFL; a++)
@@ -898,10 +908,10 @@ tl_table *pm_unified(pm_env *env)
         x[r] = fcell(AGG(A_KT, median));
     COL("Kernel Time (µs)_min");
     for (size_t r = 0; r < ng; r++)
-        x[r] = fcell(AGG(A_KT, min));
+        x[r] = tcell(AGG(A_KT, min), kt_int);
     COL("Kernel Time (µs)_max");
     for (size_t r = 0; r < ng; r++)
-        x[r] = fcell(AGG(A_KT, max));
+        x[r] = tcell(AGG(A_KT, max), kt_int);
     {
         tl_cell *ks = COL("kernel_details_summary");
         tl_cell *kt = COL("trunc_kernel_details");

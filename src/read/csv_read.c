@@ -1,12 +1,22 @@
 /*
  * csv_read.c - the CSV reader (see csv_read.h).
  *
- * One pass over the bytes with a tiny state machine.  A field's text is collected in a
- * reused buffer only when it needs unquoting; otherwise the cell points into the input
- * until the columns are typed, and only the text of string columns is then copied into
- * the arena.
+ * One pass over the bytes.  The bytes a field's scan must stop at (delimiters, quotes,
+ * line ends, NUL) are found 64 at a time as bit masks (csv_scan.h), so that a field is
+ * crossed in a jump rather than a byte at a time.  Each cell is typed where it is read,
+ * while its bytes are in the cache: a number becomes its value at once (no copy of its
+ * text), other text is copied into the arena.  Typing column by column afterwards would
+ * come back to every cell's bytes once per column, long after they left the cache.
+ *
+ * A column turns out not to be numeric at its first text that is no number; from then
+ * on its numbers are kept as text.  The numbers it had before that row must become text
+ * again (pandas keeps an object column's cells as written): one more pass over those
+ * rows re-reads them, for all such columns at once, so no input costs more than two
+ * passes however its columns are laid out.
  */
 #include "read/csv_read.h"
+
+#include "read/csv_scan.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -17,26 +27,97 @@
 #include <unistd.h>
 
 typedef struct csv_parser {
-    const char *p, *end;
+    const char *data, *p, *end;
     const char *label;
     size_t line;       /* physical line of the current position, 1-based */
     tl_buf field;      /* unquoted text of the current field */
-    tl_arena *arena;
     tl_error *err;
+    tl_csv_mask_fn scan;
+    size_t wpos;       /* the offset of the scanned block, SIZE_MAX before the first */
+    tl_csv_masks w;    /* its masks */
 } csv_parser;
+
+/* Scan the block at offset pos (a short last block as if padded with plain bytes). */
+static void scan_block(csv_parser *ps, size_t pos)
+{
+    size_t left = (size_t)(ps->end - ps->data) - pos;
+    if (left >= TL_CSV_BLOCK) {
+        ps->scan((const unsigned char *)ps->data + pos, &ps->w);
+    } else {
+        unsigned char tail[TL_CSV_BLOCK];
+        memset(tail, 'x', sizeof tail);
+        memcpy(tail, ps->data + pos, left);
+        ps->scan(tail, &ps->w);
+        uint64_t keep = ((uint64_t)1 << left) - 1;
+        ps->w.plain &= keep;
+        ps->w.quoted &= keep;
+    }
+    ps->wpos = pos;
+}
+
+/* The first byte at or after p that the `quoted` (else the `plain`) mask flags, or the
+ * end of the input. */
+static inline const char *find(csv_parser *ps, const char *p, int quoted)
+{
+    size_t pos = (size_t)(p - ps->data), len = (size_t)(ps->end - ps->data);
+    for (;;) {
+        if (pos >= ps->wpos && pos - ps->wpos < TL_CSV_BLOCK) {
+            uint64_t m = (quoted ? ps->w.quoted : ps->w.plain) >> (pos - ps->wpos);
+            if (m)
+                return ps->data + pos + __builtin_ctzll(m);
+            pos = ps->wpos + TL_CSV_BLOCK;
+        }
+        if (pos >= len)
+            return ps->end;
+        scan_block(ps, pos);
+    }
+}
 
 /* The end of unquoted text starting at p (a delimiter, a line end or the end of the
  * input), or NULL with the error set at a NUL byte. */
 static const char *plain_run(csv_parser *ps, const char *p)
 {
-    const char *q = p, *end = ps->end;
-    while (q < end && *q != ',' && *q != '\n' && *q != '\r' && *q != '\0')
-        q++;
-    if (q < end && *q == '\0') {
+    const char *q = find(ps, p, 0);
+    if (q < ps->end && *q == '\0') {
         tl_error_set(ps->err, "%s line %zu: NUL byte inside a field", ps->label, ps->line);
         return NULL;
     }
     return q;
+}
+
+/* The rest of a quoted field from p (after its opening quote) into ps->field; returns
+ * the byte after its closing quote, or NULL with the error set. */
+static const char *quoted_run(csv_parser *ps, const char *p)
+{
+    size_t start_line = ps->line;
+    tl_buf_clear(&ps->field);
+    for (;;) {
+        const char *q = find(ps, p, 1);
+        tl_buf_add(&ps->field, p, (size_t)(q - p));
+        p = q;
+        if (p >= ps->end) {
+            tl_error_set(ps->err, "%s line %zu: a quoted field is never closed (missing '\"')",
+                         ps->label, start_line);
+            return NULL;
+        }
+        if (*p == '\0') {
+            tl_error_set(ps->err, "%s line %zu: NUL byte inside a field", ps->label, ps->line);
+            return NULL;
+        }
+        if (*p == '\n') {
+            ps->line++;
+            tl_buf_addc(&ps->field, '\n');
+            p++;
+            continue;
+        }
+        /* a quote: doubled means a literal quote, otherwise the quoted part ends */
+        if (p + 1 < ps->end && p[1] == '"') {
+            tl_buf_addc(&ps->field, '"');
+            p += 2;
+            continue;
+        }
+        return p + 1;
+    }
 }
 
 /*
@@ -47,39 +128,8 @@ static int next_field(csv_parser *ps, const char **text, size_t *n, int *last)
 {
     const char *p = ps->p, *end = ps->end;
     if (p < end && *p == '"') {
-        size_t start_line = ps->line;
-        tl_buf_clear(&ps->field);
-        p++;
-        for (;;) {
-            const char *q = p;
-            while (q < end && *q != '"' && *q != '\0' && *q != '\n')
-                q++;
-            tl_buf_add(&ps->field, p, (size_t)(q - p));
-            p = q;
-            if (p >= end) {
-                tl_error_set(ps->err, "%s line %zu: a quoted field is never closed (missing '\"')",
-                             ps->label, start_line);
-                return 0;
-            }
-            if (*p == '\0') {
-                tl_error_set(ps->err, "%s line %zu: NUL byte inside a field", ps->label, ps->line);
-                return 0;
-            }
-            if (*p == '\n') {
-                ps->line++;
-                tl_buf_addc(&ps->field, '\n');
-                p++;
-                continue;
-            }
-            /* a quote: doubled means a literal quote, otherwise the quoted part ends */
-            if (p + 1 < end && p[1] == '"') {
-                tl_buf_addc(&ps->field, '"');
-                p += 2;
-                continue;
-            }
-            p++;
-            break;
-        }
+        if (!(p = quoted_run(ps, p + 1)))
+            return 0;
         /* Text after the closing quote belongs to the field too (pandas keeps it). */
         const char *q = plain_run(ps, p);
         if (!q)
@@ -125,99 +175,205 @@ static int skip_blank_lines(csv_parser *ps)
     return ps->p < ps->end;
 }
 
-tl_table *tl_csv_parse(const char *data, size_t len, const char *label, tl_arena *arena,
-                       tl_error *err)
+/* ---- typing cells as they are read ------------------------------------------------------ */
+
+#define NO_ROW SIZE_MAX
+
+/* What the reader knows of each column while reading it. */
+typedef struct col_state {
+    size_t text_from; /* the first row with text that is no number, or NO_ROW */
+    int numbers;      /* a number was read before text_from */
+} col_state;
+
+/* The spellings of True and False: such a cell points at one of these rather than at a
+ * copy, since a boolean column never needs its text. */
+static const char *const bool_spellings[] = {"True", "TRUE", "true", "False", "FALSE", "false"};
+
+static const char *bool_spelling(const char *s, size_t n)
 {
-    csv_parser ps = {.p = data, .end = data + len, .label = label, .line = 1,
-                     .arena = arena, .err = err};
-    tl_builder b;
-    tl_builder_init(&b, arena);
-    tl_arena scratch; /* cell texts until the columns are typed */
-    tl_arena_init(&scratch);
-
-    if (len >= 3 && memcmp(data, "\xEF\xBB\xBF", 3) == 0)
-        ps.p += 3;
-
-    /* the header */
-    const char **names = NULL;
-    size_t nnames = 0, cap = 0;
-    if (skip_blank_lines(&ps)) {
-        int last = 0;
-        while (!last) {
-            const char *text;
-            size_t n;
-            if (!next_field(&ps, &text, &n, &last))
-                goto fail;
-            TL_GROW(names, cap, nnames + 1);
-            names[nnames++] = tl_arena_strndup(arena, text, n);
-        }
-    }
-    tl_builder_header(&b, names, nnames);
-    free(names);
-    names = NULL;
-    if (b.too_big) {
-        tl_error_set(err, "%s line 1: %zu columns, more than the %zu a table may have; refusing",
-                     label, nnames, TL_TABLE_MAX_COLS);
-        goto fail;
-    }
-
-    /* the records */
-    while (skip_blank_lines(&ps)) {
-        size_t record_line = ps.line, col = 0;
-        int last = 0;
-        while (!last) {
-            const char *text;
-            size_t n;
-            if (!next_field(&ps, &text, &n, &last))
-                goto fail;
-            if (col >= nnames) {
-                /* count the rest of the record for a helpful message */
-                size_t fields = col + 1;
-                while (!last && next_field(&ps, &text, &n, &last))
-                    fields++;
-                tl_error_set(err, "%s line %zu: %zu fields, the header has %zu", label,
-                             record_line, fields, nnames);
-                goto fail;
-            }
-            /* Unquoted text stays where it is in the input (which outlives the parse) until
-             * the columns are typed; unquoted text, in the reused field buffer, is copied.
-             * The builder turns the missing-value spellings into missing cells. */
-            if (text == ps.field.data || n >= UINT32_MAX)
-                text = tl_arena_strndup(&scratch, text, n);
-            tl_builder_cell(&b, col++, tl_cell_strn(text, n));
-        }
-        /* Short records keep their missing tail; a record is never blank here. */
-        tl_builder_end_row(&b, 1);
-        if (b.too_big) {
-            tl_error_set(err, "%s line %zu: more than %zu cells (%zu columns x %zu rows); refusing",
-                         label, record_line, TL_TABLE_MAX_CELLS, nnames, b.t->nrows + 1);
-            goto fail;
-        }
-    }
-    tl_buf_free(&ps.field);
-    tl_table *t = tl_builder_finish(&b);
-    /* Only the text of string columns outlives the parse: numbers and booleans are values now. */
-    for (size_t col = 0; col < t->ncols; col++) {
-        if (t->cols[col].type != TL_COL_STR)
-            continue;
-        for (size_t r = 0; r < t->nrows; r++) {
-            tl_cell *c = &t->cols[col].cells[r];
-            if (c->kind == TL_STR)
-                c->v.s = tl_arena_strndup(arena, c->v.s, tl_cell_len(c));
-        }
-    }
-    tl_arena_free(&scratch);
-    return t;
-
-fail:
-    free(names);
-    tl_buf_free(&ps.field);
-    tl_builder_abort(&b);
-    tl_arena_free(&scratch);
+    if (n != 4 && n != 5)
+        return NULL;
+    for (size_t i = 0; i < sizeof bool_spellings / sizeof *bool_spellings; i++)
+        if (strlen(bool_spellings[i]) == n && memcmp(bool_spellings[i], s, n) == 0)
+            return bool_spellings[i];
     return NULL;
 }
 
-tl_table *tl_csv_read_file(const char *path, tl_arena *arena, tl_error *err)
+/* A text cell: a boolean spelling, or the text copied into the arena. */
+static tl_cell text_cell(const char *text, size_t n, tl_arena *arena)
+{
+    const char *s = bool_spelling(text, n);
+    return tl_cell_strn(s ? s : tl_arena_strndup(arena, text, n), n);
+}
+
+/* Put the field read at (row, col) into the builder, typed (SPEC §1): missing, a number
+ * while the column may still be numeric, else text. */
+static inline void put_field(tl_builder *b, col_state *st, size_t row, size_t col, const char *text,
+                             size_t n)
+{
+    if (tl_text_is_missing(text, n))
+        return; /* the builder's cells start missing */
+    col_state *s = &st[col];
+    tl_cell c;
+    if (s->text_from == NO_ROW && tl_text_to_number(text, n, &c)) {
+        s->numbers = 1;
+        tl_builder_put(b, col, c);
+        return;
+    }
+    if (s->text_from == NO_ROW)
+        s->text_from = row;
+    tl_builder_put(b, col, text_cell(text, n, b->arena));
+}
+
+/*
+ * The columns that turned to text after holding numbers get their numbers' texts back:
+ * rows 0 .. the last such column's text_from are read again from `records` (the first
+ * record's line `line`), and only those cells are touched.
+ */
+static int restore_texts(csv_parser *ps, tl_builder *b, const col_state *st, const char *records,
+                         size_t line)
+{
+    size_t upto = 0, ncols = b->t->ncols;
+    for (size_t c = 0; c < ncols; c++)
+        if (st[c].numbers && st[c].text_from != NO_ROW && st[c].text_from > upto)
+            upto = st[c].text_from;
+    ps->p = records;
+    ps->line = line;
+    for (size_t row = 0; row < upto && skip_blank_lines(ps); row++) {
+        int last = 0;
+        for (size_t col = 0; !last; col++) {
+            const char *text;
+            size_t n;
+            if (!next_field(ps, &text, &n, &last))
+                return 0;
+            if (col >= ncols || !st[col].numbers || row >= st[col].text_from)
+                continue;
+            tl_cell *c = &b->t->cols[col].cells[row];
+            if (c->kind == TL_INT || c->kind == TL_FLOAT)
+                *c = text_cell(text, n, b->arena);
+        }
+    }
+    return 1;
+}
+
+/* ---- the parse ------------------------------------------------------------------------ */
+
+/* The header's fields as column names; returns their number, or -1 on error. */
+static long read_header(csv_parser *ps, tl_builder *b)
+{
+    const char **names = NULL;
+    size_t nnames = 0, cap = 0;
+    if (skip_blank_lines(ps)) {
+        int last = 0;
+        while (!last) {
+            const char *text;
+            size_t n;
+            if (!next_field(ps, &text, &n, &last)) {
+                free(names);
+                return -1;
+            }
+            TL_GROW(names, cap, nnames + 1);
+            names[nnames++] = tl_arena_strndup(b->arena, text, n);
+        }
+    }
+    tl_builder_header(b, names, nnames);
+    free(names);
+    if (b->too_big) {
+        tl_error_set(ps->err, "%s line 1: %zu columns, more than the %zu a table may have; refusing",
+                     ps->label, nnames, TL_TABLE_MAX_COLS);
+        return -1;
+    }
+    return (long)nnames;
+}
+
+/* The rows a text of `len` bytes may hold, from the bytes its first `rows` records took:
+ * room for them at once spares the copies of growing every column step by step.  A guess,
+ * held to cells of no more bytes than twice the text's, whatever its first records are. */
+static size_t rows_guess(size_t len, size_t used, size_t rows, size_t ncols)
+{
+    size_t guess = len / (used ? used : 1) * rows + rows / 8 + 64;
+    size_t most = 2 * len / (sizeof(tl_cell) * (ncols ? ncols : 1)) + 64;
+    return guess < most ? guess : most;
+}
+
+/* The records after the header; returns 0 on error. */
+static int read_records(csv_parser *ps, tl_builder *b, col_state *st, size_t nnames)
+{
+    const char *first = ps->p;
+    while (skip_blank_lines(ps)) {
+        size_t record_line = ps->line, col = 0, row = b->t->nrows;
+        if (row == 32)
+            tl_builder_reserve(b, rows_guess((size_t)(ps->end - first), (size_t)(ps->p - first), row, nnames));
+        int room = tl_builder_row_room(b), last = 0;
+        while (!last) {
+            const char *text;
+            size_t n;
+            if (!next_field(ps, &text, &n, &last))
+                return 0;
+            if (col >= nnames) {
+                /* count the rest of the record for a helpful message */
+                size_t fields = col + 1;
+                while (!last && next_field(ps, &text, &n, &last))
+                    fields++;
+                tl_error_set(ps->err, "%s line %zu: %zu fields, the header has %zu", ps->label,
+                             record_line, fields, nnames);
+                return 0;
+            }
+            if (room)
+                put_field(b, st, row, col, text, n);
+            col++;
+        }
+        /* Short records keep their missing tail; a record is never blank here. */
+        tl_builder_end_row(b, 1);
+        if (b->too_big) {
+            tl_error_set(ps->err, "%s line %zu: more than %zu cells (%zu columns x %zu rows); refusing",
+                         ps->label, record_line, TL_TABLE_MAX_CELLS, nnames, b->t->nrows + 1);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+tl_table *tl_csv_parse_simd(const char *data, size_t len, const char *label, tl_arena *arena,
+                            tl_error *err, tl_csv_simd level)
+{
+    csv_parser ps = {.data = data, .p = data, .end = data + len, .label = label, .line = 1,
+                     .err = err, .scan = tl_csv_mask_fn_for(level, NULL), .wpos = SIZE_MAX};
+    tl_builder b;
+    tl_builder_init(&b, arena);
+    col_state *st = NULL;
+
+    if (len >= 3 && memcmp(data, "\xEF\xBB\xBF", 3) == 0)
+        ps.p += 3;
+    long nnames = read_header(&ps, &b);
+    if (nnames < 0)
+        goto fail;
+    st = tl_xmalloc((nnames ? (size_t)nnames : 1) * sizeof *st);
+    for (long c = 0; c < nnames; c++)
+        st[c] = (col_state){NO_ROW, 0};
+    const char *records = ps.p;
+    size_t records_line = ps.line;
+    if (!read_records(&ps, &b, st, (size_t)nnames))
+        goto fail;
+    if (!restore_texts(&ps, &b, st, records, records_line))
+        goto fail;
+    free(st);
+    tl_buf_free(&ps.field);
+    return tl_builder_finish(&b);
+
+fail:
+    free(st);
+    tl_buf_free(&ps.field);
+    tl_builder_abort(&b);
+    return NULL;
+}
+
+tl_table *tl_csv_parse(const char *data, size_t len, const char *label, tl_arena *arena,
+                       tl_error *err)
+{
+    return tl_csv_parse_simd(data, len, label, arena, err, TL_CSV_SIMD_BEST);
+}
+tl_table *tl_csv_read_file_into(const char *path, tl_buf *buf, tl_arena *arena, tl_error *err)
 {
     /* O_NONBLOCK: opening a FIFO to read would wait for a writer; the type is checked
      * on the open file (no race with a rename), before any read. */
@@ -233,24 +389,31 @@ tl_table *tl_csv_read_file(const char *path, tl_arena *arena, tl_error *err)
         return NULL;
     }
     fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-    FILE *f = fdopen(fd, "rb");
-    if (!f) {
-        tl_error_set(err, "%s: cannot open: %s", path, strerror(errno));
-        close(fd);
-        return NULL;
+    size_t size = (size_t)st.st_size, got = 0;
+    if (buf->cap < size + 1)
+        tl_buf_free(buf); /* a new block: growing would copy the old file's bytes */
+    tl_buf_clear(buf);
+    tl_buf_reserve(buf, size + 1);
+    while (got < size) {
+        ssize_t k = read(fd, buf->data + got, size - got);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            break; /* an error, or the file shrank while it was read */
+        got += (size_t)k;
     }
-    size_t size = (size_t)st.st_size;
-    char *data = tl_xmalloc(size + 1);
-    size_t got = fread(data, 1, size, f);
-    data[got < size ? got : size] = '\0';
-    int bad = ferror(f);
-    fclose(f);
-    if (bad || got != size) {
+    close(fd);
+    if (got != size) {
         tl_error_set(err, "%s: read error", path);
-        free(data);
         return NULL;
     }
-    tl_table *t = tl_csv_parse(data, size, path, arena, err);
-    free(data);
+    return tl_csv_parse(buf->data, size, path, arena, err);
+}
+
+tl_table *tl_csv_read_file(const char *path, tl_arena *arena, tl_error *err)
+{
+    tl_buf buf = {0};
+    tl_table *t = tl_csv_read_file_into(path, &buf, arena, err);
+    tl_buf_free(&buf);
     return t;
 }

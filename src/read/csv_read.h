@@ -11,6 +11,7 @@
 #ifndef TL_CSV_READ_H
 #define TL_CSV_READ_H
 
+#include "read/csv_scan.h"
 #include "table/table.h"
 
 /* Parse `len` bytes of CSV text.  `label` names the source in error messages
@@ -18,7 +19,16 @@
 tl_table *tl_csv_parse(const char *data, size_t len, const char *label, tl_arena *arena,
                        tl_error *err);
 
+/* The same with the block scan of `level` (csv_scan.h): every level gives the same table
+ * or the same error; tests and the fuzz target hold them to it. */
+tl_table *tl_csv_parse_simd(const char *data, size_t len, const char *label, tl_arena *arena,
+                            tl_error *err, tl_csv_simd level);
+
 /* Read and parse a file. */
 tl_table *tl_csv_read_file(const char *path, tl_arena *arena, tl_error *err);
+
+/* The same, the file's bytes read into `buf` (its memory reused from one file to the
+ * next: a fresh buffer for each file costs a page fault per 4 KiB of it). */
+tl_table *tl_csv_read_file_into(const char *path, tl_buf *buf, tl_arena *arena, tl_error *err);
 
 #endif

@@ -18,7 +18,10 @@
 typedef struct csv_dir {
     char **sheets; /* the sheet names found (file stems), sorted */
     size_t nsheets;
+    tl_buf bytes;  /* the last file read: its memory serves the next */
 } csv_dir;
+
+#define CSV_KEEP_BYTES ((size_t)64 << 20)
 
 static int cmp_str(const void *a, const void *b)
 {
@@ -46,8 +49,13 @@ static tl_table *csv_read_sheet(tl_report *r, const char *sheet, tl_arena *arena
     if (n && r->path[n - 1] != '/')
         tl_buf_addc(&path, '/');
     tl_buf_printf(&path, "%s.csv", sheet);
-    tl_table *t = tl_csv_read_file(tl_buf_cstr(&path), arena, err);
+    csv_dir *d = r->impl;
+    tl_table *t = tl_csv_read_file_into(tl_buf_cstr(&path), &d->bytes, arena, err);
     tl_buf_free(&path);
+    /* kept for the next sheet only up to a bound: a comparison of many reports holds
+     * every report open at once */
+    if (d->bytes.cap > CSV_KEEP_BYTES)
+        tl_buf_free(&d->bytes);
     return t;
 }
 
@@ -56,8 +64,10 @@ static void csv_close(tl_report *r)
     csv_dir *d = r->impl;
     for (size_t i = 0; d && i < d->nsheets; i++)
         free(d->sheets[i]);
-    if (d)
+    if (d) {
         free(d->sheets);
+        tl_buf_free(&d->bytes);
+    }
     free(d);
     r->impl = NULL;
 }

@@ -16,6 +16,7 @@
 #include "run/tracediff.h"
 #include "summary/efficiency.h"
 #include "summary/lca.h"
+#include "summary/page.h"
 #include "summary/verdict.h"
 #include "trace/trace_report.h"
 #include "write/sink.h"
@@ -44,7 +45,7 @@ struct tl_compare_state {
     int have_arch;
     tl_out *outputs;
     tl_results kept;  /* without outputs: every result */
-    tl_output *texts[3]; /* --summary-md, --summary-json, --tracediff-dir */
+    tl_output *texts[4]; /* --summary-md, --summary-json, --tracediff-dir, --html */
     tl_run_diff cdiff;
     tl_lca_summary lsum;
     tl_efficiency eff;
@@ -295,9 +296,9 @@ static int write_text(tl_output *out, tl_buf *text, tl_error *err)
  * silently win), or when a --names tag holds a control character.  0 or TL_RUN_USAGE. */
 static int check_outputs_and_tags(tl_comparison *c, const tl_compare_opts *o)
 {
-    const char *what[5] = {"-o", "--output_csvs_dir", "--summary-md", "--summary-json", "--tracediff-dir"};
-    const char *path[5] = {o->output, o->csv_dir, o->summary_md, o->summary_json, o->tracediff_dir};
-    for (int i = 0; i < 5; i++) {
+    const char *what[6] = {"-o", "--output_csvs_dir", "--summary-md", "--summary-json", "--tracediff-dir", "--html"};
+    const char *path[6] = {o->output, o->csv_dir, o->summary_md, o->summary_json, o->tracediff_dir, o->html};
+    for (int i = 0; i < 6; i++) {
         for (int j = 0; j < i; j++) {
             if (path[i] && path[j] && tl_output_same_target(path[i], path[j])) {
                 tl_buf m = {0};
@@ -410,6 +411,7 @@ static int prepare(tl_comparison *c, struct tl_compare_state *s, int *both_trace
                           : o->csv_dir && same_file(o->csv_dir, in)              ? o->csv_dir
                           : o->summary_md && clobbers(o->summary_md, in)         ? o->summary_md
                           : o->summary_json && clobbers(o->summary_json, in)     ? o->summary_json
+                          : o->html && clobbers(o->html, in)                     ? o->html
                                                                                  : NULL;
         if (out)
             return usage(c, 0, "the output '%s' would overwrite the input report '%s'; refusing", out, in);
@@ -550,6 +552,8 @@ int tl_compare_run(const tl_compare_opts *opts, tl_comparison *c)
         goto fail;
     if (o->tracediff_dir && !(s->texts[2] = tl_output_new(o->tracediff_dir, 1, err)))
         goto fail;
+    if (o->html && !(s->texts[3] = tl_output_new(o->html, 0, err)))
+        goto fail;
     /* the sides (a tag given to several reports is one side, its reports its runs) */
     s->nsides = 0;
     for (size_t i = 0; i < o->ninputs; i++) {
@@ -640,7 +644,14 @@ int tl_compare_run(const tl_compare_opts *opts, tl_comparison *c)
     if (s->outputs && !o->no_summary &&
         ((summary->nvariants && (summary->source || summary->variants[0].has_timeline)) || s->lsum.ntop))
         sheet = tl_summary_sheet_build(summary, &s->arena);
-    tl_buf md = {0}, json = {0};
+    tl_buf md = {0}, json = {0}, html = {0};
+    tl_timing.summary += tl_now() - t_summary;
+    if (o->html) {
+        double t_html = tl_now();
+        tl_comparison_html(c, &html);
+        tl_timing.html += tl_now() - t_html;
+    }
+    t_summary = tl_now();
     if (o->summary_md)
         tl_summary_markdown(summary, &md);
     if (o->summary_json)
@@ -656,12 +667,15 @@ int tl_compare_run(const tl_compare_opts *opts, tl_comparison *c)
         bad = 1;
     if (!bad && s->texts[1] && write_text(s->texts[1], &json, err) != 0)
         bad = 1;
+    if (!bad && s->texts[3] && write_text(s->texts[3], &html, err) != 0)
+        bad = 1;
     tl_buf_free(&md);
     tl_buf_free(&json);
+    tl_buf_free(&html);
     if (!bad && cancelled(o->cancel, err))
         bad = 2;
-    if (!bad && (s->outputs ? tl_out_commit_with(s->outputs, s->texts, 3, err)
-                            : tl_output_commit(s->texts, 3, err)) != 0)
+    if (!bad && (s->outputs ? tl_out_commit_with(s->outputs, s->texts, 4, err)
+                            : tl_output_commit(s->texts, 4, err)) != 0)
         bad = 1;
     if (bad == 2 || (bad && tl_cancelled(o->cancel)))
         goto cancel;
@@ -696,7 +710,7 @@ stop:
      * still be rendering tables whose strings live in the reports' arenas and the diff's */
     tl_out_free(s->outputs);
     s->outputs = NULL;
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < 4; i++) {
         tl_output_free(s->texts[i]);
         s->texts[i] = NULL;
     }
@@ -743,6 +757,16 @@ void tl_comparison_summary_json(const tl_comparison *c, tl_buf *out)
         tl_summary_json(c->summary, out);
         tl_utf8_sanitize(out);
     }
+}
+
+void tl_comparison_html(const tl_comparison *c, tl_buf *out)
+{
+    struct tl_compare_state *s = c->st;
+    if (!s || !c->summary)
+        return;
+    /* the page: drawn from the summary, the diff's call trees and the GPU's peaks */
+    tl_page_opts popt = {"tlcompare", tl_run_diff_result(&s->cdiff), s->have_arch ? &s->arch : NULL, NULL, 0};
+    tl_summary_html(c->summary, &popt, out);
 }
 
 void tl_comparison_summary_md(const tl_comparison *c, tl_buf *out)
@@ -842,7 +866,7 @@ void tl_comparison_free(tl_comparison *c)
     tl_lca_summary_free(&s->lsum);
     tl_efficiency_free(&s->eff);
     tl_eff_cache_free(s->eff_cache);
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < 4; i++)
         tl_output_free(s->texts[i]);
     tl_arena_free(&s->arena);
     free(s);

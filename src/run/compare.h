@@ -46,6 +46,7 @@ typedef struct tl_compare_opts {
     const char *summary_md;    /* the summary as Markdown, or NULL */
     const char *summary_json;  /* the summary as JSON, or NULL */
     const char *tracediff_dir; /* two traces: the TraceDiff files, or NULL */
+    const char *html;          /* the comparison as one self-contained HTML page, or NULL */
     const char *gpu_arch;      /* NAME or FILE: the roofline columns of traces' perf sheets, or NULL */
     unsigned run, named;       /* the groups to compare, and those named (compare/groups.h) */
     int no_summary;            /* no summary worksheet */
@@ -91,6 +92,9 @@ int tl_comparison_write(tl_comparison *c, const char *xlsx, const char *csv_dir,
 
 /* The summary as the --summary-json file holds it (into out, appended). */
 void tl_comparison_summary_json(const tl_comparison *c, tl_buf *out);
+
+/* The page as --html writes it (into out, appended). */
+void tl_comparison_html(const tl_comparison *c, tl_buf *out);
 
 /* The summary as --summary-md writes it. */
 void tl_comparison_summary_md(const tl_comparison *c, tl_buf *out);

@@ -9,11 +9,13 @@
 #include "perf/perf.h"
 #include "run/compare.h"
 #include "run/memreport.h"
+#include "summary/page.h"
 #include "trace/infer.h"
 #include "trace/trace_report.h"
 #include "write/csv_write.h"
 #include "write/sink.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,21 +27,11 @@ void tl_run_report_opts_init(tl_run_report_opts *o)
     o->topk_ops = -1;
 }
 
-/* The options that only select what is shown: unlinked kernels in gpu_timeline, the
- * first rows of ops_unique_args. */
+/* The option that only selects what is shown: the first rows of ops_unique_args. */
 static int apply_selections(const tl_run_report_opts *o, const tl_trace *t, tl_results *res, tl_error *err)
 {
     for (size_t i = 0; i < res->n; i++) {
         tl_result *r = &res->items[i];
-        if (o->unlinked && !strcmp(r->name, "gpu_timeline")) {
-            tl_table *tb = tl_trace_gpu_timeline(t, 1, err);
-            if (!tb)
-                return -1;
-            tl_table_free(r->table);
-            r->table = tb;
-            r->nrows = tb->nrows;
-            r->ncols = tb->ncols;
-        }
         if (o->topk_ops >= 0 && !strcmp(r->name, "ops_unique_args") && r->table->nrows > (size_t)o->topk_ops)
             r->table->nrows = r->nrows = (size_t)o->topk_ops;
     }
@@ -55,7 +47,9 @@ static int stop_asked(tl_cancel *cancel, tl_error *err)
     return 1;
 }
 
-int tl_run_write_csvs(const tl_results *res, const char *dir, tl_cancel *cancel, tl_error *err)
+/* The CSVs of `res` in `dir`, committed together with more[0..nmore) (written already). */
+static int write_csvs_with(const tl_results *res, const char *dir, tl_output *const *more, size_t nmore,
+                           tl_cancel *cancel, tl_error *err)
 {
     for (size_t i = 0; i < res->n; i++) {
         if (strchr(res->items[i].name, '/')) {
@@ -77,10 +71,41 @@ int tl_run_write_csvs(const tl_results *res, const char *dir, tl_cancel *cancel,
     }
     if (rc == 0 && stop_asked(cancel, err))
         rc = -1;
-    if (rc == 0)
-        rc = tl_output_commit(&out, 1, err);
+    if (rc == 0) {
+        tl_output *all[2] = {out, nmore ? more[0] : NULL};
+        rc = tl_output_commit(all, 1 + (nmore > 0), err);
+    }
     tl_output_free(out);
     return rc;
+}
+
+int tl_run_write_csvs(const tl_results *res, const char *dir, tl_cancel *cancel, tl_error *err)
+{
+    return write_csvs_with(res, dir, NULL, 0, cancel, err);
+}
+
+/* The page of the report (--html) into its output's temporary file. */
+static int write_page(tl_output *h, const tl_results *res, const char *trace, const tl_gpu_arch *arch, tl_error *err)
+{
+    char *tag = tl_path_stem(trace);
+    size_t n = strlen(tag);
+    /* the tag tlcompare gives a trace: its name without .json(.gz) and .pt.trace */
+    for (const char *suffix[] = {".json", ".pt.trace"}, **sx = suffix; sx < suffix + 2; sx++) {
+        size_t k = strlen(*sx);
+        if (n >= k && !strcmp(tag + n - k, *sx))
+            tag[n -= k] = '\0';
+    }
+    tl_buf page = {0};
+    tl_report_html(res, tag, arch, &page);
+    FILE *f = fopen(tl_output_temp(h), "wb");
+    int bad = !f || fwrite(page.data ? page.data : "", 1, page.len, f) != page.len;
+    if (f && fclose(f) != 0)
+        bad = 1;
+    if (bad)
+        tl_error_set(err, "%s: cannot write: %s", tl_output_target(h), strerror(errno));
+    tl_buf_free(&page);
+    free(tag);
+    return bad ? -1 : 0;
 }
 
 static int cancelled(const tl_run_report_opts *o, tl_error *err) { return stop_asked(o->cancel, err); }
@@ -94,11 +119,15 @@ int tl_run_report_build(const tl_run_report_opts *o, tl_run_report *r)
     const char *clash = xlsx && tl_output_same_target(xlsx, o->trace)                    ? xlsx
                         : o->csv_dir && tl_output_same_target(o->csv_dir, o->trace)       ? o->csv_dir
                         : xlsx && o->csv_dir && tl_output_same_target(xlsx, o->csv_dir) ? o->csv_dir
+                        : o->html && tl_output_same_target(o->html, o->trace)             ? o->html
+                        : o->html && xlsx && tl_output_same_target(o->html, xlsx)         ? o->html
+                        : o->html && o->csv_dir && tl_output_same_target(o->html, o->csv_dir) ? o->html
                                                                                           : NULL;
     if (clash) {
+        int on_trace = tl_output_same_target(clash, o->trace);
         tl_error_set(err, "the output '%s' would overwrite %s; refusing", clash,
-                     clash == o->csv_dir && xlsx && tl_output_same_target(xlsx, o->csv_dir) ? "the workbook"
-                                                                                            : "the input trace");
+                     on_trace ? "the input trace" : clash == o->html && o->csv_dir && tl_output_same_target(clash, o->csv_dir)
+                                                     ? "the CSV directory" : "the workbook");
         r->usage_hint = 1;
         return r->status = TL_RUN_USAGE;
     }
@@ -111,17 +140,22 @@ int tl_run_report_build(const tl_run_report_opts *o, tl_run_report *r)
     so.inference = o->capture_dir || o->inference || o->parent_module;
     so.parent_module = o->parent_module;
     so.num_kernels = o->num_kernels;
+    so.include_unlinked = o->unlinked;
+    so.no_coll_analysis = o->no_coll;
     tl_infer_opts io = {o->capture_dir, o->parent_module || o->call_stack, o->pseudo_ops, o->call_stack, o->cancel};
     tl_infer_stats st = {0};
     int infer = so.inference || o->call_stack || o->pseudo_ops;
     tl_out *out = NULL;
+    tl_output *html = NULL;
+    if (o->html && !(html = tl_output_new(o->html, 0, err)))
+        goto fail;
     r->trace = infer ? tl_infer_load(o->trace, &io, &st, err) : tl_trace_load_cancel(o->trace, 0, o->cancel, err);
     if (!r->trace)
         goto fail;
     if (cancelled(o, err))
         goto cancel;
     if ((infer ? tl_perf_infer_report_sheets(r->trace, &so, &io, &r->arena, &r->results, err)
-               : tl_perf_report_sheets(r->trace, o->gpu_arch ? &arch : NULL, &r->arena, &r->results, err)) != 0 ||
+               : tl_perf_report_sheets_layout(r->trace, &so, o->gpu_arch ? &arch : NULL, &r->arena, &r->results, err)) != 0 ||
         apply_selections(o, r->trace, &r->results, err) != 0)
         goto fail;
     if (cancelled(o, err))
@@ -130,6 +164,8 @@ int tl_run_report_build(const tl_run_report_opts *o, tl_run_report *r)
     if (!o->capture_dir && o->capture_hint)
         tl_infer_capture_hint(r->trace, o->trace);
     tl_results *res = &r->results;
+    if (html && write_page(html, res, o->trace, o->gpu_arch ? &arch : NULL, err) != 0)
+        goto stop;
     if (xlsx) {
         out = tl_out_open(xlsx, o->csv_dir, 0, err);
         if (!out)
@@ -145,26 +181,33 @@ int tl_run_report_build(const tl_run_report_opts *o, tl_run_report *r)
         }
         if (cancelled(o, err))
             goto stop;
-        if (tl_out_finish(out, NULL, err) != 0 || tl_out_commit(out, err) != 0)
+        if (tl_out_finish(out, NULL, err) != 0 || tl_out_commit_with(out, &html, html ? 1 : 0, err) != 0)
             goto stop;
         tl_out_free(out);
+        out = NULL;
     } else if (o->csv_dir) {
-        if (tl_run_write_csvs(res, o->csv_dir, o->cancel, err) != 0)
+        if (write_csvs_with(res, o->csv_dir, &html, html ? 1 : 0, o->cancel, err) != 0)
             goto stop;
         for (size_t i = 0; i < res->n; i++) {
             tl_table_free(res->items[i].table);
             res->items[i].table = NULL;
         }
+    } else if (html && tl_output_commit(&html, 1, err) != 0) {
+        goto stop;
     }
+    tl_output_free(html);
     if (o->capture_dir && st.nlaunch)
         tl_infer_summary(r->trace, &st, &r->infer_line);
     tl_trace_uncancel(r->trace); /* kept past the run, whose flag may not live as long */
     return r->status = TL_RUN_OK;
 stop:
     tl_out_free(out); /* nothing half-written stays behind */
+    tl_output_free(html);
+    html = NULL;
     if (cancelled(o, err))
         goto cancel;
 fail:
+    tl_output_free(html);
     if (tl_cancelled(o->cancel))
         goto cancel; /* the load or a sheet stopped on the flag */
     tl_reading(NULL);

@@ -21,7 +21,9 @@ typedef struct tl_run_report_opts {
     const char *output;      /* the workbook, or NULL */
     const char *csv_dir;     /* every sheet as DIR/<sheet>.csv, or NULL; both NULL: kept */
     const char *gpu_arch;    /* NAME or FILE: the perf sheets' roofline columns, or NULL */
+    const char *html;        /* the report as one self-contained HTML page, or NULL */
     int unlinked;            /* gpu_timeline counts the GPU events with no launch too */
+    int no_coll;             /* --disable_coll_analysis: no coll_analysis sheet */
     long topk_ops;           /* keep the first N rows of ops_unique_args; < 0: all */
     int inference, parent_module, num_kernels, call_stack, pseudo_ops; /* INFERENCE.md §0 */
     int capture_hint;        /* a note when the trace looks like it wants a capture folder */

@@ -39,6 +39,9 @@ static const tl_optdef report_opts[] = {
      F(run.unlinked)},
     {{"--topk_ops"}, "topk_ops", TL_OPT_LONG, BOTH, "N", 0, (double)LONG_MAX, "a whole number of rows",
      "keep the first N rows of ops_unique_args", F(run.topk_ops)},
+    {{"--html"}, NULL, TL_OPT_TEXT, CLI, "FILE", 0, 0, "a file name",
+     "also write the report as one self-contained HTML page (GPU time, the largest ops, the roofline)",
+     F(run.html)},
     {{"--kernel_summary"}, NULL, TL_OPT_FLAG, CLI, NULL, 0, 0, NULL, "accepted (kernel_summary is always written)",
      F(accepted)},
     {{"-q", "--quiet"}, "quiet", TL_OPT_FLAG, BOTH, NULL, 0, 0, NULL, "print nothing but errors", F(quiet)},
@@ -58,9 +61,10 @@ static const tl_optdef report_opts[] = {
      "Python functions in the call tree", F(run.call_stack)},
     {{"--enable_pseudo_ops"}, "enable_pseudo_ops", TL_OPT_FLAG, BOTH, NULL, 0, 0, NULL,
      "SGLang's numbered profiler names unnumbered", F(run.pseudo_ops)},
-    {{"--enable_kernel_summary", "--disable_coll_analysis"}, NULL, TL_OPT_FLAG, CLI, NULL, 0, 0, NULL,
-     "accepted (kernel_summary is always on; collective analysis never runs from the reference's CLI)",
-     F(accepted)},
+    {{"--enable_kernel_summary"}, NULL, TL_OPT_FLAG, CLI, NULL, 0, 0, NULL,
+     "accepted (kernel_summary is always on)", F(accepted)},
+    {{"--disable_coll_analysis"}, NULL, TL_OPT_FLAG, CLI, NULL, 0, 0, NULL,
+     "no coll_analysis sheet (made by default for a trace with collective kernels)", F(run.no_coll)},
     {{NULL}, NULL, TL_OPT_HEADING, CLI, NULL, 0, 0, NULL,
      "TraceLens generator options for what tlreport does not make: accepted with a warning, refused with "
      "inference traces:", 0},
@@ -79,6 +83,37 @@ static const tl_optdef report_opts[] = {
     IGNORED("--include_overlap_info", NULL, "no overlap sheets are made"),
     IGNORED("--detect_recompute", NULL, "no is_recompute column is made"),
     IGNORED("--include_first_occurrence_time", NULL, "no first_occurrence_time column is made"),
+    /* ---- many ranks: TraceLens_generate_multi_rank_collective_report_pytorch's spellings ---- */
+    {{NULL}, NULL, TL_OPT_HEADING, CLI, NULL, 0, 0, NULL,
+     "many ranks (one trace per rank of a distributed job: the multi-rank collective report of "
+     "TraceLens_generate_multi_rank_collective_report_pytorch; without -o and --output_csvs_dir, "
+     "nccl_analysis_report.xlsx beside the rank files):", 0},
+    {{"--trace_pattern"}, NULL, TL_OPT_TEXT, CLI, "P", 0, 0, "a pattern with one '*'",
+     "rank i's file is P with its one '*' replaced by i", F(trace_pattern)},
+    {{"--trace_glob"}, NULL, TL_OPT_TEXT, CLI, "G", 0, 0, "a glob",
+     "the files G matches (** recursive, sorted), each rank from its name by --rank_regex", F(trace_glob)},
+    {{"--rank_regex"}, NULL, TL_OPT_TEXT, CLI, "RX", 0, 0, "a regex",
+     "with --trace_glob or --ranks: the rank's regex, Python syntax as far as POSIX extended regexes go "
+     "(default rank[\\[\\-_/]?(?P<rank>\\d+))", F(rank_regex)},
+    {{"--trace_dir"}, NULL, TL_OPT_TEXT, CLI, "DIR", 0, 0, "a directory", "rank i's file is DIR/rank<i>_trace.json",
+     F(trace_dir)},
+    {{"--ranks"}, NULL, TL_OPT_TEXT, CLI, "DIR", 0, 0, "a directory",
+     "DIR's files named like ranks; the world size is how many ranks they name", F(ranks_dir)},
+    {{"--world_size"}, NULL, TL_OPT_LONG, CLI, "N", 1, 1 << 24, "a whole number of ranks",
+     "the number of ranks (required, but with --ranks)", F(world_size)},
+    {{"--agg_metrics"}, NULL, TL_OPT_LIST, CLI, "AGG", 0, 0, "at least one reducer",
+     "the reducers of the implicit-sync summary: mean median min max std var sum count first last "
+     "(default: mean median min max)", F(aggs)},
+    {{"--gpus_per_node"}, NULL, TL_OPT_LONG, CLI, "G", 1, 1 << 24, "a whole number of GPUs",
+     "node columns for G GPUs a node (default: the length of rank 0's deviceProperties)", F(gpus_per_node)},
+    {{"--all2allv_heatmap"}, NULL, TL_OPT_FLAG, CLI, NULL, 0, 0, NULL, "also the all_to_allv (src, dst) heatmap",
+     F(heatmap)},
+    {{"-j", "--jobs"}, NULL, TL_OPT_LONG, CLI, "N", 1, 64, "a whole number from 1 to 64",
+     "ranks read at once (default: the CPUs available); the output is the same whatever N", F(jobs)},
+    {{"--max_workers"}, NULL, TL_OPT_LONG, CLI, "K", 1, (double)LONG_MAX, "a whole number",
+     "accepted (-j says how many ranks are read at once)", F(max_workers)},
+    {{"--use_multiprocessing", "--detailed_analysis"}, NULL, TL_OPT_FLAG, CLI, NULL, 0, 0, NULL,
+     "accepted (ranks are always read in parallel; the detailed sheets are always made)", F(accepted)},
     /* the Python module's own: the sheets returned (and written) */
     {{NULL}, "sheets", TL_OPT_LIST, TL_OPT_PY, "SHEET", 0, 0, "at least one sheet", NULL, F(only)},
     {{NULL}, "_drop", TL_OPT_LIST, TL_OPT_PY | TL_OPT_HIDDEN, "SHEET", 0, 0, "sheet names", NULL, F(drop)},
@@ -151,9 +186,50 @@ static const char *why_ignored(const char *spelling)
     return "";
 }
 
+/* A rank set's options (MULTIRANK.md §0.1, §8.4) into a->ranks. */
+static int rank_set(tl_report_args *a, tl_error *err)
+{
+    tl_ranks_opts *r = &a->ranks;
+    const char *spec[4] = {a->trace_pattern, a->trace_glob, a->trace_dir, a->ranks_dir};
+    static const int mode[4] = {TL_RANKS_PATTERN, TL_RANKS_GLOB, TL_RANKS_DIR, TL_RANKS_SCAN};
+    int n = 0;
+    for (int i = 0; i < 4; i++)
+        if (spec[i]) {
+            r->mode = mode[i];
+            r->spec = spec[i];
+            n++;
+        }
+    if (n != 1)
+        return usage(err, "%s", "give exactly one of --trace_dir, --trace_pattern, --trace_glob and --ranks");
+    if (a->traces.n || a->profile_json_path)
+        return usage(err, "a trace ('%s') and a rank set at once: give one",
+                     a->traces.n ? a->traces.v[0] : a->profile_json_path);
+    if (r->mode != TL_RANKS_SCAN && !a->world_size)
+        return usage(err, "%s", "--world_size is required with --trace_dir, --trace_pattern and --trace_glob "
+                                "(or use --ranks DIR, which counts the ranks)");
+    if (a->rank_regex && r->mode != TL_RANKS_GLOB && r->mode != TL_RANKS_SCAN)
+        return usage(err, "%s", "--rank_regex goes with --trace_glob or --ranks");
+    if (a->aggs.n > TL_RANKS_MAX_AGGS)
+        return usage(err, "--agg_metrics: more than %s reducers", "16");
+    for (size_t i = 0; i < a->aggs.n; i++) {
+        if (!tl_ranks_agg_known(a->aggs.v[i]))
+            return usage(err, "--agg_metrics: '%s' is not one of mean median min max std var sum count first last",
+                         a->aggs.v[i]);
+        r->aggs[r->naggs++] = a->aggs.v[i];
+    }
+    r->rank_regex = a->rank_regex;
+    r->world_size = a->world_size;
+    r->gpus_per_node = a->gpus_per_node;
+    r->heatmap = a->heatmap;
+    r->jobs = (int)a->jobs;
+    return 0;
+}
+
 int tl_report_args_check(tl_report_args *a, tl_error *err)
 {
     tl_run_report_opts *o = &a->run;
+    if (a->trace_pattern || a->trace_glob || a->trace_dir || a->ranks_dir || a->world_size)
+        return rank_set(a, err);
     int rc = one_trace(a, err);
     if (rc != 0)
         return rc;

@@ -7,6 +7,7 @@
 #ifndef TL_RUN_REPORT_ARGS_H
 #define TL_RUN_REPORT_ARGS_H
 
+#include "ranks/ranks.h"
 #include "run/options.h"
 #include "run/report.h"
 
@@ -21,6 +22,12 @@ typedef struct tl_report_args {
     tl_strlist only, drop;  /* Python: the sheets kept / dropped */
     int quiet, help, version, accepted;
     char *trace_buf;        /* the check's own: the TRACE part of TRACE@DIR */
+    /* ---- many ranks (MULTIRANK.md): the multi-rank collective report ---- */
+    const char *trace_pattern, *trace_glob, *trace_dir, *ranks_dir, *rank_regex;
+    long world_size, gpus_per_node, jobs, max_workers; /* 0: not given */
+    tl_strlist aggs;        /* --agg_metrics */
+    int heatmap;
+    tl_ranks_opts ranks;    /* the check's: the rank set to read (mode 0: one trace) */
 } tl_report_args;
 
 extern const tl_tool tl_report_tool;
@@ -29,7 +36,8 @@ extern const tl_tool tl_report_tool;
 void tl_report_args_init(tl_report_args *a);
 
 /*
- * Every rule between the options: one trace (TRACE@DIR its capture folder), one GPU
+ * Every rule between the options: a rank set (exactly one way of naming it, a world size,
+ * known reducers: a->ranks) or one trace (TRACE@DIR its capture folder), one GPU
  * description, what inference traces refuse; warns about the accepted options that change
  * nothing.  Completes a->run but its outputs (the front ends' to choose).  Returns
  * TL_RUN_OK, TL_RUN_USAGE or TL_RUN_FAILED (a TRACE@DIR naming no file), with *err set.

@@ -84,7 +84,7 @@ static int diff_join(tl_run_diff *cd, tl_error *err)
 /* A worksheet holds 1,048,575 rows below its header. */
 #define SHEET_MAX_ROWS 1048575u
 
-static int put_table(const tl_sink *sink, const char *name, tl_table *t, tl_error *err)
+static int put_table(const tl_sink *sink, const char *name, tl_table *t, const char *file, tl_error *err)
 {
     if (t->nrows > SHEET_MAX_ROWS) {
         /* the workbook cannot hold it, and the CSV directory mirrors the workbook: the
@@ -94,7 +94,7 @@ static int put_table(const tl_sink *sink, const char *name, tl_table *t, tl_erro
         tl_table_free(t);
         return 0;
     }
-    tl_result r = {name, t, NULL, t->nrows, t->ncols};
+    tl_result r = {name, t, NULL, t->nrows, t->ncols, file};
     return sink->put(sink->ctx, &r, err);
 }
 
@@ -151,8 +151,9 @@ static void *write_texts(void *arg)
 }
 
 /* The TraceDiff files from the tables t[0..3) (diff_stats, the unique-args summary,
- * lca_summary), the tree and the maps. */
-static int write_dir(tl_run_diff *cd, tl_output *dir, tl_table *const *t, tl_error *err)
+ * lca_summary), the tree and the maps.  files[0] and files[2] are given the paths of the
+ * files of t[0] and t[2] (malloc'd), for the CSV directory's copies of them. */
+static int write_dir(tl_run_diff *cd, tl_output *dir, tl_table *const *t, char **files, tl_error *err)
 {
     char *paths[NFILES];
     for (size_t i = 0; i < NFILES; i++) /* the paths are tracked for the clean-up: here, not on a helper */
@@ -174,8 +175,11 @@ static int write_dir(tl_run_diff *cd, tl_output *dir, tl_table *const *t, tl_err
         *err = job.err;
         rc = -1;
     }
+    files[0] = paths[0];
+    files[2] = paths[2];
     for (size_t i = 0; i < NFILES; i++)
-        free(paths[i]);
+        if (i != 0 && i != 2)
+            free(paths[i]);
     return rc;
 }
 
@@ -190,22 +194,31 @@ int tl_run_diff_put(tl_run_diff *cd, const tl_sink *sink, tl_output *dir, tl_err
     double t0 = tl_now();
     tl_table **t = cd->tabs;
     int rc = 0;
-    if (dir)
-        rc = write_dir(cd, dir, t, err);
+    /* diff_stats and lca_summary are the same text in the directory and in the CSV
+     * directory: formatted once (their doubles, too, for the workbook as well), written
+     * once, and copied */
+    char *files[3] = {NULL, NULL, NULL};
+    if (dir) {
+        tl_table_format_floats(t[0]);
+        tl_table_format_floats(t[2]);
+        rc = write_dir(cd, dir, t, files, err);
+    }
     tl_table_free(t[1]);
     t[1] = NULL;
     tl_timing.write_csv += tl_now() - t0;
     /* the sink owns them from here: lca_summary first, as the workbook orders them */
-    if (rc == 0 && put_table(sink, "lca_summary", t[2], err) != 0)
+    if (rc == 0 && put_table(sink, "lca_summary", t[2], files[2], err) != 0)
         rc = -1;
     else if (rc != 0)
         tl_table_free(t[2]);
     t[2] = NULL;
-    if (rc == 0 && put_table(sink, "diff_stats", t[0], err) != 0)
+    if (rc == 0 && put_table(sink, "diff_stats", t[0], files[0], err) != 0)
         rc = -1;
     else if (rc != 0)
         tl_table_free(t[0]);
     t[0] = NULL;
+    free(files[0]);
+    free(files[2]);
     return rc;
 }
 

@@ -195,7 +195,15 @@ int tl_text_is_missing(const char *s, size_t n)
     if (n > 8)
         return 0; /* longer than the longest spelling: the common case, decided at once */
     switch (s[0]) { /* every spelling starts with one of these: most numbers are out at once */
-    case '#': case '-': case '1': case '<': case 'N': case 'n': break;
+    case '#': case '<': case 'N': case 'n': break;
+    case '1': /* 1.#IND 1.#QNAN */
+        if (n < 6 || s[2] != '#')
+            return 0;
+        break;
+    case '-': /* -1.#IND -1.#QNAN -NaN -nan */
+        if (n < 4 || (s[3] != '#' && s[1] != 'N' && s[1] != 'n'))
+            return 0;
+        break;
     default: return 0;
     }
     for (size_t i = 0; i < sizeof missing_texts / sizeof *missing_texts; i++)
@@ -219,8 +227,98 @@ int tl_text_ieq(const char *s, size_t n, const char *word)
     return 1;
 }
 
+/* 1 when the 8 bytes at p are all digits, and their value in *v (the digits combined in
+ * pairs, then fours, then the eight, in three multiplications). */
+static inline int eight_digits(const char *p, uint64_t *v)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint64_t x;
+    memcpy(&x, p, 8);
+    /* a digit is 0x30..0x39: its high nibble 3, and adding 6 leaves it below 0x40 */
+    if ((x & 0xF0F0F0F0F0F0F0F0u) != 0x3030303030303030u ||
+        ((x + 0x0606060606060606u) & 0xF0F0F0F0F0F0F0F0u) != 0x3030303030303030u)
+        return 0;
+    x -= 0x3030303030303030u;                      /* byte k: digit k (first digit lowest) */
+    x = x * 10 + (x >> 8);                         /* even bytes: pairs d0d1, d2d3, ... */
+    x = ((x & 0x000000FF000000FFu) * (100 + (1000000ull << 32)) +
+         ((x >> 16) & 0x000000FF000000FFu) * (1 + (10000ull << 32))) >> 32;
+    *v = x;
+    return 1;
+#else
+    uint64_t x = 0;
+    for (int i = 0; i < 8; i++) {
+        unsigned d = (unsigned)(p[i] - '0');
+        if (d > 9)
+            return 0;
+        x = x * 10 + d;
+    }
+    *v = x;
+    return 1;
+#endif
+}
+
+/* The digits from p: their value added to *mant, their count returned (p + count is the
+ * first byte that is no digit, or e).  Eight at a time while eight remain. */
+static inline size_t digit_run(const char *p, const char *e, uint64_t *mant)
+{
+    const char *q = p;
+    uint64_t m = *mant, v;
+    while (e - q >= 8 && eight_digits(q, &v)) {
+        m = m * 100000000u + v;
+        q += 8;
+    }
+    for (; q < e && (unsigned)(*q - '0') <= 9; q++)
+        m = m * 10 + (unsigned)(*q - '0');
+    *mant = m;
+    return (size_t)(q - p);
+}
+
+/*
+ * The common forms of a number, [-]digits[.digits] with at most 19 digits in all, so
+ * that their value fits in 64 bits with leading zeros counted: 1 and *out set, 0 when the
+ * text is not of that form or needs what tl_text_to_number does for the rest.  The same
+ * results as that function's own path, which it stands in front of (a number with fewer
+ * significant digits than digits has the same value, and its mantissa below 10^15 means
+ * at most 15 of them).
+ */
+static inline int simple_number(const char *s, size_t n, tl_cell *out)
+{
+    const char *p = s, *e = s + n;
+    int neg = *p == '-';
+    p += neg;
+    uint64_t mant = 0;
+    size_t whole = digit_run(p, e, &mant), frac = 0;
+    p += whole;
+    if (p < e && *p == '.') {
+        p++;
+        frac = digit_run(p, e, &mant);
+        p += frac;
+        if (frac == 0)
+            return 0;
+    }
+    if (p != e || whole + frac == 0 || whole + frac > 19)
+        return 0;
+    if (frac == 0) { /* no point: an integer */
+        if (whole > 18)
+            return 0;
+        *out = tl_cell_int(neg ? -(int64_t)mant : (int64_t)mant);
+        return 1;
+    }
+    static const double pow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                                   1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19};
+    double d;
+    if (mant < 1000000000000000u) /* exact in a double, and so is 10^frac: one rounding */
+        d = (double)mant / pow10[frac];
+    else if (!tl_decimal_to_double(mant, -(int)frac, &d))
+        return 0;
+    *out = tl_cell_float(neg ? -d : d);
+    return 1;
+}
+
 int tl_text_to_number(const char *s, size_t n, tl_cell *out)
 {
+    if (n > 0 && simple_number(s, n, out))
+        return 1;
     /*
      * One pass validates the text (pandas' grammar: [+-] digits [. digits] [e [+-]
      * digits], or inf/infinity) and gathers its significant digits, so that most numbers
@@ -394,6 +492,24 @@ static int ensure_rows(tl_builder *b, size_t rows)
     b->cap = cap;
     return 1;
 }
+
+void tl_builder_reserve(tl_builder *b, size_t rows)
+{
+    size_t ncols = b->t->ncols ? b->t->ncols : 1;
+    if (rows > TL_TABLE_MAX_CELLS / ncols)
+        rows = TL_TABLE_MAX_CELLS / ncols; /* a guess is no reason to refuse */
+    if (rows > b->cap && !b->too_big) {
+        size_t cap = b->cap; /* exactly the guess: no doubling past it */
+        b->cap = rows;
+        for (size_t c = 0; c < b->t->ncols; c++) {
+            tl_column *col = &b->t->cols[c];
+            col->cells = tl_xrealloc(col->cells, rows * sizeof(tl_cell));
+            memset(col->cells + cap, 0, (rows - cap) * sizeof(tl_cell));
+        }
+    }
+}
+
+int tl_builder_row_room(tl_builder *b) { return ensure_rows(b, b->t->nrows + 1); }
 
 /* Returns 0, and marks the builder too_big, past the bounds on columns and cells. */
 static int builder_add_column(tl_builder *b, const char *name)

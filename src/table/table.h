@@ -228,6 +228,20 @@ void tl_builder_header(tl_builder *b, const char *const *names, size_t n);
  * created on the fly with the name "Unnamed: <col>" (xlsx cells past the header). */
 void tl_builder_cell(tl_builder *b, size_t col, tl_cell raw);
 
+/*
+ * The fast way for a reader that has typed its cells itself and knows its columns (the
+ * CSV reader: the header's, no more): tl_builder_reserve() once it can guess how many
+ * rows come (a guess; rows past it still fit), then per row tl_builder_row_room(), which
+ * returns 0 past the bounds (too_big set), tl_builder_put() for each cell that is not
+ * missing (col < the header's columns), and tl_builder_end_row(b, 1).
+ */
+void tl_builder_reserve(tl_builder *b, size_t rows);
+int tl_builder_row_room(tl_builder *b);
+static inline void tl_builder_put(tl_builder *b, size_t col, tl_cell c)
+{
+    b->t->cols[col].cells[b->t->nrows] = c;
+}
+
 /* Close the current row. Rows in which no cell is present (all missing) are kept when
  * keep_blank is 1 and dropped when 0 (pandas skips fully blank xlsx rows). */
 void tl_builder_end_row(tl_builder *b, int keep_blank);

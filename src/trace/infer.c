@@ -689,6 +689,8 @@ static void graft(tl_trace *t, const job *jb, int all_frames, uint32_t *uid_next
     const croot *cr = jb->cr;
     const tl_tev *g0 = &t->ev[jb->g];
     double gts = g0->ts, gdur = g0->dur;
+    /* taken now: g0 points into t->ev, which grows below */
+    const uint8_t gint = (uint8_t)(g0->flags & (TL_TEV_TS_INT | TL_TEV_DUR_INT));
     uint32_t gthread = tl_tev_thread(t, g0);
     size_t n = cr->nsub;
     uint32_t *posmap = tl_xmalloc(n * sizeof *posmap);  /* position -> copy, or TL_TEV_NONE */
@@ -819,7 +821,8 @@ static void graft(tl_trace *t, const job *jb, int all_frames, uint32_t *uid_next
         e->ts = gts;
         e->dur = gdur;
         e->uid = *uid_next + (uint32_t)p;
-        e->flags = TL_TEV_IN_TREE;
+        /* the launch's own ts and dur: Python ints when the launch's were (TRACES.md §4.6) */
+        e->flags = (uint8_t)(TL_TEV_IN_TREE | gint);
         e->parent = s == UINT32_MAX ? jb->g : posmap[kparent[p]];
         e->child0 = (uint32_t)off;
         off += nch[ni - base];

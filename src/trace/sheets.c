@@ -12,6 +12,7 @@
 #include "base/numfmt.h"
 #include "base/sort.h"
 #include "trace/jscan.h"
+#include "trace/collective.h"
 #include "trace/kmap.h"
 #include "trace/opcat.h"
 #include "trace/pdnum.h"
@@ -195,6 +196,16 @@ static double busy(const tl_trace *t, const uint32_t *idx, size_t n, ivals *scra
     return iv_len(scratch);
 }
 
+/* 1 when every GPU event ev[idx[0..n)] has integer ts and dur: their busy time (a union
+ * of ends and starts, summed) is then a Python int (TRACES.md §4.6). */
+static int times_int(const tl_trace *t, const uint32_t *idx, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!tl_tev_times_int(&t->ev[idx[i]]))
+            return 0;
+    return 1;
+}
+
 /* ---- tables ------------------------------------------------------------------------ */
 
 static tl_table *table_new(size_t nrows, const char *const *cols, size_t ncols)
@@ -211,6 +222,11 @@ static void put_f(tl_table *t, size_t c, size_t r, double v)
     t->cols[c].cells[r] = isnan(v) ? tl_cell_missing() : tl_cell_float(v);
 }
 static void put_i(tl_table *t, size_t c, size_t r, int64_t v) { t->cols[c].cells[r] = tl_cell_int(v); }
+/* A time column's cell: an int when the column is int64 in the reference (TRACES.md §4.6). */
+static void put_t(tl_table *t, size_t c, size_t r, double v, int ints)
+{
+    t->cols[c].cells[r] = isnan(v) ? tl_cell_missing() : tl_trace_time_cell(v, ints);
+}
 static void put_s(tl_table *t, size_t c, size_t r, const char *s)
 {
     t->cols[c].cells[r] = s ? tl_cell_str(s) : tl_cell_missing();
@@ -262,6 +278,16 @@ static void buf_int(tl_buf *b, int64_t i)
     tl_buf_add(b, s, tl_fmt_int(i, s));
 }
 
+/* A time that is a Python int when `ints` (TRACES.md §4.6), else a float. */
+static void buf_time(tl_buf *b, double d, int ints)
+{
+    tl_cell c = tl_trace_time_cell(d, ints);
+    if (c.kind == TL_INT)
+        buf_int(b, c.v.i);
+    else
+        buf_double(b, d);
+}
+
 static void buf_stream(tl_buf *b, int64_t stream)
 {
     if (stream == TL_TEV_NO_STREAM)
@@ -272,11 +298,49 @@ static void buf_stream(tl_buf *b, int64_t stream)
 
 /* ---- gpu_timeline ------------------------------------------------------------------ */
 
+/* Why a trace has no GPU timeline, truthfully: what is missing (GPU events, the launches,
+ * the flows between them) and what the trace holds instead. */
+static void refuse_no_timeline(const tl_trace *t, tl_error *err)
+{
+    const tl_trace_census *c = &t->census;
+    size_t ngpu = 0, nrt = 0;
+    for (size_t i = 0; i < t->nev; i++) {
+        ngpu += tl_tev_is_gpu(&t->ev[i]);
+        nrt += t->ev[i].kind == TL_TEV_RUNTIME;
+    }
+    uint64_t nflows = c->n[TL_CAT_AC2G] + c->n[TL_CAT_OLD_FLOW];
+    tl_buf b = {0};
+    if (!ngpu) {
+        tl_buf_adds(&b, "no GPU events (kernel, gpu_memcpy, gpu_memset), so there is no GPU timeline to report");
+    } else {
+        if (ngpu == 1)
+            tl_buf_adds(&b, "its one GPU event is not linked to a launch, so there is no GPU timeline to report: ");
+        else
+            tl_buf_printf(&b, "none of its %zu GPU events is linked to a launch, so there is no GPU timeline to report: ",
+                          ngpu);
+        if (!nrt)
+            tl_buf_adds(&b, "it has no cuda_runtime or cuda_driver event to launch them");
+        else if (!nflows)
+            tl_buf_adds(&b, "it has no launch flows (ac2g, or older Kineto's async_cpu_to_gpu) to link its launches by");
+        else
+            tl_buf_printf(&b, "no launch flow (%s) both starts at one of its %zu launch calls' correlation and ends on a GPU event",
+                          tl_trace_cat_names[t->link_flows], nrt);
+    }
+    tl_buf_adds(&b, "; the trace holds ");
+    tl_trace_census_text(t, &b, 8);
+    if (t->ninfinite)
+        tl_buf_printf(&b, " (%zu of these left out: a ts or dur too large for a double)", t->ninfinite);
+    if (ngpu)
+        tl_buf_adds(&b, " (--include_unlinked_kernels reports its GPU events without their launches)");
+    tl_error_set(err, "%s: %s", t->path, tl_buf_cstr(&b));
+    tl_buf_free(&b);
+}
+
 static tl_table *timeline_table(const tl_trace *t, int unlinked, double *total_us, tl_error *err);
 
-static int gpu_timeline(const tl_trace *t, tl_results *out, double *total_us, tl_error *err)
+static int gpu_timeline(const tl_trace *t, int unlinked, tl_results *out, double *total_us, tl_error *err)
 {
-    tl_table *tb = timeline_table(t, 0, total_us, err);
+    tl_table *tb = timeline_table(t, unlinked, total_us, err);
     if (!tb)
         return -1;
     emit(out, "gpu_timeline", tb);
@@ -311,11 +375,7 @@ static tl_table *timeline_table(const tl_trace *t, int unlinked, double *total_u
             iv_push(&comp, e->ts, tl_tev_end(e));
     }
     if (all.n == 0) {
-        size_t ngpu = 0;
-        for (size_t i = 0; i < t->nev; i++)
-            ngpu += tl_tev_is_gpu(&t->ev[i]);
-        tl_error_set(err, "%s: no GPU events linked to a launch (%s): there is no GPU timeline to report", t->path,
-                     ngpu ? "the trace's GPU events have no launch flows" : "the trace has no GPU events");
+        refuse_no_timeline(t, err);
         free(comp.v), free(comm.v), free(mem.v), free(all.v);
         return NULL;
     }
@@ -357,12 +417,14 @@ typedef struct launcher {
     uint32_t *k; /* direct kernels, array order; then sorted by ts for kernel_details */
     size_t nk, capk;
     double direct, subtree;
+    uint8_t direct_int, subtree_int; /* the busy times are Python ints (TRACES.md §4.6) */
     const char *cat;
 } launcher;
 
 typedef struct launchers {
     launcher *v; /* in ts order once built */
     size_t n;
+    int direct_int, subtree_int; /* every launcher's direct (subtree) busy time is an int */
     uint32_t *of; /* event -> launcher index (UINT32_MAX: none) */
 } launchers;
 
@@ -377,6 +439,7 @@ static void launchers_build(const tl_trace *t, launchers *L)
     size_t cap = 0;
     L->v = NULL;
     L->n = 0;
+    L->direct_int = L->subtree_int = 1;
     L->of = tl_xmalloc((t->nev ? t->nev : 1) * sizeof *L->of);
     for (size_t i = 0; i < t->nev; i++)
         L->of[i] = UINT32_MAX;
@@ -437,6 +500,10 @@ static void launchers_build(const tl_trace *t, launchers *L)
         const tl_tev *e = &t->ev[l->ev];
         l->direct = busy(t, l->k, l->nk, &scratch);
         l->subtree = e->ngpu ? busy(t, tl_tev_gpu(t, l->ev), e->ngpu, &scratch) : 0;
+        l->direct_int = (uint8_t)times_int(t, l->k, l->nk);
+        l->subtree_int = (uint8_t)times_int(t, tl_tev_gpu(t, l->ev), e->ngpu); /* 0 for none: an int */
+        L->direct_int &= l->direct_int;
+        L->subtree_int &= l->subtree_int;
         /* kernel_details: the direct kernels by ts (stable) */
         TL_GROW(ts, tscap, l->nk);
         TL_GROW(ord, ordcap, l->nk);
@@ -591,8 +658,8 @@ static void ops_summaries(const tl_trace *t, const launchers *L, const tl_sheet_
                 tl_py_sorted_set_repr(&b, cv, nc);
                 free(cv);
                 put_s(tb, 0, r, gr->key);
-                put_f(tb, 1, r, dsum[ord[r]]);
-                put_f(tb, 2, r, ssum[ord[r]]);
+                put_t(tb, 1, r, dsum[ord[r]], L->direct_int);
+                put_t(tb, 2, r, ssum[ord[r]], L->subtree_int);
                 put_f(tb, 3, r, ms[r]);
                 put_f(tb, 4, r, ssum[ord[r]] / 1000);
                 put_i(tb, 5, r, (int64_t)gr->n);
@@ -642,9 +709,9 @@ static uint64_t keys_hash(const char *const *k)
     return h;
 }
 
-tl_kernel_stat tl_kernel_stat_of(const tl_trace *t, const tl_tev *k, const double *d, size_t n)
+tl_kernel_stat tl_kernel_stat_of(const tl_trace *t, const tl_tev *k, const double *d, size_t n, int ints)
 {
-    tl_kernel_stat s = {.name = k->name, .stream = tl_tev_x(t, k)->stream, .count = n};
+    tl_kernel_stat s = {.name = k->name, .stream = tl_tev_x(t, k)->stream, .count = n, .ints = ints};
     s.total = tl_np_sum(d, n);
     s.mean = tl_np_mean(d, n);
     s.median = tl_np_median(d, n);
@@ -669,7 +736,7 @@ void tl_kernel_stat_texts(tl_buf *summary, tl_buf *trunc, const tl_kernel_stat *
     tl_buf_adds(b, ", 'count': ");
     buf_int(b, (int64_t)s->count);
     tl_buf_adds(b, ", 'total_duration_us': ");
-    buf_double(b, s->total);
+    buf_time(b, s->total, s->ints);
     tl_buf_adds(b, ", 'mean_duration_us': ");
     buf_double(b, s->mean);
     tl_buf_adds(b, ", 'median_duration_us': ");
@@ -677,9 +744,9 @@ void tl_kernel_stat_texts(tl_buf *summary, tl_buf *trunc, const tl_kernel_stat *
     tl_buf_adds(b, ", 'std_dev_duration_us': ");
     buf_double(b, s->std);
     tl_buf_adds(b, ", 'min_duration_us': ");
-    buf_double(b, s->min);
+    buf_time(b, s->min, s->ints);
     tl_buf_adds(b, ", 'max_duration_us': ");
-    buf_double(b, s->max);
+    buf_time(b, s->max, s->ints);
     tl_buf_addc(b, '}');
 
     /* the name cut to 64 characters (code points) and "..." */
@@ -722,12 +789,15 @@ static void kernel_stats(const tl_trace *t, const launchers *L, const ugroup *g,
     double *d = tl_xmalloc(g->n * sizeof *d);
     for (size_t i = 0; i < nk; i++) {
         size_t n = 0;
+        int ints = 1;
         for (size_t r = 0; r < g->n; r++) {
             const launcher *l = &L->v[g->rows[r]];
-            if (l->nk == nk)
+            if (l->nk == nk) {
                 d[n++] = t->ev[l->k[i]].dur;
+                ints &= tl_tev_dur_int(&t->ev[l->k[i]]);
+            }
         }
-        ks[i] = tl_kernel_stat_of(t, &t->ev[tpl->k[i]], d, n);
+        ks[i] = tl_kernel_stat_of(t, &t->ev[tpl->k[i]], d, n, ints);
     }
     /* sorted by (total, name), stably: insertion sort (lists are short) */
     for (size_t i = 1; i < nk; i++) {
@@ -917,12 +987,12 @@ static tl_table *ops_unique_args(const tl_trace *t, const launchers *L, const tl
         put_f(tb, c0 + 4, r, s->median);
         put_f(tb, c0 + 5, r, a->std);
         put_f(tb, c0 + 6, r, s->std);
-        put_f(tb, c0 + 7, r, a->min);
-        put_f(tb, c0 + 8, r, s->min);
-        put_f(tb, c0 + 9, r, a->max);
-        put_f(tb, c0 + 10, r, s->max);
-        put_f(tb, c0 + 11, r, a->sum);
-        put_f(tb, c0 + 12, r, s->sum);
+        put_t(tb, c0 + 7, r, a->min, L->direct_int);
+        put_t(tb, c0 + 8, r, s->min, L->subtree_int);
+        put_t(tb, c0 + 9, r, a->max, L->direct_int);
+        put_t(tb, c0 + 10, r, s->max, L->subtree_int);
+        put_t(tb, c0 + 11, r, a->sum, L->direct_int);
+        put_t(tb, c0 + 12, r, s->sum, L->subtree_int);
         put_i(tb, c0 + 13, r, g[i].ex_uid);
         if (o->parent_module)
             put_s(tb, c_cs, r, mod->call_stack[g[i].first]);
@@ -1016,7 +1086,7 @@ static tl_table *kernel_summary(const tl_trace *t, const launchers *L, double to
         return NULL;
     krow *rows = tl_xcalloc(n, sizeof *rows);
     double *durs = tl_xmalloc(n * sizeof *durs);
-    int has_op = 0, has_launcher = 0, any_no_stream = 0;
+    int has_op = 0, has_launcher = 0, any_no_stream = 0, ints = 1;
     size_t k = 0;
     for (size_t i = 0; i < t->nev; i++) {
         const tl_tev *e = &t->ev[i];
@@ -1027,6 +1097,7 @@ static tl_table *kernel_summary(const tl_trace *t, const launchers *L, double to
         r->stream = tl_tev_x(t, e)->stream;
         r->dur = e->dur;
         durs[k] = e->dur;
+        ints &= tl_tev_dur_int(e);
         any_no_stream |= r->stream == TL_TEV_NO_STREAM;
         if (e->parent != TL_TEV_NONE) {
             has_launcher = 1;
@@ -1128,11 +1199,11 @@ static tl_table *kernel_summary(const tl_trace *t, const launchers *L, double to
             if (d > mx)
                 mx = d;
         }
-        put_f(tb, c_agg, r, sum[gi]);
+        put_t(tb, c_agg, r, sum[gi], ints);
         put_i(tb, c_agg + 1, r, (int64_t)cnt);
         put_f(tb, c_agg + 2, r, sum[gi] / (double)cnt);
-        put_f(tb, c_agg + 3, r, mn);
-        put_f(tb, c_agg + 4, r, mx);
+        put_t(tb, c_agg + 3, r, mn, ints);
+        put_t(tb, c_agg + 4, r, mx, ints);
         put_f(tb, c_agg + 5, r, total_k > 0 ? sum[gi] / total_k * 100 : NAN);
         put_f(tb, c_agg + 6, r, total_us ? sum[gi] / total_us * 100 : NAN);
     }
@@ -1154,13 +1225,25 @@ int tl_trace_sheets(const tl_trace *t, tl_arena *arena, tl_results *out, tl_erro
     return tl_trace_sheets_opts(t, &eager, arena, out, err);
 }
 
+static int any_linked(const tl_trace *t)
+{
+    for (size_t i = 0; i < t->nev; i++)
+        if (tl_tev_is_gpu(&t->ev[i]) && (t->ev[i].flags & TL_TEV_LINKED))
+            return 1;
+    return 0;
+}
+
 int tl_trace_sheets_opts(const tl_trace *t, const tl_sheet_opts *o, tl_arena *arena, tl_results *out, tl_error *err)
 {
     double total_us = 0;
     tl_sh_module mod = {0};
     tl_results own = {0};
-    if (gpu_timeline(t, &own, &total_us, err) != 0)
+    if (gpu_timeline(t, o->include_unlinked, &own, &total_us, err) != 0)
         return -1;
+    if (o->include_unlinked && !any_linked(t))
+        tl_warn("%s: none of its GPU events is linked to a launch: gpu_timeline and kernel_summary count them all; "
+                "ops_summary and the other sheets that put kernels under the ops that launched them are not made",
+                t->path);
     launchers L = {0};
     tl_table *by_cat = NULL, *by_name = NULL, *uniq = NULL;
     /* a cancelled run stops between the sheets (each a fraction of a second on 1 GB) */
@@ -1199,6 +1282,10 @@ int tl_trace_sheets_opts(const tl_trace *t, const tl_sheet_opts *o, tl_arena *ar
     tl_table *ks = kernel_summary(t, &L, total_us);
     if (ks)
         emit(&own, "kernel_summary", ks);
+    /* the generator's last sheet; the inference generator has none */
+    tl_table *coll = o->inference || o->no_coll_analysis ? NULL : tl_coll_analysis(t, arena);
+    if (coll)
+        emit(&own, "coll_analysis", coll);
     launchers_free(&L);
     for (size_t i = 0; i < own.n; i++) {
         TL_GROW(out->items, out->cap, out->n + 1);
@@ -1206,6 +1293,14 @@ int tl_trace_sheets_opts(const tl_trace *t, const tl_sheet_opts *o, tl_arena *ar
     }
     free(own.items);
     return 0;
+}
+
+tl_cell tl_trace_time_cell(double v, int ints)
+{
+    /* an int64 holds it exactly (ints summed in doubles are exact below 2^53) */
+    if (ints && v == v && fabs(v) < 9.2e18)
+        return tl_cell_int((int64_t)v);
+    return tl_cell_float(v);
 }
 
 const char *tl_trace_op_category(const char *name, const char *first_kernel) { return op_category(name, first_kernel); }

@@ -95,6 +95,74 @@ typedef struct tl_tev_aux {
 /* The aux of an event that has none: no stream, no link id, no args. */
 extern const tl_tev_aux tl_tev_aux_none;
 
+/* ---- collective kernels' metadata (TRACES.md §7, MULTIRANK.md §3.2) ------------------ */
+
+/* The args a collective kernel carries about its collective, in this order. */
+enum {
+    TL_COLL_PG_NAME,    /* "Process Group Name" */
+    TL_COLL_PG_RANKS,   /* "Process Group Ranks" */
+    TL_COLL_NAME,       /* "Collective name" */
+    TL_COLL_GROUP_SIZE, /* "Group size" */
+    TL_COLL_DTYPE,      /* "dtype" */
+    TL_COLL_IN_NELEMS,  /* "In msg nelems" */
+    TL_COLL_OUT_NELEMS, /* "Out msg nelems" */
+    TL_COLL_IN_SPLIT,   /* "In split size" */
+    TL_COLL_OUT_SPLIT,  /* "Out split size" */
+    TL_COLL_STREAM,     /* "stream" */
+    TL_COLL_NKEYS
+};
+extern const char *const tl_coll_key_names[TL_COLL_NKEYS];
+
+/* One arg value as the reference's pandas holds it: absent (or null), an int, a float, a
+ * string (verbatim), or a repr (a JSON array as Python tuple text, `(0, 1)`; an object
+ * as a dict repr; true/false as True/False). */
+typedef enum tl_cval_kind { TL_CV_NONE = 0, TL_CV_INT, TL_CV_FLOAT, TL_CV_STR, TL_CV_REPR } tl_cval_kind;
+typedef struct tl_cval {
+    uint8_t kind;
+    int64_t i;     /* TL_CV_INT */
+    double f;      /* TL_CV_FLOAT */
+    const char *s; /* TL_CV_STR / TL_CV_REPR: interned */
+} tl_cval;
+
+/* A collective kernel: a kept `kernel` event whose name is a communication kernel's
+ * (nccl / rccl / cross_device_reduce) and whose args hold a non-null correlation or
+ * External id.  Only these events' metadata are read (it is not worth a reader's time
+ * for any other kernel). */
+typedef struct tl_coll_meta {
+    uint32_t ev; /* the event's index in tl_trace.ev */
+    tl_cval v[TL_COLL_NKEYS];
+} tl_coll_meta;
+
+/* The event categories a trace's census counts (tl_trace.census): what a refusal names
+ * when a trace holds nothing to report (TRACES.md §1's categories). */
+typedef enum tl_trace_cat {
+    TL_CAT_CPU_OP = 0,
+    TL_CAT_CUDA_RUNTIME,
+    TL_CAT_CUDA_DRIVER,
+    TL_CAT_KERNEL,
+    TL_CAT_GPU_MEMCPY,
+    TL_CAT_GPU_MEMSET,
+    TL_CAT_AC2G,     /* launch flows */
+    TL_CAT_OLD_FLOW, /* "async_cpu_to_gpu": older Kineto's launch flows (TRACES.md §8) */
+    TL_CAT_PYTHON,
+    TL_CAT_ANNOT,    /* user_annotation */
+    TL_CAT_OTHER,    /* every other category together (the first few by name: `other`) */
+    TL_CAT_N
+} tl_trace_cat;
+
+/* The names of the counted categories, TL_CAT_OTHER's "other". */
+extern const char *const tl_trace_cat_names[TL_CAT_N];
+
+#define TL_CENSUS_NAMED 12 /* other categories counted by name; the rest only in n[TL_CAT_OTHER] */
+typedef struct tl_trace_census {
+    uint64_t n[TL_CAT_N]; /* events with a "cat" of each (every phase: flows count s and f) */
+    struct {
+        const char *cat;  /* interned in the trace's arena */
+        uint64_t n;
+    } named[TL_CENSUS_NAMED]; /* the first other categories met, and their counts */
+    size_t nnamed;
+} tl_trace_census;
+
 /* A thread of the trace: the numeric pid and tid of its events (events with string ones
  * are not kept). */
 typedef struct tl_pid_tid {
@@ -116,6 +184,8 @@ typedef struct tl_trace {
     size_t ncpu_ops;     /* how many cpu_op events (0: a GPU-only trace) */
     uint32_t nuids;      /* how many UIDs are taken: traceEvents' length, plus the grafted copies of an attributed trace */
     size_t nnegative;    /* kept events with a negative duration (used as they are) */
+    size_t ninfinite;    /* events of a kept kind left out for a ts or dur beyond a double (1e400) */
+    uint32_t first_infinite; /* the uid of the first of them */
     uint32_t first_negative; /* the uid of the first of them */
     tl_arena arena;      /* names, argument texts, process and thread names */
     void *names;         /* process / thread names by (pid, tid): see tl_trace_thread_name */
@@ -127,6 +197,14 @@ typedef struct tl_trace {
      * alignment of two traces) stops, failing, soon after it is set.  The flag must live
      * as long as that work; a trace kept past its run has it cleared (tl_trace_uncancel). */
     tl_cancel *cancel;
+    tl_coll_meta *coll;  /* the collective kernels, event order (tl_coll_meta) */
+    size_t ncoll;
+    long ndevices;       /* the length of a non-empty top-level deviceProperties array, else -1 */
+
+    tl_trace_census census; /* what the events are, by category */
+    /* the flows the launches were linked through: TL_CAT_AC2G, or TL_CAT_OLD_FLOW for a
+     * trace that has only older Kineto's (TRACES.md §8) */
+    uint8_t link_flows;
     /* traces whose interned strings this one's events use (an attributed trace's
      * capture traces, trace/infer.h): freed with it */
     struct tl_trace **owned;
@@ -151,6 +229,13 @@ static inline uint32_t tl_tev_thread(const tl_trace *t, const tl_tev *e)
 }
 /* ts + dur: the one double addition TRACES.md §2 step 1 makes the end of an event. */
 static inline double tl_tev_end(const tl_tev *e) { return e->ts + e->dur; }
+/* TRACES.md §4.6: whether a time made of e is a Python int in the reference: its dur
+ * alone (durations), or its ts and dur (an end, so a busy time). */
+static inline int tl_tev_dur_int(const tl_tev *e) { return (e->flags & TL_TEV_DUR_INT) != 0; }
+static inline int tl_tev_times_int(const tl_tev *e)
+{
+    return (e->flags & (TL_TEV_TS_INT | TL_TEV_DUR_INT)) == (TL_TEV_TS_INT | TL_TEV_DUR_INT);
+}
 static inline int64_t tl_tev_pid(const tl_trace *t, const tl_tev *e) { return t->threads[tl_tev_thread(t, e)].pid; }
 static inline int64_t tl_tev_tid(const tl_trace *t, const tl_tev *e) { return t->threads[tl_tev_thread(t, e)].tid; }
 static inline int tl_tev_is_gpu(const tl_tev *e)
@@ -225,6 +310,11 @@ void tl_trace_free(tl_trace *t);
  * point to once its own events are of no more use (an attributed trace's capture traces,
  * trace/infer.h), so that they do not stay in memory for the sheets. */
 void tl_trace_keep_strings(tl_trace *t);
+
+/* What the trace holds, for a message: its events by category, "31,236 cpu_op, 9,876
+ * kernel, 4,856 gpu_memcpy, 120 of other categories": the census by count (largest
+ * first; at most `max` named, the rest summed up), appended to b; "none" for none. */
+void tl_trace_census_text(const tl_trace *t, tl_buf *b, size_t max);
 
 /* The process name (tid 0 entry) or thread name of (pid, tid) from the M events, or
  * "Unknown" (TRACES.md §4.2). */

@@ -19,6 +19,7 @@
 #include "trace/trace.h"
 #include "trace/trace_impl.h"
 #include "trace/jscan.h"
+#include "trace/opcat.h"
 
 #include "base/numfmt.h"
 #include "base/thread.h"
@@ -128,6 +129,7 @@ enum {
     CAT_MEMCPY,
     CAT_MEMSET,
     CAT_AC2G,
+    CAT_OLD_FLOW, /* "async_cpu_to_gpu": older Kineto's ac2g (TRACES.md §8) */
     CAT_PYTHON,
     CAT_ANNOT,
     CAT_OTHER,
@@ -150,10 +152,43 @@ static int classify_cat(const char *s, size_t n)
         return CAT_MEMSET;
     if (IS("ac2g"))
         return CAT_AC2G;
+    if (IS("async_cpu_to_gpu"))
+        return CAT_OLD_FLOW;
     if (IS("user_annotation"))
         return CAT_ANNOT;
     return CAT_OTHER;
 #undef IS
+}
+
+const char *const tl_trace_cat_names[TL_CAT_N] = {
+    [TL_CAT_CPU_OP] = "cpu_op",         [TL_CAT_CUDA_RUNTIME] = "cuda_runtime", [TL_CAT_CUDA_DRIVER] = "cuda_driver",
+    [TL_CAT_KERNEL] = "kernel",         [TL_CAT_GPU_MEMCPY] = "gpu_memcpy",     [TL_CAT_GPU_MEMSET] = "gpu_memset",
+    [TL_CAT_AC2G] = "ac2g",             [TL_CAT_OLD_FLOW] = "async_cpu_to_gpu", [TL_CAT_PYTHON] = "python_function",
+    [TL_CAT_ANNOT] = "user_annotation", [TL_CAT_OTHER] = "other",
+};
+
+/* The census category of a classified cat (CAT_*). */
+static const uint8_t census_cat[] = {
+    [CAT_NONE] = TL_CAT_OTHER,     [CAT_CPU_OP] = TL_CAT_CPU_OP,     [CAT_RUNTIME] = TL_CAT_CUDA_RUNTIME,
+    [CAT_KERNEL] = TL_CAT_KERNEL,  [CAT_MEMCPY] = TL_CAT_GPU_MEMCPY, [CAT_MEMSET] = TL_CAT_GPU_MEMSET,
+    [CAT_AC2G] = TL_CAT_AC2G,      [CAT_OLD_FLOW] = TL_CAT_OLD_FLOW, [CAT_PYTHON] = TL_CAT_PYTHON,
+    [CAT_ANNOT] = TL_CAT_ANNOT,    [CAT_OTHER] = TL_CAT_OTHER,
+};
+
+/* Count `n` events of the other category `cat` (interned): by name while there is room. */
+static void census_add_other(tl_trace_census *c, const char *cat, uint64_t n)
+{
+    c->n[TL_CAT_OTHER] += n;
+    for (size_t i = 0; i < c->nnamed; i++) {
+        if (c->named[i].cat == cat) {
+            c->named[i].n += n;
+            return;
+        }
+    }
+    if (c->nnamed < TL_CENSUS_NAMED) {
+        c->named[c->nnamed].cat = cat;
+        c->named[c->nnamed++].n = n;
+    }
 }
 
 /* What one event's fields said. */
@@ -186,6 +221,9 @@ typedef struct evread {
     tl_buf otype;
     int has_kernel;
     tl_buf kernel;        /* args.kernel (TL_LOAD_KERNEL_ARG) */
+    int coll_link;        /* a non-null correlation or External id (a collective kernel's test) */
+    tl_cval cv[TL_COLL_NKEYS]; /* a communication kernel's metadata (stream: has_stream) */
+    tl_buf cvbuf[TL_COLL_NKEYS]; /* ... the texts of its strings and reprs */
 } evread;
 
 struct split;
@@ -197,7 +235,7 @@ typedef struct loader {
     tl_trace_side side;
     tl_trace_names *names;
     intern in;
-    size_t evcap, auxcap, threadcap;
+    size_t evcap, auxcap, threadcap, collcap;
     tl_kmap thread_of;    /* (pid, tid) -> index into t->threads */
     uint32_t last_thread; /* the last event's thread (most follow one of their own) */
     evread r;
@@ -286,7 +324,8 @@ static int quick_double(J *j, double *d, int *is_int)
     if (!tl_decimal_to_double(w, -(int)nfrac, &v))
         return 0;
     *d = neg ? -v : v;
-    *is_int = nfrac == 0;
+    /* an int64, as the slow path's is_int (19 digits may pass it) */
+    *is_int = nfrac == 0 && (w <= (uint64_t)INT64_MAX || (neg && w == (uint64_t)INT64_MAX + 1));
     j->p = (unsigned char *)p;
     return 1;
 }
@@ -313,6 +352,72 @@ static int read_int_value(J *j, int64_t *v, int *ok, const char *what)
     return tl_j_skip(j);
 }
 
+const char *const tl_coll_key_names[TL_COLL_NKEYS] = {
+    "Process Group Name", "Process Group Ranks", "Collective name", "Group size", "dtype",
+    "In msg nelems", "Out msg nelems", "In split size", "Out split size", "stream"};
+
+/* Whether the event whose args are read may be a collective kernel: a kernel (or an
+ * event whose cat comes later) whose name, when already read, is a communication
+ * kernel's.  Only those pay for the metadata keys. */
+static int may_be_coll(const evread *r)
+{
+    return (r->cat == CAT_KERNEL || r->cat == CAT_NONE) && (!r->has_name || tl_trace_is_comm(r->name.data));
+}
+
+/* 40 + the TL_COLL_* index of a metadata key (stream aside: it is read as the GPU
+ * events' stream), else 0. */
+static int coll_key(const char *k, size_t kn)
+{
+    if (kn < 5 || kn > 19)
+        return 0;
+    for (int i = 0; i < TL_COLL_STREAM; i++)
+        if (key_is(k, kn, tl_coll_key_names[i]))
+            return 40 + i;
+    return 0;
+}
+
+/* One metadata value as pandas holds what json.load made of it (tl_cval). */
+static int read_coll_value(J *j, tl_cval *v, tl_buf *b)
+{
+    int c = j_peek(j);
+    memset(v, 0, sizeof *v);
+    tl_buf_clear(b);
+    if (c == '"') {
+        const char *s;
+        size_t sn;
+        if (tl_j_string(j, &s, &sn) < 0)
+            return -1;
+        tl_buf_add(b, s, sn);
+        tl_buf_cstr(b);
+        v->kind = TL_CV_STR;
+        return 0;
+    }
+    if (c == '-' || (c >= '0' && c <= '9')) {
+        jnum num;
+        if (tl_j_number(j, &num) < 0)
+            return -1;
+        if (num.is_int) {
+            v->kind = TL_CV_INT;
+            v->i = num.i;
+        } else {
+            v->kind = TL_CV_FLOAT;
+            v->f = num.d;
+        }
+        return 0;
+    }
+    if (c == 'n')
+        return tl_j_literal(j) < 0 ? -1 : 0; /* null: None, as an absent key */
+    j->repr_max = TL_TRACE_MAX_ARG_BYTES;
+    j->repr_what = "collective metadata";
+    int bad = tl_j_repr(j, b, 0) < 0;
+    j->repr_max = 0;
+    if (bad)
+        return -1;
+    tl_buf_cstr(b);
+    v->kind = TL_CV_REPR;
+    return 0;
+}
+
 static int read_args(loader *L)
 {
     J *j = &L->j;
@@ -327,6 +432,7 @@ static int read_args(loader *L)
         j->p++;
         return 0;
     }
+    int coll = may_be_coll(r); /* asked once: kernel names are long */
     for (;;) {
         const char *k;
         size_t kn;
@@ -348,6 +454,8 @@ static int read_args(loader *L)
             which = 3;
         else if (r->cat == CAT_RUNTIME && (L->flags & TL_LOAD_KERNEL_ARG) && key_is(k, kn, "kernel"))
             which = 30;
+        else if (coll && (which = coll_key(k, kn)) != 0)
+            ; /* 40 + the TL_COLL_* index */
         else if (r->cat == CAT_CPU_OP || r->cat == CAT_NONE) {
             if (key_is(k, kn, "Input Dims"))
                 which = 10;
@@ -372,6 +480,13 @@ static int read_args(loader *L)
             return -1;
         int ok;
         int64_t v;
+        if ((which == 1 || which == 2) && j_peek(j) != 'n')
+            r->coll_link = 1;
+        if (which >= 40) {
+            if (read_coll_value(j, &r->cv[which - 40], &r->cvbuf[which - 40]) < 0)
+                return -1;
+            goto next;
+        }
         switch (which) {
         case 1:
             r->sflags |= TL_SIDE_CORR_KEY;
@@ -472,6 +587,7 @@ static int read_args(loader *L)
             if (tl_j_skip(j) < 0)
                 return -1;
         }
+    next:
         c = j_peek(j);
         if (c == ',') {
             j->p++;
@@ -563,6 +679,26 @@ static uint32_t thread_index(loader *L, int64_t pid, int64_t tid)
     return L->last_thread = sl->val;
 }
 
+/* The collective kernel just kept as event `ev`: its metadata. */
+static void keep_coll(loader *L, uint32_t ev)
+{
+    tl_trace *t = L->t;
+    evread *r = &L->r;
+    TL_GROW(t->coll, L->collcap, t->ncoll + 1);
+    tl_coll_meta *m = &t->coll[t->ncoll++];
+    m->ev = ev;
+    for (int i = 0; i < TL_COLL_STREAM; i++) {
+        m->v[i] = r->cv[i];
+        if (r->cv[i].kind == TL_CV_STR || r->cv[i].kind == TL_CV_REPR)
+            m->v[i].s = intern_get(&L->in, buf_str(&r->cvbuf[i]), r->cvbuf[i].len);
+    }
+    memset(&m->v[TL_COLL_STREAM], 0, sizeof m->v[TL_COLL_STREAM]);
+    if (r->has_stream) {
+        m->v[TL_COLL_STREAM].kind = TL_CV_INT;
+        m->v[TL_COLL_STREAM].i = r->stream;
+    }
+}
+
 /* The event's fields are read: keep what it contributes. */
 static void finish_event(loader *L)
 {
@@ -584,13 +720,13 @@ static void finish_event(loader *L)
             names_set(L->names, r->pid, tid, TL_NAME_THREAD, intern_get(&L->in, r->mname.data ? r->mname.data : "", r->mname.len));
         return;
     }
-    if (r->cat == CAT_AC2G) {
+    if (r->cat == CAT_AC2G || r->cat == CAT_OLD_FLOW) {
         if (!r->has_id)
             return;
         if (r->ph != 's' && r->ph != 'f')
             return;
         int created;
-        tl_kmap_slot *sl = tl_kmap_put(&s->flow_of, r->id, 0, 0, &created);
+        tl_kmap_slot *sl = tl_kmap_put(&s->flow_of, r->id, r->cat == CAT_OLD_FLOW, 0, &created);
         if (created) {
             TL_GROW(s->flows, s->flowcap, s->nflows + 1);
             memset(&s->flows[s->nflows], 0, sizeof s->flows[s->nflows]);
@@ -615,7 +751,13 @@ static void finish_event(loader *L)
                : r->cat == CAT_PYTHON && (L->flags & TL_LOAD_PYTHON) ? TL_TEV_PYTHON
                : r->cat == CAT_ANNOT && (L->flags & TL_LOAD_ANNOT)   ? TL_TEV_ANNOT
                                        : 0;
-    int kept = kind && r->pid_num && r->tid_num && r->has_ts && r->has_dur && isfinite(r->ts) && isfinite(r->dur);
+    int kept = kind && r->pid_num && r->tid_num && r->has_ts && r->has_dur;
+    if (kept && !(isfinite(r->ts) && isfinite(r->dur))) {
+        /* a time no double holds (a 400-digit integer): no interval to place, said below */
+        if (t->ninfinite++ == 0)
+            t->first_infinite = uid;
+        kept = 0;
+    }
     uint32_t target = TL_TEV_NONE;
     if (kept) {
         if (t->nev >= TL_TEV_REF_AUX - 1) { /* the indexes tl_tev.ref can hold */
@@ -667,6 +809,8 @@ static void finish_event(loader *L)
                 s->keys[s->nkeys++] = (tl_side_key){(uint32_t)t->nev, r->corr, r->ext};
             }
             s->evflags[t->nev] = (uint8_t)(r->sflags | (r->has_args ? TL_SIDE_HAS_ARGS : 0));
+            if (kind == TL_TEV_KERNEL && r->coll_link && tl_trace_is_comm(e->name))
+                keep_coll(L, (uint32_t)t->nev);
             target = (uint32_t)t->nev;
             t->nev++;
         }
@@ -720,6 +864,8 @@ static void evread_reset(evread *r)
     r->has_mname = r->has_mlabels = 0;
     r->has_seq = r->has_otype = 0;
     r->has_kernel = 0;
+    r->coll_link = 0;
+    memset(r->cv, 0, sizeof r->cv);
 }
 
 /* One event (p at its '{'). */
@@ -769,6 +915,10 @@ static int read_event(loader *L)
             } else if (which == 2) {
                 r->cat = classify_cat(s, sn);
                 r->is_driver = sn == 11 && memcmp(s, "cuda_driver", 11) == 0;
+                if (r->cat == CAT_OTHER)
+                    census_add_other(&L->t->census, intern_get(&L->in, s, sn), 1);
+                else
+                    L->t->census.n[r->is_driver ? TL_CAT_CUDA_DRIVER : census_cat[r->cat]]++;
                 if (r->cat == CAT_PYTHON && !(L->flags & TL_LOAD_PYTHON))
                     return skip_rest_of_object(j); /* the bulk of a trace: nothing in it is used */
             } else {
@@ -785,8 +935,12 @@ static int read_event(loader *L)
                 num.i = id;
             } else if ((which == 6 || which == 7) && quick_double(j, &num.d, &num.is_int)) {
                 /* a time: its double, and whether it was written as an integer */
-            } else if (tl_j_number(j, &num) < 0 ||
-                       big_id(j, &num, which == 4 ? "\"pid\"" : which == 5 ? "\"tid\"" : which == 8 ? "\"id\"" : "") < 0) {
+            } else if (tl_j_number(j, &num) < 0) {
+                return -1;
+            } else if (which != 6 && which != 7 &&
+                       big_id(j, &num, which == 4 ? "\"pid\"" : which == 5 ? "\"tid\"" : "\"id\"") < 0) {
+                /* a time beyond 64 bits is the double it reads as, as Python's json
+                 * makes of it once pandas holds it; only ids must be exact */
                 return -1;
             }
             switch (which) {
@@ -815,7 +969,7 @@ static int read_event(loader *L)
                 break;
             }
         } else if (which == 9) {
-            if (r->cat == CAT_AC2G || r->cat == CAT_PYTHON) {
+            if (r->cat == CAT_AC2G || r->cat == CAT_OLD_FLOW || r->cat == CAT_PYTHON) {
                 if (tl_j_skip(j) < 0)
                     return -1;
             } else if (read_args(L) < 0) {
@@ -912,6 +1066,8 @@ static void loader_free(loader *L)
     tl_buf_free(&L->r.mlabels);
     tl_buf_free(&L->r.otype);
     tl_buf_free(&L->r.kernel);
+    for (int i = 0; i < TL_COLL_NKEYS; i++)
+        tl_buf_free(&L->r.cvbuf[i]);
     free(L->in.slots);
     free(L->side.keys);
     free(L->side.evflags);
@@ -929,6 +1085,7 @@ static loader *loader_new(const char *path, unsigned flags)
     tl_trace *t = tl_xcalloc(1, sizeof *t);
     tl_arena_init(&t->arena);
     t->path = tl_xstrdup(path);
+    t->ndevices = -1;
     L->t = t;
     L->names = tl_xcalloc(1, sizeof *L->names);
     t->names = L->names;
@@ -1105,7 +1262,22 @@ static void split_merge(loader *L, loader *L2)
         s->evflags[off + i] = s2->evflags[i];
     }
     t->nev = need;
+    if (t2->ncoll)
+        TL_GROW(t->coll, L->collcap, t->ncoll + t2->ncoll);
+    for (size_t i = 0; i < t2->ncoll; i++) {
+        tl_coll_meta m = t2->coll[i];
+        m.ev += (uint32_t)off;
+        for (int k = 0; k < TL_COLL_NKEYS; k++)
+            if (m.v[k].s)
+                m.v[k].s = merge_str(L, m.v[k].s);
+        t->coll[t->ncoll++] = m;
+    }
     t->ncpu_ops += t2->ncpu_ops;
+    if (t2->ninfinite) {
+        if (!t->ninfinite)
+            t->first_infinite = t2->first_infinite + uoff;
+        t->ninfinite += t2->ninfinite;
+    }
     if (t2->nnegative) {
         if (!t->nnegative)
             t->first_negative = t2->first_negative + uoff;
@@ -1139,15 +1311,15 @@ static void split_merge(loader *L, loader *L2)
     }
     /* flows: a start seen on either side; the last finish wins */
     if (s2->nflows) {
-        int64_t *ids = tl_xmalloc(s2->nflows * sizeof *ids);
+        const tl_kmap_slot **key = tl_xmalloc(s2->nflows * sizeof *key); /* (id, kind) of each */
         tl_kmap_reserve(&s->flow_of, s->nflows + s2->nflows);
         TL_GROW(s->flows, s->flowcap, s->nflows + s2->nflows);
         for (size_t k = 0; k < s2->flow_of.cap; k++)
             if (s2->flow_of.slots[k].used)
-                ids[s2->flow_of.slots[k].val] = s2->flow_of.slots[k].a;
+                key[s2->flow_of.slots[k].val] = &s2->flow_of.slots[k];
         for (size_t k = 0; k < s2->nflows; k++) {
             int created;
-            tl_kmap_slot *sl = tl_kmap_put(&s->flow_of, ids[k], 0, 0, &created);
+            tl_kmap_slot *sl = tl_kmap_put(&s->flow_of, key[k]->a, key[k]->b, 0, &created);
             const tl_side_flow *g = &s2->flows[k];
             if (created) {
                 s->flows[s->nflows] = *g;
@@ -1163,8 +1335,19 @@ static void split_merge(loader *L, loader *L2)
                 f->tid = g->tid;
             }
         }
-        free(ids);
+        free(key);
     }
+    /* the census: counts added, the second half's other categories by the first's names */
+    const tl_trace_census *c2 = &t2->census;
+    for (int k = 0; k < TL_CAT_N; k++)
+        if (k != TL_CAT_OTHER)
+            t->census.n[k] += c2->n[k];
+    uint64_t unnamed = c2->n[TL_CAT_OTHER];
+    for (size_t k = 0; k < c2->nnamed; k++) {
+        census_add_other(&t->census, merge_str(L, c2->named[k].cat), c2->named[k].n);
+        unnamed -= c2->named[k].n;
+    }
+    t->census.n[TL_CAT_OTHER] += unnamed;
     /* process and thread names: the second half's last word on each */
     tl_trace_names *n2 = L2->names;
     if (n2->n) {
@@ -1209,16 +1392,43 @@ int tl_trace_same(const tl_trace *a, const tl_trace *b, char *why, size_t cap)
 {
     if (a->nev != b->nev || a->nuid != b->nuid || a->nuids != b->nuids || a->ncpu_ops != b->ncpu_ops ||
         a->nnegative != b->nnegative || (a->nnegative && a->first_negative != b->first_negative) ||
+        a->ninfinite != b->ninfinite || (a->ninfinite && a->first_infinite != b->first_infinite) ||
         a->nidx != b->nidx || a->nroots != b->nroots) {
         snprintf(why, cap, "counts differ: events %zu/%zu, uids %u/%u, negative %zu/%zu (first %u/%u), roots %zu/%zu",
                  a->nev, b->nev, a->nuid, b->nuid, a->nnegative, b->nnegative, a->first_negative, b->first_negative,
                  a->nroots, b->nroots);
         return -1;
     }
+    if (a->link_flows != b->link_flows || memcmp(a->census.n, b->census.n, sizeof a->census.n) != 0 ||
+        a->census.nnamed != b->census.nnamed) {
+        snprintf(why, cap, "the census or the launch flows differ");
+        return -1;
+    }
+    for (size_t k = 0; k < a->census.nnamed; k++) {
+        if (strcmp(a->census.named[k].cat, b->census.named[k].cat) != 0 || a->census.named[k].n != b->census.named[k].n) {
+            snprintf(why, cap, "the census's category '%s' differs", a->census.named[k].cat);
+            return -1;
+        }
+    }
     if ((a->nidx && memcmp(a->idx, b->idx, a->nidx * sizeof *a->idx) != 0) ||
         (a->nroots && memcmp(a->roots, b->roots, a->nroots * sizeof *a->roots) != 0)) {
         snprintf(why, cap, "the tree's index arrays differ");
         return -1;
+    }
+    if (a->ncoll != b->ncoll || a->ndevices != b->ndevices) {
+        snprintf(why, cap, "collective kernels %zu/%zu, devices %ld/%ld", a->ncoll, b->ncoll, a->ndevices, b->ndevices);
+        return -1;
+    }
+    for (size_t i = 0; i < a->ncoll; i++) {
+        const tl_coll_meta *x = &a->coll[i], *y = &b->coll[i];
+        int same = x->ev == y->ev;
+        for (int k = 0; k < TL_COLL_NKEYS && same; k++)
+            same = x->v[k].kind == y->v[k].kind && x->v[k].i == y->v[k].i &&
+                   memcmp(&x->v[k].f, &y->v[k].f, sizeof x->v[k].f) == 0 && same_str(x->v[k].s, y->v[k].s);
+        if (!same) {
+            snprintf(why, cap, "collective kernel %zu (event %u) differs", i, x->ev);
+            return -1;
+        }
     }
     for (size_t i = 0; i < a->nev; i++) {
         const tl_tev *x = &a->ev[i], *y = &b->ev[i];
@@ -1325,6 +1535,40 @@ static int read_events(loader *L)
     return read_event_list(L, NULL);
 }
 
+/* The top-level deviceProperties (p at its value): how many entries, when it is a
+ * non-empty array (the GPUs of a node: MULTIRANK.md §1.5); the last such key wins. */
+static int read_devices(loader *L)
+{
+    J *j = &L->j;
+    L->t->ndevices = -1;
+    if (j_peek(j) != '[')
+        return tl_j_skip(j);
+    j->p++;
+    long n = 0;
+    if (j_peek(j) == ']') {
+        j->p++;
+        return 0;
+    }
+    for (;;) {
+        if (tl_j_skip(j) < 0)
+            return -1;
+        n++;
+        int c = j_peek(j);
+        if (c == ',') {
+            j->p++;
+            continue;
+        }
+        if (c == ']') {
+            j->p++;
+            L->t->ndevices = n;
+            return 0;
+        }
+        if (!j->failed)
+            tl_j_fail(j, j->p, c < 0 ? "the text ends inside deviceProperties" : "expected ',' or ']'");
+        return -1;
+    }
+}
+
 static int read_top(loader *L)
 {
     J *j = &L->j;
@@ -1364,15 +1608,24 @@ static int read_top(loader *L)
             if (tl_j_string(j, &k, &kn) < 0)
                 return -1;
             int is_events = key_is(k, kn, "traceEvents");
+            int is_devices = key_is(k, kn, "deviceProperties");
             if (tl_j_expect_here(j, ':', "':'") < 0)
                 return -1;
+            if (is_devices) {
+                if (read_devices(L) < 0)
+                    return -1;
+                goto next_key;
+            }
             if (is_events) {
                 if (seen) {
                     /* Python's json keeps the last of duplicate keys */
                     L->t->nev = 0;
                     L->t->naux = 0;
                     L->t->ncpu_ops = 0;
+                    L->t->ncoll = 0;
                     L->t->nnegative = 0;
+                    L->t->ninfinite = 0;
+                    memset(&L->t->census, 0, sizeof L->t->census);
                     L->side.nins = 0;
                     L->side.nkeys = 0;
                     L->side.nflows = 0;
@@ -1388,6 +1641,7 @@ static int read_top(loader *L)
             } else if (tl_j_skip(j) < 0) {
                 return -1;
             }
+        next_key:
             c = j_peek(j);
             if (c == ',') {
                 j->p++;
@@ -1432,6 +1686,8 @@ static tl_trace *load(tl_instream *in, const char *path, unsigned flags, tl_canc
     atomic_fetch_sub(&readers, 1);
     t->nuid = L->uid;
     t->load_flags = flags;
+    if (rc == 0 && t->ncoll)
+        t->coll = tl_xrealloc(t->coll, t->ncoll * sizeof *t->coll);
     if (rc == 0 && t->nev) {
         t->ev = tl_xrealloc(t->ev, t->nev * sizeof *t->ev);
         if (t->naux)
@@ -1456,6 +1712,9 @@ static tl_trace *load(tl_instream *in, const char *path, unsigned flags, tl_canc
     }
     /* A negative duration makes no sense, but the reference takes the numbers as they
      * are, and so do the sheets: say so, so that a busy time below zero is explained. */
+    if (t->ninfinite)
+        tl_warn("%s: %zu event%s with a ts or dur too large for a double (the first is event %u): left out", path,
+                t->ninfinite, t->ninfinite == 1 ? "" : "s", t->first_infinite);
     if (t->nnegative)
         tl_warn("%s: %zu event%s with a negative duration (the first is event %u); used as %s",
                 path, t->nnegative, t->nnegative == 1 ? "" : "s", t->first_negative,
@@ -1552,6 +1811,9 @@ int tl_trace_claims(const char *path)
 
 void tl_trace_keep_strings(tl_trace *t)
 {
+    free(t->coll);
+    t->coll = NULL;
+    t->ncoll = 0;
     free(t->ev);
     free(t->aux);
     free(t->threads);
@@ -1576,6 +1838,7 @@ void tl_trace_free(tl_trace *t)
         free(nm->vals);
         free(nm);
     }
+    free(t->coll);
     free(t->ev);
     free(t->aux);
     free(t->threads);
@@ -1587,6 +1850,67 @@ void tl_trace_free(tl_trace *t)
     tl_arena_free(&t->arena);
     free(t->path);
     free(t);
+}
+
+/* n with thousands separators ("34,142"): counts in messages are read at a glance. */
+static void add_count(tl_buf *b, uint64_t n)
+{
+    char d[24];
+    int len = snprintf(d, sizeof d, "%llu", (unsigned long long)n);
+    for (int i = 0; i < len; i++) {
+        if (i && (len - i) % 3 == 0)
+            tl_buf_addc(b, ',');
+        tl_buf_addc(b, d[i]);
+    }
+}
+
+void tl_trace_census_text(const tl_trace *t, tl_buf *b, size_t max)
+{
+    /* the known categories and the named others, largest first (ties: known first) */
+    struct item {
+        const char *cat;
+        uint64_t n;
+    } it[TL_CAT_N + TL_CENSUS_NAMED];
+    size_t n = 0;
+    const tl_trace_census *c = &t->census;
+    uint64_t unnamed = c->n[TL_CAT_OTHER];
+    for (int k = 0; k < TL_CAT_N; k++)
+        if (k != TL_CAT_OTHER && c->n[k])
+            it[n++] = (struct item){tl_trace_cat_names[k], c->n[k]};
+    for (size_t k = 0; k < c->nnamed; k++) {
+        it[n++] = (struct item){c->named[k].cat, c->named[k].n};
+        unnamed -= c->named[k].n;
+    }
+    for (size_t i = 1; i < n; i++)
+        for (size_t j = i; j > 0 && it[j].n > it[j - 1].n; j--) {
+            struct item x = it[j];
+            it[j] = it[j - 1];
+            it[j - 1] = x;
+        }
+    if (n == 0 && unnamed == 0) {
+        tl_buf_adds(b, "none");
+        return;
+    }
+    uint64_t rest = unnamed;
+    size_t ncats_rest = unnamed ? 1 : 0, shown = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (shown == max) {
+            rest += it[i].n;
+            ncats_rest++;
+            continue;
+        }
+        if (shown)
+            tl_buf_adds(b, ", ");
+        add_count(b, it[i].n);
+        tl_buf_addc(b, ' ');
+        tl_buf_adds(b, *it[i].cat ? it[i].cat : "\"\"");
+        shown++;
+    }
+    if (rest) {
+        tl_buf_adds(b, shown ? ", " : "");
+        add_count(b, rest);
+        tl_buf_adds(b, ncats_rest == 1 && unnamed == 0 ? " of one more category" : " of other categories");
+    }
 }
 
 static const char *name_of(const tl_trace *t, int64_t pid, int64_t tid, int kind)

@@ -34,6 +34,11 @@ typedef struct tl_sheet_opts {
     int inference;     /* the inference generator's ops_summary (§3.3) */
     int parent_module; /* --group_by_parent_module: parent_module and call-stack columns (§3.2-§3.5) */
     int num_kernels;   /* --group_by_num_kernels: ops_unique_args' num_kernels key (§3.5) */
+    /* --include_unlinked_kernels: gpu_timeline (and so kernel_summary's percent of total
+     * time) counts every GPU event; a trace with GPU events none of which is linked gets
+     * these two sheets (with a warning), not a refusal */
+    int include_unlinked;
+    int no_coll_analysis; /* --disable_coll_analysis: no coll_analysis sheet */
 } tl_sheet_opts;
 
 /* tl_trace_sheets in the layout `o` says (on a merged tree too: trace/infer.h). */

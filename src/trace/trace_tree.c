@@ -3,7 +3,8 @@
  *
  * The tree is built as TraceLens builds it: tree events sorted by ts (stably), one stack
  * per (pid, tid), the bleed rule; then every runtime event, in array order, is linked to
- * its GPU events through the ac2g flows, and each linked GPU event is in the gpu list
+ * its GPU events through the ac2g flows (older Kineto's async_cpu_to_gpu in a trace
+ * without them), and each linked GPU event is in the gpu list
  * of its launch and of every ancestor.  Children and gpu lists are ranges of one index
  * array, filled in two passes (count, then place); the gpu lists share one layout of the
  * links in tree order (step 4), so the whole tree costs O(events + links) whatever its
@@ -150,6 +151,10 @@ int tl_trace_build(tl_trace *t, tl_trace_side *side, tl_error *err)
 {
     const int corr_key = side->key_decided && side->key_is_corr;
     const size_t nev = t->nev;
+    /* older Kineto's launch flows stand in for ac2g in a trace that has none (TRACES.md
+     * §8); a trace with both links through ac2g alone */
+    const int old_flows = t->census.n[TL_CAT_AC2G] == 0 && t->census.n[TL_CAT_OLD_FLOW] > 0;
+    t->link_flows = old_flows ? TL_CAT_OLD_FLOW : TL_CAT_AC2G;
     int rc = -1;
     pair *lp = NULL; /* links (runtime, gpu event), in link order */
 
@@ -334,7 +339,7 @@ int tl_trace_build(tl_trace *t, tl_trace_side *side, tl_error *err)
             }
             continue;
         }
-        uint32_t f = tl_kmap_get(&side->flow_of, c, 0, 0, UINT32_MAX);
+        uint32_t f = tl_kmap_get(&side->flow_of, c, old_flows, 0, UINT32_MAX);
         if (f == UINT32_MAX || !side->flows[f].has_s || !side->flows[f].has_f || !side->flows[f].numeric)
             continue;
         uint32_t g = tl_kmap_get(&by_place, side->flows[f].pid, side->flows[f].tid, c, TL_TEV_NONE);

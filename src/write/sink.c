@@ -1,6 +1,7 @@
 /*
  * sink.c - results streamed into the workbook and the CSV directory (see sink.h).
  */
+#define _GNU_SOURCE /* copy_file_range */
 #include "write/sink.h"
 
 #include "write/csv_write.h"
@@ -8,8 +9,12 @@
 #include "base/pool.h"
 #include "base/progress.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* The threads that render the workbook while the caller reads, compares and writes the
  * CSVs (and helps when it has to wait).  On two cores one is right: with two, the
@@ -63,6 +68,70 @@ tl_out *tl_out_open(const char *xlsx, const char *csv_dir, int summary_first, tl
     return o;
 }
 
+/* All n bytes written (retried on EINTR and short writes); 0 or -1. */
+static int write_all(int fd, const char *p, size_t n)
+{
+    while (n) {
+        ssize_t k = write(fd, p, n);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return -1;
+        p += k;
+        n -= (size_t)k;
+    }
+    return 0;
+}
+
+/*
+ * dst made a copy of src: by the kernel (copy_file_range: no pass through this process,
+ * and a shared extent on file systems that can share them), else read and written in
+ * 1 MiB blocks.  Returns 0, or -1 with *err set.
+ */
+static int copy_file(const char *src, const char *dst, tl_error *err)
+{
+    int in = open(src, O_RDONLY | O_CLOEXEC), out = -1, rc = -1;
+    struct stat st;
+    if (in < 0 || fstat(in, &st) != 0) {
+        tl_error_set(err, "%s: cannot read: %s", src, strerror(errno));
+        goto done;
+    }
+    out = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (out < 0) {
+        tl_error_set(err, "%s: cannot create: %s", dst, strerror(errno));
+        goto done;
+    }
+    off_t left = st.st_size;
+    while (left > 0) {
+        ssize_t k = copy_file_range(in, NULL, out, NULL, (size_t)left, 0);
+        if (k <= 0)
+            break; /* not across these file systems, or not at all: copied by hand below */
+        left -= k;
+    }
+    char *buf = left > 0 ? tl_xmalloc((size_t)1 << 20) : NULL;
+    while (left > 0) {
+        ssize_t k = read(in, buf, (size_t)1 << 20);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0 || write_all(out, buf, (size_t)k) != 0)
+            break;
+        left -= k;
+    }
+    free(buf);
+    if (left > 0)
+        tl_error_set(err, "%s: write error: %s", dst, strerror(errno));
+    else
+        rc = 0;
+done:
+    if (in >= 0)
+        close(in);
+    if (out >= 0 && close(out) != 0 && rc == 0) {
+        tl_error_set(err, "%s: write error: %s", dst, strerror(errno));
+        rc = -1;
+    }
+    return rc;
+}
+
 static int write_csv(tl_out *o, const tl_result *r, tl_error *err)
 {
     if (strchr(r->name, '/')) {
@@ -73,7 +142,7 @@ static int write_csv(tl_out *o, const tl_result *r, tl_error *err)
     sprintf(file, "%s.csv", r->name);
     char *path = tl_output_add(o->csv, file);
     free(file);
-    int rc = tl_csv_write_file(r->table, path, err);
+    int rc = r->csv_file ? copy_file(r->csv_file, path, err) : tl_csv_write_file(r->table, path, err);
     if (rc != 0)
         name_output(err, tl_output_temp(o->csv), tl_output_target(o->csv));
     free(path);

@@ -162,3 +162,22 @@ def test_report_output_error(conformance, tmp_path):
     with pytest.raises(tlcompare.OutputError):
         tlcompare.report(trace, output_csvs_dir=tmp_path / "file", quiet=True)
     assert sorted(os.listdir(tmp_path)) == ["file"]  # nothing else left behind
+
+
+@pytest.mark.parametrize("case", [c for c in cases("report-cases") if c not in pending("report-cases")])
+def test_report_dtypes_are_the_references(case, conformance):
+    """A numeric column is int64 exactly where read_csv of the reference's CSV makes it
+    int64 (TRACES.md §4.6: integer times stay integers; one float makes the column float)."""
+    case_dir = os.path.join(conformance, "report-cases", case)
+    trace, kw = report_kwargs(case_args(case_dir))
+    got = in_dir(case_dir, lambda: tlcompare.report(trace, quiet=True, **kw))
+    want_dir = os.path.join(case_dir, "expected")
+    for f in sorted(os.listdir(want_dir)):
+        if not f.endswith(".csv"):
+            continue
+        want = pd.read_csv(os.path.join(want_dir, f))
+        df = got[f[:-4]]
+        for col in want.columns:
+            w = str(want[col].dtype)
+            if w in ("int64", "float64") and want[col].notna().any():
+                assert str(df[col].dtype) == w, f"{case}/{f} '{col}': {df[col].dtype}, the reference's {w}"

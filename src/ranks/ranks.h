@@ -1,0 +1,97 @@
+/*
+ * ranks.h - a set of rank traces (one PyTorch profiler trace per rank of a distributed
+ * job) in, the multi-rank collective report out (MULTIRANK.md): finding the rank files,
+ * reading them on worker threads (each rank reduced to its facts, its trace freed
+ * before the worker takes the next), matching collectives across ranks, the sheets.
+ */
+#ifndef TL_RANKS_H
+#define TL_RANKS_H
+
+#include "base/arena.h"
+#include "base/util.h"
+#include "table/result.h"
+#include "table/table.h"
+#include "trace/collective.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* How the rank files are named (MULTIRANK.md §1). */
+typedef enum tl_ranks_mode {
+    TL_RANKS_DIR = 1, /* --trace_dir DIR: DIR/rank<i>_trace.json */
+    TL_RANKS_PATTERN, /* --trace_pattern P: P with its one '*' replaced by i */
+    TL_RANKS_GLOB,    /* --trace_glob G (+ --rank_regex): ranks from the paths */
+    TL_RANKS_SCAN,    /* --ranks DIR: DIR's files named like ranks; world size = ranks found */
+} tl_ranks_mode;
+
+#define TL_RANKS_DEFAULT_REGEX "rank[\\[\\-_/]?(?P<rank>\\d+)"
+#define TL_RANKS_MAX_AGGS 16
+
+typedef struct tl_ranks_opts {
+    int mode;               /* tl_ranks_mode */
+    const char *spec;       /* the directory, pattern or glob */
+    const char *rank_regex; /* glob / scan: the rank regex (NULL: the default) */
+    long world_size;        /* N (scan: ignored, the ranks found) */
+    const char *aggs[TL_RANKS_MAX_AGGS]; /* --agg_metrics, in order (none: mean median min max) */
+    size_t naggs;
+    long gpus_per_node;     /* > 0, or 0: from rank 0's deviceProperties */
+    int heatmap;            /* --all2allv_heatmap */
+    int jobs;               /* worker threads reading ranks (<= 0: the CPUs available) */
+} tl_ranks_opts;
+
+/* What one rank's trace is reduced to as soon as it is read: its collective kernels and
+ * the compact facts a comparison of distributed runs needs.  Its strings live in its
+ * own arena (ranks are reduced on different threads). */
+typedef struct tl_rank_facts {
+    tl_coll_rows rows;      /* its collective kernels, event order */
+    long ndevices;          /* its deviceProperties' length, or -1 */
+    tl_table *gpu_timeline; /* its gpu_timeline, or NULL (no GPU event linked) */
+    tl_table *ops_summary;  /* reserved for the distributed comparison: NULL today */
+    tl_arena arena;
+    tl_error err;           /* a failure reading it */
+    int failed;
+} tl_rank_facts;
+
+typedef struct tl_rank_set {
+    size_t n;             /* the world size */
+    char **paths;         /* rank i's file, as the command line spells it */
+    tl_rank_facts *facts; /* per rank, once read */
+} tl_rank_set;
+
+/* Resolve the rank files (MULTIRANK.md §1, §8.1, §8.4).  Returns 0, or -1 with *err set
+ * (one line naming the missing ranks, the pattern or the regex at fault). */
+int tl_ranks_find(const tl_ranks_opts *o, tl_rank_set *s, tl_error *err);
+
+/* Read every rank on `jobs` threads (<= 0: the CPUs available), each trace reduced to
+ * its facts and freed at once: at most `jobs` traces are in memory together.  The
+ * result does not depend on `jobs`.  Returns 0, or -1 with *err naming the lowest rank
+ * that failed and its file. */
+int tl_ranks_read(tl_rank_set *s, int jobs, tl_error *err);
+
+/* The sheets of MULTIRANK.md §2-§7 in workbook order (an "empty file" sheet is a result
+ * with no rows and no columns).  Returns 0, or -1 with *err set (§8.2, §8.3). */
+int tl_ranks_sheets(const tl_rank_set *s, const tl_ranks_opts *o, tl_arena *a, tl_results *out, tl_error *err);
+
+/* Where the reference writes nccl_analysis_report.xlsx when no output is given
+ * (MULTIRANK.md §0.2): a malloc'd directory path. */
+char *tl_ranks_default_dir(const tl_ranks_opts *o, const tl_rank_set *s);
+
+void tl_rank_set_free(tl_rank_set *s);
+
+/* 1 when `name` is a reducer --agg_metrics takes (mean median min max std var sum count
+ * first last). */
+int tl_ranks_agg_known(const char *name);
+
+/* Compile a rank regex in Python's syntax (the subset POSIX extended regexes can do:
+ * literals, ., [] sets with \d \w \s and escapes, groups, (?P<name>...), (?:...),
+ * alternation, * + ? {m,n}, anchors; no lookaround, lazy quantifiers or backreferences)
+ * into `re`; *group receives the index of the group named `rank`, else 1.  Returns 0, or
+ * -1 with *err saying what is not supported. */
+#include <regex.h>
+int tl_ranks_regex(const char *py, regex_t *re, size_t *group, tl_error *err);
+
+/* The rank a path names under a compiled rank regex: searched in the base name first,
+ * then in the whole path.  -1 when neither matches (or the digits do not fit). */
+long tl_ranks_rank_of(const char *path, const regex_t *re, size_t group);
+
+#endif

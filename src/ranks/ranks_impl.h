@@ -1,0 +1,111 @@
+/*
+ * ranks_impl.h - what the sheet makers of src/ranks/ share: a sheet of values typed as
+ * pandas types a DataFrame, the collectives across ranks, the implicit-sync and
+ * all_to_allv tables.  Private to src/ranks/.
+ */
+#ifndef TL_RANKS_IMPL_H
+#define TL_RANKS_IMPL_H
+
+#include "ranks/ranks.h"
+
+/* A sheet under construction: columns of values, nrows each. */
+typedef struct rk_vcol {
+    const char *name;
+    tl_cval *v;
+} rk_vcol;
+typedef struct rk_sheet {
+    size_t nrows;
+    rk_vcol *c;
+    size_t nc, cap;
+} rk_sheet;
+
+void rk_sheet_init(rk_sheet *s, size_t nrows);
+size_t rk_col(rk_sheet *s, const char *name); /* a new column (the name must outlive it) */
+/* The table (columns typed as pandas would: tl_cval_cell with the column's float rule);
+ * the sheet is emptied. */
+tl_table *rk_sheet_table(rk_sheet *s);
+/* 1 when a column of these values prints as floats (numbers with a missing or float). */
+int rk_col_float(const tl_cval *v, size_t n);
+tl_cval rk_int(int64_t i);
+tl_cval rk_num(double d, int is_int); /* NaN: missing */
+tl_cval rk_str(const char *s);
+double rk_dbl(const tl_cval *v);      /* NaN when not a number */
+
+/* node_id / node_span appended to a sheet with rows (§7; gpn <= 0: none). */
+void rk_node_columns(tl_table *t, long gpn);
+
+/* The distinct collective_ids in order of first appearance, each with its rows chained
+ * in row order (ascending rank). */
+typedef struct rk_colls {
+    size_t n;
+    size_t *first; /* per collective: its first row (the reference row) */
+    size_t *count; /* per collective: its rows */
+    size_t *next;  /* per row: the next row of its collective, or SIZE_MAX */
+} rk_colls;
+void rk_colls_build(const tl_coll_rows *rows, rk_colls *cs);
+void rk_colls_free(rk_colls *cs);
+
+/* The type of a collective name (allreduce, reducescatter, allgather, alltoall,
+ * alltoallv), or NULL. */
+const char *rk_coll_type(const tl_cval *name);
+int rk_implicit_type(const char *type);
+
+/* A metadata field that must agree across a collective's rows. */
+typedef struct rk_field {
+    const char *name;
+    tl_cval (*get)(const tl_coll_row *r);
+} rk_field;
+/* 0 when every row of collective k agrees with its reference row on each field, else -1
+ * with the §8.2 line in *err. */
+int rk_check_meta(const tl_rank_set *set, const tl_coll_rows *rows, const rk_colls *cs, size_t k,
+                  const rk_field *fields, size_t nf, tl_error *err);
+
+/* §5: the implicit-sync collectives, computed once for three sheets. */
+typedef struct rk_irow {
+    size_t coll;      /* its collective (rk_colls index) */
+    tl_cval full_mb, algo, bus; /* numbers or missing */
+    tl_cval latency, skew_start, skew_end, avg_wait;
+    int64_t earliest_rank;
+    int ts_int;       /* every rank's ts an integer: the waits are integers */
+    double *wait;     /* per rank of the world: NaN where absent */
+} rk_irow;
+typedef struct rk_implicit {
+    size_t n;
+    rk_irow *v;
+    const tl_coll_rows *rows;
+    const rk_colls *cs;
+    size_t nranks;
+    size_t *wait_order; /* ranks in the order of their wait columns */
+    size_t nwait;
+    int wait_int;       /* every wait an integer (all ts integers) */
+    tl_arena *arena;    /* the sheets' strings (column names) */
+} rk_implicit;
+int rk_implicit_build(const tl_rank_set *set, const tl_coll_rows *rows, const rk_colls *cs, int simple, tl_arena *a,
+                      rk_implicit *out, tl_error *err);
+tl_table *rk_implicit_table(const rk_implicit *im);
+tl_table *rk_implicit_summary(const rk_implicit *im, const char *const *aggs, size_t naggs, tl_arena *a);
+tl_table *rk_straggler(const rk_implicit *im, const tl_coll_rows *rows, size_t nranks);
+void rk_implicit_free(rk_implicit *im);
+
+/* §6: the all_to_allv collectives. */
+typedef struct rk_a2a {
+    size_t n;
+    size_t *coll;     /* rk_colls indexes, in the sheet's order (total data descending) */
+    const tl_coll_rows *rows;
+    const rk_colls *cs;
+    tl_table *table;  /* nccl_all2allv, made by rk_a2a_build */
+} rk_a2a;
+int rk_a2a_build(const tl_rank_set *set, const tl_coll_rows *rows, const rk_colls *cs, tl_arena *a, rk_a2a *out,
+                 tl_error *err);
+tl_table *rk_a2a_table(rk_a2a *x); /* handed over once */
+tl_table *rk_a2a_summary(const rk_a2a *x, const char *const *aggs, size_t naggs, tl_arena *a);
+tl_table *rk_a2a_heatmap(const tl_coll_rows *rows);
+void rk_a2a_free(rk_a2a *x);
+
+/* pandas' groupby reducers over one group's values (NaN: missing, skipped), by name
+ * (mean median min max std var sum count first last); `is_int`: the column holds only
+ * integers, so min/max/sum/first/last stay integers. */
+int rk_agg_known(const char *name);
+tl_cval rk_agg(const char *name, const double *v, size_t n, int is_int);
+
+#endif

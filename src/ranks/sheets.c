@@ -1,0 +1,397 @@
+/*
+ * sheets.c - the multi-rank collective report's sheets (MULTIRANK.md §2-§7) from the
+ * ranks' collective rows: nccl_long, nccl_summary_long, the implicit-sync sheets and the
+ * straggler summary, the all_to_allv sheets, and the node columns.
+ *
+ * Cells are built as tl_cval values (an int stays an int, as Python keeps it) and typed
+ * per column as pandas types a DataFrame built from them: a column of numbers with a
+ * missing or float value prints as floats, one with any text keeps each value as is.
+ */
+#include "ranks/ranks.h"
+#include "ranks/ranks_impl.h"
+
+#include "base/hash.h"
+#include "base/numfmt.h"
+#include "trace/pdnum.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- a sheet of values ----------------------------------------------------------------- */
+
+void rk_sheet_init(rk_sheet *s, size_t nrows)
+{
+    memset(s, 0, sizeof *s);
+    s->nrows = nrows;
+}
+
+size_t rk_col(rk_sheet *s, const char *name)
+{
+    TL_GROW(s->c, s->cap, s->nc + 1);
+    s->c[s->nc].name = name;
+    s->c[s->nc].v = tl_xcalloc(s->nrows ? s->nrows : 1, sizeof(tl_cval));
+    return s->nc++;
+}
+
+tl_cval rk_int(int64_t i)
+{
+    tl_cval v = {.kind = TL_CV_INT, .i = i};
+    return v;
+}
+
+tl_cval rk_num(double d, int is_int)
+{
+    if (isnan(d))
+        return (tl_cval){0};
+    if (is_int)
+        return rk_int((int64_t)d);
+    tl_cval v = {.kind = TL_CV_FLOAT, .f = d};
+    return v;
+}
+
+tl_cval rk_str(const char *s)
+{
+    tl_cval v = {.kind = TL_CV_STR, .s = s};
+    return v;
+}
+
+double rk_dbl(const tl_cval *v)
+{
+    return v->kind == TL_CV_INT ? (double)v->i : v->kind == TL_CV_FLOAT ? v->f : NAN;
+}
+
+int rk_col_float(const tl_cval *v, size_t n)
+{
+    int fl = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (v[i].kind == TL_CV_STR || v[i].kind == TL_CV_REPR)
+            return 0;
+        fl |= v[i].kind == TL_CV_NONE || v[i].kind == TL_CV_FLOAT;
+    }
+    return fl;
+}
+
+tl_table *rk_sheet_table(rk_sheet *s)
+{
+    tl_table *t = tl_table_new();
+    t->nrows = s->nrows;
+    for (size_t c = 0; c < s->nc; c++) {
+        size_t k = tl_table_add_column(t, s->c[c].name);
+        int fl = rk_col_float(s->c[c].v, s->nrows), str = 0;
+        for (size_t r = 0; r < s->nrows; r++) {
+            t->cols[k].cells[r] = tl_cval_cell(&s->c[c].v[r], fl);
+            str |= t->cols[k].cells[r].kind == TL_STR;
+        }
+        t->cols[k].type = str ? TL_COL_STR : TL_COL_NUM;
+        free(s->c[c].v);
+    }
+    free(s->c);
+    memset(s, 0, sizeof *s);
+    return t;
+}
+
+/* ---- node columns (§7) ------------------------------------------------------------------ */
+
+/* The node span of a Process Group Ranks cell: its integers (a tuple's or a list
+ * literal's, or a text's runs of digits) all on one node or not. */
+static const char *node_span(const tl_cell *c, long gpn)
+{
+    if (c->kind != TL_STR)
+        return "unknown";
+    long node = -1;
+    int n = 0, inter = 0;
+    for (const char *p = c->v.s; *p;) {
+        if (*p < '0' || *p > '9') {
+            p++;
+            continue;
+        }
+        long r = 0;
+        while (*p >= '0' && *p <= '9') {
+            if (r < 100000000000L)
+                r = r * 10 + (*p - '0');
+            p++;
+        }
+        if (n++ == 0)
+            node = r / gpn;
+        else if (r / gpn != node)
+            inter = 1;
+    }
+    return n == 0 ? "unknown" : inter ? "inter_node" : "intra_node";
+}
+
+void rk_node_columns(tl_table *t, long gpn)
+{
+    if (gpn <= 0 || t->nrows == 0)
+        return;
+    long rc = tl_table_find(t, "rank"), pc = tl_table_find(t, "Process Group Ranks");
+    if (rc >= 0) {
+        size_t k = tl_table_add_column(t, "node_id");
+        for (size_t r = 0; r < t->nrows; r++) {
+            const tl_cell *c = &t->cols[rc].cells[r];
+            t->cols[k].cells[r] = c->kind == TL_INT ? tl_cell_int(c->v.i / gpn) : tl_cell_missing();
+        }
+        t->cols[k].type = TL_COL_NUM;
+    }
+    if (pc >= 0) {
+        size_t k = tl_table_add_column(t, "node_span");
+        for (size_t r = 0; r < t->nrows; r++)
+            t->cols[k].cells[r] = tl_cell_str(node_span(&t->cols[pc].cells[r], gpn));
+        t->cols[k].type = TL_COL_STR;
+    }
+}
+
+/* ---- nccl_long (§3) -------------------------------------------------------------------- */
+
+static tl_table *nccl_long(const tl_coll_rows *rows)
+{
+    rk_sheet s;
+    rk_sheet_init(&s, rows->n);
+    size_t cid = rk_col(&s, "collective_id"), cix = rk_col(&s, "index_in_group"), crank = rk_col(&s, "rank");
+    size_t ck[TL_COLL_NKEYS], cin = 0, cout = 0;
+    for (int k = 0; k < TL_COLL_NKEYS; k++) {
+        ck[k] = rk_col(&s, tl_coll_key_names[k]);
+        if (k == TL_COLL_IN_NELEMS)
+            cin = rk_col(&s, "In msg size (MB)");
+        if (k == TL_COLL_OUT_NELEMS)
+            cout = rk_col(&s, "Out msg size (MB)");
+    }
+    size_t cts = rk_col(&s, "ts"), cdur = rk_col(&s, "dur");
+    for (size_t i = 0; i < rows->n; i++) {
+        const tl_coll_row *r = &rows->v[i];
+        s.c[cid].v[i] = rk_str(r->id);
+        s.c[cix].v[i] = rk_int(r->index_in_group);
+        s.c[crank].v[i] = rk_int(r->rank);
+        for (int k = 0; k < TL_COLL_NKEYS; k++)
+            s.c[ck[k]].v[i] = r->v[k];
+        s.c[cin].v[i] = rk_num(r->in_mb, 0);
+        s.c[cout].v[i] = rk_num(r->out_mb, 0);
+        s.c[cts].v[i] = rk_num(r->ts, r->ts_int);
+        s.c[cdur].v[i] = rk_num(r->dur, r->dur_int);
+    }
+    return rk_sheet_table(&s);
+}
+
+/* ---- the collectives across ranks (§5.1) ------------------------------------------------ */
+
+void rk_colls_build(const tl_coll_rows *rows, rk_colls *cs)
+{
+    memset(cs, 0, sizeof *cs);
+    tl_strmap map = {0};
+    cs->next = tl_xmalloc((rows->n ? rows->n : 1) * sizeof *cs->next);
+    size_t *last = tl_xmalloc((rows->n ? rows->n : 1) * sizeof *last);
+    cs->first = tl_xmalloc((rows->n ? rows->n : 1) * sizeof *cs->first);
+    cs->count = tl_xmalloc((rows->n ? rows->n : 1) * sizeof *cs->count);
+    for (size_t i = 0; i < rows->n; i++) {
+        cs->next[i] = SIZE_MAX;
+        size_t before = map.n;
+        tl_strmap_slot *sl = tl_strmap_get(&map, rows->v[i].id);
+        if (map.n != before) {
+            sl->value = cs->n;
+            cs->first[cs->n] = i;
+            cs->count[cs->n] = 0;
+            last[cs->n++] = i;
+        } else {
+            cs->next[last[sl->value]] = i;
+            last[sl->value] = i;
+        }
+        cs->count[sl->value]++;
+    }
+    free(last);
+    tl_strmap_clear(&map);
+}
+
+void rk_colls_free(rk_colls *cs)
+{
+    free(cs->next);
+    free(cs->first);
+    free(cs->count);
+    memset(cs, 0, sizeof *cs);
+}
+
+/* The collective type of a name (§5.1): data. */
+static const struct {
+    const char *name, *type;
+} coll_types[] = {
+    {"allreduce", "allreduce"},
+    {"allreduce_coalesced", "allreduce"},
+    {"reducescatter", "reducescatter"},
+    {"_reduce_scatter_base", "reducescatter"},
+    {"reduce_scatter_tensor_coalesced", "reducescatter"},
+    {"allgather", "allgather"},
+    {"all_gather", "allgather"},
+    {"_allgather_base", "allgather"},
+    {"all_gather_into_tensor_coalesced", "allgather"},
+    {"allgather_into_tensor_coalesced", "allgather"},
+    {"all_to_all", "alltoall"},
+    {"all_to_allv", "alltoallv"},
+};
+
+const char *rk_coll_type(const tl_cval *name)
+{
+    if (name->kind != TL_CV_STR)
+        return NULL;
+    for (size_t i = 0; i < sizeof coll_types / sizeof *coll_types; i++)
+        if (strcmp(name->s, coll_types[i].name) == 0)
+            return coll_types[i].type;
+    return NULL;
+}
+
+int rk_implicit_type(const char *type)
+{
+    return type && (strcmp(type, "allreduce") == 0 || strcmp(type, "reducescatter") == 0 ||
+                    strcmp(type, "allgather") == 0 || strcmp(type, "alltoall") == 0);
+}
+
+/* Two metadata values the same for pandas' unique() (a missing one is one value). */
+static int same_value(const tl_cval *a, const tl_cval *b) { return tl_cval_cmp(a, b) == 0; }
+
+int rk_check_meta(const tl_rank_set *set, const tl_coll_rows *rows, const rk_colls *cs, size_t k,
+                  const rk_field *fields, size_t nf, tl_error *err)
+{
+    const tl_coll_row *ref = &rows->v[cs->first[k]];
+    for (size_t f = 0; f < nf; f++) {
+        tl_cval rv = fields[f].get(ref);
+        for (size_t i = cs->next[cs->first[k]]; i != SIZE_MAX; i = cs->next[i]) {
+            const tl_coll_row *r = &rows->v[i];
+            tl_cval v = fields[f].get(r);
+            if (same_value(&rv, &v))
+                continue;
+            tl_buf a = {0}, b = {0};
+            tl_cval_text(&v, &a);
+            tl_cval_text(&rv, &b);
+            tl_error_set(err, "collective %s: '%s' is %s in rank %lld (%s), %s in rank %lld", ref->id, fields[f].name,
+                         v.kind ? tl_buf_cstr(&a) : "missing", (long long)r->rank, set->paths[r->rank],
+                         rv.kind ? tl_buf_cstr(&b) : "missing", (long long)ref->rank);
+            tl_buf_free(&a);
+            tl_buf_free(&b);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* ---- all of them ------------------------------------------------------------------------- */
+
+static void put(tl_results *out, const char *name, tl_table *t, long gpn)
+{
+    rk_node_columns(t, gpn);
+    TL_GROW(out->items, out->cap, out->n + 1);
+    tl_result *r = &out->items[out->n++];
+    memset(r, 0, sizeof *r);
+    r->name = name;
+    r->table = t;
+    r->nrows = t->nrows;
+    r->ncols = t->ncols;
+}
+
+/* A warning when a process group's ranks saw different numbers of collectives: matching
+ * by position then pairs collectives that may not be the same ones (the reference is
+ * silent).  Rows are numbered from 0 within (group, rank), so a count is the highest
+ * index + 1. */
+static void warn_counts(const tl_coll_rows *rows, size_t nranks)
+{
+    tl_strmap groups = {0};
+    const char **names = NULL;
+    int64_t *cnt = NULL; /* ng x nranks */
+    size_t ng = 0, namecap = 0, cntcap = 0;
+    tl_buf b = {0};
+    tl_arena keys;
+    tl_arena_init(&keys);
+    for (size_t i = 0; i < rows->n; i++) {
+        const tl_coll_row *r = &rows->v[i];
+        tl_buf_clear(&b);
+        tl_cval_text(&r->v[TL_COLL_PG_NAME], &b);
+        const tl_strmap_slot *f = tl_strmap_find(&groups, tl_buf_cstr(&b));
+        size_t g;
+        if (f) {
+            g = f->value;
+        } else {
+            g = ng++;
+            TL_GROW(names, namecap, ng);
+            names[g] = tl_arena_strdup(&keys, tl_buf_cstr(&b));
+            tl_strmap_get(&groups, names[g])->value = g;
+            TL_GROW(cnt, cntcap, ng * nranks);
+            memset(cnt + g * nranks, 0, nranks * sizeof *cnt);
+        }
+        if ((size_t)r->rank < nranks && r->index_in_group + 1 > cnt[g * nranks + r->rank])
+            cnt[g * nranks + r->rank] = r->index_in_group + 1;
+    }
+    for (size_t g = 0; g < ng; g++) {
+        size_t lo = SIZE_MAX, hi = SIZE_MAX;
+        for (size_t r = 0; r < nranks; r++) {
+            int64_t c = cnt[g * nranks + r];
+            if (lo == SIZE_MAX || c < cnt[g * nranks + lo])
+                lo = r;
+            if (hi == SIZE_MAX || c > cnt[g * nranks + hi])
+                hi = r;
+        }
+        if (lo != SIZE_MAX && cnt[g * nranks + lo] != cnt[g * nranks + hi])
+            tl_warn("process group %s: rank %zu has %lld collectives, rank %zu has %lld; collectives are matched by "
+                    "their position in each rank, so from the %lldth on they are matched across fewer ranks (and "
+                    "wrongly, if a rank missed one before)", names[g], lo, (long long)cnt[g * nranks + lo], hi,
+                    (long long)cnt[g * nranks + hi], (long long)cnt[g * nranks + lo] + 1);
+    }
+    tl_buf_free(&b);
+    free(names);
+    free(cnt);
+    tl_strmap_clear(&groups);
+    tl_arena_free(&keys);
+}
+
+int tl_ranks_sheets(const tl_rank_set *set, const tl_ranks_opts *o, tl_arena *a, tl_results *out, tl_error *err)
+{
+    /* every rank's rows, rank by rank (their strings stay in the ranks' arenas) */
+    tl_coll_rows rows = {0};
+    for (size_t i = 0; i < set->n; i++) {
+        const tl_coll_rows *fr = &set->facts[i].rows;
+        if (!fr->n)
+            continue;
+        TL_GROW(rows.v, rows.cap, rows.n + fr->n);
+        memcpy(rows.v + rows.n, fr->v, fr->n * sizeof *fr->v);
+        rows.n += fr->n;
+    }
+    if (rows.n == 0) {
+        tl_error_set(err, "no NCCL/RCCL collective kernels in any of the %zu rank files", set->n);
+        tl_coll_rows_free(&rows);
+        return -1;
+    }
+    long gpn = o->gpus_per_node > 0 ? o->gpus_per_node : set->facts[0].ndevices > 0 ? set->facts[0].ndevices : 0;
+    int simple = tl_coll_match(&rows, a);
+    warn_counts(&rows, set->n);
+    rk_colls cs;
+    rk_colls_build(&rows, &cs);
+    rk_implicit isync;
+    int rc = -1;
+    if (rk_implicit_build(set, &rows, &cs, simple, a, &isync, err) < 0)
+        goto done;
+    rk_a2a a2a;
+    if (rk_a2a_build(set, &rows, &cs, a, &a2a, err) < 0) {
+        rk_implicit_free(&isync);
+        goto done;
+    }
+    const char *const *aggs = o->naggs ? o->aggs : (const char *const[]){"mean", "median", "min", "max"};
+    size_t naggs = o->naggs ? o->naggs : 4;
+    put(out, "nccl_summary_implicit_sync", rk_implicit_summary(&isync, aggs, naggs, a), gpn);
+    put(out, "nccl_summary_long", tl_coll_summary(&rows, a), gpn);
+    if (a2a.n)
+        put(out, "nccl_summary_all2allv", rk_a2a_summary(&a2a, aggs, naggs, a), gpn);
+    if (a2a.n && o->heatmap && set->n <= 1024) {
+        tl_table *hm = rk_a2a_heatmap(&rows);
+        if (hm)
+            put(out, "nccl_all2allv_heatmap", hm, 0);
+    }
+    put(out, "nccl_long", nccl_long(&rows), gpn);
+    put(out, "nccl_implicit_sync", rk_implicit_table(&isync), gpn);
+    if (a2a.n)
+        put(out, "nccl_all2allv", rk_a2a_table(&a2a), gpn);
+    if (isync.n)
+        put(out, "straggler_summary", rk_straggler(&isync, &rows, set->n), gpn);
+    rk_implicit_free(&isync);
+    rk_a2a_free(&a2a);
+    rc = 0;
+done:
+    rk_colls_free(&cs);
+    tl_coll_rows_free(&rows);
+    return rc;
+}

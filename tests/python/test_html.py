@@ -1,0 +1,233 @@
+"""The --html page in a real browser (headless Chromium, driven by tools/pagecheck.py):
+pages of real comparisons load without a request leaving the file and without a console
+error, hold the JSON summary's numbers, draw something, keep names inert, and open fast.
+Skipped, with a line saying so, where chromium is not installed (make deps)."""
+import base64
+import csv
+import hashlib
+import json
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+
+import pytest
+
+from conftest import CONFORMANCE, TLCOMPARE, TLREPORT, TOP
+
+sys.path.insert(0, os.path.join(TOP, "tools"))
+import pagecheck  # noqa: E402
+
+pytestmark = [
+    pytest.mark.skipif(pagecheck.find_chromium() is None,
+                       reason="chromium not found: the browser tests need it (make deps)"),
+    # they run the programs, not the module: once is enough (python-test, not its sanitizer rerun)
+    pytest.mark.skipif(bool(os.environ.get("TLCOMPARE_SANITIZED")), reason="browser tests run once, in python-test"),
+]
+
+EVIL = "</script><script>alert(1)</script>"
+QWEN = [os.path.join(CONFORMANCE, "traces", t) for t in ("qwen_h100.json.gz", "qwen_mi300.json.gz")]
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with pagecheck.Browser(width=1100, height=900) as b:
+        yield b
+
+
+def compare(args, out_dir, cwd=None, extra=()):
+    """Run tlcompare with --html and --summary-json into out_dir: (page, summary, stderr)."""
+    page, summary = os.path.join(out_dir, "page.html"), os.path.join(out_dir, "summary.json")
+    cmd = [TLCOMPARE] + list(args) + ["-o", os.path.join(out_dir, "out.xlsx"), "--html", page,
+                                      "--summary-json", summary, "-q"] + list(extra)
+    r = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
+    assert r.returncode in (0, 3), f"{shlex.join(cmd)}: {r.stderr}"
+    with open(summary) as f:
+        return page, json.load(f), r.stderr
+
+
+def rows(page, table):
+    return page.evaluate("Array.prototype.map.call(document.querySelectorAll('#%s tr.move'), function(r){"
+                         "return [r.getAttribute('data-name'), +r.getAttribute('data-delta'),"
+                         " +r.getAttribute('data-ci-lo'), +r.getAttribute('data-ci-hi'),"
+                         " r.getAttribute('data-verdict'), r.cells[0].textContent, r.cells[5].textContent];})" % table)
+
+
+def check_item(row, item, where):
+    """The page's row of a listed change equals the JSON summary's item exactly."""
+    name, delta, lo, hi, verdict, text, interval = row
+    json_delta = item["time_ms"]["delta"] if "time_ms" in item else item["delta_ms"]
+    assert name == text, where
+    assert name == (item.get("name") or item.get("lca")), where
+    assert delta == json_delta, f"{where}: delta {delta} != {json_delta}"
+    if item.get("ci_low") is not None:
+        assert (lo, hi) == (item["ci_low"], item["ci_high"]), where
+        assert verdict == item["verdict"], where
+        assert interval == "[%+.3f, %+.3f]" % (lo, hi), where
+
+
+def check_page(browser, path, summary):
+    """No problem in the browser, the summary's first listed changes on the page, a picture."""
+    page = pagecheck.Page(browser, pagecheck.file_url(path))
+    assert page.problems() == [], path
+    for vi, v in enumerate(summary["variants"]):
+        items = v["regressions"] + v["improvements"]
+        if not items or summary["source"] is None:
+            continue
+        got = rows(page, "moves-%d" % vi)
+        assert len(got) == len(items)
+        check_item(got[0], items[0], f"{path}: {v['tag']}'s top change")
+        check_item(got[-1], items[-1], f"{path}: {v['tag']}'s last change")
+    if summary.get("lca") and summary["lca"]["top"]:
+        n = sum(1 for v in summary["variants"] if summary["source"] is not None)
+        got = rows(page, "moves-%d" % n)
+        check_item(got[0], summary["lca"]["top"][0], f"{path}: the top lowest common op")
+    inked, colours = pagecheck.png_stats(page.screenshot())
+    assert inked > 0.03 and colours > 8, f"{path}: the screenshot looks blank ({inked:.3f} inked, {colours} colours)"
+    return page
+
+
+def test_qwen_traces_page(browser, tmp_path, conformance):
+    path, summary, _ = compare(QWEN + ["--names", "h100", "mi300", "--gpu-arch", "MI300X"], str(tmp_path))
+    page = check_page(browser, path, summary)
+    # every section is there, the roofline has its peak lines, the tree its nodes
+    for sec in ("summary", "time", "moved", "roofline", "tree"):
+        assert page.evaluate("!!document.getElementById('%s')" % sec), sec
+    assert page.evaluate("document.querySelectorAll('#roofline line.peak').length") >= 2
+    assert page.evaluate("document.querySelectorAll('g.icicle g.n').length") > 5
+    # the headline carries the busy time's verdict as the JSON has it
+    busy = summary["variants"][0]["busy_time"]
+    assert busy["verdict"] in page.evaluate("document.querySelector('.headline').textContent")
+    # the script works: a node zooms, the filter hides rows
+    page.evaluate("document.querySelectorAll('g.icicle g.n')[1].dispatchEvent(new MouseEvent('click',{bubbles:true}))")
+    assert page.evaluate("document.querySelector('g.icicle').getAttribute('data-zoom')")
+    shown = page.evaluate("(function(){var i=document.querySelector('input[data-filter=\"moves-0\"]');"
+                          "i.value='aten::mm';i.dispatchEvent(new Event('input'));return +i.getAttribute('data-shown');})()")
+    assert 1 <= shown < len(summary["variants"][0]["regressions"] + summary["variants"][0]["improvements"])
+
+
+CASES = ["qwen_h100_mi300", "ops_threads_all", "threeway_mixed", "trace_vs_report_bert", "traces_qwen_h100_mi300",
+         "rocprof_threads"]
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_conformance_pair_pages(browser, tmp_path, conformance, case):
+    d = os.path.join(conformance, "cases", case)
+    with open(os.path.join(d, "args")) as f:
+        args = shlex.split(f.read())
+    path, summary, _ = compare(args, str(tmp_path), cwd=d)
+    check_page(browser, path, summary)
+
+
+def test_example_trace_pair_page(browser, tmp_path):
+    traces = [os.path.join(TOP, "examples", "traces", t) for t in ("vit_mi300x.pt.trace.json.gz",
+                                                                   "vit_h100.pt.trace.json.gz")]
+    path, summary, _ = compare(traces + ["--gpu-arch", "H100"], str(tmp_path))
+    page = check_page(browser, path, summary)
+    assert page.evaluate("document.querySelectorAll('g.icicle g.n').length") > 5
+
+
+def script_and_hash(html):
+    script = re.search(r"<script>(.*?)</script>", html, re.S).group(1)
+    csp = re.search(r"script-src 'sha256-([^']+)'", html).group(1)
+    return script, csp
+
+
+def test_script_hash_matches(tmp_path):
+    """The page's policy lets exactly its script run: write/html.c's TL_HTML_SCRIPT_HASH is
+    the SHA-256 of the script (change both together)."""
+    path, _, _ = compare([os.path.join(TOP, "examples", d) for d in ("baseline", "candidate")], str(tmp_path))
+    with open(path, encoding="utf-8") as f:
+        script, csp = script_and_hash(f.read())
+    assert base64.b64encode(hashlib.sha256(script.encode()).digest()).decode() == csp, \
+        "TL_HTML_SCRIPT_HASH in src/write/html.c is not the script's SHA-256"
+
+
+def test_broken_script_is_caught(browser, tmp_path):
+    """The checks fail on a page whose script breaks: a syntax error (with its hash made to
+    match), and a script the policy does not allow."""
+    path, summary, _ = compare([os.path.join(TOP, "examples", d) for d in ("baseline", "candidate")], str(tmp_path))
+    with open(path, encoding="utf-8") as f:
+        html = f.read()
+    assert pagecheck.Page(browser, pagecheck.file_url(path)).problems() == []
+    script, csp = script_and_hash(html)
+    broken = script.replace('"use strict";', '"use strict";(', 1)
+    digest = base64.b64encode(hashlib.sha256(broken.encode()).digest()).decode()
+    bad = tmp_path / "syntax.html"
+    bad.write_text(html.replace(script, broken).replace(csp, digest), encoding="utf-8")
+    problems = pagecheck.Page(browser, pagecheck.file_url(str(bad))).problems()
+    assert any("exception" in p for p in problems) and any("data-ready" in p for p in problems), problems
+    bad = tmp_path / "policy.html"
+    bad.write_text(html.replace(script, script.replace("data-ready", "data-readyy")), encoding="utf-8")
+    problems = pagecheck.Page(browser, pagecheck.file_url(str(bad))).problems()
+    assert problems, "a script the page's policy refuses went unnoticed"
+
+
+def rename_in_report(src, dst, renames):
+    """Copy a CSV report directory, every cell equal to a key of `renames` renamed."""
+    os.makedirs(dst)
+    for name in os.listdir(src):
+        with open(os.path.join(src, name), newline="") as f:
+            table = [[renames.get(c, c) for c in row] for row in csv.reader(f)]
+        with open(os.path.join(dst, name), "w", newline="") as f:
+            csv.writer(f, lineterminator="\n").writerows(table)
+
+
+def test_names_stay_inert(browser, tmp_path):
+    """Op names with markup, quotes and a script are shown as text: nothing runs, one script."""
+    other = "a&b <\"q\"> 'it's' <img src=x onerror=alert(2)>"
+    renames = {"aten::mm": EVIL, "aten::addmm": other}
+    for side in ("baseline", "candidate"):
+        rename_in_report(os.path.join(TOP, "examples", side), str(tmp_path / side), renames)
+    path, summary, _ = compare([str(tmp_path / "baseline"), str(tmp_path / "candidate")], str(tmp_path))
+    listed = [i["name"] for v in summary["variants"] for i in v["regressions"] + v["improvements"]]
+    assert EVIL in listed and other in listed, listed
+    with open(path, encoding="utf-8") as f:
+        html = f.read()
+    assert html.count("<script") == 1 and EVIL not in html and "<img" not in html
+    page = check_page(browser, path, summary)
+    assert page.evaluate("document.scripts.length") == 1
+    assert page.evaluate("document.images.length") == 0
+    names = [r[5] for r in rows(page, "moves-0")]
+    assert EVIL in names and other in names
+
+
+def test_big20k_page_fast_and_small(browser, tmp_path):
+    """The big20k comparison (tools/bench.sh's 20k-row reports): its page is written in under
+    10% of the comparison's time, is small, and opens in Chromium in under 2 s."""
+    gen = os.path.join(TOP, "build", "tools", "genreport")
+    if not os.access(gen, os.X_OK):
+        pytest.skip(f"{gen} not built (make {os.path.relpath(gen, TOP)})")
+    for role in ("baseline", "candidate"):
+        subprocess.run([gen, "--rows", "20000", "--seed", "1", "--role", role, "--csv", str(tmp_path / role)],
+                       check=True, capture_output=True)
+    path, summary, err = compare([str(tmp_path / "baseline"), str(tmp_path / "candidate")], str(tmp_path),
+                                 extra=["--timings"])
+    t = dict((k, float(v)) for k, v in re.findall(r"(\w+) ([0-9.]+) s", err.split("timings:")[1]))
+    assert t["html"] < 0.1 * t["total"], t
+    assert os.path.getsize(path) < 4e6
+    check_page(browser, path, summary)
+    # the best of three loads: the machine may be busy
+    best = min(pagecheck.Page(browser, pagecheck.file_url(path)).load_s for _ in range(3))
+    assert best < 2.0, f"the big20k page took {best:.2f} s to open"
+
+
+def test_tlreport_page(browser, tmp_path, conformance):
+    """tlreport --html: one report's page, its largest ops as its ops_summary has them."""
+    trace = os.path.join(conformance, "traces", "qwen_h100.json.gz")
+    page_path, csvs = str(tmp_path / "r.html"), str(tmp_path / "csvs")
+    subprocess.run([TLREPORT, trace, "--output_csvs_dir", csvs, "--html", page_path, "--gpu-arch", "H100", "-q"],
+                   check=True)
+    page = pagecheck.Page(browser, pagecheck.file_url(page_path))
+    assert page.problems() == []
+    with open(os.path.join(csvs, "ops_summary.csv"), newline="") as f:
+        first = next(csv.DictReader(f))
+    top = page.evaluate("(function(){var r=document.querySelector('#ops-table tbody tr');"
+                        "return [r.cells[0].textContent, r.cells[1].textContent];})()")
+    assert top == [first["name"], "%.3f" % float(first["total_direct_kernel_time_ms"])]
+    assert page.evaluate("document.querySelectorAll('#roofline g.pt').length") > 3
+    inked, colours = pagecheck.png_stats(page.screenshot())
+    assert inked > 0.03 and colours > 8

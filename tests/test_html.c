@@ -1,0 +1,107 @@
+/*
+ * test_html.c - the page writer (write/html.h) on hand-made models: names are text, never
+ * markup; the numbers shown are the model's; NaN and empty sections draw nothing broken;
+ * the extension point's section lands in the page.  The browser tests are
+ * tests/python/test_html.py.
+ */
+#include "testutil.h"
+
+#include "write/html.h"
+
+#include <math.h>
+
+static const char *evil = "</script><script>alert(1)</script>";
+
+/* How many times `needle` occurs in `hay`. */
+static size_t count(const char *hay, const char *needle)
+{
+    size_t n = 0;
+    for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
+        n++;
+    return n;
+}
+
+static void test_escaping(void **state)
+{
+    (void)state;
+    tl_buf b = {0};
+    tl_html_text(&b, "a<b>&\"c'\n\x01");
+    assert_string_equal(tl_buf_cstr(&b), "a&lt;b&gt;&amp;\"c'\n?");
+    b.len = 0;
+    tl_html_attr(&b, "a<b>&\"c'\n");
+    assert_string_equal(tl_buf_cstr(&b), "a&lt;b&gt;&amp;&quot;c&#39;?");
+    tl_buf_free(&b);
+}
+
+static void extra(void *ctx, tl_buf *out)
+{
+    (*(int *)ctx)++;
+    tl_buf_adds(out, "<p id=\"heatmap-here\">ranks</p>");
+}
+
+static void test_page_keeps_names_inert(void **state)
+{
+    (void)state;
+    tl_page_move moves[2] = {
+        {evil, 1.0, 3.5, 2.5, 250.0, 2.25, 2.75, "slower", "1 -> 1 calls"},
+        {"a&b \"q\"", 2.0, 1.0, -1.0, -50.0, NAN, NAN, NULL, NULL},
+    };
+    tl_page_moves ml = {evil, moves, 2, evil};
+    tl_page_bar bars[2] = {{evil, {1, 0, NAN, 0.5}, 1.5}, {"var", {NAN, NAN, NAN, NAN}, NAN}};
+    tl_page_point pts[1] = {{evil, evil, {100, 120}, {300, NAN}}};
+    tl_page_roofline roof = {evil, {"base", evil}, pts, 1, evil, 3.35, 1, {989.5}, {evil}};
+    tl_page_node nodes[2] = {{evil, 0, 0, 10, 12, 20, 0, 0, 0}, {"x", 1, 0, 5, 5, 0, 1, 0, 1}};
+    tl_page_tree tree = {{"base", "var"}, nodes, 2, 10, 3, 2};
+    int called = 0;
+    tl_page_extra ex = {"ranks", evil, extra, &called};
+    tl_page p = {"tlcompare", evil, evil, evil, bars, 2, NULL, &ml, 1, &roof, 1, &tree, &ex, 1};
+    tl_buf b = {0};
+    tl_html_write(&p, &b);
+    const char *html = tl_buf_cstr(&b);
+    assert_null(strstr(html, evil));
+    assert_int_equal(count(html, "<script"), 1);
+    assert_int_equal(count(html, "</script>"), 1);
+    assert_non_null(strstr(html, "&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;"));
+    assert_non_null(strstr(html, "data-name=\"a&amp;b &quot;q&quot;\""));
+    /* the numbers are the model's, the interval as given, an untested one a dash */
+    assert_non_null(strstr(html, "data-delta=\"2.5\" data-pct=\"250\" data-ci-lo=\"2.25\" data-ci-hi=\"2.75\""));
+    assert_non_null(strstr(html, "<td>[+2.250, +2.750]</td>"));
+    assert_non_null(strstr(html, "data-ci-lo=\"nan\""));
+    assert_int_equal(called, 1);
+    assert_non_null(strstr(html, "<section id=\"ranks\"><h2>&lt;/script&gt;"));
+    assert_non_null(strstr(html, "<p id=\"heatmap-here\">ranks</p>"));
+    assert_non_null(strstr(html, "3 nodes too narrow"));
+    /* no NaN reaches a coordinate */
+    assert_null(strstr(html, "=\"nan\" y"));
+    assert_null(strstr(html, "width=\"nan\""));
+    assert_null(strstr(html, "width=\"-"));
+    tl_buf_free(&b);
+}
+
+static void test_empty_page(void **state)
+{
+    (void)state;
+    tl_page p = {0};
+    p.tool = "tlcompare";
+    p.title = "a vs b";
+    p.summary_text = "";
+    tl_buf b = {0};
+    tl_html_write(&p, &b);
+    const char *html = tl_buf_cstr(&b);
+    assert_non_null(strstr(html, "<section id=\"summary\">"));
+    assert_null(strstr(html, "id=\"moved\""));
+    assert_null(strstr(html, "id=\"tree\""));
+    assert_null(strstr(html, "id=\"roofline\""));
+    assert_non_null(strstr(html, "</html>\n"));
+    tl_buf_free(&b);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_escaping),
+        cmocka_unit_test(test_page_keeps_names_inert),
+        cmocka_unit_test(test_empty_page),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
