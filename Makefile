@@ -61,7 +61,7 @@ endif
 endif
 endif
 
-.PHONY: python python-test python-sanitize-test python-valgrind check-layers check-tables nosimd-test all test unit-test sanitize-test conformance demo deps install uninstall clean \
+.PHONY: python python-test python-sanitize-test python-valgrind check-layers check-tables check-longfuncs nosimd-test all test unit-test sanitize-test conformance demo deps install uninstall clean \
         valgrind examples bench fuzz
 
 all: $(BUILD)/tlcompare $(BUILD)/tlreport
@@ -220,6 +220,10 @@ conformance: $(BUILD)/tlcompare $(BUILD)/tlreport
 check-layers:
 	@sh tools/check_layers.sh src
 
+# No function in src/ over 150 lines, but those tools/longfuncs.allow still lists.
+check-longfuncs:
+	@sh tools/longfuncs.sh --check tools/longfuncs.allow
+
 # The perf layer's C tables (src/perf/*.inc) are made from src/perf/tables/ by
 # tools/gen_perf_tables.sh: fails while one disagrees with its data.
 check-tables:
@@ -228,7 +232,7 @@ check-tables:
 	    cmp -s $$d/$$f.inc src/perf/$$f.inc || { echo "src/perf/$$f.inc is not what tools/gen_perf_tables.sh makes of src/perf/tables/"; rm -rf $$d; exit 1; }; \
 	  done; rm -rf $$d; echo "perf tables: made from src/perf/tables/"
 
-test: check-layers check-tables unit-test nosimd-test sanitize-test conformance python-test python-sanitize-test
+test: check-layers check-tables check-longfuncs unit-test nosimd-test sanitize-test conformance python-test python-sanitize-test
 
 # valgrind over every conformance case, the golden cases and the examples: no errors, no leaks.
 valgrind: $(BUILD)/tlcompare $(BUILD)/tlreport
