@@ -7,7 +7,8 @@
 
 The work is done by tlcompare's C library (the same runs as the tlcompare and tlreport
 programs), with the GIL released; Ctrl-C stops it with KeyboardInterrupt and leaves no
-half-written file.  Errors are tlcompare.Error (InputError, UsageError, OutputError)
+file, whole or half-written.  A Ctrl-C after a run's outputs are committed (its last step)
+leaves them: the call returns, and Python raises the KeyboardInterrupt right after it.  Errors are tlcompare.Error (InputError, UsageError, OutputError)
 carrying the command line's one-line message.
 """
 import json as _json
