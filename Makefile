@@ -61,7 +61,7 @@ endif
 endif
 endif
 
-.PHONY: python python-test python-sanitize-test python-valgrind check-layers check-tables check-longfuncs nosimd-test all test unit-test sanitize-test conformance demo deps install uninstall clean \
+.PHONY: stress python python-test python-sanitize-test python-valgrind check-layers check-tables check-longfuncs nosimd-test all test unit-test sanitize-test conformance demo deps install uninstall clean \
         valgrind examples bench fuzz
 
 all: $(BUILD)/tlcompare $(BUILD)/tlreport
@@ -169,6 +169,11 @@ python-valgrind: $(PY_MODULE) $(BUILD)/tlcompare $(BUILD)/tlreport $(BUILD)/tool
 unit-test: $(TEST_BINS) $(BUILD)/tlcompare $(BUILD)/tlreport $(BUILD)/tools/genreport $(BUILD)/tools/gentrace
 	@set -e; for t in $(TEST_BINS); do \
 	  TLCOMPARE=$(abspath $(BUILD)/tlcompare) TL_TOP=$(CURDIR) $$t; done
+
+# Signals at random points of 200 runs and concurrent runs on one output set (several
+# minutes: not part of `make test`; tests/stress/outputs.py says what is checked).
+stress: $(BUILD)/tlcompare $(BUILD)/tlreport $(BUILD)/tools/gentrace
+	$(PYTHON) tests/stress/outputs.py $(BUILD)
 
 # The same unit tests and conformance cases under AddressSanitizer + UBSan, in its own tree.
 sanitize-test:

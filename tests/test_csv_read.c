@@ -235,6 +235,16 @@ static void test_errors(void **state)
     memset(&f->err, 0, sizeof f->err);
     assert_null(tl_csv_parse(nul, sizeof nul - 1, "t.csv", &f->arena, &f->err));
     assert_string_equal(f->err.msg, "t.csv line 2: NUL byte inside a field");
+    /* UTF-16, with and without a byte-order mark, either byte order: said so */
+    static const char le_bom[] = "\xFF\xFE" "a\0,\0b\0\n\0", be[] = "\0a\0,\0b\0\n";
+    const char *const u16[] = {le_bom, be};
+    const size_t n16[] = {sizeof le_bom - 1, sizeof be - 1};
+    for (int i = 0; i < 2; i++) {
+        memset(&f->err, 0, sizeof f->err);
+        assert_null(tl_csv_parse(u16[i], n16[i], "t.csv", &f->arena, &f->err));
+        assert_string_equal(f->err.msg, "t.csv: UTF-16 text; tlcompare reads CSV as UTF-8: save it as \"CSV UTF-8\", "
+                                        "or convert it (iconv -f UTF-16 -t UTF-8)");
+    }
 }
 
 static void test_invalid_utf8_is_carried(void **state)

@@ -148,6 +148,29 @@ static void test_negative_durations(void **state)
     tl_trace_free(t);
 }
 
+/* A ts or dur of NaN or ±Infinity (Python's json writes them) places nothing: the event
+ * is left out, and counted for the warning that says so. */
+static void test_nonfinite_times(void **state)
+{
+    (void)state;
+    tl_trace *t = must_load("{\"traceEvents\":[\n"
+                            X("cpu_op", "aten::mm", 7, 9, 100, 10, "") ",\n"
+                            X("kernel", "k", 0, 7, 130, NaN, "") ",\n"
+                            X("kernel", "k", 0, 7, Infinity, 1, "") ",\n"
+                            X("kernel", "k", 0, 7, -Infinity, 1, "") ",\n"
+                            X("kernel", "k", 0, 7, 140, 2, "") "\n"
+                            "]}");
+    assert_int_equal(t->nev, 2);
+    assert_int_equal(t->nnonfinite, 3);
+    assert_int_equal(t->first_nonfinite, 1);
+    tl_trace_free(t);
+    /* a second traceEvents array replaces the first, its count too */
+    t = must_load("{\"traceEvents\":[" X("kernel", "k", 0, 7, NaN, 1, "") "],"
+                  "\"traceEvents\":[" X("kernel", "k", 0, 7, 130, 0, "") "]}");
+    assert_int_equal(t->nnonfinite, 0);
+    tl_trace_free(t);
+}
+
 /* Duplicate thread names: the last wins. */
 static void test_names_last_wins(void **state)
 {
@@ -814,6 +837,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_events_kept),
         cmocka_unit_test(test_negative_durations),
+        cmocka_unit_test(test_nonfinite_times),
         cmocka_unit_test(test_aux_records),
         cmocka_unit_test(test_names_last_wins),
         cmocka_unit_test(test_tree_nesting),

@@ -314,8 +314,8 @@ static void test_times_beyond_64_bits(void **state)
         fail_msg("%s", err.msg);
     assert_int_equal(t->nev, 1);
     assert_string_equal(t->ev[0].name, "b");
-    assert_int_equal(t->ninfinite, 1);
-    assert_int_equal(t->first_infinite, 0);
+    assert_int_equal(t->nnonfinite, 1);
+    assert_int_equal(t->first_nonfinite, 0);
     tl_trace_free(t);
     tl_buf_free(&b);
 

@@ -878,6 +878,39 @@ static void test_shared_strings_bomb(void **state)
     opts.max_strings = 0;
 }
 
+/* Elements nested past the bound, in a sheet and in the workbook part: one line naming
+ * the sheet (or part), read no further; just under the bound still reads. */
+static void test_nesting_bound(void **state)
+{
+    fixture *f = *state;
+    static const int depths[] = {998, 999, 200000};
+    for (size_t k = 0; k < sizeof depths / sizeof depths[0]; k++) {
+        int depth = depths[k];
+        tl_buf b = {0};
+        tl_buf_adds(&b, "<row r=\"1\"><c r=\"A1\" t=\"inlineStr\"><is><t>name</t></is></c></row><row r=\"2\">"
+                        "<c r=\"A2\"><v>1</v></c></row>");
+        /* nested inside <sheetData>, after the rows: the depth counts from <worksheet> */
+        for (int i = 0; i < depth; i++)
+            tl_buf_adds(&b, "<x>");
+        for (int i = 0; i < depth; i++)
+            tl_buf_adds(&b, "</x>");
+        const char *path = one_sheet(f, "deep.xlsx", tl_buf_cstr(&b), NULL);
+        tl_buf_free(&b);
+        tl_table *t = read_sheet(f, path, "Sheet1");
+        if (depth + 2 <= 1000) { /* <worksheet><sheetData> and the <x> levels */
+            if (!t)
+                fail_msg("depth %d: %s", depth, f->err.msg);
+            assert_int_equal(t->nrows, 1);
+            tl_table_free(t);
+            continue;
+        }
+        assert_null(t);
+        char *want = fmt("%s, sheet 'Sheet1': elements nested more than 1000 deep; refusing", path);
+        assert_string_equal(f->err.msg, want);
+        free(want);
+    }
+}
+
 static void test_hostile_xml(void **state)
 {
     fixture *f = *state;
@@ -903,10 +936,10 @@ static void test_hostile_xml(void **state)
     tl_buf_adds(&b, "<row><c t=\"inlineStr\"><is><t>h<b>IGNORED</b>ead</t></is></c></row>"
                     "<c r=\"A9\"><v>5</v></c><v>6</v>"
                     "<row><c><v>1<x>2</x>0</v></c><c r=\"B2\"><v>3</v>");
-    for (int i = 0; i < 100000; i++)
+    for (int i = 0; i < 900; i++) /* deep, within the bound (test_nesting_bound) */
         tl_buf_adds(&b, "<deep a=\"1\">");
     tl_buf_adds(&b, "<row><c><v>7</v></c></row>");
-    for (int i = 0; i < 100000; i++)
+    for (int i = 0; i < 900; i++)
         tl_buf_adds(&b, "</deep>");
     tl_buf_adds(&b, "</c></row>");
     one_sheet(f, "deep.xlsx", tl_buf_cstr(&b), NULL);
@@ -1584,6 +1617,7 @@ int main(void)
     };
     const struct CMUnitTest scanner[] = {
         cmocka_unit_test_setup_teardown(test_scanner_constructs, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_nesting_bound, setup, teardown),
         cmocka_unit_test_setup_teardown(test_scanner_chunks, setup, teardown),
         cmocka_unit_test_setup_teardown(test_scanner_gives_up, setup, teardown),
         cmocka_unit_test_setup_teardown(test_scanner_conformance_inputs, setup, teardown),

@@ -7,9 +7,11 @@
 
 The work is done by tlcompare's C library (the same runs as the tlcompare and tlreport
 programs), with the GIL released; Ctrl-C stops it with KeyboardInterrupt and leaves no
-file, whole or half-written.  A Ctrl-C after a run's outputs are committed (its last step)
-leaves them: the call returns, and Python raises the KeyboardInterrupt right after it.  Errors are tlcompare.Error (InputError, UsageError, OutputError)
-carrying the command line's one-line message.
+file, whole or half-written; a Ctrl-C after a run's outputs are committed (its last step)
+leaves them: the call returns, and Python raises the KeyboardInterrupt right after it.
+Errors are tlcompare.Error (InputError, UsageError, OutputError, OutOfMemoryError) carrying
+the command line's one-line message; OutOfMemoryError is also a builtin MemoryError (the
+run's outputs are removed, the memory it had taken is not given back).
 """
 import json as _json
 import math as _math
@@ -17,10 +19,15 @@ import os as _os
 from collections import namedtuple as _namedtuple
 
 from . import _core
-from ._core import Error, InputError, OutputError, UsageError
+from ._core import Error, InputError, OutOfMemoryError, OutputError, UsageError
 
-__all__ = ["report", "compare", "Comparison", "Gate", "Error", "InputError", "UsageError", "OutputError"]
+__all__ = ["report", "compare", "Comparison", "Gate", "Error", "InputError", "UsageError", "OutputError",
+           "OutOfMemoryError"]
 __version__ = _core.version()
+
+# A fork while another thread runs a comparison (multiprocessing's "fork" start method)
+# copies the run lock held by a thread the child does not have: reset it in the child.
+_os.register_at_fork(after_in_child=_core._after_fork)
 
 _DTYPES = {"i": "<i8", "f": "<f8", "b": "?"}
 
@@ -86,6 +93,14 @@ def _frames(raw):
     return {name: _frame(names, cols) for name, (names, cols) in raw}
 
 
+def _path(p, what):
+    """A path argument as str (bytes decoded as os.fsdecode does: the extension encodes it
+    back to the same bytes); TypeError for anything else."""
+    if not isinstance(p, (str, bytes, _os.PathLike)):
+        raise TypeError(f"{what}: a path (str, bytes or os.PathLike) is needed, not {type(p).__name__}")
+    return _os.fsdecode(p)
+
+
 def report(trace, *, sheets=None, capture_folder=None, gpu_arch=None, include_unlinked_kernels=False,
            topk_ops=None, inference=False, group_by_parent_module=False, group_by_num_kernels=False,
            include_call_stack=False, enable_pseudo_ops=False, output_xlsx=None, output_csvs_dir=None,
@@ -104,7 +119,7 @@ def report(trace, *, sheets=None, capture_folder=None, gpu_arch=None, include_un
     options = dict(locals())
     del options["trace"]
     _pandas_na()
-    raw, line = _core.report(_os.fspath(trace), options)
+    raw, line = _core.report(_path(trace, "trace"), options)
     return _frames(raw)
 
 
@@ -215,7 +230,7 @@ def compare(inputs, *, names=None, sheets=("all",), captures=None, gpu_arch=None
     del options["inputs"]
     if isinstance(inputs, (str, bytes, _os.PathLike, dict)):
         raise UsageError("compare() takes a list of inputs (at least two)")
-    items = [_memory_input(f"report{k + 1}", x) if isinstance(x, dict) else _os.fspath(x)
+    items = [_memory_input(f"report{k + 1}", x) if isinstance(x, dict) else _path(x, "input")
              for k, x in enumerate(inputs)]
     core = _core.compare(items, options)
     return Comparison(core)

@@ -21,6 +21,7 @@
 #include "base/numfmt.h"
 #include "base/util.h"
 #include "compare/groups.h"
+#include "io/cleanup.h"
 #include "run/compare_args.h"
 #include "run/memreport.h"
 #include "run/report_args.h"
@@ -36,7 +37,7 @@
 
 /* ---- exceptions ------------------------------------------------------------------- */
 
-static PyObject *Error, *InputError, *UsageError, *OutputError;
+static PyObject *Error, *InputError, *UsageError, *OutputError, *OutOfMemoryError;
 
 /* The run's status as an exception: NULL returned, the error set. */
 static PyObject *raise_status(int status, const char *msg, int writing)
@@ -76,14 +77,30 @@ typedef struct job {
     int done;
     pthread_mutex_t mu;
     pthread_cond_t cv;
+    int quiet; /* this run's: the warnings' flag is set from it under the run lock */
+    int oom;   /* the run's thread ran out of memory: its state abandoned, never freed */
+    char oom_msg[512];
 } job;
 
 static pthread_mutex_t one_run = PTHREAD_MUTEX_INITIALIZER;
 
+/* The work, with allocation failures of this thread unwound to here: the run's temporary
+ * outputs are removed (the module runs one at a time: every tracked path is this run's)
+ * and the call raises OutOfMemoryError instead of ending the interpreter. */
 static void *job_thread(void *p)
 {
     job *j = p;
-    j->work(j);
+    jmp_buf at;
+    if (setjmp(at) == 0) {
+        tl_oom_catch(&at);
+        j->work(j);
+    } else {
+        j->oom = 1;
+        snprintf(j->oom_msg, sizeof j->oom_msg, "%s", tl_oom_message());
+        tl_oom_reset();
+        tl_cleanup_remove_all();
+    }
+    tl_oom_catch(NULL);
     pthread_mutex_lock(&j->mu);
     j->done = 1;
     pthread_cond_signal(&j->cv);
@@ -121,6 +138,7 @@ static int run_job(job *j)
     int rc = 0;
     PyThreadState *ts = PyEval_SaveThread();
     pthread_mutex_lock(&one_run);
+    tl_quiet = j->quiet; /* taken with the lock: another thread's run cannot change it meanwhile */
     pthread_attr_t attr;
     pthread_attr_init(&attr);
     pthread_attr_setstacksize(&attr, (size_t)64 << 20);
@@ -142,6 +160,7 @@ static int run_job(job *j)
         }
         pthread_join(th, NULL);
     }
+    tl_quiet = 0;
     pthread_mutex_unlock(&one_run);
     PyEval_RestoreThread(ts);
     pthread_mutex_destroy(&j->mu);
@@ -410,44 +429,33 @@ static PyObject *results_object(const tl_results *res)
 
 /* ---- arguments ----------------------------------------------------------------------- */
 
-/* A str (or os.PathLike) argument as a malloc'd UTF-8 copy; NULL for None.  -1 on error. */
+/* A path argument (str, bytes or os.PathLike) as a malloc'd copy of the bytes the file
+ * system sees (a str encoded as os.fsencode does: undecodable bytes round-trip); NULL
+ * for None.  -1 on error: TypeError for another type, UsageError for a NUL. */
 static int path_arg(PyObject *o, const char *what, char **out)
 {
     *out = NULL;
     if (!o || o == Py_None)
         return 0;
-    PyObject *s = NULL;
-    if (PyUnicode_Check(o)) {
-        s = o;
-        Py_INCREF(s);
-    } else {
-        PyObject *os = PyImport_ImportModule("os");
-        s = os ? PyObject_CallMethod(os, "fspath", "O", o) : NULL;
-        Py_XDECREF(os);
-        if (s && !PyUnicode_Check(s)) {
-            PyObject *d = PyObject_CallMethod(s, "decode", "ss", "utf-8", "surrogateescape");
-            Py_DECREF(s);
-            s = d;
-        }
-        if (!s) {
-            PyErr_Clear();
-            PyErr_Format(PyExc_TypeError, "%s: a path (str or os.PathLike) is needed", what);
-            return -1;
-        }
+    PyObject *b = NULL;
+    if (!PyUnicode_FSConverter(o, &b)) {
+        int nul = PyErr_ExceptionMatches(PyExc_ValueError);
+        PyErr_Clear();
+        if (nul)
+            PyErr_Format(UsageError, "%s: a path holds a NUL character", what);
+        else
+            PyErr_Format(PyExc_TypeError, "%s: a path (str, bytes or os.PathLike) is needed, not %R", what,
+                         (PyObject *)Py_TYPE(o));
+        return -1;
     }
+    char *bytes = NULL;
     Py_ssize_t n = 0;
-    const char *u = PyUnicode_AsUTF8AndSize(s, &n);
-    if (!u) {
-        Py_DECREF(s);
+    if (PyBytes_AsStringAndSize(b, &bytes, &n) != 0) {
+        Py_DECREF(b);
         return -1;
     }
-    if (memchr(u, 0, (size_t)n)) {
-        Py_DECREF(s);
-        PyErr_Format(UsageError, "%s: a path holds a NUL character", what);
-        return -1;
-    }
-    *out = tl_xstrdup(u);
-    Py_DECREF(s);
+    *out = tl_xstrdup(bytes);
+    Py_DECREF(b);
     return 0;
 }
 
@@ -711,11 +719,16 @@ static PyObject *py_report(PyObject *self, PyObject *args)
     tl_strlist_push(&rj.a.traces, keep(&keepv, p_trace));
     if (apply_kwargs(&tl_report_tool, "report", kw, &rj.a, &keepv) != 0)
         goto done;
-    tl_quiet = rj.a.quiet;
     if (check_failed(tl_report_args_check(&rj.a, &err), &err))
         goto done;
-    job j = {report_work, &rj, 0, 0, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER};
+    job j = {.work = report_work, .arg = &rj, .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER,
+             .quiet = rj.a.quiet};
     int sig = run_job(&j);
+    if (j.oom) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(OutOfMemoryError, j.oom_msg);
+        goto done; /* the run's state is half made: abandoned, not freed */
+    }
     if (sig != 0 && rj.r.status == TL_RUN_OK && rj.wrc == 0 && finished_despite_signal())
         sig = 0;
     if (sig != 0 || rj.r.status == TL_RUN_CANCELLED) {
@@ -925,7 +938,6 @@ static PyObject *py_compare(PyObject *self, PyObject *args)
     cj.a.run.given = given;
     if (apply_kwargs(&tl_compare_tool, "compare", kw, &cj.a, &keepv) != 0)
         goto done;
-    tl_quiet = cj.a.quiet;
     if (check_failed(tl_compare_args_check(&cj.a, &err), &err))
         goto done;
     obj = PyObject_New(comparison_object, ComparisonType);
@@ -934,17 +946,22 @@ static PyObject *py_compare(PyObject *self, PyObject *args)
     memset(&obj->c, 0, sizeof obj->c);
     obj->have = 0;
     cj.c = &obj->c;
-    job j = {compare_work, &cj, 0, 0, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER};
+    job j = {.work = compare_work, .arg = &cj, .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER,
+             .quiet = cj.a.quiet};
     int sig = run_job(&j); /* the run owns the given reports from here */
     memset(given, 0, n * sizeof *given);
-    obj->have = 1;
-    if (sig != 0 && (obj->c.status == TL_RUN_OK || obj->c.status == TL_RUN_REGRESSION) && finished_despite_signal())
+    obj->have = !j.oom; /* out of memory: the run's state is half made, abandoned */
+    if (!j.oom && sig != 0 && (obj->c.status == TL_RUN_OK || obj->c.status == TL_RUN_REGRESSION) &&
+        finished_despite_signal())
         sig = 0;
-    if (sig != 0 || obj->c.status == TL_RUN_CANCELLED) {
+    if (j.oom) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(OutOfMemoryError, j.oom_msg);
+    } else if (sig != 0 || obj->c.status == TL_RUN_CANCELLED) {
         if (!PyErr_Occurred())
             PyErr_SetNone(PyExc_KeyboardInterrupt);
     } else if (obj->c.status != TL_RUN_OK && obj->c.status != TL_RUN_REGRESSION) {
-        raise_status(obj->c.status, obj->c.err.msg, 0);
+        raise_status(obj->c.status, obj->c.err.msg, obj->c.output_failed);
     } else {
         ok = 1;
     }
@@ -1049,11 +1066,15 @@ static PyObject *cmp_write(PyObject *self, PyObject *args)
         return NULL;
     }
     write_job w = {&((comparison_object *)self)->c, px, pd, {0}, 0};
-    job j = {write_work, &w, 0, 0, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER};
+    job j = {.work = write_work, .arg = &w, .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
     int sig = run_job(&j); /* Ctrl-C before the commit: nothing written */
     free(px);
     free(pd);
-    if (sig != 0 && !(w.rc == 0 && finished_despite_signal()))
+    if (j.oom && !PyErr_Occurred())
+        PyErr_SetString(OutOfMemoryError, j.oom_msg);
+    if (!j.oom && sig != 0 && w.rc == 0 && finished_despite_signal())
+        sig = 0;
+    if (sig != 0 || j.oom)
         return NULL;
     if (w.rc != 0)
         return raise_status(TL_RUN_FAILED, w.err.msg, 1);
@@ -1068,13 +1089,15 @@ static PyObject *cmp_gate(PyObject *self, PyObject *args, PyObject *kw)
     int fdr = 0;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "d|dddndp", kwlist, &pct, &min_ms, &dms, &dpct, &top, &conf, &fdr))
         return NULL;
-    if (!(isfinite(pct) && pct >= 0) || !(isfinite(min_ms) && min_ms >= 0) || !(isfinite(dms) && dms >= 0) ||
-        !(isfinite(dpct) && dpct >= 0) || top < 0) {
-        PyErr_SetString(UsageError, "gate: pct, min_time_ms, min_delta_ms and min_delta_pct need numbers of at least 0");
+    static const char *const arg_names[6] = {"--fail-on-regression", "--min-time-ms", "--min-delta-ms",
+                                             "--min-delta-pct", "--top", "--confidence"};
+    tl_gate_args ga = {pct, 1, min_ms, dms, dpct, top, conf};
+    tl_error gerr = {0};
+    if (tl_gate_args_check(&ga, arg_names, &gerr) != 0) {
+        PyErr_SetString(UsageError, gerr.msg);
         return NULL;
     }
-    if (conf >= 1)
-        conf /= 100;
+    conf = ga.confidence;
     tl_gate g = {pct, min_ms, dms, dpct, (size_t)top, NULL, conf, fdr};
     tl_buf v = {0};
     int failed = tl_comparison_gate(&((comparison_object *)self)->c, &g, &v);
@@ -1121,7 +1144,19 @@ static PyObject *py_none_is_missing(PyObject *self, PyObject *arg)
     Py_RETURN_NONE;
 }
 
+/* os.register_at_fork(after_in_child=...): a fork made while another thread ran a
+ * comparison copies the run lock held, by a thread the child does not have; the lock and
+ * the library's process-wide state start afresh in the child. */
+static PyObject *py_after_fork(PyObject *self, PyObject *unused)
+{
+    pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
+    memcpy(&one_run, &fresh, sizeof fresh);
+    tl_run_after_fork();
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
+    {"_after_fork", py_after_fork, METH_NOARGS, "reset the run lock in a forked child"},
     {"set_none_is_missing", py_none_is_missing, METH_O, "whether the text None reads as NaN (pandas >= 2)"},
     {"report", py_report, METH_VARARGS, "report(trace, {option: value}) -> ([(sheet, names, columns)], inference line)"},
     {"compare", py_compare, METH_VARARGS, "compare(inputs, {option: value}) -> Comparison"},
@@ -1153,8 +1188,13 @@ PyMODINIT_FUNC PyInit__core(void)
     InputError = Error ? new_error(m, "InputError", Error, "An input cannot be read (bad file, missing sheet).") : NULL;
     UsageError = Error ? new_error(m, "UsageError", Error, "The arguments do not make a run.") : NULL;
     OutputError = Error ? new_error(m, "OutputError", Error, "An output cannot be written.") : NULL;
+    /* both a tlcompare.Error and the builtin MemoryError: either except clause catches it */
+    PyObject *bases = Error ? PyTuple_Pack(2, Error, PyExc_MemoryError) : NULL;
+    OutOfMemoryError = bases ? new_error(m, "OutOfMemoryError", bases, "A run ran out of memory; its outputs were "
+                                         "removed, the memory it had taken is not given back.") : NULL;
+    Py_XDECREF(bases);
     ComparisonType = (PyTypeObject *)PyType_FromSpec(&cmp_spec);
-    if (!Error || !InputError || !UsageError || !OutputError || !ComparisonType) {
+    if (!Error || !InputError || !UsageError || !OutputError || !OutOfMemoryError || !ComparisonType) {
         Py_DECREF(m);
         return NULL;
     }

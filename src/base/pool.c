@@ -46,12 +46,27 @@ static void take(tl_pool *p, size_t i)
         p->next++;
 }
 
-/* Run job i, taken by `worker`: called and returns under mu, released meanwhile. */
+typedef struct call {
+    pool_job j;
+    int worker;
+} call;
+
+static void call_job(void *p)
+{
+    call *c = p;
+    c->j.fn(c->j.arg, c->worker);
+}
+
+/* Run job i, taken by `worker`: called and returns under mu, released meanwhile.  A job
+ * that runs out of memory ends as done: its waiter unwinds (base/util.h). */
 static void run(tl_pool *p, size_t i, int worker)
 {
-    pool_job j = p->jobs[i]; /* the array may move while the lock is released */
+    call c = {p->jobs[i], worker}; /* the array may move while the lock is released */
     pthread_mutex_unlock(&p->mu);
-    j.fn(j.arg, worker);
+    if (worker == p->nthreads)
+        c.j.fn(c.j.arg, worker); /* the waiting thread itself: its own failures unwind it */
+    else
+        tl_oom_helper(call_job, &c);
     pthread_mutex_lock(&p->mu);
     p->jobs[i].state = JOB_DONE;
     while (p->ended < p->n && p->jobs[p->ended].state == JOB_DONE)
@@ -125,6 +140,7 @@ void tl_pool_wait(tl_pool *p, size_t upto)
         }
     }
     pthread_mutex_unlock(&p->mu);
+    tl_oom_check();
 }
 
 void tl_pool_free(tl_pool *p, int discard)

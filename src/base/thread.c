@@ -4,16 +4,54 @@
 #include "base/thread.h"
 
 #include <signal.h>
+#include <stdlib.h>
+
+#include "base/util.h"
+
+/* The helper's function, with its allocation failures caught (base/util.h: the run's
+ * thread unwinds when it next allocates or joins). */
+typedef struct start {
+    void *(*fn)(void *);
+    void *arg, *ret;
+} start;
+
+static void call(void *p)
+{
+    start *s = p;
+    s->ret = s->fn(s->arg);
+}
+
+static void *trampoline(void *p)
+{
+    start s = *(start *)p;
+    free(p);
+    s.ret = NULL;
+    tl_oom_helper(call, &s);
+    return s.ret;
+}
+
+int tl_thread_join(pthread_t thread, void **ret)
+{
+    int rc = pthread_join(thread, ret);
+    tl_oom_check();
+    return rc;
+}
 
 int tl_thread_create(pthread_t *thread, void *(*fn)(void *), void *arg)
 {
+    start *s = malloc(sizeof *s);
+    if (!s)
+        return -1;
+    *s = (start){fn, arg, NULL};
     sigset_t block, old;
     sigemptyset(&block);
     sigaddset(&block, SIGINT);
     sigaddset(&block, SIGTERM);
     sigaddset(&block, SIGHUP);
     pthread_sigmask(SIG_BLOCK, &block, &old); /* the new thread inherits the mask */
-    int rc = pthread_create(thread, NULL, fn, arg);
+    int rc = pthread_create(thread, NULL, trampoline, s);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc != 0)
+        free(s);
     return rc;
 }

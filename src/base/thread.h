@@ -12,7 +12,11 @@
 
 #include <pthread.h>
 
-/* pthread_create() with the termination signals blocked in the new thread. */
+/* pthread_create() with the termination signals blocked in the new thread, and its
+ * allocation failures caught for a run's thread that has a catch point (base/util.h). */
 int tl_thread_create(pthread_t *thread, void *(*fn)(void *), void *arg);
+
+/* pthread_join(), then the joining thread unwinds if a helper ran out of memory. */
+int tl_thread_join(pthread_t thread, void **ret);
 
 #endif

@@ -3,6 +3,7 @@
  */
 #include "base/util.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,7 +14,59 @@ int tl_quiet = 0;
 const char *tl_progname = "tlcompare";
 
 static void (*fatal_cleanup)(void);
-static _Thread_local const char *reading;
+/* Thread-local state, initial-exec: in the Python module (a dlopen'd library) the default
+ * model allocates a thread's block on its first access, and glibc aborts when that fails,
+ * which it does when memory runs out: a few words fit in the space reserved up front. */
+#define TL_TLS _Thread_local __attribute__((tls_model("initial-exec")))
+static TL_TLS const char *reading;
+/* The last input any thread named, copied (the path may be freed before a helper fails):
+ * for the helper threads of a run, which name none themselves. */
+static char reading_any[256];
+static TL_TLS jmp_buf *oom_at;
+static TL_TLS jmp_buf *oom_helper_at; /* this thread runs tl_oom_helper's fn: where it unwinds */
+static char oom_msg[512]; /* the failure told: one run's at a time */
+static atomic_int oom_catchers; /* threads with a catch point */
+static atomic_int oom_pending;  /* a helper failed: the catchers unwind */
+static char pending_msg[512];
+
+void tl_oom_catch(jmp_buf *at)
+{
+    if (at && !oom_at)
+        atomic_fetch_add(&oom_catchers, 1);
+    else if (!at && oom_at)
+        atomic_fetch_sub(&oom_catchers, 1);
+    oom_at = at;
+}
+
+const char *tl_oom_message(void) { return oom_msg; }
+
+void tl_oom_reset(void) { atomic_store(&oom_pending, 0); }
+
+void tl_oom_check(void)
+{
+    if (oom_at && atomic_load_explicit(&oom_pending, memory_order_acquire)) {
+        memcpy(oom_msg, pending_msg, sizeof oom_msg);
+        longjmp(*oom_at, 1);
+    }
+}
+
+int tl_oom_helper(void (*fn)(void *), void *arg)
+{
+    if (!atomic_load(&oom_catchers)) {
+        fn(arg);
+        return 0;
+    }
+    jmp_buf at, *outer = oom_helper_at;
+    int rc = 0;
+    if (setjmp(at) == 0) {
+        oom_helper_at = &at;
+        fn(arg);
+    } else {
+        rc = -1;
+    }
+    oom_helper_at = outer;
+    return rc;
+}
 
 void tl_set_fatal_cleanup(void (*fn)(void)) { fatal_cleanup = fn; }
 
@@ -21,6 +74,13 @@ const char *tl_reading(const char *path)
 {
     const char *was = reading;
     reading = path;
+    if (path) {
+        size_t k = strlen(path);
+        if (k >= sizeof reading_any)
+            k = sizeof reading_any - 1;
+        memcpy(reading_any, path, k);
+        reading_any[k] = '\0';
+    }
     return was;
 }
 
@@ -29,14 +89,26 @@ const char *tl_reading(const char *path)
  * running exit handlers while other threads may still be at work. */
 static void out_of_memory(size_t n)
 {
-    if (reading) {
-        /* no allocation can be counted on here: the path is cut by hand */
-        size_t k = strlen(reading);
-        fprintf(stderr, "%s: out of memory (asked for %zu bytes) while reading '%.*s%s'\n", tl_progname, n,
-                (int)(k > 200 ? 200 : k), reading, k > 200 ? "..." : "");
+    /* no allocation can be counted on here: the message is made in a fixed buffer, the
+     * path cut by hand */
+    const char *what = reading ? reading : reading_any[0] ? reading_any : NULL;
+    if (what) {
+        size_t k = strlen(what);
+        snprintf(oom_msg, sizeof oom_msg, "out of memory (asked for %zu bytes) while reading '%.*s%s'", n,
+                 (int)(k > 200 ? 200 : k), what, k > 200 ? "..." : "");
     } else {
-        fprintf(stderr, "%s: out of memory (asked for %zu bytes)\n", tl_progname, n);
+        snprintf(oom_msg, sizeof oom_msg, "out of memory (asked for %zu bytes)", n);
     }
+    if (oom_at)
+        longjmp(*oom_at, 1);
+    if (oom_helper_at && atomic_load(&oom_catchers)) {
+        /* the first failure's message is the one told */
+        if (!atomic_load(&oom_pending))
+            memcpy(pending_msg, oom_msg, sizeof pending_msg);
+        atomic_store_explicit(&oom_pending, 1, memory_order_release);
+        longjmp(*oom_helper_at, 1);
+    }
+    fprintf(stderr, "%s: %s\n", tl_progname, oom_msg);
     if (fatal_cleanup)
         fatal_cleanup();
     _exit(1);
@@ -44,6 +116,8 @@ static void out_of_memory(size_t n)
 
 void *tl_xmalloc(size_t n)
 {
+    if (atomic_load_explicit(&oom_pending, memory_order_relaxed))
+        tl_oom_check();
     void *p = malloc(n ? n : 1);
     if (!p)
         out_of_memory(n);
@@ -131,6 +205,15 @@ void tl_error_vset(tl_error *e, const char *fmt, va_list ap)
     tl_buf_free(&raw);
     tl_buf_free(&clean);
     e->set = 1;
+}
+
+void tl_error_rename_path(tl_error *e, const char *from, const char *to)
+{
+    size_t n = strlen(from), m = strlen(to), len = strlen(e->msg);
+    if (strncmp(e->msg, from, n) != 0 || len - n + m >= sizeof e->msg)
+        return;
+    memmove(e->msg + m, e->msg + n, len - n + 1);
+    memcpy(e->msg, to, m);
 }
 
 void tl_error_set(tl_error *e, const char *fmt, ...)

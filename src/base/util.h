@@ -8,8 +8,9 @@
 #include <stdarg.h>
 #include <stddef.h>
 
-/* Allocation that never returns NULL: out of memory ends the process with a message,
- * because no caller could do anything more useful. */
+/* Allocation that never returns NULL: out of memory ends the process with a message
+ * (after the fatal clean-up below), unless the failing thread set a catch point with
+ * tl_oom_catch: then it unwinds there (longjmp) with the message kept for it. */
 void *tl_xmalloc(size_t n);
 void *tl_xcalloc(size_t n, size_t size);
 void *tl_xrealloc(void *p, size_t n);
@@ -20,8 +21,28 @@ char *tl_xstrdup(const char *s);
 void tl_set_fatal_cleanup(void (*fn)(void));
 
 /* The input the calling thread is reading now (NULL: none), named when memory runs
- * out; returns the one set before, to put back. */
+ * out, in this thread or in a helper of the run that has none of its own; returns the
+ * one set before, to put back. */
 const char *tl_reading(const char *path);
+
+/* A catch point for allocation failures in the calling thread (NULL: none, the failure
+ * ends the process).  A library front end that must outlive a run that ran out of memory
+ * (the Python module) sets one around the run: after the longjmp, the run's state is
+ * abandoned (its memory not given back), and tl_oom_message() says what failed.  Only
+ * the failures of this thread come back here; a helper thread's end the process. */
+#include <setjmp.h>
+void tl_oom_catch(jmp_buf *at);
+const char *tl_oom_message(void);
+
+/* For a helper thread of a run (tl_thread_create's threads, the pool's jobs): fn(arg)
+ * with its allocation failures caught while some thread has a catch point: returns 0, or
+ * -1 after a failure, which is then pending for the threads with a catch point: each
+ * unwinds at its next allocation or tl_oom_check().  Without a catch point anywhere a
+ * failure ends the process, as always.  tl_oom_reset() clears a pending failure (the
+ * catching thread, once it has unwound). */
+int tl_oom_helper(void (*fn)(void *), void *arg);
+void tl_oom_check(void);
+void tl_oom_reset(void);
 
 /* Grow *p (an array of *cap elements of size `size`) so that it holds at least `need`. */
 void tl_grow(void **p, size_t *cap, size_t need, size_t size);
@@ -39,6 +60,10 @@ typedef struct tl_error {
 
 void tl_error_set(tl_error *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void tl_error_vset(tl_error *e, const char *fmt, va_list ap);
+
+/* A message that begins with the path `from` (a temporary file) begins with `to` instead
+ * (the output it stands for): a user knows the one, not the other. */
+void tl_error_rename_path(tl_error *e, const char *from, const char *to);
 
 /* Warnings and notes go to stderr as "tlcompare: warning: ..." unless silenced. */
 extern int tl_quiet;

@@ -237,7 +237,7 @@ static int read_all(run_ctx *c, const char *sheet, tl_table **tables)
         }
         for (size_t k = 0; k < TL_READ_THREADS && i + k < c->n; k++)
             if (started[k])
-                pthread_join(th[k], NULL);
+                tl_thread_join(th[k], NULL);
     }
     int rc = 0;
     for (size_t i = 0; i < c->n; i++) {

@@ -479,7 +479,7 @@ void tl_instream_close(tl_instream *s)
         a->stop = 1;
         pthread_cond_broadcast(&a->cv);
         pthread_mutex_unlock(&a->mu);
-        pthread_join(a->thread, NULL);
+        tl_thread_join(a->thread, NULL);
         pthread_mutex_destroy(&a->mu);
         pthread_cond_destroy(&a->cv);
         for (int i = 0; i < AHEAD_SLOTS; i++)

@@ -3,6 +3,8 @@
  */
 #include "io/output.h"
 
+#include "io/cleanup.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -10,74 +12,30 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-/*
- * Tracked temporary paths, newest last.  The signal handler reads this list, so it is a
- * fixed array of pointers published by bumping a sig_atomic_t count after the slot is
- * filled; the handler only calls unlink(), rmdir() and _exit(), which are async-signal-safe.
- */
-#define MAX_TRACKED 4096
-static char *tracked[MAX_TRACKED];
-static volatile sig_atomic_t ntracked;
+void tl_output_cleanup(void) { tl_cleanup_remove_all(); }
 
-static void track(const char *path)
+void tl_output_install_cleanup(void) { tl_cleanup_install(); }
+
+static void track(const char *path) { tl_cleanup_track(path); }
+
+static void untrack(const char *path) { tl_cleanup_untrack(path); }
+
+/* The test hook: called after each rename and each fsync of a commit. */
+static void (*test_hook)(const char *step, unsigned k);
+static unsigned nrenames, nfsyncs;
+
+void tl_output_set_test_hook(void (*hook)(const char *step, unsigned k)) { test_hook = hook; }
+
+static void step_done(const char *step, unsigned *k)
 {
-    if (ntracked < MAX_TRACKED) {
-        tracked[ntracked] = tl_xstrdup(path);
-        ntracked = ntracked + 1;
-    }
+    ++*k;
+    if (test_hook)
+        test_hook(step, *k);
 }
-
-static void untrack(const char *path)
-{
-    for (int i = 0; i < ntracked; i++) {
-        if (tracked[i] && strcmp(tracked[i], path) == 0) {
-            char *p = tracked[i];
-            tracked[i] = NULL;
-            free(p);
-        }
-    }
-}
-
-static void remove_tracked(void)
-{
-    /* newest first: files inside a temporary directory go before the directory */
-    for (int i = ntracked; i-- > 0;) {
-        if (tracked[i] && unlink(tracked[i]) != 0)
-            rmdir(tracked[i]);
-    }
-}
-
-void tl_output_cleanup(void)
-{
-    remove_tracked();
-    for (int i = 0; i < ntracked; i++) {
-        free(tracked[i]);
-        tracked[i] = NULL;
-    }
-    ntracked = 0;
-}
-
-static void on_signal(int sig)
-{
-    remove_tracked();
-    _exit(128 + sig);
-}
-
-void tl_output_install_cleanup(void)
-{
-    tl_set_fatal_cleanup(remove_tracked); /* out of memory: the same clean-up */
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
-}
-
 
 struct tl_output {
     char *target;  /* as given, for messages */
@@ -153,14 +111,15 @@ static const char *file_kind(mode_t m)
 /* A new temporary file (dir = 0) or directory (dir = 1) from template `tmp`, tracked. */
 static int make_temp(char *tmp, int dir)
 {
-    /* block signals while it exists but is not yet tracked */
-    sigset_t all, old;
-    sigfillset(&all);
-    sigprocmask(SIG_BLOCK, &all, &old);
+    /* signals blocked while it exists but is not yet tracked */
+    sigset_t old;
+    tl_cleanup_block(&old);
     int fd = -1, made = dir ? mkdtemp(tmp) != NULL : (fd = mkstemp(tmp)) >= 0;
+    int e = errno;
     if (made)
         track(tmp);
-    sigprocmask(SIG_SETMASK, &old, NULL);
+    tl_cleanup_unblock(&old);
+    errno = e;
     if (!made)
         return -1;
     /* mkstemp and mkdtemp make 0600 and 0700; an output should have the usual permissions */
@@ -197,11 +156,17 @@ static int make_parents(tl_output *o, size_t dirlen)
                 continue;
             char c = d[i];
             d[i] = '\0';
-            if (mkdir(d, 0777) == 0) {
+            sigset_t old;
+            tl_cleanup_block(&old); /* made and tracked as one step */
+            int made = mkdir(d, 0777) == 0, e = errno;
+            if (made)
                 track(d);
+            tl_cleanup_unblock(&old);
+            if (made) {
                 TL_GROW(o->made, o->cap_made, o->nmade + 1);
                 o->made[o->nmade++] = tl_xstrdup(d);
-            } else if (errno != EEXIST) {
+            } else if (e != EEXIST) {
+                errno = e;
                 rc = -1;
             }
             d[i] = c;
@@ -291,22 +256,22 @@ static int sync_path(const char *path, int dir)
         rc = 0;
     int e = errno;
     close(fd);
+    step_done("fsync", &nfsyncs);
     errno = e;
     return rc;
 }
 
-/* The directory holding `path`, flushed so that a rename into it survives a power cut. */
-static void sync_parent(const char *path)
+/* The directory holding `path` (malloc'd; "." for a bare name). */
+static char *parent_of(const char *path)
 {
     size_t start, end;
     tl_path_base(path, &start, &end);
-    char *d = start ? tl_xmalloc(start + 1) : tl_xstrdup(".");
-    if (start) {
-        memcpy(d, path, start);
-        d[start] = '\0';
-    }
-    sync_path(d, 1);
-    free(d);
+    if (!start)
+        return tl_xstrdup(".");
+    char *d = tl_xmalloc(start + 1);
+    memcpy(d, path, start);
+    d[start] = '\0';
+    return d;
 }
 
 /*
@@ -388,7 +353,8 @@ static int write_through(tl_output *o, tl_error *err)
         }
     }
     if (rc != 0)
-        tl_error_set(err, "%s: cannot write: %s", o->target, strerror(errno));
+        tl_error_set(err, "%s: cannot write: %s", o->target,
+                     errno == EPIPE ? "its reader closed it early" : strerror(errno));
     if (in >= 0)
         close(in);
     if (close(o->fd) != 0 && rc == 0) {
@@ -401,29 +367,62 @@ static int write_through(tl_output *o, tl_error *err)
     return rc;
 }
 
-/* The renames of one output, checked already. */
-static int move_into_place(tl_output *o, tl_error *err)
+/* The directories a commit flushes after its renames: each once. */
+typedef struct dirlist {
+    char **d;
+    size_t n, cap;
+} dirlist;
+
+static void dirlist_add(dirlist *l, char *dir)
+{
+    for (size_t i = 0; i < l->n; i++) {
+        if (strcmp(l->d[i], dir) == 0) {
+            free(dir);
+            return;
+        }
+    }
+    TL_GROW(l->d, l->cap, l->n + 1);
+    l->d[l->n++] = dir;
+}
+
+static void dirlist_free(dirlist *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        free(l->d[i]);
+    free(l->d);
+}
+
+static int renamed(const char *from, const char *to)
+{
+    int rc = rename(from, to);
+    if (rc == 0) {
+        step_done("rename", &nrenames);
+        untrack(from);
+    }
+    return rc;
+}
+
+/* The renames of one output, checked already; the directories to flush go to `sync`. */
+static int move_into_place(tl_output *o, dirlist *sync, tl_error *err)
 {
     if (!o->dir) {
-        if (rename(o->tmp, o->path) != 0) {
+        if (renamed(o->tmp, o->path) != 0) {
             tl_error_set(err, "%s: cannot move the finished file into place: %s", o->target, strerror(errno));
             return -1;
         }
-        untrack(o->tmp);
-        sync_parent(o->path);
+        dirlist_add(sync, parent_of(o->path));
         return 0;
     }
     if (!o->inside) {
         /* No directory yet: the whole temporary one becomes it in one step.  Another run
          * may have made it meanwhile: then ours joins it file by file, as below. */
-        if (rename(o->tmp, o->path) == 0) {
+        if (renamed(o->tmp, o->path) == 0) {
             for (size_t i = 0; i < o->nnames; i++) {
                 char *p = join(o->tmp, o->names[i]);
                 untrack(p);
                 free(p);
             }
-            untrack(o->tmp);
-            sync_parent(o->path);
+            dirlist_add(sync, parent_of(o->path));
             return 0;
         }
         if (errno != EEXIST && errno != ENOTEMPTY) {
@@ -435,10 +434,8 @@ static int move_into_place(tl_output *o, tl_error *err)
      * each rename atomic, all of them complete already. */
     for (size_t i = 0; i < o->nnames; i++) {
         char *from = join(o->tmp, o->names[i]), *to = join(o->path, o->names[i]);
-        int rc = rename(from, to);
-        if (rc == 0)
-            untrack(from);
-        else
+        int rc = renamed(from, to);
+        if (rc != 0)
             tl_error_set(err, "%s/%s: cannot move into place: %s", o->target, o->names[i], strerror(errno));
         free(from);
         free(to);
@@ -447,41 +444,158 @@ static int move_into_place(tl_output *o, tl_error *err)
     }
     rmdir(o->tmp);
     untrack(o->tmp);
-    sync_path(o->path, 1);
+    dirlist_add(sync, tl_xstrdup(o->path));
     if (!o->inside)
-        sync_parent(o->tmp);
+        dirlist_add(sync, parent_of(o->tmp));
     return 0;
+}
+
+/*
+ * The advisory locks of a commit: an exclusive flock on the directory that holds each
+ * target (a directory output's parent, whether it exists yet or not), so that two runs
+ * writing one output set commit one after the other and the later one's set is the one
+ * left whole.  Taken in the order of (device, inode), each directory once, so that runs
+ * sharing several directories cannot wait on each other in a circle.  A directory that
+ * cannot be opened or locked (no read permission, a file system without locks) is
+ * committed without: the lock only orders runs, it guards nothing else.
+ */
+typedef struct dirlock {
+    int fd;
+    dev_t dev;
+    ino_t ino;
+} dirlock;
+
+static int by_inode(const void *a, const void *b)
+{
+    const dirlock *x = a, *y = b;
+    if (x->dev != y->dev)
+        return x->dev < y->dev ? -1 : 1;
+    return x->ino < y->ino ? -1 : x->ino > y->ino;
+}
+
+static size_t lock_dirs(tl_output *const *outs, size_t n, dirlock **out)
+{
+    dirlock *l = tl_xmalloc((n ? n : 1) * sizeof *l);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!outs[i] || outs[i]->committed || outs[i]->through)
+            continue;
+        char *d = parent_of(outs[i]->path);
+        int fd = open(d, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        free(d);
+        struct stat st;
+        if (fd < 0 || fstat(fd, &st) != 0) {
+            if (fd >= 0)
+                close(fd);
+            continue;
+        }
+        l[k++] = (dirlock){fd, st.st_dev, st.st_ino};
+    }
+    qsort(l, k, sizeof *l, by_inode);
+    size_t u = 0;
+    for (size_t i = 0; i < k; i++) {
+        if (u && l[u - 1].dev == l[i].dev && l[u - 1].ino == l[i].ino) {
+            close(l[i].fd); /* a second lock of one directory would wait for the first */
+            continue;
+        }
+        l[u++] = l[i];
+    }
+    for (size_t i = 0; i < u; i++)
+        while (flock(l[i].fd, LOCK_EX) != 0 && errno == EINTR)
+            ;
+    *out = l;
+    return u;
+}
+
+static void unlock_dirs(dirlock *l, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        close(l[i].fd); /* releases its flock */
+    free(l);
+}
+
+/*
+ * The set's renames, with the terminating signals blocked so that a signal cannot stop
+ * it half way; the directories flushed after all of them (a flush between two renames
+ * would widen the window in which the set is mixed).  A signal that came meanwhile is
+ * delivered when they are unblocked, and its handler says the outputs were written.
+ */
+static int rename_all(tl_output *const *outs, size_t n, tl_error *err)
+{
+    dirlist sync = {0};
+    sigset_t old;
+    tl_cleanup_block(&old);
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++)
+        if (outs[i] && !outs[i]->committed && !outs[i]->through)
+            rc = move_into_place(outs[i], &sync, err);
+    if (rc == 0) {
+        for (size_t i = 0; i < n; i++)
+            if (outs[i] && !outs[i]->committed && !outs[i]->through)
+                outs[i]->committed = 1;
+        tl_cleanup_set_written(1);
+    }
+    for (size_t i = 0; i < sync.n; i++)
+        sync_path(sync.d[i], 1);
+    dirlist_free(&sync);
+    tl_cleanup_unblock(&old);
+    return rc;
 }
 
 int tl_output_commit(tl_output *const *outs, size_t n, tl_error *err)
 {
-    for (size_t i = 0; i < n; i++)
+    nrenames = nfsyncs = 0;
+    dirlock *locks;
+    size_t nlocks = lock_dirs(outs, n, &locks);
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++)
         if (outs[i] && !outs[i]->committed && check_output(outs[i], err) != 0)
-            goto fail;
-    /* Renames last, all together; the pipes and devices after them (nothing can take
-     * back what was written there). */
-    for (size_t i = 0; i < n; i++)
-        if (outs[i] && !outs[i]->committed && !outs[i]->through && move_into_place(outs[i], err) != 0)
-            goto fail;
-    for (size_t i = 0; i < n; i++)
-        if (outs[i] && !outs[i]->committed && !outs[i]->through)
-            outs[i]->committed = 1;
-    for (size_t i = 0; i < n; i++) {
+            rc = -1;
+    if (rc == 0)
+        rc = rename_all(outs, n, err);
+    unlock_dirs(locks, nlocks);
+    /* The pipes and devices after the renames: nothing can take back what was written
+     * there. */
+    for (size_t i = 0; i < n && rc == 0; i++) {
         if (outs[i] && !outs[i]->committed) {
             outs[i]->committed = 1;
-            if (write_through(outs[i], err) != 0)
-                goto fail;
+            rc = write_through(outs[i], err);
         }
     }
-    return 0;
-fail:
     for (size_t i = 0; i < n; i++) {
         if (outs[i] && outs[i]->fd >= 0) {
             close(outs[i]->fd);
             outs[i]->fd = -1;
         }
     }
-    return -1;
+    return rc;
+}
+
+/*
+ * Directories made for outputs that could not be removed when their output was freed,
+ * because another output of the run still had its temporary inside: retried after each
+ * later free, so that a failed run leaves none of them behind.
+ */
+static char **orphans;
+static size_t norphans, cap_orphans;
+
+static void retry_orphans(void)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < norphans; i++) {
+        if (rmdir(orphans[i]) == 0 || errno == ENOENT) {
+            untrack(orphans[i]);
+            free(orphans[i]);
+        } else {
+            orphans[k++] = orphans[i]; /* kept innermost first, as they were tried */
+        }
+    }
+    norphans = k;
+    if (!k) {
+        free(orphans);
+        orphans = NULL;
+        cap_orphans = 0;
+    }
 }
 
 void tl_output_free(tl_output *o)
@@ -506,13 +620,19 @@ void tl_output_free(tl_output *o)
             unlink(o->tmp);
         untrack(o->tmp);
     }
-    /* the directories made for it: kept when it was committed, else removed (innermost first) */
+    /* the directories made for it: kept when it was committed, else removed (innermost
+     * first), or left to the next free when another output still has a file inside */
     for (size_t i = o->nmade; i-- > 0;) {
-        if (!o->committed)
-            rmdir(o->made[i]);
-        untrack(o->made[i]);
-        free(o->made[i]);
+        if (o->committed || rmdir(o->made[i]) == 0 || errno == ENOENT) {
+            untrack(o->made[i]);
+            free(o->made[i]);
+        } else {
+            TL_GROW(orphans, cap_orphans, norphans + 1);
+            orphans[norphans++] = o->made[i];
+        }
     }
+    if (!o->committed)
+        retry_orphans();
     free(o->made);
     free(o->names);
     free(o->tmp);
@@ -555,4 +675,30 @@ int tl_output_same_target(const char *a, const char *b)
     free(ca);
     free(cb);
     return same;
+}
+
+int tl_output_dir_holds(const char *dir, const char *const *names, size_t nnames, const char *suffix,
+                        const char *input)
+{
+    struct stat sd, si;
+    if (!dir || !input || stat(dir, &sd) != 0 || !S_ISDIR(sd.st_mode))
+        return 0; /* a directory still to be made holds no input */
+    if (stat(input, &si) == 0 && si.st_dev == sd.st_dev && si.st_ino == sd.st_ino)
+        return 1;
+    char *parent = parent_of(input);
+    struct stat sp;
+    int inside = stat(parent, &sp) == 0 && sp.st_dev == sd.st_dev && sp.st_ino == sd.st_ino;
+    free(parent);
+    if (!inside)
+        return 0;
+    size_t start, end;
+    tl_path_base(input, &start, &end);
+    const char *base = input + start;
+    size_t len = end - start, slen = suffix ? strlen(suffix) : 0;
+    if (suffix && len >= slen && memcmp(base + len - slen, suffix, slen) == 0)
+        return 1;
+    for (size_t i = 0; i < nnames; i++)
+        if (strlen(names[i]) == len && memcmp(names[i], base, len) == 0)
+            return 1;
+    return 0;
 }

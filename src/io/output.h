@@ -24,7 +24,8 @@
 
 typedef struct tl_output tl_output;
 
-/* Install the signal handlers that remove temporary outputs.  Call once, early. */
+/* Install the signal handlers that remove temporary outputs (tl_cleanup_install).
+ * Call once, early. */
 void tl_output_install_cleanup(void);
 
 /* Prepare the output `target`: a file, or with `dir` a directory of files.  Refuses a
@@ -54,7 +55,18 @@ void tl_output_free(tl_output *o);
  * one character device (/dev/null, a terminal), which takes both. */
 int tl_output_same_target(const char *a, const char *b);
 
+/* 1 when the directory output `dir` (existing) is the input `input`, or would put a
+ * file over it: `input` lies directly in `dir` under one of `names` or a name ending in
+ * `suffix` (NULL: none), the files the output may hold.  A directory still to be made
+ * holds no input. */
+int tl_output_dir_holds(const char *dir, const char *const *names, size_t nnames, const char *suffix,
+                        const char *input);
+
 /* Remove every temporary path still tracked (on failure). */
 void tl_output_cleanup(void);
+
+/* Tests only: `hook` is called after each rename ("rename") and each fsync ("fsync") of
+ * a commit, k counting them from 1 in each commit; NULL: none. */
+void tl_output_set_test_hook(void (*hook)(const char *step, unsigned k));
 
 #endif

@@ -94,13 +94,7 @@ static void emit(tl_results *out, const char *name, tl_table *t)
         return;
     }
     type_columns(t);
-    TL_GROW(out->items, out->cap, out->n + 1);
-    tl_result *r = &out->items[out->n++];
-    memset(r, 0, sizeof *r);
-    r->name = name;
-    r->table = t;
-    r->nrows = t->nrows;
-    r->ncols = t->ncols;
+    tl_results_add(out, name, t);
 }
 
 static int name_in(const char *n, const char *const *list)
@@ -334,7 +328,7 @@ static int report_sheets(const tl_trace *t, const tl_sheet_opts *so, const tl_pe
     int threaded = with_perf && t->nev >= PERF_THREAD_MIN_EVENTS && tl_thread_create(&th, perf_job_run, &pj) == 0;
     int rc = tl_trace_sheets_opts(t, so, arena, &basic, err);
     if (threaded)
-        pthread_join(th, NULL);
+        tl_thread_join(th, NULL);
     else if (with_perf && rc == 0)
         perf_job_run(&pj);
     tl_arena_adopt(arena, &pj.arena);

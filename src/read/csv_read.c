@@ -334,9 +334,23 @@ static int read_records(csv_parser *ps, tl_builder *b, col_state *st, size_t nna
     return 1;
 }
 
+/* 1 when the text is UTF-16 (a byte-order mark, or ASCII with a NUL beside every
+ * character): told as such, not as a NUL inside a field. */
+static int is_utf16(const unsigned char *d, size_t len)
+{
+    if (len >= 2 && ((d[0] == 0xFF && d[1] == 0xFE) || (d[0] == 0xFE && d[1] == 0xFF)))
+        return 1;
+    return len >= 4 && ((d[0] && !d[1] && d[2] && !d[3]) || (!d[0] && d[1] && !d[2] && d[3]));
+}
+
 tl_table *tl_csv_parse_simd(const char *data, size_t len, const char *label, tl_arena *arena,
                             tl_error *err, tl_csv_simd level)
 {
+    if (is_utf16((const unsigned char *)data, len)) {
+        tl_error_set(err, "%s: UTF-16 text; tlcompare reads CSV as UTF-8: save it as \"CSV UTF-8\", or convert "
+                          "it (iconv -f UTF-16 -t UTF-8)", label);
+        return NULL;
+    }
     csv_parser ps = {.data = data, .p = data, .end = data + len, .label = label, .line = 1,
                      .err = err, .scan = tl_csv_mask_fn_for(level, NULL), .wpos = SIZE_MAX};
     tl_builder b;

@@ -25,6 +25,8 @@
 #define XLSX_CHUNK (256u * 1024u) /* bytes inflated and parsed at a time */
 #define XLSX_NS_SEP '|'           /* expat's "uri|local" separator; no NCName holds it */
 #define XLSX_STACK 32             /* element depth tracked; nothing we read is deeper */
+#define XLSX_MAX_DEPTH 1000       /* element depth refused: as traces' JSON nesting, far past
+                                     any spreadsheet writer's and short of a parser's memory */
 
 /* ---- the workbook --------------------------------------------------------------- */
 

@@ -81,6 +81,11 @@ static void XMLCALL xlsx_on_start(void *ud, const XML_Char *name, const XML_Char
 
     if (p->failed)
         return;
+    if (p->depth >= XLSX_MAX_DEPTH) {
+        /* the parser's own stack would grow with every level: refused at the first past it */
+        xlsx_fail(p, "elements nested more than %d deep; refusing", XLSX_MAX_DEPTH);
+        return;
+    }
     if (p->depth == 0) {
         el = EL_DOC;
     } else if (p->depth <= XLSX_STACK) {

@@ -7,6 +7,7 @@
 
 #include "base/progress.h"
 #include "compare/groups.h"
+#include "io/cleanup.h"
 #include "io/output.h"
 #include "perf/gpu_arch.h"
 #include "perf/perf.h"
@@ -407,12 +408,15 @@ static int prepare(tl_comparison *c, struct tl_compare_state *s, int *both_trace
                            "compare; give the other side's reports another tag", s->tags[0]);
     for (size_t i = 0; i < n; i++) {
         const char *in = o->inputs[i];
-        const char *out = o->output && clobbers(o->output, in)               ? o->output
-                          : o->csv_dir && same_file(o->csv_dir, in)              ? o->csv_dir
-                          : o->summary_md && clobbers(o->summary_md, in)         ? o->summary_md
-                          : o->summary_json && clobbers(o->summary_json, in)     ? o->summary_json
-                          : o->html && clobbers(o->html, in)                     ? o->html
-                                                                                 : NULL;
+        size_t nfiles;
+        const char *const *files = tl_run_diff_files(&nfiles);
+        const char *out = o->output && clobbers(o->output, in)                                ? o->output
+                          : tl_output_dir_holds(o->csv_dir, NULL, 0, ".csv", in)              ? o->csv_dir
+                          : o->summary_md && clobbers(o->summary_md, in)                      ? o->summary_md
+                          : o->summary_json && clobbers(o->summary_json, in)                  ? o->summary_json
+                          : o->html && clobbers(o->html, in)                                  ? o->html
+                          : tl_output_dir_holds(o->tracediff_dir, files, nfiles, NULL, in) ? o->tracediff_dir
+                                                                                              : NULL;
         if (out)
             return usage(c, 0, "the output '%s' would overwrite the input report '%s'; refusing", out, in);
     }
@@ -530,7 +534,7 @@ int tl_compare_run(const tl_compare_opts *opts, tl_comparison *c)
     if (o->output || o->csv_dir) {
         s->outputs = tl_out_open(o->output, o->csv_dir, !o->no_summary, err);
         if (!s->outputs)
-            goto fail;
+            goto output_fail;
         out_sink = tl_out_sink(s->outputs);
     } else {
         out_sink = tl_results_sink(&s->kept);
@@ -547,13 +551,13 @@ int tl_compare_run(const tl_compare_opts *opts, tl_comparison *c)
     }
     /* every output prepared (and so checked) before the work */
     if (o->summary_md && !(s->texts[0] = tl_output_new(o->summary_md, 0, err)))
-        goto fail;
+        goto output_fail;
     if (o->summary_json && !(s->texts[1] = tl_output_new(o->summary_json, 0, err)))
-        goto fail;
+        goto output_fail;
     if (o->tracediff_dir && !(s->texts[2] = tl_output_new(o->tracediff_dir, 1, err)))
-        goto fail;
+        goto output_fail;
     if (o->html && !(s->texts[3] = tl_output_new(o->html, 0, err)))
-        goto fail;
+        goto output_fail;
     /* the sides (a tag given to several reports is one side, its reports its runs) */
     s->nsides = 0;
     for (size_t i = 0; i < o->ninputs; i++) {
@@ -669,6 +673,7 @@ int tl_compare_run(const tl_compare_opts *opts, tl_comparison *c)
         bad = 1;
     if (!bad && s->texts[3] && write_text(s->texts[3], &html, err) != 0)
         bad = 1;
+    c->output_failed = bad == 1; /* the workbook, the summaries, the page */
     tl_buf_free(&md);
     tl_buf_free(&json);
     tl_buf_free(&html);
@@ -676,7 +681,7 @@ int tl_compare_run(const tl_compare_opts *opts, tl_comparison *c)
         bad = 2;
     if (!bad && (s->outputs ? tl_out_commit_with(s->outputs, s->texts, 4, err)
                             : tl_output_commit(s->texts, 4, err)) != 0)
-        bad = 1;
+        c->output_failed = bad = 1;
     if (bad == 2 || (bad && tl_cancelled(o->cancel)))
         goto cancel;
     if (bad)
@@ -695,6 +700,8 @@ cancel:
     c->status = TL_RUN_CANCELLED;
     tl_error_set(err, "interrupted");
     goto stop;
+output_fail:
+    c->output_failed = 1;
 fail:
     if (tl_cancelled(o->cancel))
         goto cancel; /* a step that stopped on the flag failed with its own words */
@@ -733,7 +740,9 @@ int tl_comparison_write(tl_comparison *c, const char *xlsx, const char *csv_dir,
         return 0;
     for (size_t i = 0; i < s->nreports; i++) {
         const char *in = s->reports[i].path ? s->reports[i].path : "";
-        const char *out = xlsx && clobbers(xlsx, in) ? xlsx : csv_dir && same_file(csv_dir, in) ? csv_dir : NULL;
+        const char *out = xlsx && clobbers(xlsx, in)                       ? xlsx
+                          : tl_output_dir_holds(csv_dir, NULL, 0, ".csv", in) ? csv_dir
+                                                                              : NULL;
         if (out) {
             tl_error_set(err, "the output '%s' would overwrite the input report '%s'; refusing", out, in);
             return -1;
@@ -807,6 +816,39 @@ static void print_violations(const tl_summary *s, FILE *f, int color)
 {
     (void)color;
     tl_summary_print_violations(s, f);
+}
+
+void tl_run_after_fork(void)
+{
+    tl_cleanup_after_fork();
+    tl_xlsx_after_fork();
+    tl_quiet = 0;
+}
+
+int tl_gate_args_check(tl_gate_args *a, const char *const names[6], tl_error *err)
+{
+    /* the words of the option table's checks (run/compare_args.c), so that a gate run
+     * again refuses what the comparison refused, and says it the same way */
+    const double *nums[4] = {&a->pct, &a->min_ms, &a->min_delta_ms, &a->min_delta_pct};
+    for (int i = a->has_pct ? 0 : 1; i < 4; i++) {
+        if (!(isfinite(*nums[i]) && *nums[i] >= 0)) {
+            tl_error_set(err, "%s needs a number of at least 0", names[i]);
+            return -1;
+        }
+    }
+    if (a->top < 0 || a->top > 100000) {
+        tl_error_set(err, "%s needs a whole number from 1 to 100000", names[4]);
+        return -1;
+    }
+    double c = a->confidence;
+    if (c >= 1)
+        c /= 100; /* 95 is 95 %, as on the command line */
+    if (c != 0 && !(c >= 0.5 && c < 1)) {
+        tl_error_set(err, "%s needs a level from 50 to below 100 (percent)", names[5]);
+        return -1;
+    }
+    a->confidence = c;
+    return 0;
 }
 
 int tl_comparison_gate(const tl_comparison *c, const tl_gate *g, tl_buf *violations)

@@ -71,6 +71,7 @@ struct tl_compare_state;
 typedef struct tl_comparison {
     int status;      /* TL_RUN_* */
     int usage_hint;  /* a usage error the command line follows with its --help pointer */
+    int output_failed; /* TL_RUN_FAILED because of an output, not an input (Python: OutputError) */
     tl_error err;    /* the one-line message of a failure (no program name) */
     /* the result sheets in workbook order (with outputs: a table is NULL once written
      * unless the summary reads it) */
@@ -102,11 +103,32 @@ void tl_comparison_summary_md(const tl_comparison *c, tl_buf *out);
 /* The summary as the command line prints it (color: with terminal colours). */
 void tl_comparison_summary_text(const tl_comparison *c, int color, tl_buf *out);
 
+/* The gate's and the summary's numbers as a front end took them, checked by one rule for
+ * a comparison and for its gate again: pct (when has_pct), min_ms, min_delta_ms and
+ * min_delta_pct finite and at least 0, top from 0 (the default) to 100000, confidence 0
+ * (the run's) or a level from 50 % to below 100 %, as a percentage (95) or a fraction
+ * (0.95), made a fraction; the same words as the option table's checks.  `names` are
+ * the front end's words for the six, in that order.  Returns 0, or -1 with *err naming
+ * the first one out of range. */
+typedef struct tl_gate_args {
+    double pct;
+    int has_pct;
+    double min_ms, min_delta_ms, min_delta_pct;
+    long long top;
+    double confidence;
+} tl_gate_args;
+int tl_gate_args_check(tl_gate_args *a, const char *const names[6], tl_error *err);
+
 /* The gate again on a kept or written comparison, with other settings (g->pct >= 0; the
  * run's noise and confidence are used when g->noise is NULL and g->confidence is 0):
  * returns 1 when it fails, 0 when it passes; the violations as the command line prints
  * them into `violations` (may be NULL). */
 int tl_comparison_gate(const tl_comparison *c, const tl_gate *g, tl_buf *violations);
+
+/* In the child of a fork made while a run may have been under way in another thread
+ * (Python's multiprocessing): the library's process-wide locks and lists start afresh,
+ * so that the child's first run does not wait on a lock held by a thread it lacks. */
+void tl_run_after_fork(void);
 
 /* Free everything of the run; outputs not committed are removed. */
 void tl_comparison_free(tl_comparison *c);

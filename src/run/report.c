@@ -117,7 +117,7 @@ int tl_run_report_build(const tl_run_report_opts *o, tl_run_report *r)
     tl_error *err = &r->err;
     const char *xlsx = o->output;
     const char *clash = xlsx && tl_output_same_target(xlsx, o->trace)                    ? xlsx
-                        : o->csv_dir && tl_output_same_target(o->csv_dir, o->trace)       ? o->csv_dir
+                        : tl_output_dir_holds(o->csv_dir, NULL, 0, ".csv", o->trace)      ? o->csv_dir
                         : xlsx && o->csv_dir && tl_output_same_target(xlsx, o->csv_dir) ? o->csv_dir
                         : o->html && tl_output_same_target(o->html, o->trace)             ? o->html
                         : o->html && xlsx && tl_output_same_target(o->html, xlsx)         ? o->html

@@ -52,7 +52,7 @@ static int diff_join(tl_run_diff *cd, tl_error *err)
 {
     if (cd->running) {
         tl_progress("aligning the call trees");
-        pthread_join(cd->th, NULL);
+        tl_thread_join(cd->th, NULL);
         cd->running = 0;
     }
     if (cd->joined)
@@ -103,8 +103,12 @@ static int put_table(const tl_sink *sink, const char *name, tl_table *t, const c
 static int write_one(const tl_diff *d, const char *path, const char *shown, const tl_table *table,
                      const tl_buf *text, tl_error *err)
 {
-    if (table)
-        return tl_csv_write_file(table, path, err);
+    if (table) {
+        int rc = tl_csv_write_file(table, path, err);
+        if (rc != 0)
+            tl_error_rename_path(err, path, shown); /* the output's name, not its temporary's */
+        return rc;
+    }
     FILE *f = fopen(path, "wb");
     int bad = !f;
     if (f && text)
@@ -124,6 +128,12 @@ static const char *const dir_files[] = {"diff_stats.csv", "diff_stats_unique_arg
                                         "merged_tree_output.txt", "cpu_op_map.json", "cpu_op_map_trace1.json",
                                         "cpu_op_map_trace2.json"};
 #define NFILES (sizeof dir_files / sizeof *dir_files)
+
+const char *const *tl_run_diff_files(size_t *n)
+{
+    *n = NFILES;
+    return dir_files;
+}
 
 /* The tree text and the maps, written by a helper thread while the CSVs are. */
 typedef struct text_job {
@@ -168,7 +178,7 @@ static int write_dir(tl_run_diff *cd, tl_output *dir, tl_table *const *t, char *
         rc = write_one(cd->d, paths[i], shown, t[i], NULL, err);
     }
     if (threaded)
-        pthread_join(th, NULL);
+        tl_thread_join(th, NULL);
     else
         write_texts(&job);
     if (rc == 0 && job.rc != 0) {
@@ -233,7 +243,7 @@ const tl_diff *tl_run_diff_result(tl_run_diff *cd)
 void tl_run_diff_free(tl_run_diff *cd)
 {
     if (cd->running) /* a run that failed before it needed the diff */
-        pthread_join(cd->th, NULL);
+        tl_thread_join(cd->th, NULL);
     for (int i = 0; i < 3; i++)
         tl_table_free(cd->tabs[i]);
     tl_diff_free(cd->d);

@@ -24,6 +24,9 @@ typedef struct tl_run_diff {
     double secs;       /* the helper's time, for --timings */
 } tl_run_diff;
 
+/* The names of the files written into --tracediff-dir (*n of them). */
+const char *const *tl_run_diff_files(size_t *n);
+
 /* Start aligning two traces (the trace reports' own: they must outlive cd) on a helper
  * thread, with the tables made from the result; `want_dir`: --tracediff-dir was given.
  * Returns 0.  A trace without cpu ops cannot be aligned: tl_run_diff_put then fails when

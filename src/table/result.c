@@ -14,6 +14,17 @@ void tl_results_free(tl_results *r)
     memset(r, 0, sizeof *r);
 }
 
+void tl_results_add(tl_results *out, const char *name, tl_table *t)
+{
+    TL_GROW(out->items, out->cap, out->n + 1);
+    tl_result *r = &out->items[out->n++];
+    memset(r, 0, sizeof *r);
+    r->name = name;
+    r->table = t;
+    r->nrows = t->nrows;
+    r->ncols = t->ncols;
+}
+
 static int ends_with(const char *s, const char *suffix)
 {
     size_t n = strlen(s), m = strlen(suffix);

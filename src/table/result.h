@@ -25,6 +25,10 @@ typedef struct tl_results {
 
 void tl_results_free(tl_results *r);
 
+/* Append table t as result `name` (both now the results'; nothing hidden), its size
+ * taken from the table. */
+void tl_results_add(tl_results *out, const char *name, tl_table *t);
+
 /* 1 when the workbook hides column `name` of result `r`. */
 int tl_result_hides(const tl_result *r, const char *name);
 

@@ -250,13 +250,7 @@ static void emit(tl_results *out, const char *name, tl_table *t)
         return;
     }
     table_type(t);
-    TL_GROW(out->items, out->cap, out->n + 1);
-    tl_result *r = &out->items[out->n++];
-    memset(r, 0, sizeof *r);
-    r->name = name;
-    r->table = t;
-    r->nrows = t->nrows;
-    r->ncols = t->ncols;
+    tl_results_add(out, name, t);
 }
 
 static const char *buf_dup(tl_arena *a, tl_buf *b) { return tl_arena_strndup(a, b->data ? b->data : "", b->len); }
@@ -328,8 +322,8 @@ static void refuse_no_timeline(const tl_trace *t, tl_error *err)
     }
     tl_buf_adds(&b, "; the trace holds ");
     tl_trace_census_text(t, &b, 8);
-    if (t->ninfinite)
-        tl_buf_printf(&b, " (%zu of these left out: a ts or dur too large for a double)", t->ninfinite);
+    if (t->nnonfinite)
+        tl_buf_printf(&b, " (%zu of these left out: a ts or dur of NaN, Infinity or beyond a double)", t->nnonfinite);
     if (ngpu)
         tl_buf_adds(&b, " (--include_unlinked_kernels reports its GPU events without their launches)");
     tl_error_set(err, "%s: %s", t->path, tl_buf_cstr(&b));

@@ -184,9 +184,9 @@ typedef struct tl_trace {
     size_t ncpu_ops;     /* how many cpu_op events (0: a GPU-only trace) */
     uint32_t nuids;      /* how many UIDs are taken: traceEvents' length, plus the grafted copies of an attributed trace */
     size_t nnegative;    /* kept events with a negative duration (used as they are) */
-    size_t ninfinite;    /* events of a kept kind left out for a ts or dur beyond a double (1e400) */
-    uint32_t first_infinite; /* the uid of the first of them */
     uint32_t first_negative; /* the uid of the first of them */
+    size_t nnonfinite;       /* events of a kept kind left out for a ts or dur of NaN, ±Infinity or beyond a double */
+    uint32_t first_nonfinite; /* the uid of the first of them */
     tl_arena arena;      /* names, argument texts, process and thread names */
     void *names;         /* process / thread names by (pid, tid): see tl_trace_thread_name */
     uint32_t nuid;       /* how many events traceEvents holds (every event counted) */

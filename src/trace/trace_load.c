@@ -753,9 +753,10 @@ static void finish_event(loader *L)
                                        : 0;
     int kept = kind && r->pid_num && r->tid_num && r->has_ts && r->has_dur;
     if (kept && !(isfinite(r->ts) && isfinite(r->dur))) {
-        /* a time no double holds (a 400-digit integer): no interval to place, said below */
-        if (t->ninfinite++ == 0)
-            t->first_infinite = uid;
+        /* NaN or ±Infinity (Python's json writes them), or a number beyond a double (a
+         * 400-digit integer): no interval to place, said after the load */
+        if (t->nnonfinite++ == 0)
+            t->first_nonfinite = uid;
         kept = 0;
     }
     uint32_t target = TL_TEV_NONE;
@@ -927,7 +928,10 @@ static int read_event(loader *L)
                 tl_buf_cstr(&r->name);
                 r->has_name = 1;
             }
-        } else if (which >= 4 && which <= 8 && (c == '-' || (c >= '0' && c <= '9'))) {
+        } else if (which >= 4 && which <= 8 &&
+                   (c == '-' || (c >= '0' && c <= '9') || ((which == 6 || which == 7) && (c == 'N' || c == 'I')))) {
+            /* a time may be Python's NaN or Infinity: read, so that the event is counted
+             * when it is left out */
             jnum num;
             int64_t id;
             if (which != 6 && which != 7 && quick_int(j, &id)) {
@@ -1157,7 +1161,7 @@ static void split_join(split *sp, int stop)
 {
     if (stop)
         atomic_store(&sp->cancel, 1);
-    pthread_join(sp->thread, NULL);
+    tl_thread_join(sp->thread, NULL);
     atomic_fetch_sub(&readers, 1);
 }
 
@@ -1273,10 +1277,10 @@ static void split_merge(loader *L, loader *L2)
         t->coll[t->ncoll++] = m;
     }
     t->ncpu_ops += t2->ncpu_ops;
-    if (t2->ninfinite) {
-        if (!t->ninfinite)
-            t->first_infinite = t2->first_infinite + uoff;
-        t->ninfinite += t2->ninfinite;
+    if (t2->nnonfinite) {
+        if (!t->nnonfinite)
+            t->first_nonfinite = t2->first_nonfinite + uoff;
+        t->nnonfinite += t2->nnonfinite;
     }
     if (t2->nnegative) {
         if (!t->nnegative)
@@ -1392,7 +1396,7 @@ int tl_trace_same(const tl_trace *a, const tl_trace *b, char *why, size_t cap)
 {
     if (a->nev != b->nev || a->nuid != b->nuid || a->nuids != b->nuids || a->ncpu_ops != b->ncpu_ops ||
         a->nnegative != b->nnegative || (a->nnegative && a->first_negative != b->first_negative) ||
-        a->ninfinite != b->ninfinite || (a->ninfinite && a->first_infinite != b->first_infinite) ||
+        a->nnonfinite != b->nnonfinite || (a->nnonfinite && a->first_nonfinite != b->first_nonfinite) ||
         a->nidx != b->nidx || a->nroots != b->nroots) {
         snprintf(why, cap, "counts differ: events %zu/%zu, uids %u/%u, negative %zu/%zu (first %u/%u), roots %zu/%zu",
                  a->nev, b->nev, a->nuid, b->nuid, a->nnegative, b->nnegative, a->first_negative, b->first_negative,
@@ -1624,7 +1628,7 @@ static int read_top(loader *L)
                     L->t->ncpu_ops = 0;
                     L->t->ncoll = 0;
                     L->t->nnegative = 0;
-                    L->t->ninfinite = 0;
+                    L->t->nnonfinite = 0;
                     memset(&L->t->census, 0, sizeof L->t->census);
                     L->side.nins = 0;
                     L->side.nkeys = 0;
@@ -1712,13 +1716,16 @@ static tl_trace *load(tl_instream *in, const char *path, unsigned flags, tl_canc
     }
     /* A negative duration makes no sense, but the reference takes the numbers as they
      * are, and so do the sheets: say so, so that a busy time below zero is explained. */
-    if (t->ninfinite)
-        tl_warn("%s: %zu event%s with a ts or dur too large for a double (the first is event %u): left out", path,
-                t->ninfinite, t->ninfinite == 1 ? "" : "s", t->first_infinite);
     if (t->nnegative)
         tl_warn("%s: %zu event%s with a negative duration (the first is event %u); used as %s",
                 path, t->nnegative, t->nnegative == 1 ? "" : "s", t->first_negative,
                 t->nnegative == 1 ? "it is" : "they are");
+    /* JSON has no NaN or Infinity, but Python's json module writes them, and a number
+     * beyond a double reads as one: such a time places nothing, and the event is left
+     * out, with a word */
+    if (t->nnonfinite)
+        tl_warn("%s: %zu event%s with a ts or dur of NaN, Infinity or beyond a double (the first is event %u); left out", path,
+                t->nnonfinite, t->nnonfinite == 1 ? "" : "s", t->first_nonfinite);
     return t;
 }
 

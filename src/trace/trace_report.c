@@ -78,7 +78,7 @@ static void *load_job(void *arg)
 static int ready(trace_impl *im)
 {
     if (im->running) {
-        pthread_join(im->thread, NULL);
+        tl_thread_join(im->thread, NULL);
         im->running = 0;
     }
     return im->rc;

@@ -65,6 +65,14 @@ static pthread_mutex_t warn_mu = PTHREAD_MUTEX_INITIALIZER;
 static size_t ncut;
 static char *first_cut;
 
+void tl_xlsx_after_fork(void)
+{
+    pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
+    memcpy(&warn_mu, &fresh, sizeof fresh); /* a parent's thread may have held it */
+    ncut = 0;
+    first_cut = NULL; /* the parent's, maybe mid-update: left, not freed */
+}
+
 void tl_xlsx_warn_cut_text(void)
 {
     pthread_mutex_lock(&warn_mu);

@@ -84,4 +84,7 @@ void tl_xlsx_writer_abort(tl_xlsx_writer *w);
  * there were none.  The programs call it after their answer. */
 void tl_xlsx_warn_cut_text(void);
 
+/* In the child of a fork: the count of cut cells and its lock start afresh. */
+void tl_xlsx_after_fork(void);
+
 #endif
