@@ -59,15 +59,6 @@
 #include <strings.h>
 #include <time.h>
 
-void render_empty(tl_buf *b, int selected)
-{
-    xb_sheet_open(b);
-    tl_buf_printf(b,
-                  "<dimension ref=\"A1\"/><sheetViews><sheetView%s workbookViewId=\"0\"/></sheetViews>"
-                  "<sheetFormatPr defaultRowHeight=\"15\"/><sheetData/>%s</worksheet>",
-                  selected ? " tabSelected=\"1\"" : "", SHEET_TAIL);
-}
-
 /* A result sheet's columns: letters, number styles, colourings, hidden, widths (from
  * the names and the first rows).  Computed once per sheet, whatever its pieces. */
 colinfo *sheet_columns(const tl_result *res)

@@ -535,3 +535,13 @@ void xb_sheet_open(tl_buf *b)
     tl_buf_adds(b, XML_DECL);
     tl_buf_printf(b, "<worksheet xmlns=\"%s\" xmlns:r=\"%s\">", NS_MAIN, NS_REL);
 }
+
+/* An empty worksheet (a result without a table; the summary before its rows). */
+void render_empty(tl_buf *b, int selected)
+{
+    xb_sheet_open(b);
+    tl_buf_printf(b,
+                  "<dimension ref=\"A1\"/><sheetViews><sheetView%s workbookViewId=\"0\"/></sheetViews>"
+                  "<sheetFormatPr defaultRowHeight=\"15\"/><sheetData/>%s</worksheet>",
+                  selected ? " tabSelected=\"1\"" : "", SHEET_TAIL);
+}
