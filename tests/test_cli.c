@@ -1782,7 +1782,14 @@ static void test_different_numbers_of_iterations(void **state)
     assert_null(strstr(r.out, "aten::add"));
     assert_null(strstr(r.out, "aten::cat"));
     assert_int_equal(count_lines(r.err, "tlcompare: regression: "), 1);
-    assert_non_null(strstr(r.err, "tlcompare: regression: short op aten::mm: "));
+    /* one delta per row, the one it is ordered and gated by: per iteration (mm's time per
+     * call times long's 3758 calls: 40 -> 43.2 ms), labelled; the gate line quotes it */
+    assert_non_null(strstr(reg, "delta per iteration: time per call x the baseline's calls"));
+    const char *mm = strstr(reg, "+3.200 ms");
+    assert_true(mm && mm < strstr(reg, "aten::mm") && strstr(mm, "+8.0%") < strstr(reg, "aten::mm"));
+    assert_null(strstr(r.out, "-18.400 ms"));
+    assert_non_null(strstr(r.err, "tlcompare: regression: short op aten::mm: 40.000 ms -> 43.200 ms per iteration "
+                                  "(+8.0%, limit 5%)\n"));
     char *js = read_rel(f, "s.json", NULL);
     assert_non_null(js);
     assert_non_null(strstr(js, "\"call_ratio\": 0.5,"));

@@ -122,6 +122,15 @@ static void sb_printf(sbuf_t *b, const char *fmt, ...)
 static double gpu_cv = -1, run_cv = 0, slow_pct = 0;
 static uint64_t run_seed = 1;
 static const char *slow_op = NULL;
+/* The step-to-step noise: every kernel of a step is off by that step's factor 1 + step_cv * z
+ * (z from run_seed and the step: what clocks, thermals or a neighbour do to a whole step). */
+static double step_cv = 0, step_factor = 1;
+/* the first step's kernels take longer, each op's by its own share of this (a fraction, from
+ * 0 to twice it by the op's name): warm-up (autotuning, caches, compilation) hits ops unevenly */
+static double warmup = 0;
+static int cur_step = -1;
+/* deviceProperties' name, when given (another GPU of the same workload) */
+static const char *gpu_name = NULL;
 
 /* ---- random numbers ---------------------------------------------------------------------- */
 
@@ -177,6 +186,17 @@ static double op_factor(const char *op)
     if (slow_op && strcmp(op, slow_op) == 0)
         f *= 1 + slow_pct / 100;
     return f;
+}
+
+/* Step s's factor (--step-cv), from its own stream: the other draws stay as they were. */
+static double step_noise(int s)
+{
+    uint64_t save = rng_state;
+    rng_state = (run_seed + 0x51ed27ULL) * 0xd1b54a32d192ed03ULL ^ (uint64_t)s * 0x9e3779b97f4a7c15ULL;
+    uint64_t a = rng_next(), b = rng_next();
+    rng_state = save;
+    double f = 1 + step_cv * normal_from(a, b);
+    return f > 0.05 ? f : 0.05;
 }
 
 /* A uniform integer in [lo, hi]. */
@@ -894,6 +914,13 @@ static void launch_any(int kind, const char *rt, int cbid, int gcat, int k, cons
         if (evs[G.stack[i]].kind == E_CPUOP)
             op = evs[G.stack[i]].name;
     double ns = op && (run_cv > 0 || slow_op) ? (double)gpu_ns * op_factor(op) : (double)gpu_ns;
+    ns *= step_factor;
+    if (cur_step == 0 && warmup > 0 && op) {
+        uint64_t h = 1469598103934665603ULL;
+        for (const char *c = op; *c; c++)
+            h = (h ^ (unsigned char)*c) * 1099511628211ULL;
+        ns *= 1 + warmup * 2 * (double)(h >> 11) / 9007199254740992.0;
+    }
     g->dur = gpu_cv >= 0 ? gauss_dur(ns, gpu_cv) : jitter((int64_t)ns, 6);
     *free_at = g->ts + g->dur;
     G.now += r->dur;
@@ -2081,8 +2108,10 @@ static void write_header(void)
     for (int d = 0; d < 8; d++) {
         puts_(d ? ",\n    {\n      \"id\": " : "\n    {\n      \"id\": ");
         put_int(d);
+        PUTL(", \"name\": \"");
+        puts_(gpu_name ? gpu_name : flavour == CUDA ? "NVIDIA H100 80GB HBM3" : "AMD Instinct MI300X");
         if (flavour == CUDA)
-            PUTL(", \"name\": \"NVIDIA H100 80GB HBM3\", \"totalGlobalMem\": 85018279936,\n"
+            PUTL("\", \"totalGlobalMem\": 85018279936,\n"
                  "      \"computeMajor\": 9, \"computeMinor\": 0,\n"
                  "      \"maxThreadsPerBlock\": 1024, \"maxThreadsPerMultiprocessor\": 2048,\n"
                  "      \"regsPerBlock\": 65536, \"warpSize\": 32,\n"
@@ -2090,7 +2119,7 @@ static void write_header(void)
                  "    , \"regsPerMultiprocessor\": 65536, \"sharedMemPerBlockOptin\": 232448, "
                  "\"sharedMemPerMultiprocessor\": 233472\n    }");
         else
-            PUTL(", \"name\": \"AMD Instinct MI300X\", \"totalGlobalMem\": 206141652992,\n"
+            PUTL("\", \"totalGlobalMem\": 206141652992,\n"
                  "      \"computeMajor\": 9, \"computeMinor\": 4,\n"
                  "      \"maxThreadsPerBlock\": 1024, \"maxThreadsPerMultiprocessor\": 2048,\n"
                  "      \"regsPerBlock\": 65536, \"warpSize\": 64,\n"
@@ -2186,6 +2215,8 @@ static int64_t run_pass(int pass, int steps)
         prologue();
     write_events(pass);
     for (int s = 0; s < steps; s++) {
+        step_factor = step_cv > 0 ? step_noise(s) : 1;
+        cur_step = s;
         step(s);
         write_events(pass);
     }
@@ -2563,6 +2594,7 @@ static void usage(int status)
     fputs("usage: gentrace [--flavour cuda|rocm] [--seed S] [--layers L] [--steps N | --size SIZE]\n"
           "                [--optimizer fused|foreach] [--shape SHAPE] [--stats]\n"
           "                [--gpu-cv PCT] [--run-cv PCT] [--run-seed S] [--slow OP=PCT]\n"
+          "                [--step-cv PCT] [--warmup PCT] [--gpu-name NAME]\n"
           "                [--gzip | --plain] [--level 1-9] [-o FILE]\n"
           "  --flavour   cuda (H100, GPU pid 0, streams 7/20) or rocm (MI300X, GPU pid 2, streams 0/4); default cuda\n"
           "  --seed      random seed (default 1); same options give the same bytes\n"
@@ -2580,6 +2612,9 @@ static void usage(int status)
           "  --run-cv    each op's kernels are off by one factor per run, of this CV (%; default 0)\n"
           "  --run-seed  the seed of that factor (default 1): another run of the same configuration\n"
           "  --slow      OP=PCT: the kernels of cpu_op OP take PCT% longer (a planted regression)\n"
+          "  --step-cv   every kernel of a step is off by one factor per step, of this CV (%; default 0)\n"
+          "  --warmup    the first step's kernels take PCT% longer (default 0)\n"
+          "  --gpu-name  deviceProperties' GPU name (default: the flavour's)\n"
           "  -o FILE     output file (default: standard output)\n"
           "or:    gentrace --graph-dir DIR [--graph full|piecewise] [--graph-streams 1|2] [--graph-mismatch]\n"
           "                [--flavour cuda|rocm] [--seed S] [--layers L]\n"
@@ -2711,14 +2746,29 @@ int main(int argc, char **argv)
                 fprintf(stderr, "gentrace: --shape: unknown shape '%s' (see --help)\n", v);
                 exit(2);
             }
-        } else if (!strcmp(a, "--gpu-cv") || !strcmp(a, "--run-cv")) {
+        } else if (!strcmp(a, "--gpu-cv") || !strcmp(a, "--run-cv") || !strcmp(a, "--step-cv")) {
             NEED_ARG();
             double x = strtod(v, NULL);
             if (!(x >= 0 && x <= 50)) {
                 fprintf(stderr, "gentrace: %s: expected a percentage from 0 to 50, got '%s'\n", a, v);
                 exit(2);
             }
-            *(a[2] == 'g' ? &gpu_cv : &run_cv) = x / 100;
+            *(a[2] == 'g' ? &gpu_cv : a[2] == 'r' ? &run_cv : &step_cv) = x / 100;
+        } else if (!strcmp(a, "--warmup")) {
+            NEED_ARG();
+            double x = strtod(v, NULL);
+            if (!(x >= 0 && x <= 1000)) {
+                fprintf(stderr, "gentrace: --warmup: expected a percentage from 0 to 1000, got '%s'\n", v);
+                exit(2);
+            }
+            warmup = x / 100;
+        } else if (!strcmp(a, "--gpu-name")) {
+            NEED_ARG();
+            if (!*v || strpbrk(v, "\"\\") || strlen(v) > 200) {
+                fprintf(stderr, "gentrace: --gpu-name: expected a name without quotes or backslashes\n");
+                exit(2);
+            }
+            gpu_name = v;
         } else if (!strcmp(a, "--run-seed")) {
             NEED_ARG();
             run_seed = (uint64_t)parse_long(a, v, 0, 1000000000L);

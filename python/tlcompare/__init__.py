@@ -212,8 +212,8 @@ class Comparison:
 
 
 def compare(inputs, *, names=None, sheets=("all",), captures=None, gpu_arch=None, tracelens_keys=False,
-            min_delta_ms=0.0, min_delta_pct=0.0, top=None, confidence=None, fdr=False,
-            fail_on_regression=None, min_time_ms=1.0, inference=False, group_by_parent_module=False,
+            min_delta_ms=0.0, min_delta_pct=0.0, top=None, confidence=None, fdr=False, steps=None,
+            force_compare=False, fail_on_regression=None, min_time_ms=1.0, inference=False, group_by_parent_module=False,
             group_by_num_kernels=False, enable_pseudo_ops=False, tracediff_dir=None, summary_md=None,
             summary_json=None, no_summary=False, quiet=False):
     """Compare reports as tlcompare does: the first input is the baseline.

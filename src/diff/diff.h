@@ -147,6 +147,9 @@ typedef struct tl_diff_cover {
     double graph_us;     /* launched by a graph launch, and under no LCA */
     double outside_us;   /* the rest: launched outside every cpu_op */
     double graph_all_us; /* every GPU event launched by a graph launch, under an LCA or not */
+    /* of those, the ones a capture folder would attribute (vLLM/SGLang's replays): not the
+     * graphs torch.compile launches under a CompiledFunction op, which ops attribute */
+    double graph_capture_us;
 } tl_diff_cover;
 
 /* The cover of side 0 (trace 1) or 1 (trace 2). */

@@ -14,7 +14,9 @@
 #include "read/open.h"
 #include "run/memreport.h"
 #include "run/report.h"
+#include "run/steps.h"
 #include "run/tracediff.h"
+#include "summary/comparable.h"
 #include "summary/efficiency.h"
 #include "summary/lca.h"
 #include "summary/page.h"
@@ -48,6 +50,8 @@ struct tl_compare_state {
     tl_results kept;  /* without outputs: every result */
     tl_output *texts[4]; /* --summary-md, --summary-json, --tracediff-dir, --html */
     tl_run_diff cdiff;
+    tl_run_steps steps; /* two traces: their ProfilerStep#N steps */
+    tl_comparability comp;
     tl_lca_summary lsum;
     tl_efficiency eff;
     tl_noise *noise;
@@ -585,6 +589,12 @@ int tl_compare_run(const tl_compare_opts *opts, tl_comparison *c)
         goto fail;
     if (tl_run_diff_put(&s->cdiff, &sink, s->texts[2], err) != 0)
         goto fail;
+    if (both_traces) {
+        tl_run_steps_measure(&s->steps, tl_trace_report_trace(&s->reports[0]), tl_trace_report_trace(&s->reports[1]),
+                             o->step_first, o->step_last);
+        if (tl_run_steps_put(&s->steps, s->tagv, &sink, err) != 0)
+            goto fail;
+    }
     if (cancelled(o->cancel, err))
         goto cancel;
     const tl_results *results = s->outputs ? tl_out_results(s->outputs) : &s->kept;
@@ -625,21 +635,34 @@ int tl_compare_run(const tl_compare_opts *opts, tl_comparison *c)
     double t_summary = tl_now();
     tl_summary *summary = &s->summary;
     tl_noise_read_runs(s->noise, results);
-    tl_noise_pair_calls(s->noise, tl_run_diff_result(&s->cdiff));
-    if (cancelled(o->cancel, err)) /* the pairing takes a while on large traces */
+    /* two traces: their calls paired through the alignment, for the verdicts and the guard */
+    tl_diff_call *calls = NULL;
+    size_t ncalls = tl_run_diff_result(&s->cdiff) ? tl_diff_calls(tl_run_diff_result(&s->cdiff), &calls) : 0;
+    tl_noise_add_calls(s->noise, calls, ncalls);
+    tl_run_steps_judge(&s->steps, s->noise);
+    if (cancelled(o->cancel, err)) { /* the pairing takes a while on large traces */
+        free(calls);
         goto cancel;
+    }
     tl_gate gate = {o->fail_pct, o->min_ms, o->min_delta_ms, o->min_delta_pct, o->top, s->noise, o->confidence, o->fdr};
     tl_summary_build(summary, results, s->tagv, s->nsides, &gate, &s->arena);
     s->summarised = 1;
     c->summary = summary;
+    tl_run_steps_locate(&s->steps, summary);
     if (tl_run_diff_result(&s->cdiff)) {
         tl_lca_summary_build(&s->lsum, tl_run_diff_result(&s->cdiff), s->tagv[0], s->tagv[1],
                              o->top ? o->top : TL_SUMMARY_TOP, o->fail_pct, o->min_ms, &s->arena);
+        const tl_trace *ta = tl_trace_report_trace(&s->reports[0]), *tb = tl_trace_report_trace(&s->reports[1]);
+        size_t nsteps[2] = {s->steps.s[0].n, s->steps.s[1].n};
+        const char *gpu[2] = {ta->gpu_name, tb->gpu_name};
+        tl_comparability_build(&s->comp, s->lsum.cover, calls, ncalls, nsteps, gpu, s->tagv);
+        summary->comp = &s->comp;
         tl_lca_summary_judge(&s->lsum, o->confidence, o->fdr);
         summary->lca = &s->lsum;
         if (s->lsum.nviolations)
             summary->gate_failed = 1;
     }
+    free(calls);
     /* the achieved TFLOPS/s and TB/s of the ops listed, from the reports' perf sheets */
     tl_efficiency_build(&s->eff, summary, s->reports, o->ninputs, &eff_opt, &s->arena);
     summary->eff = &s->eff;
@@ -686,6 +709,13 @@ int tl_compare_run(const tl_compare_opts *opts, tl_comparison *c)
         goto cancel;
     if (bad)
         goto fail;
+    if (o->fail_pct >= 0 && s->comp.known && !s->comp.comparable && !o->force_compare) {
+        /* a gate on unlike runs would pass or fail on nothing: it refuses, after the outputs */
+        tl_error_set(err, "--fail-on-regression: the runs are not comparable: %s; --force-compare judges them anyway",
+                     s->comp.why);
+        c->status = TL_RUN_FAILED;
+        return c->status;
+    }
     c->status = summary->gate_failed ? TL_RUN_REGRESSION : TL_RUN_OK;
     /* the traces outlive the run (tl_comparison_free closes them), its flag may not;
      * every thread that read the flag through them is joined by now */
@@ -895,6 +925,7 @@ void tl_comparison_free(tl_comparison *c)
     for (size_t i = 0; i < s->kept.n; i++)
         tl_table_free(s->kept.items[i].table);
     free(s->kept.items);
+    tl_run_steps_free(&s->steps);
     tl_run_diff_free(&s->cdiff); /* after the outputs: its strings are in the tables they hold */
     for (size_t i = 0; s->tags && i < s->nreports; i++)
         free(s->tags[i]);

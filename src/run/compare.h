@@ -57,6 +57,12 @@ typedef struct tl_compare_opts {
     size_t top;                /* regressions and improvements listed; 0: the default */
     double confidence;         /* of the verdicts, as a fraction; 0: the default */
     int fdr;
+    /* two traces with ProfilerStep#N steps: the steps the verdicts take (1-based positions
+     * in each trace, inclusive; --steps FROM:TO); 0 and 0: the default (the first left out
+     * as warm-up when a trace has 3 or more) */
+    const char *steps;
+    size_t step_first, step_last; /* step_last 0: to the last */
+    int force_compare;         /* judge (and gate) runs the comparability guard calls unlike */
     int inference, parent_module, num_kernels, pseudo_ops; /* inference traces (INFERENCE.md §4) */
     /* NULL, or the flag another thread (a signal's handler) sets to stop the run: it is
      * read between the phases and result sheets, and by the trace reader between events */

@@ -63,6 +63,13 @@ static const tl_optdef compare_opts[] = {
     {{"--fdr"}, "fdr", TL_OPT_FLAG, BOTH, NULL, 0, 0, NULL,
      "hold the verdicts to a false discovery rate instead (Benjamini-Hochberg: finds more when many ops "
      "changed, lists some noise)", F(run.fdr)},
+    {{"--steps"}, "steps", TL_OPT_TEXT, BOTH, "FROM:TO", 0, 0, "a range of steps such as 2: or 3:10",
+     "two traces with ProfilerStep#N steps: the steps the verdicts take, by position in each trace (1-based, "
+     "inclusive; TO left out: to the last; default: 2: when a trace has 3 or more steps, else all)",
+     F(run.steps)},
+    {{"--force-compare"}, "force_compare", TL_OPT_FLAG, BOTH, NULL, 0, 0, NULL,
+     "judge and gate even runs the comparability guard calls unlike (another workload, few ops aligned)",
+     F(run.force_compare)},
     {{"--tracelens-keys"}, "tracelens_keys", TL_OPT_FLAG, BOTH, NULL, 0, 0, NULL,
      "pair rows on the groups' own keys only, exactly as the TraceLens tool (default: add is_recompute, "
      "gpu_pid, parent_module, Parent cpu_op, Parent op category, Kernel stream to the keys while they "
@@ -184,6 +191,37 @@ static int capture_folders(tl_compare_args *a, tl_error *err)
     return 0;
 }
 
+/* A whole number from 1 at *p (advanced past it): 0, or -1. */
+static int step_number(const char **p, size_t *out)
+{
+    const char *s = *p;
+    if (*s < '0' || *s > '9')
+        return -1;
+    size_t v = 0;
+    for (; *s >= '0' && *s <= '9'; s++) {
+        if (v > 100000000)
+            return -1;
+        v = v * 10 + (size_t)(*s - '0');
+    }
+    *p = s;
+    *out = v;
+    return v >= 1 ? 0 : -1;
+}
+
+/* --steps: "FROM:TO", "FROM:" or ":TO" (1-based positions, inclusive; TO 0: to the last). */
+static int parse_steps(const char *s, size_t *first, size_t *last)
+{
+    *first = 1;
+    *last = 0;
+    if (*s != ':' && step_number(&s, first) != 0)
+        return -1;
+    if (*s++ != ':')
+        return -1;
+    if (*s && step_number(&s, last) != 0)
+        return -1;
+    return *s || (*last && *last < *first) ? -1 : 0;
+}
+
 int tl_compare_args_check(tl_compare_args *a, tl_error *err)
 {
     tl_compare_opts *o = &a->run;
@@ -203,6 +241,9 @@ int tl_compare_args_check(tl_compare_args *a, tl_error *err)
         o->confidence /= 100; /* 95 is 95%; 0.95 is taken as it is */
     if (o->confidence != 0 && !(o->confidence >= 0.5 && o->confidence < 1))
         return usage(err, "%s needs a level from 50 to below 100 (percent)", "--confidence");
+    if (o->steps && parse_steps(o->steps, &o->step_first, &o->step_last) != 0)
+        return usage(err, "--steps: expected FROM:TO, FROM: or :TO with whole step positions from 1 (FROM <= TO), "
+                          "got '%s'", o->steps);
     /* The inference generator makes no roofline columns: a GPU given there would be
      * dropped without a word, so it is refused (as tlreport does). */
     int inference = o->inference || o->parent_module || o->num_kernels || o->pseudo_ops || o->captures;

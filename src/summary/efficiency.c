@@ -326,10 +326,11 @@ static void add_items(tl_eff_list *l, size_t *cap, tl_strmap *listed, const tl_s
     }
 }
 
-/* Fill the rates of an item from the two sides; 0 when neither side has figures. */
+/* Fill the rates of an item from the two sides; 0 when a side has no figures (a line
+ * "120 TFLOPS/s -> -" compares nothing: it is left out). */
 static int settle(tl_eff_item *it)
 {
-    if (!it->side[0].rows && !it->side[1].rows)
+    if (!it->side[0].rows || !it->side[1].rows)
         return 0;
     /* the baseline's family decides, when it has the op */
     it->memory_bound = !(it->side[0].rows ? it->side[0].matrix : it->side[1].matrix);
@@ -342,7 +343,7 @@ static int settle(tl_eff_item *it)
     return 1;
 }
 
-/* Keep the items that have figures on some side. */
+/* Keep the items that have figures on both sides. */
 static void keep_modelled(tl_eff_list *l)
 {
     size_t k = 0;

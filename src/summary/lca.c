@@ -313,9 +313,11 @@ static int low_cover(const tl_lca_summary *s)
     return 0;
 }
 
+/* 1 when most of a side's GPU time is capture-style graph replay (vLLM, SGLang) that a
+ * capture folder would attribute: torch.compile's graphs under CompiledFunction are not. */
 static int graph_heavy(const tl_diff_cover *c)
 {
-    return c->busy_us > 0 && share(c->graph_all_us, c->busy_us) > TL_LCA_GRAPH_SHARE;
+    return c->busy_us > 0 && share(c->graph_capture_us, c->busy_us) > TL_LCA_GRAPH_SHARE;
 }
 
 /* The texts the three renderings share; `tag` writes a tag (each rendering quotes its
@@ -386,7 +388,7 @@ static int graph_line(const tl_lca_summary *s, tl_buf *b, put_fn tag)
         if (!(k ? h1 : h0))
             continue;
         tl_buf_printf(b, "%s%.1f%% of ", first ? "" : " and ",
-                      100 * share(s->cover[k].graph_all_us, s->cover[k].busy_us));
+                      100 * share(s->cover[k].graph_capture_us, s->cover[k].busy_us));
         tag(b, k ? s->tag2 : s->tag1);
         tl_buf_adds(b, "'s");
         first = 0;
@@ -450,10 +452,11 @@ static void name_cell(tl_buf *b, const tl_lca_item *it, put_fn put)
         snprintf(suffix, sizeof suffix, " (x%zu)", it->count);
     else
         suffix[0] = '\0';
-    /* the name gives way to its count, so that the column stays aligned */
+    /* the name gives way to its count, so that the column stays aligned; an unaligned
+     * pair's name ("a | b") is never cut: cut, two different pairs could read alike */
     size_t room = strlen(suffix) + 12 < NAME_MAX_SHOWN ? NAME_MAX_SHOWN - strlen(suffix) : 12;
     tl_buf tmp = {0};
-    put(b, cut(&tmp, it->lca, room));
+    put(b, it->unaligned ? it->lca : cut(&tmp, it->lca, room));
     tl_buf_free(&tmp);
     tl_buf_adds(b, suffix);
 }
@@ -520,7 +523,7 @@ void tl_lca_summary_print(const tl_lca_summary *s, FILE *out, int color)
         if (isnan(it->pct))
             snprintf(pc, sizeof pc, "new");
         else
-            snprintf(pc, sizeof pc, "%+.1f%%", it->pct);
+            snprintf(pc, sizeof pc, fabs(it->pct) >= 99999.95 ? "%+.1e%%" : "%+.1f%%", it->pct); /* 9 characters */
         char pm[32];
         fmt_pm(it, pm, sizeof pm);
         b.len = 0;

@@ -6,6 +6,7 @@
  */
 #include "summary/summary.h"
 
+#include "summary/comparable.h"
 #include "summary/efficiency.h"
 #include "summary/verdict.h"
 
@@ -50,6 +51,8 @@ static void fmt_pct(char *buf, size_t n, double v)
 {
     if (isnan(v))
         snprintf(buf, n, "-");
+    else if (fabs(v) >= 99999.95) /* "+4.8e+05%": the column's 9 characters */
+        snprintf(buf, n, "%+.1e%%", v);
     else
         snprintf(buf, n, "%+.1f%%", v);
 }
@@ -115,16 +118,18 @@ static void fmt_per_call_change(char *buf, size_t n, tl_delta pc)
     snprintf(buf, n, "%s -> %s per call (%s)", b, v, d);
 }
 
-static void print_items(FILE *out, const paint *p, const char *title, const tl_summary_item *items, size_t n)
+static void print_items(FILE *out, const paint *p, const char *title, const tl_summary_item *items, size_t n,
+                        int per_iteration)
 {
     if (!n)
         return;
     fprintf(out, "  %s%s%s\n", p->bold, title, p->off);
     for (size_t i = 0; i < n; i++) {
         char d[32], pc[32], pm[32], cnt[64], name[64], per[128];
-        double delta = items[i].time_ms.var - items[i].time_ms.base;
+        tl_delta shown = tl_item_shown(&items[i], per_iteration);
+        double delta = shown.var - shown.base;
         snprintf(d, sizeof d, "%+.3f ms", delta);
-        fmt_pct(pc, sizeof pc, tl_delta_pct(items[i].time_ms));
+        fmt_pct(pc, sizeof pc, tl_delta_pct(shown));
         tl_verdict_fmt_pm(&items[i], pm, sizeof pm);
         fmt_count(cnt, sizeof cnt, items[i].count);
         short_name(name, sizeof name, items[i].name);
@@ -189,6 +194,12 @@ static void print_one_sided(FILE *out, const char *item, const char *tag, size_t
 void tl_summary_print(const tl_summary *s, FILE *out, int color)
 {
     paint p = colours(color);
+    if (s->comp && s->comp->known) {
+        tl_buf line = {0};
+        tl_comparability_line(s->comp, &line);
+        fprintf(out, "\n%s%s%s\n", s->comp->comparable ? "" : p.bold, tl_buf_cstr(&line), s->comp->comparable ? "" : p.off);
+        tl_buf_free(&line);
+    }
     for (size_t vi = 0; vi < s->nvariants; vi++) {
         const tl_variant_summary *v = &s->variants[vi];
         int items = v->nregressions || v->nimprovements || v->only_base_count || v->only_var_count;
@@ -224,11 +235,13 @@ void tl_summary_print(const tl_summary *s, FILE *out, int color)
         iterations_note(note, sizeof note, s, v);
         if (note[0])
             fprintf(out, "  %snote: %s%s\n", p.bold, note, p.off);
-        char title[128];
-        snprintf(title, sizeof title, "top regressions (%s slower)", v->tag);
-        print_items(out, &p, title, v->regressions, v->nregressions);
-        snprintf(title, sizeof title, "top improvements (%s faster)", v->tag);
-        print_items(out, &p, title, v->improvements, v->nimprovements);
+        char title[160];
+        int per_it = !isnan(v->call_ratio);
+        const char *label = per_it ? "; delta per iteration: time per call x the baseline's calls" : "";
+        snprintf(title, sizeof title, "top regressions (%s slower%s)", v->tag, label);
+        print_items(out, &p, title, v->regressions, v->nregressions, per_it);
+        snprintf(title, sizeof title, "top improvements (%s faster%s)", v->tag, label);
+        print_items(out, &p, title, v->improvements, v->nimprovements, per_it);
         print_one_sided(out, s->item, s->baseline, v->only_base_count, v->only_base, v->nonly_base, 1);
         print_one_sided(out, s->item, v->tag, v->only_var_count, v->only_var, v->nonly_var, 0);
         if (s->source && !items && v->within_noise)
@@ -269,11 +282,24 @@ void tl_summary_print_violations(const tl_summary *s, FILE *out)
             fprintf(out, "tlcompare: regression: %s %s%s", v->tag, x->is_op ? s->item : "", x->is_op ? " " : "");
             for (const char *c = x->what; *c; c++) /* no control characters of a name on the terminal */
                 fputc((unsigned char)*c < 0x20 || *c == 0x7f ? '?' : *c, out);
-            fprintf(out, ": %.3f ms -> %.3f ms (%+.1f%%, limit %g%%)\n", x->base_ms, x->var_ms, x->pct, s->gate_pct);
+            fprintf(out, ": %.3f ms -> %.3f ms%s (%+.1f%%, limit %g%%)\n", x->base_ms, x->var_ms,
+                    x->per_iteration ? " per iteration" : "", x->pct, s->gate_pct);
         }
     }
     if (s->lca)
         tl_lca_summary_print_violations(s->lca, out);
+}
+
+/* Where item it's largest call happened on side k: "step 7 @ 1751410836123456.0 µs", "@ ... µs"
+ * outside every step, "-" where the side has none. */
+static void fmt_where(char *buf, size_t n, const tl_summary_item *it, int k)
+{
+    if (isnan(it->peak_ts[k]))
+        snprintf(buf, n, "-");
+    else if (it->peak_step[k] >= 0)
+        snprintf(buf, n, "step %lld @ %.1f \xc2\xb5s", (long long)it->peak_step[k], it->peak_ts[k]);
+    else
+        snprintf(buf, n, "@ %.1f \xc2\xb5s", it->peak_ts[k]);
 }
 
 /* ---- Markdown ------------------------------------------------------------------------- */
@@ -309,32 +335,41 @@ static void md_num(tl_buf *b, double v, const char *fmt)
 }
 
 static void md_items(tl_buf *b, const char *title, const char *item, const char *base, const char *tag,
-                     const tl_summary_item *items, size_t n)
+                     const tl_summary_item *items, size_t n, int located, int per_iteration)
 {
     if (!n)
         return;
-    tl_buf_printf(b, "\n**%s**\n\n| %s | %s (ms) | %s (ms) | delta (ms) | delta %% | calls | per call |\n"
-                     "|---|---:|---:|---:|---:|---|---|\n", title, item, base, tag);
+    tl_buf_printf(b, "\n**%s**\n\n| %s | %s (ms) | %s (ms) | delta (ms) | delta %% | calls | per call |%s\n"
+                     "|---|---:|---:|---:|---:|---|---|%s\n", title, item, base, tag,
+                  located ? " largest call (step @ trace time) |" : "", located ? "---|" : "");
     for (size_t i = 0; i < n; i++) {
         char cnt[64];
         fmt_count(cnt, sizeof cnt, items[i].count);
         tl_buf_adds(b, "| ");
         md_code(b, items[i].name);
+        tl_delta shown = tl_item_shown(&items[i], per_iteration);
         tl_buf_adds(b, " | ");
-        md_num(b, items[i].time_ms.base, "%.3f");
+        md_num(b, shown.base, "%.3f");
         tl_buf_adds(b, " | ");
-        md_num(b, items[i].time_ms.var, "%.3f");
+        md_num(b, shown.var, "%.3f");
         tl_buf_adds(b, " | ");
-        md_num(b, items[i].time_ms.var - items[i].time_ms.base, "%+.3f");
+        md_num(b, shown.var - shown.base, "%+.3f");
         tl_buf_adds(b, " | ");
-        md_num(b, tl_delta_pct(items[i].time_ms), "%+.1f%%");
+        md_num(b, tl_delta_pct(shown), "%+.1f%%");
         char pm[32];
         tl_verdict_fmt_pm(&items[i], pm, sizeof pm);
         if (pm[0])
             tl_buf_printf(b, " %s", pm);
         char per[128];
         fmt_per_call_change(per, sizeof per, items[i].per_call_ms);
-        tl_buf_printf(b, " | %s | %s |\n", cnt, per[0] ? per : "-");
+        tl_buf_printf(b, " | %s | %s |", cnt, per[0] ? per : "-");
+        if (located) {
+            char w0[96], w1[96];
+            fmt_where(w0, sizeof w0, &items[i], 0);
+            fmt_where(w1, sizeof w1, &items[i], 1);
+            tl_buf_printf(b, " %s \xe2\x86\x92 %s |", w0, w1);
+        }
+        tl_buf_adds(b, "\n");
     }
 }
 
@@ -357,6 +392,14 @@ static void md_one_sided(tl_buf *b, const char *item, const char *tag, size_t co
 
 void tl_summary_markdown(const tl_summary *s, tl_buf *b)
 {
+    if (s->comp && s->comp->known) {
+        tl_buf line = {0};
+        tl_comparability_line(s->comp, &line);
+        tl_buf_adds(b, s->comp->comparable ? "" : "**");
+        md_text(b, tl_buf_cstr(&line));
+        tl_buf_adds(b, s->comp->comparable ? "\n\n" : "**\n\n");
+        tl_buf_free(&line);
+    }
     for (size_t vi = 0; vi < s->nvariants; vi++) {
         const tl_variant_summary *v = &s->variants[vi];
         tl_buf_adds(b, vi ? "\n## " : "## ");
@@ -393,8 +436,11 @@ void tl_summary_markdown(const tl_summary *s, tl_buf *b)
         iterations_note(note, sizeof note, s, v);
         if (note[0])
             tl_buf_printf(b, "\n**Note:** %s.\n", note);
-        md_items(b, "Top regressions", s->item, s->baseline, v->tag, v->regressions, v->nregressions);
-        md_items(b, "Top improvements", s->item, s->baseline, v->tag, v->improvements, v->nimprovements);
+        int per_it = !isnan(v->call_ratio);
+        md_items(b, per_it ? "Top regressions (per iteration: time per call x the baseline's calls)" : "Top regressions",
+                 s->item, s->baseline, v->tag, v->regressions, v->nregressions, s->located, per_it);
+        md_items(b, per_it ? "Top improvements (per iteration: time per call x the baseline's calls)" : "Top improvements",
+                 s->item, s->baseline, v->tag, v->improvements, v->nimprovements, s->located, per_it);
         if (v->only_base_count || v->only_var_count)
             tl_buf_adds(b, "\n");
         md_one_sided(b, s->item, s->baseline, v->only_base_count, v->only_base, v->nonly_base, 1);
@@ -462,7 +508,28 @@ static void js_count_delta(tl_buf *b, tl_delta d)
     tl_buf_adds(b, "}");
 }
 
-static void js_items(tl_buf *b, const char *key, const tl_summary_item *items, size_t n)
+/* ', "where": [{"step": 7, "ts_us": ...}, ...]': where the largest call happened on each
+ * side (null for a side without the op; step null outside every step). */
+static void js_where(tl_buf *b, const tl_summary_item *it)
+{
+    tl_buf_adds(b, ", \"where\": [");
+    for (int k = 0; k < 2; k++) {
+        tl_buf_adds(b, k ? ", " : "");
+        if (isnan(it->peak_ts[k])) {
+            tl_buf_adds(b, "null");
+            continue;
+        }
+        if (it->peak_step[k] >= 0)
+            tl_buf_printf(b, "{\"step\": %lld, \"ts_us\": ", (long long)it->peak_step[k]);
+        else
+            tl_buf_adds(b, "{\"step\": null, \"ts_us\": ");
+        tl_json_num(b, it->peak_ts[k]);
+        tl_buf_adds(b, "}");
+    }
+    tl_buf_adds(b, "]");
+}
+
+static void js_items(tl_buf *b, const char *key, const tl_summary_item *items, size_t n, int located)
 {
     tl_buf_printf(b, ",\n      \"%s\": [", key);
     for (size_t i = 0; i < n; i++) {
@@ -475,9 +542,39 @@ static void js_items(tl_buf *b, const char *key, const tl_summary_item *items, s
         tl_buf_adds(b, ", \"per_call_ms\": ");
         js_delta(b, items[i].per_call_ms);
         tl_verdict_json_item(b, &items[i]);
+        if (located)
+            js_where(b, &items[i]);
         tl_buf_adds(b, "}");
     }
     tl_buf_adds(b, n ? "\n      ]" : "]");
+}
+
+/* ', "comparability": {...}': how alike two traces are (summary/comparable.h). */
+static void js_comparability(tl_buf *b, const tl_comparability *c)
+{
+    tl_buf_printf(b, ",\n  \"comparability\": {\"comparable\": %s, \"why\": ", c->comparable ? "true" : "false");
+    if (c->comparable)
+        tl_buf_adds(b, "null");
+    else
+        tl_json_str(b, c->why);
+    const char *key[3] = {"aligned_share", "steps", "calls_per_step"};
+    for (int f = 0; f < 3; f++) {
+        tl_buf_printf(b, ", \"%s\": [", key[f]);
+        for (int k = 0; k < 2; k++) {
+            tl_buf_adds(b, k ? ", " : "");
+            tl_json_num(b, f == 0 ? c->paired_share[k] : f == 1 ? (double)c->steps[k] : c->calls[k]);
+        }
+        tl_buf_adds(b, "]");
+    }
+    tl_buf_adds(b, ", \"gpu\": [");
+    for (int k = 0; k < 2; k++) {
+        tl_buf_adds(b, k ? ", " : "");
+        if (c->gpu[k])
+            tl_json_str(b, c->gpu[k]);
+        else
+            tl_buf_adds(b, "null");
+    }
+    tl_buf_adds(b, "]}");
 }
 
 void tl_summary_json(const tl_summary *s, tl_buf *b)
@@ -491,6 +588,8 @@ void tl_summary_json(const tl_summary *s, tl_buf *b)
         tl_buf_adds(b, "null");
     tl_buf_adds(b, ",\n  \"item\": ");
     tl_json_str(b, s->item);
+    if (s->comp && s->comp->known)
+        js_comparability(b, s->comp);
     tl_buf_adds(b, ",\n  \"variants\": [");
     for (size_t vi = 0; vi < s->nvariants; vi++) {
         const tl_variant_summary *v = &s->variants[vi];
@@ -520,12 +619,12 @@ void tl_summary_json(const tl_summary *s, tl_buf *b)
         } else {
             tl_buf_adds(b, "null");
         }
-        js_items(b, "regressions", v->regressions, v->nregressions);
-        js_items(b, "improvements", v->improvements, v->nimprovements);
+        js_items(b, "regressions", v->regressions, v->nregressions, s->located);
+        js_items(b, "improvements", v->improvements, v->nimprovements, s->located);
         tl_buf_printf(b, ",\n      \"only_baseline_count\": %zu", v->only_base_count);
-        js_items(b, "only_baseline", v->only_base, v->nonly_base);
+        js_items(b, "only_baseline", v->only_base, v->nonly_base, s->located);
         tl_buf_printf(b, ",\n      \"only_variant_count\": %zu", v->only_var_count);
-        js_items(b, "only_variant", v->only_var, v->nonly_var);
+        js_items(b, "only_variant", v->only_var, v->nonly_var, s->located);
         if (s->eff)
             tl_efficiency_json(s->eff, &s->eff->variants[vi], "efficiency", "      ", b);
         tl_buf_adds(b, ",\n      \"violations\": [");
@@ -625,7 +724,7 @@ static void verdict_cells(tl_table *t, size_t c0, size_t r, const tl_summary_ite
 }
 
 static void item_block(sheet_store *st, tl_arena *a, const tl_summary *s, const char *title, const char *base,
-                       const char *tag, const tl_summary_item *items, size_t n)
+                       const char *tag, const tl_summary_item *items, size_t n, int per_iteration)
 {
     if (!n)
         return;
@@ -634,7 +733,7 @@ static void item_block(sheet_store *st, tl_arena *a, const tl_summary *s, const 
         verdicts |= items[i].verdict != TL_VERDICT_NONE;
     /* the verdict's columns, when there are any, right after the change they qualify */
     size_t o = verdicts ? VERDICT_COLS : 0;
-    const char *cols[10 + VERDICT_COLS] = {s->item, tl_arena_printf(a, "%s (ms)", base),
+    const char *cols[14 + VERDICT_COLS] = {s->item, tl_arena_printf(a, "%s (ms)", base),
                                            tl_arena_printf(a, "%s (ms)", tag), "delta (ms)", "delta %"};
     if (verdicts)
         verdict_names(a, s->confidence, cols + 5);
@@ -643,9 +742,15 @@ static void item_block(sheet_store *st, tl_arena *a, const tl_summary *s, const 
     cols[7 + o] = tl_arena_printf(a, "%s per call (\xc2\xb5s)", base);
     cols[8 + o] = tl_arena_printf(a, "%s per call (\xc2\xb5s)", tag);
     cols[9 + o] = "per call delta (\xc2\xb5s)";
-    tl_table *t = new_table(a, cols, 10 + o, n);
+    /* where the largest call happened, each side: its step and trace time, for Perfetto */
+    size_t w = s->located ? 4 : 0;
+    cols[10 + o] = tl_arena_printf(a, "%s largest call step", base);
+    cols[11 + o] = tl_arena_printf(a, "%s largest call ts (\xc2\xb5s)", base);
+    cols[12 + o] = tl_arena_printf(a, "%s largest call step", tag);
+    cols[13 + o] = tl_arena_printf(a, "%s largest call ts (\xc2\xb5s)", tag);
+    tl_table *t = new_table(a, cols, 10 + o + w, n);
     for (size_t i = 0; i < n; i++) {
-        tl_delta d = items[i].time_ms;
+        tl_delta d = tl_item_shown(&items[i], per_iteration);
         t->cols[0].cells[i] = tl_cell_str(items[i].name);
         t->cols[1].cells[i] = num_cell(d.base);
         t->cols[2].cells[i] = num_cell(d.var);
@@ -659,6 +764,12 @@ static void item_block(sheet_store *st, tl_arena *a, const tl_summary *s, const 
         t->cols[7 + o].cells[i] = num_cell(items[i].per_call_ms.base * 1e3);
         t->cols[8 + o].cells[i] = num_cell(items[i].per_call_ms.var * 1e3);
         t->cols[9 + o].cells[i] = num_cell((items[i].per_call_ms.var - items[i].per_call_ms.base) * 1e3);
+        for (size_t k = 0; k < w / 2; k++) {
+            const tl_summary_item *it = &items[i];
+            int has = !isnan(it->peak_ts[k]);
+            t->cols[10 + o + 2 * k].cells[i] = has && it->peak_step[k] >= 0 ? tl_cell_int(it->peak_step[k]) : tl_cell_missing();
+            t->cols[11 + o + 2 * k].cells[i] = num_cell(it->peak_ts[k]);
+        }
     }
     /* coloured like the diff columns */
     t->cols[3].role = t->cols[4].role = t->cols[9 + o].role = TL_ROLE_DIFF;
@@ -702,18 +813,20 @@ tl_summary_sheet *tl_summary_sheet_build(const tl_summary *s, tl_arena *a)
             t->cols[3].role = t->cols[4].role = TL_ROLE_DIFF;
             add_block(st, tl_arena_printf(a, "%s -> %s: GPU time", s->baseline, v->tag), t);
         }
-        item_block(st, a, s, tl_arena_printf(a, "%s -> %s: top regressions", s->baseline, v->tag), s->baseline,
-                   v->tag, v->regressions, v->nregressions);
-        item_block(st, a, s, tl_arena_printf(a, "%s -> %s: top improvements", s->baseline, v->tag), s->baseline,
-                   v->tag, v->improvements, v->nimprovements);
+        int per_it = !isnan(v->call_ratio);
+        const char *label = per_it ? " (per iteration: time per call x the baseline's calls)" : "";
+        item_block(st, a, s, tl_arena_printf(a, "%s -> %s: top regressions%s", s->baseline, v->tag, label), s->baseline,
+                   v->tag, v->regressions, v->nregressions, per_it);
+        item_block(st, a, s, tl_arena_printf(a, "%s -> %s: top improvements%s", s->baseline, v->tag, label),
+                   s->baseline, v->tag, v->improvements, v->nimprovements, per_it);
         char line[512];
         tl_verdict_line(s, v, line, sizeof line);
         if (line[0])
             add_block(st, tl_arena_strdup(a, line), NULL);
         item_block(st, a, s, tl_arena_printf(a, "only in %s (%zu in all)", s->baseline, v->only_base_count),
-                   s->baseline, v->tag, v->only_base, v->nonly_base);
+                   s->baseline, v->tag, v->only_base, v->nonly_base, 0);
         item_block(st, a, s, tl_arena_printf(a, "only in %s (%zu in all)", v->tag, v->only_var_count), s->baseline,
-                   v->tag, v->only_var, v->nonly_var);
+                   v->tag, v->only_var, v->nonly_var, 0);
         tl_table *eff = s->eff ? tl_efficiency_table(s->eff, &s->eff->variants[vi], s->baseline, v->tag, a) : NULL;
         if (eff)
             add_block(st, tl_arena_printf(a, "%s vs %s: achieved TFLOPS/s and TB/s", v->tag, s->baseline), eff);

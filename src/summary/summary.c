@@ -246,9 +246,8 @@ typedef struct order_ctx {
  * numbers of iterations, its time per call scaled to the baseline's calls. */
 static double judged_delta(const tl_summary_item *it, int per_call)
 {
-    if (per_call && !isnan(it->per_call_ms.base) && !isnan(it->per_call_ms.var))
-        return (it->per_call_ms.var - it->per_call_ms.base) * it->count.base;
-    return it->time_ms.var - it->time_ms.base;
+    tl_delta d = tl_item_shown(it, per_call);
+    return d.var - d.base;
 }
 
 static double order_value(const tl_summary_item *it, item_order o, int per_call)
@@ -300,7 +299,7 @@ static int has_base(const tl_summary_item *it) { return !isnan(it->time_ms.base)
 static void add_violation(tl_variant_summary *v, const char *what, int is_op, tl_delta d)
 {
     v->violations = tl_xrealloc(v->violations, (v->nviolations + 1) * sizeof *v->violations);
-    v->violations[v->nviolations++] = (tl_violation){what, is_op, d.base, d.var, violation_pct(d)};
+    v->violations[v->nviolations++] = (tl_violation){what, is_op, d.base, d.var, violation_pct(d), 0};
 }
 
 /* Is the change of `d` worth reporting: neither noise nor under a floor? */
@@ -562,8 +561,11 @@ void tl_summary_build(tl_summary *s, const tl_results *results, const char *cons
             } else if (judged.var != judged.base) {
                 v->noise_skipped += tl_delta_is_noise(judged);
             }
-            if (s->gate_on && it->dir > 0 && it->time_ms.base >= s->gate_min_ms && over_limit(judged, s->gate_pct))
-                add_violation(v, it->name, 1, judged.base == it->time_ms.base ? it->time_ms : judged);
+            if (s->gate_on && it->dir > 0 && it->time_ms.base >= s->gate_min_ms && over_limit(judged, s->gate_pct)) {
+                /* the figure the list shows, so that the gate line and the list agree */
+                add_violation(v, it->name, 1, tl_item_shown(it, per_call));
+                v->violations[v->nviolations - 1].per_iteration = per_call && judged.base != it->time_ms.base;
+            }
         }
         v->nregressions = top_items(items, g.nitems, BY_DELTA_DESC, per_call, slower, s->top, &v->regressions);
         v->nimprovements = top_items(items, g.nitems, BY_DELTA_ASC, per_call, faster, s->top, &v->improvements);

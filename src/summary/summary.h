@@ -66,7 +66,24 @@ typedef struct tl_summary_item {
     /* 1 when judged from its calls paired through the two traces' alignment (the change's
      * variance is then all on the variant's side: var_base 0) */
     int paired;
+    /* two traces with steps: 1 when judged on its time per step, 2 on its share of the
+     * step's busy time (summary/verdict.h), 0 otherwise */
+    int by_steps;
+    /* where its largest call happened on each side (two traces): the ProfilerStep number
+     * (-1 outside every step) and the call's trace time (µs); NaN ts when unknown */
+    int64_t peak_step[2];
+    double peak_ts[2];
 } tl_summary_item;
+
+/* The figure a list shows and orders an item by: its time, or, when the runs did different
+ * numbers of iterations (per_iteration), its time per call times the baseline's calls on
+ * both sides (the time of the baseline's iterations), so that a row has one delta. */
+static inline tl_delta tl_item_shown(const tl_summary_item *it, int per_iteration)
+{
+    if (per_iteration && !isnan(it->per_call_ms.base) && !isnan(it->per_call_ms.var) && !isnan(it->count.base))
+        return (tl_delta){it->per_call_ms.base * it->count.base, it->per_call_ms.var * it->count.base};
+    return it->time_ms;
+}
 
 /* The gpu_timeline rows the summary reports, in this order. */
 enum { TL_TL_TOTAL, TL_TL_BUSY, TL_TL_COMPUTE, TL_TL_EXPOSED_COMM, TL_TL_EXPOSED_MEMCPY, TL_TL_IDLE, TL_TL_N };
@@ -77,6 +94,7 @@ typedef struct tl_violation {
     const char *what;  /* "busy_time" or the op's name */
     int is_op;
     double base_ms, var_ms, pct;
+    int per_iteration; /* the figures are per iteration (tl_item_shown), as the list shows them */
 } tl_violation;
 
 typedef struct tl_variant_summary {
@@ -128,6 +146,11 @@ typedef struct tl_summary {
     int fdr;                            /* verdicts at a false discovery rate, not family-wise */
     const tl_lca_summary *lca; /* two traces: the comparison by lowest common op, or NULL */
     const struct tl_efficiency *eff; /* the achieved TFLOPS/s and TB/s (efficiency.h), or NULL */
+    /* two traces: the items' peak_step / peak_ts are set (where each op's largest call
+     * happened on each side) */
+    int located;
+    /* two traces: how alike they are (comparable.h), or NULL; printed first */
+    const struct tl_comparability *comp;
 } tl_summary;
 
 /* Gate settings: pct < 0 means no gate.  The floors apply to the lists and the gate alike:

@@ -63,6 +63,8 @@ typedef struct op_noise {
     op_calls *src;     /* per side and source: [side * SRC_N + source] */
     double *run_var;   /* per side: the variance of the op's time between runs (ms^2), NaN unknown */
     op_pairs *pairs;   /* side 1 against side 0 (two traces), or NULL */
+    double *steps;     /* two traces with steps: the op's time (ms) in each kept step, side 0's
+                        * then side 1's (tl_noise_add_steps), or NULL */
 } op_noise;
 
 /* gpu_timeline's busy_time row, whose run-to-run spread a repeated tag gives */
@@ -80,6 +82,10 @@ struct tl_noise {
     tl_arena arena; /* the names: the results' strings live in arenas that are reused */
     tl_sink next;
     size_t paired_ops; /* ops with paired calls (tl_noise_pair_calls) */
+    /* two traces with steps (tl_noise_add_steps): each side's kept steps, their busy times
+     * (ms), how many steps each trace has, and the first kept (1-based) */
+    size_t nsteps[2], all_steps[2], first_step[2];
+    double *busy_steps[2];
 };
 
 tl_noise *tl_noise_new(const char *const *tags, size_t n)
@@ -109,6 +115,10 @@ void tl_noise_free(tl_noise *nz)
         free(nz->ops[i].run_var);
         free(nz->ops[i].pairs);
     }
+    for (size_t i = 0; i < nz->nops; i++)
+        free(nz->ops[i].steps);
+    free(nz->busy_steps[0]);
+    free(nz->busy_steps[1]);
     free(nz->ops);
     free(nz->tags);
     free(nz->runs);
@@ -128,6 +138,7 @@ static op_noise *op_of(tl_noise *nz, const char *name)
     op->src = tl_xcalloc(nz->nsides * SRC_N, sizeof *op->src);
     op->run_var = tl_xmalloc(nz->nsides * sizeof *op->run_var);
     op->pairs = NULL;
+    op->steps = NULL;
     for (size_t i = 0; i < nz->nsides; i++)
         op->run_var[i] = NAN;
     tl_strmap_get(&nz->names, tl_arena_strdup(&nz->arena, name))->value = nz->nops;
@@ -400,6 +411,109 @@ void tl_noise_add_calls(tl_noise *nz, const tl_diff_call *c, size_t n)
     free(ord);
 }
 
+/* ---- steps ------------------------------------------------------------------------------ */
+
+void tl_noise_add_steps(tl_noise *nz, const tl_step_side *a, const tl_step_side *b)
+{
+    if (!nz || nz->nsides != 2 || a->n < TL_STEPS_MIN || b->n < TL_STEPS_MIN)
+        return;
+    const tl_step_side *side[2] = {a, b};
+    for (int k = 0; k < 2; k++) {
+        nz->nsteps[k] = side[k]->n;
+        nz->all_steps[k] = side[k]->all;
+        nz->first_step[k] = side[k]->first;
+        nz->busy_steps[k] = tl_xmalloc(side[k]->n * sizeof *nz->busy_steps[k]);
+        memcpy(nz->busy_steps[k], side[k]->busy_ms, side[k]->n * sizeof *nz->busy_steps[k]);
+    }
+    size_t na = a->n, nb = b->n;
+    for (int k = 0; k < 2; k++) {
+        for (size_t o = 0; o < side[k]->nops; o++) {
+            op_noise *op = op_of(nz, side[k]->op[o] ? side[k]->op[o] : "");
+            if (!op->steps)
+                op->steps = tl_xcalloc(na + nb, sizeof *op->steps);
+            for (size_t s = 0; s < side[k]->n; s++)
+                op->steps[(k ? na : 0) + s] += side[k]->ms[o * side[k]->n + s];
+        }
+    }
+}
+
+size_t tl_noise_steps(const tl_noise *nz, size_t side)
+{
+    return nz && nz->nsides == 2 && side < 2 ? nz->nsteps[side] : 0;
+}
+
+/* The mean and variance (n - 1) of x[0..n). */
+static tl_moments moments_of(const double *x, size_t n)
+{
+    tl_moments m = {0, 0, 0};
+    for (size_t i = 0; i < n; i++)
+        tl_moments_add(&m, x[i]);
+    return m;
+}
+
+/*
+ * Steps as samples: the per-step values x (side 0, na steps) and y (side 1, nb) of a time
+ * whose totals are base (side 0) and var.  The interval is Welch's on the steps' means,
+ * as the relative change of the kept steps applied to the baseline's total: a warm-up step
+ * left out moves the estimate as well as the spread.
+ */
+static tl_interval steps_interval(const double *x, size_t na, const double *y, size_t nb, double base,
+                                  double confidence, double *var_a, double *var_b)
+{
+    tl_moments mx = moments_of(x, na), my = moments_of(y, nb);
+    tl_interval bad = {NAN, NAN, NAN, NAN, NAN};
+    if (!(mx.mean > 0) || na < 2 || nb < 2 || isnan(base))
+        return bad;
+    double k = base / mx.mean; /* the baseline's total in kept steps' means */
+    *var_a = k * k * tl_moments_var(&mx) / (double)na;
+    *var_b = k * k * tl_moments_var(&my) / (double)nb;
+    return tl_welch((tl_estimate){base, *var_a, (double)na - 1},
+                    (tl_estimate){base * my.mean / mx.mean, *var_b, (double)nb - 1}, confidence);
+}
+
+/*
+ * Judge an op on its steps, twice: its time per step as it is (the between-step spread,
+ * which holds what makes a whole step slower or faster: clocks, thermals, a neighbour), and
+ * its share of the step's busy time (which such a change of the whole step leaves alone,
+ * so that one op's own change shows through it).  Each test at half the level (Bonferroni):
+ * the op's p value is twice the smaller one, and its interval that test's.  0 when the op
+ * has no steps on both sides.
+ */
+static int judge_steps(const tl_noise *nz, const op_noise *op, double confidence, tl_summary_item *it)
+{
+    size_t na = nz->nsteps[0], nb = nz->nsteps[1];
+    if (!op || !op->steps || !(it->time_ms.base > 0) || isnan(it->time_ms.var))
+        return 0;
+    const double *x = op->steps, *y = op->steps + na;
+    double va, vb, sva, svb;
+    /* a level of 1 - confidence for the pair of tests: each interval at half of it */
+    double half = 1 - (1 - confidence) / 2;
+    tl_interval abs_r = steps_interval(x, na, y, nb, it->time_ms.base, half, &va, &vb);
+    double *rx = tl_xmalloc((na + nb) * sizeof *rx), *ry = rx + na;
+    for (size_t s = 0; s < na; s++)
+        rx[s] = nz->busy_steps[0][s] > 0 ? x[s] / nz->busy_steps[0][s] : 0;
+    for (size_t s = 0; s < nb; s++)
+        ry[s] = nz->busy_steps[1][s] > 0 ? y[s] / nz->busy_steps[1][s] : 0;
+    tl_interval share_r = steps_interval(rx, na, ry, nb, it->time_ms.base, half, &sva, &svb);
+    free(rx);
+    if (isnan(abs_r.p) && isnan(share_r.p))
+        return 0;
+    int by_share = isnan(abs_r.p) || (!isnan(share_r.p) && share_r.p < abs_r.p);
+    tl_interval r = by_share ? share_r : abs_r;
+    it->ci_lo = r.lo;
+    it->ci_hi = r.hi;
+    it->p = r.p * 2 < 1 ? r.p * 2 : 1;
+    it->n_base = (double)na;
+    it->n_var = (double)nb;
+    /* what the busy time's verdict would add up: the time as it is */
+    it->var_base = va;
+    it->var_var = vb;
+    it->df_base = (double)na - 1;
+    it->df_var = (double)nb - 1;
+    it->by_steps = by_share ? 2 : 1;
+    return 1;
+}
+
 /* ---- the verdicts ------------------------------------------------------------------------ */
 
 /* One side of a test: a sample unit's (a call's, a run's) mean and variance, its df, and
@@ -540,6 +654,7 @@ size_t tl_verdicts_judge(const tl_noise *nz, size_t var, tl_summary_item *items,
         it->var_base = it->var_var = it->df_base = it->df_var = NAN;
         it->verdict = TL_VERDICT_NONE;
         it->paired = 0;
+        it->by_steps = 0;
         ok[i] = (unsigned char)sides_of(nz, var, runs, it, &sa[i], &sb[i]);
     }
     /* paired calls (two traces, judged on their totals): their own prior */
@@ -563,6 +678,12 @@ size_t tl_verdicts_judge(const tl_noise *nz, size_t var, tl_summary_item *items,
     for (size_t i = 0; i < n; i++) {
         tl_summary_item *it = &items[i];
         side_spread a = sa[i], b = sb[i];
+        /* steps first: paired calls of one step share what the step went through */
+        if (!runs && !per_call && var == 1 && tl_noise_steps(nz, 0) &&
+            judge_steps(nz, find_op(nz, it->name), confidence, it)) {
+            p[i] = it->p;
+            continue;
+        }
         if (pp[i] && judge_pairs(pp[i], ps0, pd0, confidence, it))
             continue;
         if (!ok[i])
@@ -638,6 +759,26 @@ void tl_verdict_busy(const tl_noise *nz, size_t var, const tl_summary_item *item
         return;
     double scale = per_iteration > 0 ? 1 / (per_iteration * per_iteration) : 1;
     tl_estimate a, b;
+    if (var == 1 && tl_noise_steps(nz, 0) && nz->runs[0] == 1 && nz->runs[1] == 1 && !(per_iteration > 0 && per_iteration != 1)) {
+        /* the steps' busy times: the whole step's noise, which the ops' do not add up to */
+        double va, vb;
+        tl_interval r = steps_interval(nz->busy_steps[0], nz->nsteps[0], nz->busy_steps[1], nz->nsteps[1],
+                                       busy->time_ms.base, confidence, &va, &vb);
+        if (isnan(r.p))
+            return;
+        busy->ci_lo = r.lo;
+        busy->ci_hi = r.hi;
+        busy->p = r.p;
+        busy->n_base = (double)nz->nsteps[0];
+        busy->n_var = (double)nz->nsteps[1];
+        busy->var_base = va;
+        busy->var_var = vb;
+        busy->df_base = (double)nz->nsteps[0] - 1;
+        busy->df_var = (double)nz->nsteps[1] - 1;
+        busy->by_steps = 1;
+        busy->verdict = r.lo > 0 ? TL_VERDICT_SLOWER : r.hi < 0 ? TL_VERDICT_FASTER : TL_VERDICT_WITHIN_NOISE;
+        return;
+    }
     if (nz->runs[0] > 1 || nz->runs[var] > 1) {
         /* a side of one run has no spread of its own: the other side's, as for the ops */
         double va = nz->busy_var[0], vb = nz->busy_var[var];
@@ -771,12 +912,24 @@ const char *tl_verdict_name(int verdict)
 void tl_verdict_basis(const tl_noise *nz, size_t var, const tl_summary_item *items, size_t nitems, char *buf,
                       size_t n)
 {
-    size_t ra = tl_noise_runs(nz, 0), rb = tl_noise_runs(nz, var), paired = 0, tested = 0;
+    size_t ra = tl_noise_runs(nz, 0), rb = tl_noise_runs(nz, var), paired = 0, tested = 0, stepped = 0;
     for (size_t i = 0; i < nitems; i++) {
         paired += items[i].paired && items[i].verdict != TL_VERDICT_NONE;
+        stepped += items[i].by_steps && items[i].verdict != TL_VERDICT_NONE;
         tested += items[i].verdict != TL_VERDICT_NONE;
     }
-    if (ra > 1 || rb > 1)
+    if (stepped) {
+        size_t na = nz->nsteps[0], nb = nz->nsteps[1];
+        char left[96] = "";
+        if (nz->first_step[0] == 2 && nz->first_step[1] == 2 && na + 1 == nz->all_steps[0] &&
+            nb + 1 == nz->all_steps[1])
+            snprintf(left, sizeof left, ", the first left out as warm-up");
+        else if (na != nz->all_steps[0] || nb != nz->all_steps[1])
+            snprintf(left, sizeof left, " (of %zu and %zu, from step %zu and %zu)", nz->all_steps[0], nz->all_steps[1],
+                     nz->first_step[0], nz->first_step[1]);
+        snprintf(buf, n, "between-step spread, %zu vs %zu steps%s (each op's time and its share of the step)%s", na, nb,
+                 left, stepped < tested ? "; the rest paired calls or the per-call spread" : "");
+    } else if (ra > 1 || rb > 1)
         snprintf(buf, n, "run-to-run spread, %zu vs %zu runs", ra, rb);
     else if (paired && paired == tested)
         snprintf(buf, n, "paired calls (the same op at the same place of both call trees), 1 run per side");

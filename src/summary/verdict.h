@@ -125,6 +125,35 @@ void tl_noise_pair_calls(tl_noise *nz, const tl_diff *d);
  * calls of one op add up across several calls of this. */
 void tl_noise_add_calls(tl_noise *nz, const tl_diff_call *c, size_t n);
 
+/* One side's steps as the verdicts take them (trace/steps.h measures them): the steps
+ * kept (warm-up left out), their busy times, and each op's time in each. */
+typedef struct tl_step_side {
+    size_t n;                 /* steps kept */
+    size_t all, first;        /* the trace's steps, and the first kept (1-based) */
+    const double *busy_ms;    /* [n] */
+    size_t nops;
+    const char *const *op;    /* [nops] */
+    const double *ms;         /* [nops * n]: op k in kept step s at [k * n + s] */
+} tl_step_side;
+
+/* The fewest steps kept on each side for the verdicts to rest on steps: fewer leave the
+ * spread too few degrees of freedom to beat the paired calls (4 steps, the first left out:
+ * an interval on 2 degrees of freedom is 4.3 standard errors wide). */
+#define TL_STEPS_MIN 5
+
+/*
+ * Two traces with steps (at least TL_STEPS_MIN kept on each side): per-op and busy-time verdicts rest
+ * on the spread between steps rather than between calls (calls of one step share what the
+ * step went through, so their spread misses it).  An op is judged on its time per step and
+ * on its share of the step's busy time, each at half the level; the interval is the kept
+ * steps' relative change applied to the baseline's total.  Without steps on both sides,
+ * nothing changes.
+ */
+void tl_noise_add_steps(tl_noise *nz, const tl_step_side *a, const tl_step_side *b);
+
+/* The steps kept on side `side` (0: none, the verdicts do not rest on steps). */
+size_t tl_noise_steps(const tl_noise *nz, size_t side);
+
 /* ---- rendering (for render.c: every form says the same) ------------------------------------ */
 
 /* "±1.1%": the half-width of the item's interval in percent of its baseline time, or ""

@@ -350,14 +350,11 @@ tl_table *tl_trace_gpu_timeline(const tl_trace *t, int include_unlinked, tl_erro
     return tb;
 }
 
-/* gpu_timeline's table: the GPU events linked to a launch (`unlinked`: every GPU event). */
-static tl_table *timeline_table(const tl_trace *t, int unlinked, double *total_us, tl_error *err)
+void tl_trace_timeline_of(const tl_trace *t, const uint32_t *ev, size_t n, double v[TL_TIMELINE_N])
 {
     ivals comp = {0}, comm = {0}, mem = {0}, all = {0}, x = {0}, y = {0};
-    for (size_t i = 0; i < t->nev; i++) {
-        const tl_tev *e = &t->ev[i];
-        if (!tl_tev_is_gpu(e) || (!unlinked && !(e->flags & TL_TEV_LINKED)))
-            continue;
+    for (size_t k = 0; k < n; k++) {
+        const tl_tev *e = &t->ev[ev[k]];
         iv_push(&all, e->ts, tl_tev_end(e));
         if (e->kind == TL_TEV_MEMCPY || (e->kind == TL_TEV_KERNEL && is_legacy_memcpy(e->name)))
             iv_push(&mem, e->ts, tl_tev_end(e));
@@ -368,39 +365,57 @@ static tl_table *timeline_table(const tl_trace *t, int unlinked, double *total_u
         else
             iv_push(&comp, e->ts, tl_tev_end(e));
     }
-    if (all.n == 0) {
+    for (int i = 0; i < TL_TIMELINE_N; i++)
+        v[i] = 0;
+    if (all.n) {
+        iv_merge(&comp);
+        iv_merge(&comm);
+        iv_merge(&mem);
+        iv_merge(&all);
+        v[0] = iv_len(&comp);
+        iv_subtract(&comp, &comm, &x);
+        v[1] = iv_len(&x);
+        iv_subtract(&comp, &mem, &x);
+        iv_subtract(&comm, &x, &y);
+        v[2] = iv_len(&y);
+        v[3] = iv_len(&all);
+        v[5] = all.v[all.n - 1].e - all.v[0].s;
+        v[4] = v[5] - v[3];
+        v[6] = iv_len(&comm);
+        v[7] = iv_len(&mem);
+    }
+    free(comp.v), free(comm.v), free(mem.v), free(all.v), free(x.v), free(y.v);
+}
+
+/* gpu_timeline's table: the GPU events linked to a launch (`unlinked`: every GPU event). */
+static tl_table *timeline_table(const tl_trace *t, int unlinked, double *total_us, tl_error *err)
+{
+    size_t n = 0;
+    uint32_t *ev = tl_xmalloc((t->nev ? t->nev : 1) * sizeof *ev);
+    for (size_t i = 0; i < t->nev; i++) {
+        const tl_tev *e = &t->ev[i];
+        if (tl_tev_is_gpu(e) && (unlinked || (e->flags & TL_TEV_LINKED)))
+            ev[n++] = (uint32_t)i;
+    }
+    if (n == 0) {
         refuse_no_timeline(t, err);
-        free(comp.v), free(comm.v), free(mem.v), free(all.v);
+        free(ev);
         return NULL;
     }
-    iv_merge(&comp);
-    iv_merge(&comm);
-    iv_merge(&mem);
-    iv_merge(&all);
-    double v[8];
-    v[0] = iv_len(&comp);
-    iv_subtract(&comp, &comm, &x);
-    v[1] = iv_len(&x);
-    iv_subtract(&comp, &mem, &x);
-    iv_subtract(&comm, &x, &y);
-    v[2] = iv_len(&y);
-    v[3] = iv_len(&all);
-    v[5] = all.v[all.n - 1].e - all.v[0].s;
-    v[4] = v[5] - v[3];
-    v[6] = iv_len(&comm);
-    v[7] = iv_len(&mem);
-    static const char *const types[8] = {"computation_time", "exposed_comm_time", "exposed_memcpy_time",
-                                         "busy_time",        "idle_time",         "total_time",
-                                         "total_comm_time",  "total_memcpy_time"};
+    double v[TL_TIMELINE_N];
+    tl_trace_timeline_of(t, ev, n, v);
+    free(ev);
+    static const char *const types[TL_TIMELINE_N] = {"computation_time", "exposed_comm_time", "exposed_memcpy_time",
+                                                     "busy_time",        "idle_time",         "total_time",
+                                                     "total_comm_time",  "total_memcpy_time"};
     static const char *const cols[3] = {"type", "time ms", "percent"};
-    tl_table *tb = table_new(8, cols, 3);
-    for (size_t r = 0; r < 8; r++) {
+    tl_table *tb = table_new(TL_TIMELINE_N, cols, 3);
+    for (size_t r = 0; r < TL_TIMELINE_N; r++) {
         put_s(tb, 0, r, types[r]);
         put_f(tb, 1, r, v[r] / 1e3);
         put_f(tb, 2, r, v[r] / v[5] * 100);
     }
     *total_us = v[5] / 1e3 * 1e3; /* through ms and back, as the reference does */
-    free(comp.v), free(comm.v), free(mem.v), free(all.v), free(x.v), free(y.v);
     return tb;
 }
 

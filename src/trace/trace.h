@@ -169,6 +169,13 @@ typedef struct tl_pid_tid {
     int64_t pid, tid;
 } tl_pid_tid;
 
+/* A training iteration: a ProfilerStep#N user_annotation (kept whatever TL_LOAD_* says:
+ * the comparison's steps, summary/steps.h). */
+typedef struct tl_trace_step {
+    int64_t number; /* N */
+    double ts, dur; /* µs: the CPU span of the step */
+} tl_trace_step;
+
 typedef struct tl_trace {
     char *path;
     tl_tev *ev;          /* kept events, array order */
@@ -209,6 +216,9 @@ typedef struct tl_trace {
      * capture traces, trace/infer.h): freed with it */
     struct tl_trace **owned;
     size_t nowned;
+    tl_trace_step *steps; /* the ProfilerStep#N annotations, in ts order */
+    size_t nsteps;
+    const char *gpu_name; /* deviceProperties[0].name (interned), or NULL */
 } tl_trace;
 
 /* Children and GPU events of event i. */

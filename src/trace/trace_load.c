@@ -24,6 +24,7 @@
 #include "base/numfmt.h"
 #include "base/thread.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -235,7 +236,7 @@ typedef struct loader {
     tl_trace_side side;
     tl_trace_names *names;
     intern in;
-    size_t evcap, auxcap, threadcap, collcap;
+    size_t evcap, auxcap, threadcap, collcap, stepcap;
     tl_kmap thread_of;    /* (pid, tid) -> index into t->threads */
     uint32_t last_thread; /* the last event's thread (most follow one of their own) */
     evread r;
@@ -699,6 +700,27 @@ static void keep_coll(loader *L, uint32_t ev)
     }
 }
 
+/* A ProfilerStep#N annotation (N a decimal number, a span with a finite ts and dur): kept
+ * as a step of the trace. */
+static void keep_step(loader *L)
+{
+    static const char prefix[] = "ProfilerStep#";
+    evread *r = &L->r;
+    const char *nm = r->has_name ? buf_str(&r->name) : "";
+    if (strncmp(nm, prefix, sizeof prefix - 1) != 0 || !r->has_ts || !r->has_dur || !isfinite(r->ts) ||
+        !isfinite(r->dur) || r->dur < 0)
+        return;
+    const char *d = nm + sizeof prefix - 1;
+    char *end;
+    errno = 0;
+    long long n = strtoll(d, &end, 10);
+    if (end == d || *end || errno)
+        return;
+    tl_trace *t = L->t;
+    TL_GROW(t->steps, L->stepcap, t->nsteps + 1);
+    t->steps[t->nsteps++] = (tl_trace_step){n, r->ts, r->dur};
+}
+
 /* The event's fields are read: keep what it contributes. */
 static void finish_event(loader *L)
 {
@@ -743,6 +765,8 @@ static void finish_event(loader *L)
         }
         return;
     }
+    if (r->cat == CAT_ANNOT)
+        keep_step(L);
     int kind = r->cat == CAT_CPU_OP   ? TL_TEV_CPU_OP
                : r->cat == CAT_RUNTIME ? TL_TEV_RUNTIME
                : r->cat == CAT_KERNEL  ? TL_TEV_KERNEL
@@ -1282,6 +1306,11 @@ static void split_merge(loader *L, loader *L2)
             t->first_nonfinite = t2->first_nonfinite + uoff;
         t->nnonfinite += t2->nnonfinite;
     }
+    if (t2->nsteps) {
+        TL_GROW(t->steps, L->stepcap, t->nsteps + t2->nsteps);
+        memcpy(t->steps + t->nsteps, t2->steps, t2->nsteps * sizeof *t->steps);
+        t->nsteps += t2->nsteps;
+    }
     if (t2->nnegative) {
         if (!t->nnegative)
             t->first_negative = t2->first_negative + uoff;
@@ -1539,38 +1568,78 @@ static int read_events(loader *L)
     return read_event_list(L, NULL);
 }
 
+/* The first device's "name" in deviceProperties (p at the '{' of that object): any
+ * other key is skipped (the GPU name only labels a comparison). */
+static int read_first_device(loader *L)
+{
+    J *j = &L->j;
+    j->p++;
+    int c = j_peek(j);
+    while (c == '"') {
+        const char *k, *v;
+        size_t kn, vn;
+        if (tl_j_string(j, &k, &kn) < 0)
+            return -1;
+        int is_name = key_is(k, kn, "name");
+        if (tl_j_expect_here(j, ':', "':'") < 0)
+            return -1;
+        if (is_name && j_peek(j) == '"') {
+            if (tl_j_string(j, &v, &vn) < 0)
+                return -1;
+            L->t->gpu_name = intern_get(&L->in, v, vn);
+        } else if (tl_j_skip(j) < 0) {
+            return -1;
+        }
+        c = j_peek(j);
+        if (c != ',')
+            break;
+        j->p++;
+        c = j_peek(j);
+        if (c != '"') { /* JSON has no trailing comma */
+            if (!j->failed)
+                tl_j_fail(j, j->p, "deviceProperties: expected a key string");
+            return -1;
+        }
+    }
+    return tl_j_expect_here(j, '}', "'}'");
+}
+
 /* The top-level deviceProperties (p at its value): how many entries, when it is a
- * non-empty array (the GPUs of a node: MULTIRANK.md §1.5); the last such key wins. */
+ * non-empty array (the GPUs of a node: MULTIRANK.md §1.5), and the first one's name; the
+ * last such key wins. */
 static int read_devices(loader *L)
 {
     J *j = &L->j;
     L->t->ndevices = -1;
+    L->t->gpu_name = NULL;
     if (j_peek(j) != '[')
         return tl_j_skip(j);
     j->p++;
     long n = 0;
-    if (j_peek(j) == ']') {
-        j->p++;
-        return 0;
-    }
-    for (;;) {
-        if (tl_j_skip(j) < 0)
+    int c = j_peek(j);
+    while (c != ']') {
+        if (n == 0 && c == '{' ? read_first_device(L) < 0 : tl_j_skip(j) < 0)
             return -1;
         n++;
-        int c = j_peek(j);
+        c = j_peek(j);
         if (c == ',') {
             j->p++;
-            continue;
+            c = j_peek(j);
+            if (c == ']') {
+                if (!j->failed)
+                    tl_j_fail(j, j->p, "deviceProperties: expected a value");
+                return -1;
+            }
+        } else if (c != ']') {
+            if (!j->failed)
+                tl_j_fail(j, j->p, c < 0 ? "the text ends inside deviceProperties" : "deviceProperties: expected ',' or ']'");
+            return -1;
         }
-        if (c == ']') {
-            j->p++;
-            L->t->ndevices = n;
-            return 0;
-        }
-        if (!j->failed)
-            tl_j_fail(j, j->p, c < 0 ? "the text ends inside deviceProperties" : "expected ',' or ']'");
-        return -1;
     }
+    j->p++;
+    if (n)
+        L->t->ndevices = n;
+    return 0;
 }
 
 static int read_top(loader *L)
@@ -1611,8 +1680,7 @@ static int read_top(loader *L)
             }
             if (tl_j_string(j, &k, &kn) < 0)
                 return -1;
-            int is_events = key_is(k, kn, "traceEvents");
-            int is_devices = key_is(k, kn, "deviceProperties");
+            int is_events = key_is(k, kn, "traceEvents"), is_devices = key_is(k, kn, "deviceProperties");
             if (tl_j_expect_here(j, ':', "':'") < 0)
                 return -1;
             if (is_devices) {
@@ -1629,6 +1697,7 @@ static int read_top(loader *L)
                     L->t->ncoll = 0;
                     L->t->nnegative = 0;
                     L->t->nnonfinite = 0;
+                    L->t->nsteps = 0;
                     memset(&L->t->census, 0, sizeof L->t->census);
                     L->side.nins = 0;
                     L->side.nkeys = 0;
@@ -1674,6 +1743,19 @@ static int read_top(loader *L)
     return 0;
 }
 
+static int step_cmp(const void *a, const void *b)
+{
+    const tl_trace_step *x = a, *y = b;
+    return x->ts < y->ts ? -1 : x->ts > y->ts ? 1 : (x->number > y->number) - (x->number < y->number);
+}
+
+/* The steps in ts order (the second half's came after the first's, each in file order). */
+static void sort_steps(tl_trace *t)
+{
+    if (t->nsteps > 1)
+        qsort(t->steps, t->nsteps, sizeof *t->steps, step_cmp);
+}
+
 /* Read the trace from `in` (closed here, before the tree is built) and build its tree. */
 static tl_trace *load(tl_instream *in, const char *path, unsigned flags, tl_cancel *cancel, tl_error *err)
 {
@@ -1698,6 +1780,7 @@ static tl_trace *load(tl_instream *in, const char *path, unsigned flags, tl_canc
             t->aux = tl_xrealloc(t->aux, t->naux * sizeof *t->aux);
     }
     t->nuids = L->uid;
+    sort_steps(t);
     /* the text is read: its buffers (the window, the stream's) go before the tree's
      * scratch is made */
     tl_j_close(j);
@@ -1851,6 +1934,7 @@ void tl_trace_free(tl_trace *t)
     free(t->threads);
     free(t->idx);
     free(t->roots);
+    free(t->steps);
     for (size_t i = 0; i < t->nowned; i++)
         tl_trace_free(t->owned[i]);
     free(t->owned);

@@ -29,6 +29,12 @@ int tl_trace_sheets(const tl_trace *t, tl_arena *arena, tl_results *out, tl_erro
  * --include_unlinked_kernels).  NULL with *err set when there is no GPU event to count. */
 tl_table *tl_trace_gpu_timeline(const tl_trace *t, int include_unlinked, tl_error *err);
 
+/* gpu_timeline's rows, in its order (µs): computation, exposed comm, exposed memcpy, busy,
+ * idle, total, total comm, total memcpy. */
+enum { TL_TIMELINE_N = 8 };
+/* Those rows over the GPU events ev[0..n) of t alone (all 0 when n is 0): a step's. */
+void tl_trace_timeline_of(const tl_trace *t, const uint32_t *ev, size_t n, double v[TL_TIMELINE_N]);
+
 /* The layout of the op sheets (INFERENCE.md §3): all zero is TRACES.md's. */
 typedef struct tl_sheet_opts {
     int inference;     /* the inference generator's ops_summary (§3.3) */

@@ -1,0 +1,325 @@
+/*
+ * test_steps.c - a training trace's steps as repeated measurements: the loader keeps the
+ * ProfilerStep#N annotations and the GPU's name; tl_trace_steps gives each step its GPU
+ * events by their launch (a step's busy time and each op's time, exactly, on a small
+ * trace); and end to end, on generated pairs of 10 steps whose steps vary by 3% as a whole
+ * (and whose first step is warm-up, slower by up to 80% op by op): a planted 4% regression of
+ * aten::gelu is found in at least 95 of 100 seeds, and without it at most 8 of 100 pairs flag
+ * any op.  Keeping the warm-up step loses the regression (the power test fails).
+ */
+#include "testutil.h"
+
+#include "summary/verdict.h"
+#include "trace/steps.h"
+#include "trace/trace.h"
+
+#include <math.h>
+
+static char tool_dir[4096]; /* where tlcompare and tools/gentrace are */
+
+/* Two steps (CPU spans [0, 100] and [100, 200]); aten::mm launches a kernel in each, which
+ * runs after its step has closed (the launch decides the step); aten::add launches one in
+ * step 2; a cpu_op outside both steps launches one more (in no step). */
+static const char small_trace[] =
+    "{\"deviceProperties\": [{\"id\": 0, \"name\": \"NVIDIA A100-SXM4-40GB\", \"totalGlobalMem\": 1}],\n"
+    " \"traceEvents\": [\n"
+    "{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#7\", \"pid\": 1, \"tid\": 1, \"ts\": 0, \"dur\": 100},\n"
+    "{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#8\", \"pid\": 1, \"tid\": 1, \"ts\": 100, \"dur\": 100},\n"
+    "{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#x\", \"pid\": 1, \"tid\": 1, \"ts\": 0, \"dur\": 300},\n"
+    "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::mm\", \"pid\": 1, \"tid\": 1, \"ts\": 10, \"dur\": 20, \"args\": {\"External id\": 1}},\n"
+    "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1, \"tid\": 1, \"ts\": 12, \"dur\": 5, \"args\": {\"correlation\": 11, \"External id\": 1}},\n"
+    "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"gemm\", \"pid\": 0, \"tid\": 7, \"ts\": 150, \"dur\": 30, \"args\": {\"correlation\": 11, \"External id\": 1, \"stream\": 7}},\n"
+    "{\"ph\": \"s\", \"cat\": \"ac2g\", \"name\": \"ac2g\", \"id\": 11, \"pid\": 1, \"tid\": 1, \"ts\": 12},\n"
+    "{\"ph\": \"f\", \"cat\": \"ac2g\", \"name\": \"ac2g\", \"id\": 11, \"pid\": 0, \"tid\": 7, \"ts\": 150, \"bp\": \"e\"},\n"
+    "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::mm\", \"pid\": 1, \"tid\": 1, \"ts\": 110, \"dur\": 20, \"args\": {\"External id\": 2}},\n"
+    "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1, \"tid\": 1, \"ts\": 112, \"dur\": 5, \"args\": {\"correlation\": 12, \"External id\": 2}},\n"
+    "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"gemm\", \"pid\": 0, \"tid\": 7, \"ts\": 300, \"dur\": 10, \"args\": {\"correlation\": 12, \"External id\": 2, \"stream\": 7}},\n"
+    "{\"ph\": \"s\", \"cat\": \"ac2g\", \"name\": \"ac2g\", \"id\": 12, \"pid\": 1, \"tid\": 1, \"ts\": 112},\n"
+    "{\"ph\": \"f\", \"cat\": \"ac2g\", \"name\": \"ac2g\", \"id\": 12, \"pid\": 0, \"tid\": 7, \"ts\": 300, \"bp\": \"e\"},\n"
+    "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::add\", \"pid\": 1, \"tid\": 1, \"ts\": 140, \"dur\": 20, \"args\": {\"External id\": 3}},\n"
+    "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1, \"tid\": 1, \"ts\": 141, \"dur\": 5, \"args\": {\"correlation\": 13, \"External id\": 3}},\n"
+    "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"add\", \"pid\": 0, \"tid\": 7, \"ts\": 305, \"dur\": 10, \"args\": {\"correlation\": 13, \"External id\": 3, \"stream\": 7}},\n"
+    "{\"ph\": \"s\", \"cat\": \"ac2g\", \"name\": \"ac2g\", \"id\": 13, \"pid\": 1, \"tid\": 1, \"ts\": 141},\n"
+    "{\"ph\": \"f\", \"cat\": \"ac2g\", \"name\": \"ac2g\", \"id\": 13, \"pid\": 0, \"tid\": 7, \"ts\": 305, \"bp\": \"e\"},\n"
+    "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::mm\", \"pid\": 1, \"tid\": 1, \"ts\": 400, \"dur\": 20, \"args\": {\"External id\": 4}},\n"
+    "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1, \"tid\": 1, \"ts\": 402, \"dur\": 5, \"args\": {\"correlation\": 14, \"External id\": 4}},\n"
+    "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"gemm\", \"pid\": 0, \"tid\": 7, \"ts\": 450, \"dur\": 50, \"args\": {\"correlation\": 14, \"External id\": 4, \"stream\": 7}},\n"
+    "{\"ph\": \"s\", \"cat\": \"ac2g\", \"name\": \"ac2g\", \"id\": 14, \"pid\": 1, \"tid\": 1, \"ts\": 402},\n"
+    "{\"ph\": \"f\", \"cat\": \"ac2g\", \"name\": \"ac2g\", \"id\": 14, \"pid\": 0, \"tid\": 7, \"ts\": 450, \"bp\": \"e\"}\n"
+    "]}\n";
+
+static long op_at(const tl_steps *s, const char *name)
+{
+    for (size_t k = 0; k < s->nops; k++)
+        if (strcmp(s->op[k], name) == 0)
+            return (long)k;
+    return -1;
+}
+
+static void test_small_trace_steps(void **state)
+{
+    (void)state;
+    tl_error err = {0};
+    tl_trace *t = tl_trace_load_mem(small_trace, strlen(small_trace), "small.json", &err);
+    assert_non_null(t);
+    /* ProfilerStep#x is no step */
+    assert_int_equal(t->nsteps, 2);
+    assert_int_equal(t->steps[0].number, 7);
+    assert_int_equal(t->steps[1].number, 8);
+    assert_non_null(t->gpu_name);
+    assert_string_equal(t->gpu_name, "NVIDIA A100-SXM4-40GB");
+    tl_steps s;
+    tl_trace_steps(t, &s);
+    assert_int_equal(s.n, 2);
+    /* step 7: the 30 µs gemm; step 8: the gemm (300-310) and add (305-315): busy 15 */
+    assert_true(fabs(s.tl[0 * TL_TIMELINE_N + 3] - 30) < 1e-9);
+    assert_true(fabs(s.tl[1 * TL_TIMELINE_N + 3] - 15) < 1e-9);
+    assert_true(fabs(s.tl[1 * TL_TIMELINE_N + 5] - 15) < 1e-9); /* total: 300 to 315 */
+    long mm = op_at(&s, "aten::mm"), add = op_at(&s, "aten::add");
+    assert_true(mm >= 0 && add >= 0);
+    assert_true(fabs(s.us[mm * 2 + 0] - 30) < 1e-9 && fabs(s.us[mm * 2 + 1] - 10) < 1e-9);
+    assert_true(fabs(s.us[add * 2 + 0]) < 1e-9 && fabs(s.us[add * 2 + 1] - 10) < 1e-9);
+    /* mm's largest call is the one outside every step */
+    assert_true(fabs(s.peak[mm].us - 50) < 1e-9 && fabs(s.peak[mm].ts - 400) < 1e-9);
+    assert_int_equal(s.peak[mm].step, -1);
+    assert_int_equal(s.peak[add].step, 8);
+    tl_steps_free(&s);
+    tl_trace_free(t);
+}
+
+/* deviceProperties of any shape: the first device's "name" when it is a string; invalid JSON
+ * in it is an error, as anywhere in a trace. */
+static void test_gpu_name_shapes(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *props, *name; /* name: NULL none; "!" an error */
+    } cases[] = {
+        {"5", NULL},
+        {"[]", NULL},
+        {"[1, {\"name\": \"second\"}]", NULL},
+        {"[{\"name\": 3}]", NULL},
+        {"[{}, {\"name\": \"B\"}]", NULL},
+        {"[{\"x\": {\"name\": \"inner\"}, \"name\": \"outer\"}, {\"name\": \"Y\"}]", "outer"},
+        {"[{\"name\": \"A\",}]", "!"},
+        {"[{\"name\": \"A\"},]", "!"},
+        {"[{\"name\" \"A\"}]", "!"},
+        {"[{\"name\": \"A\"} {\"name\": \"B\"}]", "!"},
+    };
+    const char *events = strstr(small_trace, "\"traceEvents\"");
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        size_t cap = strlen(cases[i].props) + strlen(events) + 32;
+        char *text = malloc(cap);
+        assert_non_null(text);
+        snprintf(text, cap, "{\"deviceProperties\": %s, %s", cases[i].props, events);
+        tl_error err = {0};
+        tl_trace *t = tl_trace_load_mem(text, strlen(text), "p.json", &err);
+        if (cases[i].name && !strcmp(cases[i].name, "!")) {
+            assert_null(t);
+            assert_non_null(strstr(err.msg, "p.json: not a valid trace: "));
+        } else {
+            assert_non_null(t);
+            if (cases[i].name)
+                assert_string_equal(t->gpu_name, cases[i].name);
+            else
+                assert_null(t->gpu_name);
+            assert_int_equal(t->nsteps, 2);
+        }
+        tl_trace_free(t);
+        free(text);
+    }
+}
+
+/* Seeds i = 1..n: a pair of generated traces (10 steps, 3% step-to-step noise, a warm-up
+ * first step), aten::gelu `slow` percent slower on the variant; counts the pairs where
+ * gelu is found slower and those where another op is flagged. */
+static void run_pairs(const char *dir, int n, double slow, const char *extra, int *found, int *flagged)
+{
+    *found = *flagged = 0;
+    char cmd[20000];
+    for (int i = 1; i <= n; i++) {
+        const char *gen = "--layers 4 --steps 10 --gpu-cv 2 --step-cv 3 --warmup 40";
+        snprintf(cmd, sizeof cmd,
+                 "cd '%s' && '%s/tools/gentrace' %s --seed %d --run-seed %d -o a.json && "
+                 "'%s/tools/gentrace' %s --seed %d --run-seed %d --slow aten::gelu=%g -o b.json && "
+                 "'%s/tlcompare' a.json b.json -q --sheets gpu_timeline ops_summary --summary-json s.json %s "
+                 "2>/dev/null",
+                 dir, tool_dir, gen, 2 * i + 1, 2 * i + 1, tool_dir, gen, 2 * i + 2, 2 * i + 2, slow, tool_dir, extra);
+        assert_int_equal(system(cmd), 0);
+        char *js = tt_slurp_in(dir, "s.json");
+        assert_non_null(strstr(js, "\"basis\": \"between-step spread, "));
+        if (i == 1) /* the default: the first step left out */
+            print_message("%.120s\n", strstr(js, "\"basis\": "));
+        /* the listed ops with a verdict of slower or faster (the op part: the lowest common
+         * ops' verdicts rest on their paired calls) */
+        char *lca = strstr(js, "\"lca\"");
+        if (lca)
+            *lca = '\0';
+        const char *p = js;
+        int other = 0, gelu = 0;
+        while ((p = strstr(p, "\"name\": \"")) != NULL) {
+            p += 9;
+            const char *end = strchr(p, '"'), *next = strstr(p, "\"name\": \"");
+            const char *v = strstr(p, "\"verdict\": \"");
+            if (!end || !v || (next && v > next))
+                continue;
+            int slower = strncmp(v + 12, "slower", 6) == 0, faster = strncmp(v + 12, "faster", 6) == 0;
+            if (end - p == 10 && strncmp(p, "aten::gelu", 10) == 0)
+                gelu |= slower;
+            else
+                other |= slower || faster;
+        }
+        *found += gelu;
+        *flagged += other;
+        free(js);
+    }
+}
+
+static void test_steps_power_and_null(void **state)
+{
+    (void)state;
+    char *dir = tt_tmpdir();
+    int found, flagged;
+    run_pairs(dir, 100, 4, "", &found, &flagged);
+    print_message("planted 4%%: found in %d of 100 (another op flagged in %d)\n", found, flagged);
+    assert_true(found >= 95);
+    run_pairs(dir, 100, 0, "", &found, &flagged);
+    print_message("null: flagged in %d of 100\n", flagged);
+    assert_true(flagged <= 8);
+    tt_rmrf(dir);
+    free(dir);
+}
+
+/* ---- the comparability guard ---------------------------------------------------------------- */
+
+static int run_status(const char *dir, const char *args)
+{
+    char cmd[12000];
+    snprintf(cmd, sizeof cmd, "cd '%s' && '%s/tlcompare' %s > out.txt 2> err.txt", dir, tool_dir, args);
+    int st = system(cmd);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static void gen(const char *dir, const char *args, const char *out)
+{
+    char cmd[12000];
+    snprintf(cmd, sizeof cmd, "cd '%s' && '%s/tools/gentrace' %s -o %s", dir, tool_dir, args, out);
+    assert_int_equal(system(cmd), 0);
+}
+
+static void test_unrelated_workloads_not_comparable(void **state)
+{
+    (void)state;
+    char *dir = tt_tmpdir();
+    /* a training step against a decode step replayed from a graph */
+    gen(dir, "--layers 2 --steps 6 --seed 3", "train.json");
+    gen(dir, "--shape graph-replay --steps 6 --seed 4", "decode.json");
+    assert_int_equal(run_status(dir, "train.json decode.json --summary-md s.md --summary-json s.json"), 0);
+    char *md = tt_slurp_in(dir, "s.md");
+    /* the decode step's graph replays are left out of its whole: no alignment sees into them */
+    assert_true(strncmp(md, "**NOT COMPARABLE: only ", 23) == 0);
+    assert_non_null(strstr(md, "% of train's GPU time aligns with the other's; 80 vs 2 calls per step"));
+    char *js = tt_slurp_in(dir, "s.json");
+    assert_non_null(strstr(js, "\"comparability\": {\"comparable\": false"));
+    /* the gate refuses, naming why; --force-compare judges */
+    assert_int_equal(run_status(dir, "train.json decode.json --fail-on-regression 5 -q"), 1);
+    char *err = tt_slurp_in(dir, "err.txt");
+    assert_non_null(strstr(err, "--fail-on-regression: the runs are not comparable: only "));
+    assert_non_null(strstr(err, "% of train's GPU time aligns with the other's; 80 vs 2 calls per step; --force-compare"));
+    int st = run_status(dir, "train.json decode.json --fail-on-regression 5 -q --force-compare");
+    assert_true(st == 0 || st == 3);
+    free(md);
+    free(js);
+    free(err);
+    tt_rmrf(dir);
+    free(dir);
+}
+
+static void test_same_workload_two_gpus_compares(void **state)
+{
+    (void)state;
+    char *dir = tt_tmpdir();
+    gen(dir, "--layers 2 --steps 6 --seed 3", "h100.json");
+    gen(dir, "--layers 2 --steps 6 --seed 4 --slow aten::gelu=30 --gpu-name 'NVIDIA A100-SXM4-80GB'", "a100.json");
+    assert_int_equal(run_status(dir, "h100.json a100.json --summary-md s.md --summary-json s.json --fail-on-regression 50 -q"), 0);
+    char *md = tt_slurp_in(dir, "s.md");
+    assert_true(strncmp(md, "comparable: NVIDIA H100 80GB HBM3 vs NVIDIA A100-SXM4-80GB; 100% and 100% of the GPU "
+                            "time aligned; 6 vs 6 steps, ", 105) == 0);
+    /* 6 steps each: the first left out as warm-up, the verdicts on the other 5 */
+    char *js = tt_slurp_in(dir, "s.json");
+    assert_non_null(strstr(js, "\"basis\": \"between-step spread, 5 vs 5 steps, the first left out as warm-up"));
+    free(js);
+    /* where the listed change happened: its largest call's step and trace time, each side */
+    assert_non_null(strstr(md, "| largest call (step @ trace time) |"));
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd,
+             "cd '%s' && python3 -c \"\n"
+             "import json\n"
+             "v = json.load(open('s.json'))['variants'][0]\n"
+             "g = [r for r in v['regressions'] if r['name'] == 'aten::gelu']\n"
+             "assert g and g[0]['verdict'] == 'slower', v['regressions']\n"
+             "steps = {e['name']: e['ts'] for e in json.load(open('a100.json'))['traceEvents'] if e.get('cat') == 'user_annotation'}\n"
+             "w = g[0]['where']\n"
+             "assert len(w) == 2 and all(5 <= x['step'] <= 10 for x in w), w\n"
+             "assert steps['ProfilerStep#%%d' %% w[1]['step']] <= w[1]['ts_us'], (w, steps)\n"
+             "\"",
+             dir);
+    assert_int_equal(system(cmd), 0);
+    free(md);
+    /* another vendor: other kernel and library op names (miopen, cudnn), the same workload */
+    gen(dir, "--layers 2 --steps 6 --seed 5 --flavour rocm", "mi300.json");
+    assert_int_equal(run_status(dir, "mi300.json h100.json --summary-md s.md --fail-on-regression 50 -q"), 0);
+    md = tt_slurp_in(dir, "s.md");
+    assert_true(strncmp(md, "comparable: AMD Instinct MI300X vs NVIDIA H100 80GB HBM3; 100% and 100% of the GPU time "
+                            "aligned", 92) == 0);
+    free(md);
+    tt_rmrf(dir);
+    free(dir);
+}
+
+/* A graph replay's launches wrapped in CompiledFunction ops (torch.compile's training graphs,
+ * which ops attribute): no graph-replay hint for that side; the plain replay keeps it. */
+static void test_graph_hint_not_for_compiled_function(void **state)
+{
+    (void)state;
+    char *dir = tt_tmpdir();
+    gen(dir, "--shape graph-replay --steps 4 --seed 4", "replay.json");
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd,
+             "cd '%s' && python3 -c \"\n"
+             "import json\n"
+             "t = json.load(open('replay.json'))\n"
+             "add = [dict(ph='X', cat='cpu_op', name='CompiledFunction', pid=e['pid'], tid=e['tid'], ts=e['ts'] - 1,\n"
+             "            dur=e['dur'] + 2, args={}) for e in t['traceEvents'] if e.get('name') == 'cudaGraphLaunch']\n"
+             "t['traceEvents'] += add\n"
+             "json.dump(t, open('compiled.json', 'w'))\n\"",
+             dir);
+    assert_int_equal(system(cmd), 0);
+    assert_int_equal(run_status(dir, "replay.json compiled.json --summary-json s.json"), 0);
+    char *js = tt_slurp_in(dir, "s.json");
+    const char *a = strstr(js, "\"graph_replay\": "), *b = a ? strstr(a + 1, "\"graph_replay\": ") : NULL;
+    assert_non_null(b);
+    assert_true(strncmp(a + 16, "true", 4) == 0);  /* replay.json */
+    assert_true(strncmp(b + 16, "false", 5) == 0); /* compiled.json */
+    free(js);
+    tt_rmrf(dir);
+    free(dir);
+}
+
+int main(void)
+{
+    const char *tl = getenv("TLCOMPARE");
+    if (tl) {
+        const char *slash = strrchr(tl, '/');
+        snprintf(tool_dir, sizeof tool_dir, "%.*s", slash ? (int)(slash - tl) : 1, slash ? tl : ".");
+    }
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_small_trace_steps),
+        cmocka_unit_test(test_gpu_name_shapes),
+        cmocka_unit_test(test_unrelated_workloads_not_comparable),
+        cmocka_unit_test(test_same_workload_two_gpus_compares),
+        cmocka_unit_test(test_graph_hint_not_for_compiled_function),
+        cmocka_unit_test(test_steps_power_and_null),
+    };
+    return cmocka_run_group_tests_name("steps", tests, NULL, NULL);
+}
