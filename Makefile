@@ -61,7 +61,7 @@ endif
 endif
 endif
 
-.PHONY: mpi mpi-test mpi-valgrind stress python python-test python-sanitize-test python-valgrind check-layers nosimd-test all test unit-test sanitize-test conformance demo deps install uninstall clean \
+.PHONY: mpi mpi-test mpi-valgrind stress python python-test python-sanitize-test python-valgrind check-layers check-tables check-longfuncs nosimd-test all test unit-test sanitize-test conformance demo deps install uninstall clean \
         valgrind examples bench fuzz
 
 all: $(BUILD)/tlcompare $(BUILD)/tlreport
@@ -258,7 +258,19 @@ conformance: $(BUILD)/tlcompare $(BUILD)/tlreport
 check-layers:
 	@sh tools/check_layers.sh src
 
-test: check-layers unit-test nosimd-test sanitize-test conformance python-test python-sanitize-test \
+# No function in src/ over 150 lines, but those tools/longfuncs.allow still lists.
+check-longfuncs:
+	@sh tools/longfuncs.sh --check tools/longfuncs.allow
+
+# The perf layer's C tables (src/perf/*.inc) are made from src/perf/tables/ by
+# tools/gen_perf_tables.sh: fails while one disagrees with its data.
+check-tables:
+	@d=$$(mktemp -d) && sh tools/gen_perf_tables.sh $$d && \
+	  for f in perf_ops perf_bwdcat aten_names; do \
+	    cmp -s $$d/$$f.inc src/perf/$$f.inc || { echo "src/perf/$$f.inc is not what tools/gen_perf_tables.sh makes of src/perf/tables/"; rm -rf $$d; exit 1; }; \
+	  done; rm -rf $$d; echo "perf tables: made from src/perf/tables/"
+
+test: check-layers check-tables check-longfuncs unit-test nosimd-test sanitize-test conformance python-test python-sanitize-test \
       $(if $(shell command -v $(MPIRUN) 2>/dev/null),$(if $(shell pkg-config --exists ompi-c 2>/dev/null && echo y),mpi-test))
 
 # valgrind over every conformance case, the golden cases and the examples: no errors, no leaks.

@@ -1301,15 +1301,40 @@ static void test_roofline_many_param_columns(void **state)
     }
     putn(f, "a/GEMM.csv", a.data, a.len);
     putn(f, "b/GEMM.csv", b.data, b.len);
+    /* the baseline, on this machine, now: the same two reports with 1000 columns */
+    tl_buf sh = {0}, sa = {0};
+    tl_buf_adds(&sh, "name,Kernel Time (\xC2\xB5s)_sum");
+    for (int i = 0; i < 1000; i++)
+        tl_buf_printf(&sh, ",param:%05d", i);
+    tl_buf_addc(&sh, '\n');
+    tl_buf_adds(&sa, sh.data);
+    for (int r = 0; r < 2; r++) {
+        tl_buf_printf(&sa, "aten::mm,%d", 10 + r);
+        for (int i = 0; i < 1000; i++)
+            tl_buf_printf(&sa, ",%d", r);
+        tl_buf_addc(&sa, '\n');
+    }
+    putn(f, "sa/GEMM.csv", sa.data, sa.len);
+    putn(f, "sb/GEMM.csv", sa.data, sa.len);
     double t0 = now_ms();
-    run_result r = RUN(f, "a", "b", "--sheets", "roofline", "-o", "out.xlsx", "-v");
+    run_result r = RUN(f, "sa", "sb", "--sheets", "roofline", "-o", "small.xlsx");
+    double base = now_ms() - t0;
+    assert_int_equal(r.status, 0);
+    run_free(&r);
+    tl_buf_free(&sh);
+    tl_buf_free(&sa);
+    t0 = now_ms();
+    r = RUN(f, "a", "b", "--sheets", "roofline", "-o", "out.xlsx", "-v");
     double took = now_ms() - t0;
     if (r.status != 0)
         fail_msg("exit %d: %s", r.status, r.err);
     /* name + 16000 keys, the sum of each report, its diff and pct */
     assert_non_null(strstr(r.out, "Wrote sheet 'GEMM_intersect_b' with 2 rows \xC3\x97 16005 columns\n"));
-    /* generous for a sanitizer build on a busy machine; the quadratic code took minutes there */
-    assert_true(took < 20000);
+    /* 16 times the columns: linear work takes at most 16 times the baseline (less: the
+     * start-up is shared), quadratic work 256 times; a ratio, so a loaded machine or a
+     * sanitizer slows both alike */
+    if (took > 40 * base + 1000)
+        fail_msg("16000 columns took %.0f ms, 1000 columns %.0f ms", took, base);
     run_free(&r);
     tl_buf_free(&h);
     tl_buf_free(&a);
@@ -1857,14 +1882,40 @@ static void test_merge_explosion_refused_early(void **state)
     }
     args[13] = "--tracelens-keys";
     args[14] = NULL;
+    /* the baseline, on this machine, now: the same thirteen reports with one row each,
+     * compared twice as the refusal is made twice below */
+    char *one[13];
+    const char *base_args[16];
+    for (int i = 0; i < 13; i++) {
+        one[i] = fmt("one%02d", i + 1);
+        char *rel = fmt("one%02d/gpu_timeline.csv", i + 1);
+        put(f, rel, "type,time ms\nbusy_time,1\n");
+        free(rel);
+        base_args[i] = one[i];
+    }
+    base_args[13] = "--tracelens-keys";
+    base_args[14] = NULL;
     double t0 = now_ms();
+    for (int k = 0; k < 2; k++) {
+        run_result r = run_env(f->dir, NULL, base_args);
+        assert_int_equal(r.status, 0);
+        run_free(&r);
+    }
+    double base = now_ms() - t0;
+    t0 = now_ms();
     expect_failure_env(f, NULL, 1,
                        "sheet 'gpu_timeline': the key (type='busy_time') is repeated (rows: 3 in 'r01', 3 in "
                        "'r02', 3 in 'r03', 3 in 'r04', ... (13 reports)) and the merge would make 1594323 rows, "
                        "more than a worksheet holds (1048575); refusing",
                        args, 1);
-    /* two runs (into nothing, over old outputs), each well under a second; generous for ASan */
-    assert_true(now_ms() - t0 < 4000);
+    /* refused before the merge: about the baseline's time (building the rows took 22 s
+     * where the baseline takes a few ms); a ratio, so a loaded machine or a sanitizer
+     * slows both alike */
+    double took = now_ms() - t0;
+    if (took > 10 * base + 500)
+        fail_msg("refusing took %.0f ms, the baseline %.0f ms", took, base);
+    for (int i = 0; i < 13; i++)
+        free(one[i]);
     for (int i = 0; i < 13; i++)
         free(paths[i]);
 }

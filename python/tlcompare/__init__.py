@@ -7,10 +7,11 @@
 
 The work is done by tlcompare's C library (the same runs as the tlcompare and tlreport
 programs), with the GIL released; Ctrl-C stops it with KeyboardInterrupt and leaves no
-half-written file.  Errors are tlcompare.Error (InputError, UsageError, OutputError,
-OutOfMemoryError) carrying the command line's one-line message; OutOfMemoryError is also
-a builtin MemoryError (the run's outputs are removed, the memory it had taken is not
-given back).
+file, whole or half-written; a Ctrl-C after a run's outputs are committed (its last step)
+leaves them: the call returns, and Python raises the KeyboardInterrupt right after it.
+Errors are tlcompare.Error (InputError, UsageError, OutputError, OutOfMemoryError) carrying
+the command line's one-line message; OutOfMemoryError is also a builtin MemoryError (the
+run's outputs are removed, the memory it had taken is not given back).
 """
 import json as _json
 import math as _math

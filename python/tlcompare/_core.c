@@ -10,7 +10,9 @@
  * Every run happens on a worker thread while the calling thread waits with the GIL
  * released, waking every few milliseconds to let Python handle signals: Ctrl-C sets the
  * run's cancel flag, the run stops at its next check and removes what it began to write,
- * and the call raises KeyboardInterrupt.  One run at a time: the library keeps a little
+ * and the call raises KeyboardInterrupt.  Once a run's outputs are committed (its last
+ * step) it is done: the call returns, and Python raises the KeyboardInterrupt right
+ * after it (finished_despite_signal).  One run at a time: the library keeps a little
  * process-wide state (the timings, the warnings' quiet flag).
  */
 #define PY_SSIZE_T_CLEAN
@@ -50,6 +52,23 @@ static PyObject *raise_status(int status, const char *msg, int writing)
 }
 
 /* ---- running with the GIL released, interruptible ---------------------------------- */
+
+/* A run that finished although Ctrl-C came meanwhile (after its last check: its outputs
+ * are committed, or it had none to write): the call returns its result, and the
+ * KeyboardInterrupt the handler raised is delivered again, so that Python raises it
+ * right after the call.  A KeyboardInterrupt raised by a call thus always means that
+ * the call wrote nothing.  1 when the caller is to return its result; 0 when another
+ * exception (a handler of the caller's) stays raised. */
+static int finished_despite_signal(void)
+{
+    if (!PyErr_Occurred())
+        return 1;
+    if (!PyErr_ExceptionMatches(PyExc_KeyboardInterrupt))
+        return 0;
+    PyErr_Clear();
+    PyErr_SetInterrupt();
+    return 1;
+}
 
 typedef struct job {
     void (*work)(struct job *);
@@ -675,8 +694,7 @@ static void report_work(job *j)
         rj->r.status = TL_RUN_FAILED;
     if (rj->r.status == TL_RUN_OK && (rj->a.output || rj->a.csv_dir))
         rj->wrc = tl_run_report_write(&rj->r, rj->a.output, rj->a.csv_dir, &j->cancel, &rj->werr);
-    if (rj->r.status == TL_RUN_OK && tl_cancelled(&j->cancel))
-        rj->r.status = TL_RUN_CANCELLED; /* and nothing was written */
+    /* a cancel after the write's last check finds the outputs committed: the run is done */
 }
 
 /* report(trace, {keyword: value}) -> ([(sheet, names, columns)], inference line): the
@@ -711,6 +729,8 @@ static PyObject *py_report(PyObject *self, PyObject *args)
             PyErr_SetString(OutOfMemoryError, j.oom_msg);
         goto done; /* the run's state is half made: abandoned, not freed */
     }
+    if (sig != 0 && rj.r.status == TL_RUN_OK && rj.wrc == 0 && finished_despite_signal())
+        sig = 0;
     if (sig != 0 || rj.r.status == TL_RUN_CANCELLED) {
         if (!PyErr_Occurred())
             PyErr_SetNone(PyExc_KeyboardInterrupt);
@@ -931,6 +951,9 @@ static PyObject *py_compare(PyObject *self, PyObject *args)
     int sig = run_job(&j); /* the run owns the given reports from here */
     memset(given, 0, n * sizeof *given);
     obj->have = !j.oom; /* out of memory: the run's state is half made, abandoned */
+    if (!j.oom && sig != 0 && (obj->c.status == TL_RUN_OK || obj->c.status == TL_RUN_REGRESSION) &&
+        finished_despite_signal())
+        sig = 0;
     if (j.oom) {
         if (!PyErr_Occurred())
             PyErr_SetString(OutOfMemoryError, j.oom_msg);
@@ -1044,11 +1067,13 @@ static PyObject *cmp_write(PyObject *self, PyObject *args)
     }
     write_job w = {&((comparison_object *)self)->c, px, pd, {0}, 0};
     job j = {.work = write_work, .arg = &w, .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
-    int sig = run_job(&j); /* Ctrl-C: nothing written */
+    int sig = run_job(&j); /* Ctrl-C before the commit: nothing written */
     free(px);
     free(pd);
     if (j.oom && !PyErr_Occurred())
         PyErr_SetString(OutOfMemoryError, j.oom_msg);
+    if (!j.oom && sig != 0 && w.rc == 0 && finished_despite_signal())
+        sig = 0;
     if (sig != 0 || j.oom)
         return NULL;
     if (w.rc != 0)

@@ -1068,6 +1068,9 @@ void diff_align(tl_diff *d)
     }
     size_t n = roots[0].n > roots[1].n ? roots[0].n : roots[1].n;
     for (size_t i = 0; i < n; i++) {
+        /* a cancelled run leaves the merge unfinished: tl_diff_run drops it */
+        if ((i & 63) == 0 && diff_cancelled(d))
+            break;
         uint32_t a = i < roots[0].n ? roots[0].v[i] : TL_TEV_NONE, b = i < roots[1].n ? roots[1].v[i] : TL_TEV_NONE;
         dv_push(&d->roots, merge(&A, a, b));
     }

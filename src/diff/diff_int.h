@@ -121,6 +121,13 @@ const char *diff_op_name(tl_diff *d, int k, uint32_t e);
 const char *diff_lca_name(tl_diff *d, int k, uint32_t e);
 
 /* Give every event its name index (names.c). */
+/* Whether the traces' run is cancelled (tl_trace.cancel): the phases stop early, and
+ * tl_diff_run drops the unfinished diff. */
+static inline int diff_cancelled(const tl_diff *d)
+{
+    return tl_cancelled(d->s[0].t->cancel) || tl_cancelled(d->s[1].t->cancel);
+}
+
 void diff_names(tl_diff *d);
 /* Build the merged tree (align.c). */
 void diff_align(tl_diff *d);

@@ -31,9 +31,20 @@ tl_diff *tl_diff_run(const tl_trace *t1, const tl_trace *t2, const tl_diff_opts 
         d->opts.wf_max_cells = TL_DIFF_WF_MAX_CELLS;
     if (!d->opts.disambig_max_pairs)
         d->opts.disambig_max_pairs = TL_DIFF_DISAMBIG_MAX_PAIRS;
+    /* the traces' run may be cancelled (tl_trace.cancel): checked between the phases,
+     * and between the roots in the alignment */
     diff_names(d);
-    diff_align(d);
+    if (!tl_trace_cancelled(t1, err) && !tl_trace_cancelled(t2, err))
+        diff_align(d);
+    if (tl_trace_cancelled(t1, err) || tl_trace_cancelled(t2, err)) {
+        tl_diff_free(d);
+        return NULL;
+    }
     diff_stats(d);
+    if (tl_trace_cancelled(t1, err)) {
+        tl_diff_free(d);
+        return NULL;
+    }
     /* the merged tree's depth (ids are in pre-order: a node's kids come after it) */
     uint32_t *depth = tl_xcalloc(d->nnodes ? d->nnodes : 1, sizeof *depth);
     for (size_t i = 0; i < d->nnodes; i++) {

@@ -677,8 +677,14 @@ void diff_stats(tl_diff *d)
 {
     collect_rows(d);
     check_identical(d);
+    if (diff_cancelled(d))
+        return;
     collect_lcas(d);
+    if (diff_cancelled(d))
+        return;
     unique_args(d);
+    if (diff_cancelled(d))
+        return;
     renames rn = {0};
     cpu_op_renames(d, &rn);
     for (size_t i = 0; i < d->ngroups; i++) {

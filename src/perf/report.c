@@ -178,6 +178,8 @@ static tl_table *family_sheet(pm_env *env, const uint32_t *ev, const char *const
     pm_row *rows = tl_xmalloc((n ? n : 1) * sizeof *rows);
     size_t nr = 0;
     for (size_t i = 0; i < n; i++) {
+        if (TL_TRACE_CANCEL_EVERY(i, env->t, NULL))
+            break; /* a cancelled run: the caller drops the sheet */
         if (skip && strcmp(env->t->ev[ev[i]].name, skip) == 0)
             continue;
         if (pm_eval(env, ev[i], model[i], bwd, &rows[nr]) == PM_OK)
@@ -197,9 +199,10 @@ int tl_perf_sheets(const tl_trace *t, const tl_gpu_arch *arch, tl_arena *arena, 
 int tl_perf_sheets_opts(const tl_trace *t, const tl_gpu_arch *arch, const tl_perf_opts *po, tl_arena *arena,
                         tl_results *out, tl_error *err)
 {
-    (void)err;
     if (!t->ncpu_ops)
         return 0;
+    if (tl_trace_cancelled(t, err))
+        return -1;
     pm_env env;
     pm_env_init(&env, t, arch, arena);
     env.num_kernels = po->num_kernels;
@@ -207,6 +210,10 @@ int tl_perf_sheets_opts(const tl_trace *t, const tl_gpu_arch *arch, const tl_per
     if (po->inference)
         pm_env_annotate(&env);
     emit(out, "unified_perf_summary", pm_unified(&env));
+    if (tl_trace_cancelled(t, err)) {
+        pm_env_free(&env);
+        return -1;
+    }
 
     /* the events of each sheet family, array order (names are interned: one lookup per
      * distinct name) */
@@ -233,10 +240,15 @@ int tl_perf_sheets_opts(const tl_trace *t, const tl_gpu_arch *arch, const tl_per
     }
     tl_kmap_free(&seen);
 
+    int rc = 0;
     for (size_t o = 0; o < NORDER; o++) {
         int f = fam_index(order[o]);
         if (f < 0 || !nevs[f])
             continue;
+        if (tl_trace_cancelled(t, err)) { /* between the sheets: each is quick */
+            rc = -1;
+            break;
+        }
         /* the inference generator writes Normalization as a split family, and no
          * backward sheets: its backward pass is never run, the rows it would move there
          * are dropped */
@@ -263,12 +275,14 @@ int tl_perf_sheets_opts(const tl_trace *t, const tl_gpu_arch *arch, const tl_per
         emit(out, tl_arena_printf(arena, "%s_fwd", families[f]), fwd);
         emit(out, tl_arena_printf(arena, "%s_bwd", families[f]), bwd);
     }
+    if (rc == 0 && tl_trace_cancelled(t, err))
+        rc = -1; /* the last family may have been cut short */
     for (size_t f = 0; f < NFAM; f++) {
         free(evs[f]);
         free(models[f]);
     }
     pm_env_free(&env);
-    return 0;
+    return rc;
 }
 
 /* Whether TL_PERF_SHEETS=0 asks for the report without the perf sheets (the benchmark
@@ -318,6 +332,8 @@ static int report_sheets(const tl_trace *t, const tl_sheet_opts *so, const tl_pe
     else if (with_perf && rc == 0)
         perf_job_run(&pj);
     tl_arena_adopt(arena, &pj.arena);
+    if (rc == 0 && tl_trace_cancelled(t, err))
+        rc = -1;
     if (rc == 0 && with_perf && pj.rc != 0) {
         tl_error_set(err, "%s", pj.err.msg);
         rc = -1;

@@ -333,12 +333,12 @@ static const char *list_text(tl_arena *a, const char *tuple_text)
     return s;
 }
 
-tl_table *pm_sheet(pm_env *env, const pm_row *rows, size_t n)
+/* The per-group aggregates of a sheet, A_N per group. */
+enum { A_TBS, A_TFL, A_KT, A_PCT, A_N };
+
+/* The parameter columns of rows[0..n), in first-seen order, typed (*npc of them). */
+static pcol *param_columns(pm_env *env, const pm_row *rows, size_t n, size_t *npc_out)
 {
-    if (n == 0)
-        return NULL;
-    const tl_trace *t = env->t;
-    /* parameter columns, first seen */
     pcol *pc = NULL;
     size_t npc = 0, pccap = 0;
     for (size_t r = 0; r < n; r++)
@@ -360,8 +360,13 @@ tl_table *pm_sheet(pm_env *env, const pm_row *rows, size_t n)
         }
     for (size_t k = 0; k < npc; k++)
         type_column(env, rows, n, &pc[k]);
+    *npc_out = npc;
+    return pc;
+}
 
-    /* groups on (name, parameter texts), first seen */
+/* The groups of rows[0..n) on (name, parameter texts), first seen (*ng of them). */
+static grp *group_rows(pm_env *env, const pm_row *rows, size_t n, const pcol *pc, size_t npc, size_t *ng_out)
+{
     tl_strmap map = {0};
     grp *g = NULL;
     size_t ng = 0, gcap = 0;
@@ -388,15 +393,14 @@ tl_table *pm_sheet(pm_env *env, const pm_row *rows, size_t n)
     }
     tl_buf_free(&kb);
     tl_strmap_clear(&map);
+    *ng_out = ng;
+    return g;
+}
 
-    int kt_int = 1, any_roof = 0;
-    for (size_t r = 0; r < n; r++) {
-        kt_int &= rows[r].kt_int;
-        any_roof |= rows[r].roof_bound != NULL;
-    }
-
-    /* per group aggregates */
-    enum { A_TBS, A_TFL, A_KT, A_PCT, A_N };
+/* Each group's aggregates of TB/s, TFLOPS/s, Kernel Time and Pct Roofline (A_N a group);
+ * sets each group's Kernel Time sum and first UID, its sort keys. */
+static pm_agg *aggregate_groups(const tl_trace *t, const pm_row *rows, size_t n, grp *g, size_t ng)
+{
     pm_agg *ag = tl_xcalloc(ng * A_N, sizeof *ag);
     double *v = tl_xmalloc(n * sizeof *v);
     for (size_t i = 0; i < ng; i++) {
@@ -411,69 +415,94 @@ tl_table *pm_sheet(pm_env *env, const pm_row *rows, size_t n)
         g[i].uid = t->ev[rows[g[i].rows[0]].ev].uid;
     }
     free(v);
-    size_t *ord = tl_xmalloc(ng * sizeof *ord);
-    for (size_t i = 0; i < ng; i++)
-        ord[i] = i;
-    tl_sort_rows(ord, ng, grp_cmp, g);
+    return ag;
+}
 
-    tb b = {tl_table_new(), 0};
-    b.t->nrows = ng;
+/* A sheet being made: the rows, their groups in sheet order, the aggregates. */
+typedef struct sheet_ctx {
+    pm_env *env;
+    const pm_row *rows;
+    size_t n;
+    const pcol *pc;
+    size_t npc;
+    const grp *g;
+    size_t ng;
+    const size_t *ord; /* the groups in sheet order */
+    const pm_agg *ag;
+    int kt_int;        /* Kernel Time is integral in every row */
+    int any_roof;      /* some row has a roofline */
+    tb *b;
+} sheet_ctx;
+
+/* the first non-missing value of a row field, over a group */
+#define FIRST_D(field) \
+    for (size_t r = 0; r < ng; r++) { \
+        const grp *gr = &g[ord[r]]; \
+        double fv = NAN; \
+        for (size_t q = 0; q < gr->n && isnan(fv); q++) \
+            fv = rows[gr->rows[q]].field; \
+        x[r] = fcell(fv); \
+    }
+
+/* name, the parameters, the rates, the process and thread, Compute Spec, the roofline. */
+static void head_columns(const sheet_ctx *c)
+{
+    pm_env *env = c->env;
+    const tl_trace *t = env->t;
+    const pm_row *rows = c->rows;
+    const grp *g = c->g;
+    const size_t *ord = c->ord;
+    const pm_agg *ag = c->ag;
+    const size_t ng = c->ng;
     tl_cell *x;
-    x = col(&b, "name");
+    const pcol *pc = c->pc;
+    const size_t npc = c->npc;
+    x = col(c->b, "name");
     for (size_t r = 0; r < ng; r++)
         x[r] = tl_cell_str(rows[g[ord[r]].rows[0]].name);
     for (size_t k = 0; k < npc; k++) {
-        x = col(&b, tl_arena_printf(env->arena, "param: %s", pc[k].name));
+        x = col(c->b, tl_arena_printf(env->arena, "param: %s", pc[k].name));
         for (size_t r = 0; r < ng; r++)
             x[r] = pc[k].cells[g[ord[r]].rows[0]];
     }
     if (env->num_kernels) {
-        x = col(&b, "num_kernels");
+        x = col(c->b, "num_kernels");
         for (size_t r = 0; r < ng; r++)
             x[r] = tl_cell_int((int64_t)rows[g[ord[r]].rows[0]].nkern);
     }
-    /* the first non-missing value of a row field, over a group */
-#define FIRST_D(field)                                                                                                 \
-    for (size_t r = 0; r < ng; r++) {                                                                                  \
-        const grp *gr = &g[ord[r]];                                                                                    \
-        double fv = NAN;                                                                                               \
-        for (size_t q = 0; q < gr->n && isnan(fv); q++)                                                                \
-            fv = rows[gr->rows[q]].field;                                                                              \
-        x[r] = fcell(fv);                                                                                              \
-    }
-    x = col(&b, "GFLOPS_first");
+    x = col(c->b, "GFLOPS_first");
     FIRST_D(gflops)
-    x = col(&b, "Data Moved (MB)_first");
+    x = col(c->b, "Data Moved (MB)_first");
     FIRST_D(mb)
-    x = col(&b, "FLOPS/Byte_first");
+    x = col(c->b, "FLOPS/Byte_first");
     FIRST_D(fpb)
     static const char *const stat_names[5] = {"mean", "median", "std", "min", "max"};
     for (int a = A_TBS; a <= A_TFL; a++)
         for (int s = 0; s < 5; s++) {
-            x = col(&b, tl_arena_printf(env->arena, "%s_%s", a == A_TBS ? "TB/s" : "TFLOPS/s", stat_names[s]));
+            x = col(c->b, tl_arena_printf(env->arena, "%s_%s", a == A_TBS ? "TB/s" : "TFLOPS/s", stat_names[s]));
             for (size_t r = 0; r < ng; r++) {
                 const pm_agg *p = &ag[ord[r] * A_N + a];
                 x[r] = fcell(s == 0 ? p->mean : s == 1 ? p->median : s == 2 ? p->std : s == 3 ? p->min : p->max);
             }
         }
     const tl_tev *e0;
-    x = col(&b, "process_name_first");
+    x = col(c->b, "process_name_first");
     for (size_t r = 0; r < ng; r++)
         e0 = &t->ev[rows[g[ord[r]].rows[0]].ev], x[r] = tl_cell_str(tl_trace_process_name(t, tl_tev_pid(t, e0)));
-    x = col(&b, "process_label_first");
+    x = col(c->b, "process_label_first");
     for (size_t r = 0; r < ng; r++)
         e0 = &t->ev[rows[g[ord[r]].rows[0]].ev], x[r] = tl_cell_str(tl_trace_process_label(t, tl_tev_pid(t, e0)));
-    x = col(&b, "thread_name_first");
+    x = col(c->b, "thread_name_first");
     for (size_t r = 0; r < ng; r++)
         e0 = &t->ev[rows[g[ord[r]].rows[0]].ev],
         x[r] = tl_cell_str(tl_trace_thread_name(t, tl_tev_pid(t, e0), tl_tev_tid(t, e0)));
-    x = col(&b, "Compute Spec");
+    x = col(c->b, "Compute Spec");
     for (size_t r = 0; r < ng; r++)
         x[r] = tl_cell_str(rows[g[ord[r]].rows[0]].spec);
-    if (any_roof) {
-        x = col(&b, "Roofline Time (µs)_first");
+    if (c->any_roof) {
+        x = col(c->b, "Roofline Time (µs)_first");
         FIRST_D(roof_time)
-        x = col(&b, "Roofline Bound_first");
+        x = col(c->b, "Roofline Bound_first");
         for (size_t r = 0; r < ng; r++) {
             const grp *gr = &g[ord[r]];
             const char *s = NULL;
@@ -482,16 +511,31 @@ tl_table *pm_sheet(pm_env *env, const pm_row *rows, size_t n)
             x[r] = scell(s);
         }
         for (int s = 0; s < 5; s++) {
-            x = col(&b, tl_arena_printf(env->arena, "Pct Roofline_%s", stat_names[s]));
+            x = col(c->b, tl_arena_printf(env->arena, "Pct Roofline_%s", stat_names[s]));
             for (size_t r = 0; r < ng; r++) {
                 const pm_agg *p = &ag[ord[r] * A_N + A_PCT];
                 x[r] = fcell(s == 0 ? p->mean : s == 1 ? p->median : s == 2 ? p->std : s == 3 ? p->min : p->max);
             }
         }
     }
+}
+
+/* The kernels, the arguments, Kernel Time, the count and the first UID. */
+static void tail_columns(const sheet_ctx *c)
+{
+    pm_env *env = c->env;
+    const tl_trace *t = env->t;
+    const pm_row *rows = c->rows;
+    const grp *g = c->g;
+    const size_t *ord = c->ord;
+    const pm_agg *ag = c->ag;
+    const size_t ng = c->ng;
+    tl_cell *x;
+    const size_t n = c->n;
+    const int kt_int = c->kt_int;
     {
-        tl_cell *ks = col(&b, "kernel_details__summarize_kernel_stats");
-        tl_cell *kt = col(&b, "trunc_kernel_details");
+        tl_cell *ks = col(c->b, "kernel_details__summarize_kernel_stats");
+        tl_cell *kt = col(c->b, "trunc_kernel_details");
         const uint32_t **lists = tl_xmalloc(n * sizeof *lists);
         size_t *lens = tl_xmalloc(n * sizeof *lens);
         for (size_t r = 0; r < ng; r++) {
@@ -511,7 +555,7 @@ tl_table *pm_sheet(pm_env *env, const pm_row *rows, size_t n)
     static const char *const argcol[4] = {"Input Dims_first", "Input type_first", "Input Strides_first",
                                           "Concrete Inputs_first"};
     for (int a = 0; a < 4; a++) {
-        x = col(&b, argcol[a]);
+        x = col(c->b, argcol[a]);
         for (size_t r = 0; r < ng; r++) {
             const grp *gr = &g[ord[r]];
             const char *s = NULL;
@@ -525,20 +569,44 @@ tl_table *pm_sheet(pm_env *env, const pm_row *rows, size_t n)
     static const char *const ktn[6] = {"Kernel Time (µs)_mean", "Kernel Time (µs)_median", "Kernel Time (µs)_std",
                                        "Kernel Time (µs)_min", "Kernel Time (µs)_max", "Kernel Time (µs)_sum"};
     for (int s = 0; s < 6; s++) {
-        x = col(&b, ktn[s]);
+        x = col(c->b, ktn[s]);
         for (size_t r = 0; r < ng; r++) {
             const pm_agg *p = &ag[ord[r] * A_N + A_KT];
             double d = s == 0 ? p->mean : s == 1 ? p->median : s == 2 ? p->std : s == 3 ? p->min : s == 4 ? p->max : p->sum;
             x[r] = kt_int && s >= 3 && !isnan(d) ? tl_trace_time_cell(d, 1) : fcell(d);
         }
     }
-    x = col(&b, "name_count");
+    x = col(c->b, "name_count");
     for (size_t r = 0; r < ng; r++)
         x[r] = tl_cell_int((int64_t)g[ord[r]].n);
-    x = col(&b, "UID_first");
+    x = col(c->b, "UID_first");
     for (size_t r = 0; r < ng; r++)
         x[r] = tl_cell_int(g[ord[r]].uid);
-#undef FIRST_D
+}
+
+tl_table *pm_sheet(pm_env *env, const pm_row *rows, size_t n)
+{
+    if (n == 0)
+        return NULL;
+    size_t npc = 0, ng = 0;
+    pcol *pc = param_columns(env, rows, n, &npc);
+    grp *g = group_rows(env, rows, n, pc, npc, &ng);
+    int kt_int = 1, any_roof = 0;
+    for (size_t r = 0; r < n; r++) {
+        kt_int &= rows[r].kt_int;
+        any_roof |= rows[r].roof_bound != NULL;
+    }
+    pm_agg *ag = aggregate_groups(env->t, rows, n, g, ng);
+    size_t *ord = tl_xmalloc(ng * sizeof *ord);
+    for (size_t i = 0; i < ng; i++)
+        ord[i] = i;
+    tl_sort_rows(ord, ng, grp_cmp, g);
+
+    tb b = {tl_table_new(), 0};
+    b.t->nrows = ng;
+    sheet_ctx c = {env, rows, n, pc, npc, g, ng, ord, ag, kt_int, any_roof, &b};
+    head_columns(&c);
+    tail_columns(&c);
 
     for (size_t k = 0; k < npc; k++) {
         free(pc[k].cells);

@@ -586,31 +586,19 @@ static void call_stack_full(pm_env *env, const urow *w, const size_t *sorted, co
     free(cn);
 }
 
-tl_table *pm_unified(pm_env *env)
-{
-    const tl_trace *t = env->t;
-    size_t nev = t->nev;
-    if (!nev || !t->ncpu_ops)
-        return NULL;
-    U u = {0};
-    u.env = env;
-    u.t = t;
-    u.visited = tl_xcalloc(nev, 1);
-    u.desc = tl_xcalloc(nev, 1);
-    u.model_known = tl_xcalloc(nev, 1);
-    u.model = tl_xcalloc(nev, sizeof *u.model);
-    u.first_kernel = tl_xmalloc(nev * sizeof *u.first_kernel);
-    u.python = (t->load_flags & TL_LOAD_PYTHON) != 0;
-    u.csname = u.python ? tl_xcalloc(nev, sizeof *u.csname) : NULL;
-    mark_descendants(&u);
-    traverse(&u);
-    launcher_kernels(&u);
+/* ---- the rows ---- */
 
-    /* rows of the collected events */
-    urow *rows = NULL;
-    size_t nr = 0, rcap = 0;
-    uint8_t *cov = tl_xcalloc(nev, 1);
+/* The rows of the collected events (u->collected), appended to *rows; marks the kernels
+ * they cover in cov. */
+static void collected_rows(U *pu, pm_env *env, uint8_t *cov, urow **prows, size_t *pnr, size_t *prcap)
+{
+    U u = *pu;
+    const tl_trace *t = env->t;
+    urow *rows = *prows;
+    size_t nr = *pnr, rcap = *prcap;
     for (size_t i = 0; i < u.ncollected; i++) {
+        if (TL_TRACE_CANCEL_EVERY(i, t, NULL))
+            break; /* the rows so far make a table the caller drops */
         uint32_t e = u.collected[i];
         const tl_tev *ev = &t->ev[e];
         urow r;
@@ -646,6 +634,21 @@ tl_table *pm_unified(pm_env *env)
         TL_GROW(rows, rcap, nr + 1);
         rows[nr++] = r;
     }
+    *pu = u;
+    *prows = rows;
+    *pnr = nr;
+    *prcap = rcap;
+}
+
+/* The synthetic rows of the kernels no row covers: buckets of runtime events, then
+ * (P, kernel) pairs; appended to *rows. */
+static void synthetic_rows(U *pu, pm_env *env, const uint8_t *cov, urow **prows, size_t *pnr, size_t *prcap)
+{
+    U u = *pu;
+    const tl_trace *t = env->t;
+    const size_t nev = t->nev;
+    urow *rows = *prows;
+    size_t nr = *pnr, rcap = *prcap;
     /* the leftover kernels: buckets of runtime events, then (P, kernel) pairs */
     uint32_t *wp = NULL, *wk = NULL, *bk = NULL, *bucket_of = NULL;
     size_t nw = 0, wcap = 0, wkcap = 0, nb = 0, bcap = 0;
@@ -714,15 +717,20 @@ tl_table *pm_unified(pm_env *env)
     }
     for (size_t b = 0; b < nbr; b++)
         free(bl[b]);
-    free(bl), free(bn), free(bc), free(bucket_r), free(bucket_of), free(wp), free(wk), free(cov);
-    free(u.visited), free(u.desc), free(u.model_known), free(u.model), free(u.first_kernel), free(u.collected);
-    free(u.sole_f), free(u.coll_cs), free(u.cs_ev), free(u.cs_up), free(u.csname);
-    if (nr == 0) {
-        free(rows);
-        return NULL;
-    }
+    free(bl), free(bn), free(bc), free(bucket_r), free(bucket_of), free(wp), free(wk);
+    *pu = u;
+    *prows = rows;
+    *pnr = nr;
+    *prcap = rcap;
+}
 
-    /* groups on the nine key texts */
+/* ---- the summary ---- */
+
+/* The groups of rows[0..nr) on the text of their nine key columns (keys: 9 a row, for the
+ * caller to free), in first-seen order (*ng of them). */
+static ugrp *group_keys(pm_env *env, const urow *rows, size_t nr, const char ***keys_out, size_t *ng_out)
+{
+    const tl_trace *t = env->t;
     const char **keys = tl_xmalloc(nr * 9 * sizeof *keys);
     tl_strmap map = {0};
     ugrp *g = NULL;
@@ -761,18 +769,17 @@ tl_table *pm_unified(pm_env *env)
     }
     tl_buf_free(&kb);
     tl_strmap_clear(&map);
+    *keys_out = keys;
+    *ng_out = ng;
+    return g;
+}
 
-    /* TRACES.md §4.6: Kernel Time's sum, min and max are ints when every row's is; the
-     * durations' when every row's event was written with an integer dur (a synthetic op's
-     * too: it is its owner's) */
-    int any_metric = 0, any_roof = 0, kt_int = 1, dur_int = 1;
-    for (size_t i = 0; i < nr; i++) {
-        kt_int &= rows[i].kt_int;
-        dur_int &= tl_tev_dur_int(&t->ev[rows[i].ev]);
-        any_metric |= rows[i].modelled;
-        any_roof |= rows[i].modelled && rows[i].m.roof_bound;
-    }
-    enum { A_DUR, A_TBS, A_TFL, A_KT, A_PCT, A_N };
+enum { A_DUR, A_TBS, A_TFL, A_KT, A_PCT, A_N };
+
+/* Each group's aggregates of duration, TB/s, TFLOPS/s, Kernel Time and Pct Roofline (A_N a
+ * group); sets each group's Kernel Time sum, its sort key. */
+static pm_agg *aggregate_groups(const tl_trace *t, const urow *rows, size_t nr, ugrp *g, size_t ng)
+{
     pm_agg *ag = tl_xcalloc(ng * A_N, sizeof *ag);
     double *v = tl_xmalloc(nr * sizeof *v);
     for (size_t i = 0; i < ng; i++) {
@@ -791,17 +798,56 @@ tl_table *pm_unified(pm_env *env)
         g[i].ktsum = ag[i * A_N + A_KT].n ? ag[i * A_N + A_KT].sum : 0.0;
     }
     free(v);
-    size_t *ord = tl_xmalloc(ng * sizeof *ord);
-    for (size_t i = 0; i < ng; i++)
-        ord[i] = i;
-    tl_sort_rows(ord, ng, ugrp_cmp, g);
+    return ag;
+}
 
-    tl_table *tb = tl_table_new();
-    tb->nrows = ng;
-    const char **entry = NULL, **full = NULL;
-    tl_cell *x;
+/* The summary being made: the rows, their groups in sheet order, the aggregates. */
+typedef struct usum {
+    pm_env *env;
+    const urow *rows;
+    size_t nr;
+    const ugrp *g;
+    size_t ng;
+    const size_t *ord;  /* the groups in sheet order */
+    const pm_agg *ag;
+    const char **keys;  /* the nine key texts of each row */
+    int any_metric;     /* some row is modelled: the metric columns */
+    int any_roof;       /* some row has a roofline */
+    int kt_int, dur_int; /* Kernel Time / the durations are integral in every row */
+    tl_table *tb;
+} usum;
+
 #define COL(name) (x = add_col(tb, name))
 #define AGG(a, field) ag[ord[r] * A_N + (a)].field
+/* first non-missing metric of a group */
+#define FIRST(cond, expr, mk)                                                                                          \
+for (size_t r = 0; r < ng; r++) {                                                                                  \
+    const ugrp *gr = &g[ord[r]];                                                                                   \
+    x[r] = tl_cell_missing();                                                                                      \
+    for (size_t q = 0; q < gr->n; q++) {                                                                           \
+        const urow *w = &rows[gr->rows[q]];                                                                        \
+        if (w->modelled && (cond)) {                                                                               \
+            x[r] = mk(expr);                                                                                       \
+            break;                                                                                                 \
+        }                                                                                                          \
+    }                                                                                                              \
+}
+
+/* The nine keys, ex_UID, the count, the durations' total, mean and std. */
+static void key_columns(const usum *c)
+{
+    pm_env *env = c->env;
+    const tl_trace *t = env->t;
+    const urow *rows = c->rows;
+    const ugrp *g = c->g;
+    const size_t *ord = c->ord;
+    const pm_agg *ag = c->ag;
+    const size_t ng = c->ng;
+    tl_table *tb = c->tb;
+    tl_cell *x;
+    (void)t, (void)rows, (void)ag;
+    const char **keys = c->keys;
+    const int dur_int = c->dur_int;
     static const char *const keyn[9] = {"name",          "op category", "process_name", "process_label", "thread_name",
                                         "Input Dims",    "Input type",  "Input Strides", "Concrete Inputs"};
     for (int q = 0; q < 9; q++) {
@@ -824,19 +870,22 @@ tl_table *pm_unified(pm_env *env)
     COL("std_duration_us");
     for (size_t r = 0; r < ng; r++)
         x[r] = fcell(AGG(A_DUR, std));
-    /* first non-missing metric of a group */
-#define FIRST(cond, expr, mk)                                                                                          \
-    for (size_t r = 0; r < ng; r++) {                                                                                  \
-        const ugrp *gr = &g[ord[r]];                                                                                   \
-        x[r] = tl_cell_missing();                                                                                      \
-        for (size_t q = 0; q < gr->n; q++) {                                                                           \
-            const urow *w = &rows[gr->rows[q]];                                                                        \
-            if (w->modelled && (cond)) {                                                                               \
-                x[r] = mk(expr);                                                                                       \
-                break;                                                                                                 \
-            }                                                                                                          \
-        }                                                                                                              \
-    }
+}
+
+/* GFLOPS, the bytes, Compute Spec, the roofline bound, the rates' mean and std. */
+static void metric_columns(const usum *c)
+{
+    pm_env *env = c->env;
+    const tl_trace *t = env->t;
+    const urow *rows = c->rows;
+    const ugrp *g = c->g;
+    const size_t *ord = c->ord;
+    const pm_agg *ag = c->ag;
+    const size_t ng = c->ng;
+    tl_table *tb = c->tb;
+    tl_cell *x;
+    (void)t, (void)rows, (void)ag;
+    const int any_metric = c->any_metric, any_roof = c->any_roof;
     if (any_metric) {
         COL("GFLOPS");
         FIRST(!isnan(w->m.gflops), w->m.gflops, fcell)
@@ -863,6 +912,22 @@ tl_table *pm_unified(pm_env *env)
         for (size_t r = 0; r < ng; r++)
             x[r] = fcell(AGG(A_TFL, std));
     }
+}
+
+/* Kernel Time and the durations' other statistics, the rates' and the roofline's. */
+static void time_columns(const usum *c)
+{
+    pm_env *env = c->env;
+    const tl_trace *t = env->t;
+    const urow *rows = c->rows;
+    const ugrp *g = c->g;
+    const size_t *ord = c->ord;
+    const pm_agg *ag = c->ag;
+    const size_t ng = c->ng;
+    tl_table *tb = c->tb;
+    tl_cell *x;
+    (void)t, (void)rows, (void)ag;
+    const int any_metric = c->any_metric, any_roof = c->any_roof, kt_int = c->kt_int, dur_int = c->dur_int;
     COL("Kernel Time (µs)_mean");
     for (size_t r = 0; r < ng; r++)
         x[r] = fcell(AGG(A_KT, mean));
@@ -910,6 +975,23 @@ tl_table *pm_unified(pm_env *env)
     COL("Kernel Time (µs)_max");
     for (size_t r = 0; r < ng; r++)
         x[r] = tcell(AGG(A_KT, max), kt_int);
+}
+
+/* The kernels' summary, the parameters, has_perf_model, the call stacks. */
+static void kernel_columns(const usum *c)
+{
+    pm_env *env = c->env;
+    const tl_trace *t = env->t;
+    const urow *rows = c->rows;
+    const ugrp *g = c->g;
+    const size_t *ord = c->ord;
+    const pm_agg *ag = c->ag;
+    const size_t ng = c->ng;
+    tl_table *tb = c->tb;
+    tl_cell *x;
+    (void)t, (void)rows, (void)ag;
+    const size_t nr = c->nr;
+    const char **entry = NULL, **full = NULL;
     {
         tl_cell *ks = COL("kernel_details_summary");
         tl_cell *kt = COL("trunc_kernel_details");
@@ -964,6 +1046,21 @@ tl_table *pm_unified(pm_env *env)
         free(entry);
         free(full);
     }
+}
+
+/* Each group's share of the Kernel Time, and the running share. */
+static void percentage_columns(const usum *c)
+{
+    pm_env *env = c->env;
+    const tl_trace *t = env->t;
+    const urow *rows = c->rows;
+    const ugrp *g = c->g;
+    const size_t *ord = c->ord;
+    const pm_agg *ag = c->ag;
+    const size_t ng = c->ng;
+    tl_table *tb = c->tb;
+    tl_cell *x;
+    (void)t, (void)rows, (void)ag;
     {
         double *sums = tl_xmalloc(ng * sizeof *sums);
         for (size_t r = 0; r < ng; r++)
@@ -979,9 +1076,72 @@ tl_table *pm_unified(pm_env *env)
         }
         free(sums);
     }
+}
 #undef COL
 #undef AGG
 #undef FIRST
+
+tl_table *pm_unified(pm_env *env)
+{
+    const tl_trace *t = env->t;
+    size_t nev = t->nev;
+    if (!nev || !t->ncpu_ops)
+        return NULL;
+    U u = {0};
+    u.env = env;
+    u.t = t;
+    u.visited = tl_xcalloc(nev, 1);
+    u.desc = tl_xcalloc(nev, 1);
+    u.model_known = tl_xcalloc(nev, 1);
+    u.model = tl_xcalloc(nev, sizeof *u.model);
+    u.first_kernel = tl_xmalloc(nev * sizeof *u.first_kernel);
+    u.python = (t->load_flags & TL_LOAD_PYTHON) != 0;
+    u.csname = u.python ? tl_xcalloc(nev, sizeof *u.csname) : NULL;
+    mark_descendants(&u);
+    traverse(&u);
+    launcher_kernels(&u);
+
+    urow *rows = NULL;
+    size_t nr = 0, rcap = 0;
+    uint8_t *cov = tl_xcalloc(nev, 1);
+    collected_rows(&u, env, cov, &rows, &nr, &rcap);
+    synthetic_rows(&u, env, cov, &rows, &nr, &rcap);
+    free(cov);
+    free(u.visited), free(u.desc), free(u.model_known), free(u.model), free(u.first_kernel), free(u.collected);
+    free(u.sole_f), free(u.coll_cs), free(u.cs_ev), free(u.cs_up), free(u.csname);
+    if (nr == 0 || tl_trace_cancelled(t, NULL)) { /* cancelled: the caller fails */
+        free(rows);
+        return NULL;
+    }
+
+    const char **keys = NULL;
+    size_t ng = 0;
+    ugrp *g = group_keys(env, rows, nr, &keys, &ng);
+    /* TRACES.md §4.6: Kernel Time's sum, min and max are ints when every row's is; the
+     * durations' when every row's event was written with an integer dur (a synthetic op's
+     * too: it is its owner's) */
+    int any_metric = 0, any_roof = 0, kt_int = 1, dur_int = 1;
+    for (size_t i = 0; i < nr; i++) {
+        kt_int &= rows[i].kt_int;
+        dur_int &= tl_tev_dur_int(&t->ev[rows[i].ev]);
+        any_metric |= rows[i].modelled;
+        any_roof |= rows[i].modelled && rows[i].m.roof_bound;
+    }
+    pm_agg *ag = aggregate_groups(t, rows, nr, g, ng);
+    size_t *ord = tl_xmalloc(ng * sizeof *ord);
+    for (size_t i = 0; i < ng; i++)
+        ord[i] = i;
+    tl_sort_rows(ord, ng, ugrp_cmp, g);
+
+    tl_table *tb = tl_table_new();
+    tb->nrows = ng;
+    usum c = {env, rows, nr, g, ng, ord, ag, keys, any_metric, any_roof, kt_int, dur_int, tb};
+    key_columns(&c);
+    metric_columns(&c);
+    time_columns(&c);
+    kernel_columns(&c);
+    percentage_columns(&c);
+
     for (size_t i = 0; i < ng; i++)
         free(g[i].rows);
     free(g);

@@ -668,6 +668,10 @@ int tl_compare_run(const tl_compare_opts *opts, tl_comparison *c)
     size_t ncalls = tl_run_diff_result(&s->cdiff) ? tl_diff_calls(tl_run_diff_result(&s->cdiff), &calls) : 0;
     tl_noise_add_calls(s->noise, calls, ncalls);
     tl_run_steps_judge(&s->steps, s->noise);
+    if (cancelled(o->cancel, err)) { /* the pairing takes a while on large traces */
+        free(calls);
+        goto cancel;
+    }
     tl_gate gate = {o->fail_pct, o->min_ms, o->min_delta_ms, o->min_delta_pct, o->top, s->noise, o->confidence, o->fdr};
     tl_summary_build(summary, results, s->tagv, s->nsides, &gate, &s->arena);
     s->summarised = 1;
@@ -746,6 +750,13 @@ int tl_compare_run(const tl_compare_opts *opts, tl_comparison *c)
         return c->status;
     }
     c->status = summary->gate_failed ? TL_RUN_REGRESSION : TL_RUN_OK;
+    /* the traces outlive the run (tl_comparison_free closes them), its flag may not;
+     * every thread that read the flag through them is joined by now */
+    for (size_t i = 0; i < s->opened; i++) {
+        tl_trace *t = tl_trace_report_trace(&s->reports[i]);
+        if (t)
+            tl_trace_uncancel(t);
+    }
     return c->status;
 
 cancel:
@@ -755,6 +766,8 @@ cancel:
 output_fail:
     c->output_failed = 1;
 fail:
+    if (tl_cancelled(o->cancel))
+        goto cancel; /* a step that stopped on the flag failed with its own words */
     c->status = TL_RUN_FAILED;
     if (!err->msg[0])
         tl_error_set(err, "failed");

@@ -198,6 +198,7 @@ int tl_run_report_build(const tl_run_report_opts *o, tl_run_report *r)
     tl_output_free(html);
     if (o->capture_dir && st.nlaunch)
         tl_infer_summary(r->trace, &st, &r->infer_line);
+    tl_trace_uncancel(r->trace); /* kept past the run, whose flag may not live as long */
     return r->status = TL_RUN_OK;
 stop:
     tl_out_free(out); /* nothing half-written stays behind */
@@ -207,6 +208,8 @@ stop:
         goto cancel;
 fail:
     tl_output_free(html);
+    if (tl_cancelled(o->cancel))
+        goto cancel; /* the load or a sheet stopped on the flag */
     tl_reading(NULL);
     if (!err->msg[0])
         tl_error_set(err, "failed");

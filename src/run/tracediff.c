@@ -61,7 +61,7 @@ static int diff_join(tl_run_diff *cd, tl_error *err)
     tl_timing.compare += cd->secs;
     if (!cd->d) {
         /* a GPU-only trace has no call tree: its sheets still compare */
-        if (cd->required) {
+        if (cd->required || (cd->t[0] && tl_cancelled(cd->t[0]->cancel))) {
             *err = cd->derr;
             return -1;
         }

@@ -1255,9 +1255,12 @@ int tl_trace_sheets_opts(const tl_trace *t, const tl_sheet_opts *o, tl_arena *ar
                 t->path);
     launchers L = {0};
     tl_table *by_cat = NULL, *by_name = NULL, *uniq = NULL;
-    if (t->ncpu_ops) {
+    /* a cancelled run stops between the sheets (each a fraction of a second on 1 GB) */
+    int stop = tl_trace_cancelled(t, err);
+    if (t->ncpu_ops && !stop) {
         launchers_build(t, &L);
-        if (L.n) {
+        stop = tl_trace_cancelled(t, err);
+        if (L.n && !stop) {
             if (o->parent_module) {
                 uint32_t *evs = tl_xmalloc(L.n * sizeof *evs);
                 for (size_t i = 0; i < L.n; i++)
@@ -1266,9 +1269,18 @@ int tl_trace_sheets_opts(const tl_trace *t, const tl_sheet_opts *o, tl_arena *ar
                 free(evs);
             }
             ops_summaries(t, &L, o, &mod, arena, &by_cat, &by_name);
-            uniq = ops_unique_args(t, &L, o, &mod, arena);
+            if (!(stop = tl_trace_cancelled(t, err)))
+                uniq = ops_unique_args(t, &L, o, &mod, arena);
             tl_sh_module_free(&mod);
         }
+    }
+    if (stop || tl_trace_cancelled(t, err)) {
+        tl_table_free(by_cat);
+        tl_table_free(by_name);
+        tl_table_free(uniq);
+        launchers_free(&L);
+        tl_results_free(&own);
+        return -1;
     }
     if (by_cat)
         emit(&own, "ops_summary_by_category", by_cat);

@@ -199,6 +199,11 @@ typedef struct tl_trace {
     uint32_t nuid;       /* how many events traceEvents holds (every event counted) */
     unsigned load_flags; /* the TL_LOAD_* it was loaded with */
     uint64_t read_split; /* where a second thread's reading of the events took over (0: none) */
+    /* the flag of the run it was loaded for (NULL: none; tl_trace_load_cancel): the work
+     * over the trace after its reading (its tree, its sheets, the perf sheets, the
+     * alignment of two traces) stops, failing, soon after it is set.  The flag must live
+     * as long as that work; a trace kept past its run has it cleared (tl_trace_uncancel). */
+    tl_cancel *cancel;
     tl_coll_meta *coll;  /* the collective kernels, event order (tl_coll_meta) */
     size_t ncoll;
     long ndevices;       /* the length of a non-empty top-level deviceProperties array, else -1 */
@@ -297,6 +302,16 @@ tl_trace *tl_trace_load_flags(const char *path, unsigned flags, tl_error *err);
 /* tl_trace_load_flags that stops, failing ("cancelled"), soon after *cancel is set (both
  * of its reading threads check it between events); cancel may be NULL. */
 tl_trace *tl_trace_load_cancel(const char *path, unsigned flags, tl_cancel *cancel, tl_error *err);
+
+/* Whether the run the trace was loaded for is cancelled: 1 with *err (unless NULL) set
+ * ("cancelled", naming the trace), else 0.  Cheap enough for a long loop's every 64Ki-th turn. */
+int tl_trace_cancelled(const tl_trace *t, tl_error *err);
+
+/* Forget the run's flag: the trace outlives the run (its flag's owner). */
+static inline void tl_trace_uncancel(tl_trace *t) { t->cancel = NULL; }
+
+/* For a loop over i: check the flag every 64Ki turns only. */
+#define TL_TRACE_CANCEL_EVERY(i, t, err) (((i) & 0xffffu) == 0 && tl_trace_cancelled((t), (err)))
 tl_trace *tl_trace_load_mem_flags(const void *data, size_t n, const char *name, unsigned flags, tl_error *err);
 
 void tl_trace_free(tl_trace *t);

@@ -1846,6 +1846,9 @@ static tl_trace *load(tl_instream *in, const char *path, unsigned flags, tl_canc
     tl_j_close(j);
     tl_instream_close(in);
     tl_kmap_free(&L->thread_of);
+    t->cancel = cancel;
+    if (rc == 0 && tl_trace_cancelled(t, err))
+        rc = -1;
     if (rc == 0)
         rc = tl_trace_build(t, &L->side, err);
 

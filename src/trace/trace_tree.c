@@ -138,31 +138,43 @@ static int has_key(const tl_trace_side *s, int corr_key, uint32_t i)
  * (an event with a link id has args, so an aux record) */
 static int64_t key_of(const tl_trace *t, uint32_t i) { return tl_tev_x(t, &t->ev[i])->corr; }
 
-int tl_trace_build(tl_trace *t, tl_trace_side *side, tl_error *err)
+int tl_trace_cancelled(const tl_trace *t, tl_error *err)
 {
-    const int corr_key = side->key_decided && side->key_is_corr;
-    const size_t nev = t->nev;
-    /* older Kineto's launch flows stand in for ac2g in a trace that has none (TRACES.md
-     * §8); a trace with both links through ac2g alone */
-    const int old_flows = t->census.n[TL_CAT_AC2G] == 0 && t->census.n[TL_CAT_OLD_FLOW] > 0;
-    t->link_flows = old_flows ? TL_CAT_OLD_FLOW : TL_CAT_AC2G;
-    int rc = -1;
+    if (!tl_cancelled(t->cancel))
+        return 0;
+    if (err)
+        tl_error_set(err, "%s: cancelled", t->path ? t->path : "trace");
+    return 1;
+}
 
-    for (size_t a = 0; a < t->naux; a++)
-        t->aux[a].corr = -1;
-    for (size_t n = 0; n < side->nkeys; n++) {
-        const tl_side_key *sk = &side->keys[n];
-        if (has_key(side, corr_key, sk->ev))
-            t->aux[t->ev[sk->ev].ref & ~TL_TEV_REF_AUX].corr = corr_key ? sk->corr : sk->ext;
-    }
+typedef struct tree_build {
+    tl_trace *t;
+    tl_trace_side *side;
+    int corr_key;   /* links by correlation (else by External id) */
+    int old_flows;  /* older Kineto's launch flows stand in for ac2g */
+    size_t nev;
+    uint32_t *items; /* the tree events in ts order */
+    size_t ntree;
+    size_t ntp;      /* (parent, child) pairs of the tree */
+    pair *lp;        /* links (runtime, gpu event), in link order */
+    size_t nlp;
+    size_t nchildren; /* tree pairs and links: where the gpu lists start in idx */
+    uint32_t *own;   /* links per launch, then the placing cursor */
+    tl_error *err;
+} tree_build;
 
-    /* ---- 1. the host call stacks ---- */
+/* ---- 1. the host call stacks: each thread's events nest by time ---- */
+static int host_stacks(tree_build *b)
+{
+    tl_trace *t = b->t;
+    const size_t nev = b->nev;
+    tl_error *err = b->err;
     size_t ntree = 0;
     for (size_t i = 0; i < nev; i++)
         ntree += t->ev[i].kind == TL_TEV_CPU_OP || t->ev[i].kind == TL_TEV_RUNTIME || t->ev[i].kind == TL_TEV_PYTHON;
     /* the tree events in ts order; an in-tree event's parent (set below) and this order
      * are the (parent, child) pairs of the tree, children in ts order */
-    uint32_t *items = tl_xmalloc((ntree ? ntree : 1) * sizeof *items);
+    uint32_t *items = b->items = tl_xmalloc((ntree ? ntree : 1) * sizeof *items);
     size_t k = 0;
     for (size_t i = 0; i < nev; i++)
         if (t->ev[i].kind == TL_TEV_CPU_OP || t->ev[i].kind == TL_TEV_RUNTIME || t->ev[i].kind == TL_TEV_PYTHON)
@@ -174,6 +186,8 @@ int tl_trace_build(tl_trace *t, tl_trace_side *side, tl_error *err)
     size_t rootcap = 0;
 
     for (size_t s = 0; s < ntree; s++) {
+        if (TL_TRACE_CANCEL_EVERY(s, t, err))
+            break; /* a cancelled run: see below */
         uint32_t i = items[s];
         tl_tev *e = &t->ev[i];
         stack *st = &stacks[tl_tev_thread(t, e)];
@@ -210,12 +224,27 @@ int tl_trace_build(tl_trace *t, tl_trace_side *side, tl_error *err)
     for (size_t s = 0; s < t->nthreads; s++)
         free(stacks[s].v);
     free(stacks);
+    b->ntree = ntree;
+    b->ntp = ntp;
+    return tl_trace_cancelled(t, err) ? -1 : 0;
+}
 
-    /* ---- 2. links: runtime event -> GPU events ---- */
+/* ---- 2. links: runtime event -> GPU events ---- */
+static int links(tree_build *b)
+{
+    tl_trace *t = b->t;
+    tl_trace_side *side = b->side;
+    const size_t nev = b->nev;
+    const int corr_key = b->corr_key, old_flows = b->old_flows;
+    tl_error *err = b->err;
     tl_kmap by_place; /* (pid, tid, link id) -> event, the last one written */
     tl_kmap_init(&by_place);
     tl_kmap_reserve(&by_place, side->nins);
     for (size_t n = 0; n < side->nins; n++) {
+        if (TL_TRACE_CANCEL_EVERY(n, t, err)) {
+            tl_kmap_free(&by_place);
+            return -1;
+        }
         const tl_side_ins *in = &side->ins[n];
         if (!(in->flags & (corr_key ? TL_SIDE_CORR : TL_SIDE_EXT)))
             continue;
@@ -231,8 +260,8 @@ int tl_trace_build(tl_trace *t, tl_trace_side *side, tl_error *err)
     size_t ngitems = 0;
     tl_kmap gfirst; /* link id -> first position in gitems */
     tl_kmap_init(&gfirst);
-    pair *lp = NULL; /* links (runtime, gpu event), in link order */
     size_t nlp = 0, lpcap = 0;
+    pair *lp = NULL;
     if (any_graph) {
         size_t ngpu_keyed = 0; /* a few of the events: counted rather than one item per event */
         for (size_t i = 0; i < nev; i++)
@@ -298,7 +327,7 @@ int tl_trace_build(tl_trace *t, tl_trace_side *side, tl_error *err)
             tl_kmap_free(&gfirst);
             free(gitems);
             free(grun);
-            goto out;
+            return -1;
         }
         lpcap = (size_t)links;
         lp = tl_xmalloc((lpcap ? lpcap : 1) * sizeof *lp);
@@ -344,14 +373,27 @@ int tl_trace_build(tl_trace *t, tl_trace_side *side, tl_error *err)
         g->parent = lp[n].parent;
         g->flags |= TL_TEV_LINKED;
     }
+    b->lp = lp;
+    b->nlp = nlp;
+    return 0;
+}
 
-    /* ---- 3. children ranges ---- */
+/* ---- 3. children ranges: the tree's children, then each launch's GPU events ---- */
+static int children_ranges(tree_build *b)
+{
+    tl_trace *t = b->t;
+    const size_t nev = b->nev, ntree = b->ntree, ntp = b->ntp, nlp = b->nlp;
+    const uint32_t *items = b->items;
+    const pair *lp = b->lp;
+    tl_error *err = b->err;
     size_t nchildren = ntp + nlp;
     if (nchildren + nlp > UINT32_MAX) {
         tl_error_set(err, "%s: more than %u tree and link entries", t->path, UINT32_MAX);
-        goto out;
+        return -1;
     }
-    uint32_t *own = tl_xcalloc(nev ? nev : 1, sizeof *own); /* links per launch, then the placing cursor */
+    if (tl_trace_cancelled(t, err))
+        return -1;
+    uint32_t *own = b->own = tl_xcalloc(nev ? nev : 1, sizeof *own); /* links per launch, then the placing cursor */
     for (size_t s = 0; s < ntree; s++)
         if (t->ev[items[s]].parent != TL_TEV_NONE)
             t->ev[t->ev[items[s]].parent].nchild++;
@@ -377,17 +419,28 @@ int tl_trace_build(tl_trace *t, tl_trace_side *side, tl_error *err)
         tl_tev *p = &t->ev[lp[n].parent];
         t->idx[p->child0 + p->nchild++] = lp[n].child;
     }
+    b->nchildren = nchildren;
+    return 0;
+}
 
-    /*
-     * ---- 4. gpu lists ----
-     * An event's gpu list is every link made by a launch in its subtree, in link order.
-     * The links are laid out once in tree order (a launch's own links, then its
-     * children's subtrees in ts order), so each subtree's links are one range; the range
-     * is the gpu list itself whenever its links are already in link order, which they are
-     * unless launches appear in the trace out of their time order.  Only the lists that
-     * are not get a copy of their own, sorted; those copies are counted, and bounded,
-     * before any is made.
-     */
+/*
+ * ---- 4. gpu lists ----
+ * An event's gpu list is every link made by a launch in its subtree, in link order.
+ * The links are laid out once in tree order (a launch's own links, then its
+ * children's subtrees in ts order), so each subtree's links are one range; the range
+ * is the gpu list itself whenever its links are already in link order, which they are
+ * unless launches appear in the trace out of their time order.  Only the lists that
+ * are not get a copy of their own, sorted; those copies are counted, and bounded,
+ * before any is made.
+ */
+static int gpu_lists(tree_build *b)
+{
+    tl_trace *t = b->t;
+    const size_t nev = b->nev, ntree = b->ntree, nlp = b->nlp, nchildren = b->nchildren;
+    const uint32_t *items = b->items;
+    const pair *lp = b->lp;
+    uint32_t *own = b->own;
+    tl_error *err = b->err;
     const size_t base = nchildren;
     for (size_t i = 0; i < nev; i++)
         t->ev[i].ngpu = own[i];
@@ -426,6 +479,7 @@ int tl_trace_build(tl_trace *t, tl_trace_side *side, tl_error *err)
         order[pos - base] = (uint32_t)n;
     }
     free(own);
+    b->own = NULL;
     /* descents[k]: positions in 1..k whose link comes before the previous position's */
     uint32_t *descents = tl_xmalloc((nlp ? nlp : 1) * sizeof *descents);
     for (size_t q = 0; q < nlp; q++)
@@ -446,7 +500,7 @@ int tl_trace_build(tl_trace *t, tl_trace_side *side, tl_error *err)
                      t->path, nunsorted, (unsigned long long)ncopy, (unsigned long long)TL_TRACE_MAX_GPU_COPIES);
         free(order);
         free(descents);
-        goto out;
+        return -1;
     }
     if (ncopy) {
         t->idx = tl_xrealloc(t->idx, (base + nlp + ncopy) * sizeof *t->idx);
@@ -475,16 +529,41 @@ int tl_trace_build(tl_trace *t, tl_trace_side *side, tl_error *err)
     t->nidx = base + nlp + (size_t)ncopy;
     free(order);
     free(descents);
+    return 0;
+}
 
-    /* ---- 4. non-GPU paths ---- */
-    for (size_t i = 0; i < nev; i++) {
+int tl_trace_build(tl_trace *t, tl_trace_side *side, tl_error *err)
+{
+    tree_build b = {0};
+    b.t = t;
+    b.side = side;
+    b.err = err;
+    b.nev = t->nev;
+    b.corr_key = side->key_decided && side->key_is_corr;
+    /* older Kineto's launch flows stand in for ac2g in a trace that has none (TRACES.md
+     * §8); a trace with both links through ac2g alone */
+    b.old_flows = t->census.n[TL_CAT_AC2G] == 0 && t->census.n[TL_CAT_OLD_FLOW] > 0;
+    t->link_flows = b.old_flows ? TL_CAT_OLD_FLOW : TL_CAT_AC2G;
+
+    for (size_t a = 0; a < t->naux; a++)
+        t->aux[a].corr = -1;
+    for (size_t n = 0; n < side->nkeys; n++) {
+        const tl_side_key *sk = &side->keys[n];
+        if (has_key(side, b.corr_key, sk->ev))
+            t->aux[t->ev[sk->ev].ref & ~TL_TEV_REF_AUX].corr = b.corr_key ? sk->corr : sk->ext;
+    }
+    /* each phase fails with *err set: the trace is then freed by the caller */
+    int ok = host_stacks(&b) == 0 && links(&b) == 0 && children_ranges(&b) == 0 && gpu_lists(&b) == 0 &&
+             !tl_trace_cancelled(t, err);
+    int rc = ok ? 0 : -1;
+    /* ---- 5. non-GPU paths ---- */
+    for (size_t i = 0; rc == 0 && i < b.nev; i++) {
         tl_tev *e = &t->ev[i];
         if (!tl_tev_is_gpu(e) && e->ngpu == 0)
             e->flags |= TL_TEV_NON_GPU_PATH;
     }
-    rc = 0;
-out:
-    free(items);
-    free(lp);
+    free(b.items);
+    free(b.lp);
+    free(b.own);
     return rc;
 }
