@@ -349,17 +349,7 @@ tl_table *rk_a2a_summary(const rk_a2a *x, const char *const *aggs, size_t naggs,
         totals[g] = rk_dbl(&s.c[ctotal_us].v[g]) / 1000;
         s.c[cms].v[g] = rk_num(totals[g], 0);
     }
-    /* Total wall_time (ms) descending, in pandas' sort order */
-    size_t *order = tl_xmalloc(ng * sizeof *order);
-    tl_pd_sort_desc(totals, ng, order);
-    tl_cval *tmp = tl_xmalloc(ng * sizeof *tmp);
-    for (size_t c = 0; c < s.nc; c++) {
-        for (size_t g = 0; g < ng; g++)
-            tmp[g] = s.c[c].v[order[g]];
-        memcpy(s.c[c].v, tmp, ng * sizeof *tmp);
-    }
-    free(tmp);
-    free(order);
+    rk_sheet_sort_desc(&s, totals); /* Total wall_time (ms) descending */
     free(totals);
     free(start);
     free(idx);

@@ -382,17 +382,7 @@ tl_table *rk_implicit_summary(const rk_implicit *im, const char *const *aggs, si
         totals[g] = tl_np_sum(vals, len) / 1000;
         s.c[ctotal].v[g] = rk_num(totals[g], 0);
     }
-    /* Total comm latency (ms) descending, in pandas' sort order */
-    size_t *order = tl_xmalloc((ng ? ng : 1) * sizeof *order);
-    tl_pd_sort_desc(totals, ng, order);
-    tl_cval *tmp = tl_xmalloc((ng ? ng : 1) * sizeof *tmp);
-    for (size_t c = 0; c < s.nc; c++) {
-        for (size_t g = 0; g < ng; g++)
-            tmp[g] = s.c[c].v[order[g]];
-        memcpy(s.c[c].v, tmp, ng * sizeof *tmp);
-    }
-    free(tmp);
-    free(order);
+    rk_sheet_sort_desc(&s, totals); /* Total comm latency (ms) descending */
     free(vals);
     free(totals);
     free(start);

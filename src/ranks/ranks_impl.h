@@ -24,6 +24,8 @@ size_t rk_col(rk_sheet *s, const char *name); /* a new column (the name must out
 /* The table (columns typed as pandas would: tl_cval_cell with the column's float rule);
  * the sheet is emptied. */
 tl_table *rk_sheet_table(rk_sheet *s);
+/* Every column's rows reordered by key[0..s->nrows) descending, in pandas' sort order. */
+void rk_sheet_sort_desc(rk_sheet *s, const double *key);
 /* 1 when a column of these values prints as floats (numbers with a missing or float). */
 int rk_col_float(const tl_cval *v, size_t n);
 tl_cval rk_int(int64_t i);

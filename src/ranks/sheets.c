@@ -72,6 +72,21 @@ int rk_col_float(const tl_cval *v, size_t n)
     return fl;
 }
 
+void rk_sheet_sort_desc(rk_sheet *s, const double *key)
+{
+    size_t n = s->nrows;
+    size_t *order = tl_xmalloc((n ? n : 1) * sizeof *order);
+    tl_pd_sort_desc(key, n, order);
+    tl_cval *tmp = tl_xmalloc((n ? n : 1) * sizeof *tmp);
+    for (size_t c = 0; c < s->nc; c++) {
+        for (size_t r = 0; r < n; r++)
+            tmp[r] = s->c[c].v[order[r]];
+        memcpy(s->c[c].v, tmp, n * sizeof *tmp);
+    }
+    free(tmp);
+    free(order);
+}
+
 tl_table *rk_sheet_table(rk_sheet *s)
 {
     tl_table *t = tl_table_new();
