@@ -254,7 +254,7 @@ static void test_run_vs_trace_and_sizes(void **state)
     tl_comparison c;
     /* a run against one rank's trace: refused, saying so */
     assert_int_equal(compare(&c, dir, "a", "b/rank0_trace.json", 1), TL_RUN_USAGE);
-    assert_true(has(c.err.msg, "is a run (a set of rank traces) but"));
+    assert_true(has(c.err.msg, "is a run (a set of rank traces or reports) but"));
     tl_comparison_free(&c);
     /* 4 vs 8 ranks: the aggregates, unpaired */
     assert_int_equal(compare(&c, dir, "a", "b", 2), TL_RUN_OK);

@@ -7,6 +7,7 @@
 
 #include "compare/compare.h"
 #include "ranks/ranks.h"
+#include "run/distreport.h"
 #include "run/memreport.h"
 #include "trace/trace_report.h"
 #include "base/jsonw.h"
@@ -25,6 +26,9 @@ typedef struct dist_run {
     char *tag;
     tl_rank_set set;
     tl_results coll; /* its multi-rank collective sheets (empty: none) */
+    int reports;     /* given as per-rank reports, not traces */
+    char *coll_path; /* reports: the collective report read, or NULL */
+    const char *no_coll; /* why it has no collective sheets (NULL: it has) */
 } dist_run;
 
 struct tl_dist {
@@ -63,7 +67,7 @@ static void run_opts(const char *path, int jobs, tl_ranks_opts *o)
 /* By content: some file the path names (the directory's files, the pattern's matches) is
  * named like a rank by the default rank regex and is a trace.  A run with a rank missing
  * or damaged is still a run: reading it says what is wrong. */
-int tl_dist_claims(const char *path)
+static int traces_claim(const char *path)
 {
     if (!strchr(path, '*') && !tl_is_dir(path))
         return 0;
@@ -87,6 +91,8 @@ int tl_dist_claims(const char *path)
     free(pattern);
     return claims;
 }
+
+int tl_dist_claims(const char *path) { return traces_claim(path) || tl_dist_reports_claims(path); }
 
 /* The cell of gpu_timeline row `type`, in ms (NaN: none). */
 static double timeline_ms(const tl_table *t, const char *type)
@@ -127,6 +133,17 @@ static int read_runs(struct tl_dist *d, const tl_compare_opts *o, tl_error *err)
 {
     for (size_t k = 0; k < d->nruns; k++) {
         dist_run *run = &d->runs[k];
+        run->reports = !traces_claim(run->path);
+        if (run->reports) {
+            if (tl_dist_reports_read(run->path, &run->set, &run->coll, &run->coll_path, &d->arena, err) != 0)
+                return -1;
+            if (run->coll.n == 0) {
+                run->no_coll = tl_arena_printf(&d->arena, "%s has no collective report beside its ranks' reports",
+                                               run->path);
+                tl_note("%s: collectives are not compared", run->no_coll);
+            }
+            continue;
+        }
         tl_ranks_opts ro;
         run_opts(run->path, o->jobs, &ro);
         if (tl_ranks_find(&ro, &run->set, err) != 0)
@@ -152,9 +169,11 @@ static int read_runs(struct tl_dist *d, const tl_compare_opts *o, tl_error *err)
             memset(&run->coll, 0, sizeof run->coll);
         }
         tl_quiet = quiet;
-        if (run->coll.n == 0)
-            tl_note("%s: no collective matched across its ranks: no collective sheets (%s)", run->path,
-                    cerr.msg[0] ? cerr.msg : "none found");
+        if (run->coll.n == 0) {
+            run->no_coll = tl_arena_printf(&d->arena, "%s: no collective matched across its ranks (%s)", run->path,
+                                           cerr.msg[0] ? cerr.msg : "none found");
+            tl_note("%s: no collective sheets", run->no_coll);
+        }
     }
     return 0;
 }
@@ -669,6 +688,9 @@ static int build_lead(struct tl_dist *d, const tl_compare_opts *o)
             }
         } else if (coll) {
             say(d, "collectives: no bus bandwidth changed by 5%% or more");
+        } else {
+            say(d, "collectives are not compared: %s", A->no_coll ? A->no_coll : B->no_coll ? B->no_coll : "no "
+                                                                                                             "collective pairs");
         }
         long ga = straggler(A), gb = straggler(B);
         const char *change = ga < 0 && gb < 0 ? "none" : ga < 0 ? "appeared" : gb < 0 ? "vanished" : ga == gb ? "same" : "moved";
@@ -757,7 +779,7 @@ int tl_dist_compare_run(const tl_compare_opts *o, tl_comparison *c)
     if (nrun == 0)
         return -1;
     if (a_single)
-        return dist_usage(c, "'%s' is a run (a set of rank traces) but '%s' is not: compare runs with runs, or one "
+        return dist_usage(c, "'%s' is a run (a set of rank traces or reports) but '%s' is not: compare runs with runs, or one "
                              "rank's trace with another's", a_run, a_single);
     if (o->names_given && o->nnames != o->ninputs)
         return dist_usage(c, "--names gives %s tags for %s runs; give exactly one per run", "a different number of",
@@ -824,6 +846,7 @@ void tl_dist_free(struct tl_dist *d)
     for (size_t k = 0; k < d->nruns; k++) {
         tl_rank_set_free(&d->runs[k].set);
         tl_results_free(&d->runs[k].coll);
+        free(d->runs[k].coll_path);
     }
     free(d->runs);
     for (size_t i = 0; i < d->extra.n; i++)
