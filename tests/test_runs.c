@@ -275,6 +275,106 @@ static void test_run_vs_trace_and_sizes(void **state)
     free(dir);
 }
 
+/* Run `name` of dir as per-rank reports in dir/<rname>: CSV directories (csv) or workbooks,
+ * and its collective report (tlreport --ranks) as a workbook (coll 1), a CSV directory
+ * (coll 2) or none (0). */
+static void report_run(const char *dir, const char *name, const char *rname, int n, int csv, int coll)
+{
+    char cmd[8192];
+    for (int r = 0; r < n; r++) {
+        if (csv)
+            snprintf(cmd, sizeof cmd, "cd '%s' && '%s/tlreport' -q %s/rank%d_trace.json --output_csvs_dir %s/rank%d",
+                     dir, tool_dir, name, r, rname, r);
+        else
+            snprintf(cmd, sizeof cmd, "cd '%s' && '%s/tlreport' -q %s/rank%d_trace.json -o %s/rank%d_perf_report.xlsx",
+                     dir, tool_dir, name, r, rname, r);
+        assert_int_equal(system(cmd), 0);
+    }
+    if (coll) {
+        snprintf(cmd, sizeof cmd, "cd '%s' && '%s/tlreport' -q --ranks %s %s %s/%s", dir, tool_dir, name,
+                 coll == 1 ? "-o" : "--output_csvs_dir", rname, coll == 1 ? "nccl_analysis_report.xlsx" : "collective");
+        assert_int_equal(system(cmd), 0);
+    }
+}
+
+static int compare_named(tl_comparison *c, const char *dir, const char *a, const char *b)
+{
+    static char pa[4096], pb[4096];
+    snprintf(pa, sizeof pa, "%s/%s", dir, a);
+    snprintf(pb, sizeof pb, "%s/%s", dir, b);
+    static const char *in[2], *names[2] = {"A", "B"};
+    in[0] = pa, in[1] = pb;
+    tl_compare_opts o;
+    tl_compare_opts_init(&o);
+    o.inputs = in;
+    o.ninputs = 2;
+    o.names = names;
+    o.nnames = 2;
+    o.names_given = 1;
+    o.jobs = 2;
+    return tl_compare_run(&o, c);
+}
+
+/* Runs given as per-rank reports (tlreport's, CSV directories on one side and workbooks on
+ * the other, with the collective report beside them) answer as the runs' traces do: the
+ * same lines, the same per-rank numbers; without a collective report the summary says the
+ * collectives are not compared; a rank missing is named. */
+static void test_reports_as_runs(void **state)
+{
+    (void)state;
+    char *dir = tt_tmpdir();
+    gen_run(dir, "a", 8, "--layers 13", -1, "");
+    gen_run(dir, "b", 8, "--layers 13 --coll-slow 25", 5, "--slow '*=8'");
+    report_run(dir, "a", "ra", 8, 1, 1);
+    report_run(dir, "b", "rb", 8, 0, 2);
+    tl_comparison t, r;
+    assert_int_equal(compare_named(&t, dir, "a", "b"), TL_RUN_OK);
+    assert_int_equal(compare_named(&r, dir, "ra", "rb"), TL_RUN_OK);
+    /* the known answers: rank 5 alone, the planted 20% bandwidth drop the top change */
+    assert_true(has(r.summary->lead_json, "\"ranks_moved_alone\": [5]"));
+    assert_true(has(r.summary->lead_text, "collective that changed most: allreduce"));
+    assert_true(has(r.summary->lead_text, "(-20.0%)"));
+    /* and the traces' answer, line for line */
+    assert_string_equal(r.summary->lead_text, t.summary->lead_text);
+    assert_string_equal(r.summary->lead_json, t.summary->lead_json);
+    const tl_table *rt = sheet(&t, TL_DIST_SHEET_RANKS), *rr = sheet(&r, TL_DIST_SHEET_RANKS);
+    assert_int_equal(rr->nrows, 8);
+    assert_int_equal(rr->ncols, rt->ncols);
+    for (size_t c = 0; c < rt->ncols; c++)
+        for (size_t row = 0; row < rt->nrows; row++) {
+            double x = tl_column_number_at(&rt->cols[c], row), y = num(rr, rt->cols[c].name, row);
+            assert_true((isnan(x) && isnan(y)) || fabs(x - y) <= 1e-9 * (1 + fabs(x)));
+        }
+    assert_true(sheet(&r, TL_DIST_SHEET_COLL)->nrows == sheet(&t, TL_DIST_SHEET_COLL)->nrows);
+    tl_comparison_free(&t);
+    tl_comparison_free(&r);
+    /* no collective report on one side: said, and no collective sheets */
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd, "rm '%s/ra/nccl_analysis_report.xlsx'", dir);
+    assert_int_equal(system(cmd), 0);
+    int quiet = tl_quiet;
+    tl_quiet = 1;
+    assert_int_equal(compare_named(&r, dir, "ra", "rb"), TL_RUN_OK);
+    assert_true(has(r.summary->lead_text, "collectives are not compared:"));
+    for (size_t i = 0; i < r.results->n; i++)
+        assert_true(strcmp(r.results->items[i].name, TL_DIST_SHEET_COLL) != 0);
+    tl_comparison_free(&r);
+    /* a rank missing, a report that is not one */
+    snprintf(cmd, sizeof cmd, "rm '%s/rb/rank3_perf_report.xlsx'", dir);
+    assert_int_equal(system(cmd), 0);
+    assert_int_equal(compare_named(&r, dir, "ra", "rb"), TL_RUN_FAILED);
+    assert_true(has(r.err.msg, "no report for rank 3"));
+    tl_comparison_free(&r);
+    snprintf(cmd, sizeof cmd, "cp '%s/rb/collective/nccl_long.csv' '%s/ra/rank2/gpu_timeline.csv'", dir, dir);
+    assert_int_equal(system(cmd), 0);
+    assert_int_equal(compare_named(&r, dir, "ra", "a"), TL_RUN_FAILED);
+    assert_true(has(r.err.msg, "rank 2") && has(r.err.msg, "gpu_timeline"));
+    tl_comparison_free(&r);
+    tl_quiet = quiet;
+    tt_rmrf(dir);
+    free(dir);
+}
+
 int main(void)
 {
     const char *tl = getenv("TLCOMPARE");
@@ -287,7 +387,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rank5_slowdown),  cmocka_unit_test(test_busbw_drop),
         cmocka_unit_test(test_straggler_moved), cmocka_unit_test(test_jobs_identical),
-        cmocka_unit_test(test_run_vs_trace_and_sizes), cmocka_unit_test(test_jitter_null),
+        cmocka_unit_test(test_run_vs_trace_and_sizes), cmocka_unit_test(test_reports_as_runs),
+        cmocka_unit_test(test_jitter_null),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
