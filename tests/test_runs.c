@@ -12,6 +12,7 @@
 
 #include "run/compare.h"
 #include "run/dist.h"
+#include "write/xlsx_write.h"
 
 #include <math.h>
 
@@ -143,8 +144,74 @@ static void test_busbw_drop(void **state)
         o.fail_pct = k ? 25 : 10;
         assert_int_equal(tl_compare_run(&o, &c), k ? TL_RUN_OK : TL_RUN_REGRESSION);
         assert_true(has(c.summary->lead_text, "gate failed: this bus bandwidth dropped 20.0%") == !k);
+        /* the reason among the gate's violations, and in the JSON */
+        assert_true(has(c.summary->lead_violations, "b collective allreduce") == !k);
+        assert_true(has(c.summary->lead_json, "(-20.0%, limit -10%)\"]") == !k);
+        assert_true(has(c.summary->lead_json, "\"gate_violations\": []") == k);
         tl_comparison_free(&c);
     }
+    /* the command line under -q: the violation on stderr, nothing on stdout */
+    char prog[4200];
+    snprintf(prog, sizeof prog, "%s/tlcompare", tool_dir);
+    assert_int_equal(tt_run_in(dir, prog, "a b -q -o w.xlsx --fail-on-regression 10"), 3);
+    char *err = tt_slurp_in(dir, "err.txt"), *out = tt_slurp_in(dir, "out.txt");
+    assert_true(has(err, "tlcompare: regression: b collective allreduce, group 0, BFloat16"));
+    assert_true(has(err, "bus bw") && has(err, "(-20.0%, limit -10%)"));
+    assert_string_equal(out, "");
+    free(err);
+    free(out);
+    tt_rmrf(dir);
+    free(dir);
+}
+
+/* The summary sheet opens with the runs' block: the answer as a table. */
+static void test_summary_sheet_block(void **state)
+{
+    (void)state;
+    char *dir = tt_tmpdir();
+    gen_run(dir, "a", 4, "--layers 13", -1, "");
+    gen_run(dir, "b", 4, "--layers 13 --coll-slow 25", 1, "--slow '*=20'");
+    tl_comparison c;
+    static char pa[4096], pb[4096];
+    snprintf(pa, sizeof pa, "%s/a", dir);
+    snprintf(pb, sizeof pb, "%s/b", dir);
+    const char *in[2] = {pa, pb};
+    tl_compare_opts o;
+    tl_compare_opts_init(&o);
+    o.inputs = in;
+    o.ninputs = 2;
+    o.fail_pct = 5;
+    assert_int_equal(tl_compare_run(&o, &c), TL_RUN_REGRESSION);
+    tl_arena a;
+    tl_arena_init(&a);
+    tl_summary_sheet *sh = tl_summary_sheet_build(c.summary, &a);
+    assert_true(sh->nblocks > 1);
+    assert_string_equal(sh->blocks[0].title, "a -> b: the runs (4 vs 4 ranks)");
+    const tl_table *t = sh->blocks[0].table;
+    assert_string_equal(t->cols[1].name, "a");
+    assert_string_equal(t->cols[2].name, "b");
+    /* by row name: the slowest rank moved to rank 1, its busy time +20% or so, the planted
+     * 20% bandwidth drop (the slower collectives add to the 20% slower ops), two gate lines */
+    size_t gates = 0, seen = 0;
+    for (size_t r = 0; r < t->nrows; r++) {
+        const char *what = t->cols[0].cells[r].v.s;
+        if (strcmp(what, "slowest rank") == 0)
+            assert_true(num(t, "b", r) == 1), seen++;
+        if (strcmp(what, "slowest rank's busy time (ms)") == 0)
+            assert_true(num(t, "delta %", r) > 20 && num(t, "delta %", r) < 23), seen++;
+        if (strcmp(what, "rank 1 busy time (ms)") == 0)
+            seen++;
+        if (strcmp(what, "bus bw of the collective that changed most (GB/s)") == 0)
+            assert_true(fabs(num(t, "delta %", r) + 20) < 0.2), seen++;
+        gates += strcmp(what, "gate failed") == 0;
+    }
+    assert_int_equal(seen, 4);
+    assert_int_equal(gates, 2);
+    /* the ops' blocks follow as before */
+    assert_string_equal(sh->blocks[1].title, "a -> b: GPU time");
+    tl_summary_sheet_free(sh);
+    tl_arena_free(&a);
+    tl_comparison_free(&c);
     tt_rmrf(dir);
     free(dir);
 }
@@ -388,6 +455,7 @@ int main(void)
         cmocka_unit_test(test_rank5_slowdown),  cmocka_unit_test(test_busbw_drop),
         cmocka_unit_test(test_straggler_moved), cmocka_unit_test(test_jobs_identical),
         cmocka_unit_test(test_run_vs_trace_and_sizes), cmocka_unit_test(test_reports_as_runs),
+        cmocka_unit_test(test_summary_sheet_block),
         cmocka_unit_test(test_jitter_null),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

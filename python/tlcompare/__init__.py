@@ -230,7 +230,8 @@ def compare(inputs, *, names=None, sheets=("all",), captures=None, gpu_arch=None
 
     An input is a path (a trace .json/.json.gz, an .xlsx workbook, a CSV directory; TRACE@DIR
     for a trace with its capture folder; a run: a directory of rank traces or a pattern with a
-    '*', whose ranks are read on `jobs` threads) or an already-loaded report, dict[str, DataFrame].
+    '*', whose ranks are read on `jobs` threads, or a directory of per-rank TraceLens reports
+    with the run's collective report beside them) or an already-loaded report, dict[str, DataFrame].
     The options are the command line's (--names, --sheets, --tracelens-keys, --min-delta-ms,
     --fail-on-regression, ...).  Returns a Comparison; nothing is written unless asked
     (tracediff_dir, summary_md, summary_json here; Comparison.to_excel / to_csvs later).

@@ -701,6 +701,10 @@ static int summarise(tl_comparison *c, struct tl_compare_state *s)
     summary->lead_text = o->lead_text;
     summary->lead_md = o->lead_md;
     summary->lead_json = o->lead_json;
+    summary->lead_tables = o->lead_tables;
+    summary->lead_titles = o->lead_titles;
+    summary->nlead = o->nlead;
+    summary->lead_violations = o->lead_violations;
     if (o->lead_gate_failed && o->fail_pct >= 0)
         summary->gate_failed = 1;
     c->summary = summary;

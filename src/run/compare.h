@@ -72,7 +72,11 @@ typedef struct tl_compare_opts {
     struct tl_dist *dist;      /* owned by the comparison from then on (freed with it) */
     tl_results *extra;         /* result sheets put after the groups' (taken over) */
     const char *lead_text, *lead_md, *lead_json; /* the summary's first lines, JSON fields */
+    const tl_table *const *lead_tables;          /* the summary sheet's first blocks (borrowed) */
+    const char *const *lead_titles;
+    size_t nlead;
     int lead_gate_failed;      /* the runs' own gate (slowest rank, collectives) failed */
+    const char *lead_violations; /* its violations, a line each (tl_summary's) */
     int ranks_as_runs;         /* the runs of a side are ranks: the verdict line says so */
 } tl_compare_opts;
 

@@ -40,6 +40,10 @@ struct tl_dist {
     const char **inputs, **names;
     tl_buf text, md, json;
     tl_table *rank_ops; /* ranks_ops, until put with the other sheets */
+    tl_table **lead_tables; /* the summary sheet's blocks, a variant each */
+    const char **lead_titles;
+    size_t nlead;
+    tl_buf violations;      /* the runs' gate violations, a line each */
 };
 
 /* The gpu_timeline rows the comparison of runs reads, in the order of its sheets. */
@@ -620,140 +624,296 @@ static void ops_alone(struct tl_dist *d, size_t k, double conf)
     free(vb);
 }
 
-/* The summary's first lines for the runs, per variant; returns 1 when the runs' gate fails
- * (the slowest rank's busy time, or a collective's bus bandwidth, worse by more than the
- * gate's percentage and beyond the noise). */
+/* What the summary says of one variant against the baseline. */
+typedef struct answer {
+    const dist_run *A, *B;
+    int paired;
+    double *ba, *bb;      /* busy time per rank */
+    size_t sa, sb;        /* the slowest ranks */
+    double d_ms, d_pct;   /* the slowest rank's busy time, its change */
+    moved m;
+    const char *verdict;
+    double mca, mcb, mea, meb; /* compute and exposed communication, the median rank */
+    long cr;              /* the collective whose bus bandwidth changed most (row of coll), or -1 */
+    double cpct, bwa, bwb;
+    char cname[96], cpg[64], cdt[32], cnel[32];
+    const char *no_coll;  /* no collective sheets: why (NULL: there are) */
+    long ga, gb;          /* the stragglers, or -1 */
+    const char *change;   /* none, appeared, vanished, same, moved */
+    int gate_busy, gate_coll; /* the gate failed on the slowest rank, on the collective */
+} answer;
+
+/* The numbers of variant k against the baseline (free with answer_free). */
+static void answer_make(const struct tl_dist *d, const tl_compare_opts *o, const tl_table *coll, size_t k,
+                        double conf, answer *x)
+{
+    memset(x, 0, sizeof *x);
+    const dist_run *A = x->A = &d->runs[0], *B = x->B = &d->runs[k];
+    x->paired = A->set.n == B->set.n;
+    x->ba = rank_values(A, "busy_time"), x->bb = rank_values(B, "busy_time");
+    x->sa = argmax(x->ba, A->set.n), x->sb = argmax(x->bb, B->set.n);
+    x->d_ms = x->bb[x->sb] - x->ba[x->sa], x->d_pct = pct_of(x->ba[x->sa], x->bb[x->sb]);
+    x->verdict = "within noise";
+    x->m.alone = tl_xcalloc(1, sizeof *x->m.alone);
+    if (x->paired) {
+        free(x->m.alone);
+        ranks_moved(x->ba, x->bb, A->set.n, conf, &x->m);
+        int slow_alone = 0;
+        for (size_t j = 0; j < x->m.nalone; j++)
+            slow_alone |= x->m.alone[j] == x->sb || x->m.alone[j] == x->sa;
+        if (x->m.job_wide)
+            x->verdict = x->m.mean > 0 ? "slower, job-wide" : "faster, job-wide";
+        else if (slow_alone)
+            x->verdict = x->d_ms > 0 ? "slower, on the rank(s) named below only" : "faster, on the rank(s) named below only";
+    }
+    double *ca = rank_values(A, "computation_time"), *cb = rank_values(B, "computation_time");
+    double *ea = rank_values(A, "exposed_comm_time"), *eb = rank_values(B, "exposed_comm_time");
+    x->mca = median_of(ca, A->set.n), x->mcb = median_of(cb, B->set.n);
+    x->mea = median_of(ea, A->set.n), x->meb = median_of(eb, B->set.n);
+    free(ca), free(cb), free(ea), free(eb);
+    x->cr = top_collective(coll, B->tag, &x->cpct);
+    if (x->cr >= 0) {
+        size_t r = (size_t)x->cr;
+        x->bwa = cell_num(coll, A->tag, "bus bw (GB/s)_mean", r);
+        x->bwb = cell_num(coll, B->tag, "bus bw (GB/s)_mean", r);
+        cell_text(coll, "Collective name", r, x->cname, sizeof x->cname);
+        cell_text(coll, "Process Group Name", r, x->cpg, sizeof x->cpg);
+        cell_text(coll, "dtype", r, x->cdt, sizeof x->cdt);
+        cell_text(coll, "In msg nelems", r, x->cnel, sizeof x->cnel);
+        x->gate_coll = o->fail_pct >= 0 && -x->cpct > o->fail_pct;
+    } else if (!coll) {
+        x->no_coll = A->no_coll ? A->no_coll : B->no_coll ? B->no_coll : "no collective pairs";
+    }
+    x->ga = straggler(A), x->gb = straggler(B);
+    x->change = x->ga < 0 && x->gb < 0 ? "none"
+                : x->ga < 0            ? "appeared"
+                : x->gb < 0            ? "vanished"
+                : x->ga == x->gb       ? "same"
+                                       : "moved";
+    x->gate_busy = o->fail_pct >= 0 && x->d_pct > o->fail_pct && strncmp(x->verdict, "slower", 6) == 0;
+}
+
+static void answer_free(answer *x)
+{
+    free(x->m.alone);
+    free(x->ba);
+    free(x->bb);
+}
+
+/* The gate's violations of x, a line each (as printed after "regression: "), into b. */
+static void answer_violations(const answer *x, const tl_compare_opts *o, tl_buf *b)
+{
+    if (x->gate_coll)
+        tl_buf_printf(b, "%s collective %s, group %s, %s, %s elements: bus bw %.2f -> %.2f GB/s (%+.1f%%, limit -%g%%)\n",
+                      x->B->tag, x->cname, x->cpg, x->cdt, x->cnel, x->bwa, x->bwb, x->cpct, o->fail_pct);
+    if (x->gate_busy)
+        tl_buf_printf(b, "%s slowest rank's busy time: %.3f ms (rank %zu) -> %.3f ms (rank %zu) (%+.1f%%, limit %g%%)\n",
+                      x->B->tag, x->ba[x->sa], x->sa, x->bb[x->sb], x->sb, x->d_pct, o->fail_pct);
+}
+
+/* The summary's lines of x (text and Markdown), ops that moved alone among them. */
+static void answer_say(struct tl_dist *d, const tl_compare_opts *o, const answer *x, size_t k, double conf)
+{
+    const dist_run *A = x->A, *B = x->B;
+    tl_buf_printf(&d->text, "\n%s -> %s: runs of %zu and %zu ranks%s\n", A->tag, B->tag, A->set.n, B->set.n,
+                  x->paired ? ", rank i paired with rank i" : "; ranks are not paired (the aggregates are compared)");
+    tl_buf_printf(&d->md, "%s## runs: %s -> %s (%zu vs %zu ranks%s)\n\n", k > 1 ? "\n" : "", A->tag, B->tag, A->set.n,
+                  B->set.n, x->paired ? ", rank i paired with rank i" : ", ranks not paired");
+    say(d, "slowest rank's busy time: %s rank %zu %.3f ms -> %s rank %zu %.3f ms (%+.3f ms, %+.1f%%): %s%s", A->tag,
+        x->sa, x->ba[x->sa], B->tag, x->sb, x->bb[x->sb], x->d_ms, x->d_pct, x->verdict,
+        x->paired ? "" : " (ranks not paired: no verdict)");
+    if (x->paired && x->m.job_wide)
+        say(d, "every rank: busy time %+.3f ms on average (%.3f to %.3f ms, %g%%)", x->m.mean, x->m.lo, x->m.hi,
+            100 * conf);
+    for (size_t j = 0; j < x->m.nalone; j++) {
+        size_t r = x->m.alone[j];
+        say(d, "rank %zu only: busy time %.3f -> %.3f ms (%+.1f%%); the other ranks %+.3f ms (median)", r, x->ba[r],
+            x->bb[r], pct_of(x->ba[r], x->bb[r]), x->m.median);
+    }
+    say(d, "compute (median rank) %.3f -> %.3f ms (%+.1f%%); exposed communication %.3f -> %.3f ms (%+.1f%%)", x->mca,
+        x->mcb, pct_of(x->mca, x->mcb), x->mea, x->meb, pct_of(x->mea, x->meb));
+    if (x->cr >= 0) {
+        say(d, "collective that changed most: %s, group %s, %s, %s elements: bus bw %.2f -> %.2f GB/s (%+.1f%%)",
+            x->cname, x->cpg, x->cdt, x->cnel, x->bwa, x->bwb, x->cpct);
+        if (x->gate_coll)
+            say(d, "gate failed: this bus bandwidth dropped %.1f%%, more than %g%%", -x->cpct, o->fail_pct);
+    } else if (!x->no_coll) {
+        say(d, "collectives: no bus bandwidth changed by 5%% or more");
+    } else {
+        say(d, "collectives are not compared: %s", x->no_coll);
+    }
+    if (x->ga >= 0 || x->gb >= 0) {
+        char sa_s[32] = "none", sb_s[32] = "none";
+        if (x->ga >= 0)
+            snprintf(sa_s, sizeof sa_s, "rank %ld", x->ga);
+        if (x->gb >= 0)
+            snprintf(sb_s, sizeof sb_s, "rank %ld", x->gb);
+        say(d, "straggler %s: %s -> %s", x->change, sa_s, sb_s);
+    }
+    ops_alone(d, k, conf);
+    if (x->gate_busy)
+        say(d, "gate failed: the slowest rank's busy time is %.1f%% slower, more than %g%%", x->d_pct, o->fail_pct);
+}
+
+static void json_pair(tl_buf *b, const char *key, double x, double y)
+{
+    tl_buf_printf(b, ", \"%s\": [", key);
+    tl_json_num(b, x);
+    tl_buf_adds(b, ", ");
+    tl_json_num(b, y);
+    tl_buf_adds(b, "]");
+}
+
+/* The "runs" JSON object of x (schema: man/tlcompare.1); `viol` its gate violations. */
+static void answer_json(tl_buf *j, const answer *x, size_t k, const char *viol)
+{
+    tl_buf_adds(j, k > 1 ? ", {" : "{");
+    tl_buf_adds(j, "\"baseline\": ");
+    tl_json_str(j, x->A->tag);
+    tl_buf_adds(j, ", \"variant\": ");
+    tl_json_str(j, x->B->tag);
+    tl_buf_printf(j, ", \"world_size\": [%zu, %zu], \"paired\": %s, \"slowest_rank\": [%zu, %zu]", x->A->set.n,
+                  x->B->set.n, x->paired ? "true" : "false", x->sa, x->sb);
+    json_pair(j, "slowest_busy_ms", x->ba[x->sa], x->bb[x->sb]);
+    tl_buf_adds(j, ", \"slowest_busy_pct\": ");
+    tl_json_num(j, x->d_pct);
+    tl_buf_adds(j, ", \"verdict\": ");
+    tl_json_str(j, x->verdict);
+    tl_buf_adds(j, ", \"ranks_moved_alone\": [");
+    for (size_t i = 0; i < x->m.nalone; i++)
+        tl_buf_printf(j, "%s%zu", i ? ", " : "", x->m.alone[i]);
+    tl_buf_adds(j, "]");
+    json_pair(j, "compute_ms", x->mca, x->mcb);
+    json_pair(j, "exposed_comm_ms", x->mea, x->meb);
+    tl_buf_adds(j, ", \"top_collective\": ");
+    if (x->cr >= 0) {
+        tl_buf_adds(j, "{\"collective\": ");
+        tl_json_str(j, x->cname);
+        tl_buf_adds(j, ", \"process_group\": ");
+        tl_json_str(j, x->cpg);
+        tl_buf_adds(j, ", \"dtype\": ");
+        tl_json_str(j, x->cdt);
+        tl_buf_printf(j, ", \"in_msg_nelems\": %s, \"bus_bw_pct\": ", x->cnel[0] ? x->cnel : "null");
+        tl_json_num(j, x->cpct);
+        tl_buf_adds(j, "}");
+    } else {
+        tl_buf_adds(j, "null");
+    }
+    tl_buf_adds(j, ", \"collectives_compared\": ");
+    tl_buf_adds(j, x->no_coll ? "false" : "true");
+    tl_buf_printf(j, ", \"straggler\": {\"baseline\": %ld, \"variant\": %ld, \"change\": \"%s\"}", x->ga, x->gb,
+                  x->change);
+    tl_buf_adds(j, ", \"gate_violations\": [");
+    for (const char *l = viol; *l;) {
+        const char *e = strchr(l, '\n');
+        size_t n = e ? (size_t)(e - l) : strlen(l);
+        char *line = tl_xmalloc(n + 1);
+        memcpy(line, l, n);
+        line[n] = '\0';
+        tl_buf_adds(j, l == viol ? "" : ", ");
+        tl_json_str(j, line);
+        free(line);
+        l += n + (e != NULL);
+    }
+    tl_buf_adds(j, "]}");
+}
+
+/* A row of the lead table: what, the two sides' values (ints: whole numbers), their diff
+ * and percentage when `diff`, a note (NULL: none). */
+static void lead_row(tl_table *t, tl_arena *a, const char *what, double x, double y, int ints, int diff,
+                     const char *note)
+{
+    size_t r = t->nrows++;
+    for (size_t c = 0; c < t->ncols; c++) {
+        t->cols[c].cells = tl_xrealloc(t->cols[c].cells, t->nrows * sizeof *t->cols[c].cells);
+        t->cols[c].cells[r] = tl_cell_missing();
+    }
+    const char *w = tl_arena_strdup(a, what);
+    t->cols[0].cells[r] = tl_cell_strn(w, strlen(w));
+    for (int s = 0; s < 2; s++) {
+        double v = s ? y : x;
+        if (!isnan(v))
+            t->cols[1 + s].cells[r] = ints ? tl_cell_int((int64_t)v) : tl_cell_float(v);
+    }
+    if (diff) {
+        put_num(&t->cols[3], r, y - x);
+        put_num(&t->cols[4], r, pct_of(x, y));
+    }
+    if (note) {
+        const char *n = tl_arena_strdup(a, note);
+        t->cols[5].cells[r] = tl_cell_strn(n, strlen(n));
+    }
+}
+
+/* The summary sheet's block of x: the same answer as the lines, as a table. */
+static tl_table *answer_table(struct tl_dist *d, const answer *x, const char *viol)
+{
+    tl_arena *a = &d->arena;
+    tl_table *t = tl_table_new();
+    const char *cols[] = {"runs", x->A->tag, x->B->tag, "delta", "delta %", "note"};
+    for (size_t c = 0; c < 6; c++) {
+        tl_table_add_column(t, cols[c]);
+        t->cols[c].type = c == 0 || c == 5 ? TL_COL_STR : TL_COL_NUM;
+    }
+    t->cols[3].role = t->cols[4].role = TL_ROLE_DIFF;
+    lead_row(t, a, "world size", (double)x->A->set.n, (double)x->B->set.n, 1, 0,
+             x->paired ? "rank i paired with rank i" : "ranks not paired: the aggregates are compared");
+    lead_row(t, a, "slowest rank", (double)x->sa, (double)x->sb, 1, 0, x->sa == x->sb ? "same" : "changed");
+    lead_row(t, a, "slowest rank's busy time (ms)", x->ba[x->sa], x->bb[x->sb], 0, 1, x->verdict);
+    for (size_t j = 0; j < x->m.nalone; j++) {
+        size_t r = x->m.alone[j];
+        lead_row(t, a, tl_arena_printf(a, "rank %zu busy time (ms)", r), x->ba[r], x->bb[r], 0, 1,
+                 "moved alone (the other ranks did not)");
+    }
+    lead_row(t, a, "compute, median rank (ms)", x->mca, x->mcb, 0, 1, NULL);
+    lead_row(t, a, "exposed communication, median rank (ms)", x->mea, x->meb, 0, 1, NULL);
+    if (x->cr >= 0)
+        lead_row(t, a, "bus bw of the collective that changed most (GB/s)", x->bwa, x->bwb, 0, 1,
+                 tl_arena_printf(a, "%s, group %s, %s, %s elements", x->cname, x->cpg, x->cdt, x->cnel));
+    else
+        lead_row(t, a, "collectives", NAN, NAN, 0, 0,
+                 x->no_coll ? tl_arena_printf(a, "not compared: %s", x->no_coll) : "no bus bandwidth changed by 5% or more");
+    lead_row(t, a, "straggler (rank)", x->ga >= 0 ? (double)x->ga : NAN, x->gb >= 0 ? (double)x->gb : NAN, 1, 0,
+             x->change);
+    for (const char *l = viol; *l;) {
+        const char *e = strchr(l, '\n');
+        size_t n = e ? (size_t)(e - l) : strlen(l);
+        lead_row(t, a, "gate failed", NAN, NAN, 0, 0, tl_arena_printf(a, "%.*s", (int)n, l));
+        l += n + (e != NULL);
+    }
+    return t;
+}
+
+/* The summary's first lines, JSON object and sheet blocks for the runs, per variant; returns
+ * 1 when the runs' gate fails (the slowest rank's busy time, or a collective's bus
+ * bandwidth, worse by more than the gate's percentage and beyond the noise). */
 static int build_lead(struct tl_dist *d, const tl_compare_opts *o)
 {
     double conf = o->confidence > 0 ? o->confidence : 0.95;
-    const dist_run *A = &d->runs[0];
     const tl_table *coll = NULL;
     for (size_t i = 0; i < d->extra.n; i++)
         if (strcmp(d->extra.items[i].name, TL_DIST_SHEET_COLL) == 0)
             coll = d->extra.items[i].table;
-    int failed = 0;
+    d->nlead = d->nruns - 1;
+    d->lead_tables = tl_xcalloc(d->nlead ? d->nlead : 1, sizeof *d->lead_tables);
+    d->lead_titles = tl_xcalloc(d->nlead ? d->nlead : 1, sizeof *d->lead_titles);
     tl_buf_adds(&d->json, "[");
     for (size_t k = 1; k < d->nruns; k++) {
-        const dist_run *B = &d->runs[k];
-        int paired = A->set.n == B->set.n;
-        tl_buf_printf(&d->text, "\n%s -> %s: runs of %zu and %zu ranks%s\n", A->tag, B->tag, A->set.n, B->set.n,
-                      paired ? ", rank i paired with rank i" : "; ranks are not paired (the aggregates are compared)");
-        tl_buf_printf(&d->md, "%s## runs: %s -> %s (%zu vs %zu ranks%s)\n\n", k > 1 ? "\n" : "", A->tag, B->tag,
-                      A->set.n, B->set.n, paired ? ", rank i paired with rank i" : ", ranks not paired");
-        double *ba = rank_values(A, "busy_time"), *bb = rank_values(B, "busy_time");
-        size_t sa = argmax(ba, A->set.n), sb = argmax(bb, B->set.n);
-        double d_ms = bb[sb] - ba[sa], d_pct = pct_of(ba[sa], bb[sb]);
-        moved m = {0};
-        const char *verdict = "within noise";
-        if (paired) {
-            ranks_moved(ba, bb, A->set.n, conf, &m);
-            int slow_alone = 0;
-            for (size_t j = 0; j < m.nalone; j++)
-                slow_alone |= m.alone[j] == sb || m.alone[j] == sa;
-            if (m.job_wide)
-                verdict = m.mean > 0 ? "slower, job-wide" : "faster, job-wide";
-            else if (slow_alone)
-                verdict = d_ms > 0 ? "slower, on the rank(s) named below only" : "faster, on the rank(s) named below only";
-        }
-        say(d, "slowest rank's busy time: %s rank %zu %.3f ms -> %s rank %zu %.3f ms (%+.3f ms, %+.1f%%): %s%s", A->tag,
-            sa, ba[sa], B->tag, sb, bb[sb], d_ms, d_pct, verdict,
-            paired ? "" : " (ranks not paired: no verdict)");
-        if (paired && m.job_wide)
-            say(d, "every rank: busy time %+.3f ms on average (%.3f to %.3f ms, %g%%)", m.mean, m.lo, m.hi, 100 * conf);
-        for (size_t j = 0; j < m.nalone; j++) {
-            size_t r = m.alone[j];
-            say(d, "rank %zu only: busy time %.3f -> %.3f ms (%+.1f%%); the other ranks %+.3f ms (median)", r, ba[r],
-                bb[r], pct_of(ba[r], bb[r]), m.median);
-        }
-        double *ca = rank_values(A, "computation_time"), *cb = rank_values(B, "computation_time");
-        double *ea = rank_values(A, "exposed_comm_time"), *eb = rank_values(B, "exposed_comm_time");
-        double mca = median_of(ca, A->set.n), mcb = median_of(cb, B->set.n);
-        double mea = median_of(ea, A->set.n), meb = median_of(eb, B->set.n);
-        say(d, "compute (median rank) %.3f -> %.3f ms (%+.1f%%); exposed communication %.3f -> %.3f ms (%+.1f%%)", mca,
-            mcb, pct_of(mca, mcb), mea, meb, pct_of(mea, meb));
-        double cpct = 0;
-        long cr = top_collective(coll, B->tag, &cpct);
-        char cname[96], cpg[64], cdt[32], cnel[32];
-        if (cr >= 0) {
-            double bwa = cell_num(coll, A->tag, "bus bw (GB/s)_mean", (size_t)cr);
-            double bwb = cell_num(coll, B->tag, "bus bw (GB/s)_mean", (size_t)cr);
-            say(d, "collective that changed most: %s, group %s, %s, %s elements: bus bw %.2f -> %.2f GB/s (%+.1f%%)",
-                cell_text(coll, "Collective name", (size_t)cr, cname, sizeof cname),
-                cell_text(coll, "Process Group Name", (size_t)cr, cpg, sizeof cpg),
-                cell_text(coll, "dtype", (size_t)cr, cdt, sizeof cdt),
-                cell_text(coll, "In msg nelems", (size_t)cr, cnel, sizeof cnel), bwa, bwb, cpct);
-            if (o->fail_pct >= 0 && -cpct > o->fail_pct) {
-                failed = 1;
-                say(d, "gate failed: this bus bandwidth dropped %.1f%%, more than %g%%", -cpct, o->fail_pct);
-            }
-        } else if (coll) {
-            say(d, "collectives: no bus bandwidth changed by 5%% or more");
-        } else {
-            say(d, "collectives are not compared: %s", A->no_coll ? A->no_coll : B->no_coll ? B->no_coll : "no "
-                                                                                                             "collective pairs");
-        }
-        long ga = straggler(A), gb = straggler(B);
-        const char *change = ga < 0 && gb < 0 ? "none" : ga < 0 ? "appeared" : gb < 0 ? "vanished" : ga == gb ? "same" : "moved";
-        if (ga >= 0 || gb >= 0) {
-            char sa_s[32] = "none", sb_s[32] = "none";
-            if (ga >= 0)
-                snprintf(sa_s, sizeof sa_s, "rank %ld", ga);
-            if (gb >= 0)
-                snprintf(sb_s, sizeof sb_s, "rank %ld", gb);
-            say(d, "straggler %s: %s -> %s", change, sa_s, sb_s);
-        }
-        ops_alone(d, k, conf);
-        if (o->fail_pct >= 0 && d_pct > o->fail_pct && strncmp(verdict, "slower", 6) == 0) {
-            failed = 1;
-            say(d, "gate failed: the slowest rank's busy time is %.1f%% slower, more than %g%%", d_pct, o->fail_pct);
-        }
-        /* JSON */
-        tl_buf_adds(&d->json, k > 1 ? ", {" : "{");
-        tl_buf_adds(&d->json, "\"baseline\": ");
-        tl_json_str(&d->json, A->tag);
-        tl_buf_adds(&d->json, ", \"variant\": ");
-        tl_json_str(&d->json, B->tag);
-        tl_buf_printf(&d->json, ", \"world_size\": [%zu, %zu], \"paired\": %s, \"slowest_rank\": [%zu, %zu], "
-                                "\"slowest_busy_ms\": [", A->set.n, B->set.n, paired ? "true" : "false", sa, sb);
-        tl_json_num(&d->json, ba[sa]);
-        tl_buf_adds(&d->json, ", ");
-        tl_json_num(&d->json, bb[sb]);
-        tl_buf_adds(&d->json, "], \"slowest_busy_pct\": ");
-        tl_json_num(&d->json, d_pct);
-        tl_buf_adds(&d->json, ", \"verdict\": ");
-        tl_json_str(&d->json, verdict);
-        tl_buf_adds(&d->json, ", \"ranks_moved_alone\": [");
-        for (size_t j = 0; j < m.nalone; j++)
-            tl_buf_printf(&d->json, "%s%zu", j ? ", " : "", m.alone[j]);
-        tl_buf_adds(&d->json, "], \"compute_ms\": [");
-        tl_json_num(&d->json, mca);
-        tl_buf_adds(&d->json, ", ");
-        tl_json_num(&d->json, mcb);
-        tl_buf_adds(&d->json, "], \"exposed_comm_ms\": [");
-        tl_json_num(&d->json, mea);
-        tl_buf_adds(&d->json, ", ");
-        tl_json_num(&d->json, meb);
-        tl_buf_adds(&d->json, "], \"top_collective\": ");
-        if (cr >= 0) {
-            tl_buf_adds(&d->json, "{\"collective\": ");
-            tl_json_str(&d->json, cname);
-            tl_buf_adds(&d->json, ", \"process_group\": ");
-            tl_json_str(&d->json, cpg);
-            tl_buf_adds(&d->json, ", \"dtype\": ");
-            tl_json_str(&d->json, cdt);
-            tl_buf_printf(&d->json, ", \"in_msg_nelems\": %s, \"bus_bw_pct\": ", cnel);
-            tl_json_num(&d->json, cpct);
-            tl_buf_adds(&d->json, "}");
-        } else {
-            tl_buf_adds(&d->json, "null");
-        }
-        tl_buf_printf(&d->json, ", \"straggler\": {\"baseline\": %ld, \"variant\": %ld, \"change\": \"%s\"}}", ga, gb,
-                      change);
-        free(m.alone);
-        free(ba), free(bb), free(ca), free(cb), free(ea), free(eb);
+        answer x;
+        answer_make(d, o, coll, k, conf, &x);
+        tl_buf viol = {0};
+        answer_violations(&x, o, &viol);
+        answer_say(d, o, &x, k, conf);
+        answer_json(&d->json, &x, k, tl_buf_cstr(&viol));
+        d->lead_tables[k - 1] = answer_table(d, &x, tl_buf_cstr(&viol));
+        d->lead_titles[k - 1] = tl_arena_printf(&d->arena, "%s -> %s: the runs (%zu vs %zu ranks)", x.A->tag, x.B->tag,
+                                                x.A->set.n, x.B->set.n);
+        tl_buf_adds(&d->violations, tl_buf_cstr(&viol));
+        tl_buf_free(&viol);
+        answer_free(&x);
     }
     tl_buf_adds(&d->json, "]");
-    return failed;
+    return d->violations.len > 0;
 }
 
 /* ---- the run --------------------------------------------------------------------------- */
@@ -833,6 +993,10 @@ int tl_dist_compare_run(const tl_compare_opts *o, tl_comparison *c)
     in.lead_md = tl_buf_cstr(&d->md);
     in.lead_json = tl_buf_cstr(&d->json);
     in.lead_gate_failed = gate_failed;
+    in.lead_violations = tl_buf_cstr(&d->violations);
+    in.lead_tables = (const tl_table *const *)d->lead_tables;
+    in.lead_titles = d->lead_titles;
+    in.nlead = d->nlead;
     in.ranks_as_runs = 1;
     /* the ops' verdicts get half the error rate, the ranks' statements the other half */
     in.confidence = 1 - (1 - (o->confidence > 0 ? o->confidence : 0.95)) / 2;
@@ -859,6 +1023,11 @@ void tl_dist_free(struct tl_dist *d)
     tl_buf_free(&d->text);
     tl_buf_free(&d->md);
     tl_buf_free(&d->json);
+    tl_buf_free(&d->violations);
+    for (size_t i = 0; i < d->nlead; i++)
+        tl_table_free(d->lead_tables[i]);
+    free(d->lead_tables);
+    free(d->lead_titles);
     tl_arena_free(&d->arena);
     free(d);
 }

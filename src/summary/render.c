@@ -290,6 +290,15 @@ void tl_summary_print_violations(const tl_summary *s, FILE *out)
     }
     if (s->lca)
         tl_lca_summary_print_violations(s->lca, out);
+    for (const char *l = s->lead_violations; l && *l;) {
+        const char *e = strchr(l, '\n');
+        int n = e ? (int)(e - l) : (int)strlen(l);
+        fputs("tlcompare: regression: ", out);
+        for (int i = 0; i < n; i++) /* no control characters of a name on the terminal */
+            fputc((unsigned char)l[i] < 0x20 || l[i] == 0x7f ? '?' : l[i], out);
+        fputc('\n', out);
+        l += n + (e != NULL);
+    }
 }
 
 /* Where item it's largest call happened on side k: "step 7 @ 1751410836123456.0 µs", "@ ... µs"
@@ -683,6 +692,7 @@ typedef struct sheet_store {
     tl_sheet_chart chart;
     tl_chart_series *series;
     double *values;
+    size_t nborrowed; /* the first blocks' tables are the caller's (the runs' lead) */
 } sheet_store;
 
 static tl_table *new_table(tl_arena *a, const char *const *cols, size_t ncols, size_t nrows)
@@ -789,6 +799,9 @@ static void item_block(sheet_store *st, tl_arena *a, const tl_summary *s, const 
 tl_summary_sheet *tl_summary_sheet_build(const tl_summary *s, tl_arena *a)
 {
     sheet_store *st = tl_xcalloc(1, sizeof *st);
+    for (size_t i = 0; i < s->nlead; i++)
+        add_block(st, s->lead_titles[i], (tl_table *)s->lead_tables[i]);
+    st->nborrowed = st->nblocks;
     for (size_t vi = 0; vi < s->nvariants; vi++) {
         const tl_variant_summary *v = &s->variants[vi];
         if (v->has_timeline) {
@@ -875,7 +888,7 @@ void tl_summary_sheet_free(tl_summary_sheet *sheet)
     if (!sheet)
         return;
     sheet_store *st = (sheet_store *)sheet; /* the sheet is the store's first member */
-    for (size_t i = 0; i < st->nblocks; i++)
+    for (size_t i = st->nborrowed; i < st->nblocks; i++)
         tl_table_free((tl_table *)st->blocks[i].table);
     free(st->blocks);
     free(st->series);

@@ -153,6 +153,13 @@ typedef struct tl_summary {
     const struct tl_comparability *comp;
     /* a comparison of runs: its answer, rendered by the run layer, printed first (NULL: none) */
     const char *lead_text, *lead_md, *lead_json; /* lead_json: the "runs" object */
+    /* its tables, the summary sheet's first blocks (borrowed: they outlive the sheet), and
+     * the violations of its own gate, a line each as tl_summary_print_violations prints
+     * them after "regression: " (NULL: none) */
+    const tl_table *const *lead_tables;
+    const char *const *lead_titles;
+    size_t nlead;
+    const char *lead_violations;
 } tl_summary;
 
 /* Gate settings: pct < 0 means no gate.  The floors apply to the lists and the gate alike:

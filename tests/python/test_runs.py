@@ -53,3 +53,26 @@ def test_compare_runs(runs):
 def test_run_against_trace_refused(runs):
     with pytest.raises(tlcompare.UsageError, match="is a run"):
         tlcompare.compare([runs[0], os.path.join(runs[1], "rank0_trace.json")], quiet=True)
+
+
+def _reports(run, out):
+    """Run `run` as per-rank CSV reports in `out`, with its collective report beside them."""
+    tlreport = os.environ.get("TLREPORT_BIN", os.path.join(TOP, "build", "tlreport"))
+    os.makedirs(out)
+    for r in range(4):
+        subprocess.run([tlreport, "-q", os.path.join(run, f"rank{r}_trace.json"), "--output_csvs_dir",
+                        os.path.join(out, f"rank{r}")], check=True)
+    subprocess.run([tlreport, "-q", "--ranks", run, "-o", os.path.join(out, "nccl_analysis_report.xlsx")], check=True)
+    return str(out)
+
+
+def test_compare_report_runs(runs, tmp_path):
+    """Runs given as per-rank reports answer as their traces do."""
+    reps = [_reports(r, tmp_path / name) for r, name in zip(runs, ("before", "after"))]
+    names = ["before", "after"]
+    t = tlcompare.compare(list(runs), names=names, jobs=2, quiet=True)
+    c = tlcompare.compare(reps, names=names, quiet=True)
+    assert c.summary["runs"] == t.summary["runs"]
+    assert c.summary["runs"][0]["ranks_moved_alone"] == [2]
+    assert c.summary["runs"][0]["collectives_compared"] is True
+    assert (c.ranks.fillna(0) - t.ranks.fillna(0)).abs().max().max() < 1e-9
