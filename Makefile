@@ -86,14 +86,17 @@ MPI_LIBS     = $(shell pkg-config --libs ompi-c 2>/dev/null || echo -lmpi)
 MPIRUN       ?= mpirun
 MPI_PROCS    ?= 3
 
-mpi: $(BUILD)/tlreport-mpi
+mpi: $(BUILD)/tlreport-mpi $(BUILD)/tlcompare-mpi
 
 $(BUILD)/obj/mpi/%.o: src/mpi/%.c
 	@mkdir -p $(dir $@)
 	@test -n "$(MPI_CFLAGS)" || { echo "make mpi: Open MPI not found (apt-get install libopenmpi-dev openmpi-bin, or make deps)"; exit 1; }
 	$(CC) $(ALL_CFLAGS) $(MPI_CFLAGS) -Isrc -c $< -o $@
 
-$(BUILD)/tlreport-mpi: $(BUILD)/obj/mpi/tlreport_mpi.o $(BUILD)/libtlcompare.a
+$(BUILD)/tlreport-mpi: $(BUILD)/obj/mpi/tlreport_mpi.o $(BUILD)/obj/mpi/mpi_share.o $(BUILD)/libtlcompare.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(MPI_LIBS) $(LIBS)
+
+$(BUILD)/tlcompare-mpi: $(BUILD)/obj/mpi/tlcompare_mpi.o $(BUILD)/obj/mpi/mpi_share.o $(BUILD)/libtlcompare.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(MPI_LIBS) $(LIBS)
 
 # The MPI run against tlreport -j 1, byte for byte, on every rank case and a generated
@@ -109,7 +112,7 @@ mpi-valgrind: $(BUILD)/tlreport-mpi
 	    --all2allv_heatmap --output_csvs_dir $(CURDIR)/$(BUILD)/mpi-vg/csv -o $(CURDIR)/$(BUILD)/mpi-vg/o.xlsx && \
 	  echo "mpi-valgrind: no errors, no leaks of ours"
 
-mpi-test: $(BUILD)/tlreport-mpi $(BUILD)/tlreport $(BUILD)/tools/gentrace
+mpi-test: $(BUILD)/tlreport-mpi $(BUILD)/tlreport $(BUILD)/tlcompare-mpi $(BUILD)/tlcompare $(BUILD)/tools/gentrace
 	@sh tests/mpi_test.sh $(BUILD) $(CONFORMANCE) "$(MPIRUN)" $(MPI_PROCS)
 
 $(BUILD)/tests/%: tests/%.c tests/testutil.h $(BUILD)/libtlcompare.a | $(BUILD)/tests

@@ -86,7 +86,7 @@ printf '%-52s %8ss %6s MB  tlreport reading the 128 traces %ss: %sx, target <= 1
 if [ "${BENCH_RUNS_REF:-1}" != 0 ]; then
     TL=${TRACELENS:-$DIR/tracelens}
     if [ ! -f "$TL/TraceLens/Reporting/compare_perf_reports_pytorch.py" ]; then
-        rm -rf "$TL" && mkdir -p "$TL" && git --git-dir="$MIRROR" archive HEAD TraceLens | tar -x -C "$TL" ||
+        rm -rf "$TL" && mkdir -p "$TL" && git --git-dir="$MIRROR" archive --prefix=TraceLens/ HEAD:TraceLens | tar -x -C "$TL" ||
             { echo "bench_runs: no TraceLens checkout (set TRACELENS)"; exit 1; }
     fi
     R=$TL/TraceLens/Reporting

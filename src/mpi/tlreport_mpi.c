@@ -12,6 +12,7 @@
  */
 #include "base/util.h"
 #include "io/output.h"
+#include "mpi/mpi_share.h"
 #include "ranks/ranks.h"
 #include "run/compare.h"
 #include "run/ranks.h"
@@ -31,47 +32,7 @@
 #define TL_VERSION "dev"
 #endif
 
-enum { ROOT = 0, TAG_SIZE = 1, TAG_DATA = 2, CHUNK = 1 << 30 };
-
-/* ---- bytes between processes (MPI counts are ints: long messages go in chunks) ---------- */
-
-static void bcast_bytes(tl_buf *b, int me)
-{
-    uint64_t n = me == ROOT ? b->len : 0;
-    MPI_Bcast(&n, 1, MPI_UINT64_T, ROOT, MPI_COMM_WORLD);
-    if (me != ROOT) {
-        tl_buf_clear(b);
-        tl_buf_reserve(b, (size_t)n + 1);
-        b->len = (size_t)n;
-    }
-    for (uint64_t off = 0; off < n; off += CHUNK) {
-        uint64_t k = n - off < CHUNK ? n - off : CHUNK;
-        MPI_Bcast(b->data + off, (int)k, MPI_BYTE, ROOT, MPI_COMM_WORLD);
-    }
-}
-
-static void send_bytes(const tl_buf *b)
-{
-    uint64_t n = b->len;
-    MPI_Send(&n, 1, MPI_UINT64_T, ROOT, TAG_SIZE, MPI_COMM_WORLD);
-    for (uint64_t off = 0; off < n; off += CHUNK) {
-        uint64_t k = n - off < CHUNK ? n - off : CHUNK;
-        MPI_Send(b->data + off, (int)k, MPI_BYTE, ROOT, TAG_DATA, MPI_COMM_WORLD);
-    }
-}
-
-static void recv_bytes(int from, tl_buf *b)
-{
-    uint64_t n;
-    MPI_Recv(&n, 1, MPI_UINT64_T, from, TAG_SIZE, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    tl_buf_clear(b);
-    tl_buf_reserve(b, (size_t)n + 1);
-    b->len = (size_t)n;
-    for (uint64_t off = 0; off < n; off += CHUNK) {
-        uint64_t k = n - off < CHUNK ? n - off : CHUNK;
-        MPI_Recv(b->data + off, (int)k, MPI_BYTE, from, TAG_DATA, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    }
-}
+enum { ROOT = TL_MPI_ROOT };
 
 /* ---- the rank set: found by the root, its paths told to every process ------------------- */
 
@@ -89,7 +50,7 @@ static int share_set(const tl_ranks_opts *o, tl_rank_set *s, int me, tl_error *e
             for (size_t i = 0; i < s->n; i++)
                 tl_buf_add(&b, s->paths[i], strlen(s->paths[i]) + 1);
     }
-    bcast_bytes(&b, me);
+    tl_mpi_bcast_bytes(&b, me);
     int failed = b.len == 0 || b.data[0] == 'E';
     if (me != ROOT && failed)
         tl_error_set(err, "%.*s", b.len > 1 ? (int)(b.len - 1) : 0, b.data + 1);
@@ -107,58 +68,6 @@ static int share_set(const tl_ranks_opts *o, tl_rank_set *s, int me, tl_error *e
     }
     tl_buf_free(&b);
     return failed ? -1 : 0;
-}
-
-/* ---- the facts: packed by each process, gathered by the root ----------------------------- */
-
-static void put_u64(tl_buf *b, uint64_t v) { tl_buf_add(b, (const char *)&v, sizeof v); }
-
-/* A process's share packed: per rank read, its index, its packed length, its facts. */
-static void pack_share(tl_rank_set *s, int me, int np, tl_buf *b)
-{
-    tl_buf one = {0};
-    for (size_t i = (size_t)me; i < s->n; i += (size_t)np) {
-        tl_buf_clear(&one);
-        tl_rank_facts_pack(&s->facts[i], &one);
-        put_u64(b, i);
-        put_u64(b, one.len);
-        tl_buf_add(b, one.data, one.len);
-        tl_rank_facts_free(&s->facts[i]); /* sent: this process needs it no more */
-    }
-    tl_buf_free(&one);
-}
-
-/* Process `from`'s share into s->facts.  -1 with *err when it is not exactly its share. */
-static int unpack_share(tl_rank_set *s, int from, int np, const tl_buf *b, tl_error *err)
-{
-    const char *p = b->data, *end = b->data + b->len;
-    size_t want = (size_t)from, got = 0;
-    while (p < end) {
-        uint64_t i, n;
-        if ((size_t)(end - p) < 16)
-            break;
-        memcpy(&i, p, 8);
-        memcpy(&n, p + 8, 8);
-        p += 16;
-        if (i != want || n > (uint64_t)(end - p)) {
-            tl_error_set(err, "process %d sent rank %llu, expected rank %zu", from, (unsigned long long)i, want);
-            return -1;
-        }
-        tl_rank_facts_free(&s->facts[i]);
-        tl_error e = {0};
-        if (tl_rank_facts_unpack(p, (size_t)n, &s->facts[i], &e) < 0) {
-            tl_error_set(err, "rank %zu of %zu, from process %d: %s", (size_t)i, s->n, from, e.msg);
-            return -1;
-        }
-        p += n;
-        want += (size_t)np;
-        got++;
-    }
-    if (p != end || want < s->n) {
-        tl_error_set(err, "process %d sent %zu ranks, not its share", from, got);
-        return -1;
-    }
-    return 0;
 }
 
 /* ---- main --------------------------------------------------------------------------------- */
@@ -201,14 +110,7 @@ static int root_finish(const tl_report_args *a, tl_rank_set *set, int np)
     tl_run_ranks_init(&r);
     r.set = *set;
     memset(set, 0, sizeof *set);
-    tl_buf b = {0};
-    int bad = 0;
-    for (int from = 1; from < np; from++) {
-        recv_bytes(from, &b);
-        if (!bad && unpack_share(&r.set, from, np, &b, &r.err) < 0)
-            bad = 1; /* keep receiving: the others wait on their sends */
-    }
-    tl_buf_free(&b);
+    int bad = tl_mpi_gather_shares(&r.set, np, &r.err) < 0;
     int rc = !bad && tl_run_ranks_finish(&ro, &r) == TL_RUN_OK ? 0 : 1;
     if (rc) {
         tl_output_cleanup();
@@ -255,8 +157,8 @@ int main(int argc, char **argv)
                 rc = root_finish(&a, &set, np);
             } else {
                 tl_buf b = {0};
-                pack_share(&set, me, np, &b);
-                send_bytes(&b);
+                tl_mpi_pack_share(&set, me, np, &b);
+                tl_mpi_send_bytes(&b);
                 tl_buf_free(&b);
             }
             tl_rank_set_free(&set);

@@ -122,12 +122,14 @@ static void read_rank(void *arg, int worker)
     if (j->want_ops)
         f->ops_summary = ops_summary(t, &f->arena);
     tl_trace_free(t);
-    compact_tables(f);
     rk_facts_compact(f);
 }
 
 void rk_facts_compact(tl_rank_facts *f)
 {
+    /* the tables' texts too, before their arena goes: facts unpacked from another
+     * process have theirs in it as well */
+    compact_tables(f);
     tl_coll_rows *rows = &f->rows;
     if (rows->n && rows->n < rows->cap) {
         rows->v = tl_xrealloc(rows->v, rows->n * sizeof *rows->v);

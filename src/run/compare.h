@@ -22,6 +22,8 @@
 
 #include <stddef.h>
 
+struct tl_rank_set; /* ranks/ranks.h */
+
 /* A run's outcome, the command line's exit status. */
 enum {
     TL_RUN_OK = 0,
@@ -68,6 +70,11 @@ typedef struct tl_compare_opts {
      * read between the phases and result sheets, and by the trace reader between events */
     tl_cancel *cancel;
     int jobs;                  /* runs: ranks read at once (<= 0: the CPUs available) */
+    /* runs: how a run's rank traces are read into s->facts (s->paths found, s->want_ops
+     * set); NULL: tl_ranks_read on this machine.  An MPI front end spreads them over its
+     * processes.  Returns 0, or -1 with *err naming the lowest rank that failed. */
+    int (*read_ranks)(struct tl_rank_set *s, int jobs, void *ctx, tl_error *err);
+    void *read_ranks_ctx;
     /* Set by a comparison of runs (run/dist.h) for the comparison of its ranks: */
     struct tl_dist *dist;      /* owned by the comparison from then on (freed with it) */
     tl_results *extra;         /* result sheets put after the groups' (taken over) */

@@ -153,7 +153,9 @@ static int read_runs(struct tl_dist *d, const tl_compare_opts *o, tl_error *err)
         if (tl_ranks_find(&ro, &run->set, err) != 0)
             return -1;
         run->set.want_ops = 1;
-        if (tl_ranks_read(&run->set, o->jobs, err) != 0) {
+        int rc = o->read_ranks ? o->read_ranks(&run->set, o->jobs, o->read_ranks_ctx, err)
+                               : tl_ranks_read(&run->set, o->jobs, err);
+        if (rc != 0) {
             tl_error e = *err;
             tl_error_set(err, "%s: %s", run->path, e.msg);
             return -1;
