@@ -31,6 +31,7 @@
 #                       python3-tqdm)
 #   BENCH_INFER=1       0 skips tools/bench_infer.sh (inference traces vs TraceLens' inference generator)
 #   BENCH_RANKS=1       0 skips tools/bench_ranks.sh (rank sets vs TraceLens' multi-rank collective report)
+#   BENCH_RUNS=1        0 skips tools/bench_runs.sh (two 64-rank runs compared vs reading them, vs TraceLens' workflow)
 #   BENCH_PYTHON=1      0 skips tools/bench_python.sh (report()/compare() vs tlreport/tlcompare/TraceLens)
 #   BENCH_TRACELENS=1   0 skips TraceLens' runs; BENCH_TL_RUNS=3 runs of its generator per trace
 #   BENCH_TL_COMPARE_ROWS="1000 5000"  report sizes for its comparison tool (one run each;
@@ -638,6 +639,11 @@ if [ "${BENCH_RANKS:-1}" != 0 ] && [ -x tools/bench_ranks.sh ]; then
     echo
     echo "== many ranks against TraceLens' multi-rank collective report (tools/bench_ranks.sh)"
     BUILD=$BUILD BENCH_RANKS_REF=$HAVE_TRACELENS TRACELENS=${TLENS:-} tools/bench_ranks.sh || true
+fi
+if [ "${BENCH_RUNS:-1}" != 0 ] && [ -x tools/bench_runs.sh ]; then
+    echo
+    echo "== comparing distributed runs against reading their traces and TraceLens' workflow (tools/bench_runs.sh)"
+    BUILD=$BUILD BENCH_RUNS_REF=$HAVE_TRACELENS TRACELENS=${TLENS:-} tools/bench_runs.sh || true
 fi
 
 if [ "${BENCH_PYTHON:-1}" != 0 ] && [ -x tools/bench_python.sh ]; then
