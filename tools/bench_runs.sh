@@ -50,6 +50,8 @@ best_of() {
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'; }
 verdict() { awk -v v="$1" -v t="$2" -v dir="$3" 'BEGIN { ok = dir == "min" ? v >= t : v <= t; print ok ? "PASS" : "MISS"; exit !ok }'; }
 mb() { awk -v r="$1" 'BEGIN { printf "%.0f", r / 1024 }'; }
+# got WHAT VALUE: stop when a timed run failed (best_of's FAILED is read as a value)
+got() { case ${2:-FAILED} in FAILED) echo "bench_runs: $1 failed: $(tail -n 1 "$DIR/err.log")"; exit 1 ;; esac; }
 
 # gen_run DIR N [extra options of every rank]: rank 5 of run b also --slow '*=8'
 gen_run() {
@@ -72,12 +74,11 @@ echo "machine: $CORES cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 
 # ---- 64 vs 64 ranks: the comparison against reading the traces ----
 read -r ra _ < <(best_of "$RUNS" "$TLR" -q --trace_pattern "$DIR/a64/rank*_trace.json" --world_size 64 \
-                 --output_csvs_dir "$DIR/ra") || { echo "bench_runs: tlreport failed: $(tail -n 1 "$DIR/err.log")"; exit 1; }
+                 --output_csvs_dir "$DIR/ra"); got tlreport "$ra"
 read -r rb _ < <(best_of "$RUNS" "$TLR" -q --trace_pattern "$DIR/b64/rank*_trace.json" --world_size 64 \
-                 --output_csvs_dir "$DIR/rb") || exit 1
+                 --output_csvs_dir "$DIR/rb"); got tlreport "$rb"
 read_s=$(awk -v a="$ra" -v b="$rb" 'BEGIN { printf "%.3f", a + b }')
-read -r ours ours_rss < <(best_of "$RUNS" "$TLC" -q "$DIR/a64" "$DIR/b64" -o "$DIR/cmp64.xlsx") ||
-    { echo "bench_runs: tlcompare failed: $(tail -n 1 "$DIR/err.log")"; exit 1; }
+read -r ours ours_rss < <(best_of "$RUNS" "$TLC" -q "$DIR/a64" "$DIR/b64" -o "$DIR/cmp64.xlsx"); got tlcompare "$ours"
 x=$(ratio "$ours" "$read_s"); v=$(verdict "$x" 1.3 max) || fail=1
 printf '%-52s %8ss %6s MB  tlreport reading the 128 traces %ss: %sx, target <= 1.3x: %s\n' \
     "64 vs 64 x 10 MB: tlcompare (-j $CORES)" "$ours" "$(mb "$ours_rss")" "$read_s" "$x" "$v"
@@ -96,7 +97,7 @@ rm -rf "$DIR/ref" && mkdir -p "$DIR/ref/a64" "$DIR/ref/b64"
 for s in a64 b64; do
     for r in 0 1 2 3 4 5 6 7; do
         "$PY" "$R/generate_perf_report_pytorch.py" --profile_json_path "$DIR/\$s/rank\${r}_trace.json" \
-            --output_xlsx_path "$DIR/ref/\$s/rank\${r}.xlsx" >/dev/null
+            --enable_kernel_summary --output_xlsx_path "$DIR/ref/\$s/rank\${r}.xlsx" >/dev/null
     done
     "$PY" "$R/generate_multi_rank_collective_report_pytorch.py" --trace_pattern "$DIR/\$s/rank*_trace.json" \
         --world_size 8 --output_csvs_dir "$DIR/ref/\$s/collective" >/dev/null
@@ -104,8 +105,10 @@ done
 "$PY" "$R/compare_perf_reports_pytorch.py" "$DIR/ref/a64/rank0.xlsx" "$DIR/ref/b64/rank0.xlsx" --names a b \
     -o "$DIR/ref/comparison.xlsx" >/dev/null
 EOF
-    read -r ref _ < <(PYTHONPATH=$TL best_of 1 bash "$DIR/tracelens.sh") ||
-        { echo "bench_runs: the TraceLens workflow failed: $(tail -n 3 "$DIR/err.log")"; fail=1; ref=""; }
+    read -r ref _ < <(PYTHONPATH=$TL best_of 1 bash "$DIR/tracelens.sh")
+    case ${ref:-FAILED} in
+    FAILED) echo "bench_runs: the TraceLens workflow failed: $(tail -n 3 "$DIR/err.log")"; fail=1; ref="" ;;
+    esac
     if [ -n "$ref" ]; then
         per_ref=$(awk -v t="$ref" 'BEGIN { printf "%.3f", t / 16 }')
         per_ours=$(awk -v t="$ours" 'BEGIN { printf "%.4f", t / 128 }')
@@ -119,9 +122,10 @@ fi
 if [ "$BIG" -gt 0 ]; then
     echo "generating a $BIG-rank run (~$((BIG * 10)) MB; deleted afterwards) ..."
     gen_run "$DIR/a$BIG" "$BIG" || { echo "bench_runs: gentrace failed"; exit 1; }
-    read -r _ r64 < <(best_of 1 "$TLC" -q -j 2 "$DIR/a64" "$DIR/a64" -o "$DIR/m64.xlsx") || exit 1
-    read -r tbig rbig < <(best_of 1 "$TLC" -q -j 2 "$DIR/a$BIG" "$DIR/a$BIG" -o "$DIR/mbig.xlsx") ||
-        { echo "bench_runs: tlcompare on $BIG ranks failed: $(tail -n 1 "$DIR/err.log")"; exit 1; }
+    read -r t64 r64 < <(best_of 1 "$TLC" -q -j 2 "$DIR/a64" "$DIR/a64" -o "$DIR/m64.xlsx"); got tlcompare "$t64"
+    read -r tbig rbig < <(best_of 1 "$TLC" -q -j 2 "$DIR/a$BIG" "$DIR/a$BIG" -o "$DIR/mbig.xlsx")
+    [ "${BENCH_RUNS_KEEP:-0}" = 1 ] || [ "${tbig:-FAILED}" != FAILED ] || rm -rf "$DIR/a$BIG"
+    got "tlcompare on $BIG ranks" "$tbig"
     [ "${BENCH_RUNS_KEEP:-0}" = 1 ] || rm -rf "$DIR/a$BIG"
     x=$(ratio "$rbig" "$r64"); v=$(verdict "$x" 1.2 max) || fail=1
     printf '%-52s %6s MB on %d vs %d ranks, %6s MB on 64 vs 64 (%ss): %sx, target <= 1.2x: %s\n' \
