@@ -1,7 +1,9 @@
 /*
  * dist.h - comparing distributed runs: a run is a rank set (a directory of rank traces, or
- * a pattern with a '*'), recognised by content.  Every rank is read on the rank reader's
- * workers (ranks/) and reduced to its gpu_timeline, ops_summary and collective rows; the
+ * a pattern with a '*'; or its ranks' TraceLens reports, distreport.h), recognised by
+ * content.  Every rank is read on the rank reader's workers (ranks/; or in shares by an
+ * MPI front end's processes, tl_compare_opts.read_ranks) and reduced to its gpu_timeline,
+ * ops_summary and collective rows; the
  * comparison then runs on the ranks as the runs of each side (ops compared on their mean
  * over the ranks, the ranks the samples of the verdicts), with the sheets only runs have
  * (per rank, spread, collectives, stragglers) and the answer first in the summary.
@@ -19,7 +21,8 @@
 #define TL_DIST_SHEET_RANK_OPS "ranks_ops"
 
 /* 1 when `path` is a run: a directory whose files are named like ranks (the rank regex)
- * and are traces, or a pattern holding a '*' that matches such files. */
+ * and are traces, or a pattern holding a '*' that matches such files; or a run of per-rank
+ * reports (tl_dist_reports_claims). */
 int tl_dist_claims(const char *path);
 
 /* The comparison of runs when o's inputs are runs: returns c->status; -1 when no input is a
