@@ -110,28 +110,6 @@ static double timeline_ms(const tl_table *t, const char *type)
     return NAN;
 }
 
-/* A copy of table t as sheet `sheet` of the in-memory report r. */
-static int add_sheet(tl_report *r, const char *sheet, const tl_table *t, tl_error *err)
-{
-    const char **names = tl_xcalloc(t->ncols ? t->ncols : 1, sizeof *names);
-    for (size_t c = 0; c < t->ncols; c++)
-        names[c] = t->cols[c].name;
-    tl_builder *b = tl_mem_report_begin_sheet(r, sheet, names, t->ncols);
-    free(names);
-    for (size_t row = 0; row < t->nrows; row++) {
-        for (size_t c = 0; c < t->ncols; c++) {
-            tl_cell x = t->cols[c].cells[row];
-            if (x.kind == TL_STR) {
-                size_t n = strlen(x.v.s);
-                x = tl_cell_strn(tl_mem_report_text(r, x.v.s, n), n);
-            }
-            tl_builder_cell(b, c, x);
-        }
-        tl_builder_end_row(b, 1);
-    }
-    return tl_mem_report_end_sheet(r, err);
-}
-
 /* Find and read every run (its ranks on o->jobs workers), then its collective sheets. */
 static int read_runs(struct tl_dist *d, const tl_compare_opts *o, tl_error *err)
 {
@@ -201,8 +179,11 @@ static int rank_reports(struct tl_dist *d, tl_error *err)
             d->inputs[at] = tl_arena_printf(&d->arena, "%s rank %zu", run->tag, i);
             d->names[at] = run->tag;
             tl_mem_report_open(&d->given[at], d->inputs[at]);
-            if (add_sheet(&d->given[at], "gpu_timeline", f->gpu_timeline, err) != 0 ||
-                (f->ops_summary && add_sheet(&d->given[at], "ops_summary", f->ops_summary, err) != 0))
+            /* the facts' tables as they are (their texts live as long as the run): a
+             * rank's report costs its cells only */
+            if (tl_mem_report_put_sheet(&d->given[at], "gpu_timeline", tl_table_copy(f->gpu_timeline), err) != 0 ||
+                (f->ops_summary &&
+                 tl_mem_report_put_sheet(&d->given[at], "ops_summary", tl_table_copy(f->ops_summary), err) != 0))
                 return -1;
         }
     }

@@ -134,3 +134,17 @@ int tl_mem_report_end_sheet(tl_report *r, tl_error *err)
     m->sheets[m->n++].table = t;
     return 0;
 }
+
+int tl_mem_report_put_sheet(tl_report *r, const char *sheet, tl_table *t, tl_error *err)
+{
+    mem_report *m = r->impl;
+    if (find(m, sheet) >= 0) {
+        tl_table_free(t);
+        tl_error_set(err, "%s: sheet '%s' given twice", r->path, sheet);
+        return -1;
+    }
+    TL_GROW(m->sheets, m->cap, m->n + 1);
+    m->sheets[m->n].name = sheet;
+    m->sheets[m->n++].table = t;
+    return 0;
+}

@@ -22,6 +22,12 @@ tl_builder *tl_mem_report_begin_sheet(tl_report *r, const char *sheet, const cha
 /* A copy of text s[0..n) that lives as long as the report. */
 const char *tl_mem_report_text(tl_report *r, const char *s, size_t n);
 
+/* Add table t as sheet `sheet` whole, taken over (no builder, no copy: a sheet already
+ * typed, as another report read or made it); the name and t's strings are borrowed and must
+ * outlive the report.  Returns 0, or -1 with *err set when a sheet of that name is there
+ * already (t is then freed). */
+int tl_mem_report_put_sheet(tl_report *r, const char *sheet, tl_table *t, tl_error *err);
+
 /* End the sheet begun last.  Returns 0, or -1 with *err set when it is too big (the
  * bounds of table/table.h) or a sheet of that name is there already. */
 int tl_mem_report_end_sheet(tl_report *r, tl_error *err);
