@@ -46,7 +46,7 @@ typedef struct tl_rank_facts {
     tl_coll_rows rows;      /* its collective kernels, event order */
     long ndevices;          /* its deviceProperties' length, or -1 */
     long dist_rank, dist_world; /* its distributedInfo's rank and world_size, or -1 */
-    tl_table *gpu_timeline; /* its gpu_timeline, or NULL (no GPU event linked) */
+    tl_table *gpu_timeline; /* its gpu_timeline when the set's want_ops, or NULL (not asked, or no GPU event linked) */
     tl_table *ops_summary;  /* its ops_summary when the set's want_ops (a comparison of runs), else NULL */
     tl_arena arena;         /* its strings while it is made */
     char *strings;          /* then, compacted: its rows' strings in one block of their size */
@@ -59,7 +59,8 @@ typedef struct tl_rank_set {
     size_t n;             /* the world size */
     char **paths;         /* rank i's file, as the command line spells it */
     tl_rank_facts *facts; /* per rank, once read */
-    int want_ops;         /* set before reading: keep each rank's ops_summary too */
+    int want_ops;         /* set before reading: each rank read whole, its gpu_timeline and ops_summary kept
+                             (else only its collective kernels are read: TL_LOAD_KERNELS_ONLY) */
 } tl_rank_set;
 
 /* Resolve the rank files (MULTIRANK.md §1, §8.1, §8.4).  Returns 0, or -1 with *err set

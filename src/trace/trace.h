@@ -293,6 +293,14 @@ enum {
     TL_LOAD_PYTHON = 1 << 0,     /* python_function events, as tree events like cpu_ops */
     TL_LOAD_ANNOT = 1 << 1,      /* user_annotation events (outside the tree) */
     TL_LOAD_KERNEL_ARG = 1 << 2, /* args.kernel of runtime events */
+    /* Only the events that may be collective kernels (cat "kernel", a communication
+     * kernel's name; their metadata in `coll`), the devices and distributedInfo: every
+     * other event is passed over as soon as its cat or name says so (its args not
+     * decoded, only checked to be JSON) and no tree is built (no links, roots or GPU
+     * lists; ncpu_ops is 0).  For the multi-rank collective report, which reads nothing else
+     * (MULTIRANK.md §3.1); not for the sheets.  TL_LOAD_PYTHON and TL_LOAD_ANNOT are
+     * ignored with it. */
+    TL_LOAD_KERNELS_ONLY = 1 << 3,
 };
 
 /* tl_trace_load / tl_trace_load_mem keeping what `flags` (TL_LOAD_*) asks for too.  The

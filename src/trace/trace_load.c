@@ -365,6 +365,17 @@ static int may_be_coll(const evread *r)
     return (r->cat == CAT_KERNEL || r->cat == CAT_NONE) && (!r->has_name || tl_trace_is_comm(r->name.data));
 }
 
+/* Under TL_LOAD_KERNELS_ONLY, whether the event being read is known not to be a
+ * collective kernel: its cat read and not "kernel", or its name read and not a
+ * communication kernel's.  The rest of such an event is passed over unread. */
+static int passed_over(const loader *L)
+{
+    const evread *r = &L->r;
+    if (!(L->flags & TL_LOAD_KERNELS_ONLY))
+        return 0;
+    return (r->cat != CAT_NONE && r->cat != CAT_KERNEL) || (r->has_name && !tl_trace_is_comm(r->name.data));
+}
+
 /* 40 + the TL_COLL_* index of a metadata key (stream aside: it is read as the GPU
  * events' stream), else 0. */
 static int coll_key(const char *k, size_t kn)
@@ -729,6 +740,9 @@ static void finish_event(loader *L)
     tl_trace_side *s = &L->side;
     uint32_t uid = L->uid;
 
+    /* an event whose cat or name came after its other keys: passed over all the same */
+    if ((L->flags & TL_LOAD_KERNELS_ONLY) && (r->cat != CAT_KERNEL || passed_over(L)))
+        return;
     if (r->ph == 'M' && r->pid_num) {
         int64_t tid = r->has_tid && r->tid_num ? r->tid : TL_TID_MISSING;
         const char *nm = r->has_name ? buf_str(&r->name) : "";
@@ -952,6 +966,8 @@ static int read_event(loader *L)
                 tl_buf_cstr(&r->name);
                 r->has_name = 1;
             }
+            if (which != 1 && passed_over(L))
+                return skip_rest_of_object(j); /* not a collective kernel: its args unread */
         } else if (which >= 4 && which <= 8 &&
                    (c == '-' || (c >= '0' && c <= '9') || ((which == 6 || which == 7) && (c == 'N' || c == 'I')))) {
             /* a time may be Python's NaN or Infinity: read, so that the event is counted
@@ -1849,7 +1865,7 @@ static tl_trace *load(tl_instream *in, const char *path, unsigned flags, tl_canc
     t->cancel = cancel;
     if (rc == 0 && tl_trace_cancelled(t, err))
         rc = -1;
-    if (rc == 0)
+    if (rc == 0 && !(flags & TL_LOAD_KERNELS_ONLY))
         rc = tl_trace_build(t, &L->side, err);
 
     loader_free(L);
