@@ -366,14 +366,15 @@ static int may_be_coll(const evread *r)
 }
 
 /* Under TL_LOAD_KERNELS_ONLY, whether the event being read is known not to be a
- * collective kernel: its cat read and not "kernel", or its name read and not a
- * communication kernel's.  The rest of such an event is passed over unread. */
+ * collective kernel: its cat read and not "kernel", or a kernel whose name is read and
+ * is not a communication kernel's.  The rest of such an event is passed over unread
+ * (its cat is always read first: the census counts every event). */
 static int passed_over(const loader *L)
 {
     const evread *r = &L->r;
-    if (!(L->flags & TL_LOAD_KERNELS_ONLY))
+    if (!(L->flags & TL_LOAD_KERNELS_ONLY) || r->cat == CAT_NONE)
         return 0;
-    return (r->cat != CAT_NONE && r->cat != CAT_KERNEL) || (r->has_name && !tl_trace_is_comm(r->name.data));
+    return r->cat != CAT_KERNEL || (r->has_name && !tl_trace_is_comm(r->name.data));
 }
 
 /* 40 + the TL_COLL_* index of a metadata key (stream aside: it is read as the GPU
@@ -740,7 +741,7 @@ static void finish_event(loader *L)
     tl_trace_side *s = &L->side;
     uint32_t uid = L->uid;
 
-    /* an event whose cat or name came after its other keys: passed over all the same */
+    /* a metadata or flow event, or one without a cat: nothing of it is needed */
     if ((L->flags & TL_LOAD_KERNELS_ONLY) && (r->cat != CAT_KERNEL || passed_over(L)))
         return;
     if (r->ph == 'M' && r->pid_num) {
