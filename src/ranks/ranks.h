@@ -89,8 +89,11 @@ int tl_rank_facts_unpack(const void *data, size_t n, tl_rank_facts *f, tl_error 
 void tl_rank_facts_free(tl_rank_facts *f);
 
 /* The sheets of MULTIRANK.md §2-§7 in workbook order (an "empty file" sheet is a result
- * with no rows and no columns).  Returns 0, or -1 with *err set (§8.2, §8.3). */
-int tl_ranks_sheets(const tl_rank_set *s, const tl_ranks_opts *o, tl_arena *a, tl_results *out, tl_error *err);
+ * with no rows and no columns).  Returns 0, or -1 with *err set (§8.2, §8.3).  The
+ * ranks' collective rows are moved into the report as it is made (each rank's rows
+ * emptied, so that they are not held twice; their texts stay in the facts): the sheets
+ * are made once per rank set. */
+int tl_ranks_sheets(tl_rank_set *s, const tl_ranks_opts *o, tl_arena *a, tl_results *out, tl_error *err);
 
 /* Where the reference writes nccl_analysis_report.xlsx when no output is given
  * (MULTIRANK.md §0.2): a malloc'd directory path. */

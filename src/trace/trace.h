@@ -117,11 +117,15 @@ extern const char *const tl_coll_key_names[TL_COLL_NKEYS];
  * string (verbatim), or a repr (a JSON array as Python tuple text, `(0, 1)`; an object
  * as a dict repr; true/false as True/False). */
 typedef enum tl_cval_kind { TL_CV_NONE = 0, TL_CV_INT, TL_CV_FLOAT, TL_CV_STR, TL_CV_REPR } tl_cval_kind;
+/* 16 bytes: every collective kernel of every rank holds ten of these until the report
+ * is made, so the value is read by its kind, never through another member. */
 typedef struct tl_cval {
     uint8_t kind;
-    int64_t i;     /* TL_CV_INT */
-    double f;      /* TL_CV_FLOAT */
-    const char *s; /* TL_CV_STR / TL_CV_REPR: interned */
+    union {
+        int64_t i;     /* TL_CV_INT */
+        double f;      /* TL_CV_FLOAT */
+        const char *s; /* TL_CV_STR / TL_CV_REPR: interned */
+    };
 } tl_cval;
 
 /* A collective kernel: a kept `kernel` event whose name is a communication kernel's

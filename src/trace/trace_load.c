@@ -1474,8 +1474,11 @@ int tl_trace_same(const tl_trace *a, const tl_trace *b, char *why, size_t cap)
         const tl_coll_meta *x = &a->coll[i], *y = &b->coll[i];
         int same = x->ev == y->ev;
         for (int k = 0; k < TL_COLL_NKEYS && same; k++)
-            same = x->v[k].kind == y->v[k].kind && x->v[k].i == y->v[k].i &&
-                   memcmp(&x->v[k].f, &y->v[k].f, sizeof x->v[k].f) == 0 && same_str(x->v[k].s, y->v[k].s);
+            same = x->v[k].kind == y->v[k].kind &&
+                   (x->v[k].kind == TL_CV_INT     ? x->v[k].i == y->v[k].i
+                    : x->v[k].kind == TL_CV_FLOAT ? memcmp(&x->v[k].f, &y->v[k].f, sizeof x->v[k].f) == 0
+                    : x->v[k].kind == TL_CV_NONE  ? 1
+                                                  : same_str(x->v[k].s, y->v[k].s));
         if (!same) {
             snprintf(why, cap, "collective kernel %zu (event %u) differs", i, x->ev);
             return -1;
