@@ -1,12 +1,14 @@
 /*
  * test_trace_kernels.c - the kernels-only load (TL_LOAD_KERNELS_ONLY) the multi-rank
  * collective report reads its ranks with: the same collective kernels and metadata as a
- * whole load, whatever the order of an event's keys, and nothing else kept; a damaged
- * event it passes over is still refused.
+ * whole load, whatever the order of an event's keys, and nothing else kept; the same
+ * when a second thread reads the second half; a damaged event it passes over is still
+ * refused.
  */
 #include "testutil.h"
 
 #include "trace/trace.h"
+#include "trace/trace_impl.h"
 
 #include <math.h>
 
@@ -124,11 +126,57 @@ static void test_damage_refused(void **state)
     }
 }
 
+/* The events of trace_text `copies` times over (a trace large enough to be split). */
+static char *repeated(int copies, size_t *n)
+{
+    const char *ev0 = strstr(trace_text, "\"traceEvents\":[") + 15;
+    size_t head = (size_t)(ev0 - trace_text), body = sizeof trace_text - 1 - head - 2; /* without "]}" */
+    tl_buf b = {0};
+    tl_buf_add(&b, trace_text, head);
+    for (int c = 0; c < copies; c++) {
+        if (c)
+            tl_buf_adds(&b, ",");
+        tl_buf_add(&b, ev0, body);
+    }
+    tl_buf_adds(&b, "]}");
+    *n = b.len;
+    return b.data;
+}
+
+/* Read by two threads, split anywhere: the trace one reader makes, collective metadata of
+ * every kind (ints, texts, reprs) merged from the second half, kernels-only or whole. */
+static void test_split(void **state)
+{
+    (void)state;
+    size_t n;
+    char *text = repeated(40, &n);
+    for (unsigned flags = 0; flags <= TL_LOAD_KERNELS_ONLY; flags += TL_LOAD_KERNELS_ONLY) {
+        tl_trace_split_tune(UINT64_MAX, 500);
+        tl_trace *one = load(text, n, flags);
+        assert_int_equal(one->ncoll, 3 * 40);
+        int held = 0;
+        for (unsigned pm = 50; pm < 1000; pm += 50) {
+            tl_trace_split_tune(0, pm);
+            tl_trace *two = load(text, n, flags);
+            char why[512];
+            if (tl_trace_same(one, two, why, sizeof why) != 0)
+                fail_msg("flags %u, split at %u/1000: %s", flags, pm, why);
+            held += two->read_split != 0;
+            tl_trace_free(two);
+        }
+        assert_true(held > 10);
+        tl_trace_free(one);
+    }
+    tl_trace_split_tune((uint64_t)16 << 20, 440);
+    free(text);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_same_collectives),
         cmocka_unit_test(test_damage_refused),
+        cmocka_unit_test(test_split),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1314,7 +1314,7 @@ static void split_merge(loader *L, loader *L2)
         tl_coll_meta m = t2->coll[i];
         m.ev += (uint32_t)off;
         for (int k = 0; k < TL_COLL_NKEYS; k++)
-            if (m.v[k].s)
+            if (m.v[k].kind == TL_CV_STR || m.v[k].kind == TL_CV_REPR)
                 m.v[k].s = merge_str(L, m.v[k].s);
         t->coll[t->ncoll++] = m;
     }
