@@ -14,6 +14,7 @@
 #include "base/numfmt.h"
 #include "trace/pdnum.h"
 
+#include <malloc.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -394,6 +395,9 @@ int tl_ranks_sheets(tl_rank_set *set, const tl_ranks_opts *o, tl_arena *a, tl_re
         rows.n += fr->n;
         tl_coll_rows_free(fr);
     }
+    /* the ranks' rows were made on the reading threads, whose malloc arenas keep what is
+     * freed there: give those pages back before the sheets are made */
+    malloc_trim(0);
     if (rows.n == 0) {
         tl_error_set(err, "no NCCL/RCCL collective kernels in any of the %zu rank files", set->n);
         tl_coll_rows_free(&rows);
