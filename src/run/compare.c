@@ -1006,9 +1006,16 @@ int tl_comparison_gate(const tl_comparison *c, const tl_gate *g, tl_buf *violati
         if (lsum.nviolations)
             sum.gate_failed = 1;
     }
+    /* runs: their own gate (the slowest rank, the collectives) at this percentage too */
+    tl_buf runs = {0};
+    if (s->o.dist && tl_dist_gate(s->o.dist, gate.pct, &runs)) {
+        sum.gate_failed = 1;
+        sum.lead_violations = tl_buf_cstr(&runs);
+    }
     int failed = sum.gate_failed;
     if (violations && failed)
         print_into(violations, print_violations, NULL, &sum, NULL, 0);
+    tl_buf_free(&runs);
     tl_lca_summary_free(&lsum);
     tl_summary_free(&sum);
     tl_arena_free(&arena);

@@ -44,6 +44,8 @@ struct tl_dist {
     const char **lead_titles;
     size_t nlead;
     tl_buf violations;      /* the runs' gate violations, a line each */
+    struct answer *answers; /* per variant, what the summary said (for the gate again) */
+    size_t nanswers;
 };
 
 /* The gpu_timeline rows the comparison of runs reads, in the order of its sheets. */
@@ -663,7 +665,6 @@ static void answer_make(const struct tl_dist *d, const tl_compare_opts *o, const
         cell_text(coll, "Process Group Name", r, x->cpg, sizeof x->cpg);
         cell_text(coll, "dtype", r, x->cdt, sizeof x->cdt);
         cell_text(coll, "In msg nelems", r, x->cnel, sizeof x->cnel);
-        x->gate_coll = o->fail_pct >= 0 && -x->cpct > o->fail_pct;
     } else if (!coll) {
         x->no_coll = A->no_coll ? A->no_coll : B->no_coll ? B->no_coll : "no collective pairs";
     }
@@ -673,7 +674,6 @@ static void answer_make(const struct tl_dist *d, const tl_compare_opts *o, const
                 : x->gb < 0            ? "vanished"
                 : x->ga == x->gb       ? "same"
                                        : "moved";
-    x->gate_busy = o->fail_pct >= 0 && x->d_pct > o->fail_pct && strncmp(x->verdict, "slower", 6) == 0;
 }
 
 static void answer_free(answer *x)
@@ -683,15 +683,28 @@ static void answer_free(answer *x)
     free(x->bb);
 }
 
-/* The gate's violations of x, a line each (as printed after "regression: "), into b. */
-static void answer_violations(const answer *x, const tl_compare_opts *o, tl_buf *b)
+/* The gate's violations of x at pct, a line each (as printed after "regression: "), into
+ * b; x's gate flags set. */
+static void answer_violations(answer *x, double pct, tl_buf *b)
 {
+    x->gate_coll = pct >= 0 && x->cr >= 0 && -x->cpct > pct;
+    x->gate_busy = pct >= 0 && x->d_pct > pct && strncmp(x->verdict, "slower", 6) == 0;
     if (x->gate_coll)
         tl_buf_printf(b, "%s collective %s, group %s, %s, %s elements: bus bw %.2f -> %.2f GB/s (%+.1f%%, limit -%g%%)\n",
-                      x->B->tag, x->cname, x->cpg, x->cdt, x->cnel, x->bwa, x->bwb, x->cpct, o->fail_pct);
+                      x->B->tag, x->cname, x->cpg, x->cdt, x->cnel, x->bwa, x->bwb, x->cpct, pct);
     if (x->gate_busy)
         tl_buf_printf(b, "%s slowest rank's busy time: %.3f ms (rank %zu) -> %.3f ms (rank %zu) (%+.1f%%, limit %g%%)\n",
-                      x->B->tag, x->ba[x->sa], x->sa, x->bb[x->sb], x->sb, x->d_pct, o->fail_pct);
+                      x->B->tag, x->ba[x->sa], x->sa, x->bb[x->sb], x->sb, x->d_pct, pct);
+}
+
+int tl_dist_gate(const struct tl_dist *d, double pct, tl_buf *violations)
+{
+    size_t before = violations->len;
+    for (size_t i = 0; i < d->nanswers; i++) {
+        answer x = d->answers[i];
+        answer_violations(&x, pct, violations);
+    }
+    return violations->len > before;
 }
 
 /* The summary's lines of x (text and Markdown), ops that moved alone among them. */
@@ -880,12 +893,15 @@ static int build_lead(struct tl_dist *d, const tl_compare_opts *o)
     d->nlead = d->nruns - 1;
     d->lead_tables = tl_xcalloc(d->nlead ? d->nlead : 1, sizeof *d->lead_tables);
     d->lead_titles = tl_xcalloc(d->nlead ? d->nlead : 1, sizeof *d->lead_titles);
+    d->answers = tl_xcalloc(d->nlead ? d->nlead : 1, sizeof *d->answers);
+    d->nanswers = d->nlead;
     tl_buf_adds(&d->json, "[");
     for (size_t k = 1; k < d->nruns; k++) {
-        answer x;
-        answer_make(d, o, coll, k, conf, &x);
+        answer *xp = &d->answers[k - 1], x;
+        answer_make(d, o, coll, k, conf, xp);
         tl_buf viol = {0};
-        answer_violations(&x, o, &viol);
+        answer_violations(xp, o->fail_pct, &viol);
+        x = *xp;
         answer_say(d, o, &x, k, conf);
         answer_json(&d->json, &x, k, tl_buf_cstr(&viol));
         d->lead_tables[k - 1] = answer_table(d, &x, tl_buf_cstr(&viol));
@@ -893,7 +909,6 @@ static int build_lead(struct tl_dist *d, const tl_compare_opts *o)
                                                 x.A->set.n, x.B->set.n);
         tl_buf_adds(&d->violations, tl_buf_cstr(&viol));
         tl_buf_free(&viol);
-        answer_free(&x);
     }
     tl_buf_adds(&d->json, "]");
     return d->violations.len > 0;
@@ -1011,6 +1026,9 @@ void tl_dist_free(struct tl_dist *d)
         tl_table_free(d->lead_tables[i]);
     free(d->lead_tables);
     free(d->lead_titles);
+    for (size_t i = 0; i < d->nanswers; i++)
+        answer_free(&d->answers[i]);
+    free(d->answers);
     tl_arena_free(&d->arena);
     free(d);
 }

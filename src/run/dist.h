@@ -30,6 +30,12 @@ int tl_dist_claims(const char *path);
  * reports are a usage error that says so. */
 int tl_dist_compare_run(const tl_compare_opts *o, tl_comparison *c);
 
+/* The runs' own gate again at `pct` (the slowest rank's busy time, the collective whose
+ * bus bandwidth changed most): 1 when it fails, its violations appended to `violations` a
+ * line each (as tl_summary's lead_violations), else 0. */
+struct tl_dist;
+int tl_dist_gate(const struct tl_dist *d, double pct, tl_buf *violations);
+
 /* What a comparison of runs keeps until the comparison is freed. */
 struct tl_dist;
 void tl_dist_free(struct tl_dist *d);

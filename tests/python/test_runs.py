@@ -48,6 +48,12 @@ def test_compare_runs(runs):
     assert "rank-to-rank spread" in c.summary_text()
     # the usual sheets keep their names, of the ranks' mean
     assert "gpu_timeline" in c.sheets and "ops_summary" in c.sheets
+    # the gate again judges the runs' own rules too: the 20% bandwidth drop fails at 10%
+    g = c.gate(10)
+    assert g.failed
+    assert any(v.startswith("tlcompare: regression: after collective allreduce") and "(-20.0%, limit -10%)" in v
+               for v in g.violations)
+    assert not any("collective" in v for v in c.gate(25).violations)
 
 
 def test_run_against_trace_refused(runs):
