@@ -1,0 +1,60 @@
+/*
+ * dist_impl.h - what dist.c (the runs read, their sheets, the run) and dist_answer.c (the
+ * summary's answer, the runs' gate) share; private to the two.
+ */
+#ifndef TL_RUN_DIST_IMPL_H
+#define TL_RUN_DIST_IMPL_H
+
+#include "ranks/ranks.h"
+#include "run/compare.h"
+#include "run/dist.h"
+
+/* One run: its rank set, read. */
+typedef struct dist_run {
+    const char *path;
+    char *tag;
+    tl_rank_set set;
+    tl_results coll; /* its multi-rank collective sheets (empty: none) */
+    int reports;     /* given as per-rank reports, not traces */
+    char *coll_path; /* reports: the collective report read, or NULL */
+    const char *no_coll; /* why it has no collective sheets (NULL: it has) */
+} dist_run;
+
+struct tl_dist {
+    dist_run *runs;
+    size_t nruns;
+    tl_arena arena;
+    tl_results extra;
+    tl_report *given;
+    const char **inputs, **names;
+    tl_buf text, md, json;
+    tl_table *rank_ops; /* ranks_ops, until put with the other sheets */
+    tl_table **lead_tables; /* the summary sheet's blocks, a variant each */
+    const char **lead_titles;
+    size_t nlead;
+    tl_buf violations;      /* the runs' gate violations, a line each */
+    struct answer *answers; /* per variant, what the summary said (for the gate again) */
+    size_t nanswers;
+};
+
+/* A run's gpu_timeline row `type` over its ranks, in ms (malloc'd, one per rank; NaN: none). */
+double *dist_rank_values(const dist_run *run, const char *type);
+
+/* The median of v[0..n) (NaN when n is 0); the index of its largest value (the lowest such). */
+double dist_median(const double *v, size_t n);
+size_t dist_argmax(const double *v, size_t n);
+
+/* A sheet of a run's collective report, or NULL. */
+const tl_table *dist_coll_sheet(const dist_run *run, const char *name);
+
+/* v into cell r of c, unless NaN. */
+void dist_put_num(tl_column *c, size_t r, double v);
+
+/* The summary's first lines, JSON object and sheet blocks for the runs, per variant (the
+ * collectives sheet already in d->extra); 1 when the runs' gate fails.  dist_answer.c. */
+int dist_build_lead(struct tl_dist *d, const tl_compare_opts *o);
+
+/* What dist_build_lead kept for the gate again, freed. */
+void dist_answers_free(struct tl_dist *d);
+
+#endif
