@@ -39,10 +39,14 @@ enum { SRC_UA, SRC_UNIFIED, SRC_FAMILY, SRC_N };
 /* One source's samples of an op on one side. */
 typedef struct op_calls {
     tl_moments calls; /* µs: all the calls pooled */
-    /* the spread within argument sets (the sum of squared deviations from each row's own
-     * mean, and its degrees of freedom); the spread between argument sets is the shapes',
-     * not noise */
-    double wss, wdf;
+    /* the argument sets as strata: the calls' spread within each set, relative to the set's
+     * own mean and pooled over the sets (sum of (n_s - 1) cv_s^2 on sum(n_s - 1) degrees of
+     * freedom), and the weight that turns it back into the variance of the op's total,
+     * w = sum n_s m_s^2 (µs^2).  The spread between sets is the shapes', never noise; and
+     * relative, since a call's noise scales with its time (a 3 ms shape's spread says
+     * nothing of a 10 µs shape's in microseconds). */
+    double rss, rdf, w;
+    size_t strata;
     const char *sheet; /* SRC_FAMILY: the sheet they came from (the first that had the op) */
 } op_calls;
 
@@ -186,9 +190,11 @@ static void pool_rows(tl_noise *nz, const tl_table *t, size_t side, const sample
                 continue;
         }
         tl_moments_merge(&c->calls, &m);
-        if (n >= 2 && !isnan(m.m2)) {
-            c->wss += m.m2;
-            c->wdf += n - 1;
+        c->w += n * mean * mean;
+        c->strata++;
+        if (n >= 2 && !isnan(m.m2) && mean > 0) {
+            c->rss += m.m2 / (mean * mean);
+            c->rdf += n - 1;
         }
     }
 }
@@ -537,6 +543,18 @@ static int borrow(side_spread *a, side_spread *b)
     return 1;
 }
 
+/*
+ * One side's calls as strata (ms): a call of the op's root-mean-square size, sqrt(w / n),
+ * whose variance is the pooled relative spread at that size, so that n times it is the
+ * strata's sum, sum n_s m_s^2 cv^2, and its relative variance the pooled cv^2 itself (what
+ * the prior over all the ops moderates).
+ */
+static side_spread strata_spread(const op_calls *c)
+{
+    double n = c->calls.n, size = n > 0 ? sqrt(c->w / n) * 1e-3 : NAN;
+    return (side_spread){n, size, c->rdf > 0 ? c->rss / c->rdf * size * size : NAN, c->rdf};
+}
+
 /* The two sides of item i (0 when the item cannot be tested). */
 static int sides_of(const tl_noise *nz, size_t var, int runs, const tl_summary_item *it, side_spread *a,
                     side_spread *b)
@@ -552,12 +570,11 @@ static int sides_of(const tl_noise *nz, size_t var, int runs, const tl_summary_i
         *b = (side_spread){(double)nz->runs[var], it->time_ms.var, op->run_var[var], (double)nz->runs[var] - 1};
         return 1;
     }
-    /* the calls' spread within their argument sets (µs^2 -> ms^2) */
     const op_calls *ca = calls_of(op, 0), *cb = calls_of(op, var);
     if (!ca || !cb)
         return 0;
-    *a = (side_spread){ca->calls.n, ca->calls.mean * 1e-3, ca->wdf > 0 ? ca->wss / ca->wdf * 1e-6 : NAN, ca->wdf};
-    *b = (side_spread){cb->calls.n, cb->calls.mean * 1e-3, cb->wdf > 0 ? cb->wss / cb->wdf * 1e-6 : NAN, cb->wdf};
+    *a = strata_spread(ca);
+    *b = strata_spread(cb);
     return 1;
 }
 
@@ -931,7 +948,7 @@ void tl_verdict_basis(const tl_noise *nz, size_t var, const tl_summary_item *ite
             snprintf(left, sizeof left, " (of %zu and %zu, from step %zu and %zu)", nz->all_steps[0], nz->all_steps[1],
                      nz->first_step[0], nz->first_step[1]);
         snprintf(buf, n, "between-step spread, %zu vs %zu steps%s (each op's time and its share of the step)%s", na, nb,
-                 left, stepped < tested ? "; the rest paired calls or the per-call spread" : "");
+                 left, stepped < tested ? "; the rest paired calls or per-shape strata" : "");
     } else if ((ra > 1 || rb > 1) && nz->ranks) {
         snprintf(buf, n, "rank-to-rank spread (the ranks are repeated measurements of one program), op times the "
                          "mean over %zu vs %zu ranks", ra, rb);
@@ -941,9 +958,9 @@ void tl_verdict_basis(const tl_noise *nz, size_t var, const tl_summary_item *ite
         snprintf(buf, n, "paired calls (the same op at the same place of both call trees), 1 run per side");
     else if (paired)
         snprintf(buf, n, "paired calls (the same op at the same place of both call trees) for %zu of %zu ops, "
-                         "the per-call spread for the rest, 1 run per side", paired, tested);
+                         "per-shape strata for the rest, 1 run per side", paired, tested);
     else
-        snprintf(buf, n, "per-call spread, 1 run per side");
+        snprintf(buf, n, "per-shape strata (each op's calls within their argument sets), 1 run per side");
 }
 
 /* ---- rendering ----------------------------------------------------------------------------- */

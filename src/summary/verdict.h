@@ -1,12 +1,15 @@
 /*
  * verdict.h - is a change larger than the noise?  The noise is taken from the data itself:
  *
- *  - one run per side: the spread of an op's calls.  ops_unique_args holds, per op and
- *    argument set, the count, mean and (n - 1) standard deviation of the calls' direct
- *    kernel time (for a trace, of every call).  Pooled exactly per name they give the
- *    moments of all the op's calls; the noise is their spread *within* argument sets (the
- *    pooled variance: the squared deviations from each set's own mean, on sum(n - 1)
- *    degrees of freedom), since calls of different shapes differ by design, not by chance.
+ *  - one run per side: the spread of an op's calls, its argument sets as strata.
+ *    ops_unique_args holds, per op and argument set, the count, mean and (n - 1) standard
+ *    deviation of the calls' direct kernel time (for a trace, of every call).  Each set is
+ *    a stratum: its calls' spread is measured from its own mean, never across shapes (calls
+ *    of different shapes differ by design, not by chance), relative to that mean (a call's
+ *    noise scales with its time), and pooled over the op's sets (sum (n_s - 1) cv_s^2 on
+ *    sum(n_s - 1) degrees of freedom).  The variance of a side's total is then
+ *    cv^2 sum n_s m_s^2: each stratum's at its own size, so that a uniform slowdown, which
+ *    moves every stratum by the same share, stands out against the calls of one shape.
  *    The collector takes the rows from the ops_unique_args results as these stream to the
  *    outputs (tl_noise_tap).  An op that a side's ops_unique_args does not have (a report
  *    without the sheet) takes its samples from the roofline sheets the same way: the
