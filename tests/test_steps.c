@@ -9,6 +9,8 @@
  */
 #include "testutil.h"
 
+#include "base/stats.h"
+#include "summary/lca.h"
 #include "summary/verdict.h"
 #include "trace/steps.h"
 #include "trace/trace.h"
@@ -130,12 +132,102 @@ static void test_gpu_name_shapes(void **state)
     }
 }
 
+/*
+ * The lowest common ops on steps, a known answer: two kinds (aten::gelu, aten::mm) of one
+ * LCA per step on each side, 5 steps each; each LCA's time goes to its kind in its step.
+ * gelu per step 1, 1.1, 0.9, 1, 1 ms against 1.2, 1.3, 1.1, 1.2, 1.2 (+20%); mm the same
+ * on both sides.  The variant's busy time varies more than gelu does, so gelu's time as it
+ * is (not its share of the step) carries its verdict: the kept steps' means 1 and 1.2 apply
+ * to the baseline's 5 ms, 5 -> 6, each side's variance (5 / 1)^2 * 0.005 / 5 = 0.025 on 4
+ * df, at half the level (two tests), the p value doubled.
+ */
+static void test_lca_steps_known_answer(void **state)
+{
+    (void)state;
+    enum { NS = 5, NL = 2 * NS };
+    static const double gelu[2][NS] = {{1, 1.1, 0.9, 1, 1}, {1.2, 1.3, 1.1, 1.2, 1.2}};
+    static const double mm[NS] = {3, 3.3, 2.7, 3.1, 2.9};
+    tl_lca_summary s;
+    memset(&s, 0, sizeof s);
+    s.tag1 = "a";
+    s.tag2 = "b";
+    s.nlcas = NL;
+    s.ngroups = 2;
+    s.max_top = 10;
+    s.groups = calloc(2, sizeof *s.groups);
+    s.group_of = malloc(NL * sizeof *s.group_of);
+    s.lca_ms = malloc(2 * NL * sizeof *s.lca_ms);
+    assert_true(s.groups && s.group_of && s.lca_ms);
+    long step[2][NL];
+    /* LCA i: kind i % 2 in step i / 2, on both sides (listed out of step order) */
+    for (size_t i = 0; i < NL; i++) {
+        size_t k = i % 2, st = NS - 1 - i / 2;
+        s.group_of[i] = k;
+        step[0][i] = step[1][i] = (long)st;
+        s.lca_ms[2 * i] = k ? mm[st] : gelu[0][st];
+        s.lca_ms[2 * i + 1] = k ? mm[st] : gelu[1][st];
+        tl_lca_item *g = &s.groups[k];
+        g->lca = k ? "aten::mm" : "aten::gelu";
+        g->ops1 = g->ops2 = g->lca;
+        g->ms1 += s.lca_ms[2 * i];
+        g->ms2 += s.lca_ms[2 * i + 1];
+        g->count++;
+        g->npairs++;
+    }
+    for (size_t k = 0; k < 2; k++) {
+        s.groups[k].delta_ms = s.groups[k].ms2 - s.groups[k].ms1;
+        s.groups[k].pct = 100 * s.groups[k].delta_ms / s.groups[k].ms1;
+    }
+    static const double busy_a[NS] = {10, 10, 10, 10, 10}, busy_b[NS] = {10, 9, 11, 10, 10.5};
+    const long *const cstep[2] = {step[0], step[1]};
+    const size_t kept[2] = {NS, NS};
+    const double *const busy[2] = {busy_a, busy_b};
+    tl_lca_summary_steps(&s, cstep, kept, busy, "5 vs 5 steps");
+    tl_lca_summary_judge(&s, 0.95, 0);
+    tl_interval want = tl_welch((tl_estimate){5, 0.025, 4}, (tl_estimate){6, 0.025, 4}, 0.975);
+    const tl_lca_item *g = &s.groups[0];
+    print_message("gelu on steps: [%g, %g] p %g (want [%g, %g] p %g)\n", g->ci_lo, g->ci_hi, g->p, want.lo, want.hi,
+                  2 * want.p);
+    assert_true(fabs(g->ci_lo - want.lo) < 1e-9 && fabs(g->ci_hi - want.hi) < 1e-9);
+    assert_true(fabs(g->p - 2 * want.p) < 1e-9);
+    assert_int_equal(g->verdict, TL_VERDICT_SLOWER);
+    assert_int_equal(s.groups[1].verdict, TL_VERDICT_WITHIN_NOISE);
+    assert_int_equal(s.tested, 2);
+    assert_int_equal(s.tested_by_steps, 2);
+    char line[512];
+    tl_lca_summary_verdict_line(&s, line, sizeof line);
+    assert_string_equal(line, "verdicts: between-step spread, 5 vs 5 steps (each kind's time and its share of the "
+                              "step); 95% intervals, family-wise error 5% over 2 kinds tested");
+    tl_lca_summary_free(&s);
+}
+
+/* The kinds of LCA listed in the JSON summary's lca part (only changes beyond the noise
+ * are): adds 1 to *found when aten::gelu is listed slower, to *flagged when another is. */
+static void lca_count(const char *lca, int *found, int *flagged)
+{
+    const char *top = strstr(lca, "\"top\": ["), *end = top ? strstr(top, "\"violations\"") : NULL;
+    assert_non_null(top);
+    int gelu = 0, other = 0;
+    for (const char *p = top; (p = strstr(p, "{\"lca\": \"")) != NULL && (!end || p < end);) {
+        p += 9;
+        const char *v = strstr(p, "\"verdict\": \"");
+        int slower = v && strncmp(v + 12, "slower", 6) == 0, faster = v && strncmp(v + 12, "faster", 6) == 0;
+        if (strncmp(p, "aten::gelu\"", 11) == 0)
+            gelu |= slower;
+        else
+            other |= slower || faster;
+    }
+    *found += gelu;
+    *flagged += other;
+}
+
 /* Seeds i = 1..n: a pair of generated traces (10 steps, 3% step-to-step noise, a warm-up
  * first step), aten::gelu `slow` percent slower on the variant; counts the pairs where
  * gelu is found slower and those where another op is flagged. */
-static void run_pairs(const char *dir, int n, double slow, const char *extra, int *found, int *flagged)
+static void run_pairs(const char *dir, int n, double slow, const char *extra, int *found, int *flagged,
+                      int *lca_found, int *lca_flagged)
 {
-    *found = *flagged = 0;
+    *found = *flagged = *lca_found = *lca_flagged = 0;
     char cmd[20000];
     for (int i = 1; i <= n; i++) {
         const char *gen = "--layers 4 --steps 10 --gpu-cv 2 --step-cv 3 --warmup 40";
@@ -150,11 +242,13 @@ static void run_pairs(const char *dir, int n, double slow, const char *extra, in
         assert_non_null(strstr(js, "\"basis\": \"between-step spread, "));
         if (i == 1) /* the default: the first step left out */
             print_message("%.120s\n", strstr(js, "\"basis\": "));
-        /* the listed ops with a verdict of slower or faster (the op part: the lowest common
-         * ops' verdicts rest on their paired calls) */
+        /* the lowest common ops: their kinds listed (a change beyond the noise), on steps too */
         char *lca = strstr(js, "\"lca\"");
-        if (lca)
-            *lca = '\0';
+        assert_non_null(lca);
+        assert_non_null(strstr(lca, "\"basis\": \"between-step spread, "));
+        lca_count(lca, lca_found, lca_flagged);
+        /* the listed ops with a verdict of slower or faster (the op part) */
+        *lca = '\0';
         const char *p = js;
         int other = 0, gelu = 0;
         while ((p = strstr(p, "\"name\": \"")) != NULL) {
@@ -179,13 +273,16 @@ static void test_steps_power_and_null(void **state)
 {
     (void)state;
     char *dir = tt_tmpdir();
-    int found, flagged;
-    run_pairs(dir, 100, 4, "", &found, &flagged);
-    print_message("planted 4%%: found in %d of 100 (another op flagged in %d)\n", found, flagged);
+    int found, flagged, lfound, lflagged;
+    run_pairs(dir, 100, 4, "", &found, &flagged, &lfound, &lflagged);
+    print_message("planted 4%%: found in %d of 100 (another op flagged in %d); the gelu LCAs in %d (another kind "
+                  "in %d)\n", found, flagged, lfound, lflagged);
     assert_true(found >= 95);
-    run_pairs(dir, 100, 0, "", &found, &flagged);
-    print_message("null: flagged in %d of 100\n", flagged);
+    assert_true(lfound >= 95);
+    run_pairs(dir, 100, 0, "", &found, &flagged, &lfound, &lflagged);
+    print_message("null: flagged in %d of 100; a kind of LCA in %d\n", flagged, lflagged);
     assert_true(flagged <= 8);
+    assert_true(lflagged <= 8);
     tt_rmrf(dir);
     free(dir);
 }
@@ -315,6 +412,7 @@ int main(void)
     }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_small_trace_steps),
+        cmocka_unit_test(test_lca_steps_known_answer),
         cmocka_unit_test(test_gpu_name_shapes),
         cmocka_unit_test(test_unrelated_workloads_not_comparable),
         cmocka_unit_test(test_same_workload_two_gpus_compares),

@@ -673,6 +673,7 @@ static void summarise_traces(struct tl_compare_state *s, const tl_diff_call *cal
     const char *gpu[2] = {ta->gpu_name, tb->gpu_name};
     tl_comparability_build(&s->comp, s->lsum.cover, calls, ncalls, nsteps, gpu, s->tagv);
     summary->comp = &s->comp;
+    tl_run_steps_lca(&s->steps, ta, tb, tl_run_diff_result(&s->cdiff), &s->lsum);
     tl_lca_summary_judge(&s->lsum, o->confidence, o->fdr);
     summary->lca = &s->lsum;
     if (s->lsum.nviolations)
@@ -997,6 +998,8 @@ int tl_comparison_gate(const tl_comparison *c, const tl_gate *g, tl_buf *violati
     if (d) {
         tl_lca_summary_build(&lsum, d, s->tagv[0], s->tagv[1], gate.top ? gate.top : TL_SUMMARY_TOP, gate.pct,
                              gate.min_ms, &arena);
+        tl_run_steps_lca(&s->steps, tl_trace_report_trace(&s->reports[0]), tl_trace_report_trace(&s->reports[1]), d,
+                         &lsum);
         tl_lca_summary_judge(&lsum, gate.confidence, gate.fdr);
         sum.lca = &lsum;
         if (lsum.nviolations)

@@ -750,10 +750,16 @@ void tl_lca_summary_json(const tl_lca_summary *s, tl_buf *b)
     tl_json_str(b, s->tag2);
     tl_buf_printf(b, ", \"count\": %zu, \"distinct\": %zu, \"slower\": %zu, \"faster\": %zu,\n    \"verdicts\": ",
                   s->nlcas, s->ngroups, s->nslower, s->nfaster);
-    if (s->tested)
-        tl_buf_printf(b, "{\"basis\": \"paired LCAs, 1 run per side\", \"confidence\": %g, \"control\": \"%s\", "
-                         "\"tested\": %zu, \"within_noise\": %zu}",
+    if (s->tested) {
+        char basis[192] = "paired LCAs, 1 run per side";
+        if (s->tested_by_steps)
+            snprintf(basis, sizeof basis, "between-step spread, %s%s", s->steps_basis,
+                     s->tested_by_steps < s->tested ? "; the rest paired LCAs" : "");
+        tl_buf_adds(b, "{\"basis\": ");
+        tl_json_str(b, basis);
+        tl_buf_printf(b, ", \"confidence\": %g, \"control\": \"%s\", \"tested\": %zu, \"within_noise\": %zu}",
                       s->confidence, s->fdr ? "fdr" : "fwer", s->tested, s->within_noise);
+    }
     else
         tl_buf_adds(b, "null");
     tl_buf_adds(b, ",\n    \"coverage\": {\"baseline\": ");
