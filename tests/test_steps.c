@@ -133,8 +133,8 @@ static void test_gpu_name_shapes(void **state)
 }
 
 /*
- * The lowest common ops on steps, a known answer: two kinds (aten::gelu, aten::mm) of one
- * LCA per step on each side, 5 steps each; each LCA's time goes to its kind in its step.
+ * The lowest common ops on steps, a known answer: two kinds (aten::gelu, two LCAs a step,
+ * and aten::mm, one) on each side, 5 steps each; each LCA's time goes to its kind in its step.
  * gelu per step 1, 1.1, 0.9, 1, 1 ms against 1.2, 1.3, 1.1, 1.2, 1.2 (+20%); mm the same
  * on both sides.  The variant's busy time varies more than gelu does, so gelu's time as it
  * is (not its share of the step) carries its verdict: the kept steps' means 1 and 1.2 apply
@@ -144,7 +144,7 @@ static void test_gpu_name_shapes(void **state)
 static void test_lca_steps_known_answer(void **state)
 {
     (void)state;
-    enum { NS = 5, NL = 2 * NS };
+    enum { NS = 5, NL = 3 * NS };
     static const double gelu[2][NS] = {{1, 1.1, 0.9, 1, 1}, {1.2, 1.3, 1.1, 1.2, 1.2}};
     static const double mm[NS] = {3, 3.3, 2.7, 3.1, 2.9};
     tl_lca_summary s;
@@ -159,13 +159,15 @@ static void test_lca_steps_known_answer(void **state)
     s.lca_ms = malloc(2 * NL * sizeof *s.lca_ms);
     assert_true(s.groups && s.group_of && s.lca_ms);
     long step[2][NL];
-    /* LCA i: kind i % 2 in step i / 2, on both sides (listed out of step order) */
+    /* three LCAs a step, listed out of step order: two gelus (30% and 70% of the step's
+     * gelu time) and an mm, on both sides */
     for (size_t i = 0; i < NL; i++) {
-        size_t k = i % 2, st = NS - 1 - i / 2;
+        size_t k = i % 3 == 2, st = NS - 1 - i / 3;
+        double part = k ? 1 : i % 3 ? 0.7 : 0.3;
         s.group_of[i] = k;
         step[0][i] = step[1][i] = (long)st;
-        s.lca_ms[2 * i] = k ? mm[st] : gelu[0][st];
-        s.lca_ms[2 * i + 1] = k ? mm[st] : gelu[1][st];
+        s.lca_ms[2 * i] = part * (k ? mm[st] : gelu[0][st]);
+        s.lca_ms[2 * i + 1] = part * (k ? mm[st] : gelu[1][st]);
         tl_lca_item *g = &s.groups[k];
         g->lca = k ? "aten::mm" : "aten::gelu";
         g->ops1 = g->ops2 = g->lca;
