@@ -10,6 +10,7 @@
 #include "testutil.h"
 
 #include "base/stats.h"
+#include "diff/diff.h"
 #include "summary/lca.h"
 #include "summary/verdict.h"
 #include "trace/steps.h"
@@ -223,6 +224,54 @@ static void lca_count(const char *lca, int *found, int *flagged)
     *flagged += other;
 }
 
+/* Each LCA's kind (what its time per step is added to) is the kind that holds it, also after
+ * a baseline-only and a variant-only kind of one name became one line: a CUDA and a ROCm
+ * trace whose aten::sub launches on one flavour each, 8 steps. */
+static void test_lca_groups_hold_their_lcas(void **state)
+{
+    (void)state;
+    char *dir = tt_tmpdir();
+    char cmd[12000];
+    snprintf(cmd, sizeof cmd,
+             "cd '%s' && '%s/tools/gentrace' --flavour cuda --shape one-sided-lca --layers 2 --steps 8 -o c.json && "
+             "'%s/tools/gentrace' --flavour rocm --shape one-sided-lca --layers 2 --steps 8 -o r.json",
+             dir, tool_dir, tool_dir);
+    assert_int_equal(system(cmd), 0);
+    char pc[4200], pr[4200];
+    snprintf(pc, sizeof pc, "%s/c.json", dir);
+    snprintf(pr, sizeof pr, "%s/r.json", dir);
+    tl_error err = {0};
+    tl_trace *a = tl_trace_load(pc, &err), *b = tl_trace_load(pr, &err);
+    assert_true(a && b);
+    tl_diff *d = tl_diff_run(a, b, NULL, &err);
+    assert_non_null(d);
+    tl_arena ar;
+    tl_arena_init(&ar);
+    tl_lca_summary s;
+    tl_lca_summary_build(&s, d, "cuda", "rocm", 10, -1, 1, &ar);
+    double *ms = calloc(2 * s.ngroups + 1, sizeof *ms);
+    assert_non_null(ms);
+    size_t unaligned = 0;
+    for (size_t i = 0; i < s.nlcas; i++) {
+        assert_true(s.group_of[i] < s.ngroups);
+        ms[2 * s.group_of[i]] += s.lca_ms[2 * i];
+        ms[2 * s.group_of[i] + 1] += s.lca_ms[2 * i + 1];
+    }
+    for (size_t g = 0; g < s.ngroups; g++) {
+        unaligned += s.groups[g].unaligned;
+        assert_true(fabs(ms[2 * g] - s.groups[g].ms1) < 1e-9 && fabs(ms[2 * g + 1] - s.groups[g].ms2) < 1e-9);
+    }
+    assert_int_equal(unaligned, 1); /* aten::sub, moved */
+    free(ms);
+    tl_lca_summary_free(&s);
+    tl_arena_free(&ar);
+    tl_diff_free(d);
+    tl_trace_free(a);
+    tl_trace_free(b);
+    tt_rmrf(dir);
+    free(dir);
+}
+
 /* Seeds i = 1..n: a pair of generated traces (10 steps, 3% step-to-step noise, a warm-up
  * first step), aten::gelu `slow` percent slower on the variant; counts the pairs where
  * gelu is found slower and those where another op is flagged. */
@@ -415,6 +464,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_small_trace_steps),
         cmocka_unit_test(test_lca_steps_known_answer),
+        cmocka_unit_test(test_lca_groups_hold_their_lcas),
         cmocka_unit_test(test_gpu_name_shapes),
         cmocka_unit_test(test_unrelated_workloads_not_comparable),
         cmocka_unit_test(test_same_workload_two_gpus_compares),

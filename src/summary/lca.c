@@ -88,14 +88,16 @@ static int by_kernels(size_t a, size_t b, void *ctx)
 
 /* A baseline-only and a variant-only group of one name are one op whose work moved: one
  * line, labelled, rather than a -100% beside a "new". */
-static void regroup(size_t *group_of, size_t nlcas, size_t from, size_t to)
+static size_t find_root(size_t *parent, size_t x)
 {
-    for (size_t i = 0; i < nlcas; i++)
-        if (group_of[i] == from)
-            group_of[i] = to;
+    while (parent[x] != x)
+        x = parent[x] = parent[parent[x]];
+    return x;
 }
 
-static size_t pair_one_sided(tl_lca_item *g, size_t ng, size_t *group_of, size_t nlcas)
+/* The groups' moves: `parent` (a union-find over the groups as first made) takes each merged
+ * group to the one it joined, orig_at[p] is the first-made group now at position p. */
+static size_t pair_one_sided(tl_lca_item *g, size_t ng, size_t *parent, size_t *orig_at)
 {
     for (size_t i = 0; i < ng; i++) {
         if (g[i].n2 || g[i].unaligned || !g[i].n1)
@@ -110,9 +112,9 @@ static size_t pair_one_sided(tl_lca_item *g, size_t ng, size_t *group_of, size_t
             g[i].first = g[i].first < g[j].first ? g[i].first : g[j].first;
             g[i].unaligned = 1;
             g[i].npairs = g[i].wss = g[i].wdf = 0; /* no pairs: nothing to judge the move by */
-            regroup(group_of, nlcas, j, i);
+            parent[orig_at[j]] = orig_at[i];
             g[j] = g[--ng];
-            regroup(group_of, nlcas, ng, j);
+            orig_at[j] = orig_at[ng];
             if (i == ng)
                 i = j; /* g[i] moved to j */
             break;
@@ -145,6 +147,21 @@ static void pairs_spread(tl_lca_item *g, const tl_lca_item *all, const size_t *i
         i = j;
     }
     free(p);
+}
+
+/* pair_one_sided, and each LCA's group where its group went. */
+static void regroup_one_sided(tl_lca_summary *s, tl_lca_item *groups, size_t *ng)
+{
+    size_t n0 = *ng;
+    size_t *parent = tl_xmalloc((n0 ? 3 * n0 : 1) * sizeof *parent), *orig_at = parent + n0, *pos_of = parent + 2 * n0;
+    for (size_t i = 0; i < n0; i++)
+        parent[i] = orig_at[i] = i;
+    *ng = pair_one_sided(groups, n0, parent, orig_at);
+    for (size_t p = 0; p < *ng; p++)
+        pos_of[orig_at[p]] = p;
+    for (size_t i = 0; i < s->nlcas; i++)
+        s->group_of[i] = pos_of[find_root(parent, s->group_of[i])];
+    free(parent);
 }
 
 void tl_lca_summary_build(tl_lca_summary *s, const tl_diff *d, const char *tag1, const char *tag2, size_t top,
@@ -216,7 +233,7 @@ void tl_lca_summary_build(tl_lca_summary *s, const tl_diff *d, const char *tag1,
         i = j;
     }
     free(sig);
-    ng = pair_one_sided(groups, ng, s->group_of, n);
+    regroup_one_sided(s, groups, &ng);
     for (size_t i = 0; i < ng; i++) {
         tl_lca_item *g = &groups[i];
         g->delta_ms = g->ms2 - g->ms1;
