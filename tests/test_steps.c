@@ -5,7 +5,9 @@
  * trace); and end to end, on generated pairs of 10 steps whose steps vary by 3% as a whole
  * (and whose first step is warm-up, slower by up to 80% op by op): a planted 4% regression of
  * aten::gelu is found in at least 95 of 100 seeds, and without it at most 8 of 100 pairs flag
- * any op.  Keeping the warm-up step loses the regression (the power test fails).
+ * any op, and the same holds for the lowest common ops (each kind's time per step), on a known
+ * answer too; --steps chooses the steps of both.  Keeping the warm-up step loses the
+ * regression (the power test fails).
  */
 #include "testutil.h"
 
@@ -355,6 +357,39 @@ static void gen(const char *dir, const char *args, const char *out)
     assert_int_equal(system(cmd), 0);
 }
 
+/* The steps the verdicts rest on, ops and lowest common ops alike: by default the first
+ * left out as warm-up; --steps 3:9 keeps steps 3 to 9 of each trace. */
+static void test_steps_range_for_ops_and_lcas(void **state)
+{
+    (void)state;
+    char *dir = tt_tmpdir();
+    gen(dir, "--layers 1 --steps 10 --seed 3 --step-cv 3", "a.json");
+    gen(dir, "--layers 1 --steps 10 --seed 4 --step-cv 3", "b.json");
+    static const struct {
+        const char *opt, *steps;
+    } cases[] = {
+        {"", "9 vs 9 steps, the first left out as warm-up"},
+        {"--steps 3:9", "7 vs 7 steps (of 10 and 10, from step 3 and 3)"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char args[512];
+        snprintf(args, sizeof args, "a.json b.json -q -o o.xlsx --sheets gpu_timeline ops_summary --summary-json s.json %s",
+                 cases[i].opt);
+        assert_int_equal(run_status(dir, args), 0);
+        char *js = tt_slurp_in(dir, "s.json");
+        char want[256];
+        snprintf(want, sizeof want, "\"basis\": \"between-step spread, %s (each op's time", cases[i].steps);
+        assert_non_null(strstr(js, want));
+        const char *lca = strstr(js, "\"lca\"");
+        assert_non_null(lca);
+        snprintf(want, sizeof want, "\"basis\": \"between-step spread, %s\"", cases[i].steps);
+        assert_non_null(strstr(lca, want));
+        free(js);
+    }
+    tt_rmrf(dir);
+    free(dir);
+}
+
 static void test_unrelated_workloads_not_comparable(void **state)
 {
     (void)state;
@@ -465,6 +500,7 @@ int main(void)
         cmocka_unit_test(test_small_trace_steps),
         cmocka_unit_test(test_lca_steps_known_answer),
         cmocka_unit_test(test_lca_groups_hold_their_lcas),
+        cmocka_unit_test(test_steps_range_for_ops_and_lcas),
         cmocka_unit_test(test_gpu_name_shapes),
         cmocka_unit_test(test_unrelated_workloads_not_comparable),
         cmocka_unit_test(test_same_workload_two_gpus_compares),
