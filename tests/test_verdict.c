@@ -211,7 +211,7 @@ static void test_null_pairs_flag_at_most_8_of_100(void **state)
     int flagged = 0;
     for (int pair = 0; pair < NPAIRS; pair++)
         flagged += (one_pair_per_call(1.0, 0.02, 12) & 2) != 0;
-    print_message("null pairs, per-call spread: %d of %d flag a change\n", flagged, NPAIRS);
+    print_message("null pairs, per-shape strata: %d of %d flag a change\n", flagged, NPAIRS);
     assert_true(flagged <= 8);
     /* and 5 runs per side with run-to-run noise */
     flagged = 0;
