@@ -604,37 +604,6 @@ static int read_args(loader *L)
     }
 }
 
-/* Skip the rest of an object whose key/value pairs are of no interest (p after a value,
- * inside the object). */
-static int skip_rest_of_object(J *j)
-{
-    for (;;) {
-        int c = j_peek(j);
-        if (c == '}') {
-            j->p++;
-            return 0;
-        }
-        if (c != ',') {
-            if (!j->failed)
-                tl_j_fail(j, j->p, c < 0 ? "the text ends inside an object" : "expected ',' or '}'");
-            return -1;
-        }
-        j->p++;
-        if (j_peek(j) != '"') {
-            if (!j->failed)
-                tl_j_fail(j, j->p, "expected a key string");
-            return -1;
-        }
-        if (tl_j_skip_string_fast(j) < 0 || tl_j_expect_here(j, ':', "':'") < 0)
-            return -1;
-        /* the values of a passed-over event are mostly strings and numbers */
-        int v = j_peek(j);
-        int r = v == '"' ? tl_j_skip_string_fast(j) : (v >= '0' && v <= '9') || v == '-' ? tl_j_skip_number(j) : tl_j_skip(j);
-        if (r < 0)
-            return -1;
-    }
-}
-
 static void side_grow(loader *L, size_t need)
 {
     tl_trace_side *s = &L->side;
@@ -945,7 +914,7 @@ static int read_event(loader *L)
                 else
                     L->t->census.n[r->is_driver ? TL_CAT_CUDA_DRIVER : census_cat[r->cat]]++;
                 if (r->cat == CAT_PYTHON && !(L->flags & TL_LOAD_PYTHON))
-                    return skip_rest_of_object(j); /* the bulk of a trace: nothing in it is used */
+                    return tl_j_skip_object_rest(j); /* the bulk of a trace: nothing in it is used */
             } else {
                 tl_buf_clear(&r->name);
                 tl_buf_add(&r->name, s, sn);
