@@ -1568,41 +1568,74 @@ static int read_events(loader *L)
     return read_event_list(L, NULL);
 }
 
-/* The first device's "name" in deviceProperties (p at the '{' of that object): any
- * other key is skipped (the GPU name only labels a comparison). */
-static int read_first_device(loader *L)
+/* An object whose few wanted keys are read and the rest skipped: what a key is (0: a
+ * key whose value is skipped), and how a wanted key's value is read (p at the value). */
+typedef struct object_walk {
+    const char *where; /* what messages call the object */
+    int (*key)(const char *k, size_t kn);
+    int (*value)(loader *L, int key);
+} object_walk;
+
+/* Walk the object at p (its '{') through its '}'. */
+static int walk_object(loader *L, const object_walk *w)
 {
     J *j = &L->j;
     j->p++;
     int c = j_peek(j);
-    while (c == '"') {
-        const char *k, *v;
-        size_t kn, vn;
+    if (c == '}') {
+        j->p++;
+        return 0;
+    }
+    for (;;) {
+        const char *k;
+        size_t kn;
+        if (c != '"') {
+            if (!j->failed)
+                tl_j_fail(j, j->p, c < 0 ? "the text ends inside %s" : "expected a key string", w->where);
+            return -1;
+        }
         if (tl_j_string(j, &k, &kn) < 0)
             return -1;
-        int is_name = key_is(k, kn, "name");
+        int key = w->key(k, kn); /* before the next scanner call invalidates k */
         if (tl_j_expect_here(j, ':', "':'") < 0)
             return -1;
-        if (is_name && j_peek(j) == '"') {
-            if (tl_j_string(j, &v, &vn) < 0)
-                return -1;
-            L->t->gpu_name = intern_get(&L->in, v, vn);
-        } else if (tl_j_skip(j) < 0) {
+        if ((key ? w->value(L, key) : tl_j_skip(j)) < 0)
             return -1;
-        }
         c = j_peek(j);
-        if (c != ',')
-            break;
-        j->p++;
-        c = j_peek(j);
-        if (c != '"') { /* JSON has no trailing comma */
-            if (!j->failed)
-                tl_j_fail(j, j->p, "deviceProperties: expected a key string");
-            return -1;
+        if (c == ',') {
+            j->p++;
+            c = j_peek(j);
+            continue;
         }
+        if (c == '}') {
+            j->p++;
+            return 0;
+        }
+        if (!j->failed)
+            tl_j_fail(j, j->p, c < 0 ? "the text ends inside %s" : "expected ',' or '}'", w->where);
+        return -1;
     }
-    return tl_j_expect_here(j, '}', "'}'");
 }
+
+/* The first device's "name" in deviceProperties: any other key is skipped (the GPU name
+ * only labels a comparison). */
+static int device_key(const char *k, size_t kn) { return key_is(k, kn, "name"); }
+
+static int device_value(loader *L, int key)
+{
+    J *j = &L->j;
+    (void)key;
+    if (j_peek(j) != '"')
+        return tl_j_skip(j);
+    const char *v;
+    size_t vn;
+    if (tl_j_string(j, &v, &vn) < 0)
+        return -1;
+    L->t->gpu_name = intern_get(&L->in, v, vn);
+    return 0;
+}
+
+static const object_walk first_device = {"deviceProperties", device_key, device_value};
 
 /* The top-level deviceProperties (p at its value): how many entries, when it is a
  * non-empty array (the GPUs of a node: MULTIRANK.md §1.5), and the first one's name; the
@@ -1618,7 +1651,7 @@ static int read_devices(loader *L)
     long n = 0;
     int c = j_peek(j);
     while (c != ']') {
-        if (n == 0 && c == '{' ? read_first_device(L) < 0 : tl_j_skip(j) < 0)
+        if (n == 0 && c == '{' ? walk_object(L, &first_device) < 0 : tl_j_skip(j) < 0)
             return -1;
         n++;
         c = j_peek(j);
@@ -1645,54 +1678,30 @@ static int read_devices(loader *L)
 /* The top-level distributedInfo (p at its value): its integer rank and world_size, which
  * say which job and rank wrote the trace (a many-rank run compares them with the rank
  * set's, MULTIRANK.md §1.4); anything else in it is skipped. */
-static int read_dist(loader *L)
+enum { DIST_RANK = 1, DIST_WORLD };
+
+static int dist_key(const char *k, size_t kn) { return key_is(k, kn, "rank") ? DIST_RANK : key_is(k, kn, "world_size") ? DIST_WORLD : 0; }
+
+static int dist_value(loader *L, int key)
 {
     J *j = &L->j;
-    L->t->dist_rank = L->t->dist_world = -1;
-    if (j_peek(j) != '{')
+    int v = j_peek(j);
+    if (v != '-' && !(v >= '0' && v <= '9'))
         return tl_j_skip(j);
-    j->p++;
-    int c = j_peek(j);
-    if (c == '}') {
-        j->p++;
-        return 0;
-    }
-    for (;;) {
-        const char *k;
-        size_t kn;
-        if (c != '"') {
-            if (!j->failed)
-                tl_j_fail(j, j->p, c < 0 ? "the text ends inside distributedInfo" : "expected a key string");
-            return -1;
-        }
-        if (tl_j_string(j, &k, &kn) < 0)
-            return -1;
-        long *dst = key_is(k, kn, "rank") ? &L->t->dist_rank : key_is(k, kn, "world_size") ? &L->t->dist_world : NULL;
-        if (tl_j_expect_here(j, ':', "':'") < 0)
-            return -1;
-        int v = j_peek(j);
-        if (dst && (v == '-' || (v >= '0' && v <= '9'))) {
-            jnum num;
-            if (tl_j_number(j, &num) < 0)
-                return -1;
-            *dst = num.is_int && num.i >= 0 && num.i <= 1L << 40 ? (long)num.i : -1;
-        } else if (tl_j_skip(j) < 0) {
-            return -1;
-        }
-        c = j_peek(j);
-        if (c == ',') {
-            j->p++;
-            c = j_peek(j);
-            continue;
-        }
-        if (c == '}') {
-            j->p++;
-            return 0;
-        }
-        if (!j->failed)
-            tl_j_fail(j, j->p, c < 0 ? "the text ends inside distributedInfo" : "expected ',' or '}'");
+    jnum num;
+    if (tl_j_number(j, &num) < 0)
         return -1;
-    }
+    *(key == DIST_RANK ? &L->t->dist_rank : &L->t->dist_world) = num.is_int && num.i >= 0 && num.i <= 1L << 40 ? (long)num.i : -1;
+    return 0;
+}
+
+static int read_dist(loader *L)
+{
+    static const object_walk dist = {"distributedInfo", dist_key, dist_value};
+    L->t->dist_rank = L->t->dist_world = -1;
+    if (j_peek(&L->j) != '{')
+        return tl_j_skip(&L->j);
+    return walk_object(L, &dist);
 }
 
 static int read_top(loader *L)
