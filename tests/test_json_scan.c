@@ -47,6 +47,8 @@ static void reference_masks(const unsigned char *s, tl_json_masks *m)
             m->ws |= bit;
         if (c < 0x20)
             m->ctl |= bit;
+        if (c >= '0' && c <= '9')
+            m->digit |= bit;
     }
 }
 
@@ -61,6 +63,7 @@ static void check_block(const unsigned char *s)
         assert_true(got.structural == want.structural);
         assert_true(got.ws == want.ws);
         assert_true(got.ctl == want.ctl);
+        assert_true(got.digit == want.digit);
     }
 }
 
@@ -82,7 +85,7 @@ static void test_every_byte_at_every_offset(void **state)
 static void test_random_blocks(void **state)
 {
     (void)state;
-    static const unsigned char pick[] = {'"', '\\', '{', '}', '[', ']', ',', ':', ' ', '\t', '\n', '\r', 0, 0x1f,
+    static const unsigned char pick[] = {'"', '\\', '{', '}', '[', ']', ',', ':', ' ', '\t', '\n', '\r', 0, 0x1f, '0', '9', '/',
                                          'a', '1', 0x7f, 0x80, 0xff, 0xdc, 0xbb, 0x0c, 0x2a, 0x3b, 0x5e, 0x7c};
     unsigned char buf[TL_JSON_BLOCK + 7];
     rng_state = 7;
@@ -141,6 +144,14 @@ static void test_skip_cases(void **state)
         {"1", TL_JSON_AT_VALUE, -1},
         {"{\"a\" 1}", TL_JSON_AT_VALUE, -1},
         {"{\"a\": 01}", TL_JSON_AT_VALUE, -1},
+        {"[-01]", TL_JSON_AT_VALUE, -1},
+        {"[00.5]", TL_JSON_AT_VALUE, -1},
+        {"[-]", TL_JSON_AT_VALUE, -1},
+        {"[.5]", TL_JSON_AT_VALUE, -1},
+        {"[5.]", TL_JSON_AT_VALUE, -1},
+        {"[1.2.3]", TL_JSON_AT_VALUE, -1},
+        {"[1-2]", TL_JSON_AT_VALUE, -1},
+        {"[0, -0, 0.5, -0.5, 10.25, -7, 1e5, -1.5E-7]", TL_JSON_AT_VALUE, 43},
         {"{\"a\": 1.}", TL_JSON_AT_VALUE, -1},
         {"{\"a\": 1e}", TL_JSON_AT_VALUE, -1},
         {"{\"a\": tru}", TL_JSON_AT_VALUE, -1},

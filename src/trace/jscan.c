@@ -21,7 +21,12 @@ void tl_j_open(J *j, tl_instream *in, const char *path, tl_error *err)
 {
     memset(j, 0, sizeof *j);
     int level = atomic_load(&scan_level);
-    j->scan = level < 0 ? NULL : tl_json_mask_fn_for((tl_json_simd)level, NULL);
+    tl_json_simd used = TL_JSON_SIMD_PORTABLE;
+    j->scan = level < 0 ? NULL : tl_json_mask_fn_for((tl_json_simd)level, &used);
+    /* the portable block scan is slower than reading token by token: by default (BEST)
+     * the structural skip is taken only with a SIMD scan under it */
+    if (level == TL_JSON_SIMD_BEST && used == TL_JSON_SIMD_PORTABLE)
+        j->scan = NULL;
     j->in = in;
     j->path = path;
     j->err = err;

@@ -57,8 +57,10 @@ typedef struct jnum {
 } jnum;
 
 /* How the scanners opened from now on pass over values: -1 token by token only, else a
- * tl_json_simd level for the structural skip (json_scan.h; the default is BEST).  For the
- * tests and the fuzz target, which set the paths against each other. */
+ * tl_json_simd level for the structural skip (json_scan.h).  The default, BEST, takes the
+ * skip only where a SIMD scan is there to make it pay (the portable byte loop is slower
+ * than the token scanner; asked for by name, it is used).  For the tests and the fuzz
+ * target, which set the paths against each other. */
 void tl_j_scan_tune(int level);
 
 /* Set up a scanner over `in` (messages name `path`, errors go to *err); j_close frees. */

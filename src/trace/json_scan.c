@@ -7,7 +7,7 @@
 #include <stddef.h>
 
 /* What each byte is, for the portable scan and for the checks made a byte at a time. */
-enum { C_QUOTE = 1, C_BSLASH = 2, C_STRUCT = 4, C_WS = 8, C_CTL = 16, C_ESCAPABLE = 32 };
+enum { C_QUOTE = 1, C_BSLASH = 2, C_STRUCT = 4, C_WS = 8, C_CTL = 16, C_ESCAPABLE = 32, C_DIGIT = 64 };
 
 static const unsigned char byte_class[256] = {
     /* control bytes: not allowed in a string, nor outside one but for the three spaces */
@@ -21,6 +21,8 @@ static const unsigned char byte_class[256] = {
     /* what may follow a backslash in a string (a \u's digits are ordinary string bytes) */
     ['/'] = C_ESCAPABLE, ['b'] = C_ESCAPABLE, ['f'] = C_ESCAPABLE, ['n'] = C_ESCAPABLE,
     ['r'] = C_ESCAPABLE, ['t'] = C_ESCAPABLE, ['u'] = C_ESCAPABLE,
+    ['0'] = C_DIGIT, ['1'] = C_DIGIT, ['2'] = C_DIGIT, ['3'] = C_DIGIT, ['4'] = C_DIGIT,
+    ['5'] = C_DIGIT, ['6'] = C_DIGIT, ['7'] = C_DIGIT, ['8'] = C_DIGIT, ['9'] = C_DIGIT,
 };
 
 /* A byte that goes on a number or a literal: none of the above. */
@@ -28,7 +30,7 @@ static inline int is_scalar_byte(unsigned char c) { return !(byte_class[c] & (C_
 
 static void mask_portable(const unsigned char *s, tl_json_masks *m)
 {
-    uint64_t q = 0, b = 0, st = 0, ws = 0, ctl = 0;
+    uint64_t q = 0, b = 0, st = 0, ws = 0, ctl = 0, dg = 0;
     for (unsigned i = 0; i < TL_JSON_BLOCK; i++) {
         unsigned c = byte_class[s[i]];
         q |= (uint64_t)(c & C_QUOTE) << i;
@@ -36,12 +38,14 @@ static void mask_portable(const unsigned char *s, tl_json_masks *m)
         st |= (uint64_t)((c & C_STRUCT) >> 2) << i;
         ws |= (uint64_t)((c & C_WS) >> 3) << i;
         ctl |= (uint64_t)((c & C_CTL) >> 4) << i;
+        dg |= (uint64_t)((c & C_DIGIT) >> 6) << i;
     }
     m->quote = q;
     m->bslash = b;
     m->structural = st;
     m->ws = ws;
     m->ctl = ctl;
+    m->digit = dg;
 }
 
 #if defined(__x86_64__) && !defined(TL_NO_SIMD)
@@ -52,13 +56,15 @@ static void mask_portable(const unsigned char *s, tl_json_masks *m)
  * The SIMD scans classify a byte by two table lookups (pshufb), one by its low nibble
  * and one by its high nibble, whose AND has a bit set only for the bytes of that bit's
  * kind: ',' (2,C), ':' (3,A), brackets (5|7, B|D), '\\' (5,C), '"' (2,2), ' ' (2,0),
- * '\t' '\n' '\r' (0, 9|A|D).  No other (high, low) pair shares a bit.
+ * '\t' '\n' '\r' (0, 9|A|D), digits (3, 0-9).  No other (high, low) pair shares a bit.
+ * The digits' bit is the top one, which movemask takes as it is.
  */
-enum { N_COMMA = 1, N_COLON = 2, N_BRACKET = 4, N_BSLASH = 8, N_QUOTE = 16, N_SPACE = 32, N_CTLWS = 64 };
-#define LO_TABLE N_SPACE, 0, N_QUOTE, 0, 0, 0, 0, 0, 0, N_CTLWS, N_COLON | N_CTLWS, N_BRACKET, N_COMMA | N_BSLASH, \
-                 N_BRACKET | N_CTLWS, 0, 0
-#define HI_TABLE N_CTLWS, 0, N_COMMA | N_QUOTE | N_SPACE, N_COLON, 0, N_BRACKET | N_BSLASH, 0, N_BRACKET, 0, 0, 0, 0, 0, \
-                 0, 0, 0
+enum { N_COMMA = 1, N_COLON = 2, N_BRACKET = 4, N_BSLASH = 8, N_QUOTE = 16, N_SPACE = 32, N_CTLWS = 64, N_DIGIT = 128 };
+#define D(x) (char)((x) | N_DIGIT)
+#define LO_TABLE D(N_SPACE), D(0), D(N_QUOTE), D(0), D(0), D(0), D(0), D(0), D(0), D(N_CTLWS), N_COLON | N_CTLWS, \
+                 N_BRACKET, N_COMMA | N_BSLASH, N_BRACKET | N_CTLWS, 0, 0
+#define HI_TABLE N_CTLWS, 0, N_COMMA | N_QUOTE | N_SPACE, D(N_COLON), 0, N_BRACKET | N_BSLASH, 0, N_BRACKET, 0, 0, 0, 0, \
+                 0, 0, 0, 0
 
 __attribute__((target("sse4.2"))) static inline uint64_t sse_kind(__m128i cls, int bits)
 {
@@ -70,7 +76,7 @@ __attribute__((target("sse4.2"))) static void mask_sse42(const unsigned char *s,
 {
     const __m128i lo_t = _mm_setr_epi8(LO_TABLE), hi_t = _mm_setr_epi8(HI_TABLE);
     const __m128i nib = _mm_set1_epi8(0x0f), lim = _mm_set1_epi8(0x1f);
-    uint64_t q = 0, b = 0, st = 0, ws = 0, ctl = 0;
+    uint64_t q = 0, b = 0, st = 0, ws = 0, ctl = 0, dg = 0;
     for (unsigned i = 0; i < TL_JSON_BLOCK; i += 16) {
         __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
         __m128i lo = _mm_shuffle_epi8(lo_t, _mm_and_si128(v, nib));
@@ -82,12 +88,14 @@ __attribute__((target("sse4.2"))) static void mask_sse42(const unsigned char *s,
         ws |= sse_kind(cls, N_SPACE | N_CTLWS) << i;
         /* a byte <= 0x1f: min(v, 0x1f) == v on unsigned bytes */
         ctl |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_min_epu8(v, lim), v)) << i;
+        dg |= (uint64_t)(unsigned)_mm_movemask_epi8(cls) << i;
     }
     m->quote = q;
     m->bslash = b;
     m->structural = st;
     m->ws = ws;
     m->ctl = ctl;
+    m->digit = dg;
 }
 
 __attribute__((target("avx2"))) static inline uint64_t avx2_kind(__m256i cls, int bits)
@@ -100,7 +108,7 @@ __attribute__((target("avx2"))) static void mask_avx2(const unsigned char *s, tl
 {
     const __m256i lo_t = _mm256_setr_epi8(LO_TABLE, LO_TABLE), hi_t = _mm256_setr_epi8(HI_TABLE, HI_TABLE);
     const __m256i nib = _mm256_set1_epi8(0x0f), lim = _mm256_set1_epi8(0x1f);
-    uint64_t q = 0, b = 0, st = 0, ws = 0, ctl = 0;
+    uint64_t q = 0, b = 0, st = 0, ws = 0, ctl = 0, dg = 0;
     for (unsigned i = 0; i < TL_JSON_BLOCK; i += 32) {
         __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)(s + i));
         __m256i lo = _mm256_shuffle_epi8(lo_t, _mm256_and_si256(v, nib));
@@ -111,13 +119,16 @@ __attribute__((target("avx2"))) static void mask_avx2(const unsigned char *s, tl
         st |= avx2_kind(cls, N_COMMA | N_COLON | N_BRACKET) << i;
         ws |= avx2_kind(cls, N_SPACE | N_CTLWS) << i;
         ctl |= (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_min_epu8(v, lim), v)) << i;
+        dg |= (uint64_t)(uint32_t)_mm256_movemask_epi8(cls) << i;
     }
     m->quote = q;
     m->bslash = b;
     m->structural = st;
     m->ws = ws;
     m->ctl = ctl;
+    m->digit = dg;
 }
+#undef D
 #else
 #define HAVE_X86 0
 #endif
@@ -227,12 +238,61 @@ static const unsigned char *scalar_end(const unsigned char *s)
     return p;
 }
 
-/* What the grammar machine expects next. */
-enum { S_VALUE, S_OBJ_START, S_ARR_START, S_KEY, S_COLON, S_AFTER };
+/* The scalar at bit i of a block (b), the bytes of numbers and literals being `scalar`
+ * and the digits `digit`: 1 when it is JSON, ending where the scalar bytes do.  The
+ * common numbers (an integer, maybe negative; digits '.' digits) are checked on the masks
+ * alone; the rest, and a scalar that reaches the end of the block, byte by byte. */
+static inline int scalar_ok(const unsigned char *b, unsigned i, uint64_t scalar, uint64_t digit)
+{
+    uint64_t after = ~scalar >> i;
+    unsigned len = after ? (unsigned)__builtin_ctzll(after) : 64;
+    if (i + len < TL_JSON_BLOCK) {
+        uint64_t run = (((uint64_t)1 << len) - 1) << i;
+        uint64_t other = run & ~digit;
+        const unsigned char *s = b + i;
+        if (other == 0) /* no leading zero */
+            return s[0] != '0' || len == 1;
+        if (other == (uint64_t)1 << i && s[0] == '-')
+            return len >= 2 && (s[1] != '0' || len == 2);
+        if (!(other & (other - 1))) {
+            unsigned k = (unsigned)__builtin_ctzll(other) - i;
+            if (s[k] == '.' && k > 0 && k < len - 1)
+                return s[0] != '0' || k == 1;
+        }
+    }
+    const unsigned char *e = scalar_end(b + i);
+    return e && !is_scalar_byte(*e);
+}
+
+/* The tokens, and what the grammar machine expects next. */
+enum { T_SCALAR, T_OPEN_OBJ, T_OPEN_ARR, T_CLOSE_OBJ, T_CLOSE_ARR, T_COMMA, T_COLON, T_STRING, NTOKENS };
+enum { S_VAL_OBJ, S_VAL_ARR, S_OBJ_START, S_ARR_START, S_KEY, S_COLON, S_AFTER_OBJ, S_AFTER_ARR, S_ERR, S_POP, NSTATES = S_ERR };
+
+static const unsigned char token_of[256] = {
+    ['{'] = T_OPEN_OBJ, ['['] = T_OPEN_ARR, ['}'] = T_CLOSE_OBJ, [']'] = T_CLOSE_ARR,
+    [','] = T_COMMA, [':'] = T_COLON, ['"'] = T_STRING, /* the rest start numbers or literals */
+};
+
+/* The state after a token (S_POP: after the container closed, which depends on the one
+ * it was in).  A value in an object is followed by S_AFTER_OBJ, in an array S_AFTER_ARR,
+ * so that a '}' or ']' is only taken where it closes a container of its kind. */
+#define E S_ERR
+static const unsigned char next_state[NSTATES][NTOKENS] = {
+    /*                scalar       {            [            }      ]      ,            :          string */
+    [S_VAL_OBJ] = {S_AFTER_OBJ, S_OBJ_START, S_ARR_START, E, E, E, E, S_AFTER_OBJ},
+    [S_VAL_ARR] = {S_AFTER_ARR, S_OBJ_START, S_ARR_START, E, E, E, E, S_AFTER_ARR},
+    [S_OBJ_START] = {E, E, E, S_POP, E, E, E, S_COLON},
+    [S_ARR_START] = {S_AFTER_ARR, S_OBJ_START, S_ARR_START, E, S_POP, E, E, S_AFTER_ARR},
+    [S_KEY] = {E, E, E, E, E, E, E, S_COLON},
+    [S_COLON] = {E, E, E, E, E, E, S_VAL_OBJ, E},
+    [S_AFTER_OBJ] = {E, E, E, S_POP, E, S_KEY, E, E},
+    [S_AFTER_ARR] = {E, E, E, E, S_POP, S_VAL_ARR, E, E},
+};
+#undef E
 
 /* The machine's state across blocks. */
 typedef struct skipper {
-    int state;
+    unsigned state;
     unsigned depth;
     uint64_t is_obj;    /* bit d: open container d (from 0) is an object */
     uint64_t in_carry;  /* all ones when the last block ended inside a string */
@@ -242,66 +302,10 @@ typedef struct skipper {
 
 #define MAX_DEPTH 64
 
-/* One token at t: 1 to go on, 0 when the value ended (*done set), -1 undecided. */
-static inline int skip_token(skipper *k, const unsigned char *t, const unsigned char **done)
-{
-    unsigned char c = *t;
-    int st = k->state;
-    switch (c) {
-    case '{':
-    case '[':
-        if ((st != S_VALUE && st != S_ARR_START) || k->depth >= MAX_DEPTH)
-            return -1;
-        k->is_obj = (k->is_obj & ~((uint64_t)1 << k->depth)) | ((uint64_t)(c == '{') << k->depth);
-        k->depth++;
-        k->state = c == '{' ? S_OBJ_START : S_ARR_START;
-        return 1;
-    case '}':
-    case ']': {
-        int obj = c == '}';
-        if (!(st == S_AFTER || st == (obj ? S_OBJ_START : S_ARR_START)) || k->depth == 0 ||
-            (int)((k->is_obj >> (k->depth - 1)) & 1) != obj)
-            return -1;
-        if (--k->depth == 0) {
-            *done = t + 1;
-            return 0;
-        }
-        k->state = S_AFTER;
-        return 1;
-    }
-    case ',':
-        if (st != S_AFTER)
-            return -1;
-        k->state = (k->is_obj >> (k->depth - 1)) & 1 ? S_KEY : S_VALUE;
-        return 1;
-    case ':':
-        if (st != S_COLON)
-            return -1;
-        k->state = S_VALUE;
-        return 1;
-    case '"':
-        if (st == S_OBJ_START || st == S_KEY)
-            k->state = S_COLON;
-        else if (st == S_VALUE || st == S_ARR_START)
-            k->state = S_AFTER;
-        else
-            return -1;
-        return 1;
-    default: {
-        if (st != S_VALUE && st != S_ARR_START)
-            return -1;
-        const unsigned char *e = scalar_end(t);
-        if (!e || is_scalar_byte(*e))
-            return -1;
-        k->state = S_AFTER;
-        return 1;
-    }
-    }
-}
-
-/* The tokens of one block (b at its first byte) as a mask, and the bytes among them the
- * skip must give up at. */
-static inline uint64_t block_tokens(skipper *k, const unsigned char *b, const tl_json_masks *m, uint64_t *bad)
+/* The tokens of one block (b at its first byte) as a mask; *bad: the bytes among them the
+ * skip must give up at; *scalar: the bytes of numbers and literals. */
+static inline uint64_t block_tokens(skipper *k, const unsigned char *b, const tl_json_masks *m, uint64_t *bad,
+                                    uint64_t *scalar)
 {
     uint64_t esc = escaped_bytes(m->bslash, &k->esc_carry);
     uint64_t quote = m->quote & ~esc;
@@ -315,19 +319,20 @@ static inline uint64_t block_tokens(skipper *k, const unsigned char *b, const tl
         if (!(byte_class[b[i]] & C_ESCAPABLE))
             stop |= (uint64_t)1 << i;
     }
-    uint64_t scalar = ~(m->structural | m->ws | m->quote | m->ctl | m->bslash) & ~in;
-    uint64_t scalar_start = scalar & ~((scalar << 1) | k->sc_carry);
-    k->sc_carry = scalar >> 63;
+    uint64_t sc = ~(m->structural | m->ws | m->quote | m->ctl | m->bslash) & ~in;
+    uint64_t sc_start = sc & ~((sc << 1) | k->sc_carry);
+    k->sc_carry = sc >> 63;
     *bad = stop;
-    return (m->structural & ~in) | (quote & in) | scalar_start | stop;
+    *scalar = sc;
+    return (m->structural & ~in) | (quote & in) | sc_start | stop;
 }
 
 const unsigned char *tl_json_skip(const unsigned char *p, const unsigned char *end, tl_json_from from,
                                   tl_json_mask_fn fn)
 {
-    skipper k = {S_VALUE, 0, 0, 0, 0, 0};
+    skipper k = {S_VAL_ARR, 0, 0, 0, 0, 0};
     if (from == TL_JSON_IN_OBJECT_REST) {
-        k.state = S_AFTER;
+        k.state = S_AFTER_OBJ;
         k.depth = 1;
         k.is_obj = 1;
     } else {
@@ -338,18 +343,34 @@ const unsigned char *tl_json_skip(const unsigned char *p, const unsigned char *e
     }
     for (const unsigned char *b = p; b < end; b += TL_JSON_BLOCK) {
         tl_json_masks m;
-        uint64_t bad;
+        uint64_t bad, scalar;
         fn(b, &m);
-        uint64_t tokens = block_tokens(&k, b, &m, &bad);
+        uint64_t tokens = block_tokens(&k, b, &m, &bad, &scalar);
+        if (tokens & bad)
+            tokens &= ((bad & -bad) << 1) - 1; /* up to the first byte to give up at */
         while (tokens) {
             unsigned i = (unsigned)__builtin_ctzll(tokens);
             tokens &= tokens - 1;
-            const unsigned char *done = NULL;
             if ((bad >> i) & 1)
                 return NULL;
-            int r = skip_token(&k, b + i, &done);
-            if (r <= 0)
-                return r == 0 ? done : NULL;
+            unsigned t = token_of[b[i]];
+            unsigned ns = next_state[k.state][t];
+            if (ns == S_ERR)
+                return NULL;
+            if (t == T_SCALAR) {
+                if (!scalar_ok(b, i, scalar, m.digit))
+                    return NULL;
+            } else if (t <= T_OPEN_ARR) {
+                if (k.depth >= MAX_DEPTH)
+                    return NULL;
+                k.is_obj = (k.is_obj & ~((uint64_t)1 << k.depth)) | ((uint64_t)(t == T_OPEN_OBJ) << k.depth);
+                k.depth++;
+            } else if (ns == S_POP) {
+                if (--k.depth == 0)
+                    return b + i + 1;
+                ns = S_AFTER_ARR - (unsigned)((k.is_obj >> (k.depth - 1)) & 1);
+            }
+            k.state = ns;
         }
     }
     return NULL;

@@ -34,6 +34,7 @@ typedef struct tl_json_masks {
     uint64_t structural; /* '{' '}' '[' ']' ',' ':' */
     uint64_t ws;         /* ' ' '\t' '\n' '\r' */
     uint64_t ctl;        /* every byte below 0x20 (the spaces among them too) */
+    uint64_t digit;      /* '0' to '9' */
 } tl_json_masks;
 
 typedef void (*tl_json_mask_fn)(const unsigned char *block, tl_json_masks *m);
