@@ -892,6 +892,14 @@ static void evread_reset(evread *r)
     memset(r->cv, 0, sizeof r->cv);
 }
 
+/* Whether an event is passed over once its cat is known: the rest of it is only checked
+ * to be JSON (by the structural skip), and it counts in the census and the event indices
+ * but is not kept.  A load mode that keeps fewer kinds of events says so here. */
+static int passed_over(const loader *L, const evread *r)
+{
+    return r->cat == CAT_PYTHON && !(L->flags & TL_LOAD_PYTHON); /* the bulk of a trace: nothing in it is used */
+}
+
 /* One event (p at its '{'). */
 static int read_event(loader *L)
 {
@@ -943,8 +951,8 @@ static int read_event(loader *L)
                     census_add_other(&L->t->census, intern_get(&L->in, s, sn), 1);
                 else
                     L->t->census.n[r->is_driver ? TL_CAT_CUDA_DRIVER : census_cat[r->cat]]++;
-                if (r->cat == CAT_PYTHON && !(L->flags & TL_LOAD_PYTHON))
-                    return tl_j_skip_object_rest(j); /* the bulk of a trace: nothing in it is used */
+                if (passed_over(L, r))
+                    return tl_j_skip_object_rest(j);
             } else {
                 tl_buf_clear(&r->name);
                 tl_buf_add(&r->name, s, sn);
