@@ -12,7 +12,8 @@
  * (the stream switches on the magic bytes), so the inflate path is fuzzed too.
  * Every input is read once more by each way of passing over unwanted values - token by
  * token, and the structural skip on each block scan (portable, SSE4.2, AVX2) - and each
- * must give the same trace, or fail with the same message.
+ * must give the same trace, or fail with the same message; so must a kernels-only load
+ * read token by token and through the skip.
  */
 #include "fuzz.h"
 
@@ -114,9 +115,30 @@ static void trfz_check_scans(const uint8_t *data, size_t size, const tl_trace *o
     }
 }
 
+/* A kernels-only load (the collective report's, which passes nearly everything over)
+ * gives the same trace, or the same error, token by token as through the skip. */
+static void trfz_check_kernels_only(const uint8_t *data, size_t size)
+{
+    tl_error e1 = {0}, e2 = {0};
+    tl_j_scan_tune(-1);
+    tl_trace *a = tl_trace_load_mem_flags(data, size, "fuzz.json", TL_LOAD_KERNELS_ONLY, &e1);
+    tl_j_scan_tune(TL_JSON_SIMD_BEST);
+    tl_trace *b = tl_trace_load_mem_flags(data, size, "fuzz.json", TL_LOAD_KERNELS_ONLY, &e2);
+    TL_FUZZ_CHECK(!a == !b);
+    if (a) {
+        char why[512];
+        TL_FUZZ_CHECK(tl_trace_same(a, b, why, sizeof why) == 0);
+    } else {
+        TL_FUZZ_CHECK(strcmp(e1.msg, e2.msg) == 0);
+    }
+    tl_trace_free(a);
+    tl_trace_free(b);
+}
+
 int tl_fuzz_trace(const uint8_t *data, size_t size)
 {
     tl_error err = {0};
+    trfz_check_kernels_only(data, size);
     tl_trace *t = tl_trace_load_mem(data, size, "fuzz.json", &err);
     if (!t) {
         trfz_check_scans(data, size, NULL, err.msg);
