@@ -29,23 +29,6 @@ const char *const tl_trace_sheet_names[5] = {"gpu_timeline", "ops_summary_by_cat
 
 /* ---- names ------------------------------------------------------------------------- */
 
-/* A communication kernel (TraceLens' nccl / rccl / custom collective patterns: a
- * case-insensitive search anywhere in the name).  One pass: kernel names are long and
- * every GPU event is asked, several times. */
-static int is_comm(const char *name)
-{
-    for (const unsigned char *p = (const unsigned char *)name; *p; p++) {
-        unsigned c = *p | 0x20u;
-        if (c == 'n' || c == 'r') {
-            if ((p[1] | 0x20u) == 'c' && (p[2] | 0x20u) == 'c' && (p[3] | 0x20u) == 'l' && p[1] && p[2] && p[3])
-                return 1;
-        } else if (c == 'c' && strncasecmp((const char *)p, "cross_device_reduce", 19) == 0) {
-            return 1;
-        }
-    }
-    return 0;
-}
-
 static int eat(const char **s, const char *lit)
 {
     size_t n = strlen(lit);
@@ -360,7 +343,7 @@ void tl_trace_timeline_of(const tl_trace *t, const uint32_t *ev, size_t n, doubl
             iv_push(&mem, e->ts, tl_tev_end(e));
         else if (e->kind == TL_TEV_KERNEL && is_legacy_memset(e->name))
             iv_push(&comp, e->ts, tl_tev_end(e));
-        else if (is_comm(e->name))
+        else if (tl_trace_is_comm(e->name))
             iv_push(&comm, e->ts, tl_tev_end(e));
         else
             iv_push(&comp, e->ts, tl_tev_end(e));
@@ -454,7 +437,7 @@ static void launchers_build(const tl_trace *t, launchers *L)
         L->of[i] = UINT32_MAX;
     for (size_t i = 0; i < t->nev; i++) {
         const tl_tev *g = &t->ev[i];
-        if (!tl_tev_is_gpu(g) || !(g->flags & TL_TEV_LINKED) || is_comm(g->name))
+        if (!tl_tev_is_gpu(g) || !(g->flags & TL_TEV_LINKED) || tl_trace_is_comm(g->name))
             continue;
         uint32_t r = g->parent, found = TL_TEV_NONE;
         for (uint32_t cur = t->ev[r].parent; cur != TL_TEV_NONE;) {
@@ -1352,4 +1335,3 @@ tl_cell tl_trace_time_cell(double v, int ints)
 }
 
 const char *tl_trace_op_category(const char *name, const char *first_kernel) { return op_category(name, first_kernel); }
-int tl_trace_is_comm(const char *name) { return is_comm(name); }
