@@ -844,26 +844,43 @@ static void time_column(const usum *c, const char *name, int a, ustat s, int int
 /* The metrics a group shows from its first modelled row that has them. */
 typedef enum { M_GFLOPS, M_MB, M_FPB, M_SPEC, M_BOUND, M_ROOF_TIME, M_PARAMS } umetric;
 
-/* Whether modelled row w has metric m, and then its cell. */
+/* Whether modelled row w has metric m, and then its cell (params_text is only made for
+ * a row that has parameters). */
 static int row_metric(pm_env *env, const urow *w, umetric m, tl_cell *out)
 {
+    const pm_row *r = &w->m;
+    double v = NAN;
     switch (m) {
     case M_GFLOPS:
-        return !isnan(w->m.gflops) && (*out = fcell(w->m.gflops), 1);
+        v = r->gflops;
+        break;
     case M_MB:
-        return !isnan(w->m.mb) && (*out = fcell(w->m.mb), 1);
+        v = r->mb;
+        break;
     case M_FPB:
-        return !isnan(w->m.fpb) && (*out = fcell(w->m.fpb), 1);
-    case M_SPEC:
-        return *out = scell(w->m.spec), 1;
-    case M_BOUND:
-        return w->m.roof_bound != NULL && (*out = scell(w->m.roof_bound), 1);
+        v = r->fpb;
+        break;
     case M_ROOF_TIME:
-        return !isnan(w->m.roof_time) && (*out = fcell(w->m.roof_time), 1);
+        v = r->roof_time;
+        break;
+    case M_SPEC:
+        *out = scell(r->spec);
+        return 1;
+    case M_BOUND:
+        if (!r->roof_bound)
+            return 0;
+        *out = scell(r->roof_bound);
+        return 1;
     case M_PARAMS:
-        return w->m.npar > 0 && (*out = scell(params_text(env, &w->m)), 1);
+        if (r->npar == 0)
+            return 0;
+        *out = scell(params_text(env, r));
+        return 1;
     }
-    return 0;
+    if (isnan(v))
+        return 0;
+    *out = fcell(v);
+    return 1;
 }
 
 /* A column of metric m: each group's first modelled row that has it, else missing. */
