@@ -1187,6 +1187,27 @@ static int plan_steps(attrib *a, const size_t *roots, size_t nroots, const size_
     return rc;
 }
 
+/* Plan every graft; -1 with *a->err set when there is nothing to attribute by or nothing
+ * of what there is could be attributed. */
+static int plan(attrib *a, const size_t *roots, size_t nroots, const size_t *gl, size_t ngl)
+{
+    if (nroots == 0) {
+        tl_error_set(a->err, "%s: %zu graph launch%s but no iteration annotation (execute_\xe2\x80\xa6, step[\xe2\x80\xa6], "
+                             "prefill[\xe2\x80\xa6], decode[\xe2\x80\xa6], execute_diffusion_\xe2\x80\xa6): nothing to attribute them by",
+                     a->t->path, ngl, ngl == 1 ? "" : "es");
+        return -1;
+    }
+    size_t in_roots = 0;
+    if (plan_steps(a, roots, nroots, gl, ngl, &in_roots) != 0)
+        return -1;
+    if (a->njobs == 0 && in_roots > 0) {
+        tl_error_set(a->err, "capture folder %s does not match %s: 0 of %zu graph launches attributed (%s)", a->cap->dir,
+                     a->t->path, ngl, a->st->reason[0] ? a->st->reason : "no pair aligned");
+        return -1;
+    }
+    return 0;
+}
+
 /* Graft the planned jobs, count them and warn of what was left out. */
 static void graft_jobs(attrib *a, int all_frames, size_t ngl)
 {
@@ -1252,19 +1273,7 @@ int tl_infer_attribute(tl_trace *t, tl_capture *cap, int all_frames, tl_infer_st
     size_t *roots = exec_roots(t, &nroots);
     st->nroots = nroots;
     attrib a = {t, cap, st, err, tl_xcalloc(cap->n ? cap->n : 1, sizeof *a.cts), NULL, 0, 0, 0, 0, 0, 0};
-    size_t in_roots = 0;
-    int rc = -1;
-    if (nroots == 0)
-        tl_error_set(err, "%s: %zu graph launch%s but no iteration annotation (execute_\xe2\x80\xa6, step[\xe2\x80\xa6], "
-                          "prefill[\xe2\x80\xa6], decode[\xe2\x80\xa6], execute_diffusion_\xe2\x80\xa6): nothing to attribute them by",
-                     t->path, ngl, ngl == 1 ? "" : "es");
-    else if (plan_steps(&a, roots, nroots, gl, ngl, &in_roots) != 0)
-        ;
-    else if (a.njobs == 0 && in_roots > 0)
-        tl_error_set(err, "capture folder %s does not match %s: 0 of %zu graph launches attributed (%s)", cap->dir, t->path,
-                     ngl, st->reason[0] ? st->reason : "no pair aligned");
-    else
-        rc = 0;
+    int rc = plan(&a, roots, nroots, gl, ngl);
     if (rc == 0) {
         graft_jobs(&a, all_frames, ngl);
         adopt_captures(&a);
