@@ -1272,7 +1272,7 @@ int tl_infer_attribute(tl_trace *t, tl_capture *cap, int all_frames, tl_infer_st
     size_t nroots;
     size_t *roots = exec_roots(t, &nroots);
     st->nroots = nroots;
-    attrib a = {t, cap, st, err, tl_xcalloc(cap->n ? cap->n : 1, sizeof *a.cts), NULL, 0, 0, 0, 0, 0, 0};
+    attrib a = {.t = t, .cap = cap, .st = st, .err = err, .cts = tl_xcalloc(cap->n ? cap->n : 1, sizeof *a.cts)};
     int rc = plan(&a, roots, nroots, gl, ngl);
     if (rc == 0) {
         graft_jobs(&a, all_frames, ngl);
