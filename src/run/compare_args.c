@@ -99,6 +99,8 @@ static const tl_optdef compare_opts[] = {
      NULL, F(captures)},
 };
 
+static int check_args(void *args, tl_error *err) { return tl_compare_args_check(args, err); }
+
 const tl_tool tl_compare_tool = {
     .prog = "tlcompare",
     .positional = "REPORT REPORT [REPORT ...]",
@@ -118,6 +120,8 @@ const tl_tool tl_compare_tool = {
              "See tlcompare(1) for the result sheets and where tlcompare differs from TraceLens.\n",
     .opts = compare_opts,
     .nopts = sizeof compare_opts / sizeof *compare_opts,
+    .quiet_off = offsetof(tl_compare_args, quiet),
+    .check = check_args,
 };
 
 void tl_compare_args_init(tl_compare_args *a)

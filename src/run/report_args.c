@@ -119,6 +119,8 @@ static const tl_optdef report_opts[] = {
     {{NULL}, "_drop", TL_OPT_LIST, TL_OPT_PY | TL_OPT_HIDDEN, "SHEET", 0, 0, "sheet names", NULL, F(drop)},
 };
 
+static int check_args(void *args, tl_error *err) { return tl_report_args_check(args, err); }
+
 const tl_tool tl_report_tool = {
     .prog = "tlreport",
     .positional = "TRACE[@CAPTURE_DIR]",
@@ -137,6 +139,8 @@ const tl_tool tl_report_tool = {
              "See tlreport(1).\n",
     .opts = report_opts,
     .nopts = sizeof report_opts / sizeof *report_opts,
+    .quiet_off = offsetof(tl_report_args, quiet),
+    .check = check_args,
 };
 
 void tl_report_args_init(tl_report_args *a)

@@ -14,43 +14,6 @@
 #include <stdio.h>
 #include <string.h>
 
-const char *tl_html_num(char *buf, size_t n, double v, int dec)
-{
-    if (isnan(v))
-        snprintf(buf, n, "-");
-    else
-        snprintf(buf, n, "%.*f", dec, v);
-    return buf;
-}
-
-const char *tl_html_signed(char *buf, size_t n, double v, int dec)
-{
-    if (isnan(v))
-        snprintf(buf, n, "-");
-    else
-        snprintf(buf, n, "%+.*f", dec, v);
-    return buf;
-}
-
-static void escape(tl_buf *o, const char *s, int attr)
-{
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        switch (*p) {
-        case '&': tl_buf_adds(o, "&amp;"); break;
-        case '<': tl_buf_adds(o, "&lt;"); break;
-        case '>': tl_buf_adds(o, "&gt;"); break;
-        case '"': tl_buf_adds(o, attr ? "&quot;" : "\""); break;
-        case '\'': tl_buf_adds(o, attr ? "&#39;" : "'"); break;
-        default:
-            /* a name's control characters are data, not layout (text keeps its lines) */
-            tl_buf_addc(o, (*p < 0x20 && !(!attr && *p == '\n')) || *p == 0x7f ? '?' : (char)*p);
-        }
-    }
-}
-
-void tl_html_text(tl_buf *o, const char *s) { escape(o, s ? s : "", 0); }
-void tl_html_attr(tl_buf *o, const char *s) { escape(o, s ? s : "", 1); }
-
 /* The script: tooltips (any element with data-tip), the tables' filters (an input whose
  * data-filter names a table) and the call tree's zoom.  No name is ever written into it:
  * it reads them from the page's attributes. */
