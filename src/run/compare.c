@@ -14,6 +14,7 @@
 #include "read/open.h"
 #include "run/dist.h"
 #include "run/memreport.h"
+#include "run/page.h"
 #include "run/report.h"
 #include "run/steps.h"
 #include "run/tracediff.h"
@@ -52,6 +53,7 @@ struct tl_compare_state {
     tl_output *texts[4]; /* --summary-md, --summary-json, --tracediff-dir, --html */
     tl_run_diff cdiff;
     tl_run_steps steps; /* two traces: their ProfilerStep#N steps */
+    tl_run_page page;   /* what the page takes from runs' sheets as they pass */
     tl_comparability comp;
     tl_lca_summary lsum;
     tl_efficiency eff;
@@ -485,6 +487,7 @@ int tl_compare_run(const tl_compare_opts *opts, tl_comparison *c)
     s->o = *opts;
     const tl_compare_opts *o = &s->o;
     tl_arena_init(&s->arena);
+    tl_run_page_init(&s->page);
     tl_error *err = &c->err;
     s->nreports = o->ninputs;
     s->reports = tl_xcalloc(o->ninputs ? o->ninputs : 1, sizeof *s->reports);
@@ -620,6 +623,7 @@ int tl_compare_run(const tl_compare_opts *opts, tl_comparison *c)
     for (size_t i = 0; o->extra && i < o->extra->n; i++) {
         tl_result r = o->extra->items[i];
         o->extra->items[i].table = NULL;
+        tl_run_page_observe(&s->page, &r);
         if (sink.put(sink.ctx, &r, err) != 0)
             goto fail;
     }
@@ -837,7 +841,9 @@ void tl_comparison_html(const tl_comparison *c, tl_buf *out)
     if (!s || !c->summary)
         return;
     /* the page: drawn from the summary, the diff's call trees and the GPU's peaks */
-    tl_page_opts popt = {"tlcompare", tl_run_diff_result(&s->cdiff), s->have_arch ? &s->arch : NULL, NULL, 0};
+    tl_page_opts popt = {.tool = "tlcompare", .diff = tl_run_diff_result(&s->cdiff),
+                         .arch = s->have_arch ? &s->arch : NULL};
+    tl_run_page_opts(&s->page, &s->steps, s->tagv, &popt);
     tl_summary_html(c->summary, &popt, out);
 }
 
@@ -959,6 +965,7 @@ void tl_comparison_free(tl_comparison *c)
         tl_table_free(s->kept.items[i].table);
     free(s->kept.items);
     tl_run_steps_free(&s->steps);
+    tl_run_page_free(&s->page);
     tl_run_diff_free(&s->cdiff); /* after the outputs: its strings are in the tables they hold */
     for (size_t i = 0; s->tags && i < s->nreports; i++)
         free(s->tags[i]);

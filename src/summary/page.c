@@ -446,6 +446,8 @@ void tl_summary_html(const tl_summary *s, const tl_page_opts *opt, tl_buf *out)
     if (opt) {
         p.extras = opt->extras;
         p.nextras = opt->nextras;
+        p.bar_sets = opt->bar_sets;
+        p.nbar_sets = opt->nbar_sets;
     }
     tl_html_write(&p, out);
     tl_utf8_sanitize(out);

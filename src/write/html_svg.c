@@ -114,7 +114,7 @@ static void label_text(tl_buf *o, const char *s, size_t max)
 
 /* ---- where the time went -------------------------------------------------------------- */
 
-void tl_svg_bars(tl_buf *o, const tl_page_bar *bars, size_t n)
+void tl_svg_bars(tl_buf *o, const char *title, const tl_page_bar *bars, size_t n)
 {
     enum { LEFT = 170, RIGHT = 30, ROW = 34, TOP = 34 };
     double max = 0;
@@ -126,8 +126,8 @@ void tl_svg_bars(tl_buf *o, const tl_page_bar *bars, size_t n)
     }
     double step = tick_step(max), top = max > 0 ? ceil(max / step) * step : 1;
     double plot = TL_SVG_W - LEFT - RIGHT, h = TOP + ROW * (double)n + 30;
-    svg_open(o, h, "bars", "Where the GPU time went, per side",
-             "Stacked bars of each side's gpu_timeline: compute, exposed communication, exposed memcpy and "
+    svg_open(o, h, "bars", title,
+             "Stacked bars of each gpu_timeline: compute, exposed communication, exposed memcpy and "
              "idle time, in ms; the table below holds the numbers.");
     /* the legend */
     for (int k = 0; k < TL_PAGE_NPARTS; k++) {
