@@ -34,7 +34,7 @@ static const tl_optdef compare_opts[] = {
      "write the summary as Markdown (for a pull request)", F(run.summary_md)},
     {{"--summary-json"}, "summary_json", TL_OPT_TEXT, BOTH, "FILE", 0, 0, "a file name",
      "write the summary as JSON", F(run.summary_json)},
-    {{"--html"}, NULL, TL_OPT_TEXT, CLI, "FILE", 0, 0, "a file name",
+    {{"--html"}, "html", TL_OPT_TEXT, BOTH, "FILE", 0, 0, "a file name",
      "write the comparison as one self-contained HTML page (summary, where the time went, what moved, "
      "roofline, call tree)", F(run.html)},
     {{"--no-summary"}, "no_summary", TL_OPT_FLAG, BOTH, NULL, 0, 0, NULL,
