@@ -97,12 +97,12 @@ static run *run_new_with(const char *base, const char *var, unsigned groups, int
         unified_reads[i] = 0;
     }
     tl_sink sink = tl_results_sink(&r->results);
-    r->cache = use_cache ? tl_eff_cache_new(arch) : NULL;
+    r->cache = use_cache ? tl_eff_cache_new(arch, NULL) : NULL;
     r->rc = tl_run_groups_observed(r->reports, 2, groups, named ? groups : 0, 0, use_cache ? tl_eff_cache_observe : NULL,
                                    r->cache, &sink, &r->arena, &r->err);
     tl_gate gate = {.pct = -1, .min_ms = 1};
     tl_summary_build(&r->s, &r->results, r->tags, 2, &gate, &r->arena);
-    tl_eff_options opt = {arch, r->cache};
+    tl_eff_options opt = {.gpu_arch = arch, .cache = r->cache};
     tl_efficiency_build(&r->e, &r->s, r->reports, 2, &opt, &r->arena);
     r->s.eff = &r->e;
     return r;

@@ -47,7 +47,8 @@ struct tl_compare_state {
     size_t nsides;
     tl_arena arena;
     tl_gpu_arch arch; /* the reports that read it hold a pointer: the state never moves */
-    int have_arch;
+    tl_gpu_arch arch_var; /* the variants' own (--gpu-arch BASE,VARIANT) */
+    int have_arch, have_arch_var;
     tl_out *outputs;
     tl_results kept;  /* without outputs: every result */
     tl_output *texts[4]; /* --summary-md, --summary-json, --tracediff-dir, --html */
@@ -505,7 +506,13 @@ int tl_compare_run(const tl_compare_opts *opts, tl_comparison *c)
             goto fail;
         s->have_arch = 1;
     }
+    if (o->gpu_arch_variant) {
+        if (tl_gpu_arch_load(o->gpu_arch_variant, &s->arch_var, err) != 0)
+            goto fail;
+        s->have_arch_var = 1;
+    }
     const tl_gpu_arch *arch = s->have_arch ? &s->arch : NULL;
+    const tl_gpu_arch *arch_var = s->have_arch_var ? &s->arch_var : arch;
 
     for (; s->opened < o->ninputs; s->opened++) {
         size_t i = s->opened;
@@ -523,7 +530,8 @@ int tl_compare_run(const tl_compare_opts *opts, tl_comparison *c)
                 goto fail;
             }
             if ((is_trace && infer ? tl_perf_report_open_infer(r, path, &spec, err)
-                 : is_trace        ? tl_perf_report_open_cancel(r, path, arch, o->cancel, err)
+                 : is_trace        ? tl_perf_report_open_cancel(r, path, strcmp(s->tags[i], s->tagv[0]) ? arch_var : arch,
+                                                                o->cancel, err)
                                    : tl_report_open(r, path, err)) != 0) {
                 tl_report_close(r);
                 goto fail;
@@ -606,7 +614,8 @@ int tl_compare_run(const tl_compare_opts *opts, tl_comparison *c)
     /* the perf sheets' figures for the summary's efficiency lines, taken as they are read */
     tl_eff_options eff_opt = {0};
     eff_opt.gpu_arch = arch;
-    s->eff_cache = tl_eff_cache_new(arch);
+    eff_opt.gpu_arch_variant = arch_var;
+    s->eff_cache = tl_eff_cache_new(arch, arch_var);
     eff_opt.cache = s->eff_cache;
     if (tl_run_groups_observed(s->reports, o->ninputs, o->run, o->named, o->tracelens_keys ? TL_RUN_TRACELENS_KEYS : 0,
                                tl_eff_cache_observe, s->eff_cache, &sink, &s->arena, err) != 0)
@@ -842,7 +851,7 @@ void tl_comparison_html(const tl_comparison *c, tl_buf *out)
         return;
     /* the page: drawn from the summary, the diff's call trees and the GPU's peaks */
     tl_page_opts popt = {.tool = "tlcompare", .diff = tl_run_diff_result(&s->cdiff),
-                         .arch = s->have_arch ? &s->arch : NULL};
+                         .arch = s->have_arch ? &s->arch : NULL, .arch_variant = s->have_arch_var ? &s->arch_var : NULL};
     tl_run_page_opts(&s->page, &s->steps, s->tagv, &popt);
     tl_summary_html(c->summary, &popt, out);
 }

@@ -23,6 +23,7 @@ typedef struct tl_page_opts {
     const char *tool;         /* "tlcompare" (the default) or "tlreport" */
     const tl_diff *diff;      /* two traces: their aligned call trees, or NULL */
     const tl_gpu_arch *arch;  /* --gpu-arch: the roofline's peak lines, or NULL */
+    const tl_gpu_arch *arch_variant; /* the variants' own GPU when it differs, or NULL */
     /* more bars made elsewhere (a trace pair's steps, the ranks of runs), under the sides' */
     const tl_page_bar_set *bar_sets;
     size_t nbar_sets;

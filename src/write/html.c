@@ -101,6 +101,7 @@ static const char style[] =
     "svg text{font:12px system-ui,Helvetica,Arial,sans-serif;fill:#111}svg .tick{fill:#444;font-size:11px}\n"
     "svg .grid{stroke:#e2e2e2}svg .axis{stroke:#333}svg .whisker{stroke:#000;stroke-width:1.4;fill:none}\n"
     "svg .peak{stroke:#000;stroke-width:2}svg .peak.minor{stroke-dasharray:6 3;stroke-width:1.2}\n"
+    "svg .peak.var{stroke:#555;stroke-dasharray:12 4}svg .peak.var.minor{stroke-dasharray:2 3}\n"
     "svg .move{stroke:#333;stroke-width:1.2}svg g.n{cursor:pointer}svg g.n rect{stroke:#fff;stroke-width:0.5}\n"
     "svg g.n text{font-size:11px;pointer-events:none}\n"
     "table{border-collapse:collapse;font-size:12px;margin:6px 0;width:100%}\n"
@@ -279,8 +280,13 @@ static void roofline_section(tl_buf *o, const tl_page *p)
         tl_buf_adds(o, "<h3>");
         tl_html_text(o, r->title);
         tl_buf_adds(o, "</h3>\n");
-        if (!r->gpu)
+        if (!r->gpu[0].name)
             tl_buf_adds(o, "<p class=\"note\">no peak lines: give --gpu-arch NAME|FILE for them</p>\n");
+        if (r->note) {
+            tl_buf_adds(o, "<p class=\"note\">");
+            tl_html_text(o, r->note);
+            tl_buf_adds(o, "</p>\n");
+        }
         tl_svg_roofline(o, r);
         tl_buf_printf(o, "<table class=\"roof\" id=\"roof-%zu\"><thead><tr><th>op</th>", k);
         int sides = r->side[1] ? 2 : 1;

@@ -71,16 +71,24 @@ typedef struct tl_page_point {
 
 #define TL_PAGE_MAX_PEAKS 4
 
+/* A GPU's peak lines. */
+typedef struct tl_page_gpu {
+    const char *name;      /* NULL: no lines */
+    double mem_tbps;       /* its memory bandwidth (TB/s), NaN when unknown */
+    size_t npeaks;         /* its compute peaks (TFLOPS/s), highest first */
+    double peak_tflops[TL_PAGE_MAX_PEAKS];
+    const char *peak_label[TL_PAGE_MAX_PEAKS];
+} tl_page_gpu;
+
 typedef struct tl_page_roofline {
     const char *title;
     const char *side[2];   /* the tags (side[1] NULL: one report, one point per op) */
     tl_page_point *points;
     size_t n;
-    const char *gpu;       /* the GPU the peak lines are of, or NULL: no lines */
-    double mem_tbps;       /* its memory bandwidth (TB/s), NaN when unknown */
-    size_t npeaks;         /* its compute peaks (TFLOPS/s), highest first */
-    double peak_tflops[TL_PAGE_MAX_PEAKS];
-    const char *peak_label[TL_PAGE_MAX_PEAKS];
+    /* the peak lines: gpu[0] the baseline's (or both sides'), drawn solid; gpu[1] the
+     * variant's when the sides ran on different GPUs (else no name), drawn dashed */
+    tl_page_gpu gpu[2];
+    const char *note;      /* about the lines (the sides' GPUs differ, one is drawn), or NULL */
 } tl_page_roofline;
 
 /* One node of the differenced call tree (an icicle), in pre-order. */

@@ -347,3 +347,38 @@ def test_step_trace_pair_page(browser, tmp_path):
     assert page.evaluate("document.querySelectorAll('#time svg.bars').length") == 2
     assert page.evaluate("document.querySelectorAll('#time svg.bars')[1].querySelector('title').textContent") \
         == "Where the time went, per step"
+
+
+def test_roofline_each_sides_gpu(browser, tmp_path, conformance):
+    """--gpu-arch H100,MI300X: the roofline draws each side's own peaks (the variant's dashed,
+    both named), and the summary's % of peak is each side's against its own GPU, as a run
+    with that GPU alone says."""
+    path, summary, _ = compare(QWEN + ["--names", "h100", "mi300", "--gpu-arch", "H100,MI300X"], str(tmp_path))
+    page = check_page(browser, path, summary)
+    assert page.evaluate("document.querySelectorAll('#roofline line.peak:not(.var)').length") >= 2
+    assert page.evaluate("document.querySelectorAll('#roofline line.peak.var').length") >= 2
+    titles = page.evaluate("Array.prototype.map.call(document.querySelectorAll('#roofline line.peak > title'),"
+                           " function(t){return t.textContent;})")
+    assert any(t.startswith("H100 ") for t in titles) and any(t.startswith("MI300X ") for t in titles)
+    legend = page.evaluate("document.querySelector('#roofline svg').textContent")
+    assert "H100 (h100)" in legend and "MI300X (mi300)" in legend
+    assert "traces ran on" not in page.evaluate("document.getElementById('roofline').textContent")
+    both = summary["variants"][0]["efficiency"]
+    alone = {}
+    for gpu in ("H100", "MI300X"):
+        d = tmp_path / gpu
+        d.mkdir()
+        alone[gpu] = compare(QWEN + ["--names", "h100", "mi300", "--gpu-arch", gpu], str(d))[1]["variants"][0]["efficiency"]
+    assert both and len(both) == len(alone["H100"])
+    for it, h, m in zip(both, alone["H100"], alone["MI300X"]):
+        assert it["name"] == h["name"] == m["name"]
+        assert it["pct_of_peak"]["baseline"] == h["pct_of_peak"]["baseline"], it["name"]
+        assert it["pct_of_peak"]["variant"] == m["pct_of_peak"]["variant"], it["name"]
+    # one GPU given for two that differ: the page says so
+    d = tmp_path / "one"
+    d.mkdir()
+    path, summary, _ = compare(QWEN + ["--names", "h100", "mi300", "--gpu-arch", "MI300X"], str(d))
+    page = pagecheck.Page(browser, pagecheck.file_url(path))
+    assert page.problems() == []
+    assert "the lines are MI300X's for both sides" in page.evaluate("document.getElementById('roofline').textContent")
+    assert page.evaluate("document.querySelectorAll('#roofline line.peak.var').length") == 0
