@@ -343,7 +343,7 @@ screenshots: $(BUILD)/tlcompare
 	@test -f $(CONFORMANCE)/traces/qwen_h100.json.gz || { echo "screenshots: no qwen traces in $(CONFORMANCE)/traces"; exit 1; }
 	@mkdir -p $(SHOT_DIR) docs/img
 	$(BUILD)/tlcompare $(CONFORMANCE)/traces/qwen_h100.json.gz $(CONFORMANCE)/traces/qwen_mi300.json.gz \
-	  --names h100 mi300 --gpu-arch MI300X -q -o $(SHOT_DIR)/qwen.xlsx --html $(SHOT_DIR)/qwen_h100_vs_mi300.html
+	  --names h100 mi300 --gpu-arch H100,MI300X -q -o $(SHOT_DIR)/qwen.xlsx --html $(SHOT_DIR)/qwen_h100_vs_mi300.html
 	$(PYTHON) tools/pagecheck.py $(SHOT_DIR)/qwen_h100_vs_mi300.html --width 900 --max-height 560 \
 	  --shots $(SHOT_DIR) --sections summary,time,moved,roofline,tree
 	@for s in summary roofline tree; do cp $(SHOT_DIR)/$$s.png docs/img/qwen_$$s.png; done
