@@ -324,21 +324,25 @@ static void roof_axes(tl_buf *o, const logaxis *x, const logaxis *y)
 
 /* GPU g's memory line (TFLOPS/s = TB/s x FLOP/byte) up to its highest compute peak, and
  * its compute peaks: the baseline's (or the only) GPU solid, labelled above its lines; the
- * variant's dashed, labelled below them, with its name when there are two.  A peak label
- * that would overlap one already placed (`placed`, their heights) is left out: the line
- * keeps its <title>. */
+ * variant's dashed, its peaks labelled left of where their lines start (the empty corner
+ * above the memory lines), with the GPU's name when there are two.  A peak label that would
+ * overlap one already placed (`placed`: their heights and extents, right-anchored labels of
+ * about 6.5 units a character) is left out: the line keeps its <title>. */
 typedef struct placed {
-    double y[2 * TL_PAGE_MAX_PEAKS];
+    double y[2 * TL_PAGE_MAX_PEAKS], x0[2 * TL_PAGE_MAX_PEAKS], x1[2 * TL_PAGE_MAX_PEAKS];
     size_t n;
 } placed;
 
-static int place_label(placed *pl, double y)
+static int place_label(placed *pl, double y, double x_end, size_t chars)
 {
+    double x0 = x_end - 6.5 * (double)chars;
     for (size_t i = 0; i < pl->n; i++)
-        if (fabs(pl->y[i] - y) < 12)
+        if (fabs(pl->y[i] - y) < 12 && x0 < pl->x1[i] && pl->x0[i] < x_end)
             return 0;
-    if (pl->n < sizeof pl->y / sizeof *pl->y)
-        pl->y[pl->n++] = y;
+    if (pl->n < sizeof pl->y / sizeof *pl->y) {
+        pl->y[pl->n] = y, pl->x0[pl->n] = x0, pl->x1[pl->n] = x_end;
+        pl->n++;
+    }
     return 1;
 }
 
@@ -379,11 +383,12 @@ static void roof_peaks(tl_buf *o, const tl_page_roofline *r, int g, const logaxi
         tl_html_text(o, gp->name);
         tl_buf_adds(o, " ");
         tl_html_text(o, gp->peak_label[k]);
-        double ly = lpos(y, p) + (g ? 13 : -4);
+        double ly = lpos(y, p) + (g ? 4 : -4), lx = g ? lpos(x, ai0) - 6 : x->p1 - 4;
         tl_buf_printf(o, " %s TFLOPS/s</title></line>\n", tl_html_num(a, sizeof a, p, 1));
-        if (!place_label(pl, ly))
+        size_t chars = strlen(gp->peak_label[k]) + strlen(a) + 1 + (two ? strlen(gp->name) + 1 : 0);
+        if (!place_label(pl, ly, lx, chars))
             continue;
-        tl_buf_printf(o, "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">", x->p1 - 4, ly);
+        tl_buf_printf(o, "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">", lx, ly);
         if (two) {
             tl_html_text(o, gp->name);
             tl_buf_adds(o, " ");
@@ -432,7 +437,7 @@ void tl_svg_roofline(tl_buf *o, const tl_page_roofline *r)
              "above (each side's own when they differ: the baseline's solid, the variant's dashed).  The table "
              "below holds the numbers.");
     roof_axes(o, &x, &y);
-    placed pl = {{0}, 0};
+    placed pl = {{0}, {0}, {0}, 0};
     for (int g = 0; g < 2; g++)
         if (r->gpu[g].name)
             roof_peaks(o, r, g, &x, &y, &pl);
