@@ -323,6 +323,19 @@ def test_rank_set_names_stay_inert(browser, tmp_path, runs):
     assert page.evaluate("document.scripts.length") == 1
     assert EVIL in page.evaluate("document.querySelector('#ranks h3').textContent")
     assert page.evaluate("document.querySelector('#heat-0 thead th:nth-child(2)').textContent") == "busy (ms): " + EVIL
+    # a run directory named as markup: its name, the default tag, is text too
+    img = "<img src=x onerror=alert(2)>"
+    shutil.copytree(str(runs / "b"), str(tmp_path / img))
+    d = tmp_path / "dir"
+    d.mkdir()
+    path, summary, _ = compare([str(runs / "a"), str(tmp_path / img)], str(d))
+    with open(path, encoding="utf-8") as f:
+        html = f.read()
+    assert "<img" not in html and html.count("<script") == 1
+    page = pagecheck.Page(browser, pagecheck.file_url(path))
+    assert page.problems() == [] and page.evaluate("document.images.length") == 0
+    assert page.evaluate("document.querySelector('#ranks h3').textContent") == \
+        "a -> %s: busy time, exposed communication and wait per collective, per rank" % img
 
 
 def test_step_trace_pair_page(browser, tmp_path):
