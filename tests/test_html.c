@@ -113,6 +113,30 @@ static void test_heatmap(void **state)
     tl_buf_free(&o);
 }
 
+/* More ranks than are drawn: the first TL_PAGE_HEAT_MAX_ROWS, the table lists them all. */
+static void test_heatmap_many_ranks(void **state)
+{
+    (void)state;
+    enum { N = TL_PAGE_HEAT_MAX_ROWS + 88 };
+    static const char *rows[N];
+    static double v[N];
+    const char *cols[1] = {"busy (ms)"};
+    const int dec[1] = {3};
+    for (int i = 0; i < N; i++)
+        rows[i] = "rank", v[i] = i;
+    tl_page_heatmap h = {"many", {"a", "b"}, N, 1, rows, cols, dec, {v, v}, v};
+    tl_buf o = {0};
+    tl_html_heatmap(&o, &h, "heat-0");
+    const char *html = tl_buf_cstr(&o);
+    assert_int_equal(count(html, "<g class=\"hm mark\""), 3 * TL_PAGE_HEAT_MAX_ROWS);
+    assert_int_equal(count(html, "<tr><td>rank</td>"), N);
+    assert_non_null(strstr(html, "the first 512 of 600 ranks drawn"));
+    /* rows too thin for numbers: none in the cells, all in the tooltips */
+    assert_null(strstr(html, "text-anchor=\"middle\">599.000</text>"));
+    assert_non_null(strstr(html, "data-tip=\"rank, busy (ms): a 511.000\""));
+    tl_buf_free(&o);
+}
+
 /* More bars than are drawn: the first TL_PAGE_MAX_BARS drawn, the table lists them all. */
 static void test_many_bars(void **state)
 {
@@ -157,6 +181,7 @@ int main(void)
         cmocka_unit_test(test_escaping),
         cmocka_unit_test(test_page_keeps_names_inert),
         cmocka_unit_test(test_heatmap),
+        cmocka_unit_test(test_heatmap_many_ranks),
         cmocka_unit_test(test_many_bars),
         cmocka_unit_test(test_empty_page),
     };

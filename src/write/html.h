@@ -143,6 +143,10 @@ typedef struct tl_page_heatmap {
     const double *diff;      /* [nrows * ncols]: the variant's minus the baseline's */
 } tl_page_heatmap;
 
+/* The heatmap draws at most this many rows (the first; a page stays a few MB); its table
+ * lists them all. */
+#define TL_PAGE_HEAT_MAX_ROWS 512
+
 /* The heatmap (an <svg>) and its table (id `table_id`, with a filter), appended to out: a
  * tl_page_extra's section body. */
 void tl_html_heatmap(tl_buf *out, const tl_page_heatmap *h, const char *table_id);
