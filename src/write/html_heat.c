@@ -105,15 +105,15 @@ static void cell(tl_buf *o, const tl_page_heatmap *h, const hm_layout *L, int p,
     tl_buf_adds(o, "</g>\n");
 }
 
-static void heat_svg(tl_buf *o, const tl_page_heatmap *h)
+static void heat_svg(tl_buf *o, const tl_page_heatmap *h, size_t nrows)
 {
     hm_layout L;
     L.panel_w = (TL_SVG_W - HM_LEFT - 2 * HM_GAP - 4) / 3.0;
     L.col_w = L.panel_w / (double)(h->ncols ? h->ncols : 1);
-    L.row_h = h->nrows ? HM_TARGET_H / (double)h->nrows : HM_MAX_ROW;
+    L.row_h = nrows ? HM_TARGET_H / (double)nrows : HM_MAX_ROW;
     L.row_h = L.row_h > HM_MAX_ROW ? HM_MAX_ROW : L.row_h < HM_MIN_ROW ? HM_MIN_ROW : L.row_h;
     L.text = L.row_h >= HM_TEXT_ROW;
-    double hgt = HM_TOP + L.row_h * (double)h->nrows + 8;
+    double hgt = HM_TOP + L.row_h * (double)nrows + 8;
     tl_buf_printf(o, "<svg class=\"chart heatmap\" viewBox=\"0 0 %d %.0f\" role=\"img\" "
                      "preserveAspectRatio=\"xMinYMin meet\"><title>", TL_SVG_W, hgt);
     tl_html_text(o, h->title);
@@ -124,7 +124,7 @@ static void heat_svg(tl_buf *o, const tl_page_heatmap *h)
     for (int p = 0; p < 3; p++)
         panel_head(o, h, &L, p, titles[p]);
     size_t label_every = L.row_h >= 11 ? 1 : (size_t)ceil(11 / L.row_h);
-    for (size_t r = 0; r < h->nrows; r++)
+    for (size_t r = 0; r < nrows; r++)
         if (r % label_every == 0) {
             tl_buf_printf(o, "<text class=\"tick\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\">", HM_LEFT - 6,
                           HM_TOP + L.row_h * ((double)r + 0.5) + 4);
@@ -134,7 +134,7 @@ static void heat_svg(tl_buf *o, const tl_page_heatmap *h)
     for (size_t c = 0; c < h->ncols; c++) {
         const double *sides[2] = {h->v[0], h->v[1]}, *d[1] = {h->diff};
         double smax = col_max(h, sides, 2, c), dmax = col_max(h, d, 1, c);
-        for (size_t r = 0; r < h->nrows; r++) {
+        for (size_t r = 0; r < nrows; r++) {
             for (int p = 0; p < 2; p++)
                 cell(o, h, &L, p, r, c, h->v[p] ? h->v[p][r * h->ncols + c] : NAN, smax);
             cell(o, h, &L, 2, r, c, h->diff ? h->diff[r * h->ncols + c] : NAN, dmax);
@@ -150,7 +150,11 @@ void tl_html_heatmap(tl_buf *o, const tl_page_heatmap *h, const char *table_id)
     tl_buf_adds(o, "<h3>");
     tl_html_text(o, h->title);
     tl_buf_adds(o, "</h3>\n");
-    heat_svg(o, h);
+    size_t drawn = h->nrows < TL_PAGE_HEAT_MAX_ROWS ? h->nrows : TL_PAGE_HEAT_MAX_ROWS;
+    heat_svg(o, h, drawn);
+    if (drawn < h->nrows)
+        tl_buf_printf(o, "<p class=\"note\">the first %zu of %zu ranks drawn; the table lists them all</p>\n", drawn,
+                      h->nrows);
     tl_buf_printf(o, "<input class=\"filter\" type=\"search\" data-filter=\"%s\" placeholder=\"filter by rank\" "
                      "aria-label=\"filter by rank\">\n<table class=\"heat\" id=\"%s\"><thead><tr><th>rank</th>",
                   table_id, table_id);
