@@ -97,7 +97,7 @@ static run *run_new_with(const char *base, const char *var, unsigned groups, int
         unified_reads[i] = 0;
     }
     tl_sink sink = tl_results_sink(&r->results);
-    r->cache = use_cache ? tl_eff_cache_new(arch, NULL) : NULL;
+    r->cache = use_cache ? tl_eff_cache_new(arch) : NULL;
     r->rc = tl_run_groups_observed(r->reports, 2, groups, named ? groups : 0, 0, use_cache ? tl_eff_cache_observe : NULL,
                                    r->cache, &sink, &r->arena, &r->err);
     tl_gate gate = {.pct = -1, .min_ms = 1};

@@ -614,7 +614,7 @@ static int compare_sheets(tl_comparison *c, struct tl_compare_state *s)
     tl_sink sink = tl_noise_tap(s->noise, &csink);
     if (!csink.sync)
         sink.sync = NULL; /* a sink that keeps the results keeps their strings (compare/groups.h) */
-    s->eff_cache = tl_eff_cache_new(s->have_arch ? &s->arch : NULL, s->have_arch_var ? &s->arch_var : NULL);
+    s->eff_cache = tl_eff_cache_new_sides(s->have_arch ? &s->arch : NULL, s->have_arch_var ? &s->arch_var : NULL);
     if (tl_run_groups_observed(s->reports, o->ninputs, o->run, o->named, o->tracelens_keys ? TL_RUN_TRACELENS_KEYS : 0,
                                tl_eff_cache_observe, s->eff_cache, &sink, &s->arena, err) != 0)
         return STEP_FAIL;

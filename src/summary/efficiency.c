@@ -157,7 +157,9 @@ static sheet_sums *cache_find(const tl_eff_cache *c, size_t report, const char *
     return NULL;
 }
 
-tl_eff_cache *tl_eff_cache_new(const tl_gpu_arch *arch, const tl_gpu_arch *arch_variant)
+tl_eff_cache *tl_eff_cache_new(const tl_gpu_arch *arch) { return tl_eff_cache_new_sides(arch, NULL); }
+
+tl_eff_cache *tl_eff_cache_new_sides(const tl_gpu_arch *arch, const tl_gpu_arch *arch_variant)
 {
     tl_eff_cache *c = tl_xcalloc(1, sizeof *c);
     c->arch = arch;
@@ -407,7 +409,7 @@ void tl_efficiency_build(tl_efficiency *e, const tl_summary *s, tl_report *repor
         if (w.map.slots[i].key)
             w.map.slots[i].value--;
     tl_eff_side *acc = tl_xcalloc(n * w.n, sizeof *acc);
-    tl_eff_cache *own = opt && opt->cache ? NULL : tl_eff_cache_new(arch, opt ? opt->gpu_arch_variant : NULL), *cache = own ? own : opt->cache;
+    tl_eff_cache *own = opt && opt->cache ? NULL : tl_eff_cache_new_sides(arch, opt ? opt->gpu_arch_variant : NULL), *cache = own ? own : opt->cache;
     for (size_t r = 0; r < n; r++) {
         e->source[r] = read_report(cache, reports, r, &w.map, acc + r * w.n);
         e->any_source |= e->source[r] != NULL;
