@@ -128,8 +128,9 @@ typedef struct tl_page_extra {
 /*
  * A rank x metric heatmap of two runs: per rank (a row) and metric (a column) each side's
  * value and the difference, as the comparison's sheets hold them, drawn as three panels
- * (baseline, variant, difference).  A side's cells darken with the value (one scale per
- * metric, shared by both sides); the difference is vermillion and hatched where the variant
+ * (baseline, variant, difference).  A side's cells darken from the metric's smallest value
+ * to its largest (one scale per metric, shared by both sides); the difference is
+ * vermillion and hatched where the variant
  * has more, blue where it has less, grey where it is 0.  Every cell carries its number.
  */
 typedef struct tl_page_heatmap {

@@ -2,8 +2,9 @@
  * html_heat.c - the rank x metric heatmap of two runs (see html.h): three panels of cells
  * (baseline, variant, difference) and the table that is their text equivalent.
  *
- * Only the shading is computed here: a cell's darkness is its value over the largest of
- * its metric (one scale for both sides, so that the panels compare), the difference's
+ * Only the shading is computed here: a cell's darkness is where its value lies between the
+ * smallest and the largest of its metric on either side (one scale for both sides, so that
+ * the panels compare; ranks a few percent apart still show apart), the difference's
  * strength its size over the largest difference of its metric.  Grey print keeps the
  * meaning: darkness is lightness, the difference's direction is also a hatch, and every
  * cell carries its number (in the cell when the rows are tall enough, and in its tooltip).
@@ -18,17 +19,20 @@ enum { HM_LEFT = 86, HM_GAP = 18, HM_TOP = 46, HM_MAX_ROW = 20, HM_MIN_ROW = 3, 
 /* the rows' total height aimed at, before rows reach their smallest */
 #define HM_TARGET_H 640.0
 
-/* The largest |value| of column c over the panels' values (0 when none). */
-static double col_max(const tl_page_heatmap *h, const double *const *v, int nv, size_t c)
+/* The smallest and largest value of column c over the panels' values (NaN when none); of
+ * their magnitudes when `mag`. */
+static void col_range(const tl_page_heatmap *h, const double *const *v, int nv, size_t c, int mag, double *lo,
+                      double *hi)
 {
-    double m = 0;
+    *lo = *hi = NAN;
     for (int s = 0; s < nv; s++)
         for (size_t r = 0; v[s] && r < h->nrows; r++) {
-            double x = fabs(v[s][r * h->ncols + c]);
-            if (isfinite(x) && x > m)
-                m = x;
+            double x = mag ? fabs(v[s][r * h->ncols + c]) : v[s][r * h->ncols + c];
+            if (!isfinite(x))
+                continue;
+            *lo = isnan(*lo) || x < *lo ? x : *lo;
+            *hi = isnan(*hi) || x > *hi ? x : *hi;
         }
-    return m;
 }
 
 /* A side's cell: from near white to Okabe-Ito blue as t goes 0..1. */
@@ -72,13 +76,14 @@ static void panel_head(tl_buf *o, const tl_page_heatmap *h, const hm_layout *L, 
 }
 
 /* One cell: its rect (and hatch), its number, its tooltip; data-* for scripts and tests. */
+/* A side's cell shades by (v - lo) / (hi - lo); a difference's by |v| / hi. */
 static void cell(tl_buf *o, const tl_page_heatmap *h, const hm_layout *L, int p, size_t r, size_t c, double v,
-                 double scale)
+                 double lo, double hi)
 {
     char fill[16], num[64], tip[1024];
     const char *what = p == 2 ? "difference" : h->side[p];
     double x = HM_LEFT + p * (L->panel_w + HM_GAP) + L->col_w * (double)c, y = HM_TOP + L->row_h * (double)r;
-    double t = scale > 0 && isfinite(v) ? fabs(v) / scale : 0;
+    double t = !isfinite(v) ? 0 : p == 2 ? (hi > 0 ? fabs(v) / hi : 0) : (hi > lo ? (v - lo) / (hi - lo) : 0);
     if (p == 2)
         div_fill(fill, sizeof fill, v, t);
     else
@@ -133,11 +138,13 @@ static void heat_svg(tl_buf *o, const tl_page_heatmap *h, size_t nrows)
         }
     for (size_t c = 0; c < h->ncols; c++) {
         const double *sides[2] = {h->v[0], h->v[1]}, *d[1] = {h->diff};
-        double smax = col_max(h, sides, 2, c), dmax = col_max(h, d, 1, c);
+        double slo, shi, dlo, dhi;
+        col_range(h, sides, 2, c, 0, &slo, &shi);
+        col_range(h, d, 1, c, 1, &dlo, &dhi);
         for (size_t r = 0; r < nrows; r++) {
             for (int p = 0; p < 2; p++)
-                cell(o, h, &L, p, r, c, h->v[p] ? h->v[p][r * h->ncols + c] : NAN, smax);
-            cell(o, h, &L, 2, r, c, h->diff ? h->diff[r * h->ncols + c] : NAN, dmax);
+                cell(o, h, &L, p, r, c, h->v[p] ? h->v[p][r * h->ncols + c] : NAN, slo, shi);
+            cell(o, h, &L, 2, r, c, h->diff ? h->diff[r * h->ncols + c] : NAN, dlo, dhi);
         }
     }
     tl_buf_adds(o, "</svg>\n");
