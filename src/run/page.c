@@ -138,29 +138,47 @@ static void fill_bar(tl_page_bar *b, const char *label, const double *parts_ms, 
     b->total_ms = total_ms;
 }
 
-/* Per step of each trace, its gpu_timeline (the step's own rows, µs) as a bar. */
+/* Trace steps s's bars, each its step's own gpu_timeline rows (µs), into bars[*at...];
+ * those outside positions [first, last) marked "*". */
+static void add_step_bars(tl_run_page *p, const tl_steps *s, const char *tag, size_t first, size_t last,
+                          tl_page_bar *bars, size_t *at)
+{
+    /* gpu_timeline's rows in a step (trace/trace_report.h): compute, exposed comm, exposed
+     * memcpy, busy, idle, total */
+    static const int parts[TL_PAGE_NPARTS] = {0, 1, 2, 4};
+    for (size_t i = 0; i < s->n; i++) {
+        const double *tl = s->tl + i * TL_TIMELINE_N;
+        double ms[TL_PAGE_NPARTS];
+        for (int j = 0; j < TL_PAGE_NPARTS; j++)
+            ms[j] = tl[parts[j]] / 1e3;
+        int kept = i >= first && i < last;
+        fill_bar(&bars[(*at)++], tl_arena_printf(&p->arena, "%s step %lld%s", tag, (long long)s->span[i].number,
+                                                 kept ? "" : " *"), ms, tl[5] / 1e3);
+    }
+}
+
+/* Per step of each trace, a bar. */
 static void step_bars(tl_run_page *p, const tl_run_steps *rs, const char *const *tags, tl_page_bar_set *set)
 {
     size_t n = rs->s[0].n + rs->s[1].n, at = 0;
     tl_page_bar *bars = tl_arena_alloc(&p->arena, n * sizeof *bars);
-    /* gpu_timeline's rows in a step (trace/trace_report.h): compute, exposed comm, exposed
-     * memcpy, busy, idle, total */
-    static const int parts[TL_PAGE_NPARTS] = {0, 1, 2, 4};
-    for (int k = 0; k < 2; k++) {
-        const tl_steps *s = &rs->s[k];
-        for (size_t i = 0; i < s->n; i++) {
-            const double *tl = s->tl + i * TL_TIMELINE_N;
-            double ms[TL_PAGE_NPARTS];
-            for (int j = 0; j < TL_PAGE_NPARTS; j++)
-                ms[j] = tl[parts[j]] / 1e3;
-            int judged = i >= rs->first[k] && i < rs->last[k];
-            fill_bar(&bars[at++], tl_arena_printf(&p->arena, "%s step %lld%s", tags[k], (long long)s->span[i].number,
-                                                  judged ? "" : " *"), ms, tl[5] / 1e3);
-        }
-    }
+    for (int k = 0; k < 2; k++)
+        add_step_bars(p, &rs->s[k], tags[k], rs->first[k], rs->last[k], bars, &at);
     *set = (tl_page_bar_set){"Where the time went, per step", bars, n,
                              "each ProfilerStep's own gpu_timeline; * marks the steps the verdicts leave out "
                              "(warm-up, or outside --steps)"};
+}
+
+const tl_page_bar_set *tl_run_page_report_steps(tl_run_page *p, const tl_steps *s, const char *tag)
+{
+    if (!s->n)
+        return NULL;
+    size_t at = 0;
+    tl_page_bar *bars = tl_arena_alloc(&p->arena, s->n * sizeof *bars);
+    add_step_bars(p, s, tag, 0, s->n, bars, &at);
+    tl_page_bar_set *set = tl_arena_alloc(&p->arena, sizeof *set);
+    *set = (tl_page_bar_set){"Where the time went, per step", bars, at, "each ProfilerStep's own gpu_timeline"};
+    return set;
 }
 
 /* Per rank, each side's bar, the sides of a rank together. */

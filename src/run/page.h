@@ -3,7 +3,7 @@
  * from the comparison as it runs: the ranks of runs (their gpu_timeline per rank, and each
  * rank's wait per collective, as the ranks_gpu_timeline and stragglers sheets hold them) as
  * a rank x metric heatmap and as stacked bars per rank, and the steps of two traces
- * (ProfilerStep#N, run/steps.h) as stacked bars per step.
+ * (ProfilerStep#N, run/steps.h), or of tlreport's one, as stacked bars per step.
  *
  * The numbers are copied from the sheets as they pass (a sheet written to the workbook is
  * freed before the page is made), never computed again.
@@ -36,6 +36,10 @@ void tl_run_page_observe(tl_run_page *p, const tl_result *r);
 /* Fill opt's bar sets and extra sections: the steps of rs (when measured, with the sides'
  * tags) and the ranks observed.  They stay valid until tl_run_page_free. */
 void tl_run_page_opts(tl_run_page *p, const tl_run_steps *rs, const char *const *tags, tl_page_opts *opt);
+
+/* One trace's steps (tlreport's page) as bars, or NULL when it has none; valid until
+ * tl_run_page_free. */
+const tl_page_bar_set *tl_run_page_report_steps(tl_run_page *p, const tl_steps *s, const char *tag);
 
 void tl_run_page_free(tl_run_page *p);
 

@@ -609,7 +609,8 @@ static void report_roofline(tl_page *p, const tl_table *t, const char *tag, cons
     free(key);
 }
 
-void tl_report_html(const tl_results *res, const char *tag, const tl_gpu_arch *arch, tl_buf *out)
+void tl_report_html(const tl_results *res, const char *tag, const tl_gpu_arch *arch, const tl_page_bar_set *sets,
+                    size_t nsets, tl_buf *out)
 {
     tl_arena a;
     tl_arena_init(&a);
@@ -618,6 +619,8 @@ void tl_report_html(const tl_results *res, const char *tag, const tl_gpu_arch *a
     p.tool = "tlreport";
     p.title = tag;
     report_timeline(&p, sheet(res, "gpu_timeline"), tag, &text);
+    p.bar_sets = sets;
+    p.nbar_sets = nsets;
     tl_page_tops *tops = report_tops(sheet(res, "ops_summary"), tag, &text, &a);
     p.tops = tops;
     report_roofline(&p, sheet(res, "unified_perf_summary"), tag, arch, &a);

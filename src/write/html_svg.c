@@ -143,7 +143,7 @@ void tl_svg_bars(tl_buf *o, const char *title, const tl_page_bar *bars, size_t n
                          "<text class=\"tick\" x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\">%s</text>\n",
                       x, TOP - 4, x, h - 24, x, h - 10, tl_html_num(a, sizeof a, v, dec));
     }
-    tl_buf_printf(o, "<text class=\"tick\" x=\"%d\" y=\"%.0f\" text-anchor=\"end\">ms</text>\n", LEFT - 8, h - 10);
+    tl_buf_printf(o, "<text class=\"tick\" x=\"%d\" y=\"%.0f\" text-anchor=\"end\">ms</text>\n", LEFT - 26, h - 10);
     for (size_t i = 0; i < n; i++) {
         double y = TOP + ROW * (double)i, x = LEFT;
         tl_buf_printf(o, "<text x=\"%d\" y=\"%.0f\" text-anchor=\"end\">", LEFT - 8, y + 19);

@@ -360,6 +360,19 @@ def test_step_trace_pair_page(browser, tmp_path):
     assert page.evaluate("document.querySelectorAll('#time svg.bars').length") == 2
     assert page.evaluate("document.querySelectorAll('#time svg.bars')[1].querySelector('title').textContent") \
         == "Where the time went, per step"
+    # tlreport's page of one of them: its steps as the comparison measured them (none left out)
+    report = str(tmp_path / "report.html")
+    subprocess.run([TLREPORT, a, "-o", str(tmp_path / "r.xlsx"), "--html", report, "-q"], check=True)
+    page = pagecheck.Page(browser, pagecheck.file_url(report))
+    assert page.problems() == []
+    bars = page.evaluate("Array.prototype.map.call(document.querySelectorAll('#bars-0 tbody tr'), function(r){"
+                         "return Array.prototype.map.call(r.cells, function(c){return c.textContent;});})")
+    mine = [st for st in steps if st["trace"] == "sa"]
+    assert len(bars) == len(mine) == 4
+    for bar, st in zip(bars, mine):
+        assert bar[0] == "sa step %s" % st["step"]
+        assert bar[1:] == ["%.3f" % float(st[k + " ms"]) for k in
+                           ("computation_time", "exposed_comm_time", "exposed_memcpy_time", "idle_time", "total_time")]
 
 
 def test_roofline_each_sides_gpu(browser, tmp_path, conformance):
