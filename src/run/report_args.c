@@ -39,7 +39,7 @@ static const tl_optdef report_opts[] = {
      F(run.unlinked)},
     {{"--topk_ops"}, "topk_ops", TL_OPT_LONG, BOTH, "N", 0, (double)LONG_MAX, "a whole number of rows",
      "keep the first N rows of ops_unique_args", F(run.topk_ops)},
-    {{"--html"}, NULL, TL_OPT_TEXT, CLI, "FILE", 0, 0, "a file name",
+    {{"--html"}, "html", TL_OPT_TEXT, BOTH, "FILE", 0, 0, "a file name",
      "also write the report as one self-contained HTML page (GPU time, the largest ops, the roofline)",
      F(run.html)},
     {{"--kernel_summary"}, NULL, TL_OPT_FLAG, CLI, NULL, 0, 0, NULL, "accepted (kernel_summary is always written)",
