@@ -82,3 +82,15 @@ def test_compare_report_runs(runs, tmp_path):
     assert c.summary["runs"][0]["ranks_moved_alone"] == [2]
     assert c.summary["runs"][0]["collectives_compared"] is True
     assert (c.ranks.fillna(0) - t.ranks.fillna(0)).abs().max().max() < 1e-9
+
+
+def test_compare_html_is_the_command_lines(runs, tmp_path):
+    """html= writes the page tlcompare --html writes, byte for byte: the rank heatmap and all."""
+    page = tmp_path / "py.html"
+    tlcompare.compare(list(runs), html=str(page), jobs=2, quiet=True)
+    cli = tmp_path / "cli.html"
+    subprocess.run([os.path.join(TOP, "build", "tlcompare"), *runs, "-o", str(tmp_path / "c.xlsx"), "--html", str(cli),
+                    "-q"], check=True)
+    html = page.read_text(encoding="utf-8")
+    assert html == cli.read_text(encoding="utf-8")
+    assert 'id="ranks"' in html and html.count('class="hm mark"') == 4 * 3 * 3
