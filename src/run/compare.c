@@ -605,8 +605,11 @@ int tl_compare_run(const tl_compare_opts *opts, tl_comparison *c)
     eff_opt.gpu_arch = arch;
     s->eff_cache = tl_eff_cache_new(arch);
     eff_opt.cache = s->eff_cache;
-    if (tl_run_groups_observed(s->reports, o->ninputs, o->run, o->named, o->tracelens_keys ? TL_RUN_TRACELENS_KEYS : 0,
-                               tl_eff_cache_observe, s->eff_cache, &sink, &s->arena, err) != 0)
+    /* Read once: the efficiency lines take the perf sheets' figures as the groups read them
+     * (the observer), and read only the sheets no group read. */
+    unsigned flags = TL_RUN_READ_ONCE | (o->tracelens_keys ? TL_RUN_TRACELENS_KEYS : 0);
+    if (tl_run_groups_observed(s->reports, o->ninputs, o->run, o->named, flags, tl_eff_cache_observe, s->eff_cache,
+                               &sink, &s->arena, err) != 0)
         goto fail;
     if (tl_run_diff_put(&s->cdiff, &sink, s->texts[2], err) != 0)
         goto fail;
