@@ -169,6 +169,50 @@ static void test_deep_chain_tree_text_is_bounded(void **state)
                NULL);
 }
 
+/* ---- the widest alignment: memory ------------------------------------------------------------ */
+
+/* Lines in a file. */
+static long count_lines(const char *path)
+{
+    size_t len;
+    char *text = slurp(path, &len);
+    long n = 0;
+    for (size_t i = 0; i < len; i++)
+        n += text[i] == '\n';
+    free(text);
+    return n;
+}
+
+/*
+ * Two traces of 10^5 sibling calls, every name different: the alignment's Wagner-Fischer
+ * case at its widest (README "Limits": cut into chunks within 2^28 cells), and report
+ * sheets of 10^5 rows a side whose merges keep every row apart.  The whole comparison,
+ * every output written, stays under 1.5 GB of resident memory (the bound the man page's
+ * LIMITS gives).  It peaked at 1.70 GB while each trace's sheets stayed in memory beside every
+ * sheet compared from them, and each sheet's texts were held twice; it takes ~1.15 GB now,
+ * and varies by a few percent with the threads' timing: the margin is that and the
+ * allocator's.  Not under ASan, whose shadow memory and quarantine count in the RSS.
+ */
+static void test_widest_alignment_memory_bounded(void **state)
+{
+    (void)state;
+    if (UNDER_ASAN)
+        return;
+    const char *a = gen("siblings", 100000, 1, "sib1.json.gz");
+    const char *b = gen("siblings", 100000, 2, "sib2.json.gz");
+    const char *argv[] = {tlcompare, a, b, "-q", "-o", at("sib.xlsx"), "--output_csvs_dir", at("sib_csv"),
+                          "--tracediff-dir", at("sib_td"), NULL};
+    long rss;
+    assert_int_equal(run(argv, at("sib.err"), 600, &rss), 0);
+    fprintf(stderr, "two traces of 10^5 sibling calls: peak RSS %.0f MB (bound 1500 MB)\n", rss * 1024 / 1e6);
+    assert_true(rss * 1024.0 < 1.5e9);
+    /* and the comparison is whole: every op a row of its own, a side each */
+    assert_int_equal(count_lines(at("sib_csv/ops_summary.csv")), 200001);
+    assert_int_equal(count_lines(at("sib_csv/ops_unique_args_only_baseline_sib2.csv")), 100001);
+    assert_int_equal(count_lines(at("sib_csv/ops_unique_args_only_variant_sib2.csv")), 100001);
+    assert_int_equal(count_lines(at("sib_td/diff_stats.csv")), 200001);
+}
+
 /* ---- graph-launch fan-out ----------------------------------------------------------------- */
 
 /* 2,000 graph launches sharing one correlation with 10,000 kernels: 2e7 links.  Refused
@@ -581,6 +625,7 @@ int main(void)
     tl_quiet = 1;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_deep_chain_tree_text_is_bounded, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_widest_alignment_memory_bounded, setup, teardown),
         cmocka_unit_test_setup_teardown(test_graph_fanout_refused_before_linking, setup, teardown),
         cmocka_unit_test_setup_teardown(test_graph_fanout_small_links_all, setup, teardown),
         cmocka_unit_test_setup_teardown(test_nested_gpu_lists_are_linear, setup, teardown),
