@@ -213,6 +213,44 @@ static void test_widest_alignment_memory_bounded(void **state)
     assert_int_equal(count_lines(at("sib_td/diff_stats.csv")), 200001);
 }
 
+/* ---- times that are no number ------------------------------------------------------------- */
+
+/* Events whose ts or dur is NaN or Infinity (Python's json writes them) are left out with
+ * one warning that counts them and names the first, from both tools; the rest is reported. */
+static void test_nonfinite_times_warned(void **state)
+{
+    (void)state;
+    static const char text[] =
+        "{\"traceEvents\": [\n"
+        "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::mm\", \"pid\": 1, \"tid\": 1, \"ts\": 0, \"dur\": 9, "
+        "\"args\": {\"External id\": 1}},\n"
+        "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1, \"tid\": 1, \"ts\": 1, "
+        "\"dur\": 1, \"args\": {\"correlation\": 1}},\n"
+        "{\"ph\": \"s\", \"id\": 1, \"pid\": 1, \"tid\": 1, \"ts\": 1, \"cat\": \"ac2g\", \"name\": \"ac2g\"},\n"
+        "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 0, \"tid\": 7, \"ts\": 20, \"dur\": 4, "
+        "\"args\": {\"stream\": 7, \"correlation\": 1}},\n"
+        "{\"ph\": \"f\", \"id\": 1, \"pid\": 0, \"tid\": 7, \"ts\": 20, \"cat\": \"ac2g\", \"name\": \"ac2g\", \"bp\": \"e\"},\n"
+        "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 0, \"tid\": 7, \"ts\": NaN, \"dur\": 4},\n"
+        "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 0, \"tid\": 7, \"ts\": 30, \"dur\": Infinity},\n"
+        "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::add\", \"pid\": 1, \"tid\": 1, \"ts\": -Infinity, \"dur\": 1}\n"
+        "]}\n";
+    const char *path = at("nonfinite.json");
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(text, 1, sizeof text - 1, f), sizeof text - 1);
+    assert_int_equal(fclose(f), 0);
+    char want[4200];
+    snprintf(want, sizeof want,
+             "%s: 3 events with a ts or dur of NaN, Infinity or beyond a double (the first is event 5); left out",
+             path);
+    const char *rep[] = {tlreport, path, "-o", at("nf.xlsx"), NULL};
+    assert_int_equal(run(rep, at("nf.err"), 60, NULL), 0);
+    expect_msg(at("nf.err"), want, NULL);
+    const char *cmp[] = {tlcompare, path, path, "-o", at("nf2.xlsx"), NULL};
+    assert_int_equal(run(cmp, at("nf2.err"), 60, NULL), 0);
+    expect_msg(at("nf2.err"), want, NULL);
+}
+
 /* ---- graph-launch fan-out ----------------------------------------------------------------- */
 
 /* 2,000 graph launches sharing one correlation with 10,000 kernels: 2e7 links.  Refused
@@ -626,6 +664,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_deep_chain_tree_text_is_bounded, setup, teardown),
         cmocka_unit_test_setup_teardown(test_widest_alignment_memory_bounded, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_nonfinite_times_warned, setup, teardown),
         cmocka_unit_test_setup_teardown(test_graph_fanout_refused_before_linking, setup, teardown),
         cmocka_unit_test_setup_teardown(test_graph_fanout_small_links_all, setup, teardown),
         cmocka_unit_test_setup_teardown(test_nested_gpu_lists_are_linear, setup, teardown),
