@@ -213,6 +213,63 @@ static void test_widest_alignment_memory_bounded(void **state)
     assert_int_equal(count_lines(at("sib_td/diff_stats.csv")), 200001);
 }
 
+/* ---- out of memory on the loading threads -------------------------------------------------- */
+
+/* argv run as run() does, under an address-space limit of `mb` MB (set in the child). */
+static int run_limited(const char *const *argv, const char *errpath, long mb)
+{
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        int null = open("/dev/null", O_WRONLY);
+        int err = open(errpath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        struct rlimit rl = {(rlim_t)mb << 20, (rlim_t)mb << 20};
+        if (null < 0 || err < 0 || setrlimit(RLIMIT_AS, &rl) != 0)
+            _exit(126);
+        dup2(null, 1);
+        dup2(err, 2);
+        alarm(120);
+        execv(argv[0], (char *const *)argv);
+        _exit(127);
+    }
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/*
+ * Two traces load on helper threads: running out of memory there is one line naming the
+ * trace being read, exit 1, and nothing written.  Several limits, so that it happens at
+ * different points of the loads (the first allocation past the limit fails, whichever
+ * thread asks).  Not under ASan, which maps its shadow as it goes and aborts itself.
+ */
+static void test_out_of_memory_on_a_loading_thread_names_the_trace(void **state)
+{
+    (void)state;
+    if (UNDER_ASAN)
+        return;
+    const char *a = gen("siblings", 100000, 1, "oom1.json.gz");
+    const char *b = gen("siblings", 100000, 2, "oom2.json.gz");
+    char *dir = at("oomout");
+    assert_int_equal(mkdir(dir, 0755), 0);
+    static const long limits[] = {100, 200, 300};
+    for (size_t i = 0; i < sizeof limits / sizeof *limits; i++) {
+        char out[4200], want_a[4200], want_b[4200];
+        snprintf(out, sizeof out, "%s/c.xlsx", dir);
+        const char *argv[] = {tlcompare, a, b, "-q", "-o", out, "--tracediff-dir", at("oomout/td"), NULL};
+        assert_int_equal(run_limited(argv, at("oom.err"), limits[i]), 1);
+        char *e = slurp(at("oom.err"), NULL);
+        snprintf(want_a, sizeof want_a, "while reading '%s'\n", a);
+        snprintf(want_b, sizeof want_b, "while reading '%s'\n", b);
+        if (strncmp(e, "tlcompare: out of memory (asked for ", 36) != 0 ||
+            (!strstr(e, want_a) && !strstr(e, want_b)) || strchr(e, '\n') != e + strlen(e) - 1)
+            fail_msg("limit %ld MB: stderr was: %s", limits[i], e);
+        free(e);
+        expect_no_temporaries(dir);
+        assert_int_equal(file_size(out), -1);
+    }
+}
+
 /* ---- times that are no number ------------------------------------------------------------- */
 
 /* Events whose ts or dur is NaN or Infinity (Python's json writes them) are left out with
@@ -665,6 +722,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_deep_chain_tree_text_is_bounded, setup, teardown),
         cmocka_unit_test_setup_teardown(test_widest_alignment_memory_bounded, setup, teardown),
         cmocka_unit_test_setup_teardown(test_nonfinite_times_warned, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_out_of_memory_on_a_loading_thread_names_the_trace, setup, teardown),
         cmocka_unit_test_setup_teardown(test_graph_fanout_refused_before_linking, setup, teardown),
         cmocka_unit_test_setup_teardown(test_graph_fanout_small_links_all, setup, teardown),
         cmocka_unit_test_setup_teardown(test_nested_gpu_lists_are_linear, setup, teardown),
