@@ -995,6 +995,19 @@ void tl_sort_desc(tl_table *t, size_t col)
 
 /* ---- the split ------------------------------------------------------------------------ */
 
+void tl_split_release(tl_table *merged, tl_split_kind kind, int variant, int last_variant, size_t base_m0)
+{
+    for (size_t c = 0; c < merged->ncols; c++) {
+        tl_column *col = &merged->cols[c];
+        if (col->role == TL_ROLE_KEY || c == base_m0 || !col->cells)
+            continue;
+        int done = col->tag == 0 ? kind == TL_SPLIT_ONLY_BASELINE && variant == last_variant
+                                 : kind == TL_SPLIT_ONLY_VARIANT && col->tag == variant;
+        if (done)
+            release_cells(col);
+    }
+}
+
 static int keep_column(const tl_column *c, tl_split_kind kind, int variant)
 {
     if (c->role == TL_ROLE_KEY)

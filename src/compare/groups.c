@@ -454,6 +454,7 @@ static int run_split(run_ctx *c, const split_sheet *s, const char *roofline)
         for (size_t p = 0; p < COUNT(parts); p++) {
             /* the sort column is m0 in every split group */
             tl_table *t = tl_split(merged, parts[p].kind, (int)v, base_m0, var_m0, base_m0, var_m0);
+            tl_split_release(merged, parts[p].kind, (int)v, (int)c->nsides - 1, base_m0);
             if (rc == 0)
                 rc = emit(c, tl_arena_printf(c->arena, "%s_%s_%s", s->name, parts[p].what, c->stags[v]), t,
                           hidden);
