@@ -189,7 +189,7 @@ static long count_lines(const char *path)
  * sheets of 10^5 rows a side whose merges keep every row apart.  The whole comparison,
  * every output written, stays under 1.5 GB of resident memory (the bound the man page's
  * LIMITS gives).  It peaked at 1.70 GB while each trace's sheets stayed in memory beside every
- * sheet compared from them, and each sheet's texts were held twice; it takes ~1.15 GB now,
+ * sheet compared from them, and each sheet's texts were held twice; it takes ~1.1 GB now,
  * and varies by a few percent with the threads' timing: the margin is that and the
  * allocator's.  Not under ASan, whose shadow memory and quarantine count in the RSS.
  */
