@@ -318,6 +318,60 @@ static void test_split(void **state)
     tl_table_free(m);
 }
 
+/* The three reports of test_split, merged. */
+static tl_table *split_merged(void)
+{
+    tl_error err = {0};
+    static const char *diffs[] = {"t"};
+    tl_table *in[3] = {csv("name,t,only_a\nx,1,p\ny,5,q\nz,2,\n"), csv("name,t,u\nx,2,1\nw,7,2\n"),
+                       csv("name,t\nx,3\ny,4\nz,9\n")};
+    tl_compare_spec spec = {"s", k_name, 1, diffs, 1, 0};
+    tl_table *m = tl_compare(in, tags3, 3, &spec, &arena, &err);
+    assert_non_null(m);
+    return m;
+}
+
+/* 1 when column `name` of t still has its cells. */
+static int has_cells(const tl_table *t, const char *name)
+{
+    long i = tl_table_find(t, name);
+    assert_true(i >= 0);
+    return t->cols[i].cells != NULL;
+}
+
+/* The splits made in their order with each merged column freed once no later split reads
+ * it are the splits of the whole table; what is freed when. */
+static void test_split_release(void **state)
+{
+    (void)state;
+    tl_table *whole = split_merged(), *m = split_merged();
+    size_t a = (size_t)tl_table_find(m, "a::t");
+    static const tl_split_kind kinds[] = {TL_SPLIT_INTERSECT, TL_SPLIT_ONLY_BASELINE, TL_SPLIT_ONLY_VARIANT};
+    for (int v = 1; v <= 2; v++) {
+        size_t var = (size_t)tl_table_find(m, v == 1 ? "b::t" : "c::t");
+        for (size_t k = 0; k < 3; k++) {
+            tl_table *want = tl_split(whole, kinds[k], v, a, var, a, var);
+            tl_table *got = tl_split(m, kinds[k], v, a, var, a, var);
+            char *w = as_csv(want);
+            assert_table(got, w);
+            free(w);
+            tl_table_free(want);
+            tl_table_free(got);
+            tl_split_release(m, kinds[k], v, 2, a);
+            if (v == 1 && k == 1) /* the baseline's columns serve variant 2's splits yet */
+                assert_true(has_cells(m, "a::only_a") && has_cells(m, "b::t") && has_cells(m, "t__b_diff"));
+            if (v == 1 && k == 2) /* variant 1 done: its own and its diff columns go */
+                assert_true(!has_cells(m, "b::t") && !has_cells(m, "b::u") && !has_cells(m, "t__b_pct") &&
+                            has_cells(m, "c::t") && has_cells(m, "t__c_diff") && has_cells(m, "a::only_a"));
+            if (v == 2 && k == 1) /* the last only_baseline: the baseline's go, but the row selector */
+                assert_true(!has_cells(m, "a::only_a") && has_cells(m, "a::t") && has_cells(m, "c::t") &&
+                            has_cells(m, "name"));
+        }
+    }
+    assert_true(!has_cells(m, "c::t") && !has_cells(m, "t__c_diff") && has_cells(m, "a::t") && has_cells(m, "name"));
+    tl_table_free(whole);
+    tl_table_free(m);
+}
 
 /* ---- key order: hand-made tables, and a reference merge -------------------------------- */
 
@@ -827,6 +881,7 @@ int main(void)
         cmocka_unit_test(test_runs_collapse),
         cmocka_unit_test(test_sort_desc_is_stable_missing_last),
         cmocka_unit_test(test_split),
+        cmocka_unit_test(test_split_release),
         cmocka_unit_test(test_mixed_kind_keys),
         cmocka_unit_test(test_ties_and_duplicates_on_several_keys),
         cmocka_unit_test(test_big_integers_beside_floats),

@@ -169,6 +169,159 @@ static void test_deep_chain_tree_text_is_bounded(void **state)
                NULL);
 }
 
+/* ---- the widest alignment: memory ------------------------------------------------------------ */
+
+/* Lines in a file. */
+static long count_lines(const char *path)
+{
+    size_t len;
+    char *text = slurp(path, &len);
+    long n = 0;
+    for (size_t i = 0; i < len; i++)
+        n += text[i] == '\n';
+    free(text);
+    return n;
+}
+
+/* Peak RSS (KB) of tlcompare on two traces of 10^5 sibling calls of gentrace `shape`, every
+ * output written; the whole comparison made (every op a row of its own, a side each). */
+static long siblings_peak(const char *shape)
+{
+    const char *a = gen(shape, 100000, 1, "sib1.json.gz");
+    const char *b = gen(shape, 100000, 2, "sib2.json.gz");
+    const char *argv[] = {tlcompare, a, b, "-o", at("sib.xlsx"), "--output_csvs_dir", at("sib_csv"),
+                          "--tracediff-dir", at("sib_td"), NULL};
+    long rss;
+    assert_int_equal(run(argv, at("sib.err"), 600, &rss), 0);
+    fprintf(stderr, "two traces of 10^5 %s calls: peak RSS %.0f MB (bound 1500 MB)\n", shape, rss * 1024 / 1e6);
+    int nested = strcmp(shape, "siblings") == 0; /* one op over them, and a launch of its own */
+    assert_int_equal(count_lines(at("sib_csv/ops_summary.csv")), 200001 + nested);
+    assert_int_equal(count_lines(at("sib_csv/ops_unique_args_only_baseline_sib2.csv")), 100001);
+    assert_int_equal(count_lines(at("sib_csv/ops_unique_args_only_variant_sib2.csv")), 100001);
+    assert_int_equal(count_lines(at("sib_td/diff_stats.csv")), 200001 + 2 * nested);
+    if (nested) /* Wagner-Fischer's table would be 10^10 cells */
+        expect_msg(at("sib.err"), "1 children lists too long to align whole were aligned in chunks", NULL);
+    char cmd[4300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s'", at("sib_csv"), at("sib_td"));
+    assert_int_equal(system(cmd), 0);
+    return rss;
+}
+
+/*
+ * Two traces of 10^5 sibling calls, every name different: under one op, the alignment's
+ * Wagner-Fischer case at its widest (cut into chunks within 2^28 cells); at the top level
+ * (paired by position), report sheets of 10^5 rows a side whose merges keep every row
+ * apart.  The whole comparison, every output written, stays under 1.5 GB of resident
+ * memory (the bound the man page's LIMITS gives).  The top-level pair peaked at 1.80 GB
+ * while each trace's sheets stayed in memory beside every sheet compared from them, and
+ * each sheet's texts were held twice (the nested one at 1.38 GB); both take ~1.1 GB now,
+ * varying by a few percent with the threads' timing: the margin is that and the
+ * allocator's.  Not under ASan, whose shadow memory and quarantine count in the RSS.
+ */
+static void test_widest_alignment_memory_bounded(void **state)
+{
+    (void)state;
+    if (UNDER_ASAN)
+        return;
+    assert_true(siblings_peak("top-siblings") * 1024.0 < 1.5e9);
+    assert_true(siblings_peak("siblings") * 1024.0 < 1.5e9);
+}
+
+/* ---- out of memory on the loading threads -------------------------------------------------- */
+
+/* argv run as run() does, under an address-space limit of `mb` MB (set in the child). */
+static int run_limited(const char *const *argv, const char *errpath, long mb)
+{
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        int null = open("/dev/null", O_WRONLY);
+        int err = open(errpath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        struct rlimit rl = {(rlim_t)mb << 20, (rlim_t)mb << 20};
+        if (null < 0 || err < 0 || setrlimit(RLIMIT_AS, &rl) != 0)
+            _exit(126);
+        dup2(null, 1);
+        dup2(err, 2);
+        alarm(120);
+        execv(argv[0], (char *const *)argv);
+        _exit(127);
+    }
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/*
+ * Two traces load on helper threads: running out of memory there is one line naming the
+ * trace being read, exit 1, and nothing written.  Several limits, so that it happens at
+ * different points of the loads (the first allocation past the limit fails, whichever
+ * thread asks).  Not under ASan, which maps its shadow as it goes and aborts itself.
+ */
+static void test_out_of_memory_on_a_loading_thread_names_the_trace(void **state)
+{
+    (void)state;
+    if (UNDER_ASAN)
+        return;
+    const char *a = gen("siblings", 100000, 1, "oom1.json.gz");
+    const char *b = gen("siblings", 100000, 2, "oom2.json.gz");
+    char *dir = at("oomout");
+    assert_int_equal(mkdir(dir, 0755), 0);
+    static const long limits[] = {100, 200, 300};
+    for (size_t i = 0; i < sizeof limits / sizeof *limits; i++) {
+        char out[4200], want_a[4200], want_b[4200];
+        snprintf(out, sizeof out, "%s/c.xlsx", dir);
+        const char *argv[] = {tlcompare, a, b, "-q", "-o", out, "--tracediff-dir", at("oomout/td"), NULL};
+        assert_int_equal(run_limited(argv, at("oom.err"), limits[i]), 1);
+        char *e = slurp(at("oom.err"), NULL);
+        snprintf(want_a, sizeof want_a, "while reading '%s'\n", a);
+        snprintf(want_b, sizeof want_b, "while reading '%s'\n", b);
+        if (strncmp(e, "tlcompare: out of memory (asked for ", 36) != 0 ||
+            (!strstr(e, want_a) && !strstr(e, want_b)) || strchr(e, '\n') != e + strlen(e) - 1)
+            fail_msg("limit %ld MB: stderr was: %s", limits[i], e);
+        free(e);
+        expect_no_temporaries(dir);
+        assert_int_equal(file_size(out), -1);
+    }
+}
+
+/* ---- times that are no number ------------------------------------------------------------- */
+
+/* Events whose ts or dur is NaN or Infinity (Python's json writes them) are left out with
+ * one warning that counts them and names the first, from both tools; the rest is reported. */
+static void test_nonfinite_times_warned(void **state)
+{
+    (void)state;
+    static const char text[] =
+        "{\"traceEvents\": [\n"
+        "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::mm\", \"pid\": 1, \"tid\": 1, \"ts\": 0, \"dur\": 9, "
+        "\"args\": {\"External id\": 1}},\n"
+        "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1, \"tid\": 1, \"ts\": 1, "
+        "\"dur\": 1, \"args\": {\"correlation\": 1}},\n"
+        "{\"ph\": \"s\", \"id\": 1, \"pid\": 1, \"tid\": 1, \"ts\": 1, \"cat\": \"ac2g\", \"name\": \"ac2g\"},\n"
+        "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 0, \"tid\": 7, \"ts\": 20, \"dur\": 4, "
+        "\"args\": {\"stream\": 7, \"correlation\": 1}},\n"
+        "{\"ph\": \"f\", \"id\": 1, \"pid\": 0, \"tid\": 7, \"ts\": 20, \"cat\": \"ac2g\", \"name\": \"ac2g\", \"bp\": \"e\"},\n"
+        "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 0, \"tid\": 7, \"ts\": NaN, \"dur\": 4},\n"
+        "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 0, \"tid\": 7, \"ts\": 30, \"dur\": Infinity},\n"
+        "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::add\", \"pid\": 1, \"tid\": 1, \"ts\": -Infinity, \"dur\": 1}\n"
+        "]}\n";
+    const char *path = at("nonfinite.json");
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(text, 1, sizeof text - 1, f), sizeof text - 1);
+    assert_int_equal(fclose(f), 0);
+    char want[4200];
+    snprintf(want, sizeof want,
+             "%s: 3 events with a ts or dur of NaN, Infinity or beyond a double (the first is event 5); left out",
+             path);
+    const char *rep[] = {tlreport, path, "-o", at("nf.xlsx"), NULL};
+    assert_int_equal(run(rep, at("nf.err"), 60, NULL), 0);
+    expect_msg(at("nf.err"), want, NULL);
+    const char *cmp[] = {tlcompare, path, path, "-o", at("nf2.xlsx"), NULL};
+    assert_int_equal(run(cmp, at("nf2.err"), 60, NULL), 0);
+    expect_msg(at("nf2.err"), want, NULL);
+}
+
 /* ---- graph-launch fan-out ----------------------------------------------------------------- */
 
 /* 2,000 graph launches sharing one correlation with 10,000 kernels: 2e7 links.  Refused
@@ -581,6 +734,9 @@ int main(void)
     tl_quiet = 1;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_deep_chain_tree_text_is_bounded, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_widest_alignment_memory_bounded, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_nonfinite_times_warned, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_out_of_memory_on_a_loading_thread_names_the_trace, setup, teardown),
         cmocka_unit_test_setup_teardown(test_graph_fanout_refused_before_linking, setup, teardown),
         cmocka_unit_test_setup_teardown(test_graph_fanout_small_links_all, setup, teardown),
         cmocka_unit_test_setup_teardown(test_nested_gpu_lists_are_linear, setup, teardown),

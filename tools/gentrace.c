@@ -2299,7 +2299,7 @@ static void generate(int steps)
  * is written straight from its parameters (--count N, --fan M), in the compact layout
  * of a minimal trace: cpu ops and runtime calls on pid 1 tid 1, kernels on pid 0 stream 7.
  */
-enum { SH_NONE, SH_CHAIN, SH_GRAPH_FANOUT, SH_NESTED, SH_ESCAPES, SH_DIMS, SH_CPU_ONLY, SH_OUT_OF_ORDER };
+enum { SH_NONE, SH_CHAIN, SH_GRAPH_FANOUT, SH_NESTED, SH_ESCAPES, SH_DIMS, SH_CPU_ONLY, SH_OUT_OF_ORDER, SH_SIBLINGS, SH_TOP_SIBLINGS };
 
 static const struct {
     const char *name;
@@ -2313,6 +2313,9 @@ static const struct {
     {"dims", SH_DIMS, "a cpu_op whose Input Dims is one list of N dimensions"},
     {"cpu-only", SH_CPU_ONLY, "N cpu_ops and nothing else"},
     {"out-of-order", SH_OUT_OF_ORDER, "N nested cpu_ops over M launches written in reverse time order"},
+    {"siblings", SH_SIBLINGS, "N sibling cpu_ops under one, each launching one kernel, every name distinct\n"
+                              "                            and named after M (two traces of another M share none)"},
+    {"top-siblings", SH_TOP_SIBLINGS, "the same N cpu_ops at the top level (where they pair by position)"},
 };
 
 static int sh_first = 1;
@@ -2444,6 +2447,27 @@ static void write_shape(int which, int64_t n, int64_t m)
     case SH_CPU_ONLY:
         for (int64_t k = 0; k < n; k++)
             sh_cpu_op("aten::add", 10 * k, 5, k + 1);
+        break;
+    case SH_SIBLINGS:
+    case SH_TOP_SIBLINGS:
+        /* a report sheet row per call, and for SH_SIBLINGS the alignment's Wagner-Fischer
+         * case at its widest: the calls are the children of one op of the same name on
+         * both sides (top-level ops pair by position), beside a launch of its own (lists
+         * of equal length without one pair by position too) */
+        if (which == SH_SIBLINGS)
+            sh_cpu_op("step", 0, 10 * n + 10, n + 2);
+        for (int64_t k = 0; k < n; k++) {
+            char op[64], kn[64];
+            snprintf(op, sizeof op, "op%lld_%lld", (long long)m, (long long)k);
+            snprintf(kn, sizeof kn, "kernel%lld_%lld", (long long)m, (long long)k);
+            sh_cpu_op(op, 10 * k + 1, 5, k + 1);
+            sh_runtime("cudaLaunchKernel", 10 * k + 2, k + 1, 1);
+            sh_kernel(kn, 10 * k + 3, k + 1, 1);
+        }
+        if (which == SH_SIBLINGS) {
+            sh_runtime("cudaLaunchKernel", 10 * n + 1, n + 1, 1);
+            sh_kernel("step_kernel", 10 * n + 2, n + 1, 1);
+        }
         break;
     default:
         break;

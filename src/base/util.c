@@ -5,6 +5,9 @@
 
 #include <stdatomic.h>
 #include <stdio.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -146,6 +149,13 @@ char *tl_xstrdup(const char *s)
     char *p = tl_xmalloc(n);
     memcpy(p, s, n);
     return p;
+}
+
+void tl_release_freed(void)
+{
+#ifdef __GLIBC__
+    malloc_trim(0);
+#endif
 }
 
 void tl_grow(void **p, size_t *cap, size_t need, size_t size)

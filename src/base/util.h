@@ -46,6 +46,14 @@ void tl_oom_reset(void);
 
 /* Grow *p (an array of *cap elements of size `size`) so that it holds at least `need`. */
 void tl_grow(void **p, size_t *cap, size_t need, size_t size);
+
+/*
+ * Give the pages of freed memory back to the system.  Memory a helper thread allocated
+ * and another thread freed stays with the helper's malloc arena, where the threads that
+ * allocate next do not look: after a large structure made on a helper is freed, this
+ * keeps the process's resident size that of what it holds.  A no-op without glibc.
+ */
+void tl_release_freed(void);
 #define TL_GROW(arr, cap, need) tl_grow((void **)&(arr), &(cap), (need), sizeof *(arr))
 
 /*

@@ -620,6 +620,14 @@ static void gather(tl_column *col, const tl_cell *src, const uint32_t *rows, siz
         promote_column(col, n, kinds);
 }
 
+/* Free a source column's cells once the merge has what it needs of them (the table is
+ * freed whole later; its header stays). */
+static void release_cells(tl_column *col)
+{
+    free(col->cells);
+    col->cells = NULL;
+}
+
 /* Merge two prepared tables on their first nkeys columns; both are freed.  `last`: this is
  * the last merge, whose columns are promoted as they are made. */
 static tl_table *merge_pair(tl_table *L, tl_table *R, size_t nkeys, int last, const char *sheet,
@@ -701,6 +709,13 @@ static tl_table *merge_pair(tl_table *L, tl_table *R, size_t nkeys, int last, co
         j = j2;
     }
 
+    /* The pairing is all the merge needs of the key order now; each source column is
+     * freed as soon as its cells are gathered, so that a sheet's cells are never held
+     * twice over (the inputs and the merge) in full. */
+    free(li);
+    free(ri);
+    free(rank);
+    li = ri = rank = NULL;
     out = tl_table_new();
     out->nrows = npairs;
     out->ncols = out_cols;
@@ -721,14 +736,18 @@ static tl_table *merge_pair(tl_table *L, tl_table *R, size_t nkeys, int last, co
         }
         if (last)
             promote_column(oc, npairs, kinds);
+        release_cells(&L->cols[c]);
+        release_cells(&R->cols[c]);
     }
     for (size_t c = nkeys; c < L->ncols; c++) {
         out->cols[c] = L->cols[c];
         gather(&out->cols[c], L->cols[c].cells, pl, npairs, last);
+        release_cells(&L->cols[c]);
     }
     for (size_t c = nkeys; c < R->ncols; c++) {
         out->cols[L->ncols + c - nkeys] = R->cols[c];
         gather(&out->cols[L->ncols + c - nkeys], R->cols[c].cells, pr, npairs, last);
+        release_cells(&R->cols[c]);
     }
 done:
     free(li);
@@ -975,6 +994,19 @@ void tl_sort_desc(tl_table *t, size_t col)
 }
 
 /* ---- the split ------------------------------------------------------------------------ */
+
+void tl_split_release(tl_table *merged, tl_split_kind kind, int variant, int last_variant, size_t base_m0)
+{
+    for (size_t c = 0; c < merged->ncols; c++) {
+        tl_column *col = &merged->cols[c];
+        if (col->role == TL_ROLE_KEY || c == base_m0 || !col->cells)
+            continue;
+        int done = col->tag == 0 ? kind == TL_SPLIT_ONLY_BASELINE && variant == last_variant
+                                 : kind == TL_SPLIT_ONLY_VARIANT && col->tag == variant;
+        if (done)
+            release_cells(col);
+    }
+}
 
 static int keep_column(const tl_column *c, tl_split_kind kind, int variant)
 {

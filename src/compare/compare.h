@@ -63,4 +63,15 @@ typedef enum tl_split_kind {
 tl_table *tl_split(const tl_table *merged, tl_split_kind kind, int variant, size_t base_m0,
                    size_t var_m0, size_t base_sort, size_t var_sort);
 
+/*
+ * Free the cells of `merged`'s columns that no split after (kind, variant) reads, when
+ * the splits are made in the order intersect, only_baseline, only_variant, variant by
+ * variant up to `last_variant`: a variant's own and diff columns once its only_variant
+ * split is made, the baseline's once the last variant's only_baseline split is.  The
+ * keys and base_m0 (every split selects rows by it) stay.  A column freed so has NULL
+ * cells; the table is freed whole as before.  The merged table and its splits are then
+ * never all held at once.
+ */
+void tl_split_release(tl_table *merged, tl_split_kind kind, int variant, int last_variant, size_t base_m0);
+
 #endif

@@ -167,6 +167,7 @@ typedef struct run_ctx {
     size_t emitted;   /* results given to the sink */
     size_t done_at[2]; /* results emitted when the sheet last in scratch[i] was done */
     int tracelens_keys; /* no row-key step */
+    int read_once;      /* each sheet let go by its report once read */
     /* The sides: a tag given to several reports makes them runs of one side (runs.h). */
     size_t nsides;
     const char **stags; /* each side's tag, in the order of its first report */
@@ -200,6 +201,8 @@ typedef struct read_job {
     tl_report *report;
     tl_arena *arena;
     const char *sheet;
+    int forget; /* the report may let the sheet go once it is read */
+    int forgot; /* and it freed memory so */
     tl_table *table;
     tl_error err;
 } read_job;
@@ -208,6 +211,8 @@ static void *read_one(void *arg)
 {
     read_job *j = arg;
     j->table = tl_report_read_sheet(j->report, j->sheet, j->arena, &j->err);
+    if (j->forget)
+        j->forgot = tl_report_forget_sheet(j->report, j->sheet);
     return NULL;
 }
 
@@ -228,7 +233,8 @@ static int read_all(run_ctx *c, const char *sheet, tl_table **tables)
         int started[TL_READ_THREADS] = {0};
         for (size_t k = 0; k < TL_READ_THREADS && i + k < c->n; k++) {
             tl_report *r = &c->reports[i + k];
-            jobs[i + k] = (read_job){r, c->scratch ? &r->scratch[c->nsplit % 2] : &r->arena, sheet, NULL, {0}};
+            jobs[i + k] = (read_job){r, c->scratch ? &r->scratch[c->nsplit % 2] : &r->arena, sheet, c->read_once, 0,
+                                     NULL, {0}};
             /* the last of a batch runs on this thread; a failed start runs here too */
             if (k + 1 < TL_READ_THREADS && i + k + 1 < c->n)
                 started[k] = tl_thread_create(&th[k], read_one, &jobs[i + k]) == 0;
@@ -239,8 +245,9 @@ static int read_all(run_ctx *c, const char *sheet, tl_table **tables)
             if (started[k])
                 tl_thread_join(th[k], NULL);
     }
-    int rc = 0;
+    int rc = 0, forgot = 0;
     for (size_t i = 0; i < c->n; i++) {
+        forgot |= jobs[i].forgot;
         tables[i] = jobs[i].table;
         if (!tables[i] && rc == 0) {
             tl_error_set(c->err, "%s", jobs[i].err.msg);
@@ -250,6 +257,8 @@ static int read_all(run_ctx *c, const char *sheet, tl_table **tables)
     if (rc != 0)
         free_all(tables, c->n);
     free(jobs);
+    if (forgot)
+        tl_release_freed(); /* the sheets let go were made on the reports' loading threads */
     tl_timing.read += tl_now() - t0;
     return rc;
 }
@@ -445,6 +454,7 @@ static int run_split(run_ctx *c, const split_sheet *s, const char *roofline)
         for (size_t p = 0; p < COUNT(parts); p++) {
             /* the sort column is m0 in every split group */
             tl_table *t = tl_split(merged, parts[p].kind, (int)v, base_m0, var_m0, base_m0, var_m0);
+            tl_split_release(merged, parts[p].kind, (int)v, (int)c->nsides - 1, base_m0);
             if (rc == 0)
                 rc = emit(c, tl_arena_printf(c->arena, "%s_%s_%s", s->name, parts[p].what, c->stags[v]), t,
                           hidden);
@@ -548,7 +558,8 @@ int tl_run_groups_observed(tl_report *reports, size_t n, unsigned run, unsigned 
     for (size_t i = 0; i < n; i++)
         tags[i] = reports[i].tag;
     run_ctx c = {.reports = reports, .n = n, .tags = tags, .arena = arena, .err = err, .sink = sink,
-                 .tracelens_keys = (flags & TL_RUN_TRACELENS_KEYS) != 0, .observe = observe,
+                 .tracelens_keys = (flags & TL_RUN_TRACELENS_KEYS) != 0,
+                 .read_once = (flags & TL_RUN_READ_ONCE) != 0, .observe = observe,
                  .observe_ctx = observe_ctx};
     c.stags = tl_xmalloc(n * sizeof *c.stags);
     c.side_of = tl_xmalloc(n * sizeof *c.side_of);

@@ -41,6 +41,9 @@ int tl_run_groups(tl_report *reports, size_t n, unsigned run, unsigned named, tl
 /* Options of a run beyond the groups. */
 enum {
     TL_RUN_TRACELENS_KEYS = 1 << 0, /* pair rows on the groups' own keys only (no row-key step) */
+    TL_RUN_READ_ONCE = 1 << 1,      /* nothing reads a sheet again once the run has read it:
+                                       each is let go as soon as it is read
+                                       (tl_report_forget_sheet) */
 };
 
 /* tl_run_groups with options `flags` (TL_RUN_*). */

@@ -14,7 +14,6 @@
 #include "base/numfmt.h"
 #include "trace/pdnum.h"
 
-#include <malloc.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -397,7 +396,7 @@ int tl_ranks_sheets(tl_rank_set *set, const tl_ranks_opts *o, tl_arena *a, tl_re
     }
     /* the ranks' rows were made on the reading threads, whose malloc arenas keep what is
      * freed there: give those pages back before the sheets are made */
-    malloc_trim(0);
+    tl_release_freed();
     if (rows.n == 0) {
         tl_error_set(err, "no NCCL/RCCL collective kernels in any of the %zu rank files", set->n);
         tl_coll_rows_free(&rows);

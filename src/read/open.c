@@ -72,7 +72,7 @@ static void csv_close(tl_report *r)
     r->impl = NULL;
 }
 
-static const tl_report_ops csv_ops = {csv_has_sheet, csv_read_sheet, csv_close};
+static const tl_report_ops csv_ops = {csv_has_sheet, csv_read_sheet, csv_close, NULL};
 
 static int open_csv_dir(tl_report *r, tl_error *err)
 {
@@ -126,7 +126,7 @@ static void xlsx_close(tl_report *r)
     r->impl = NULL;
 }
 
-static const tl_report_ops xlsx_ops = {xlsx_has_sheet, xlsx_read_sheet, xlsx_close};
+static const tl_report_ops xlsx_ops = {xlsx_has_sheet, xlsx_read_sheet, xlsx_close, NULL};
 
 /* ---- a file that is no workbook ------------------------------------------------------- */
 

@@ -615,8 +615,11 @@ static int compare_sheets(tl_comparison *c, struct tl_compare_state *s)
     if (!csink.sync)
         sink.sync = NULL; /* a sink that keeps the results keeps their strings (compare/groups.h) */
     s->eff_cache = tl_eff_cache_new_sides(s->have_arch ? &s->arch : NULL, s->have_arch_var ? &s->arch_var : NULL);
-    if (tl_run_groups_observed(s->reports, o->ninputs, o->run, o->named, o->tracelens_keys ? TL_RUN_TRACELENS_KEYS : 0,
-                               tl_eff_cache_observe, s->eff_cache, &sink, &s->arena, err) != 0)
+    /* Read once: the efficiency lines take the perf sheets' figures as the groups read them
+     * (the observer), and read only the sheets no group read. */
+    unsigned flags = TL_RUN_READ_ONCE | (o->tracelens_keys ? TL_RUN_TRACELENS_KEYS : 0);
+    if (tl_run_groups_observed(s->reports, o->ninputs, o->run, o->named, flags, tl_eff_cache_observe, s->eff_cache,
+                               &sink, &s->arena, err) != 0)
         return STEP_FAIL;
     if (tl_run_diff_put(&s->cdiff, &sink, s->texts[2], err) != 0)
         return STEP_FAIL;

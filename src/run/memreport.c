@@ -75,7 +75,7 @@ static void mem_close(tl_report *r)
     r->impl = NULL;
 }
 
-static const tl_report_ops mem_ops = {mem_has_sheet, mem_read_sheet, mem_close};
+static const tl_report_ops mem_ops = {mem_has_sheet, mem_read_sheet, mem_close, NULL};
 
 void tl_mem_report_open(tl_report *r, const char *name)
 {

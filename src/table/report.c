@@ -32,6 +32,11 @@ tl_table *tl_report_read_sheet(tl_report *r, const char *sheet, tl_arena *arena,
     return t;
 }
 
+int tl_report_forget_sheet(tl_report *r, const char *sheet)
+{
+    return r->ops && r->ops->forget ? r->ops->forget(r, sheet) : 0;
+}
+
 void tl_report_close(tl_report *r)
 {
     if (r->ops && r->ops->close)

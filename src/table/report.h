@@ -18,6 +18,7 @@ typedef struct tl_report_ops {
     int (*has_sheet)(const tl_report *r, const char *sheet);
     tl_table *(*read_sheet)(tl_report *r, const char *sheet, tl_arena *arena, tl_error *err);
     void (*close)(tl_report *r); /* frees impl */
+    int (*forget)(tl_report *r, const char *sheet); /* optional: see tl_report_forget_sheet */
 } tl_report_ops;
 
 struct tl_report {
@@ -41,9 +42,17 @@ void tl_report_init(tl_report *r, const char *path);
 int tl_report_has_sheet(const tl_report *r, const char *sheet);
 
 /* Read a sheet (NULL and *err set when it is absent or cannot be read), its strings in
- * `arena` (r->arena or one of r->scratch).  Different reports may be read from different
- * threads at once; one report from one thread at a time. */
+ * `arena` (r->arena or one of r->scratch) or, for a reader that holds the sheet's texts
+ * itself, in the reader's own memory (freed by tl_report_close, as the arenas are).
+ * Different reports may be read from different threads at once; one report from one
+ * thread at a time. */
 tl_table *tl_report_read_sheet(tl_report *r, const char *sheet, tl_arena *arena, tl_error *err);
+
+/* The caller will not read `sheet` again: a reader that holds the sheet in memory may
+ * free it (tl_report_has_sheet still says it is there; reading it again fails).  A
+ * comparison reads each sheet once, and a trace's sheets would otherwise stay in memory
+ * beside every sheet compared after them.  Returns 1 when memory was freed. */
+int tl_report_forget_sheet(tl_report *r, const char *sheet);
 
 /* Close the reader and free everything (safe on a report that failed to open). */
 void tl_report_close(tl_report *r);

@@ -7,7 +7,9 @@
  * text, through the same table builder the CSV reader uses: a TraceLens report read
  * back from the CSVs the reference writes is what the comparison was specified on
  * (SPEC §1 column typing), and this way a trace's sheets are exactly that, whatever
- * text a cell holds.
+ * text a cell holds.  A text cell of a sheet read so points at the report's own copy
+ * (freed when the report is closed, as the arenas it reads into are): a sheet's texts
+ * are never held twice.
  */
 #include "trace/trace_report.h"
 
@@ -97,6 +99,43 @@ static const tl_result *find(const tl_report *r, const char *sheet)
 
 static int has_sheet(const tl_report *r, const char *sheet) { return find(r, sheet) != NULL; }
 
+/* The sheet's cells are freed; its texts stay in the report's arena, where the tables
+ * read from it point (read_sheet). */
+static int forget(tl_report *r, const char *sheet)
+{
+    trace_impl *im = r->impl;
+    int freed = 0;
+    if (!im || ready(im) != 0)
+        return 0;
+    for (size_t i = 0; i < im->sheets.n; i++) {
+        if (im->sheets.items[i].table && strcmp(im->sheets.items[i].name, sheet) == 0) {
+            tl_table_free(im->sheets.items[i].table);
+            im->sheets.items[i].table = NULL;
+            freed = 1;
+        }
+    }
+    return freed;
+}
+
+/*
+ * The texts of `src`'s numbers that `out` (made from src row for row, column for
+ * column) still holds as text, in a column typed text by some other cell, copied into
+ * `arena`: they were made in a scratch arena.
+ */
+static void keep_number_texts(tl_table *out, const tl_table *src, tl_arena *arena)
+{
+    for (size_t c = 0; c < out->ncols && c < src->ncols; c++) {
+        if (out->cols[c].type == TL_COL_NUM)
+            continue; /* every cell a number: no text kept */
+        tl_cell *cells = out->cols[c].cells;
+        const tl_cell *from = src->cols[c].cells;
+        for (size_t r = 0; r < out->nrows && r < src->nrows; r++)
+            if (cells[r].kind == TL_STR && (from[r].kind == TL_INT || from[r].kind == TL_FLOAT))
+                cells[r] = tl_cell_strn(tl_arena_strndup(arena, cells[r].v.s, tl_cell_len(&cells[r])),
+                                        tl_cell_len(&cells[r]));
+    }
+}
+
 static tl_table *read_sheet(tl_report *r, const char *sheet, tl_arena *arena, tl_error *err)
 {
     const tl_result *res = find(r, sheet);
@@ -110,6 +149,10 @@ static tl_table *read_sheet(tl_report *r, const char *sheet, tl_arena *arena, tl
         return NULL;
     }
     const tl_table *t = res->table;
+    if (!t) {
+        tl_error_set(err, "%s: sheet '%s' was already read, and let go", r->path, sheet);
+        return NULL;
+    }
     tl_builder b;
     tl_builder_init(&b, arena);
     const char **names = tl_xmalloc((t->ncols ? t->ncols : 1) * sizeof *names);
@@ -117,6 +160,12 @@ static tl_table *read_sheet(tl_report *r, const char *sheet, tl_arena *arena, tl
         names[c] = t->cols[c].name;
     tl_builder_header(&b, names, t->ncols);
     free(names);
+    tl_builder_reserve(&b, t->nrows); /* the rows are known: no doubling, no slack */
+    /* A number's text is only for the builder to type its column by; the texts live in
+     * an arena of their own, freed once the table is made (keep_number_texts moves the
+     * few a text column keeps), so that a sheet's numbers never sit in memory twice. */
+    tl_arena nums;
+    tl_arena_init(&nums);
     char num[TL_NUMFMT_MAX];
     for (size_t row = 0; row < t->nrows; row++) {
         for (size_t c = 0; c < t->ncols; c++) {
@@ -124,15 +173,16 @@ static tl_table *read_sheet(tl_report *r, const char *sheet, tl_arena *arena, tl
             size_t n;
             switch (x->kind) {
             case TL_STR:
-                tl_builder_cell(&b, c, tl_cell_strn(tl_arena_strndup(arena, x->v.s, tl_cell_len(x)), tl_cell_len(x)));
+                /* the sheet's own text, which lives as long as the report does */
+                tl_builder_cell(&b, c, tl_cell_strn(x->v.s, tl_cell_len(x)));
                 break;
             case TL_INT:
                 n = tl_fmt_int(x->v.i, num);
-                tl_builder_cell(&b, c, tl_cell_strn(tl_arena_strndup(arena, num, n), n));
+                tl_builder_cell(&b, c, tl_cell_strn(tl_arena_strndup(&nums, num, n), n));
                 break;
             case TL_FLOAT:
                 n = tl_fmt_double(x->v.f, num);
-                tl_builder_cell(&b, c, tl_cell_strn(tl_arena_strndup(arena, num, n), n));
+                tl_builder_cell(&b, c, tl_cell_strn(tl_arena_strndup(&nums, num, n), n));
                 break;
             case TL_BOOL:
                 tl_builder_cell(&b, c, tl_cell_str(x->v.b ? "True" : "False"));
@@ -143,7 +193,10 @@ static tl_table *read_sheet(tl_report *r, const char *sheet, tl_arena *arena, tl
         }
         tl_builder_end_row(&b, 1);
     }
-    return tl_builder_finish(&b);
+    tl_table *out = tl_builder_finish(&b);
+    keep_number_texts(out, t, arena);
+    tl_arena_free(&nums);
+    return out;
 }
 
 static void close_trace(tl_report *r)
@@ -161,7 +214,7 @@ static void close_trace(tl_report *r)
     r->impl = NULL;
 }
 
-static const tl_report_ops trace_ops = {has_sheet, read_sheet, close_trace};
+static const tl_report_ops trace_ops = {has_sheet, read_sheet, close_trace, forget};
 
 static int open_impl(tl_report *r, const char *path, tl_trace_sheets_fn build, void *ctx,
                      const tl_trace_infer_spec *spec, tl_trace_infer_sheets_fn build_infer, tl_cancel *cancel,

@@ -170,3 +170,15 @@ def test_gate_arguments_named(kept):
         kept.gate(5, top=-1)
     assert kept.gate(5, confidence=95).failed in (True, False)
     assert kept.gate(5, confidence=0.95) == kept.gate(5, confidence=95)
+
+
+@pytest.mark.parametrize("option", ["summary_md", "summary_json"])
+def test_an_output_that_cannot_be_written_is_an_output_error(tmp_path, option):
+    """An output the run cannot write (here a directory where a file goes) is an
+    OutputError naming it, not an InputError, and nothing is written."""
+    d = tmp_path / "taken"
+    d.mkdir()
+    with pytest.raises(tlcompare.OutputError, match="taken: is a directory") as e:
+        tlcompare.compare([H100, MI300], quiet=True, **{option: str(d)})
+    assert not isinstance(e.value, tlcompare.InputError)
+    assert os.listdir(d) == [] and sorted(os.listdir(tmp_path)) == ["taken"]
