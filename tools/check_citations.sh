@@ -8,8 +8,9 @@
 # alone or in a list ("### Integers (§4.6)", "## The sheets (§3.0, §3.1)").
 #
 # A section written without its contract ("§2.7") belongs to the contract named last on its
-# line or the line before (a list, "INFERENCE.md §1.3, §2.1", or a wrapped comment), else to the file's own contract: the first one
-# the file names, or the one the table below gives it.
+# line or the line before (a list, "INFERENCE.md §1.3, §2.1", or a wrapped comment), else to
+# the file's own contract: the one the table `homes` below gives the file, or the first one
+# the file names, or the one the table gives its folder.
 # Ranges ("§3.2-§3.5") cite every section between their ends, at the depth of their ends.
 #
 # usage: tools/check_citations.sh [-l] [SRC_DIR [DOCS_DIR]]
@@ -34,8 +35,9 @@ doc_of() {
 cited=$(mktemp) || exit 2
 trap 'rm -f "$cited"' EXIT INT TERM
 
-# The files whose sections written alone belong to another contract than the first they name.
-homes="src/trace/trace_report.h=INFERENCE src/trace/collective.h=MULTIRANK"
+# The files whose sections written alone belong to another contract than the first they name,
+# and the folders whose files cite sections without naming any contract.
+homes="src/trace/trace_report.h=INFERENCE src/trace/collective.h=MULTIRANK src/ranks/=MULTIRANK"
 
 # 1. The tokens, in file order: contract names and sections (with an optional range).
 grep -rnoE '\b(SPEC|TRACES|PERF|INFERENCE|MULTIRANK)(\.md)?\b|§+ ?[0-9]([0-9.]*[0-9])?( ?[-–] ?§?[0-9]([0-9.]*[0-9])?)?' "$src" |
@@ -66,6 +68,7 @@ END {
         f = files[k]; cur = ""; curln = -1000
         home = f in homes ? homes[f] : ""
         for (i = 1; home == "" && i <= n[f]; i++) if (tok[f, i] !~ /^§/) home = tok[f, i]
+        if (home == "") { d = f; sub(/[^\/]*$/, "", d); if (d in homes) home = homes[d] }
         sub(/\.md$/, "", home)
         for (i = 1; i <= n[f]; i++) {
             t = tok[f, i]
@@ -82,7 +85,7 @@ END {
 bad=0
 if grep -q '^?' "$cited"; then
     grep '^?' "$cited" | while read -r _ s where; do
-        echo "$where: $s cites no contract (name it: TRACES.md $s)"
+        echo "$where: $s names no contract (write it as e.g. TRACES.md $s, or give the file a home in tools/check_citations.sh)"
     done
     bad=1
 fi
