@@ -59,6 +59,7 @@ struct tl_compare_state {
     tl_eff_cache *eff_cache;
     tl_summary summary;
     int summarised;
+    int both_traces, infer; /* two traces, aligned; inference mode */
 };
 
 void tl_compare_opts_init(tl_compare_opts *o)
@@ -468,6 +469,332 @@ char **tl_compare_default_tags(const char *const *paths, size_t n)
     return tags;
 }
 
+/* How a phase of the run ended: the run stops at the first that did not end well. */
+enum { STEP_OK = 0, STEP_FAIL, STEP_OUTPUT_FAIL, STEP_CANCEL };
+
+static int step_cancelled(tl_cancel *flag, tl_error *err)
+{
+    return cancelled(flag, err) ? STEP_CANCEL : STEP_OK;
+}
+
+/* Open input i: a report given open is taken over; a profiler trace (by content) has its
+ * report sheets built on opening, on a helper thread. */
+static int open_input(tl_comparison *c, struct tl_compare_state *s, size_t i, const tl_gpu_arch *arch)
+{
+    const tl_compare_opts *o = &s->o;
+    tl_error *err = &c->err;
+    tl_report *r = &s->reports[i];
+    const char *path = o->inputs[i], *capture = o->captures ? o->captures[i] : NULL;
+    if (o->given && o->given[i].ops) {
+        *r = o->given[i];
+        memset(&o->given[i], 0, sizeof o->given[i]);
+    } else {
+        int is_trace = tl_trace_claims(path);
+        tl_trace_infer_spec spec = {capture, o->parent_module, o->num_kernels, 0, o->pseudo_ops, o->cancel};
+        if (capture && !is_trace) {
+            tl_error_set(err, "%s: not a trace, so it cannot take the capture folder %s", path, capture);
+            return STEP_FAIL;
+        }
+        if ((is_trace && s->infer ? tl_perf_report_open_infer(r, path, &spec, err)
+             : is_trace           ? tl_perf_report_open_cancel(r, path, arch, o->cancel, err)
+                                  : tl_report_open(r, path, err)) != 0) {
+            tl_report_close(r);
+            return STEP_FAIL;
+        }
+    }
+    free(r->tag);
+    r->tag = s->tags[i];
+    s->tags[i] = NULL;
+    return STEP_OK;
+}
+
+/* Every input opened and read (the traces load at once, on helper threads), and a report
+ * that holds no TraceLens sheet at all refused rather than compared as nothing (a gate
+ * would pass on it). */
+static int open_inputs(tl_comparison *c, struct tl_compare_state *s)
+{
+    const tl_compare_opts *o = &s->o;
+    tl_error *err = &c->err;
+    if (o->gpu_arch) {
+        if (tl_gpu_arch_load(o->gpu_arch, &s->arch, err) != 0)
+            return STEP_FAIL;
+        s->have_arch = 1;
+    }
+    const tl_gpu_arch *arch = s->have_arch ? &s->arch : NULL;
+    for (; s->opened < o->ninputs; s->opened++)
+        if (open_input(c, s, s->opened, arch) != STEP_OK)
+            return STEP_FAIL;
+    double t0 = tl_now();
+    tl_progress_wait_begin("reading the traces");
+    int bad = 0;
+    for (size_t i = 0; i < s->opened && !bad; i++)
+        bad = tl_trace_report_wait(&s->reports[i], err) != 0;
+    tl_progress_wait_end();
+    if (bad)
+        return STEP_FAIL;
+    tl_timing.read += tl_now() - t0;
+    if (cancelled(o->cancel, err))
+        return STEP_CANCEL;
+    for (size_t i = 0; i < o->ninputs; i++) {
+        if (!tl_groups_any_sheet(&s->reports[i], TL_GROUP_ALL)) {
+            tl_error_set(err, "%s: no TraceLens sheet in this report (a TraceLens report holds gpu_timeline, "
+                              "ops_summary, kernel_summary, ops_all, ops_unique_args, GEMM, ... sheets)",
+                         o->inputs[i]);
+            return STEP_FAIL;
+        }
+    }
+    /* the sides (a tag given to several reports is one side, its reports its runs) */
+    s->nsides = 0;
+    for (size_t i = 0; i < o->ninputs; i++) {
+        size_t k = 0;
+        while (k < s->nsides && strcmp(s->tagv[k], s->reports[i].tag) != 0)
+            k++;
+        if (k == s->nsides)
+            s->tagv[s->nsides++] = s->reports[i].tag;
+    }
+    c->tags = s->tagv;
+    c->nsides = s->nsides;
+    return STEP_OK;
+}
+
+/* Two traces: their call trees aligned (TRACES.md §5). */
+static int align_traces(tl_comparison *c, struct tl_compare_state *s)
+{
+    const tl_compare_opts *o = &s->o;
+    if (!s->both_traces)
+        return STEP_OK;
+    tl_progress_wait_begin("aligning the call trees");
+    int rc = tl_run_diff_align(&s->cdiff, tl_trace_report_trace(&s->reports[0]), tl_trace_report_trace(&s->reports[1]),
+                               o->tracediff_dir != NULL, o->tracediff_dir != NULL, &c->err);
+    tl_progress_wait_end();
+    return rc != 0 ? STEP_FAIL : STEP_OK;
+}
+
+/* Every output prepared (and so checked) before the work.  The sheets are written as the
+ * results come, under temporary names; without any output, every result is kept. */
+static int open_outputs(tl_comparison *c, struct tl_compare_state *s)
+{
+    const tl_compare_opts *o = &s->o;
+    tl_error *err = &c->err;
+    if (o->output || o->csv_dir) {
+        s->outputs = tl_out_open(o->output, o->csv_dir, !o->no_summary, err);
+        if (!s->outputs)
+            return STEP_OUTPUT_FAIL;
+    }
+    const char *paths[4] = {o->summary_md, o->summary_json, o->tracediff_dir, o->html};
+    for (int i = 0; i < 4; i++)
+        if (paths[i] && !(s->texts[i] = tl_output_new(paths[i], i == 2, err)))
+            return STEP_OUTPUT_FAIL;
+    return STEP_OK;
+}
+
+/* The comparison proper, streamed into the outputs: the sheet groups, the morphology
+ * sheets, the steps and a comparison of runs' own sheets.  The per-call spread and the
+ * perf sheets' figures are taken as the results pass. */
+static int compare_sheets(tl_comparison *c, struct tl_compare_state *s)
+{
+    const tl_compare_opts *o = &s->o;
+    tl_error *err = &c->err;
+    s->noise = tl_noise_new(s->tagv, s->nsides);
+    if (o->ranks_as_runs)
+        tl_noise_ranks_as_runs(s->noise);
+    tl_sink out_sink = s->outputs ? tl_out_sink(s->outputs) : tl_results_sink(&s->kept);
+    cancel_tap ctap = {out_sink, o->cancel};
+    tl_sink csink = {cancel_put, out_sink.sync ? cancel_sync : NULL, &ctap};
+    tl_sink sink = tl_noise_tap(s->noise, &csink);
+    if (!csink.sync)
+        sink.sync = NULL; /* a sink that keeps the results keeps their strings (compare/groups.h) */
+    s->eff_cache = tl_eff_cache_new(s->have_arch ? &s->arch : NULL);
+    if (tl_run_groups_observed(s->reports, o->ninputs, o->run, o->named, o->tracelens_keys ? TL_RUN_TRACELENS_KEYS : 0,
+                               tl_eff_cache_observe, s->eff_cache, &sink, &s->arena, err) != 0)
+        return STEP_FAIL;
+    if (tl_run_diff_put(&s->cdiff, &sink, s->texts[2], err) != 0)
+        return STEP_FAIL;
+    if (s->both_traces) {
+        tl_run_steps_measure(&s->steps, tl_trace_report_trace(&s->reports[0]), tl_trace_report_trace(&s->reports[1]),
+                             o->step_first, o->step_last);
+        if (tl_run_steps_put(&s->steps, s->tagv, &sink, err) != 0)
+            return STEP_FAIL;
+    }
+    for (size_t i = 0; o->extra && i < o->extra->n; i++) {
+        tl_result r = o->extra->items[i];
+        o->extra->items[i].table = NULL;
+        if (sink.put(sink.ctx, &r, err) != 0)
+            return STEP_FAIL;
+    }
+    return step_cancelled(o->cancel, err);
+}
+
+/* The results are something to summarise, and to judge when a gate is asked for. */
+static int check_results(tl_comparison *c, struct tl_compare_state *s)
+{
+    static const char *const judged_sheets[] = {"gpu_timeline", "lca_summary", "ops_summary", "kernel_summary"};
+    const tl_compare_opts *o = &s->o;
+    const tl_results *results = s->outputs ? tl_out_results(s->outputs) : &s->kept;
+    c->results = results;
+    if (results->n == 0) {
+        tl_error_set(&c->err, "nothing to compare: no sheet of the groups asked for is in every report "
+                              "(see the warnings above)");
+        return STEP_FAIL;
+    }
+    if (o->fail_pct >= 0) {
+        /* a gate that has nothing to judge has not passed */
+        int judged = 0;
+        for (size_t i = 0; i < results->n && !judged; i++)
+            for (size_t k = 0; k < sizeof judged_sheets / sizeof *judged_sheets; k++)
+                judged |= !strcmp(results->items[i].name, judged_sheets[k]);
+        if (!judged) {
+            tl_error_set(&c->err, "--fail-on-regression: nothing to judge: no gpu_timeline, ops_summary or "
+                                  "kernel_summary was compared");
+            return STEP_FAIL;
+        }
+    }
+    /* one note for all empty results: usually many only_* sheets, and not news */
+    tl_buf empty = {0};
+    size_t nempty = 0;
+    for (size_t i = 0; i < results->n; i++)
+        if (results->items[i].nrows == 0)
+            tl_buf_printf(&empty, "%s%s", nempty++ ? ", " : "", results->items[i].name);
+    if (nempty)
+        tl_note("%zu result sheet%s with no matching rows: %s", nempty, nempty == 1 ? "" : "s", tl_buf_cstr(&empty));
+    tl_buf_free(&empty);
+    return STEP_OK;
+}
+
+/* Two traces: the lowest-common-op summary and how alike the two runs are. */
+static void summarise_traces(struct tl_compare_state *s, const tl_diff_call *calls, size_t ncalls)
+{
+    const tl_compare_opts *o = &s->o;
+    tl_summary *summary = &s->summary;
+    tl_lca_summary_build(&s->lsum, tl_run_diff_result(&s->cdiff), s->tagv[0], s->tagv[1],
+                         o->top ? o->top : TL_SUMMARY_TOP, o->fail_pct, o->min_ms, &s->arena);
+    const tl_trace *ta = tl_trace_report_trace(&s->reports[0]), *tb = tl_trace_report_trace(&s->reports[1]);
+    size_t nsteps[2] = {s->steps.s[0].n, s->steps.s[1].n};
+    const char *gpu[2] = {ta->gpu_name, tb->gpu_name};
+    tl_comparability_build(&s->comp, s->lsum.cover, calls, ncalls, nsteps, gpu, s->tagv);
+    summary->comp = &s->comp;
+    tl_lca_summary_judge(&s->lsum, o->confidence, o->fdr);
+    summary->lca = &s->lsum;
+    if (s->lsum.nviolations)
+        summary->gate_failed = 1;
+}
+
+/* The summary, read from the results: the verdicts (on the calls paired through the
+ * alignment and the steps, where there are), the gate, the efficiency lines. */
+static int summarise(tl_comparison *c, struct tl_compare_state *s)
+{
+    const tl_compare_opts *o = &s->o;
+    double t0 = tl_now();
+    tl_summary *summary = &s->summary;
+    tl_noise_read_runs(s->noise, c->results);
+    tl_diff_call *calls = NULL;
+    size_t ncalls = tl_run_diff_result(&s->cdiff) ? tl_diff_calls(tl_run_diff_result(&s->cdiff), &calls) : 0;
+    tl_noise_add_calls(s->noise, calls, ncalls);
+    tl_run_steps_judge(&s->steps, s->noise);
+    if (cancelled(o->cancel, &c->err)) { /* the pairing takes a while on large traces */
+        free(calls);
+        return STEP_CANCEL;
+    }
+    tl_gate gate = {o->fail_pct, o->min_ms, o->min_delta_ms, o->min_delta_pct, o->top, s->noise, o->confidence, o->fdr};
+    tl_summary_build(summary, c->results, s->tagv, s->nsides, &gate, &s->arena);
+    s->summarised = 1;
+    summary->lead_text = o->lead_text;
+    summary->lead_md = o->lead_md;
+    summary->lead_json = o->lead_json;
+    if (o->lead_gate_failed && o->fail_pct >= 0)
+        summary->gate_failed = 1;
+    c->summary = summary;
+    tl_run_steps_locate(&s->steps, summary);
+    if (tl_run_diff_result(&s->cdiff))
+        summarise_traces(s, calls, ncalls);
+    free(calls);
+    tl_eff_options eff_opt = {0};
+    eff_opt.gpu_arch = s->have_arch ? &s->arch : NULL;
+    eff_opt.cache = s->eff_cache;
+    tl_efficiency_build(&s->eff, summary, s->reports, o->ninputs, &eff_opt, &s->arena);
+    summary->eff = &s->eff;
+    warn_little_gpu_work(summary);
+    tl_timing.summary += tl_now() - t0;
+    return STEP_OK;
+}
+
+/* The summary sheet, the summaries and the page rendered, then everything moved into
+ * place together. */
+static int write_outputs(tl_comparison *c, struct tl_compare_state *s)
+{
+    const tl_compare_opts *o = &s->o;
+    const tl_summary *summary = &s->summary;
+    tl_error *err = &c->err;
+    double t_summary = tl_now();
+    tl_summary_sheet *sheet = NULL;
+    if (s->outputs && !o->no_summary &&
+        ((summary->nvariants && (summary->source || summary->variants[0].has_timeline)) || s->lsum.ntop))
+        sheet = tl_summary_sheet_build(summary, &s->arena);
+    tl_timing.summary += tl_now() - t_summary;
+    tl_buf md = {0}, json = {0}, html = {0};
+    if (o->html) {
+        double t_html = tl_now();
+        tl_comparison_html(c, &html);
+        tl_timing.html += tl_now() - t_html;
+    }
+    t_summary = tl_now();
+    if (o->summary_md)
+        tl_summary_markdown(summary, &md);
+    if (o->summary_json)
+        tl_summary_json(summary, &json);
+    tl_timing.summary += tl_now() - t_summary;
+
+    int rc = step_cancelled(o->cancel, err);
+    if (!rc && s->outputs && tl_out_finish(s->outputs, sheet, err) != 0)
+        rc = STEP_OUTPUT_FAIL;
+    tl_summary_sheet_free(sheet);
+    tl_buf *texts[4] = {&md, &json, NULL, &html};
+    for (int i = 0; i < 4; i++)
+        if (!rc && s->texts[i] && texts[i] && write_text(s->texts[i], texts[i], err) != 0)
+            rc = STEP_OUTPUT_FAIL;
+    tl_buf_free(&md);
+    tl_buf_free(&json);
+    tl_buf_free(&html);
+    if (!rc)
+        rc = step_cancelled(o->cancel, err);
+    if (!rc && (s->outputs ? tl_out_commit_with(s->outputs, s->texts, 4, err) : tl_output_commit(s->texts, 4, err)) != 0)
+        rc = STEP_OUTPUT_FAIL;
+    return rc;
+}
+
+/* A run that stopped early: its status and message, and nothing half-written left. */
+static int stop(tl_comparison *c, struct tl_compare_state *s, int step)
+{
+    const tl_compare_opts *o = &s->o;
+    tl_error *err = &c->err;
+    if (step == STEP_OUTPUT_FAIL)
+        c->output_failed = 1;
+    if (step == STEP_CANCEL || tl_cancelled(o->cancel)) { /* a step that stopped on the flag failed with its own words */
+        c->status = TL_RUN_CANCELLED;
+        tl_error_set(err, "interrupted");
+    } else {
+        c->status = TL_RUN_FAILED;
+        if (!err->msg[0])
+            tl_error_set(err, "failed");
+    }
+    /* the reports given open that the run did not reach are the run's too */
+    for (size_t i = s->opened; o->given && i < o->ninputs; i++)
+        if (o->given[i].ops)
+            tl_report_close(&o->given[i]);
+    /* the outputs first: the workbook's workers may still be rendering tables whose
+     * strings live in the reports' arenas and the diff's */
+    tl_out_free(s->outputs);
+    s->outputs = NULL;
+    for (int i = 0; i < 4; i++) {
+        tl_output_free(s->texts[i]);
+        s->texts[i] = NULL;
+    }
+    tl_progress_wait_end();
+    c->results = NULL;
+    c->summary = NULL;
+    return c->status;
+}
+
 int tl_compare_run(const tl_compare_opts *opts, tl_comparison *c)
 {
     /* runs (rank sets) become the comparison of their ranks; reports given open are none */
@@ -485,271 +812,38 @@ int tl_compare_run(const tl_compare_opts *opts, tl_comparison *c)
     s->o = *opts;
     const tl_compare_opts *o = &s->o;
     tl_arena_init(&s->arena);
-    tl_error *err = &c->err;
     s->nreports = o->ninputs;
     s->reports = tl_xcalloc(o->ninputs ? o->ninputs : 1, sizeof *s->reports);
-    int both_traces = 0, infer = 0;
-    if (prepare(c, s, &both_traces, &infer) != 0) {
+    if (prepare(c, s, &s->both_traces, &s->infer) != 0) {
         /* the reports given open are the run's */
         for (size_t i = 0; o->given && i < o->ninputs; i++)
             if (o->given[i].ops)
                 tl_report_close(&o->given[i]);
         return c->status;
     }
-    c->status = TL_RUN_FAILED;
-    if (o->gpu_arch) {
-        if (tl_gpu_arch_load(o->gpu_arch, &s->arch, err) != 0)
-            goto fail;
-        s->have_arch = 1;
-    }
-    const tl_gpu_arch *arch = s->have_arch ? &s->arch : NULL;
-
-    for (; s->opened < o->ninputs; s->opened++) {
-        size_t i = s->opened;
-        tl_report *r = &s->reports[i];
-        const char *path = o->inputs[i], *capture = o->captures ? o->captures[i] : NULL;
-        if (o->given && o->given[i].ops) {
-            *r = o->given[i];
-            memset(&o->given[i], 0, sizeof o->given[i]);
-        } else {
-            /* a profiler trace (by content) has its report sheets built on opening */
-            int is_trace = tl_trace_claims(path);
-            tl_trace_infer_spec spec = {capture, o->parent_module, o->num_kernels, 0, o->pseudo_ops, o->cancel};
-            if (capture && !is_trace) {
-                tl_error_set(err, "%s: not a trace, so it cannot take the capture folder %s", path, capture);
-                goto fail;
-            }
-            if ((is_trace && infer ? tl_perf_report_open_infer(r, path, &spec, err)
-                 : is_trace        ? tl_perf_report_open_cancel(r, path, arch, o->cancel, err)
-                                   : tl_report_open(r, path, err)) != 0) {
-                tl_report_close(r);
-                goto fail;
-            }
-        }
-        free(r->tag);
-        r->tag = s->tags[i];
-        s->tags[i] = NULL;
-    }
-    /* the traces load on helper threads, all at once: wait for them (reading, in --timings) */
-    {
-        double t0 = tl_now();
-        tl_progress_wait_begin("reading the traces");
-        int bad = 0;
-        for (size_t i = 0; i < s->opened && !bad; i++)
-            bad = tl_trace_report_wait(&s->reports[i], err) != 0;
-        tl_progress_wait_end();
-        if (bad)
-            goto fail;
-        tl_timing.read += tl_now() - t0;
-    }
-    if (cancelled(o->cancel, err))
-        goto cancel;
-    /* two traces: their call trees are aligned too (TRACES.md §5) */
-    tl_progress_wait_begin("aligning the call trees");
-    if (both_traces && tl_run_diff_align(&s->cdiff, tl_trace_report_trace(&s->reports[0]),
-                                         tl_trace_report_trace(&s->reports[1]), o->tracediff_dir != NULL,
-                                         o->tracediff_dir != NULL, err) != 0)
-        goto fail;
-    tl_progress_wait_end();
-    /* The outputs are written as the results come, under temporary names; without any,
-     * every result is kept. */
-    tl_sink out_sink;
-    if (o->output || o->csv_dir) {
-        s->outputs = tl_out_open(o->output, o->csv_dir, !o->no_summary, err);
-        if (!s->outputs)
-            goto output_fail;
-        out_sink = tl_out_sink(s->outputs);
-    } else {
-        out_sink = tl_results_sink(&s->kept);
-    }
-    /* A report that holds no TraceLens sheet at all is no report: say so, rather than
-     * compare nothing (and let a gate pass on it). */
-    for (size_t i = 0; i < o->ninputs; i++) {
-        if (!tl_groups_any_sheet(&s->reports[i], TL_GROUP_ALL)) {
-            tl_error_set(err, "%s: no TraceLens sheet in this report (a TraceLens report holds gpu_timeline, "
-                              "ops_summary, kernel_summary, ops_all, ops_unique_args, GEMM, ... sheets)",
-                         o->inputs[i]);
-            goto fail;
-        }
-    }
-    /* every output prepared (and so checked) before the work */
-    if (o->summary_md && !(s->texts[0] = tl_output_new(o->summary_md, 0, err)))
-        goto output_fail;
-    if (o->summary_json && !(s->texts[1] = tl_output_new(o->summary_json, 0, err)))
-        goto output_fail;
-    if (o->tracediff_dir && !(s->texts[2] = tl_output_new(o->tracediff_dir, 1, err)))
-        goto output_fail;
-    if (o->html && !(s->texts[3] = tl_output_new(o->html, 0, err)))
-        goto output_fail;
-    /* the sides (a tag given to several reports is one side, its reports its runs) */
-    s->nsides = 0;
-    for (size_t i = 0; i < o->ninputs; i++) {
-        size_t k = 0;
-        while (k < s->nsides && strcmp(s->tagv[k], s->reports[i].tag) != 0)
-            k++;
-        if (k == s->nsides)
-            s->tagv[s->nsides++] = s->reports[i].tag;
-    }
-    c->tags = s->tagv;
-    c->nsides = s->nsides;
-    s->noise = tl_noise_new(s->tagv, s->nsides);
-    if (o->ranks_as_runs)
-        tl_noise_ranks_as_runs(s->noise);
-    cancel_tap ctap = {out_sink, o->cancel};
-    tl_sink csink = {cancel_put, out_sink.sync ? cancel_sync : NULL, &ctap};
-    tl_sink sink = tl_noise_tap(s->noise, &csink); /* the per-call spread, as the results pass */
-    if (!csink.sync)
-        sink.sync = NULL; /* a sink that keeps the results keeps their strings (compare/groups.h) */
-    /* the perf sheets' figures for the summary's efficiency lines, taken as they are read */
-    tl_eff_options eff_opt = {0};
-    eff_opt.gpu_arch = arch;
-    s->eff_cache = tl_eff_cache_new(arch);
-    eff_opt.cache = s->eff_cache;
-    if (tl_run_groups_observed(s->reports, o->ninputs, o->run, o->named, o->tracelens_keys ? TL_RUN_TRACELENS_KEYS : 0,
-                               tl_eff_cache_observe, s->eff_cache, &sink, &s->arena, err) != 0)
-        goto fail;
-    if (tl_run_diff_put(&s->cdiff, &sink, s->texts[2], err) != 0)
-        goto fail;
-    if (both_traces) {
-        tl_run_steps_measure(&s->steps, tl_trace_report_trace(&s->reports[0]), tl_trace_report_trace(&s->reports[1]),
-                             o->step_first, o->step_last);
-        if (tl_run_steps_put(&s->steps, s->tagv, &sink, err) != 0)
-            goto fail;
-    }
-    /* a comparison of runs: its own sheets after the groups' */
-    for (size_t i = 0; o->extra && i < o->extra->n; i++) {
-        tl_result r = o->extra->items[i];
-        o->extra->items[i].table = NULL;
-        if (sink.put(sink.ctx, &r, err) != 0)
-            goto fail;
-    }
-    if (cancelled(o->cancel, err))
-        goto cancel;
-    const tl_results *results = s->outputs ? tl_out_results(s->outputs) : &s->kept;
-    c->results = results;
-    if (results->n == 0) {
-        tl_error_set(err, "nothing to compare: no sheet of the groups asked for is in every report "
-                          "(see the warnings above)");
-        goto fail;
-    }
-    if (o->fail_pct >= 0) {
-        /* a gate that has nothing to judge has not passed */
-        int judged = 0;
-        for (size_t i = 0; i < results->n && !judged; i++)
-            judged = !strcmp(results->items[i].name, "gpu_timeline") || !strcmp(results->items[i].name, "lca_summary") ||
-                     !strcmp(results->items[i].name, "ops_summary") ||
-                     !strcmp(results->items[i].name, "kernel_summary");
-        if (!judged) {
-            tl_error_set(err, "--fail-on-regression: nothing to judge: no gpu_timeline, ops_summary or "
-                              "kernel_summary was compared");
-            goto fail;
-        }
-    }
-
-    /* One note for all empty results: usually many only_* sheets, and not news. */
-    {
-        tl_buf empty = {0};
-        size_t nempty = 0;
-        for (size_t i = 0; i < results->n; i++)
-            if (results->items[i].nrows == 0)
-                tl_buf_printf(&empty, "%s%s", nempty++ ? ", " : "", results->items[i].name);
-        if (nempty)
-            tl_note("%zu result sheet%s with no matching rows: %s", nempty, nempty == 1 ? "" : "s",
-                    tl_buf_cstr(&empty));
-        tl_buf_free(&empty);
-    }
-
-    /* The summary is cheap and read from the results, so it is always built. */
-    double t_summary = tl_now();
-    tl_summary *summary = &s->summary;
-    tl_noise_read_runs(s->noise, results);
-    /* two traces: their calls paired through the alignment, for the verdicts and the guard */
-    tl_diff_call *calls = NULL;
-    size_t ncalls = tl_run_diff_result(&s->cdiff) ? tl_diff_calls(tl_run_diff_result(&s->cdiff), &calls) : 0;
-    tl_noise_add_calls(s->noise, calls, ncalls);
-    tl_run_steps_judge(&s->steps, s->noise);
-    if (cancelled(o->cancel, err)) { /* the pairing takes a while on large traces */
-        free(calls);
-        goto cancel;
-    }
-    tl_gate gate = {o->fail_pct, o->min_ms, o->min_delta_ms, o->min_delta_pct, o->top, s->noise, o->confidence, o->fdr};
-    tl_summary_build(summary, results, s->tagv, s->nsides, &gate, &s->arena);
-    s->summarised = 1;
-    summary->lead_text = o->lead_text;
-    summary->lead_md = o->lead_md;
-    summary->lead_json = o->lead_json;
-    if (o->lead_gate_failed && o->fail_pct >= 0)
-        summary->gate_failed = 1;
-    c->summary = summary;
-    tl_run_steps_locate(&s->steps, summary);
-    if (tl_run_diff_result(&s->cdiff)) {
-        tl_lca_summary_build(&s->lsum, tl_run_diff_result(&s->cdiff), s->tagv[0], s->tagv[1],
-                             o->top ? o->top : TL_SUMMARY_TOP, o->fail_pct, o->min_ms, &s->arena);
-        const tl_trace *ta = tl_trace_report_trace(&s->reports[0]), *tb = tl_trace_report_trace(&s->reports[1]);
-        size_t nsteps[2] = {s->steps.s[0].n, s->steps.s[1].n};
-        const char *gpu[2] = {ta->gpu_name, tb->gpu_name};
-        tl_comparability_build(&s->comp, s->lsum.cover, calls, ncalls, nsteps, gpu, s->tagv);
-        summary->comp = &s->comp;
-        tl_lca_summary_judge(&s->lsum, o->confidence, o->fdr);
-        summary->lca = &s->lsum;
-        if (s->lsum.nviolations)
-            summary->gate_failed = 1;
-    }
-    free(calls);
-    /* the achieved TFLOPS/s and TB/s of the ops listed, from the reports' perf sheets */
-    tl_efficiency_build(&s->eff, summary, s->reports, o->ninputs, &eff_opt, &s->arena);
-    summary->eff = &s->eff;
-    warn_little_gpu_work(summary);
-    tl_summary_sheet *sheet = NULL;
-    if (s->outputs && !o->no_summary &&
-        ((summary->nvariants && (summary->source || summary->variants[0].has_timeline)) || s->lsum.ntop))
-        sheet = tl_summary_sheet_build(summary, &s->arena);
-    tl_buf md = {0}, json = {0}, html = {0};
-    tl_timing.summary += tl_now() - t_summary;
-    if (o->html) {
-        double t_html = tl_now();
-        tl_comparison_html(c, &html);
-        tl_timing.html += tl_now() - t_html;
-    }
-    t_summary = tl_now();
-    if (o->summary_md)
-        tl_summary_markdown(summary, &md);
-    if (o->summary_json)
-        tl_summary_json(summary, &json);
-    tl_timing.summary += tl_now() - t_summary;
-
-    /* Finish everything, then move it all into place. */
-    int bad = cancelled(o->cancel, err);
-    if (!bad && s->outputs && tl_out_finish(s->outputs, sheet, err) != 0)
-        bad = 1;
-    tl_summary_sheet_free(sheet);
-    if (!bad && s->texts[0] && write_text(s->texts[0], &md, err) != 0)
-        bad = 1;
-    if (!bad && s->texts[1] && write_text(s->texts[1], &json, err) != 0)
-        bad = 1;
-    if (!bad && s->texts[3] && write_text(s->texts[3], &html, err) != 0)
-        bad = 1;
-    c->output_failed = bad == 1; /* the workbook, the summaries, the page */
-    tl_buf_free(&md);
-    tl_buf_free(&json);
-    tl_buf_free(&html);
-    if (!bad && cancelled(o->cancel, err))
-        bad = 2;
-    if (!bad && (s->outputs ? tl_out_commit_with(s->outputs, s->texts, 4, err)
-                            : tl_output_commit(s->texts, 4, err)) != 0)
-        c->output_failed = bad = 1;
-    if (bad == 2 || (bad && tl_cancelled(o->cancel)))
-        goto cancel;
-    if (bad)
-        goto fail;
+    int step = open_inputs(c, s);
+    if (!step)
+        step = align_traces(c, s);
+    if (!step)
+        step = open_outputs(c, s);
+    if (!step)
+        step = compare_sheets(c, s);
+    if (!step)
+        step = check_results(c, s);
+    if (!step)
+        step = summarise(c, s);
+    if (!step)
+        step = write_outputs(c, s);
+    if (step)
+        return stop(c, s, step);
     if (o->fail_pct >= 0 && s->comp.known && !s->comp.comparable && !o->force_compare) {
         /* a gate on unlike runs would pass or fail on nothing: it refuses, after the outputs */
-        tl_error_set(err, "--fail-on-regression: the runs are not comparable: %s; --force-compare judges them anyway",
+        tl_error_set(&c->err, "--fail-on-regression: the runs are not comparable: %s; --force-compare judges them anyway",
                      s->comp.why);
         c->status = TL_RUN_FAILED;
         return c->status;
     }
-    c->status = summary->gate_failed ? TL_RUN_REGRESSION : TL_RUN_OK;
+    c->status = s->summary.gate_failed ? TL_RUN_REGRESSION : TL_RUN_OK;
     /* the traces outlive the run (tl_comparison_free closes them), its flag may not;
      * every thread that read the flag through them is joined by now */
     for (size_t i = 0; i < s->opened; i++) {
@@ -757,36 +851,6 @@ int tl_compare_run(const tl_compare_opts *opts, tl_comparison *c)
         if (t)
             tl_trace_uncancel(t);
     }
-    return c->status;
-
-cancel:
-    c->status = TL_RUN_CANCELLED;
-    tl_error_set(err, "interrupted");
-    goto stop;
-output_fail:
-    c->output_failed = 1;
-fail:
-    if (tl_cancelled(o->cancel))
-        goto cancel; /* a step that stopped on the flag failed with its own words */
-    c->status = TL_RUN_FAILED;
-    if (!err->msg[0])
-        tl_error_set(err, "failed");
-stop:
-    /* the reports given open that the run did not reach are the run's too */
-    for (size_t i = s->opened; o->given && i < o->ninputs; i++)
-        if (o->given[i].ops)
-            tl_report_close(&o->given[i]);
-    /* nothing half-written stays behind; the outputs first: the workbook's workers may
-     * still be rendering tables whose strings live in the reports' arenas and the diff's */
-    tl_out_free(s->outputs);
-    s->outputs = NULL;
-    for (int i = 0; i < 4; i++) {
-        tl_output_free(s->texts[i]);
-        s->texts[i] = NULL;
-    }
-    tl_progress_wait_end();
-    c->results = NULL;
-    c->summary = NULL;
     return c->status;
 }
 
