@@ -102,5 +102,5 @@ for p in $pairs; do
     fi
 done
 n=$(printf '%s\n' "$pairs" | grep -c .)
-[ $bad -eq 0 ] && echo "citations: the $n sections src/ cites are all told in $docs/"
+[ $bad -eq 0 ] && echo "citations: the $n sections $src/ cites are all told in $docs/"
 exit $bad
