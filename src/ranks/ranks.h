@@ -46,7 +46,7 @@ typedef struct tl_rank_facts {
     tl_coll_rows rows;      /* its collective kernels, event order */
     long ndevices;          /* its deviceProperties' length, or -1 */
     long dist_rank, dist_world; /* its distributedInfo's rank and world_size, or -1 */
-    tl_table *gpu_timeline; /* its gpu_timeline, or NULL (no GPU event linked) */
+    tl_table *gpu_timeline; /* its gpu_timeline when the set's want_ops, or NULL (not asked, or no GPU event linked) */
     tl_table *ops_summary;  /* its ops_summary when the set's want_ops (a comparison of runs), else NULL */
     tl_arena arena;         /* its strings while it is made */
     char *strings;          /* then, compacted: its rows' strings in one block of their size */
@@ -59,7 +59,8 @@ typedef struct tl_rank_set {
     size_t n;             /* the world size */
     char **paths;         /* rank i's file, as the command line spells it */
     tl_rank_facts *facts; /* per rank, once read */
-    int want_ops;         /* set before reading: keep each rank's ops_summary too */
+    int want_ops;         /* set before reading: each rank read whole, its gpu_timeline and ops_summary kept
+                             (else only its collective kernels are read: TL_LOAD_KERNELS_ONLY) */
 } tl_rank_set;
 
 /* Resolve the rank files (MULTIRANK.md §1, §8.1, §8.4).  Returns 0, or -1 with *err set
@@ -88,8 +89,11 @@ int tl_rank_facts_unpack(const void *data, size_t n, tl_rank_facts *f, tl_error 
 void tl_rank_facts_free(tl_rank_facts *f);
 
 /* The sheets of MULTIRANK.md §2-§7 in workbook order (an "empty file" sheet is a result
- * with no rows and no columns).  Returns 0, or -1 with *err set (§8.2, §8.3). */
-int tl_ranks_sheets(const tl_rank_set *s, const tl_ranks_opts *o, tl_arena *a, tl_results *out, tl_error *err);
+ * with no rows and no columns).  Returns 0, or -1 with *err set (§8.2, §8.3).  The
+ * ranks' collective rows are moved into the report as it is made (each rank's rows
+ * emptied, so that they are not held twice; their texts stay in the facts): the sheets
+ * are made once per rank set. */
+int tl_ranks_sheets(tl_rank_set *s, const tl_ranks_opts *o, tl_arena *a, tl_results *out, tl_error *err);
 
 /* Where the reference writes nccl_analysis_report.xlsx when no output is given
  * (MULTIRANK.md §0.2): a malloc'd directory path. */

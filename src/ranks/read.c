@@ -106,7 +106,10 @@ static void read_rank(void *arg, int worker)
         f->failed = 1;
         return;
     }
-    tl_trace *t = tl_trace_load(j->path, &f->err);
+    /* the collective report reads only the collective kernels (MULTIRANK.md §3.1): the
+     * rest of the trace is passed over unread unless a comparison of runs wants the
+     * rank's gpu_timeline and ops_summary */
+    tl_trace *t = tl_trace_load_flags(j->path, j->want_ops ? 0 : TL_LOAD_KERNELS_ONLY, &f->err);
     if (!t) {
         f->failed = 1;
         return;
@@ -115,12 +118,13 @@ static void read_rank(void *arg, int worker)
     f->ndevices = t->ndevices;
     f->dist_rank = t->dist_rank;
     f->dist_world = t->dist_world;
-    tl_error ignored = {0};
-    f->gpu_timeline = tl_trace_gpu_timeline(t, 0, &ignored);
-    if (f->gpu_timeline)
-        own_strings(f->gpu_timeline, &f->arena);
-    if (j->want_ops)
+    if (j->want_ops) {
+        tl_error ignored = {0};
+        f->gpu_timeline = tl_trace_gpu_timeline(t, 0, &ignored);
+        if (f->gpu_timeline)
+            own_strings(f->gpu_timeline, &f->arena);
         f->ops_summary = ops_summary(t, &f->arena);
+    }
     tl_trace_free(t);
     compact_tables(f);
     rk_facts_compact(f);

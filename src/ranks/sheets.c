@@ -14,6 +14,7 @@
 #include "base/numfmt.h"
 #include "trace/pdnum.h"
 
+#include <malloc.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -378,18 +379,25 @@ static void warn_jobs(const tl_rank_set *set)
     tl_buf_free(&more);
 }
 
-int tl_ranks_sheets(const tl_rank_set *set, const tl_ranks_opts *o, tl_arena *a, tl_results *out, tl_error *err)
+int tl_ranks_sheets(tl_rank_set *set, const tl_ranks_opts *o, tl_arena *a, tl_results *out, tl_error *err)
 {
-    /* every rank's rows, rank by rank (their strings stay in the ranks' arenas) */
+    /* every rank's rows, rank by rank, moved (their strings stay in the ranks' facts) */
     tl_coll_rows rows = {0};
+    size_t total = 0;
+    for (size_t i = 0; i < set->n; i++)
+        total += set->facts[i].rows.n;
+    rows.v = tl_xmalloc((total ? total : 1) * sizeof *rows.v); /* made to size: it is the largest block */
+    rows.cap = total;
     for (size_t i = 0; i < set->n; i++) {
-        const tl_coll_rows *fr = &set->facts[i].rows;
-        if (!fr->n)
-            continue;
-        TL_GROW(rows.v, rows.cap, rows.n + fr->n);
-        memcpy(rows.v + rows.n, fr->v, fr->n * sizeof *fr->v);
+        tl_coll_rows *fr = &set->facts[i].rows;
+        if (fr->n)
+            memcpy(rows.v + rows.n, fr->v, fr->n * sizeof *fr->v);
         rows.n += fr->n;
+        tl_coll_rows_free(fr);
     }
+    /* the ranks' rows were made on the reading threads, whose malloc arenas keep what is
+     * freed there: give those pages back before the sheets are made */
+    malloc_trim(0);
     if (rows.n == 0) {
         tl_error_set(err, "no NCCL/RCCL collective kernels in any of the %zu rank files", set->n);
         tl_coll_rows_free(&rows);

@@ -84,7 +84,7 @@ void tl_coll_rows_add(tl_coll_rows *rows, const tl_trace *t, int64_t rank, tl_ar
         r->rank = rank;
         for (int k = 0; k < TL_COLL_NKEYS; k++) {
             r->v[k] = m->v[k];
-            if (m->v[k].s)
+            if (m->v[k].kind == TL_CV_STR || m->v[k].kind == TL_CV_REPR)
                 r->v[k].s = copy_text(m->v[k].s, &src[k], &dst[k], a);
         }
         if (r->v[TL_COLL_NAME].kind == TL_CV_NONE && has_cross_device_reduce(e->name)) {

@@ -117,11 +117,15 @@ extern const char *const tl_coll_key_names[TL_COLL_NKEYS];
  * string (verbatim), or a repr (a JSON array as Python tuple text, `(0, 1)`; an object
  * as a dict repr; true/false as True/False). */
 typedef enum tl_cval_kind { TL_CV_NONE = 0, TL_CV_INT, TL_CV_FLOAT, TL_CV_STR, TL_CV_REPR } tl_cval_kind;
+/* 16 bytes: every collective kernel of every rank holds ten of these until the report
+ * is made, so the value is read by its kind, never through another member. */
 typedef struct tl_cval {
     uint8_t kind;
-    int64_t i;     /* TL_CV_INT */
-    double f;      /* TL_CV_FLOAT */
-    const char *s; /* TL_CV_STR / TL_CV_REPR: interned */
+    union {
+        int64_t i;     /* TL_CV_INT */
+        double f;      /* TL_CV_FLOAT */
+        const char *s; /* TL_CV_STR / TL_CV_REPR: interned */
+    };
 } tl_cval;
 
 /* A collective kernel: a kept `kernel` event whose name is a communication kernel's
@@ -293,6 +297,14 @@ enum {
     TL_LOAD_PYTHON = 1 << 0,     /* python_function events, as tree events like cpu_ops */
     TL_LOAD_ANNOT = 1 << 1,      /* user_annotation events (outside the tree) */
     TL_LOAD_KERNEL_ARG = 1 << 2, /* args.kernel of runtime events */
+    /* Only the events that may be collective kernels (cat "kernel", a communication
+     * kernel's name; their metadata in `coll`), the devices and distributedInfo: every
+     * other event is passed over as soon as its cat or name says so (its args not
+     * decoded, only checked to be JSON) and no tree is built (no links, roots or GPU
+     * lists; ncpu_ops is 0).  For the multi-rank collective report, which reads nothing else
+     * (MULTIRANK.md §3.1); not for the sheets.  TL_LOAD_PYTHON and TL_LOAD_ANNOT are
+     * ignored with it. */
+    TL_LOAD_KERNELS_ONLY = 1 << 3,
 };
 
 /* tl_trace_load / tl_trace_load_mem keeping what `flags` (TL_LOAD_*) asks for too.  The

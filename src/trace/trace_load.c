@@ -365,6 +365,18 @@ static int may_be_coll(const evread *r)
     return (r->cat == CAT_KERNEL || r->cat == CAT_NONE) && (!r->has_name || tl_trace_is_comm(r->name.data));
 }
 
+/* Under TL_LOAD_KERNELS_ONLY, whether the event being read is known not to be a
+ * collective kernel: its cat read and not "kernel", or a kernel whose name is read and
+ * is not a communication kernel's.  The rest of such an event is passed over unread
+ * (its cat is always read first: the census counts every event). */
+static int passed_over(const loader *L)
+{
+    const evread *r = &L->r;
+    if (!(L->flags & TL_LOAD_KERNELS_ONLY) || r->cat == CAT_NONE)
+        return 0;
+    return r->cat != CAT_KERNEL || (r->has_name && !tl_trace_is_comm(r->name.data));
+}
+
 /* 40 + the TL_COLL_* index of a metadata key (stream aside: it is read as the GPU
  * events' stream), else 0. */
 static int coll_key(const char *k, size_t kn)
@@ -729,6 +741,9 @@ static void finish_event(loader *L)
     tl_trace_side *s = &L->side;
     uint32_t uid = L->uid;
 
+    /* a metadata or flow event, or one without a cat: nothing of it is needed */
+    if ((L->flags & TL_LOAD_KERNELS_ONLY) && (r->cat != CAT_KERNEL || passed_over(L)))
+        return;
     if (r->ph == 'M' && r->pid_num) {
         int64_t tid = r->has_tid && r->tid_num ? r->tid : TL_TID_MISSING;
         const char *nm = r->has_name ? buf_str(&r->name) : "";
@@ -952,6 +967,8 @@ static int read_event(loader *L)
                 tl_buf_cstr(&r->name);
                 r->has_name = 1;
             }
+            if (which != 1 && passed_over(L))
+                return skip_rest_of_object(j); /* not a collective kernel: its args unread */
         } else if (which >= 4 && which <= 8 &&
                    (c == '-' || (c >= '0' && c <= '9') || ((which == 6 || which == 7) && (c == 'N' || c == 'I')))) {
             /* a time may be Python's NaN or Infinity: read, so that the event is counted
@@ -1297,7 +1314,7 @@ static void split_merge(loader *L, loader *L2)
         tl_coll_meta m = t2->coll[i];
         m.ev += (uint32_t)off;
         for (int k = 0; k < TL_COLL_NKEYS; k++)
-            if (m.v[k].s)
+            if (m.v[k].kind == TL_CV_STR || m.v[k].kind == TL_CV_REPR)
                 m.v[k].s = merge_str(L, m.v[k].s);
         t->coll[t->ncoll++] = m;
     }
@@ -1457,8 +1474,11 @@ int tl_trace_same(const tl_trace *a, const tl_trace *b, char *why, size_t cap)
         const tl_coll_meta *x = &a->coll[i], *y = &b->coll[i];
         int same = x->ev == y->ev;
         for (int k = 0; k < TL_COLL_NKEYS && same; k++)
-            same = x->v[k].kind == y->v[k].kind && x->v[k].i == y->v[k].i &&
-                   memcmp(&x->v[k].f, &y->v[k].f, sizeof x->v[k].f) == 0 && same_str(x->v[k].s, y->v[k].s);
+            same = x->v[k].kind == y->v[k].kind &&
+                   (x->v[k].kind == TL_CV_INT     ? x->v[k].i == y->v[k].i
+                    : x->v[k].kind == TL_CV_FLOAT ? memcmp(&x->v[k].f, &y->v[k].f, sizeof x->v[k].f) == 0
+                    : x->v[k].kind == TL_CV_NONE  ? 1
+                                                  : same_str(x->v[k].s, y->v[k].s));
         if (!same) {
             snprintf(why, cap, "collective kernel %zu (event %u) differs", i, x->ev);
             return -1;
@@ -1849,7 +1869,7 @@ static tl_trace *load(tl_instream *in, const char *path, unsigned flags, tl_canc
     t->cancel = cancel;
     if (rc == 0 && tl_trace_cancelled(t, err))
         rc = -1;
-    if (rc == 0)
+    if (rc == 0 && !(flags & TL_LOAD_KERNELS_ONLY))
         rc = tl_trace_build(t, &L->side, err);
 
     loader_free(L);
