@@ -226,7 +226,7 @@ sanitize-test:
 # The portable (SWAR) text scanning of the writers, of the CSV and xlsx readers and of the trace
 # reader's Python reprs, which x86-64 builds otherwise never take (base/textblock.h): their
 # tests again with TL_NO_SIMD, in its own tree.
-NOSIMD_TESTS := test_csv_read test_csv_scan test_csv_write test_xlsx_write test_xlsx_stream test_xlsx_read test_trace_load
+NOSIMD_TESTS := test_json_scan test_csv_read test_csv_scan test_csv_write test_xlsx_write test_xlsx_stream test_xlsx_read test_trace_load
 nosimd-test:
 	@$(MAKE) --no-print-directory BUILD=build/nosimd OPT="-O2 -DTL_NO_SIMD" \
 	  $(NOSIMD_TESTS:%=build/nosimd/tests/%) >/dev/null
@@ -340,19 +340,31 @@ bench: $(BUILD)/tlcompare $(BUILD)/tools/genreport $(BUILD)/tools/benchrun $(BUI
 # ---- the page's screenshots -----------------------------------------------------------
 
 # docs/img/*.png, the README's pictures: sections of the real --html page of the qwen H100 vs
-# MI300 trace pair (the conformance suite's traces), taken by headless Chromium.
+# MI300 trace pair (the conformance suite's traces), and the rank heatmap of two 8-rank runs
+# made by tools/gentrace (rank 5 of the second arriving 3 ms late at every collective, the
+# last bucket's all-reduce 30% slower), taken by headless Chromium.
 SHOT_DIR := $(BUILD)/screenshots
 .PHONY: screenshots
-screenshots: $(BUILD)/tlcompare
+screenshots: $(BUILD)/tlcompare $(BUILD)/tools/gentrace
 	@command -v chromium >/dev/null || { echo "screenshots: chromium not found (make deps)"; exit 1; }
 	@test -f $(CONFORMANCE)/traces/qwen_h100.json.gz || { echo "screenshots: no qwen traces in $(CONFORMANCE)/traces"; exit 1; }
 	@mkdir -p $(SHOT_DIR) docs/img
 	$(BUILD)/tlcompare $(CONFORMANCE)/traces/qwen_h100.json.gz $(CONFORMANCE)/traces/qwen_mi300.json.gz \
-	  --names h100 mi300 --gpu-arch MI300X -q -o $(SHOT_DIR)/qwen.xlsx --html $(SHOT_DIR)/qwen_h100_vs_mi300.html
+	  --names h100 mi300 --gpu-arch H100,MI300X -q -o $(SHOT_DIR)/qwen.xlsx --html $(SHOT_DIR)/qwen_h100_vs_mi300.html
 	$(PYTHON) tools/pagecheck.py $(SHOT_DIR)/qwen_h100_vs_mi300.html --width 900 --max-height 560 \
 	  --shots $(SHOT_DIR) --sections summary,time,moved,roofline,tree
 	@for s in summary roofline tree; do cp $(SHOT_DIR)/$$s.png docs/img/qwen_$$s.png; done
-	@ls -l docs/img/qwen_*.png
+	@rm -rf $(SHOT_DIR)/runs && for side in before after; do mkdir -p $(SHOT_DIR)/runs/$$side; \
+	  for r in 0 1 2 3 4 5 6 7; do extra=""; [ $$side = after ] && extra="--coll-slow 30"; \
+	    [ $$side = after ] && [ $$r = 5 ] && extra="$$extra --arrive-late 3000"; \
+	    $(BUILD)/tools/gentrace --world 8 --rank $$r --layers 2 $$extra -o $(SHOT_DIR)/runs/$$side/rank$$r.json || exit 1; \
+	  done; done
+	$(BUILD)/tlcompare $(SHOT_DIR)/runs/before $(SHOT_DIR)/runs/after -q -o $(SHOT_DIR)/runs.xlsx \
+	  --html $(SHOT_DIR)/runs.html
+	$(PYTHON) tools/pagecheck.py $(SHOT_DIR)/runs.html --width 900 --max-height 420 --shots $(SHOT_DIR)/runs \
+	  --sections ranks
+	@cp $(SHOT_DIR)/runs/ranks.png docs/img/runs_ranks.png
+	@ls -l docs/img/qwen_*.png docs/img/runs_ranks.png
 
 # ---- install --------------------------------------------------------------------------
 

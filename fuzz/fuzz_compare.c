@@ -118,7 +118,7 @@ static void cmpfz_efficiency(tl_report *reports, size_t n, const char *sheet, tl
                           {.lca = "x", .node = "x", .ops1 = "y", .ops2 = "z"}};
     tl_lca_summary ls = {.tag1 = reports[0].tag, .tag2 = reports[1].tag, .top = lca, .ntop = 3};
     tl_summary s = {.baseline = reports[0].tag, .item = "op", .variants = vs, .nvariants = n - 1, .lca = &ls};
-    tl_eff_options opt = {arch, cache};
+    tl_eff_options opt = {.gpu_arch = arch, .cache = cache};
     tl_efficiency e;
     tl_efficiency_build(&e, &s, reports, n, &opt, arena);
     s.eff = &e;

@@ -12,7 +12,10 @@
  *   (a byte indexing runfz_columns, or past it: text of the next byte's length), then the
  *   cells row by row, each a kind byte and its payload (8 bytes of an int or a double, a
  *   boolean byte, or a text of the next byte's length).
- * A missing byte reads as 0.  Every result must be a well-formed table, and the run must
+ * A missing byte reads as 0.  The first report's sheets of runs (ranks_gpu_timeline,
+ * stragglers) are handed to the run as its own sheets, as a comparison of runs adds them:
+ * the page draws its heatmap and bars per rank from them.
+ * Every result must be a well-formed table, and the run must
  * return its errors (a sheet given twice, a report without TraceLens sheets) rather than
  * fail any other way.
  */
@@ -29,7 +32,7 @@
 
 static const char *const runfz_sheets[] = {
     "gpu_timeline", "ops_summary", "kernel_summary", "ops_unique_args", "unified_perf_summary", "GEMM",
-    "SDPA_fwd", "BinaryElementwise", "Normalization", "ops_all",
+    "SDPA_fwd", "BinaryElementwise", "Normalization", "ops_all", "ranks_gpu_timeline", "stragglers",
 };
 #define RUNFZ_NSHEETS (sizeof runfz_sheets / sizeof *runfz_sheets)
 
@@ -42,6 +45,11 @@ static const char *const runfz_columns[] = {
     "total_direct_kernel_time_mean", "ex_UID", "kernel_details_summary", "param: M", "param: N", "param: K",
     "Kernel Time (µs)_sum", "Kernel Time (µs)_mean", "TFLOPS/s_mean", "TB/s_mean", "GFLOPS_first",
     "Data Moved (MB)_first", "name_count", "UID_first", "is_recompute", "gpu_pid", "parent_module",
+    /* the sheets of runs' (the reports are tagged report1, report2) */
+    "rank", "busy_time_ms::report1", "busy_time_ms::report2", "busy_time_ms__report2_diff",
+    "exposed_comm_time_ms::report1", "exposed_comm_time_ms::report2", "exposed_comm_time_ms__report2_diff",
+    "idle_time_ms::report2", "report1::mean_wait_time_us", "report2::mean_wait_time_us",
+    "mean_wait_time_us__report2_diff",
 };
 #define RUNFZ_NCOLUMNS (sizeof runfz_columns / sizeof *runfz_columns)
 
@@ -128,6 +136,24 @@ static int runfz_report(runfz_in *in, tl_report *rep, size_t k)
     return 0;
 }
 
+/* The first report's sheets of runs, copied into *extra (tables the run takes over; their
+ * strings are the report's, which the run keeps until it is freed). */
+static void runfz_extra(tl_report *rep, tl_arena *arena, tl_results *extra)
+{
+    static const char *const names[] = {"ranks_gpu_timeline", "stragglers"};
+    for (size_t i = 0; i < 2; i++) {
+        tl_error err = {0};
+        tl_table *t = tl_report_has_sheet(rep, names[i]) ? tl_report_read_sheet(rep, names[i], arena, &err) : NULL;
+        if (!t)
+            continue;
+        if (extra->n == extra->cap) {
+            extra->cap = extra->cap ? 2 * extra->cap : 2;
+            extra->items = tl_xrealloc(extra->items, extra->cap * sizeof *extra->items);
+        }
+        extra->items[extra->n++] = (tl_result){names[i], t, NULL, t->nrows, t->ncols, NULL};
+    }
+}
+
 static char runfz_dir[256];
 
 static void runfz_rm(void)
@@ -182,6 +208,11 @@ int tl_fuzz_run(const uint8_t *data, size_t size)
     o.named = g & ~TL_GROUP_ALL;
     o.fail_pct = (double)runfz_byte(&in) - 128; /* negative: no gate */
     o.min_delta_ms = runfz_byte(&in) / 16.0;
+    tl_arena arena;
+    tl_arena_init(&arena);
+    tl_results extra = {0};
+    runfz_extra(&reps[0], &arena, &extra);
+    o.extra = extra.n ? &extra : NULL;
     tl_comparison c;
     int st = tl_compare_run(&o, &c);
     TL_FUZZ_CHECK(st == TL_RUN_OK || st == TL_RUN_REGRESSION || st == TL_RUN_FAILED || st == TL_RUN_USAGE);
@@ -227,6 +258,10 @@ int tl_fuzz_run(const uint8_t *data, size_t size)
         }
     }
     tl_comparison_free(&c);
+    for (size_t i = 0; i < extra.n; i++)
+        tl_table_free(extra.items[i].table); /* those the run did not take */
+    free(extra.items);
+    tl_arena_free(&arena);
     for (size_t i = 0; i < n; i++)
         free(names[i]);
     return 0;

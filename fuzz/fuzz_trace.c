@@ -10,6 +10,10 @@
  * number), once without and once with a GPU description for the roofline columns.
  * Gzip input goes through the same entry
  * (the stream switches on the magic bytes), so the inflate path is fuzzed too.
+ * Every input is read once more by each way of passing over unwanted values - token by
+ * token, and the structural skip on each block scan (portable, SSE4.2, AVX2) - and each
+ * must give the same trace, or fail with the same message; so must a kernels-only load
+ * read token by token and through the skip.
  */
 #include "fuzz.h"
 
@@ -19,6 +23,7 @@
 #include "trace/trace.h"
 #include "trace/trace_impl.h"
 #include "trace/trace_report.h"
+#include "trace/jscan.h"
 
 static void trfz_check_tree(const tl_trace *t)
 {
@@ -90,11 +95,53 @@ static void trfz_check_split_error(const uint8_t *data, size_t size, const char 
     TL_FUZZ_CHECK(two == NULL && strcmp(err.msg, msg) == 0);
 }
 
+/* The same input through every skip: the same trace (one: the default's), or the same
+ * error (msg: the default's). */
+static void trfz_check_scans(const uint8_t *data, size_t size, const tl_trace *one, const char *msg)
+{
+    static const int scans[] = {-1, TL_JSON_SIMD_PORTABLE, TL_JSON_SIMD_SSE42, TL_JSON_SIMD_AVX2};
+    for (size_t i = 0; i < sizeof scans / sizeof *scans; i++) {
+        tl_error err = {0};
+        tl_j_scan_tune(scans[i]);
+        tl_trace *t = tl_trace_load_mem(data, size, "fuzz.json", &err);
+        tl_j_scan_tune(TL_JSON_SIMD_BEST);
+        if (one) {
+            char why[512];
+            TL_FUZZ_CHECK(t != NULL && tl_trace_same(one, t, why, sizeof why) == 0);
+        } else {
+            TL_FUZZ_CHECK(t == NULL && strcmp(err.msg, msg) == 0);
+        }
+        tl_trace_free(t);
+    }
+}
+
+/* A kernels-only load (the collective report's, which passes nearly everything over)
+ * gives the same trace, or the same error, token by token as through the skip. */
+static void trfz_check_kernels_only(const uint8_t *data, size_t size)
+{
+    tl_error e1 = {0}, e2 = {0};
+    tl_j_scan_tune(-1);
+    tl_trace *a = tl_trace_load_mem_flags(data, size, "fuzz.json", TL_LOAD_KERNELS_ONLY, &e1);
+    tl_j_scan_tune(TL_JSON_SIMD_BEST);
+    tl_trace *b = tl_trace_load_mem_flags(data, size, "fuzz.json", TL_LOAD_KERNELS_ONLY, &e2);
+    TL_FUZZ_CHECK(!a == !b);
+    if (a) {
+        char why[512];
+        TL_FUZZ_CHECK(tl_trace_same(a, b, why, sizeof why) == 0);
+    } else {
+        TL_FUZZ_CHECK(strcmp(e1.msg, e2.msg) == 0);
+    }
+    tl_trace_free(a);
+    tl_trace_free(b);
+}
+
 int tl_fuzz_trace(const uint8_t *data, size_t size)
 {
     tl_error err = {0};
+    trfz_check_kernels_only(data, size);
     tl_trace *t = tl_trace_load_mem(data, size, "fuzz.json", &err);
     if (!t) {
+        trfz_check_scans(data, size, NULL, err.msg);
         trfz_check_split_error(data, size, err.msg);
         TL_FUZZ_CHECK(err.set);
         TL_FUZZ_CHECK(strncmp(err.msg, "fuzz.json", 9) == 0);
@@ -103,6 +150,7 @@ int tl_fuzz_trace(const uint8_t *data, size_t size)
     }
     TL_FUZZ_CHECK(!err.set);
     trfz_check_tree(t);
+    trfz_check_scans(data, size, t, NULL);
     trfz_check_split(data, size, t);
     tl_gpu_arch arch;
     tl_error aerr = {0};

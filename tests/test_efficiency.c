@@ -102,7 +102,7 @@ static run *run_new_with(const char *base, const char *var, unsigned groups, int
                                    r->cache, &sink, &r->arena, &r->err);
     tl_gate gate = {.pct = -1, .min_ms = 1};
     tl_summary_build(&r->s, &r->results, r->tags, 2, &gate, &r->arena);
-    tl_eff_options opt = {arch, r->cache};
+    tl_eff_options opt = {.gpu_arch = arch, .cache = r->cache};
     tl_efficiency_build(&r->e, &r->s, r->reports, 2, &opt, &r->arena);
     r->s.eff = &r->e;
     return r;

@@ -49,12 +49,16 @@ static void test_page_keeps_names_inert(void **state)
     tl_page_moves ml = {evil, moves, 2, evil};
     tl_page_bar bars[2] = {{evil, {1, 0, NAN, 0.5}, 1.5}, {"var", {NAN, NAN, NAN, NAN}, NAN}};
     tl_page_point pts[1] = {{evil, evil, {100, 120}, {300, NAN}}};
-    tl_page_roofline roof = {evil, {"base", evil}, pts, 1, evil, 3.35, 1, {989.5}, {evil}};
+    tl_page_roofline roof = {evil, {"base", evil}, pts, 1,
+                             {{evil, 3.35, 1, {989.5}, {evil}}, {evil, 5.3, 2, {1307, 163}, {"matrix_bf16", evil}}}, evil};
     tl_page_node nodes[2] = {{evil, 0, 0, 10, 12, 20, 0, 0, 0}, {"x", 1, 0, 5, 5, 0, 1, 0, 1}};
     tl_page_tree tree = {{"base", "var"}, nodes, 2, 10, 3, 2};
     int called = 0;
     tl_page_extra ex = {"ranks", evil, extra, &called};
-    tl_page p = {"tlcompare", evil, evil, evil, bars, 2, NULL, &ml, 1, &roof, 1, &tree, &ex, 1};
+    tl_page_bar_set sets[1] = {{evil, bars, 2, evil}};
+    tl_page p = {.tool = "tlcompare", .title = evil, .summary_text = evil, .headline = evil, .bars = bars, .nbars = 2,
+                 .bar_sets = sets, .nbar_sets = 1, .moves = &ml, .nmoves = 1, .roofs = &roof, .nroofs = 1,
+                 .tree = &tree, .extras = &ex, .nextras = 1};
     tl_buf b = {0};
     tl_html_write(&p, &b);
     const char *html = tl_buf_cstr(&b);
@@ -71,11 +75,86 @@ static void test_page_keeps_names_inert(void **state)
     assert_non_null(strstr(html, "<section id=\"ranks\"><h2>&lt;/script&gt;"));
     assert_non_null(strstr(html, "<p id=\"heatmap-here\">ranks</p>"));
     assert_non_null(strstr(html, "3 nodes too narrow"));
+    /* each side's GPU: the variant's lines dashed (memory, two peaks, the legend's sample) */
+    assert_int_equal(count(html, "<line class=\"peak var"), 4);
+    assert_non_null(strstr(html, "<table class=\"bars\" id=\"bars-0\">"));
     /* no NaN reaches a coordinate */
     assert_null(strstr(html, "=\"nan\" y"));
     assert_null(strstr(html, "width=\"nan\""));
     assert_null(strstr(html, "width=\"-"));
     tl_buf_free(&b);
+}
+
+/* The heatmap: the cells' values as given (data-v), a number in each, the difference hatched
+ * where it is more and only there, NaN a dash and no coordinate, every name text. */
+static void test_heatmap(void **state)
+{
+    (void)state;
+    const char *rows[2] = {"rank 0", evil}, *cols[2] = {evil, "wait (\xc2\xb5s)"};
+    const int dec[2] = {3, 1};
+    const double a[4] = {8.25, 0, 8.5, 10}, b[4] = {8.75, 5707.1, 8.5, NAN}, d[4] = {0.5, 5707.1, -0.25, NAN};
+    tl_page_heatmap h = {evil, {"a", evil}, 2, 2, rows, cols, dec, {a, b}, d};
+    tl_buf o = {0};
+    tl_html_heatmap(&o, &h, "heat-0");
+    const char *html = tl_buf_cstr(&o);
+    assert_null(strstr(html, evil));
+    assert_null(strstr(html, "<script"));
+    assert_int_equal(count(html, "<g class=\"hm mark\""), 12);
+    assert_non_null(strstr(html, "data-panel=\"2\" data-row=\"0\" data-col=\"1\" data-v=\"5707.1000000000004\""));
+    assert_non_null(strstr(html, "data-panel=\"1\" data-row=\"1\" data-col=\"1\" data-v=\"nan\""));
+    assert_int_equal(count(html, "fill=\"url(#hatch)\""), 2); /* +0.5 and +5707.1, not -0.25 */
+    assert_non_null(strstr(html, ">+5707.1</text>"));
+    assert_non_null(strstr(html, "<td>-0.250</td>"));
+    assert_non_null(strstr(html, "<td>-</td>"));
+    assert_null(strstr(html, "=\"nan\" y"));
+    assert_null(strstr(html, "width=\"nan\""));
+    assert_non_null(strstr(html, "<table class=\"heat\" id=\"heat-0\">"));
+    assert_int_equal(count(html, "<tr><td>"), 2);
+    tl_buf_free(&o);
+}
+
+/* More ranks than are drawn: the first TL_PAGE_HEAT_MAX_ROWS, the table lists them all. */
+static void test_heatmap_many_ranks(void **state)
+{
+    (void)state;
+    enum { N = TL_PAGE_HEAT_MAX_ROWS + 88 };
+    static const char *rows[N];
+    static double v[N];
+    const char *cols[1] = {"busy (ms)"};
+    const int dec[1] = {3};
+    for (int i = 0; i < N; i++)
+        rows[i] = "rank", v[i] = i;
+    tl_page_heatmap h = {"many", {"a", "b"}, N, 1, rows, cols, dec, {v, v}, v};
+    tl_buf o = {0};
+    tl_html_heatmap(&o, &h, "heat-0");
+    const char *html = tl_buf_cstr(&o);
+    assert_int_equal(count(html, "<g class=\"hm mark\""), 3 * TL_PAGE_HEAT_MAX_ROWS);
+    assert_int_equal(count(html, "<tr><td>rank</td>"), N);
+    assert_non_null(strstr(html, "the first 512 of 600 ranks drawn"));
+    /* rows too thin for numbers: none in the cells, all in the tooltips */
+    assert_null(strstr(html, "text-anchor=\"middle\">599.000</text>"));
+    assert_non_null(strstr(html, "data-tip=\"rank, busy (ms): a 511.000\""));
+    tl_buf_free(&o);
+}
+
+/* More bars than are drawn: the first TL_PAGE_MAX_BARS drawn, the table lists them all. */
+static void test_many_bars(void **state)
+{
+    (void)state;
+    enum { N = TL_PAGE_MAX_BARS + 6 };
+    tl_page_bar bars[N];
+    for (int i = 0; i < N; i++)
+        bars[i] = (tl_page_bar){"rank", {1, 2, 3, 4}, 10};
+    tl_page_bar_set set = {"per rank", bars, N, NULL};
+    tl_page p = {.tool = "tlcompare", .title = "a vs b", .summary_text = "", .bar_sets = &set, .nbar_sets = 1};
+    tl_buf o = {0};
+    tl_html_write(&p, &o);
+    const char *html = tl_buf_cstr(&o);
+    assert_int_equal(count(html, "<rect class=\"mark\""), 4 * TL_PAGE_MAX_BARS);
+    assert_int_equal(count(html, "<tr><td>rank</td>"), N);
+    assert_non_null(strstr(html, "the first 64 of 70 bars drawn"));
+    assert_non_null(strstr(html, "<a href=\"#time\">"));
+    tl_buf_free(&o);
 }
 
 static void test_empty_page(void **state)
@@ -101,6 +180,9 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_escaping),
         cmocka_unit_test(test_page_keeps_names_inert),
+        cmocka_unit_test(test_heatmap),
+        cmocka_unit_test(test_heatmap_many_ranks),
+        cmocka_unit_test(test_many_bars),
         cmocka_unit_test(test_empty_page),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -295,6 +295,33 @@ static void test_layer_norm(void **state)
     drop(&s);
 }
 
+/* LayerNormBwd reads its input at index 1, its channels from C[2] and affine and bias
+ * from the output mask C[7]: [True, True, False] is affine without bias.  N = 12288,
+ * Ch = 768, e = 16, training, mask[0]: per channel = 4·16 + 5·16 = 144, flops = 110592;
+ * bytes = 12288·2 + 12288·2·2 + 768·2 + (768·2 + 768·2·1) = 78336 */
+static void test_layer_norm_backward(void **state)
+{
+    (void)state;
+    rep s;
+    build(&s, OP("aten::native_layer_norm_backward",
+                 "{'Input Dims':[[2,8,768],[2,8,768],[],[2,8,1],[2,8,1],[768],[768],[]],"
+                 "'Input type':['c10::BFloat16','c10::BFloat16','','float','float','c10::BFloat16','c10::BFloat16',''],"
+                 "'Input Strides':[[768,1536,1],[6144,768,1],[],[8,1,1],[8,1,1],[1],[1],[]],"
+                 "'Concrete Inputs':['','','[768]','','','','','[True, True, False]']}"));
+    const tl_table *n = sheet(&s, "Normalization");
+    assert_non_null(n);
+    assert_int_equal(n->nrows, 1);
+    near(num(n, "GFLOPS_first", 0), 110592 / 1e9);
+    near(num(n, "Data Moved (MB)_first", 0), 78336 / 1048576.0);
+    near(num(n, "param: num_channels", 0), 768);
+    assert_string_equal(txt(n, "param: has_bias", 0), "False");
+    assert_string_equal(txt(n, "param: is_affine", 0), "True");
+    assert_string_equal(txt(n, "param: output_mask", 0), "[True, True, False]");
+    /* the input's strides, not the gradient's (a transposed view here) */
+    assert_string_equal(txt(n, "param: stride_input", 0), "(6144, 768, 1)");
+    drop(&s);
+}
+
 static void test_group_norm_text_rule(void **state)
 {
     (void)state;
@@ -733,7 +760,8 @@ int main(void)
         cmocka_unit_test(test_gemm_mm),       cmocka_unit_test(test_gemm_addmm_baddbmm),
         cmocka_unit_test(test_gemm_scaled_fp8), cmocka_unit_test(test_gemm_transpose),
         cmocka_unit_test(test_binary),        cmocka_unit_test(test_unary),
-        cmocka_unit_test(test_layer_norm),    cmocka_unit_test(test_group_norm_text_rule),
+        cmocka_unit_test(test_layer_norm),    cmocka_unit_test(test_layer_norm_backward),
+        cmocka_unit_test(test_group_norm_text_rule),
         cmocka_unit_test(test_batch_norm_and_instance_bwd), cmocka_unit_test(test_reduce),
         cmocka_unit_test(test_sdpa),          cmocka_unit_test(test_conv),
         cmocka_unit_test(test_unified),       cmocka_unit_test(test_triton),

@@ -5,10 +5,15 @@
  * trace); and end to end, on generated pairs of 10 steps whose steps vary by 3% as a whole
  * (and whose first step is warm-up, slower by up to 80% op by op): a planted 4% regression of
  * aten::gelu is found in at least 95 of 100 seeds, and without it at most 8 of 100 pairs flag
- * any op.  Keeping the warm-up step loses the regression (the power test fails).
+ * any op, and the same holds for the lowest common ops (each kind's time per step), on a known
+ * answer too; --steps chooses the steps of both.  Keeping the warm-up step loses the
+ * regression (the power test fails).
  */
 #include "testutil.h"
 
+#include "base/stats.h"
+#include "diff/diff.h"
+#include "summary/lca.h"
 #include "summary/verdict.h"
 #include "trace/steps.h"
 #include "trace/trace.h"
@@ -130,12 +135,152 @@ static void test_gpu_name_shapes(void **state)
     }
 }
 
+/*
+ * The lowest common ops on steps, a known answer: two kinds (aten::gelu, two LCAs a step,
+ * and aten::mm, one) on each side, 5 steps each; each LCA's time goes to its kind in its step.
+ * gelu per step 1, 1.1, 0.9, 1, 1 ms against 1.2, 1.3, 1.1, 1.2, 1.2 (+20%); mm the same
+ * on both sides.  The variant's busy time varies more than gelu does, so gelu's time as it
+ * is (not its share of the step) carries its verdict: the kept steps' means 1 and 1.2 apply
+ * to the baseline's 5 ms, 5 -> 6, each side's variance (5 / 1)^2 * 0.005 / 5 = 0.025 on 4
+ * df, at half the level (two tests), the p value doubled.
+ */
+static void test_lca_steps_known_answer(void **state)
+{
+    (void)state;
+    enum { NS = 5, NL = 3 * NS };
+    static const double gelu[2][NS] = {{1, 1.1, 0.9, 1, 1}, {1.2, 1.3, 1.1, 1.2, 1.2}};
+    static const double mm[NS] = {3, 3.3, 2.7, 3.1, 2.9};
+    tl_lca_summary s;
+    memset(&s, 0, sizeof s);
+    s.tag1 = "a";
+    s.tag2 = "b";
+    s.nlcas = NL;
+    s.ngroups = 2;
+    s.max_top = 10;
+    s.groups = calloc(2, sizeof *s.groups);
+    s.group_of = malloc(NL * sizeof *s.group_of);
+    s.lca_ms = malloc(2 * NL * sizeof *s.lca_ms);
+    assert_true(s.groups && s.group_of && s.lca_ms);
+    long step[2][NL];
+    /* three LCAs a step, listed out of step order: two gelus (30% and 70% of the step's
+     * gelu time) and an mm, on both sides */
+    for (size_t i = 0; i < NL; i++) {
+        size_t k = i % 3 == 2, st = NS - 1 - i / 3;
+        double part = k ? 1 : i % 3 ? 0.7 : 0.3;
+        s.group_of[i] = k;
+        step[0][i] = step[1][i] = (long)st;
+        s.lca_ms[2 * i] = part * (k ? mm[st] : gelu[0][st]);
+        s.lca_ms[2 * i + 1] = part * (k ? mm[st] : gelu[1][st]);
+        tl_lca_item *g = &s.groups[k];
+        g->lca = k ? "aten::mm" : "aten::gelu";
+        g->ops1 = g->ops2 = g->lca;
+        g->ms1 += s.lca_ms[2 * i];
+        g->ms2 += s.lca_ms[2 * i + 1];
+        g->count++;
+        g->npairs++;
+    }
+    for (size_t k = 0; k < 2; k++) {
+        s.groups[k].delta_ms = s.groups[k].ms2 - s.groups[k].ms1;
+        s.groups[k].pct = 100 * s.groups[k].delta_ms / s.groups[k].ms1;
+    }
+    static const double busy_a[NS] = {10, 10, 10, 10, 10}, busy_b[NS] = {10, 9, 11, 10, 10.5};
+    const long *const cstep[2] = {step[0], step[1]};
+    const size_t kept[2] = {NS, NS};
+    const double *const busy[2] = {busy_a, busy_b};
+    tl_lca_summary_steps(&s, cstep, kept, busy, "5 vs 5 steps");
+    tl_lca_summary_judge(&s, 0.95, 0);
+    tl_interval want = tl_welch((tl_estimate){5, 0.025, 4}, (tl_estimate){6, 0.025, 4}, 0.975);
+    const tl_lca_item *g = &s.groups[0];
+    print_message("gelu on steps: [%g, %g] p %g (want [%g, %g] p %g)\n", g->ci_lo, g->ci_hi, g->p, want.lo, want.hi,
+                  2 * want.p);
+    assert_true(fabs(g->ci_lo - want.lo) < 1e-9 && fabs(g->ci_hi - want.hi) < 1e-9);
+    assert_true(fabs(g->p - 2 * want.p) < 1e-9);
+    assert_int_equal(g->verdict, TL_VERDICT_SLOWER);
+    assert_int_equal(s.groups[1].verdict, TL_VERDICT_WITHIN_NOISE);
+    assert_int_equal(s.tested, 2);
+    assert_int_equal(s.tested_by_steps, 2);
+    char line[512];
+    tl_lca_summary_verdict_line(&s, line, sizeof line);
+    assert_string_equal(line, "verdicts: between-step spread, 5 vs 5 steps (each kind's time and its share of the "
+                              "step); 95% intervals, family-wise error 5% over 2 kinds tested");
+    tl_lca_summary_free(&s);
+}
+
+/* The kinds of LCA listed in the JSON summary's lca part (only changes beyond the noise
+ * are): adds 1 to *found when aten::gelu is listed slower, to *flagged when another is. */
+static void lca_count(const char *lca, int *found, int *flagged)
+{
+    const char *top = strstr(lca, "\"top\": ["), *end = top ? strstr(top, "\"violations\"") : NULL;
+    assert_non_null(top);
+    int gelu = 0, other = 0;
+    for (const char *p = top; (p = strstr(p, "{\"lca\": \"")) != NULL && (!end || p < end);) {
+        p += 9;
+        const char *v = strstr(p, "\"verdict\": \"");
+        int slower = v && strncmp(v + 12, "slower", 6) == 0, faster = v && strncmp(v + 12, "faster", 6) == 0;
+        if (strncmp(p, "aten::gelu\"", 11) == 0)
+            gelu |= slower;
+        else
+            other |= slower || faster;
+    }
+    *found += gelu;
+    *flagged += other;
+}
+
+/* Each LCA's kind (what its time per step is added to) is the kind that holds it, also after
+ * a baseline-only and a variant-only kind of one name became one line: a CUDA and a ROCm
+ * trace whose aten::sub launches on one flavour each, 8 steps. */
+static void test_lca_groups_hold_their_lcas(void **state)
+{
+    (void)state;
+    char *dir = tt_tmpdir();
+    char cmd[12000];
+    snprintf(cmd, sizeof cmd,
+             "cd '%s' && '%s/tools/gentrace' --flavour cuda --shape one-sided-lca --layers 2 --steps 8 -o c.json && "
+             "'%s/tools/gentrace' --flavour rocm --shape one-sided-lca --layers 2 --steps 8 -o r.json",
+             dir, tool_dir, tool_dir);
+    assert_int_equal(system(cmd), 0);
+    char pc[4200], pr[4200];
+    snprintf(pc, sizeof pc, "%s/c.json", dir);
+    snprintf(pr, sizeof pr, "%s/r.json", dir);
+    tl_error err = {0};
+    tl_trace *a = tl_trace_load(pc, &err), *b = tl_trace_load(pr, &err);
+    assert_true(a && b);
+    tl_diff *d = tl_diff_run(a, b, NULL, &err);
+    assert_non_null(d);
+    tl_arena ar;
+    tl_arena_init(&ar);
+    tl_lca_summary s;
+    tl_lca_summary_build(&s, d, "cuda", "rocm", 10, -1, 1, &ar);
+    double *ms = calloc(2 * s.ngroups + 1, sizeof *ms);
+    assert_non_null(ms);
+    size_t unaligned = 0;
+    for (size_t i = 0; i < s.nlcas; i++) {
+        assert_true(s.group_of[i] < s.ngroups);
+        ms[2 * s.group_of[i]] += s.lca_ms[2 * i];
+        ms[2 * s.group_of[i] + 1] += s.lca_ms[2 * i + 1];
+    }
+    for (size_t g = 0; g < s.ngroups; g++) {
+        unaligned += s.groups[g].unaligned;
+        assert_true(fabs(ms[2 * g] - s.groups[g].ms1) < 1e-9 && fabs(ms[2 * g + 1] - s.groups[g].ms2) < 1e-9);
+    }
+    assert_int_equal(unaligned, 1); /* aten::sub, moved */
+    free(ms);
+    tl_lca_summary_free(&s);
+    tl_arena_free(&ar);
+    tl_diff_free(d);
+    tl_trace_free(a);
+    tl_trace_free(b);
+    tt_rmrf(dir);
+    free(dir);
+}
+
 /* Seeds i = 1..n: a pair of generated traces (10 steps, 3% step-to-step noise, a warm-up
  * first step), aten::gelu `slow` percent slower on the variant; counts the pairs where
  * gelu is found slower and those where another op is flagged. */
-static void run_pairs(const char *dir, int n, double slow, const char *extra, int *found, int *flagged)
+static void run_pairs(const char *dir, int n, double slow, const char *extra, int *found, int *flagged,
+                      int *lca_found, int *lca_flagged)
 {
-    *found = *flagged = 0;
+    *found = *flagged = *lca_found = *lca_flagged = 0;
     char cmd[20000];
     for (int i = 1; i <= n; i++) {
         const char *gen = "--layers 4 --steps 10 --gpu-cv 2 --step-cv 3 --warmup 40";
@@ -150,11 +295,13 @@ static void run_pairs(const char *dir, int n, double slow, const char *extra, in
         assert_non_null(strstr(js, "\"basis\": \"between-step spread, "));
         if (i == 1) /* the default: the first step left out */
             print_message("%.120s\n", strstr(js, "\"basis\": "));
-        /* the listed ops with a verdict of slower or faster (the op part: the lowest common
-         * ops' verdicts rest on their paired calls) */
+        /* the lowest common ops: their kinds listed (a change beyond the noise), on steps too */
         char *lca = strstr(js, "\"lca\"");
-        if (lca)
-            *lca = '\0';
+        assert_non_null(lca);
+        assert_non_null(strstr(lca, "\"basis\": \"between-step spread, "));
+        lca_count(lca, lca_found, lca_flagged);
+        /* the listed ops with a verdict of slower or faster (the op part) */
+        *lca = '\0';
         const char *p = js;
         int other = 0, gelu = 0;
         while ((p = strstr(p, "\"name\": \"")) != NULL) {
@@ -179,13 +326,16 @@ static void test_steps_power_and_null(void **state)
 {
     (void)state;
     char *dir = tt_tmpdir();
-    int found, flagged;
-    run_pairs(dir, 100, 4, "", &found, &flagged);
-    print_message("planted 4%%: found in %d of 100 (another op flagged in %d)\n", found, flagged);
+    int found, flagged, lfound, lflagged;
+    run_pairs(dir, 100, 4, "", &found, &flagged, &lfound, &lflagged);
+    print_message("planted 4%%: found in %d of 100 (another op flagged in %d); the gelu LCAs in %d (another kind "
+                  "in %d)\n", found, flagged, lfound, lflagged);
     assert_true(found >= 95);
-    run_pairs(dir, 100, 0, "", &found, &flagged);
-    print_message("null: flagged in %d of 100\n", flagged);
+    assert_true(lfound >= 95);
+    run_pairs(dir, 100, 0, "", &found, &flagged, &lfound, &lflagged);
+    print_message("null: flagged in %d of 100; a kind of LCA in %d\n", flagged, lflagged);
     assert_true(flagged <= 8);
+    assert_true(lflagged <= 8);
     tt_rmrf(dir);
     free(dir);
 }
@@ -205,6 +355,39 @@ static void gen(const char *dir, const char *args, const char *out)
     char cmd[12000];
     snprintf(cmd, sizeof cmd, "cd '%s' && '%s/tools/gentrace' %s -o %s", dir, tool_dir, args, out);
     assert_int_equal(system(cmd), 0);
+}
+
+/* The steps the verdicts rest on, ops and lowest common ops alike: by default the first
+ * left out as warm-up; --steps 3:9 keeps steps 3 to 9 of each trace. */
+static void test_steps_range_for_ops_and_lcas(void **state)
+{
+    (void)state;
+    char *dir = tt_tmpdir();
+    gen(dir, "--layers 1 --steps 10 --seed 3 --step-cv 3", "a.json");
+    gen(dir, "--layers 1 --steps 10 --seed 4 --step-cv 3", "b.json");
+    static const struct {
+        const char *opt, *steps;
+    } cases[] = {
+        {"", "9 vs 9 steps, the first left out as warm-up"},
+        {"--steps 3:9", "7 vs 7 steps (of 10 and 10, from step 3 and 3)"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char args[512];
+        snprintf(args, sizeof args, "a.json b.json -q -o o.xlsx --sheets gpu_timeline ops_summary --summary-json s.json %s",
+                 cases[i].opt);
+        assert_int_equal(run_status(dir, args), 0);
+        char *js = tt_slurp_in(dir, "s.json");
+        char want[256];
+        snprintf(want, sizeof want, "\"basis\": \"between-step spread, %s (each op's time", cases[i].steps);
+        assert_non_null(strstr(js, want));
+        const char *lca = strstr(js, "\"lca\"");
+        assert_non_null(lca);
+        snprintf(want, sizeof want, "\"basis\": \"between-step spread, %s\"", cases[i].steps);
+        assert_non_null(strstr(lca, want));
+        free(js);
+    }
+    tt_rmrf(dir);
+    free(dir);
 }
 
 static void test_unrelated_workloads_not_comparable(void **state)
@@ -315,6 +498,9 @@ int main(void)
     }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_small_trace_steps),
+        cmocka_unit_test(test_lca_steps_known_answer),
+        cmocka_unit_test(test_lca_groups_hold_their_lcas),
+        cmocka_unit_test(test_steps_range_for_ops_and_lcas),
         cmocka_unit_test(test_gpu_name_shapes),
         cmocka_unit_test(test_unrelated_workloads_not_comparable),
         cmocka_unit_test(test_same_workload_two_gpus_compares),

@@ -994,7 +994,7 @@ static void test_cli_roofline_sheets_give_the_noise(void **state)
     cli_free(&c);
     size_t len;
     char *j = slurp(js, &len);
-    assert_non_null(strstr(j, "\"verdicts\": {\"basis\": \"per-call spread, 1 run per side\""));
+    assert_non_null(strstr(j, "\"verdicts\": {\"basis\": \"per-shape strata (each op's calls within their argument sets), 1 run per side\""));
     const char *mm = strstr(j, "{\"name\": \"aten::addmm\"");
     assert_non_null(mm);
     assert_true(strstr(mm, "\"verdict\": \"slower\"") < strchr(mm, '\n'));

@@ -93,7 +93,9 @@ static void test_events_kept(void **state)
         "{\"ph\":\"i\",\"cat\":\"cpu_instant_event\",\"name\":\"[memory]\",\"pid\":7,\"tid\":9,\"ts\":121,\"s\":\"t\"},\n"
         X("kernel", "k", 0, 7, 130, 2, ",\"args\":{\"stream\":7,\"correlation\":3}") ",\n"
         X("cpu_op", "odd", "Spans", 9, 1, 1, "") ",\n"
-        X("gpu_memset", "Memset (Device)", 0, 7, 140, 1, ",\"args\":{\"stream\":7}") "\n"
+        X("gpu_memset", "Memset (Device)", 0, 7, 140, 1, ",\"args\":{\"stream\":7}") ",\n"
+        /* a metadata event with a cat: its args' name is read for its ph */
+        "{\"ph\":\"M\",\"cat\":\"__metadata\",\"name\":\"process_name\",\"pid\":8,\"tid\":0,\"args\":{\"name\":\"worker\"}}\n"
         "],\"displayTimeUnit\":\"ms\"}");
     assert_int_equal(t->nev, 4); /* two cpu_ops, a kernel, a memset; not the string-pid op */
     assert_int_equal(t->ncpu_ops, 2);
@@ -118,6 +120,7 @@ static void test_events_kept(void **state)
     assert_string_equal(tl_trace_thread_name(t, 7, 9), "thread 9 (python3)");
     assert_string_equal(tl_trace_thread_name(t, 7, 10), "Unknown");
     assert_string_equal(tl_trace_process_name(t, 0), "Unknown");
+    assert_string_equal(tl_trace_process_name(t, 8), "worker");
     tl_trace_free(t);
 }
 

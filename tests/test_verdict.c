@@ -211,7 +211,7 @@ static void test_null_pairs_flag_at_most_8_of_100(void **state)
     int flagged = 0;
     for (int pair = 0; pair < NPAIRS; pair++)
         flagged += (one_pair_per_call(1.0, 0.02, 12) & 2) != 0;
-    print_message("null pairs, per-call spread: %d of %d flag a change\n", flagged, NPAIRS);
+    print_message("null pairs, per-shape strata: %d of %d flag a change\n", flagged, NPAIRS);
     assert_true(flagged <= 8);
     /* and 5 runs per side with run-to-run noise */
     flagged = 0;
@@ -253,8 +253,8 @@ static void test_planted_10pct_over_runs_found_in_95_of_100(void **state)
     assert_true(other <= 8);
 }
 
-/* The tap pools rows per name, within argument sets; the verdict's interval is that of the
- * total, n times a call's variance. */
+/* The tap pools rows per name, its argument sets as strata; the verdict's interval is that
+ * of the total, each stratum's calls' variance at the stratum's own size. */
 static void test_tap_pools_rows_per_name(void **state)
 {
     (void)state;
@@ -277,14 +277,16 @@ static void test_tap_pools_rows_per_name(void **state)
     assert_true(v->n == 3 && v->mean == 3);
     assert_null(tl_noise_calls(nz, 0, "bmm"));
 
-    /* within-set variance: (2 * 1 + 1 * 2) / (2 + 1) = 4/3 µs^2 on the base side, 1 on the
-     * new one (df 2); totals 16 µs and 9 µs */
+    /* the argument sets as strata: the calls' spread relative to each set's own mean,
+     * pooled, (2 * 1/2^2 + 1 * 2/5^2) / 3 on the base side (df 3), 2 * 1/3^2 / 2 on the new
+     * one (df 2); the variance of a side's total sum n_s m_s^2 times that: 3 * 2^2 + 2 * 5^2
+     * = 62 µs^2 and 3 * 3^2 = 27 µs^2.  Totals 16 µs and 9 µs. */
     tl_summary_item it = {.name = "mm", .time_ms = {0.016, 0.009}, .count = {5, 3}};
     assert_int_equal(tl_verdicts_judge(nz, 1, &it, 1, 0, 0.95, 0), 1);
-    double va = 5 * (4.0 / 3) * 1e-6, vb = 3 * 1.0 * 1e-6;
+    double va = (0.5 + 0.08) / 3 * 62 * 1e-6, vb = 2.0 / 9 / 2 * 27 * 1e-6;
     tl_interval want = tl_welch((tl_estimate){0.016, va, 3}, (tl_estimate){0.009, vb, 2}, 0.95);
     assert_true(fabs(it.ci_lo - want.lo) < 1e-15 && fabs(it.ci_hi - want.hi) < 1e-15);
-    assert_true(it.p == want.p && it.n_base == 5 && it.n_var == 3);
+    assert_true(fabs(it.p - want.p) < 1e-12 && it.n_base == 5 && it.n_var == 3);
     /* -7 µs on a standard error of 3.1 µs and about 5 df: not beyond the noise */
     assert_true(it.verdict == TL_VERDICT_WITHIN_NOISE && it.ci_lo < 0 && it.ci_hi > 0);
     char pm[32];
@@ -321,10 +323,10 @@ static void test_roofline_sheets_as_noise(void **state)
     assert_non_null(v);
     assert_true(b->n == 5 && fabs(b->mean - 3.2) < 1e-12 && fabs(tl_moments_var(b) - 3.7) < 1e-12);
     assert_true(v->n == 3 && v->mean == 3);
-    /* the interval as from ops_unique_args: within-shape variance 4/3 µs^2 (df 3) and 1 (df 2) */
+    /* the interval as from ops_unique_args: the shapes as strata (test_tap_pools_rows_per_name) */
     tl_summary_item it = {.name = "mm", .time_ms = {0.016, 0.009}, .count = {5, 3}};
     assert_int_equal(tl_verdicts_judge(nz, 1, &it, 1, 0, 0.95, 0), 1);
-    tl_interval want = tl_welch((tl_estimate){0.016, 5 * (4.0 / 3) * 1e-6, 3}, (tl_estimate){0.009, 3e-6, 2}, 0.95);
+    tl_interval want = tl_welch((tl_estimate){0.016, 0.58 / 3 * 62 * 1e-6, 3}, (tl_estimate){0.009, 3e-6, 2}, 0.95);
     assert_true(fabs(it.ci_lo - want.lo) < 1e-15 && fabs(it.ci_hi - want.hi) < 1e-15);
     /* un_eltwise's results are UnaryElementwise's */
     tl_buf_clear(&t);

@@ -31,6 +31,8 @@
 #                       python3-tqdm)
 #   BENCH_INFER=1       0 skips tools/bench_infer.sh (inference traces vs TraceLens' inference generator)
 #   BENCH_RANKS=1       0 skips tools/bench_ranks.sh (rank sets vs TraceLens' multi-rank collective report)
+#   BENCH_SUMMARY=1     0 skips tools/bench_summary.sh (the summary phase < 5% of the big20k comparison and
+#                       of the owlv2 pair; BENCH_SUMMARY_RUNS=3 runs each)
 #   BENCH_PYTHON=1      0 skips tools/bench_python.sh (report()/compare() vs tlreport/tlcompare/TraceLens)
 #   BENCH_TRACELENS=1   0 skips TraceLens' runs; BENCH_TL_RUNS=3 runs of its generator per trace
 #   BENCH_TL_COMPARE_ROWS="1000 5000"  report sizes for its comparison tool (one run each;
@@ -633,6 +635,11 @@ if [ "${BENCH_INFER:-1}" != 0 ] && [ -x tools/bench_infer.sh ]; then
     else
         echo "  skipped: no TraceLens ($TLENS_NOTE)"
     fi
+fi
+if [ "${BENCH_SUMMARY:-1}" != 0 ] && [ -x tools/bench_summary.sh ]; then
+    echo
+    # the big20k inputs made above; the owlv2 pair when TraceLens' test traces are here
+    TRACELENS=${TLENS:-} BUILD=$BUILD BENCH_DIR=$DIR tools/bench_summary.sh || failed=1
 fi
 if [ "${BENCH_RANKS:-1}" != 0 ] && [ -x tools/bench_ranks.sh ]; then
     echo

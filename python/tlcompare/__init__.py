@@ -104,7 +104,7 @@ def _path(p, what):
 def report(trace, *, sheets=None, capture_folder=None, gpu_arch=None, include_unlinked_kernels=False,
            topk_ops=None, inference=False, group_by_parent_module=False, group_by_num_kernels=False,
            include_call_stack=False, enable_pseudo_ops=False, output_xlsx=None, output_csvs_dir=None,
-           quiet=False, _drop=None):
+           html=None, quiet=False, _drop=None):
     """The TraceLens report of a PyTorch profiler trace, as tlreport writes it.
 
     Returns {sheet name: DataFrame} in workbook order, every sheet with the columns and
@@ -112,7 +112,8 @@ def report(trace, *, sheets=None, capture_folder=None, gpu_arch=None, include_un
     object; missing values NaN).  `sheets` keeps only the sheets named.  The options are
     tlreport's (--capture-folder, --gpu-arch, --include_unlinked_kernels, --topk_ops,
     --inference, ...); output_xlsx / output_csvs_dir also write the report (whole or not
-    at all; only the sheets kept).  A trace written TRACE@DIR takes DIR as its capture folder.
+    at all; only the sheets kept); html writes its page (the --html page: GPU
+    time, the largest ops, the roofline).  A trace written TRACE@DIR takes DIR as its capture folder.
     The keywords, their ranges and the rules between them are tlreport's option table's
     (src/run/report_args.c); None means the option's default.
     """
@@ -225,7 +226,7 @@ def compare(inputs, *, names=None, sheets=("all",), captures=None, gpu_arch=None
             min_delta_ms=0.0, min_delta_pct=0.0, top=None, confidence=None, fdr=False, steps=None,
             force_compare=False, fail_on_regression=None, min_time_ms=1.0, inference=False, group_by_parent_module=False,
             group_by_num_kernels=False, enable_pseudo_ops=False, tracediff_dir=None, summary_md=None,
-            summary_json=None, no_summary=False, jobs=None, quiet=False):
+            summary_json=None, html=None, no_summary=False, jobs=None, quiet=False):
     """Compare reports as tlcompare does: the first input is the baseline.
 
     An input is a path (a trace .json/.json.gz, an .xlsx workbook, a CSV directory; TRACE@DIR
@@ -233,7 +234,8 @@ def compare(inputs, *, names=None, sheets=("all",), captures=None, gpu_arch=None
     '*', whose ranks are read on `jobs` threads) or an already-loaded report, dict[str, DataFrame].
     The options are the command line's (--names, --sheets, --tracelens-keys, --min-delta-ms,
     --fail-on-regression, ...).  Returns a Comparison; nothing is written unless asked
-    (tracediff_dir, summary_md, summary_json here; Comparison.to_excel / to_csvs later).
+    (tracediff_dir, summary_md, summary_json, html -- the --html page -- here;
+    Comparison.to_excel / to_csvs later).
     The keywords, their ranges and the rules between them are tlcompare's option table's
     (src/run/compare_args.c); None means the option's default.
     """

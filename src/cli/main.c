@@ -26,33 +26,19 @@
 
 enum { EXIT_USAGE = 2, EXIT_REGRESSION = 3 };
 
-/* argv through tlcompare's option table and its check (run/compare_args.h): 0 to run,
- * else the exit status (after --help or --version: 0 with *done set). */
+/* argv through tlcompare's option table and its check (run/options.h): 0 to run, else the
+ * exit status (after --help or --version: 0 with *done set). */
 static int parse_args(int argc, char **argv, tl_compare_args *a, int *done)
 {
+    tl_buf out = {0};
     tl_error err = {0};
-    int rc = tl_opts_parse_argv(&tl_compare_tool, argc, argv, a, &err);
-    if (rc == 0 && (a->help || a->version)) {
-        tl_buf help = {0};
-        if (a->help)
-            tl_opts_help(&tl_compare_tool, &help);
-        else
-            tl_buf_printf(&help, "tlcompare %s\n", TL_VERSION);
-        fputs(tl_buf_cstr(&help), stdout);
-        tl_buf_free(&help);
-        *done = 1;
-        return 0;
-    }
-    tl_quiet = a->quiet;
-    if (rc == 0)
-        rc = tl_compare_args_check(a, &err);
-    if (rc == TL_RUN_USAGE) {
-        fprintf(stderr, "tlcompare: %s (see 'tlcompare --help')\n", err.msg);
-        return EXIT_USAGE;
-    }
-    if (rc != 0)
-        fprintf(stderr, "tlcompare: %s\n", err.msg);
-    return rc;
+    int rc = tl_opts_cli(&tl_compare_tool, NULL, TL_VERSION, argc, argv, a, &out, &err);
+    if (rc > 0)
+        tl_opts_error_line(&tl_compare_tool, NULL, rc, &err, &out);
+    fputs(tl_buf_cstr(&out), rc > 0 ? stderr : stdout);
+    tl_buf_free(&out);
+    *done = rc == TL_OPTS_SHOWN;
+    return rc == TL_OPTS_SHOWN ? 0 : rc;
 }
 
 /* The summary on stdout, made valid UTF-8 like the files (a terminal shows U+FFFD). */

@@ -340,24 +340,37 @@ static int scored_cmp(const void *pa, const void *pb)
     return a->j < b->j ? -1 : a->j > b->j;
 }
 
-/* The post-Wagner-Fischer pass (_disambiguate_same_name_candidates): names that match
- * somewhere and occur more than once on a side are re-paired by their BFS signatures,
- * greedily from the best score. */
-static void disambiguate(aligner *A, opvec *ops, const uint32_t *it1, size_t n1, const uint32_t *it2, size_t n2)
+/* The disambiguation under way: the two sides' items and what the re-pairing decides. */
+typedef struct dstate {
+    const uint32_t *it1, *it2;
+    size_t n1, n2;
+    uint32_t *wfj;          /* trace1 index -> its Wagner-Fischer match, or UINT32_MAX */
+    uint8_t *h1, *h2;       /* handled here; 2: a new delete / insert */
+    uint32_t *mj;           /* trace1 index -> its new match, or UINT32_MAX */
+    uint8_t *as2;           /* trace2 index newly matched */
+    uint32_t (*newm)[2];    /* the new matches, in the order made */
+    size_t npairs, capp;
+    int any_new;            /* a new match the Wagner-Fischer pass did not make */
+    uint64_t budget;        /* signature pairs left to score */
+    dvec front, next;       /* bfs_levels' work */
+    scored *sc;
+    size_t capsc;
+    size_t *start1, *start2; /* ambiguous name x's indexes: A->idx1/2 from start[x] to start[x + 1] */
+} dstate;
+
+/* The names that match somewhere and occur more than once on a side, in first-appearance
+ * order, into A->amb; their counts per side stay in A->cnt[0] and A->cnt[1] under stamp s. */
+static size_t ambiguous_names(aligner *A, const opvec *ops, const dstate *z, uint32_t s)
 {
-    if (ops->n == 0)
-        return;
-    uint32_t s = next_stamp(A);
     uint32_t *seen = A->mark[0], *matched = A->mark[1];
     uint32_t *c1 = A->cnt[0], *c2 = A->cnt[1];
     A->amb.n = 0;
-    /* counts per name on each side, whether it takes part in a match, first-appearance order */
     for (size_t x = 0; x < ops->n; x++) {
         op_t o = ops->v[x];
         for (int side = 0; side < 2; side++) {
             if ((side == 0 && o.kind == TL_DIFF_INSERT) || (side == 1 && o.kind == TL_DIFF_DELETE))
                 continue;
-            uint32_t nm = side == 0 ? nid(A, 0, it1[o.i]) : nid(A, 1, it2[o.j]);
+            uint32_t nm = side == 0 ? nid(A, 0, z->it1[o.i]) : nid(A, 1, z->it2[o.j]);
             if (seen[nm] != s) {
                 seen[nm] = s;
                 c1[nm] = c2[nm] = 0;
@@ -375,28 +388,17 @@ static void disambiguate(aligner *A, opvec *ops, const uint32_t *it1, size_t n1,
             A->amb.v[na++] = nm;
     }
     A->amb.n = na;
-    if (!na)
-        return;
-    /* the Wagner-Fischer match of each trace1 index */
-    uint32_t *wfj = tl_xmalloc((n1 ? n1 : 1) * sizeof *wfj);
-    for (size_t i = 0; i < n1; i++)
-        wfj[i] = UINT32_MAX;
-    for (size_t x = 0; x < ops->n; x++)
-        if (ops->v[x].kind == TL_DIFF_MATCH)
-            wfj[ops->v[x].i] = ops->v[x].j;
-    uint8_t *h1 = tl_xcalloc(n1 ? n1 : 1, 1), *h2 = tl_xcalloc(n2 ? n2 : 1, 1); /* handled; 2: new match */
-    uint32_t *mj = tl_xmalloc((n1 ? n1 : 1) * sizeof *mj);
-    uint8_t *as2 = tl_xcalloc(n2 ? n2 : 1, 1);
-    size_t npairs = 0, capp = 0;
-    uint32_t(*newm)[2] = NULL;
-    int any_new = 0;
-    uint64_t budget = A->d->opts.disambig_max_pairs;
-    dvec front = {0}, next = {0};
-    scored *sc = NULL;
-    size_t capsc = 0;
-    /* the indexes of each ambiguous name, side by side, by a counting sort */
+    return na;
+}
+
+/* The indexes of each ambiguous name, side by side, by a counting sort into A->idx1 and
+ * A->idx2 (z->start1, z->start2 made here). */
+static void group_indexes(aligner *A, dstate *z, uint32_t s, size_t na)
+{
+    const uint32_t *c1 = A->cnt[0], *c2 = A->cnt[1];
     uint32_t *ord = A->val[0], *isamb = A->mark[2];
-    size_t *start1 = tl_xcalloc(na + 1, sizeof *start1), *start2 = tl_xcalloc(na + 1, sizeof *start2);
+    size_t *start1 = z->start1 = tl_xcalloc(na + 1, sizeof *start1);
+    size_t *start2 = z->start2 = tl_xcalloc(na + 1, sizeof *start2);
     for (size_t x = 0; x < na; x++) {
         isamb[A->amb.v[x]] = s;
         ord[A->amb.v[x]] = (uint32_t)x;
@@ -405,120 +407,162 @@ static void disambiguate(aligner *A, opvec *ops, const uint32_t *it1, size_t n1,
     }
     dv_reserve(&A->idx1, start1[na] + 1);
     dv_reserve(&A->idx2, start2[na] + 1);
-    {
-        size_t *f1 = tl_xmalloc((na + 1) * sizeof *f1), *f2 = tl_xmalloc((na + 1) * sizeof *f2);
-        memcpy(f1, start1, (na + 1) * sizeof *f1);
-        memcpy(f2, start2, (na + 1) * sizeof *f2);
-        for (size_t i = 0; i < n1; i++) {
-            uint32_t nm = nid(A, 0, it1[i]);
-            if (isamb[nm] == s)
-                A->idx1.v[f1[ord[nm]]++] = (uint32_t)i;
-        }
-        for (size_t j = 0; j < n2; j++) {
-            uint32_t nm = nid(A, 1, it2[j]);
-            if (isamb[nm] == s)
-                A->idx2.v[f2[ord[nm]]++] = (uint32_t)j;
-        }
-        free(f1);
-        free(f2);
+    size_t *f1 = tl_xmalloc((na + 1) * sizeof *f1), *f2 = tl_xmalloc((na + 1) * sizeof *f2);
+    memcpy(f1, start1, (na + 1) * sizeof *f1);
+    memcpy(f2, start2, (na + 1) * sizeof *f2);
+    for (size_t i = 0; i < z->n1; i++) {
+        uint32_t nm = nid(A, 0, z->it1[i]);
+        if (isamb[nm] == s)
+            A->idx1.v[f1[ord[nm]]++] = (uint32_t)i;
     }
-    for (size_t x = 0; x < na; x++) {
-        const uint32_t *ix1 = A->idx1.v + start1[x], *ix2 = A->idx2.v + start2[x];
-        size_t m1 = start1[x + 1] - start1[x], m2 = start2[x + 1] - start2[x];
-        uint64_t pairs = (uint64_t)m1 * m2;
-        if (pairs > budget) {
-            A->d->st.disambig_skipped++;
+    for (size_t j = 0; j < z->n2; j++) {
+        uint32_t nm = nid(A, 1, z->it2[j]);
+        if (isamb[nm] == s)
+            A->idx2.v[f2[ord[nm]]++] = (uint32_t)j;
+    }
+    free(f1);
+    free(f2);
+}
+
+/* Score every pair of ambiguous name x's items by their BFS signatures into z->sc, best
+ * first; the number of pairs. */
+static size_t score_pairs(aligner *A, dstate *z, const uint32_t *ix1, size_t m1, const uint32_t *ix2, size_t m2)
+{
+    A->lev.n = 0;
+    A->levoff.n = 0;
+    for (size_t i = 0; i < m1; i++)
+        dv_push(&A->levoff, bfs_levels(A, 0, z->it1[ix1[i]], &z->front, &z->next));
+    for (size_t j = 0; j < m2; j++)
+        dv_push(&A->levoff, bfs_levels(A, 1, z->it2[ix2[j]], &z->front, &z->next));
+    size_t pairs = m1 * m2;
+    if (pairs > z->capsc) {
+        free(z->sc);
+        z->capsc = pairs;
+        z->sc = tl_xmalloc(z->capsc * sizeof *z->sc);
+    }
+    size_t np = 0;
+    for (size_t a = 0; a < m1; a++)
+        for (size_t b = 0; b < m2; b++) {
+            scored *p = &z->sc[np++];
+            p->i = ix1[a];
+            p->j = ix2[b];
+            p->orig = z->wfj[p->i] == p->j;
+            match_depth(A->lev.v + A->levoff.v[a], A->lev.v + A->levoff.v[m1 + b], &p->depth, &p->overlap);
+        }
+    qsort(z->sc, np, sizeof *z->sc, scored_cmp);
+    return np;
+}
+
+/* Re-pair ambiguous name x's items greedily from the best score (within the budget of
+ * scored pairs; a name past it keeps its Wagner-Fischer pairs); the items left over
+ * become new deletes and inserts. */
+static void repair_name(aligner *A, dstate *z, size_t x)
+{
+    const uint32_t *ix1 = A->idx1.v + z->start1[x], *ix2 = A->idx2.v + z->start2[x];
+    size_t m1 = z->start1[x + 1] - z->start1[x], m2 = z->start2[x + 1] - z->start2[x];
+    uint64_t pairs = (uint64_t)m1 * m2;
+    if (pairs > z->budget) {
+        A->d->st.disambig_skipped++;
+        return;
+    }
+    z->budget -= pairs;
+    size_t np = score_pairs(A, z, ix1, m1, ix2, m2);
+    const scored *sc = z->sc;
+    size_t want = m1 < m2 ? m1 : m2, got = 0;
+    for (size_t i = 0; i < m1; i++) {
+        z->h1[ix1[i]] = 1;
+        z->mj[ix1[i]] = UINT32_MAX;
+    }
+    for (size_t j = 0; j < m2; j++) {
+        z->h2[ix2[j]] = 1;
+        z->as2[ix2[j]] = 0;
+    }
+    for (size_t p = 0; p < np && got < want; p++) {
+        if (z->mj[sc[p].i] != UINT32_MAX || z->as2[sc[p].j])
             continue;
-        }
-        budget -= pairs;
-        /* signatures */
-        A->lev.n = 0;
-        A->levoff.n = 0;
-        for (size_t i = 0; i < m1; i++)
-            dv_push(&A->levoff, bfs_levels(A, 0, it1[ix1[i]], &front, &next));
-        for (size_t j = 0; j < m2; j++)
-            dv_push(&A->levoff, bfs_levels(A, 1, it2[ix2[j]], &front, &next));
-        if (pairs > capsc) {
-            free(sc);
-            capsc = pairs;
-            sc = tl_xmalloc(capsc * sizeof *sc);
-        }
-        size_t np = 0;
-        for (size_t a = 0; a < m1; a++)
-            for (size_t b = 0; b < m2; b++) {
-                scored *p = &sc[np++];
-                p->i = ix1[a];
-                p->j = ix2[b];
-                p->orig = wfj[p->i] == p->j;
-                match_depth(A->lev.v + A->levoff.v[a], A->lev.v + A->levoff.v[m1 + b], &p->depth,
-                            &p->overlap);
-            }
-        qsort(sc, np, sizeof *sc, scored_cmp);
-        size_t want = m1 < m2 ? m1 : m2, got = 0;
-        for (size_t i = 0; i < m1; i++) {
-            h1[ix1[i]] = 1;
-            mj[ix1[i]] = UINT32_MAX;
-        }
-        for (size_t j = 0; j < m2; j++) {
-            h2[ix2[j]] = 1;
-            as2[ix2[j]] = 0;
-        }
-        for (size_t p = 0; p < np && got < want; p++) {
-            if (mj[sc[p].i] != UINT32_MAX || as2[sc[p].j])
-                continue;
-            mj[sc[p].i] = sc[p].j;
-            as2[sc[p].j] = 1;
-            got++;
-            if (npairs == capp)
-                TL_GROW(newm, capp, npairs + 1);
-            newm[npairs][0] = sc[p].i;
-            newm[npairs][1] = sc[p].j;
-            npairs++;
-            if (!sc[p].orig)
-                any_new = 1;
-        }
-        for (size_t i = 0; i < m1; i++)
-            if (mj[ix1[i]] == UINT32_MAX)
-                h1[ix1[i]] = 2; /* a new delete */
-        for (size_t j = 0; j < m2; j++)
-            if (!as2[ix2[j]])
-                h2[ix2[j]] = 2;
+        z->mj[sc[p].i] = sc[p].j;
+        z->as2[sc[p].j] = 1;
+        got++;
+        if (z->npairs == z->capp)
+            TL_GROW(z->newm, z->capp, z->npairs + 1);
+        z->newm[z->npairs][0] = sc[p].i;
+        z->newm[z->npairs][1] = sc[p].j;
+        z->npairs++;
+        if (!sc[p].orig)
+            z->any_new = 1;
     }
-    if (any_new) {
-        /* kept ops in order, then the new matches in the order CPython iterates the set
-         * it keeps them in, then the new deletes and inserts by index */
-        A->keep.n = 0;
-        for (size_t x = 0; x < ops->n; x++) {
-            op_t o = ops->v[x];
-            int handled = (o.kind == TL_DIFF_MATCH && (h1[o.i] || h2[o.j])) || (o.kind == TL_DIFF_DELETE && h1[o.i]) ||
-                          (o.kind == TL_DIFF_INSERT && h2[o.j]);
-            if (!handled)
-                ov_push(&A->keep, o.kind, o.i, o.j);
-        }
-        tl_diff_pyset_order(newm, npairs);
-        for (size_t p = 0; p < npairs; p++)
-            ov_push(&A->keep, TL_DIFF_MATCH, newm[p][0], newm[p][1]);
-        for (size_t i = 0; i < n1; i++)
-            if (h1[i] == 2)
-                ov_push(&A->keep, TL_DIFF_DELETE, (uint32_t)i, 0);
-        for (size_t j = 0; j < n2; j++)
-            if (h2[j] == 2)
-                ov_push(&A->keep, TL_DIFF_INSERT, 0, (uint32_t)j);
-        opvec t = *ops;
-        *ops = A->keep;
-        A->keep = t;
+    for (size_t i = 0; i < m1; i++)
+        if (z->mj[ix1[i]] == UINT32_MAX)
+            z->h1[ix1[i]] = 2; /* a new delete */
+    for (size_t j = 0; j < m2; j++)
+        if (!z->as2[ix2[j]])
+            z->h2[ix2[j]] = 2;
+}
+
+/* The ops again: the kept ones in order, then the new matches in the order CPython
+ * iterates the set it keeps them in, then the new deletes and inserts by index. */
+static void rewrite_ops(aligner *A, opvec *ops, dstate *z)
+{
+    A->keep.n = 0;
+    for (size_t x = 0; x < ops->n; x++) {
+        op_t o = ops->v[x];
+        int handled = (o.kind == TL_DIFF_MATCH && (z->h1[o.i] || z->h2[o.j])) || (o.kind == TL_DIFF_DELETE && z->h1[o.i]) ||
+                      (o.kind == TL_DIFF_INSERT && z->h2[o.j]);
+        if (!handled)
+            ov_push(&A->keep, o.kind, o.i, o.j);
     }
-    free(start1);
-    free(start2);
-    free(sc);
-    free(newm);
-    free(wfj);
-    free(h1);
-    free(h2);
-    free(mj);
-    free(as2);
-    dv_free(&front);
-    dv_free(&next);
+    tl_diff_pyset_order(z->newm, z->npairs);
+    for (size_t p = 0; p < z->npairs; p++)
+        ov_push(&A->keep, TL_DIFF_MATCH, z->newm[p][0], z->newm[p][1]);
+    for (size_t i = 0; i < z->n1; i++)
+        if (z->h1[i] == 2)
+            ov_push(&A->keep, TL_DIFF_DELETE, (uint32_t)i, 0);
+    for (size_t j = 0; j < z->n2; j++)
+        if (z->h2[j] == 2)
+            ov_push(&A->keep, TL_DIFF_INSERT, 0, (uint32_t)j);
+    opvec t = *ops;
+    *ops = A->keep;
+    A->keep = t;
+}
+
+/* The post-Wagner-Fischer pass (_disambiguate_same_name_candidates): names that match
+ * somewhere and occur more than once on a side are re-paired by their BFS signatures,
+ * greedily from the best score. */
+static void disambiguate(aligner *A, opvec *ops, const uint32_t *it1, size_t n1, const uint32_t *it2, size_t n2)
+{
+    if (ops->n == 0)
+        return;
+    uint32_t s = next_stamp(A);
+    dstate z = {.it1 = it1, .it2 = it2, .n1 = n1, .n2 = n2, .budget = A->d->opts.disambig_max_pairs};
+    size_t na = ambiguous_names(A, ops, &z, s);
+    if (!na)
+        return;
+    z.wfj = tl_xmalloc((n1 ? n1 : 1) * sizeof *z.wfj);
+    for (size_t i = 0; i < n1; i++)
+        z.wfj[i] = UINT32_MAX;
+    for (size_t x = 0; x < ops->n; x++)
+        if (ops->v[x].kind == TL_DIFF_MATCH)
+            z.wfj[ops->v[x].i] = ops->v[x].j;
+    z.h1 = tl_xcalloc(n1 ? n1 : 1, 1);
+    z.h2 = tl_xcalloc(n2 ? n2 : 1, 1);
+    z.mj = tl_xmalloc((n1 ? n1 : 1) * sizeof *z.mj);
+    z.as2 = tl_xcalloc(n2 ? n2 : 1, 1);
+    group_indexes(A, &z, s, na);
+    for (size_t x = 0; x < na; x++)
+        repair_name(A, &z, x);
+    if (z.any_new)
+        rewrite_ops(A, ops, &z);
+    free(z.start1);
+    free(z.start2);
+    free(z.sc);
+    free(z.newm);
+    free(z.wfj);
+    free(z.h1);
+    free(z.h2);
+    free(z.mj);
+    free(z.as2);
+    dv_free(&z.front);
+    dv_free(&z.next);
 }
 
 /* Wagner-Fischer on the (normalised or stripped) names, then the disambiguation:
@@ -715,203 +759,219 @@ static uint32_t pos_get(const aligner *A, int k, uint32_t s, uint32_t e)
 }
 
 
-/* The children pairs of the merged node (u1, u2), in alignment order, appended to
- * A->pairs; *u1, *u2 may move down (phase 1). */
-static void merge_children(aligner *A, uint32_t *pu1, uint32_t *pu2)
+/* Phase 1: when one side has a single child and the other a different count, the single
+ * child collapses (collapse) and its node moves down to where it stops. */
+static void collapse_single(aligner *A, uint32_t *u1, uint32_t *u2, dvec *c1, dvec *c2)
 {
-    dvec c1 = {0}, c2 = {0}, r1 = {0}, r2 = {0}, kids = {0};
-    opvec ops = {0}, nops = {0}, fops = {0}, cops = {0};
-    uint32_t u1 = *pu1, u2 = *pu2;
-    children_with_missing(A, u1, u2, &c1, &c2);
+    if (c1->n == c2->n || (c1->n != 1 && c2->n != 1))
+        return;
+    int k = c1->n == 1 ? 0 : 1;
+    dvec *c = k == 0 ? c1 : c2;
+    dvec kids = {0};
+    uint32_t stop = collapse(A, k, c->v[0], &kids);
+    if (kids.n) {
+        *(k == 0 ? u1 : u2) = stop;
+        c->n = 0;
+        for (size_t i = 0; i < kids.n; i++)
+            dv_push(c, kids.v[i]);
+    }
+    dv_free(&kids);
+}
 
-    /* phase 1: one side has a single child and the other a different count */
-    if (c1.n != c2.n) {
-        if (c1.n == 1) {
-            uint32_t stop = collapse(A, 0, c1.v[0], &kids);
-            if (kids.n) {
-                u1 = stop;
-                c1.n = 0;
-                for (size_t i = 0; i < kids.n; i++)
-                    dv_push(&c1, kids.v[i]);
-            }
-        } else if (c2.n == 1) {
-            uint32_t stop = collapse(A, 1, c2.v[0], &kids);
-            if (kids.n) {
-                u2 = stop;
-                c2.n = 0;
-                for (size_t i = 0; i < kids.n; i++)
-                    dv_push(&c2, kids.v[i]);
-            }
+/* Side k's children again, the substituted ones (sub) replaced by their GPU children,
+ * in ts order. */
+static void expand_substituted(aligner *A, int k, const dvec *c, const uint8_t *sub, dvec *r)
+{
+    for (size_t i = 0; i < c->n; i++) {
+        if (sub[i])
+            gpu_children(A, k, c->v[i], r);
+        else
+            dv_push(r, c->v[i]);
+    }
+    sort_by_ts(A, k, r->v, r->n);
+}
+
+/* The ops over the expanded lists r1, r2: the matches of ops whose nodes are still there,
+ * then the nodes left free aligned again (or deleted and inserted when one side has none). */
+static void realign_expanded(aligner *A, const opvec *ops, const dvec *c1, const dvec *c2, const dvec *r1, const dvec *r2,
+                             opvec *nops)
+{
+    uint32_t s = next_stamp(A);
+    pos_set(A, 0, s, r1);
+    pos_set(A, 1, s, r2);
+    uint8_t *pin1 = tl_xcalloc(r1->n + 1, 1), *pin2 = tl_xcalloc(r2->n + 1, 1);
+    nops->n = 0;
+    for (size_t x = 0; x < ops->n; x++) {
+        if (ops->v[x].kind != TL_DIFF_MATCH)
+            continue;
+        uint32_t ri = pos_get(A, 0, s, c1->v[ops->v[x].i]), rj = pos_get(A, 1, s, c2->v[ops->v[x].j]);
+        if (ri != UINT32_MAX && rj != UINT32_MAX) {
+            ov_push(nops, TL_DIFF_MATCH, ri, rj);
+            pin1[ri] = pin2[rj] = 1;
         }
     }
+    dvec f1 = {0}, f2 = {0}, fi1 = {0}, fi2 = {0};
+    for (size_t i = 0; i < r1->n; i++)
+        if (!pin1[i]) {
+            dv_push(&f1, (uint32_t)i);
+            dv_push(&fi1, r1->v[i]);
+        }
+    for (size_t j = 0; j < r2->n; j++)
+        if (!pin2[j]) {
+            dv_push(&f2, (uint32_t)j);
+            dv_push(&fi2, r2->v[j]);
+        }
+    if (f1.n && f2.n) {
+        opvec fops = {0};
+        align_lists(A, fi1.v, fi1.n, fi2.v, fi2.n, &fops);
+        for (size_t x = 0; x < fops.n; x++) {
+            op_t o = fops.v[x];
+            ov_push(nops, o.kind, o.kind != TL_DIFF_INSERT ? f1.v[o.i] : 0, o.kind != TL_DIFF_DELETE ? f2.v[o.j] : 0);
+        }
+        free(fops.v);
+    } else {
+        for (size_t i = 0; i < f1.n; i++)
+            ov_push(nops, TL_DIFF_DELETE, f1.v[i], 0);
+        for (size_t j = 0; j < f2.n; j++)
+            ov_push(nops, TL_DIFF_INSERT, 0, f2.v[j]);
+    }
+    dv_free(&f1);
+    dv_free(&f2);
+    dv_free(&fi1);
+    dv_free(&fi2);
+    free(pin1);
+    free(pin2);
+}
 
-    /* phase 2 */
-    align_lists(A, c1.v, c1.n, c2.v, c2.n, &ops);
-
-    /* phase 3 */
+/* Phase 3: when some child is left unmatched, reconcile may substitute nodes by their GPU
+ * children; the lists are then expanded and aligned again (ops, c1, c2 replaced). */
+static void substitute_phase(aligner *A, opvec *ops, dvec *c1, dvec *c2)
+{
     int unmatched = 0;
-    for (size_t x = 0; x < ops.n; x++)
-        unmatched |= ops.v[x].kind != TL_DIFF_MATCH;
-    if (unmatched) {
-        uint8_t *sub1 = tl_xcalloc(c1.n + 1, 1), *sub2 = tl_xcalloc(c2.n + 1, 1);
-        if (reconcile(A, &ops, &c1, &c2, sub1, sub2)) {
-            for (size_t i = 0; i < c1.n; i++) {
-                if (sub1[i])
-                    gpu_children(A, 0, c1.v[i], &r1);
-                else
-                    dv_push(&r1, c1.v[i]);
-            }
-            for (size_t j = 0; j < c2.n; j++) {
-                if (sub2[j])
-                    gpu_children(A, 1, c2.v[j], &r2);
-                else
-                    dv_push(&r2, c2.v[j]);
-            }
-            sort_by_ts(A, 0, r1.v, r1.n);
-            sort_by_ts(A, 1, r2.v, r2.n);
-            uint32_t s = next_stamp(A);
-            pos_set(A, 0, s, &r1);
-            pos_set(A, 1, s, &r2);
-            uint8_t *pin1 = tl_xcalloc(r1.n + 1, 1), *pin2 = tl_xcalloc(r2.n + 1, 1);
-            nops.n = 0;
-            for (size_t x = 0; x < ops.n; x++) {
-                if (ops.v[x].kind != TL_DIFF_MATCH)
-                    continue;
-                uint32_t ri = pos_get(A, 0, s, c1.v[ops.v[x].i]), rj = pos_get(A, 1, s, c2.v[ops.v[x].j]);
-                if (ri != UINT32_MAX && rj != UINT32_MAX) {
-                    ov_push(&nops, TL_DIFF_MATCH, ri, rj);
-                    pin1[ri] = pin2[rj] = 1;
-                }
-            }
-            dvec f1 = {0}, f2 = {0}, fi1 = {0}, fi2 = {0};
-            for (size_t i = 0; i < r1.n; i++)
-                if (!pin1[i]) {
-                    dv_push(&f1, (uint32_t)i);
-                    dv_push(&fi1, r1.v[i]);
-                }
-            for (size_t j = 0; j < r2.n; j++)
-                if (!pin2[j]) {
-                    dv_push(&f2, (uint32_t)j);
-                    dv_push(&fi2, r2.v[j]);
-                }
-            if (f1.n && f2.n) {
-                align_lists(A, fi1.v, fi1.n, fi2.v, fi2.n, &fops);
-                for (size_t x = 0; x < fops.n; x++) {
-                    op_t o = fops.v[x];
-                    ov_push(&nops, o.kind, o.kind != TL_DIFF_INSERT ? f1.v[o.i] : 0,
-                            o.kind != TL_DIFF_DELETE ? f2.v[o.j] : 0);
-                }
-            } else {
-                for (size_t i = 0; i < f1.n; i++)
-                    ov_push(&nops, TL_DIFF_DELETE, f1.v[i], 0);
-                for (size_t j = 0; j < f2.n; j++)
-                    ov_push(&nops, TL_DIFF_INSERT, 0, f2.v[j]);
-            }
-            dv_free(&f1);
-            dv_free(&f2);
-            dv_free(&fi1);
-            dv_free(&fi2);
-            free(pin1);
-            free(pin2);
-            opvec t = ops;
-            ops = nops;
-            nops = t;
-            dvec tv = c1;
-            c1 = r1;
-            r1 = tv;
-            tv = c2;
-            c2 = r2;
-            r2 = tv;
-        }
-        free(sub1);
-        free(sub2);
+    for (size_t x = 0; x < ops->n; x++)
+        unmatched |= ops->v[x].kind != TL_DIFF_MATCH;
+    if (!unmatched)
+        return;
+    uint8_t *sub1 = tl_xcalloc(c1->n + 1, 1), *sub2 = tl_xcalloc(c2->n + 1, 1);
+    if (reconcile(A, ops, c1, c2, sub1, sub2)) {
+        dvec r1 = {0}, r2 = {0};
+        opvec nops = {0};
+        expand_substituted(A, 0, c1, sub1, &r1);
+        expand_substituted(A, 1, c2, sub2, &r2);
+        realign_expanded(A, ops, c1, c2, &r1, &r2, &nops);
+        free(ops->v);
+        *ops = nops;
+        dv_free(c1);
+        *c1 = r1;
+        dv_free(c2);
+        *c2 = r2;
     }
+    free(sub1);
+    free(sub2);
+}
 
-    /* phase 4: collapse each unmatched node and align the collapsed ones again */
+/* The collapsed unmatched nodes col1, col2 aligned (aligned_wf on the normalised names),
+ * and what that leaves unmatched on both sides aligned again on the stripped names:
+ * the ops over col1, col2 into *cops. */
+static void align_collapsed(aligner *A, const dvec *col1, const dvec *col2, opvec *cops)
+{
+    opvec fops = {0};
+    aligned_wf(A, col1->v, col1->n, col2->v, col2->n, 0, &fops);
+    dvec sci = {0}, scj = {0}, s1 = {0}, s2 = {0};
+    for (size_t x = 0; x < fops.n; x++) {
+        if (fops.v[x].kind == TL_DIFF_DELETE)
+            dv_push(&sci, fops.v[x].i);
+        else if (fops.v[x].kind == TL_DIFF_INSERT)
+            dv_push(&scj, fops.v[x].j);
+    }
+    cops->n = 0;
+    if (sci.n && scj.n) {
+        for (size_t x = 0; x < fops.n; x++)
+            if (fops.v[x].kind == TL_DIFF_MATCH)
+                ov_push(cops, TL_DIFF_MATCH, fops.v[x].i, fops.v[x].j);
+        for (size_t x = 0; x < sci.n; x++)
+            dv_push(&s1, col1->v[sci.v[x]]);
+        for (size_t x = 0; x < scj.n; x++)
+            dv_push(&s2, col2->v[scj.v[x]]);
+        opvec p2 = {0};
+        aligned_wf(A, s1.v, s1.n, s2.v, s2.n, 1, &p2);
+        for (size_t x = 0; x < p2.n; x++) {
+            op_t o = p2.v[x];
+            ov_push(cops, o.kind, o.kind != TL_DIFF_INSERT ? sci.v[o.i] : 0, o.kind != TL_DIFF_DELETE ? scj.v[o.j] : 0);
+        }
+        free(p2.v);
+    } else {
+        for (size_t x = 0; x < fops.n; x++)
+            ov_push(cops, fops.v[x].kind, fops.v[x].i, fops.v[x].j);
+    }
+    free(fops.v);
+    dv_free(&sci);
+    dv_free(&scj);
+    dv_free(&s1);
+    dv_free(&s2);
+}
+
+/* Phase 4: collapse each unmatched node and align the collapsed ones again; the matches
+ * of ops stay, the collapsed nodes take their unmatched ones' places in c1, c2. */
+static void collapse_unmatched(aligner *A, opvec *ops, dvec *c1, dvec *c2)
+{
     dvec U1 = {0}, U2 = {0};
-    for (size_t x = 0; x < ops.n; x++) {
-        if (ops.v[x].kind == TL_DIFF_DELETE)
-            dv_push(&U1, ops.v[x].i);
-        else if (ops.v[x].kind == TL_DIFF_INSERT)
-            dv_push(&U2, ops.v[x].j);
+    for (size_t x = 0; x < ops->n; x++) {
+        if (ops->v[x].kind == TL_DIFF_DELETE)
+            dv_push(&U1, ops->v[x].i);
+        else if (ops->v[x].kind == TL_DIFF_INSERT)
+            dv_push(&U2, ops->v[x].j);
     }
     if (U1.n && U2.n) {
         dvec col1 = {0}, col2 = {0};
         for (size_t x = 0; x < U1.n; x++)
-            dv_push(&col1, collapse(A, 0, c1.v[U1.v[x]], NULL));
+            dv_push(&col1, collapse(A, 0, c1->v[U1.v[x]], NULL));
         for (size_t x = 0; x < U2.n; x++)
-            dv_push(&col2, collapse(A, 1, c2.v[U2.v[x]], NULL));
-        aligned_wf(A, col1.v, col1.n, col2.v, col2.n, 0, &fops);
-        dvec sci = {0}, scj = {0}, s1 = {0}, s2 = {0};
-        for (size_t x = 0; x < fops.n; x++) {
-            if (fops.v[x].kind == TL_DIFF_DELETE)
-                dv_push(&sci, fops.v[x].i);
-            else if (fops.v[x].kind == TL_DIFF_INSERT)
-                dv_push(&scj, fops.v[x].j);
-        }
-        cops.n = 0;
-        if (sci.n && scj.n) {
-            for (size_t x = 0; x < fops.n; x++)
-                if (fops.v[x].kind == TL_DIFF_MATCH)
-                    ov_push(&cops, TL_DIFF_MATCH, fops.v[x].i, fops.v[x].j);
-            for (size_t x = 0; x < sci.n; x++)
-                dv_push(&s1, col1.v[sci.v[x]]);
-            for (size_t x = 0; x < scj.n; x++)
-                dv_push(&s2, col2.v[scj.v[x]]);
-            opvec p2 = {0};
-            aligned_wf(A, s1.v, s1.n, s2.v, s2.n, 1, &p2);
-            for (size_t x = 0; x < p2.n; x++) {
-                op_t o = p2.v[x];
-                ov_push(&cops, o.kind, o.kind != TL_DIFF_INSERT ? sci.v[o.i] : 0,
-                        o.kind != TL_DIFF_DELETE ? scj.v[o.j] : 0);
-            }
-            free(p2.v);
-        } else {
-            for (size_t x = 0; x < fops.n; x++)
-                ov_push(&cops, fops.v[x].kind, fops.v[x].i, fops.v[x].j);
-        }
-        nops.n = 0;
-        for (size_t x = 0; x < ops.n; x++)
-            if (ops.v[x].kind == TL_DIFF_MATCH)
-                ov_push(&nops, TL_DIFF_MATCH, ops.v[x].i, ops.v[x].j);
+            dv_push(&col2, collapse(A, 1, c2->v[U2.v[x]], NULL));
+        opvec cops = {0}, nops = {0};
+        align_collapsed(A, &col1, &col2, &cops);
+        for (size_t x = 0; x < ops->n; x++)
+            if (ops->v[x].kind == TL_DIFF_MATCH)
+                ov_push(&nops, TL_DIFF_MATCH, ops->v[x].i, ops->v[x].j);
         for (size_t x = 0; x < cops.n; x++) {
             op_t o = cops.v[x];
             uint32_t oi = o.kind != TL_DIFF_INSERT ? U1.v[o.i] : 0, oj = o.kind != TL_DIFF_DELETE ? U2.v[o.j] : 0;
             if (o.kind != TL_DIFF_INSERT)
-                c1.v[oi] = col1.v[o.i];
+                c1->v[oi] = col1.v[o.i];
             if (o.kind != TL_DIFF_DELETE)
-                c2.v[oj] = col2.v[o.j];
+                c2->v[oj] = col2.v[o.j];
             ov_push(&nops, o.kind, oi, oj);
         }
-        opvec t = ops;
-        ops = nops;
-        nops = t;
+        free(ops->v);
+        *ops = nops;
+        free(cops.v);
         dv_free(&col1);
         dv_free(&col2);
-        dv_free(&sci);
-        dv_free(&scj);
-        dv_free(&s1);
-        dv_free(&s2);
     }
     dv_free(&U1);
     dv_free(&U2);
+}
 
+/* The children pairs of the merged node (u1, u2), in alignment order, appended to
+ * A->pairs; *u1, *u2 may move down (phase 1). */
+static void merge_children(aligner *A, uint32_t *pu1, uint32_t *pu2)
+{
+    dvec c1 = {0}, c2 = {0};
+    opvec ops = {0};
+    children_with_missing(A, *pu1, *pu2, &c1, &c2);
+    collapse_single(A, pu1, pu2, &c1, &c2);
+    /* phase 2 */
+    align_lists(A, c1.v, c1.n, c2.v, c2.n, &ops);
+    substitute_phase(A, &ops, &c1, &c2);
+    collapse_unmatched(A, &ops, &c1, &c2);
     for (size_t x = 0; x < ops.n; x++) {
         op_t o = ops.v[x];
         dv_push(&A->pairs, o.kind != TL_DIFF_INSERT ? c1.v[o.i] : TL_TEV_NONE);
         dv_push(&A->pairs, o.kind != TL_DIFF_DELETE ? c2.v[o.j] : TL_TEV_NONE);
     }
-    *pu1 = u1;
-    *pu2 = u2;
     dv_free(&c1);
     dv_free(&c2);
-    dv_free(&r1);
-    dv_free(&r2);
-    dv_free(&kids);
     free(ops.v);
-    free(nops.v);
-    free(fops.v);
-    free(cops.v);
 }
 
 /* ---- the merge ---------------------------------------------------------------------- */

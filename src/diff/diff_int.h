@@ -131,10 +131,11 @@ static inline int diff_cancelled(const tl_diff *d)
 void diff_names(tl_diff *d);
 /* Build the merged tree (align.c). */
 void diff_align(tl_diff *d);
-/* diff_stats, the LCAs, the unique-args summary and the cpu_op maps (stats.c). */
-void diff_stats(tl_diff *d);
+/* diff_stats, the LCAs, the unique-args summary and the cpu_op renames (stats.c).  -1
+ * when the run was cancelled before they were all made, else 0. */
+int diff_stats(tl_diff *d);
 
-/* The cpu_op map JSON texts (emit.c). */
+/* The cpu_op map JSON texts, from what diff_stats made (emit.c). */
 void diff_cpu_op_maps(tl_diff *d);
 
 /* Busy time (length of the union) of the GPU events ev[0..n) of trace t. */

@@ -40,7 +40,8 @@ tl_diff *tl_diff_run(const tl_trace *t1, const tl_trace *t2, const tl_diff_opts 
         tl_diff_free(d);
         return NULL;
     }
-    diff_stats(d);
+    if (diff_stats(d) == 0)
+        diff_cpu_op_maps(d);
     if (tl_trace_cancelled(t1, err)) {
         tl_diff_free(d);
         return NULL;

@@ -673,18 +673,18 @@ static const char *renamed(const renames *rn, const char *name)
     return id == UINT32_MAX ? name : rn->to[id];
 }
 
-void diff_stats(tl_diff *d)
+int diff_stats(tl_diff *d)
 {
     collect_rows(d);
     check_identical(d);
     if (diff_cancelled(d))
-        return;
+        return -1;
     collect_lcas(d);
     if (diff_cancelled(d))
-        return;
+        return -1;
     unique_args(d);
     if (diff_cancelled(d))
-        return;
+        return -1;
     renames rn = {0};
     cpu_op_renames(d, &rn);
     for (size_t i = 0; i < d->ngroups; i++) {
@@ -694,5 +694,5 @@ void diff_stats(tl_diff *d)
     free(rn.to);
     dst_free(&rn.names);
     dst_free(&rn.seen);
-    diff_cpu_op_maps(d);
+    return 0;
 }

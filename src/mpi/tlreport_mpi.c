@@ -165,32 +165,21 @@ static int unpack_share(tl_rank_set *s, int from, int np, const tl_buf *b, tl_er
 
 static int parse(int argc, char **argv, tl_report_args *a, int me, int *done)
 {
+    tl_buf out = {0};
     tl_error err = {0};
-    int rc = tl_opts_parse_argv(&tl_report_tool, argc, argv, a, &err);
-    if (rc == 0 && (a->help || a->version)) {
-        if (me == ROOT) {
-            tl_buf help = {0};
-            if (a->help)
-                tl_opts_help(&tl_report_tool, &help);
-            else
-                tl_buf_printf(&help, "tlreport-mpi %s\n", TL_VERSION);
-            fputs(tl_buf_cstr(&help), stdout);
-            tl_buf_free(&help);
-        }
-        *done = 1;
-        return 0;
-    }
-    tl_quiet = a->quiet;
-    if (rc == 0)
-        rc = tl_report_args_check(a, &err);
+    int rc = tl_opts_cli(&tl_report_tool, "tlreport-mpi", TL_VERSION, argc, argv, a, &out, &err);
     if (rc == 0 && !a->ranks.mode) {
         tl_error_set(&err, "tlreport-mpi reads rank sets (--trace_pattern, --trace_glob, --trace_dir, --ranks); "
                            "use tlreport for one trace");
         rc = TL_RUN_USAGE;
     }
-    if (rc != 0 && me == ROOT)
-        fprintf(stderr, "tlreport-mpi: %s%s\n", err.msg, rc == TL_RUN_USAGE ? " (see 'tlreport --help')" : "");
-    return rc == TL_RUN_USAGE ? 2 : rc ? 1 : 0;
+    if (rc > 0)
+        tl_opts_error_line(&tl_report_tool, "tlreport-mpi", rc, &err, &out);
+    if (me == ROOT)
+        fputs(tl_buf_cstr(&out), rc > 0 ? stderr : stdout);
+    tl_buf_free(&out);
+    *done = rc == TL_OPTS_SHOWN;
+    return rc == TL_OPTS_SHOWN ? 0 : rc == TL_RUN_USAGE ? 2 : rc ? 1 : 0;
 }
 
 /* The root: the others' shares gathered, the report made and written.  0 or 1. */

@@ -42,152 +42,155 @@ static int mask_at(const tl_pv *m, size_t i)
 
 enum { F_BN, F_BNB, F_LN, F_LNB, F_GN, F_GNB, F_IN, F_INB, F_RMS, F_RMSB };
 
+/* What a norm op's arguments say, read by its family's reader. */
+typedef struct norm_args {
+    const tl_pv *D, *C;   /* the op's dims and concrete inputs */
+    const tl_pv *dim1;    /* the input's dim 1 */
+    int cudnn_bnb;        /* a cudnn / miopen batch norm backward */
+    int64_t chi;          /* num_channels, an int ... */
+    double chd;           /* ... or a float (group norm backward: channels per group) */
+    int ch_is_double;
+    int has_bias, affine, training;
+    const tl_pv *mask;    /* output_mask (the backward families) */
+} norm_args;
+
+/* batch, group and instance norm: channels from dim 1, weight (D[2]) present */
+static int read_bn(pm_ctx *c, int f, norm_args *a)
+{
+    int p;
+    if (!tl_pv_is_int(a->dim1) || (p = present(a->D, 2)) < 0)
+        return PM_FAIL;
+    a->chi = a->dim1->u.i;
+    a->has_bias = 1;
+    a->affine = p;
+    if (f == F_GN) {
+        a->training = 1;
+    } else {
+        const tl_pv *x = tl_pv_at(a->C, 5);
+        if (!x)
+            return PM_FAIL;
+        a->training = pm_text_true(x);
+    }
+    return PM_OK;
+}
+
+/* batch norm backward: cudnn's is never training and computes the input's gradient; the
+ * native one says both (C[7], whether D[0] is present) */
+static int read_bnb(pm_ctx *c, int f, norm_args *a)
+{
+    int p;
+    if (!tl_pv_is_int(a->dim1) || (p = present(a->D, 2)) < 0)
+        return PM_FAIL;
+    a->chi = a->dim1->u.i;
+    a->has_bias = 1;
+    a->affine = p;
+    tl_pv *m = tl_pv_seq(c->pool, TL_PV_LIST, 1);
+    m->u.items[0].kind = TL_PV_BOOL;
+    if (a->cudnn_bnb) {
+        a->training = 0;
+        m->u.items[0].u.i = 1;
+    } else {
+        const tl_pv *x = tl_pv_at(a->C, 7);
+        int p0 = present(a->D, 0);
+        if (!x || p0 < 0)
+            return PM_FAIL;
+        a->training = pm_text_true(x);
+        m->u.items[0].u.i = p0;
+    }
+    a->mask = m;
+    return PM_OK;
+}
+
+/* layer norm and RMSNorm: channels from the normalized shape (C[1]), weight D[2]; layer
+ * norm's bias D[3] */
+static int read_ln(pm_ctx *c, int f, norm_args *a)
+{
+    int p;
+    if (!pm_literal_prod(c, tl_pv_at(a->C, 1), &a->chi) || (p = present(a->D, 2)) < 0)
+        return PM_FAIL;
+    a->affine = p;
+    if (f == F_LN) {
+        if ((p = present(a->D, 3)) < 0)
+            return PM_FAIL;
+        a->has_bias = p;
+        a->training = 1;
+    } else {
+        a->has_bias = 0;
+        a->training = 0;
+    }
+    return PM_OK;
+}
+
+/* layer norm backward: the output mask (C[7]) says affine and bias */
+static int read_lnb(pm_ctx *c, int f, norm_args *a)
+{
+    if (!pm_literal_prod(c, tl_pv_at(a->C, 2), &a->chi) || !(a->mask = pm_literal(c, tl_pv_at(a->C, 7))) ||
+        !tl_pv_is_seq(a->mask))
+        return PM_FAIL;
+    if ((a->affine = mask_at(a->mask, 1)) < 0 || (a->has_bias = mask_at(a->mask, 2)) < 0)
+        return PM_FAIL;
+    a->training = 1;
+    return PM_OK;
+}
+
+/* group norm backward: channels per group (dim 1 / C[8]), a float */
+static int read_gnb(pm_ctx *c, int f, norm_args *a)
+{
+    int p;
+    const tl_pv *g = pm_literal(c, tl_pv_at(a->C, 8));
+    if (!(a->mask = pm_literal(c, tl_pv_at(a->C, 9))) || !tl_pv_is_seq(a->mask) || !tl_pv_is_int(a->dim1) || !g ||
+        g->kind != TL_PV_INT || g->u.i == 0 || (p = present(a->D, 5)) < 0)
+        return PM_FAIL;
+    a->chd = (double)a->dim1->u.i / (double)g->u.i;
+    a->ch_is_double = 1;
+    a->has_bias = 1;
+    a->affine = p;
+    a->training = 1;
+    return PM_OK;
+}
+
+/* RMSNorm backward: the output mask C[5], weight D[4] */
+static int read_rmsb(pm_ctx *c, int f, norm_args *a)
+{
+    int p;
+    if (!pm_literal_prod(c, tl_pv_at(a->C, 2), &a->chi) || !(a->mask = pm_literal(c, tl_pv_at(a->C, 5))) ||
+        !tl_pv_is_seq(a->mask) || (p = present(a->D, 4)) < 0)
+        return PM_FAIL;
+    a->has_bias = 0;
+    a->affine = p;
+    a->training = 0;
+    return PM_OK;
+}
+
+/* By family: its name, the input's index in the op's arguments, how its arguments are
+ * read, and whether it has an output mask.  Instance norm backward is not modelled. */
+static const struct {
+    const char *name;
+    unsigned input;
+    int (*read)(pm_ctx *, int, norm_args *);
+    int masked;
+} families[] = {
+    [F_BN] = {"BatchNorm", 0, read_bn, 0},     [F_BNB] = {"BatchNormBwd", 1, read_bnb, 1},
+    [F_LN] = {"LayerNorm", 0, read_ln, 0},     [F_LNB] = {"LayerNormBwd", 1, read_lnb, 1},
+    [F_GN] = {"GroupNorm", 0, read_bn, 0},     [F_GNB] = {"GroupNormBwd", 1, read_gnb, 1},
+    [F_IN] = {"InstanceNorm", 0, read_bn, 0},  [F_INB] = {"InstanceNormBwd", 0, NULL, 0},
+    [F_RMS] = {"RMSNorm", 0, read_ln, 0},      [F_RMSB] = {"RMSNormBwd", 1, read_rmsb, 1},
+};
+
 static int family(const char *m)
 {
-    static const char *const names[] = {"BatchNorm",       "BatchNormBwd", "LayerNorm", "LayerNormBwd",
-                                        "GroupNorm",       "GroupNormBwd", "InstanceNorm", "InstanceNormBwd",
-                                        "RMSNorm",         "RMSNormBwd"};
-    for (int i = 0; i < 10; i++)
-        if (strcmp(m, names[i]) == 0)
+    for (int i = 0; i < (int)(sizeof families / sizeof *families); i++)
+        if (strcmp(m, families[i].name) == 0)
             return i;
     return -1;
 }
 
-int pm_norm(pm_ctx *c)
+/* The formulas in doubles: every term is a small integer multiple of N or Ch, exact in a
+ * double for any real tensor (N < 2^53 is checked as an int64 product). */
+static int norm_counts(pm_ctx *c, int f, double n, double ch, double bd, const norm_args *a)
 {
-    int f = family(c->model);
-    if (f < 0 || f == F_INB || c->bwd)
-        return PM_NOT_MODELLED;
-    const tl_pv *D = c->D, *T = c->T, *S = c->S, *C = c->C;
-    size_t idx = (f == F_LNB || f == F_GNB || f == F_RMSB) ? 1 : 0;
-    int cudnn_bnb = 0;
-    if (f == F_BNB) {
-        cudnn_bnb = strcmp(c->name, "aten::cudnn_batch_norm_backward") == 0 ||
-                    strcmp(c->name, "aten::miopen_batch_norm_backward") == 0;
-        idx = cudnn_bnb ? 0 : 1;
-    }
-    const tl_pv *shape = pm_tuple(c, tl_pv_at(D, idx));
-    const tl_pv *dtype = tl_pv_at(T, idx);
-    const tl_pv *stride = pm_tuple(c, tl_pv_at(S, idx));
-    if (!shape || !dtype || !stride)
-        return PM_FAIL;
-    int64_t N;
-    if (!tl_pv_prod(shape, &N))
-        return PM_FAIL;
-    const tl_pv *dim1 = tl_pv_at(shape, 1);
-    int64_t chi = 0;
-    double chd = NAN;
-    int ch_is_double = 0, has_bias, affine, training, p;
-    const tl_pv *mask = NULL;
-    switch (f) {
-    case F_BN:
-    case F_GN:
-    case F_IN:
-        if (!tl_pv_is_int(dim1) || (p = present(D, 2)) < 0)
-            return PM_FAIL;
-        chi = dim1->u.i;
-        has_bias = 1;
-        affine = p;
-        if (f == F_GN) {
-            training = 1;
-        } else {
-            const tl_pv *x = tl_pv_at(C, 5);
-            if (!x)
-                return PM_FAIL;
-            training = pm_text_true(x);
-        }
-        break;
-    case F_BNB:
-        if (!tl_pv_is_int(dim1) || (p = present(D, 2)) < 0)
-            return PM_FAIL;
-        chi = dim1->u.i;
-        has_bias = 1;
-        affine = p;
-        {
-            tl_pv *m = tl_pv_seq(c->pool, TL_PV_LIST, 1);
-            m->u.items[0].kind = TL_PV_BOOL;
-            if (cudnn_bnb) {
-                training = 0;
-                m->u.items[0].u.i = 1;
-            } else {
-                const tl_pv *x = tl_pv_at(C, 7);
-                int p0 = present(D, 0);
-                if (!x || p0 < 0)
-                    return PM_FAIL;
-                training = pm_text_true(x);
-                m->u.items[0].u.i = p0;
-            }
-            mask = m;
-        }
-        break;
-    case F_LN:
-    case F_RMS:
-        if (!pm_literal_prod(c, tl_pv_at(C, 1), &chi) || (p = present(D, 2)) < 0)
-            return PM_FAIL;
-        affine = p;
-        if (f == F_LN) {
-            if ((p = present(D, 3)) < 0)
-                return PM_FAIL;
-            has_bias = p;
-            training = 1;
-        } else {
-            has_bias = 0;
-            training = 0;
-        }
-        break;
-    case F_LNB:
-        if (!pm_literal_prod(c, tl_pv_at(C, 2), &chi) || !(mask = pm_literal(c, tl_pv_at(C, 7))) || !tl_pv_is_seq(mask))
-            return PM_FAIL;
-        if ((affine = mask_at(mask, 1)) < 0 || (has_bias = mask_at(mask, 2)) < 0)
-            return PM_FAIL;
-        training = 1;
-        break;
-    case F_GNB: {
-        const tl_pv *g = pm_literal(c, tl_pv_at(C, 8));
-        if (!(mask = pm_literal(c, tl_pv_at(C, 9))) || !tl_pv_is_seq(mask) || !tl_pv_is_int(dim1) || !g ||
-            g->kind != TL_PV_INT || g->u.i == 0 || (p = present(D, 5)) < 0)
-            return PM_FAIL;
-        chd = (double)dim1->u.i / (double)g->u.i;
-        ch_is_double = 1;
-        has_bias = 1;
-        affine = p;
-        training = 1;
-        break;
-    }
-    case F_RMSB:
-        if (!pm_literal_prod(c, tl_pv_at(C, 2), &chi) || !(mask = pm_literal(c, tl_pv_at(C, 5))) || !tl_pv_is_seq(mask) ||
-            (p = present(D, 4)) < 0)
-            return PM_FAIL;
-        has_bias = 0;
-        affine = p;
-        training = 0;
-        break;
-    default:
-        return PM_FAIL;
-    }
-    if (!ch_is_double)
-        chd = (double)chi;
-    tl_pv *dt = tl_pv_seq(c->pool, TL_PV_TUPLE, 2);
-    dt->u.items[0] = *dtype;
-    pm_param(c, "op_shape", shape);
-    pm_param(c, "dtype_in_out", dt);
-    pm_param(c, "stride_input", stride);
-    pm_param(c, "stride_output", NULL);
-    pm_param(c, "num_channels", ch_is_double ? tl_pv_float(c->pool, chd) : tl_pv_int(c->pool, chi));
-    pm_param(c, "has_bias", tl_pv_bool(c->pool, has_bias));
-    pm_param(c, "is_affine", tl_pv_bool(c->pool, affine));
-    pm_param(c, "is_training", tl_pv_bool(c->pool, training));
-    if (f == F_BNB || f == F_LNB || f == F_GNB || f == F_RMSB)
-        pm_param(c, "output_mask", mask);
-
-    /* The formulas in doubles: every term is a small integer multiple of N or Ch, exact
-     * in a double for any real tensor (N < 2^53 is checked above as an int64 product). */
-    double n = (double)N, ch = chd;
-    int b = pm_bpe(dtype);
-    if (!b)
-        return PM_FAIL;
-    double bd = b;
-    int m0 = mask ? mask_at(mask, 0) : 0, m1 = mask ? mask_at(mask, 1) : 0;
+    int affine = a->affine, has_bias = a->has_bias, training = a->training;
+    int m0 = a->mask ? mask_at(a->mask, 0) : 0, m1 = a->mask ? mask_at(a->mask, 1) : 0;
     if (m0 < 0)
         m0 = 0;
     if (m1 < 0)
@@ -227,6 +230,49 @@ int pm_norm(pm_ctx *c)
         c->bytes = n * bd + 2 * n * bd + (affine ? 2 * ch * bd : 0);
         break;
     }
+    return PM_OK;
+}
+
+int pm_norm(pm_ctx *c)
+{
+    int f = family(c->model);
+    if (f < 0 || !families[f].read || c->bwd)
+        return PM_NOT_MODELLED;
+    norm_args a = {.D = c->D, .C = c->C, .chd = NAN};
+    size_t idx = families[f].input;
+    if (f == F_BNB) {
+        a.cudnn_bnb = strcmp(c->name, "aten::cudnn_batch_norm_backward") == 0 ||
+                      strcmp(c->name, "aten::miopen_batch_norm_backward") == 0;
+        idx = a.cudnn_bnb ? 0 : 1;
+    }
+    const tl_pv *shape = pm_tuple(c, tl_pv_at(c->D, idx));
+    const tl_pv *dtype = tl_pv_at(c->T, idx);
+    const tl_pv *stride = pm_tuple(c, tl_pv_at(c->S, idx));
+    if (!shape || !dtype || !stride)
+        return PM_FAIL;
+    int64_t N;
+    if (!tl_pv_prod(shape, &N))
+        return PM_FAIL;
+    a.dim1 = tl_pv_at(shape, 1);
+    if (families[f].read(c, f, &a) != PM_OK)
+        return PM_FAIL;
+    if (!a.ch_is_double)
+        a.chd = (double)a.chi;
+    tl_pv *dt = tl_pv_seq(c->pool, TL_PV_TUPLE, 2);
+    dt->u.items[0] = *dtype;
+    pm_param(c, "op_shape", shape);
+    pm_param(c, "dtype_in_out", dt);
+    pm_param(c, "stride_input", stride);
+    pm_param(c, "stride_output", NULL);
+    pm_param(c, "num_channels", a.ch_is_double ? tl_pv_float(c->pool, a.chd) : tl_pv_int(c->pool, a.chi));
+    pm_param(c, "has_bias", tl_pv_bool(c->pool, a.has_bias));
+    pm_param(c, "is_affine", tl_pv_bool(c->pool, a.affine));
+    pm_param(c, "is_training", tl_pv_bool(c->pool, a.training));
+    if (families[f].masked)
+        pm_param(c, "output_mask", a.mask);
+    int b = pm_bpe(dtype);
+    if (!b || norm_counts(c, f, (double)N, a.chd, b, &a) != PM_OK)
+        return PM_FAIL;
     c->prec = dtype;
     return PM_OK;
 }

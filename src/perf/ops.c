@@ -85,6 +85,11 @@ const pm_family *pm_family_find(const char *name)
     return bsearch(name, families, sizeof families / sizeof *families, sizeof *families, fam_cmp);
 }
 
+const char *pm_family_key_kernel(const pm_family *fam, const tl_trace *t, const uint32_t *kern, size_t n)
+{
+    return fam->eval == pm_gemm ? pm_gemm_transpose_kernel(t, kern, n) : NULL;
+}
+
 const char *pm_bwd_category(const char *model)
 {
     const bwdcat *b = bsearch(model, bwdcats, sizeof bwdcats / sizeof *bwdcats, sizeof *bwdcats, bwd_cmp);

@@ -58,7 +58,11 @@ typedef struct pm_family {
  * tier-3 family (it has a perf model but no formulas: PERF.md §10). */
 const pm_family *pm_family_find(const char *name);
 
-/* ---- helpers for the families (eval.c) --------------------------------------------- */
+/* The kernel among kern[0..n) whose name a family's verdict depends on beside the
+ * arguments (GEMM's transposes), or NULL: part of the verdict's cache key. */
+const char *pm_family_key_kernel(const pm_family *fam, const tl_trace *t, const uint32_t *kern, size_t n);
+
+/* ---- helpers for the families (args.c) --------------------------------------------- */
 
 /* Append parameter name = v (v NULL is stored as None). */
 void pm_param(pm_ctx *c, const char *name, const tl_pv *v);

@@ -434,154 +434,161 @@ typedef struct sheet_ctx {
     tb *b;
 } sheet_ctx;
 
-/* the first non-missing value of a row field, over a group */
-#define FIRST_D(field) \
-    for (size_t r = 0; r < ng; r++) { \
-        const grp *gr = &g[ord[r]]; \
-        double fv = NAN; \
-        for (size_t q = 0; q < gr->n && isnan(fv); q++) \
-            fv = rows[gr->rows[q]].field; \
-        x[r] = fcell(fv); \
+/* Row r's group (rows are the groups in sheet order), its first row, its aggregates of a. */
+static const grp *sgrp(const sheet_ctx *c, size_t r) { return &c->g[c->ord[r]]; }
+static const pm_row *first_row(const sheet_ctx *c, size_t r) { return &c->rows[sgrp(c, r)->rows[0]]; }
+static const pm_agg *sagg(const sheet_ctx *c, size_t r, int a) { return &c->ag[c->ord[r] * A_N + a]; }
+
+/* The statistics of an aggregate, in the order of the sheets' columns. */
+enum { S_MEAN, S_MEDIAN, S_STD, S_MIN, S_MAX, S_SUM };
+static const char *const stat_names[6] = {"mean", "median", "std", "min", "max", "sum"};
+
+static double stat_of(const pm_agg *p, int s)
+{
+    return s == S_MEAN ? p->mean : s == S_MEDIAN ? p->median : s == S_STD ? p->std : s == S_MIN ? p->min
+         : s == S_MAX ? p->max : p->sum;
+}
+
+/* The float fields a group shows from its first row that has one. */
+enum { F_GFLOPS, F_MB, F_FPB, F_ROOF_TIME };
+
+static double row_field(const pm_row *w, int f)
+{
+    return f == F_GFLOPS ? w->gflops : f == F_MB ? w->mb : f == F_FPB ? w->fpb : w->roof_time;
+}
+
+/* A column of field f: the first non-missing value over each group. */
+static void first_column(const sheet_ctx *c, const char *name, int f)
+{
+    tl_cell *x = col(c->b, name);
+    for (size_t r = 0; r < c->ng; r++) {
+        const grp *gr = sgrp(c, r);
+        double fv = NAN;
+        for (size_t q = 0; q < gr->n && isnan(fv); q++)
+            fv = row_field(&c->rows[gr->rows[q]], f);
+        x[r] = fcell(fv);
     }
+}
+
+/* The five statistics of aggregate a: "<prefix>_mean" ... "<prefix>_max". */
+static void stat_columns(const sheet_ctx *c, const char *prefix, int a)
+{
+    for (int s = S_MEAN; s <= S_MAX; s++) {
+        tl_cell *x = col(c->b, tl_arena_printf(c->env->arena, "%s_%s", prefix, stat_names[s]));
+        for (size_t r = 0; r < c->ng; r++)
+            x[r] = fcell(stat_of(sagg(c, r, a), s));
+    }
+}
+
+/* The process name, process label and thread name of each group's first row. */
+static void thread_columns(const sheet_ctx *c)
+{
+    const tl_trace *t = c->env->t;
+    tl_cell *pn = col(c->b, "process_name_first");
+    tl_cell *pl = col(c->b, "process_label_first");
+    tl_cell *tn = col(c->b, "thread_name_first");
+    for (size_t r = 0; r < c->ng; r++) {
+        const tl_tev *e0 = &t->ev[first_row(c, r)->ev];
+        pn[r] = tl_cell_str(tl_trace_process_name(t, tl_tev_pid(t, e0)));
+        pl[r] = tl_cell_str(tl_trace_process_label(t, tl_tev_pid(t, e0)));
+        tn[r] = tl_cell_str(tl_trace_thread_name(t, tl_tev_pid(t, e0), tl_tev_tid(t, e0)));
+    }
+}
 
 /* name, the parameters, the rates, the process and thread, Compute Spec, the roofline. */
 static void head_columns(const sheet_ctx *c)
 {
-    pm_env *env = c->env;
-    const tl_trace *t = env->t;
-    const pm_row *rows = c->rows;
-    const grp *g = c->g;
-    const size_t *ord = c->ord;
-    const pm_agg *ag = c->ag;
-    const size_t ng = c->ng;
-    tl_cell *x;
-    const pcol *pc = c->pc;
-    const size_t npc = c->npc;
-    x = col(c->b, "name");
-    for (size_t r = 0; r < ng; r++)
-        x[r] = tl_cell_str(rows[g[ord[r]].rows[0]].name);
-    for (size_t k = 0; k < npc; k++) {
-        x = col(c->b, tl_arena_printf(env->arena, "param: %s", pc[k].name));
-        for (size_t r = 0; r < ng; r++)
-            x[r] = pc[k].cells[g[ord[r]].rows[0]];
+    tl_cell *x = col(c->b, "name");
+    for (size_t r = 0; r < c->ng; r++)
+        x[r] = tl_cell_str(first_row(c, r)->name);
+    for (size_t k = 0; k < c->npc; k++) {
+        x = col(c->b, tl_arena_printf(c->env->arena, "param: %s", c->pc[k].name));
+        for (size_t r = 0; r < c->ng; r++)
+            x[r] = c->pc[k].cells[sgrp(c, r)->rows[0]];
     }
-    if (env->num_kernels) {
+    if (c->env->num_kernels) {
         x = col(c->b, "num_kernels");
-        for (size_t r = 0; r < ng; r++)
-            x[r] = tl_cell_int((int64_t)rows[g[ord[r]].rows[0]].nkern);
+        for (size_t r = 0; r < c->ng; r++)
+            x[r] = tl_cell_int((int64_t)first_row(c, r)->nkern);
     }
-    x = col(c->b, "GFLOPS_first");
-    FIRST_D(gflops)
-    x = col(c->b, "Data Moved (MB)_first");
-    FIRST_D(mb)
-    x = col(c->b, "FLOPS/Byte_first");
-    FIRST_D(fpb)
-    static const char *const stat_names[5] = {"mean", "median", "std", "min", "max"};
-    for (int a = A_TBS; a <= A_TFL; a++)
-        for (int s = 0; s < 5; s++) {
-            x = col(c->b, tl_arena_printf(env->arena, "%s_%s", a == A_TBS ? "TB/s" : "TFLOPS/s", stat_names[s]));
-            for (size_t r = 0; r < ng; r++) {
-                const pm_agg *p = &ag[ord[r] * A_N + a];
-                x[r] = fcell(s == 0 ? p->mean : s == 1 ? p->median : s == 2 ? p->std : s == 3 ? p->min : p->max);
-            }
-        }
-    const tl_tev *e0;
-    x = col(c->b, "process_name_first");
-    for (size_t r = 0; r < ng; r++)
-        e0 = &t->ev[rows[g[ord[r]].rows[0]].ev], x[r] = tl_cell_str(tl_trace_process_name(t, tl_tev_pid(t, e0)));
-    x = col(c->b, "process_label_first");
-    for (size_t r = 0; r < ng; r++)
-        e0 = &t->ev[rows[g[ord[r]].rows[0]].ev], x[r] = tl_cell_str(tl_trace_process_label(t, tl_tev_pid(t, e0)));
-    x = col(c->b, "thread_name_first");
-    for (size_t r = 0; r < ng; r++)
-        e0 = &t->ev[rows[g[ord[r]].rows[0]].ev],
-        x[r] = tl_cell_str(tl_trace_thread_name(t, tl_tev_pid(t, e0), tl_tev_tid(t, e0)));
+    first_column(c, "GFLOPS_first", F_GFLOPS);
+    first_column(c, "Data Moved (MB)_first", F_MB);
+    first_column(c, "FLOPS/Byte_first", F_FPB);
+    stat_columns(c, "TB/s", A_TBS);
+    stat_columns(c, "TFLOPS/s", A_TFL);
+    thread_columns(c);
     x = col(c->b, "Compute Spec");
-    for (size_t r = 0; r < ng; r++)
-        x[r] = tl_cell_str(rows[g[ord[r]].rows[0]].spec);
+    for (size_t r = 0; r < c->ng; r++)
+        x[r] = tl_cell_str(first_row(c, r)->spec);
     if (c->any_roof) {
-        x = col(c->b, "Roofline Time (µs)_first");
-        FIRST_D(roof_time)
+        first_column(c, "Roofline Time (µs)_first", F_ROOF_TIME);
         x = col(c->b, "Roofline Bound_first");
-        for (size_t r = 0; r < ng; r++) {
-            const grp *gr = &g[ord[r]];
+        for (size_t r = 0; r < c->ng; r++) {
+            const grp *gr = sgrp(c, r);
             const char *s = NULL;
             for (size_t q = 0; q < gr->n && !s; q++)
-                s = rows[gr->rows[q]].roof_bound;
+                s = c->rows[gr->rows[q]].roof_bound;
             x[r] = scell(s);
         }
-        for (int s = 0; s < 5; s++) {
-            x = col(c->b, tl_arena_printf(env->arena, "Pct Roofline_%s", stat_names[s]));
-            for (size_t r = 0; r < ng; r++) {
-                const pm_agg *p = &ag[ord[r] * A_N + A_PCT];
-                x[r] = fcell(s == 0 ? p->mean : s == 1 ? p->median : s == 2 ? p->std : s == 3 ? p->min : p->max);
-            }
-        }
+        stat_columns(c, "Pct Roofline", A_PCT);
     }
+}
+
+/* Each group's kernel summary and its truncated form. */
+static void kernel_columns(const sheet_ctx *c)
+{
+    tl_cell *ks = col(c->b, "kernel_details__summarize_kernel_stats");
+    tl_cell *kt = col(c->b, "trunc_kernel_details");
+    const uint32_t **lists = tl_xmalloc(c->n * sizeof *lists);
+    size_t *lens = tl_xmalloc(c->n * sizeof *lens);
+    for (size_t r = 0; r < c->ng; r++) {
+        const grp *gr = sgrp(c, r);
+        for (size_t q = 0; q < gr->n; q++) {
+            lists[q] = c->rows[gr->rows[q]].kern;
+            lens[q] = c->rows[gr->rows[q]].nkern;
+        }
+        const char *s, *tr;
+        pm_kernel_summary(c->env, lists, lens, gr->n, &s, &tr);
+        ks[r] = tl_cell_str(s);
+        kt[r] = scell(tr);
+    }
+    free(lists);
+    free(lens);
 }
 
 /* The kernels, the arguments, Kernel Time, the count and the first UID. */
 static void tail_columns(const sheet_ctx *c)
 {
-    pm_env *env = c->env;
-    const tl_trace *t = env->t;
-    const pm_row *rows = c->rows;
-    const grp *g = c->g;
-    const size_t *ord = c->ord;
-    const pm_agg *ag = c->ag;
-    const size_t ng = c->ng;
-    tl_cell *x;
-    const size_t n = c->n;
-    const int kt_int = c->kt_int;
-    {
-        tl_cell *ks = col(c->b, "kernel_details__summarize_kernel_stats");
-        tl_cell *kt = col(c->b, "trunc_kernel_details");
-        const uint32_t **lists = tl_xmalloc(n * sizeof *lists);
-        size_t *lens = tl_xmalloc(n * sizeof *lens);
-        for (size_t r = 0; r < ng; r++) {
-            const grp *gr = &g[ord[r]];
-            for (size_t q = 0; q < gr->n; q++) {
-                lists[q] = rows[gr->rows[q]].kern;
-                lens[q] = rows[gr->rows[q]].nkern;
-            }
-            const char *s, *tr;
-            pm_kernel_summary(env, lists, lens, gr->n, &s, &tr);
-            ks[r] = tl_cell_str(s);
-            kt[r] = scell(tr);
-        }
-        free(lists);
-        free(lens);
-    }
+    const tl_trace *t = c->env->t;
+    kernel_columns(c);
     static const char *const argcol[4] = {"Input Dims_first", "Input type_first", "Input Strides_first",
                                           "Concrete Inputs_first"};
     for (int a = 0; a < 4; a++) {
-        x = col(c->b, argcol[a]);
-        for (size_t r = 0; r < ng; r++) {
-            const grp *gr = &g[ord[r]];
+        tl_cell *x = col(c->b, argcol[a]);
+        for (size_t r = 0; r < c->ng; r++) {
+            const grp *gr = sgrp(c, r);
             const char *s = NULL;
             for (size_t q = 0; q < gr->n && !s; q++) {
-                const tl_tev_aux *e = tl_tev_x(t, &t->ev[rows[gr->rows[q]].ev]);
+                const tl_tev_aux *e = tl_tev_x(t, &t->ev[c->rows[gr->rows[q]].ev]);
                 s = a == 0 ? e->input_dims : a == 1 ? e->input_type : a == 2 ? e->input_strides : e->concrete_inputs;
             }
-            x[r] = scell(list_text(env->arena, s));
+            x[r] = scell(list_text(c->env->arena, s));
         }
     }
-    static const char *const ktn[6] = {"Kernel Time (µs)_mean", "Kernel Time (µs)_median", "Kernel Time (µs)_std",
-                                       "Kernel Time (µs)_min", "Kernel Time (µs)_max", "Kernel Time (µs)_sum"};
-    for (int s = 0; s < 6; s++) {
-        x = col(c->b, ktn[s]);
-        for (size_t r = 0; r < ng; r++) {
-            const pm_agg *p = &ag[ord[r] * A_N + A_KT];
-            double d = s == 0 ? p->mean : s == 1 ? p->median : s == 2 ? p->std : s == 3 ? p->min : s == 4 ? p->max : p->sum;
-            x[r] = kt_int && s >= 3 && !isnan(d) ? tl_trace_time_cell(d, 1) : fcell(d);
+    /* Kernel Time's min, max and sum are ints when every row's is */
+    for (int s = S_MEAN; s <= S_SUM; s++) {
+        tl_cell *x = col(c->b, tl_arena_printf(c->env->arena, "Kernel Time (µs)_%s", stat_names[s]));
+        for (size_t r = 0; r < c->ng; r++) {
+            double d = stat_of(sagg(c, r, A_KT), s);
+            x[r] = c->kt_int && s >= S_MIN && !isnan(d) ? tl_trace_time_cell(d, 1) : fcell(d);
         }
     }
-    x = col(c->b, "name_count");
-    for (size_t r = 0; r < ng; r++)
-        x[r] = tl_cell_int((int64_t)g[ord[r]].n);
+    tl_cell *x = col(c->b, "name_count");
+    for (size_t r = 0; r < c->ng; r++)
+        x[r] = tl_cell_int((int64_t)sgrp(c, r)->n);
     x = col(c->b, "UID_first");
-    for (size_t r = 0; r < ng; r++)
-        x[r] = tl_cell_int(g[ord[r]].uid);
+    for (size_t r = 0; r < c->ng; r++)
+        x[r] = tl_cell_int(sgrp(c, r)->uid);
 }
 
 tl_table *pm_sheet(pm_env *env, const pm_row *rows, size_t n)

@@ -590,16 +590,15 @@ static void call_stack_full(pm_env *env, const urow *w, const size_t *sorted, co
 
 /* The rows of the collected events (u->collected), appended to *rows; marks the kernels
  * they cover in cov. */
-static void collected_rows(U *pu, pm_env *env, uint8_t *cov, urow **prows, size_t *pnr, size_t *prcap)
+static void collected_rows(U *u, pm_env *env, uint8_t *cov, urow **prows, size_t *pnr, size_t *prcap)
 {
-    U u = *pu;
     const tl_trace *t = env->t;
     urow *rows = *prows;
     size_t nr = *pnr, rcap = *prcap;
-    for (size_t i = 0; i < u.ncollected; i++) {
+    for (size_t i = 0; i < u->ncollected; i++) {
         if (TL_TRACE_CANCEL_EVERY(i, t, NULL))
             break; /* the rows so far make a table the caller drops */
-        uint32_t e = u.collected[i];
+        uint32_t e = u->collected[i];
         const tl_tev *ev = &t->ev[e];
         urow r;
         memset(&r, 0, sizeof r);
@@ -609,8 +608,8 @@ static void collected_rows(U *pu, pm_env *env, uint8_t *cov, urow **prows, size_
         r.kern = tl_tev_gpu(t, e);
         r.nkern = ev->ngpu;
         r.synth_kernel = TL_TEV_NONE;
-        const char *model = model_of(&u, e);
-        uint32_t fk = u.first_kernel[e];
+        const char *model = model_of(u, e);
+        uint32_t fk = u->first_kernel[e];
         r.cat = tl_trace_op_category(ev->name, fk == TL_TEV_NONE ? NULL : t->ev[fk].name);
         if (model) {
             r.has_model = 1;
@@ -618,23 +617,22 @@ static void collected_rows(U *pu, pm_env *env, uint8_t *cov, urow **prows, size_
             if (rc == PM_NOT_MODELLED)
                 continue;
             r.modelled = rc == PM_OK;
-        } else if (u.sole_f[i] != TL_TEV_NONE) {
-            uint32_t f = u.sole_f[i];
-            const char *fm = model_of(&u, f);
+        } else if (u->sole_f[i] != TL_TEV_NONE) {
+            uint32_t f = u->sole_f[i];
+            const char *fm = model_of(u, f);
             r.has_model = 1;
             r.cat = pm_bwd_category(fm);
             r.modelled = pm_eval(env, f, fm, 1, &r.m) == PM_OK;
         }
         r.kt = r.modelled ? r.m.kt : pm_busy(env, r.kern, r.nkern);
         r.kt_int = r.modelled ? r.m.kt_int : pm_busy_int(env, r.kern, r.nkern);
-        if (u.python)
-            kernel_call_stacks(&u, &r, e, u.coll_cs[i]);
+        if (u->python)
+            kernel_call_stacks(u, &r, e, u->coll_cs[i]);
         for (size_t k = 0; k < r.nkern; k++)
             cov[r.kern[k]] = 1;
         TL_GROW(rows, rcap, nr + 1);
         rows[nr++] = r;
     }
-    *pu = u;
     *prows = rows;
     *pnr = nr;
     *prcap = rcap;
@@ -642,16 +640,15 @@ static void collected_rows(U *pu, pm_env *env, uint8_t *cov, urow **prows, size_
 
 /* The synthetic rows of the kernels no row covers: buckets of runtime events, then
  * (P, kernel) pairs; appended to *rows. */
-static void synthetic_rows(U *pu, pm_env *env, const uint8_t *cov, urow **prows, size_t *pnr, size_t *prcap)
+static void synthetic_rows(U *u, pm_env *env, const uint8_t *cov, urow **prows, size_t *pnr, size_t *prcap)
 {
-    U u = *pu;
     const tl_trace *t = env->t;
     const size_t nev = t->nev;
     urow *rows = *prows;
     size_t nr = *pnr, rcap = *prcap;
     /* the leftover kernels: buckets of runtime events, then (P, kernel) pairs */
-    uint32_t *wp = NULL, *wk = NULL, *bk = NULL, *bucket_of = NULL;
-    size_t nw = 0, wcap = 0, wkcap = 0, nb = 0, bcap = 0;
+    uint32_t *wp = NULL, *wk = NULL, *bucket_of = NULL;
+    size_t nw = 0, wcap = 0, wkcap = 0;
     uint32_t *bucket_r = NULL;
     size_t nbr = 0, brcap = 0;
     bucket_of = tl_xmalloc(nev * sizeof *bucket_of);
@@ -688,7 +685,6 @@ static void synthetic_rows(U *pu, pm_env *env, const uint8_t *cov, urow **prows,
         TL_GROW(bl[b], bc[b], bn[b] + 1);
         bl[b][bn[b]++] = (uint32_t)i;
     }
-    (void)bk, (void)nb, (void)bcap;
     uint32_t k = 0;
     for (int pass = 0; pass < 2; pass++) {
         size_t nsrc = pass == 0 ? nbr : nw;
@@ -703,7 +699,7 @@ static void synthetic_rows(U *pu, pm_env *env, const uint8_t *cov, urow **prows,
                 r.ev = owner;
                 r.name = tl_arena_printf(env->arena, "%s->%s (Synthetic Op)", t->ev[owner].name, t->ev[*kern].name);
                 r.uid = t->nuids + k++;
-                uint32_t fk = u.first_kernel[owner];
+                uint32_t fk = u->first_kernel[owner];
                 r.cat = tl_trace_op_category(r.name, fk == TL_TEV_NONE ? NULL : t->ev[fk].name);
                 r.kern = kern;
                 r.nkern = 1;
@@ -718,7 +714,6 @@ static void synthetic_rows(U *pu, pm_env *env, const uint8_t *cov, urow **prows,
     for (size_t b = 0; b < nbr; b++)
         free(bl[b]);
     free(bl), free(bn), free(bc), free(bucket_r), free(bucket_of), free(wp), free(wk);
-    *pu = u;
     *prows = rows;
     *pnr = nr;
     *prcap = rcap;
@@ -817,231 +812,221 @@ typedef struct usum {
     tl_table *tb;
 } usum;
 
-#define COL(name) (x = add_col(tb, name))
-#define AGG(a, field) ag[ord[r] * A_N + (a)].field
-/* first non-missing metric of a group */
-#define FIRST(cond, expr, mk)                                                                                          \
-for (size_t r = 0; r < ng; r++) {                                                                                  \
-    const ugrp *gr = &g[ord[r]];                                                                                   \
-    x[r] = tl_cell_missing();                                                                                      \
-    for (size_t q = 0; q < gr->n; q++) {                                                                           \
-        const urow *w = &rows[gr->rows[q]];                                                                        \
-        if (w->modelled && (cond)) {                                                                               \
-            x[r] = mk(expr);                                                                                       \
-            break;                                                                                                 \
-        }                                                                                                          \
-    }                                                                                                              \
+/* A new column of the summary. */
+static tl_cell *col(const usum *c, const char *name) { return add_col(c->tb, name); }
+
+/* Row r's group (rows are the groups in sheet order). */
+static const ugrp *grp(const usum *c, size_t r) { return &c->g[c->ord[r]]; }
+
+/* Row r's aggregates of quantity a (A_DUR ...). */
+static const pm_agg *agg(const usum *c, size_t r, int a) { return &c->ag[c->ord[r] * A_N + a]; }
+
+/* A column of one statistic of quantity a, as floats. */
+typedef enum { S_MEAN, S_MEDIAN, S_STD, S_MIN, S_MAX } ustat;
+
+static void stat_column(const usum *c, const char *name, int a, ustat s)
+{
+    tl_cell *x = col(c, name);
+    for (size_t r = 0; r < c->ng; r++) {
+        const pm_agg *p = agg(c, r, a);
+        x[r] = fcell(s == S_MEAN ? p->mean : s == S_MEDIAN ? p->median : s == S_STD ? p->std : s == S_MIN ? p->min : p->max);
+    }
+}
+
+/* The same for a minimum or maximum of a time, an int where the reference's is. */
+static void time_column(const usum *c, const char *name, int a, ustat s, int ints)
+{
+    tl_cell *x = col(c, name);
+    for (size_t r = 0; r < c->ng; r++)
+        x[r] = tcell(s == S_MIN ? agg(c, r, a)->min : agg(c, r, a)->max, ints);
+}
+
+/* The metrics a group shows from its first modelled row that has them. */
+typedef enum { M_GFLOPS, M_MB, M_FPB, M_SPEC, M_BOUND, M_ROOF_TIME, M_PARAMS } umetric;
+
+/* Whether modelled row w has metric m, and then its cell (params_text is only made for
+ * a row that has parameters). */
+static int row_metric(pm_env *env, const urow *w, umetric m, tl_cell *out)
+{
+    const pm_row *r = &w->m;
+    double v = NAN;
+    switch (m) {
+    case M_GFLOPS:
+        v = r->gflops;
+        break;
+    case M_MB:
+        v = r->mb;
+        break;
+    case M_FPB:
+        v = r->fpb;
+        break;
+    case M_ROOF_TIME:
+        v = r->roof_time;
+        break;
+    case M_SPEC:
+        *out = scell(r->spec);
+        return 1;
+    case M_BOUND:
+        if (!r->roof_bound)
+            return 0;
+        *out = scell(r->roof_bound);
+        return 1;
+    case M_PARAMS:
+        if (r->npar == 0)
+            return 0;
+        *out = scell(params_text(env, r));
+        return 1;
+    }
+    if (isnan(v))
+        return 0;
+    *out = fcell(v);
+    return 1;
+}
+
+/* A column of metric m: each group's first modelled row that has it, else missing. */
+static void first_column(const usum *c, const char *name, umetric m)
+{
+    tl_cell *x = col(c, name);
+    for (size_t r = 0; r < c->ng; r++) {
+        const ugrp *gr = grp(c, r);
+        x[r] = tl_cell_missing();
+        for (size_t q = 0; q < gr->n; q++) {
+            const urow *w = &c->rows[gr->rows[q]];
+            if (w->modelled && row_metric(c->env, w, m, &x[r]))
+                break;
+        }
+    }
 }
 
 /* The nine keys, ex_UID, the count, the durations' total, mean and std. */
 static void key_columns(const usum *c)
 {
-    pm_env *env = c->env;
-    const tl_trace *t = env->t;
-    const urow *rows = c->rows;
-    const ugrp *g = c->g;
-    const size_t *ord = c->ord;
-    const pm_agg *ag = c->ag;
-    const size_t ng = c->ng;
-    tl_table *tb = c->tb;
-    tl_cell *x;
-    (void)t, (void)rows, (void)ag;
-    const char **keys = c->keys;
-    const int dur_int = c->dur_int;
     static const char *const keyn[9] = {"name",          "op category", "process_name", "process_label", "thread_name",
                                         "Input Dims",    "Input type",  "Input Strides", "Concrete Inputs"};
     for (int q = 0; q < 9; q++) {
-        COL(keyn[q]);
-        for (size_t r = 0; r < ng; r++)
-            x[r] = scell(keys[9 * g[ord[r]].rows[0] + q]);
+        tl_cell *x = col(c, keyn[q]);
+        for (size_t r = 0; r < c->ng; r++)
+            x[r] = scell(c->keys[9 * grp(c, r)->rows[0] + q]);
     }
-    COL("ex_UID");
-    for (size_t r = 0; r < ng; r++)
-        x[r] = tl_cell_int(g[ord[r]].uid);
-    COL("operation_count");
-    for (size_t r = 0; r < ng; r++)
-        x[r] = tl_cell_int((int64_t)g[ord[r]].n);
-    COL("total_duration_us");
-    for (size_t r = 0; r < ng; r++) /* pandas' sum over no value (a pseudo op has no CPU time) is 0 */
-        x[r] = AGG(A_DUR, n) ? tcell(AGG(A_DUR, sum), dur_int) : tl_cell_float(0.0);
-    COL("mean_duration_us");
-    for (size_t r = 0; r < ng; r++)
-        x[r] = fcell(AGG(A_DUR, mean));
-    COL("std_duration_us");
-    for (size_t r = 0; r < ng; r++)
-        x[r] = fcell(AGG(A_DUR, std));
+    tl_cell *x = col(c, "ex_UID");
+    for (size_t r = 0; r < c->ng; r++)
+        x[r] = tl_cell_int(grp(c, r)->uid);
+    x = col(c, "operation_count");
+    for (size_t r = 0; r < c->ng; r++)
+        x[r] = tl_cell_int((int64_t)grp(c, r)->n);
+    x = col(c, "total_duration_us");
+    for (size_t r = 0; r < c->ng; r++) /* pandas' sum over no value (a pseudo op has no CPU time) is 0 */
+        x[r] = agg(c, r, A_DUR)->n ? tcell(agg(c, r, A_DUR)->sum, c->dur_int) : tl_cell_float(0.0);
+    stat_column(c, "mean_duration_us", A_DUR, S_MEAN);
+    stat_column(c, "std_duration_us", A_DUR, S_STD);
 }
 
 /* GFLOPS, the bytes, Compute Spec, the roofline bound, the rates' mean and std. */
 static void metric_columns(const usum *c)
 {
-    pm_env *env = c->env;
-    const tl_trace *t = env->t;
-    const urow *rows = c->rows;
-    const ugrp *g = c->g;
-    const size_t *ord = c->ord;
-    const pm_agg *ag = c->ag;
-    const size_t ng = c->ng;
-    tl_table *tb = c->tb;
-    tl_cell *x;
-    (void)t, (void)rows, (void)ag;
-    const int any_metric = c->any_metric, any_roof = c->any_roof;
-    if (any_metric) {
-        COL("GFLOPS");
-        FIRST(!isnan(w->m.gflops), w->m.gflops, fcell)
-        COL("Data Moved (MB)");
-        FIRST(!isnan(w->m.mb), w->m.mb, fcell)
-        COL("FLOPS/Byte");
-        FIRST(!isnan(w->m.fpb), w->m.fpb, fcell)
-        COL("Compute Spec");
-        FIRST(1, w->m.spec, scell)
-        if (any_roof) {
-            COL("Roofline Bound");
-            FIRST(w->m.roof_bound != NULL, w->m.roof_bound, scell)
-        }
-        COL("TB/s_mean");
-        for (size_t r = 0; r < ng; r++)
-            x[r] = fcell(AGG(A_TBS, mean));
-        COL("TB/s_std");
-        for (size_t r = 0; r < ng; r++)
-            x[r] = fcell(AGG(A_TBS, std));
-        COL("TFLOPS/s_mean");
-        for (size_t r = 0; r < ng; r++)
-            x[r] = fcell(AGG(A_TFL, mean));
-        COL("TFLOPS/s_std");
-        for (size_t r = 0; r < ng; r++)
-            x[r] = fcell(AGG(A_TFL, std));
-    }
+    if (!c->any_metric)
+        return;
+    first_column(c, "GFLOPS", M_GFLOPS);
+    first_column(c, "Data Moved (MB)", M_MB);
+    first_column(c, "FLOPS/Byte", M_FPB);
+    first_column(c, "Compute Spec", M_SPEC);
+    if (c->any_roof)
+        first_column(c, "Roofline Bound", M_BOUND);
+    stat_column(c, "TB/s_mean", A_TBS, S_MEAN);
+    stat_column(c, "TB/s_std", A_TBS, S_STD);
+    stat_column(c, "TFLOPS/s_mean", A_TFL, S_MEAN);
+    stat_column(c, "TFLOPS/s_std", A_TFL, S_STD);
 }
 
 /* Kernel Time and the durations' other statistics, the rates' and the roofline's. */
 static void time_columns(const usum *c)
 {
-    pm_env *env = c->env;
-    const tl_trace *t = env->t;
-    const urow *rows = c->rows;
-    const ugrp *g = c->g;
-    const size_t *ord = c->ord;
-    const pm_agg *ag = c->ag;
-    const size_t ng = c->ng;
-    tl_table *tb = c->tb;
-    tl_cell *x;
-    (void)t, (void)rows, (void)ag;
-    const int any_metric = c->any_metric, any_roof = c->any_roof, kt_int = c->kt_int, dur_int = c->dur_int;
-    COL("Kernel Time (µs)_mean");
-    for (size_t r = 0; r < ng; r++)
-        x[r] = fcell(AGG(A_KT, mean));
-    COL("Kernel Time (µs)_std");
-    for (size_t r = 0; r < ng; r++)
-        x[r] = fcell(AGG(A_KT, std));
-    COL("Kernel Time (µs)_sum");
-    for (size_t r = 0; r < ng; r++)
-        x[r] = tcell(g[ord[r]].ktsum, kt_int);
-    COL("duration_us_median");
-    for (size_t r = 0; r < ng; r++)
-        x[r] = fcell(AGG(A_DUR, median));
-    COL("duration_us_min");
-    for (size_t r = 0; r < ng; r++)
-        x[r] = tcell(AGG(A_DUR, min), dur_int);
-    COL("duration_us_max");
-    for (size_t r = 0; r < ng; r++)
-        x[r] = tcell(AGG(A_DUR, max), dur_int);
-    if (any_metric) {
+    stat_column(c, "Kernel Time (µs)_mean", A_KT, S_MEAN);
+    stat_column(c, "Kernel Time (µs)_std", A_KT, S_STD);
+    tl_cell *x = col(c, "Kernel Time (µs)_sum");
+    for (size_t r = 0; r < c->ng; r++)
+        x[r] = tcell(grp(c, r)->ktsum, c->kt_int);
+    stat_column(c, "duration_us_median", A_DUR, S_MEDIAN);
+    time_column(c, "duration_us_min", A_DUR, S_MIN, c->dur_int);
+    time_column(c, "duration_us_max", A_DUR, S_MAX, c->dur_int);
+    if (c->any_metric) {
         static const char *const sn[3] = {"median", "min", "max"};
         for (int a = A_TBS; a <= A_TFL; a++)
-            for (int s = 0; s < 3; s++) {
-                COL(tl_arena_printf(env->arena, "%s_%s", a == A_TBS ? "TB/s" : "TFLOPS/s", sn[s]));
-                for (size_t r = 0; r < ng; r++)
-                    x[r] = fcell(s == 0 ? AGG(a, median) : s == 1 ? AGG(a, min) : AGG(a, max));
-            }
-        if (any_roof) {
-            COL("Roofline Time (µs)_first");
-            FIRST(!isnan(w->m.roof_time), w->m.roof_time, fcell)
+            for (int s = 0; s < 3; s++)
+                stat_column(c, tl_arena_printf(c->env->arena, "%s_%s", a == A_TBS ? "TB/s" : "TFLOPS/s", sn[s]), a,
+                            s == 0 ? S_MEDIAN : s == 1 ? S_MIN : S_MAX);
+        if (c->any_roof) {
+            first_column(c, "Roofline Time (µs)_first", M_ROOF_TIME);
             static const char *const pn[5] = {"mean", "median", "std", "min", "max"};
-            for (int s = 0; s < 5; s++) {
-                COL(tl_arena_printf(env->arena, "Pct Roofline_%s", pn[s]));
-                for (size_t r = 0; r < ng; r++)
-                    x[r] = fcell(s == 0 ? AGG(A_PCT, mean) : s == 1 ? AGG(A_PCT, median) : s == 2 ? AGG(A_PCT, std)
-                                 : s == 3 ? AGG(A_PCT, min) : AGG(A_PCT, max));
-            }
+            static const ustat ps[5] = {S_MEAN, S_MEDIAN, S_STD, S_MIN, S_MAX};
+            for (int s = 0; s < 5; s++)
+                stat_column(c, tl_arena_printf(c->env->arena, "Pct Roofline_%s", pn[s]), A_PCT, ps[s]);
         }
     }
-    COL("Kernel Time (µs)_median");
-    for (size_t r = 0; r < ng; r++)
-        x[r] = fcell(AGG(A_KT, median));
-    COL("Kernel Time (µs)_min");
-    for (size_t r = 0; r < ng; r++)
-        x[r] = tcell(AGG(A_KT, min), kt_int);
-    COL("Kernel Time (µs)_max");
-    for (size_t r = 0; r < ng; r++)
-        x[r] = tcell(AGG(A_KT, max), kt_int);
+    stat_column(c, "Kernel Time (µs)_median", A_KT, S_MEDIAN);
+    time_column(c, "Kernel Time (µs)_min", A_KT, S_MIN, c->kt_int);
+    time_column(c, "Kernel Time (µs)_max", A_KT, S_MAX, c->kt_int);
+}
+
+/* The kernels' summary and its truncated form; with call stacks, each group's entry
+ * point and full call stack into entry[] and full[]. */
+static void kernel_summary_columns(const usum *c, const char **entry, const char **full)
+{
+    pm_env *env = c->env;
+    tl_cell *ks = col(c, "kernel_details_summary");
+    tl_cell *kt = col(c, "trunc_kernel_details");
+    const uint32_t **lists = tl_xmalloc(c->nr * sizeof *lists);
+    size_t *lens = tl_xmalloc(c->nr * sizeof *lens);
+    const char *const **extra = tl_xmalloc(c->nr * sizeof *extra);
+    for (size_t r = 0; r < c->ng; r++) {
+        const ugrp *gr = grp(c, r);
+        size_t tpl = SIZE_MAX;
+        for (size_t q = 0; q < gr->n; q++) {
+            const urow *w = &c->rows[gr->rows[q]];
+            lists[q] = w->kern;
+            lens[q] = w->nkern;
+            extra[q] = NULL;
+            if (tpl == SIZE_MAX && w->nkern)
+                tpl = q;
+        }
+        /* only the template's kernels are shown */
+        if (tpl != SIZE_MAX && !env->call_stack)
+            extra[tpl] = row_call_stack_texts(env->arena, &c->rows[gr->rows[tpl]]);
+        const char *s, *tr;
+        size_t *sorted = tpl == SIZE_MAX ? NULL : tl_xmalloc(lens[tpl] * sizeof *sorted);
+        pm_kernel_summary_ex(env, lists, lens, gr->n, extra, sorted, &s, &tr);
+        ks[r] = tl_cell_str(s);
+        kt[r] = scell(tr);
+        if (env->call_stack) {
+            const urow *w = tpl == SIZE_MAX ? NULL : &c->rows[gr->rows[tpl]];
+            call_stack_full(env, w, sorted, c->rows[gr->rows[0]].name, &full[r], &entry[r]);
+        }
+        free(sorted);
+    }
+    free(lists);
+    free(lens);
+    free(extra);
 }
 
 /* The kernels' summary, the parameters, has_perf_model, the call stacks. */
 static void kernel_columns(const usum *c)
 {
-    pm_env *env = c->env;
-    const tl_trace *t = env->t;
-    const urow *rows = c->rows;
-    const ugrp *g = c->g;
-    const size_t *ord = c->ord;
-    const pm_agg *ag = c->ag;
-    const size_t ng = c->ng;
-    tl_table *tb = c->tb;
-    tl_cell *x;
-    (void)t, (void)rows, (void)ag;
-    const size_t nr = c->nr;
     const char **entry = NULL, **full = NULL;
-    {
-        tl_cell *ks = COL("kernel_details_summary");
-        tl_cell *kt = COL("trunc_kernel_details");
-        const uint32_t **lists = tl_xmalloc(nr * sizeof *lists);
-        size_t *lens = tl_xmalloc(nr * sizeof *lens);
-        const char *const **extra = tl_xmalloc(nr * sizeof *extra);
-        if (env->call_stack) {
-            entry = tl_xcalloc(ng, sizeof *entry);
-            full = tl_xcalloc(ng, sizeof *full);
-        }
-        for (size_t r = 0; r < ng; r++) {
-            const ugrp *gr = &g[ord[r]];
-            size_t tpl = SIZE_MAX;
-            for (size_t q = 0; q < gr->n; q++) {
-                const urow *w = &rows[gr->rows[q]];
-                lists[q] = w->kern;
-                lens[q] = w->nkern;
-                extra[q] = NULL;
-                if (tpl == SIZE_MAX && w->nkern)
-                    tpl = q;
-            }
-            /* only the template's kernels are shown */
-            if (tpl != SIZE_MAX && !env->call_stack)
-                extra[tpl] = row_call_stack_texts(env->arena, &rows[gr->rows[tpl]]);
-            const char *s, *tr;
-            size_t *sorted = tpl == SIZE_MAX ? NULL : tl_xmalloc(lens[tpl] * sizeof *sorted);
-            pm_kernel_summary_ex(env, lists, lens, gr->n, extra, sorted, &s, &tr);
-            ks[r] = tl_cell_str(s);
-            kt[r] = scell(tr);
-            if (env->call_stack) {
-                const urow *w = tpl == SIZE_MAX ? NULL : &rows[gr->rows[tpl]];
-                call_stack_full(env, w, sorted, rows[gr->rows[0]].name, &full[r], &entry[r]);
-            }
-            free(sorted);
-        }
-        free(lists);
-        free(lens);
-        free(extra);
+    if (c->env->call_stack) {
+        entry = tl_xcalloc(c->ng, sizeof *entry);
+        full = tl_xcalloc(c->ng, sizeof *full);
     }
-    COL("perf_params");
-    FIRST(w->m.npar > 0, params_text(env, &w->m), scell)
-    COL("has_perf_model");
-    for (size_t r = 0; r < ng; r++)
-        x[r] = tl_cell_bool(rows[g[ord[r]].rows[0]].has_model);
-    if (env->call_stack) {
-        COL("entry_point");
-        for (size_t r = 0; r < ng; r++)
+    kernel_summary_columns(c, entry, full);
+    first_column(c, "perf_params", M_PARAMS);
+    tl_cell *x = col(c, "has_perf_model");
+    for (size_t r = 0; r < c->ng; r++)
+        x[r] = tl_cell_bool(c->rows[grp(c, r)->rows[0]].has_model);
+    if (c->env->call_stack) {
+        x = col(c, "entry_point");
+        for (size_t r = 0; r < c->ng; r++)
             x[r] = tl_cell_str(entry[r]);
-        COL("call_stack_full");
-        for (size_t r = 0; r < ng; r++)
+        x = col(c, "call_stack_full");
+        for (size_t r = 0; r < c->ng; r++)
             x[r] = tl_cell_str(full[r]);
         free(entry);
         free(full);
@@ -1051,35 +1036,20 @@ static void kernel_columns(const usum *c)
 /* Each group's share of the Kernel Time, and the running share. */
 static void percentage_columns(const usum *c)
 {
-    pm_env *env = c->env;
-    const tl_trace *t = env->t;
-    const urow *rows = c->rows;
-    const ugrp *g = c->g;
-    const size_t *ord = c->ord;
-    const pm_agg *ag = c->ag;
-    const size_t ng = c->ng;
-    tl_table *tb = c->tb;
-    tl_cell *x;
-    (void)t, (void)rows, (void)ag;
-    {
-        double *sums = tl_xmalloc(ng * sizeof *sums);
-        for (size_t r = 0; r < ng; r++)
-            sums[r] = g[ord[r]].ktsum;
-        double total = tl_np_sum(sums, ng), cum = 0;
-        tl_cell *pc = COL("Percentage (%)");
-        tl_cell *cc = COL("Cumulative Percentage (%)");
-        for (size_t r = 0; r < ng; r++) {
-            double p = sums[r] / total * 100;
-            cum += p;
-            pc[r] = fcell(p);
-            cc[r] = fcell(cum);
-        }
-        free(sums);
+    double *sums = tl_xmalloc(c->ng * sizeof *sums);
+    for (size_t r = 0; r < c->ng; r++)
+        sums[r] = grp(c, r)->ktsum;
+    double total = tl_np_sum(sums, c->ng), cum = 0;
+    tl_cell *pc = col(c, "Percentage (%)");
+    tl_cell *cc = col(c, "Cumulative Percentage (%)");
+    for (size_t r = 0; r < c->ng; r++) {
+        double p = sums[r] / total * 100;
+        cum += p;
+        pc[r] = fcell(p);
+        cc[r] = fcell(cum);
     }
+    free(sums);
 }
-#undef COL
-#undef AGG
-#undef FIRST
 
 tl_table *pm_unified(pm_env *env)
 {

@@ -1,5 +1,5 @@
 /*
- * xlsx_cells.h - what both worksheet parsers (expat's callbacks in xlsx_cells.c and the
+ * xlsx_cells.h - what both worksheet parsers (expat's callbacks in xlsx_sheet.c and the
  * fast scanner of xlsx_scan.c) do for each row and cell: references, cell types and
  * values, OOXML's _xHHHH_ text escapes.  Inline, so that neither pays a function call per
  * cell: as calls between files these cost ~2.5% of the CPU of a run on xlsx inputs.

@@ -6,7 +6,8 @@
  *   xlsx_xml.c    the XML machinery every part goes through: expat, element codes,
  *                 messages, reading a part's bytes (io/zip_read.h)
  *   xlsx_cells.h  what both worksheet parsers do per row and cell, inline; text decoding
- *   xlsx_cells.c  worksheets: the header row, expat's handlers, reading a sheet
+ *   xlsx_cells.c  the header row (the cells' one function that is not inline)
+ *   xlsx_sheet.c  worksheets: expat's handlers, reading a sheet
  *   xlsx_scan.c   the fast worksheet scanner, tried before expat on every sheet
  */
 #ifndef TL_XLSX_INTERNAL_H
@@ -120,7 +121,7 @@ struct xlsx_parse {
     void *state;
 };
 
-/* ---- a worksheet being read (xlsx_cells.c; the scanner calls its handlers) ------------ */
+/* ---- a worksheet being read (xlsx_sheet.c; both parsers call xlsx_cells.h) ----------- */
 
 typedef enum xlsx_ctype { CT_N, CT_S, CT_STR, CT_INLINE, CT_B, CT_E, CT_D } xlsx_ctype;
 

@@ -14,6 +14,7 @@
 #include "read/open.h"
 #include "run/dist.h"
 #include "run/memreport.h"
+#include "run/page.h"
 #include "run/report.h"
 #include "run/steps.h"
 #include "run/tracediff.h"
@@ -46,12 +47,14 @@ struct tl_compare_state {
     size_t nsides;
     tl_arena arena;
     tl_gpu_arch arch; /* the reports that read it hold a pointer: the state never moves */
-    int have_arch;
+    tl_gpu_arch arch_var; /* the variants' own (--gpu-arch BASE,VARIANT) */
+    int have_arch, have_arch_var;
     tl_out *outputs;
     tl_results kept;  /* without outputs: every result */
     tl_output *texts[4]; /* --summary-md, --summary-json, --tracediff-dir, --html */
     tl_run_diff cdiff;
     tl_run_steps steps; /* two traces: their ProfilerStep#N steps */
+    tl_run_page page;   /* what the page takes from runs' sheets as they pass */
     tl_comparability comp;
     tl_lca_summary lsum;
     tl_efficiency eff;
@@ -478,8 +481,8 @@ static int step_cancelled(tl_cancel *flag, tl_error *err)
 }
 
 /* Open input i: a report given open is taken over; a profiler trace (by content) has its
- * report sheets built on opening, on a helper thread. */
-static int open_input(tl_comparison *c, struct tl_compare_state *s, size_t i, const tl_gpu_arch *arch)
+ * report sheets built on opening, on a helper thread, against its side's GPU. */
+static int open_input(tl_comparison *c, struct tl_compare_state *s, size_t i)
 {
     const tl_compare_opts *o = &s->o;
     tl_error *err = &c->err;
@@ -490,6 +493,9 @@ static int open_input(tl_comparison *c, struct tl_compare_state *s, size_t i, co
         memset(&o->given[i], 0, sizeof o->given[i]);
     } else {
         int is_trace = tl_trace_claims(path);
+        const tl_gpu_arch *arch = !s->have_arch                                       ? NULL
+                                  : s->have_arch_var && strcmp(s->tags[i], s->tagv[0]) ? &s->arch_var
+                                                                                       : &s->arch;
         tl_trace_infer_spec spec = {capture, o->parent_module, o->num_kernels, 0, o->pseudo_ops, o->cancel};
         if (capture && !is_trace) {
             tl_error_set(err, "%s: not a trace, so it cannot take the capture folder %s", path, capture);
@@ -520,9 +526,13 @@ static int open_inputs(tl_comparison *c, struct tl_compare_state *s)
             return STEP_FAIL;
         s->have_arch = 1;
     }
-    const tl_gpu_arch *arch = s->have_arch ? &s->arch : NULL;
+    if (o->gpu_arch_variant) {
+        if (tl_gpu_arch_load(o->gpu_arch_variant, &s->arch_var, err) != 0)
+            return STEP_FAIL;
+        s->have_arch_var = 1;
+    }
     for (; s->opened < o->ninputs; s->opened++)
-        if (open_input(c, s, s->opened, arch) != STEP_OK)
+        if (open_input(c, s, s->opened) != STEP_OK)
             return STEP_FAIL;
     double t0 = tl_now();
     tl_progress_wait_begin("reading the traces");
@@ -604,21 +614,24 @@ static int compare_sheets(tl_comparison *c, struct tl_compare_state *s)
     tl_sink sink = tl_noise_tap(s->noise, &csink);
     if (!csink.sync)
         sink.sync = NULL; /* a sink that keeps the results keeps their strings (compare/groups.h) */
-    s->eff_cache = tl_eff_cache_new(s->have_arch ? &s->arch : NULL);
+    s->eff_cache = tl_eff_cache_new_sides(s->have_arch ? &s->arch : NULL, s->have_arch_var ? &s->arch_var : NULL);
     if (tl_run_groups_observed(s->reports, o->ninputs, o->run, o->named, o->tracelens_keys ? TL_RUN_TRACELENS_KEYS : 0,
                                tl_eff_cache_observe, s->eff_cache, &sink, &s->arena, err) != 0)
         return STEP_FAIL;
     if (tl_run_diff_put(&s->cdiff, &sink, s->texts[2], err) != 0)
         return STEP_FAIL;
     if (s->both_traces) {
+        double t_steps = tl_now(); /* the steps are the verdicts': the summary's cost */
         tl_run_steps_measure(&s->steps, tl_trace_report_trace(&s->reports[0]), tl_trace_report_trace(&s->reports[1]),
                              o->step_first, o->step_last);
+        tl_timing.summary += tl_now() - t_steps;
         if (tl_run_steps_put(&s->steps, s->tagv, &sink, err) != 0)
             return STEP_FAIL;
     }
     for (size_t i = 0; o->extra && i < o->extra->n; i++) {
         tl_result r = o->extra->items[i];
         o->extra->items[i].table = NULL;
+        tl_run_page_observe(&s->page, &r);
         if (sink.put(sink.ctx, &r, err) != 0)
             return STEP_FAIL;
     }
@@ -673,6 +686,7 @@ static void summarise_traces(struct tl_compare_state *s, const tl_diff_call *cal
     const char *gpu[2] = {ta->gpu_name, tb->gpu_name};
     tl_comparability_build(&s->comp, s->lsum.cover, calls, ncalls, nsteps, gpu, s->tagv);
     summary->comp = &s->comp;
+    tl_run_steps_lca(&s->steps, ta, tb, tl_run_diff_result(&s->cdiff), &s->lsum);
     tl_lca_summary_judge(&s->lsum, o->confidence, o->fdr);
     summary->lca = &s->lsum;
     if (s->lsum.nviolations)
@@ -710,6 +724,7 @@ static int summarise(tl_comparison *c, struct tl_compare_state *s)
     free(calls);
     tl_eff_options eff_opt = {0};
     eff_opt.gpu_arch = s->have_arch ? &s->arch : NULL;
+    eff_opt.gpu_arch_variant = s->have_arch_var ? &s->arch_var : NULL;
     eff_opt.cache = s->eff_cache;
     tl_efficiency_build(&s->eff, summary, s->reports, o->ninputs, &eff_opt, &s->arena);
     summary->eff = &s->eff;
@@ -812,6 +827,7 @@ int tl_compare_run(const tl_compare_opts *opts, tl_comparison *c)
     s->o = *opts;
     const tl_compare_opts *o = &s->o;
     tl_arena_init(&s->arena);
+    tl_run_page_init(&s->page);
     s->nreports = o->ninputs;
     s->reports = tl_xcalloc(o->ninputs ? o->ninputs : 1, sizeof *s->reports);
     if (prepare(c, s, &s->both_traces, &s->infer) != 0) {
@@ -901,7 +917,9 @@ void tl_comparison_html(const tl_comparison *c, tl_buf *out)
     if (!s || !c->summary)
         return;
     /* the page: drawn from the summary, the diff's call trees and the GPU's peaks */
-    tl_page_opts popt = {"tlcompare", tl_run_diff_result(&s->cdiff), s->have_arch ? &s->arch : NULL, NULL, 0};
+    tl_page_opts popt = {.tool = "tlcompare", .diff = tl_run_diff_result(&s->cdiff),
+                         .arch = s->have_arch ? &s->arch : NULL, .arch_variant = s->have_arch_var ? &s->arch_var : NULL};
+    tl_run_page_opts(&s->page, &s->steps, s->tagv, &popt);
     tl_summary_html(c->summary, &popt, out);
 }
 
@@ -997,6 +1015,8 @@ int tl_comparison_gate(const tl_comparison *c, const tl_gate *g, tl_buf *violati
     if (d) {
         tl_lca_summary_build(&lsum, d, s->tagv[0], s->tagv[1], gate.top ? gate.top : TL_SUMMARY_TOP, gate.pct,
                              gate.min_ms, &arena);
+        tl_run_steps_lca(&s->steps, tl_trace_report_trace(&s->reports[0]), tl_trace_report_trace(&s->reports[1]), d,
+                         &lsum);
         tl_lca_summary_judge(&lsum, gate.confidence, gate.fdr);
         sum.lca = &lsum;
         if (lsum.nviolations)
@@ -1023,6 +1043,7 @@ void tl_comparison_free(tl_comparison *c)
         tl_table_free(s->kept.items[i].table);
     free(s->kept.items);
     tl_run_steps_free(&s->steps);
+    tl_run_page_free(&s->page);
     tl_run_diff_free(&s->cdiff); /* after the outputs: its strings are in the tables they hold */
     for (size_t i = 0; s->tags && i < s->nreports; i++)
         free(s->tags[i]);

@@ -48,6 +48,7 @@ typedef struct tl_compare_opts {
     const char *tracediff_dir; /* two traces: the TraceDiff files, or NULL */
     const char *html;          /* the comparison as one self-contained HTML page, or NULL */
     const char *gpu_arch;      /* NAME or FILE: the roofline columns of traces' perf sheets, or NULL */
+    const char *gpu_arch_variant; /* the variants' GPU when it is not the baseline's, or NULL */
     unsigned run, named;       /* the groups to compare, and those named (compare/groups.h) */
     int no_summary;            /* no summary worksheet */
     int tracelens_keys;        /* pair rows on the groups' own keys only */

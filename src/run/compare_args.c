@@ -34,16 +34,17 @@ static const tl_optdef compare_opts[] = {
      "write the summary as Markdown (for a pull request)", F(run.summary_md)},
     {{"--summary-json"}, "summary_json", TL_OPT_TEXT, BOTH, "FILE", 0, 0, "a file name",
      "write the summary as JSON", F(run.summary_json)},
-    {{"--html"}, NULL, TL_OPT_TEXT, CLI, "FILE", 0, 0, "a file name",
+    {{"--html"}, "html", TL_OPT_TEXT, BOTH, "FILE", 0, 0, "a file name",
      "write the comparison as one self-contained HTML page (summary, where the time went, what moved, "
      "roofline, call tree)", F(run.html)},
     {{"--no-summary"}, "no_summary", TL_OPT_FLAG, BOTH, NULL, 0, 0, NULL,
      "no summary worksheet at the front of the workbook", F(run.no_summary)},
     {{"--tracediff-dir"}, "tracediff_dir", TL_OPT_TEXT, BOTH, "DIR", 0, 0, "a directory",
      "two traces: write TraceLens' TraceDiff files into DIR", F(run.tracediff_dir)},
-    {{"--gpu-arch"}, "gpu_arch", TL_OPT_TEXT, BOTH, "NAME|FILE", 0, 0, "a GPU name or a file",
+    {{"--gpu-arch"}, "gpu_arch", TL_OPT_TEXT, BOTH, "NAME|FILE[,NAME|FILE]", 0, 0, "a GPU name or a file",
      "traces: the perf sheets' roofline columns against a GPU's peaks (H100, H200, B200, MI300X, MI325X, "
-     "MI355X, or a TraceLens-style JSON file); not with inference traces", F(run.gpu_arch)},
+     "MI355X, or a TraceLens-style JSON file); two, comma-separated, when the sides ran on different GPUs: "
+     "the baseline's, then the variants'; not with inference traces", F(run.gpu_arch)},
     {{"--fail-on-regression"}, "fail_on_regression", TL_OPT_NUMBER, BOTH, "PCT", 0, INFINITY, AT_LEAST_0,
      "exit with status 3 (after writing everything) when a variant's busy GPU time, or any op of at least "
      "--min-time-ms in the baseline, is more than PCT% slower", F(run.fail_pct)},
@@ -99,6 +100,8 @@ static const tl_optdef compare_opts[] = {
      NULL, F(captures)},
 };
 
+static int check_args(void *args, tl_error *err) { return tl_compare_args_check(args, err); }
+
 const tl_tool tl_compare_tool = {
     .prog = "tlcompare",
     .positional = "REPORT REPORT [REPORT ...]",
@@ -118,6 +121,8 @@ const tl_tool tl_compare_tool = {
              "See tlcompare(1) for the result sheets and where tlcompare differs from TraceLens.\n",
     .opts = compare_opts,
     .nopts = sizeof compare_opts / sizeof *compare_opts,
+    .quiet_off = offsetof(tl_compare_args, quiet),
+    .check = check_args,
 };
 
 void tl_compare_args_init(tl_compare_args *a)
@@ -224,6 +229,25 @@ static int parse_steps(const char *s, size_t *first, size_t *last)
     return *s || (*last && *last < *first) ? -1 : 0;
 }
 
+/* --gpu-arch BASE,VARIANT: each side's own GPU.  A file whose name holds a comma is one
+ * description. */
+static int split_arch(tl_compare_args *a, tl_error *err)
+{
+    tl_compare_opts *o = &a->run;
+    struct stat st;
+    if (!o->gpu_arch || !strchr(o->gpu_arch, ',') || stat(o->gpu_arch, &st) == 0)
+        return 0;
+    free(a->arch_split);
+    a->arch_split = tl_xstrdup(o->gpu_arch);
+    char *comma = strchr(a->arch_split, ',');
+    *comma = '\0';
+    if (!a->arch_split[0] || !comma[1] || strchr(comma + 1, ','))
+        return usage(err, "--gpu-arch: expected one GPU or two, BASELINE,VARIANT, got '%s'", o->gpu_arch);
+    o->gpu_arch = a->arch_split;
+    o->gpu_arch_variant = comma + 1;
+    return 0;
+}
+
 int tl_compare_args_check(tl_compare_args *a, tl_error *err)
 {
     tl_compare_opts *o = &a->run;
@@ -253,7 +277,7 @@ int tl_compare_args_check(tl_compare_args *a, tl_error *err)
     if (inference && o->gpu_arch)
         return usage(err, "%s", "--gpu-arch (the GPU description) is not supported with inference traces "
                                 "(a capture folder, --inference or its options)");
-    return 0;
+    return split_arch(a, err);
 }
 
 void tl_compare_args_free(tl_compare_args *a)
@@ -262,7 +286,9 @@ void tl_compare_args_free(tl_compare_args *a)
         free(a->split[i]);
     free(a->split);
     free(a->capture);
+    free(a->arch_split);
     tl_opts_free(&tl_compare_tool, a);
     a->split = NULL;
     a->capture = NULL;
+    a->arch_split = NULL;
 }

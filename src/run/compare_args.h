@@ -21,6 +21,7 @@ typedef struct tl_compare_args {
     /* the check's own: per input, its TRACE part of TRACE@DIR (malloc'd) and capture folder */
     char **split;
     const char **capture;
+    char *arch_split; /* --gpu-arch BASE,VARIANT: the two names (malloc'd, the comma a NUL) */
 } tl_compare_args;
 
 extern const tl_tool tl_compare_tool;

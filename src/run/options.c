@@ -335,6 +335,46 @@ static void synopsis(const tl_tool *t, tl_buf *out)
     tl_buf_printf(out, "\n");
 }
 
+/* Which of the tool's HELP and VERSION rows argv set: TL_OPT_HELP, TL_OPT_VERSION, or
+ * TL_OPT_FLAG for neither. */
+static tl_opt_kind shown(const tl_tool *t, const void *args)
+{
+    for (size_t i = 0; i < t->nopts; i++) {
+        const tl_optdef *d = &t->opts[i];
+        if ((d->kind == TL_OPT_HELP || d->kind == TL_OPT_VERSION) && *(const int *)((const char *)args + d->off))
+            return d->kind;
+    }
+    return TL_OPT_FLAG;
+}
+
+int tl_opts_cli(const tl_tool *t, const char *name, const char *version, int argc, char **argv, void *args,
+                tl_buf *out, tl_error *err)
+{
+    int rc = tl_opts_parse_argv(t, argc, argv, args, err);
+    tl_opt_kind asked = rc == 0 ? shown(t, args) : TL_OPT_FLAG;
+    if (asked == TL_OPT_HELP) {
+        tl_opts_help(t, out);
+        return TL_OPTS_SHOWN;
+    }
+    if (asked == TL_OPT_VERSION) {
+        tl_buf_printf(out, "%s %s\n", name ? name : t->prog, version);
+        return TL_OPTS_SHOWN;
+    }
+    /* before the check: its warnings are quiet too */
+    tl_quiet = *(const int *)((const char *)args + t->quiet_off);
+    if (rc == 0 && t->check)
+        rc = t->check(args, err);
+    return rc;
+}
+
+void tl_opts_error_line(const tl_tool *t, const char *name, int status, const tl_error *err, tl_buf *out)
+{
+    tl_buf_printf(out, "%s: %s", name ? name : t->prog, err->msg);
+    if (status == TL_RUN_USAGE)
+        tl_buf_printf(out, " (see '%s --help')", t->prog);
+    tl_buf_printf(out, "\n");
+}
+
 void tl_opts_help(const tl_tool *t, tl_buf *out)
 {
     synopsis(t, out);

@@ -78,6 +78,9 @@ typedef struct tl_tool {
     const char *outro;      /* after the list: exit status, examples */
     const tl_optdef *opts;
     size_t nopts;
+    size_t quiet_off;       /* offsetof the int that --quiet sets (tl_quiet follows it) */
+    /* every rule between the options (the tool's `..._args_check`), after parsing */
+    int (*check)(void *args, tl_error *err);
 } tl_tool;
 
 /*
@@ -87,6 +90,27 @@ typedef struct tl_tool {
  * (run/compare.h) with the one-line message in *err (no program name).
  */
 int tl_opts_parse_argv(const tl_tool *t, int argc, char **argv, void *args, tl_error *err);
+
+/* tl_opts_cli's answer when --help or --version was asked: the text is to be printed. */
+enum { TL_OPTS_SHOWN = -1 };
+
+/*
+ * A program's command line, as every command-line front end takes it: argv by the table
+ * (tl_opts_parse_argv); a HELP or VERSION row stops there with its text in *out (the
+ * help generated from the table, or "<name> <version>") and TL_OPTS_SHOWN.  Otherwise
+ * tl_quiet follows the tool's quiet flag and the tool's check applies its rules.
+ * Returns 0 to run, TL_OPTS_SHOWN, or the parse's or the check's status (TL_RUN_USAGE,
+ * TL_RUN_FAILED) with the message in *err.  name: the program's name for the version
+ * line (NULL: the tool's).
+ */
+int tl_opts_cli(const tl_tool *t, const char *name, const char *version, int argc, char **argv, void *args,
+                tl_buf *out, tl_error *err);
+
+/*
+ * A command line's error as its program prints it: "<name>: <message>", a usage error's
+ * followed by " (see '<tool> --help')", and a newline; appended to *out.
+ */
+void tl_opts_error_line(const tl_tool *t, const char *name, int status, const tl_error *err, tl_buf *out);
 
 /* The row of Python keyword `key`, or NULL. */
 const tl_optdef *tl_opts_find_key(const tl_tool *t, const char *key);

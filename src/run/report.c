@@ -9,8 +9,10 @@
 #include "perf/perf.h"
 #include "run/compare.h"
 #include "run/memreport.h"
+#include "run/page.h"
 #include "summary/page.h"
 #include "trace/infer.h"
+#include "trace/steps.h"
 #include "trace/trace_report.h"
 #include "write/csv_write.h"
 #include "write/sink.h"
@@ -85,7 +87,8 @@ int tl_run_write_csvs(const tl_results *res, const char *dir, tl_cancel *cancel,
 }
 
 /* The page of the report (--html) into its output's temporary file. */
-static int write_page(tl_output *h, const tl_results *res, const char *trace, const tl_gpu_arch *arch, tl_error *err)
+static int write_page(tl_output *h, const tl_results *res, const tl_trace *t, const char *trace,
+                      const tl_gpu_arch *arch, tl_error *err)
 {
     char *tag = tl_path_stem(trace);
     size_t n = strlen(tag);
@@ -95,8 +98,16 @@ static int write_page(tl_output *h, const tl_results *res, const char *trace, co
         if (n >= k && !strcmp(tag + n - k, *sx))
             tag[n -= k] = '\0';
     }
+    /* its steps, as the comparison of two traces measures them */
+    tl_steps steps;
+    tl_trace_steps(t, &steps);
+    tl_run_page pg;
+    tl_run_page_init(&pg);
+    const tl_page_bar_set *set = tl_run_page_report_steps(&pg, &steps, tag);
     tl_buf page = {0};
-    tl_report_html(res, tag, arch, &page);
+    tl_report_html(res, tag, arch, set, set ? 1 : 0, &page);
+    tl_run_page_free(&pg);
+    tl_steps_free(&steps);
     FILE *f = fopen(tl_output_temp(h), "wb");
     int bad = !f || fwrite(page.data ? page.data : "", 1, page.len, f) != page.len;
     if (f && fclose(f) != 0)
@@ -164,7 +175,7 @@ int tl_run_report_build(const tl_run_report_opts *o, tl_run_report *r)
     if (!o->capture_dir && o->capture_hint)
         tl_infer_capture_hint(r->trace, o->trace);
     tl_results *res = &r->results;
-    if (html && write_page(html, res, o->trace, o->gpu_arch ? &arch : NULL, err) != 0)
+    if (html && write_page(html, res, r->trace, o->trace, o->gpu_arch ? &arch : NULL, err) != 0)
         goto stop;
     if (xlsx) {
         out = tl_out_open(xlsx, o->csv_dir, 0, err);

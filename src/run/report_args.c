@@ -39,7 +39,7 @@ static const tl_optdef report_opts[] = {
      F(run.unlinked)},
     {{"--topk_ops"}, "topk_ops", TL_OPT_LONG, BOTH, "N", 0, (double)LONG_MAX, "a whole number of rows",
      "keep the first N rows of ops_unique_args", F(run.topk_ops)},
-    {{"--html"}, NULL, TL_OPT_TEXT, CLI, "FILE", 0, 0, "a file name",
+    {{"--html"}, "html", TL_OPT_TEXT, BOTH, "FILE", 0, 0, "a file name",
      "also write the report as one self-contained HTML page (GPU time, the largest ops, the roofline)",
      F(run.html)},
     {{"--kernel_summary"}, NULL, TL_OPT_FLAG, CLI, NULL, 0, 0, NULL, "accepted (kernel_summary is always written)",
@@ -119,6 +119,8 @@ static const tl_optdef report_opts[] = {
     {{NULL}, "_drop", TL_OPT_LIST, TL_OPT_PY | TL_OPT_HIDDEN, "SHEET", 0, 0, "sheet names", NULL, F(drop)},
 };
 
+static int check_args(void *args, tl_error *err) { return tl_report_args_check(args, err); }
+
 const tl_tool tl_report_tool = {
     .prog = "tlreport",
     .positional = "TRACE[@CAPTURE_DIR]",
@@ -137,6 +139,8 @@ const tl_tool tl_report_tool = {
              "See tlreport(1).\n",
     .opts = report_opts,
     .nopts = sizeof report_opts / sizeof *report_opts,
+    .quiet_off = offsetof(tl_report_args, quiet),
+    .check = check_args,
 };
 
 void tl_report_args_init(tl_report_args *a)

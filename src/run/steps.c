@@ -4,6 +4,7 @@
 #include "run/steps.h"
 
 #include "base/progress.h"
+#include "base/thread.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -13,12 +14,32 @@
  * autotuning, compilation) makes it unlike the others, and two are too few to lose one. */
 #define WARMUP_FROM 3
 
+typedef struct measure_job {
+    const tl_trace *t;
+    tl_steps *out;
+} measure_job;
+
+static void *measure_one(void *arg)
+{
+    measure_job *j = arg;
+    tl_trace_steps(j->t, j->out);
+    return NULL;
+}
+
 void tl_run_steps_measure(tl_run_steps *rs, const tl_trace *a, const tl_trace *b, size_t first, size_t last)
 {
     memset(rs, 0, sizeof *rs);
     const tl_trace *t[2] = {a, b};
+    /* the two traces at once: this is the summary's largest part on a pair of traces */
+    measure_job job = {b, &rs->s[1]};
+    pthread_t th;
+    int threaded = tl_thread_create(&th, measure_one, &job) == 0;
+    tl_trace_steps(a, &rs->s[0]);
+    if (threaded)
+        tl_thread_join(th, NULL);
+    else
+        measure_one(&job);
     for (int k = 0; k < 2; k++) {
-        tl_trace_steps(t[k], &rs->s[k]);
         size_t n = rs->s[k].n;
         size_t f = first ? first - 1 : n >= WARMUP_FROM ? 1 : 0;
         size_t l = last && last < n ? last : n;
@@ -53,6 +74,47 @@ void tl_run_steps_judge(const tl_run_steps *rs, tl_noise *nz)
     for (int k = 0; k < 2; k++) {
         free(busy[k]);
         free(ms[k]);
+    }
+}
+
+void tl_run_steps_lca(const tl_run_steps *rs, const tl_trace *a, const tl_trace *b, const tl_diff *d,
+                      tl_lca_summary *ls)
+{
+    if (!rs->measured || !d)
+        return;
+    size_t nl, nrows;
+    const tl_diff_lca *l = tl_diff_lcas(d, &nl);
+    const tl_diff_row *rows = tl_diff_rows(d, &nrows);
+    if (nl != ls->nlcas)
+        return;
+    const tl_trace *t[2] = {a, b};
+    long *step[2];
+    size_t kept[2], all[2], first[2];
+    double *busy[2];
+    for (int k = 0; k < 2; k++) {
+        size_t f = rs->first[k];
+        kept[k] = rs->last[k] - f;
+        all[k] = rs->s[k].n;
+        first[k] = f + 1;
+        busy[k] = tl_xmalloc((kept[k] ? kept[k] : 1) * sizeof *busy[k]);
+        for (size_t i = 0; i < kept[k]; i++)
+            busy[k][i] = rs->s[k].tl[(f + i) * TL_TIMELINE_N + 3] / 1e3; /* busy_time */
+        /* an LCA is one node of the call tree: the step of its first GPU event's launch */
+        step[k] = tl_xmalloc((nl ? nl : 1) * sizeof *step[k]);
+        for (size_t i = 0; i < nl; i++) {
+            size_t r = k ? l[i].row2 : l[i].row1;
+            long s = r < nrows ? tl_trace_step_of_gpu(t[k], rows[r].gpu) : -1;
+            step[k][i] = s >= (long)f && s < (long)rs->last[k] ? s - (long)f : -1;
+        }
+    }
+    char basis[128];
+    tl_steps_basis(kept, all, first, basis, sizeof basis);
+    const long *const cstep[2] = {step[0], step[1]};
+    const double *const cbusy[2] = {busy[0], busy[1]};
+    tl_lca_summary_steps(ls, cstep, kept, cbusy, basis);
+    for (int k = 0; k < 2; k++) {
+        free(step[k]);
+        free(busy[k]);
     }
 }
 

@@ -6,6 +6,8 @@
 #define TL_RUN_STEPS_H
 
 #include "base/util.h"
+#include "diff/diff.h"
+#include "summary/lca.h"
 #include "summary/verdict.h"
 #include "trace/steps.h"
 #include "write/sink.h"
@@ -26,6 +28,12 @@ void tl_run_steps_measure(tl_run_steps *rs, const tl_trace *a, const tl_trace *b
 
 /* Hand the kept steps to the verdicts (nothing when a side keeps fewer than TL_STEPS_MIN). */
 void tl_run_steps_judge(const tl_run_steps *rs, tl_noise *nz);
+
+/* The lowest common ops' steps: each LCA of diff `d` (of traces a and b) placed in its step,
+ * so that ls's verdicts rest on the kept steps as the ops' do (then tl_lca_summary_judge
+ * again).  Nothing when a side keeps fewer than TL_STEPS_MIN. */
+void tl_run_steps_lca(const tl_run_steps *rs, const tl_trace *a, const tl_trace *b, const tl_diff *d,
+                      tl_lca_summary *ls);
 
 /* The `steps` sheet: per step of each trace (tags[0], tags[1]) its number, position, whether
  * the verdicts keep it, its CPU start, and its gpu_timeline rows (ms).  Nothing when neither

@@ -78,7 +78,7 @@ typedef struct sheet_sums {
 } sheet_sums;
 
 struct tl_eff_cache {
-    const tl_gpu_arch *arch;
+    const tl_gpu_arch *arch, *arch_var; /* report 0's, the others' */
     tl_arena arena;    /* names and sheet names */
     sheet_sums *sheets;
     size_t n, cap;
@@ -157,10 +157,13 @@ static sheet_sums *cache_find(const tl_eff_cache *c, size_t report, const char *
     return NULL;
 }
 
-tl_eff_cache *tl_eff_cache_new(const tl_gpu_arch *arch)
+tl_eff_cache *tl_eff_cache_new(const tl_gpu_arch *arch) { return tl_eff_cache_new_sides(arch, NULL); }
+
+tl_eff_cache *tl_eff_cache_new_sides(const tl_gpu_arch *arch, const tl_gpu_arch *arch_variant)
 {
     tl_eff_cache *c = tl_xcalloc(1, sizeof *c);
     c->arch = arch;
+    c->arch_var = arch_variant ? arch_variant : arch;
     tl_arena_init(&c->arena);
     return c;
 }
@@ -186,7 +189,7 @@ void tl_eff_cache_observe(void *ctx, size_t report, const char *sheet, const tl_
     TL_GROW(c->sheets, c->cap, c->n + 1);
     sheet_sums *ss = &c->sheets[c->n++];
     *ss = (sheet_sums){.report = report, .sheet = tl_arena_strdup(&c->arena, sheet)};
-    sums_add(ss, t, strcmp(sheet, "unified_perf_summary") == 0, c->arch, &c->arena);
+    sums_add(ss, t, strcmp(sheet, "unified_perf_summary") == 0, report ? c->arch_var : c->arch, &c->arena);
 }
 
 /* The sums of `sheet` of report `r`: from the cache, else read now (and kept in it).
@@ -360,7 +363,10 @@ void tl_efficiency_build(tl_efficiency *e, const tl_summary *s, tl_report *repor
     const tl_gpu_arch *arch = opt ? opt->gpu_arch : NULL;
     e->nreports = n;
     e->nvariants = s->nvariants;
-    e->gpu = arch && arch->name[0] ? tl_arena_strdup(arena, arch->name) : NULL;
+    const tl_gpu_arch *var = opt && opt->gpu_arch_variant ? opt->gpu_arch_variant : arch;
+    e->gpu = !arch || !arch->name[0]     ? NULL
+             : var == arch || !strcmp(var->name, arch->name) ? tl_arena_strdup(arena, arch->name)
+                                                              : tl_arena_printf(arena, "%s -> %s", arch->name, var->name);
     e->source = tl_xcalloc(n ? n : 1, sizeof *e->source);
     e->variants = tl_xcalloc(s->nvariants ? s->nvariants : 1, sizeof *e->variants);
 
@@ -403,7 +409,7 @@ void tl_efficiency_build(tl_efficiency *e, const tl_summary *s, tl_report *repor
         if (w.map.slots[i].key)
             w.map.slots[i].value--;
     tl_eff_side *acc = tl_xcalloc(n * w.n, sizeof *acc);
-    tl_eff_cache *own = opt && opt->cache ? NULL : tl_eff_cache_new(arch), *cache = own ? own : opt->cache;
+    tl_eff_cache *own = opt && opt->cache ? NULL : tl_eff_cache_new_sides(arch, opt ? opt->gpu_arch_variant : NULL), *cache = own ? own : opt->cache;
     for (size_t r = 0; r < n; r++) {
         e->source[r] = read_report(cache, reports, r, &w.map, acc + r * w.n);
         e->any_source |= e->source[r] != NULL;

@@ -38,9 +38,11 @@ typedef struct tl_eff_options {
     /* The GPU the reports ran on, for "% of peak": NULL (the default) for none.  The
      * command's --gpu-arch description belongs here. */
     const tl_gpu_arch *gpu_arch;
-    /* What the comparison gathered (made with the same gpu_arch), or NULL: the sheets are
+    /* What the comparison gathered (made with the same GPUs), or NULL: the sheets are
      * read here. */
     tl_eff_cache *cache;
+    /* The variants' GPU when the sides ran on different ones (NULL: gpu_arch). */
+    const tl_gpu_arch *gpu_arch_variant;
 } tl_eff_options;
 
 /* One op name on one side: the sums over its modelled rows. */
@@ -90,9 +92,11 @@ double tl_eff_pct_of_peak(const tl_eff_side *side, int memory);
  * The figures of the perf sheets, gathered while the comparison reads them
  * (tl_eff_cache_observe is a tl_sheet_observer, groups.h), so that the efficiency lines do
  * not read a sheet a second time; the sheets it has not seen are read when the lines are
- * built.  Made for one GPU description (or NULL).
+ * built.  Made for the baseline's GPU description (report 0) and the variants' (the
+ * others; NULL: the baseline's), or none.
  */
 tl_eff_cache *tl_eff_cache_new(const tl_gpu_arch *arch);
+tl_eff_cache *tl_eff_cache_new_sides(const tl_gpu_arch *arch, const tl_gpu_arch *arch_variant);
 void tl_eff_cache_free(tl_eff_cache *c);
 /* Keep the per-name sums of `t` if it is a perf sheet (else nothing): `ctx` is the cache. */
 void tl_eff_cache_observe(void *ctx, size_t report, const char *sheet, const tl_table *t);

@@ -88,7 +88,16 @@ static int by_kernels(size_t a, size_t b, void *ctx)
 
 /* A baseline-only and a variant-only group of one name are one op whose work moved: one
  * line, labelled, rather than a -100% beside a "new". */
-static size_t pair_one_sided(tl_lca_item *g, size_t ng)
+static size_t find_root(size_t *parent, size_t x)
+{
+    while (parent[x] != x)
+        x = parent[x] = parent[parent[x]];
+    return x;
+}
+
+/* The groups' moves: `parent` (a union-find over the groups as first made) takes each merged
+ * group to the one it joined, orig_at[p] is the first-made group now at position p. */
+static size_t pair_one_sided(tl_lca_item *g, size_t ng, size_t *parent, size_t *orig_at)
 {
     for (size_t i = 0; i < ng; i++) {
         if (g[i].n2 || g[i].unaligned || !g[i].n1)
@@ -103,7 +112,9 @@ static size_t pair_one_sided(tl_lca_item *g, size_t ng)
             g[i].first = g[i].first < g[j].first ? g[i].first : g[j].first;
             g[i].unaligned = 1;
             g[i].npairs = g[i].wss = g[i].wdf = 0; /* no pairs: nothing to judge the move by */
+            parent[orig_at[j]] = orig_at[i];
             g[j] = g[--ng];
+            orig_at[j] = orig_at[ng];
             if (i == ng)
                 i = j; /* g[i] moved to j */
             break;
@@ -138,6 +149,21 @@ static void pairs_spread(tl_lca_item *g, const tl_lca_item *all, const size_t *i
     free(p);
 }
 
+/* pair_one_sided, and each LCA's group where its group went. */
+static void regroup_one_sided(tl_lca_summary *s, tl_lca_item *groups, size_t *ng)
+{
+    size_t n0 = *ng;
+    size_t *parent = tl_xmalloc((n0 ? 3 * n0 : 1) * sizeof *parent), *orig_at = parent + n0, *pos_of = parent + 2 * n0;
+    for (size_t i = 0; i < n0; i++)
+        parent[i] = orig_at[i] = i;
+    *ng = pair_one_sided(groups, n0, parent, orig_at);
+    for (size_t p = 0; p < *ng; p++)
+        pos_of[orig_at[p]] = p;
+    for (size_t i = 0; i < s->nlcas; i++)
+        s->group_of[i] = pos_of[find_root(parent, s->group_of[i])];
+    free(parent);
+}
+
 void tl_lca_summary_build(tl_lca_summary *s, const tl_diff *d, const char *tag1, const char *tag2, size_t top,
                           double gate_pct, double gate_min_ms, tl_arena *arena)
 {
@@ -153,6 +179,7 @@ void tl_lca_summary_build(tl_lca_summary *s, const tl_diff *d, const char *tag1,
     const tl_diff_lca *l = tl_diff_lcas(d, &n);
     s->nlcas = n;
     tl_lca_item *all = tl_xmalloc((n ? n : 1) * sizeof *all);
+    s->lca_ms = tl_xmalloc((n ? 2 * n : 1) * sizeof *s->lca_ms);
     size_t nrows;
     const tl_diff_row *rows = tl_diff_rows(d, &nrows);
     uint64_t *sig = tl_xmalloc((n ? n : 1) * sizeof *sig);
@@ -169,6 +196,8 @@ void tl_lca_summary_build(tl_lca_summary *s, const tl_diff *d, const char *tag1,
         it->n2 = l[i].n2;
         it->ms1 = l[i].time1 / 1e3;
         it->ms2 = l[i].time2 / 1e3;
+        s->lca_ms[2 * i] = it->ms1;
+        s->lca_ms[2 * i + 1] = it->ms2;
         it->count = 1;
         it->npairs = l[i].n1 && l[i].n2;
     }
@@ -180,11 +209,14 @@ void tl_lca_summary_build(tl_lca_summary *s, const tl_diff *d, const char *tag1,
     sig_ctx sc = {all};
     tl_sort_rows(ord, n, by_signature, &sc);
     tl_lca_item *groups = tl_xmalloc((n ? n : 1) * sizeof *groups);
+    s->group_of = tl_xmalloc((n ? n : 1) * sizeof *s->group_of);
     size_t ng = 0;
     for (size_t i = 0; i < n;) {
         size_t j = i + 1, first = ord[i];
         tl_lca_item g = all[ord[i]];
+        s->group_of[ord[i]] = ng;
         for (; j < n && by_signature(ord[i], ord[j], &sc) == 0; j++) {
+            s->group_of[ord[j]] = ng;
             const tl_lca_item *x = &all[ord[j]];
             g.n1 += x->n1;
             g.n2 += x->n2;
@@ -201,7 +233,7 @@ void tl_lca_summary_build(tl_lca_summary *s, const tl_diff *d, const char *tag1,
         i = j;
     }
     free(sig);
-    ng = pair_one_sided(groups, ng);
+    regroup_one_sided(s, groups, &ng);
     for (size_t i = 0; i < ng; i++) {
         tl_lca_item *g = &groups[i];
         g->delta_ms = g->ms2 - g->ms1;
@@ -232,10 +264,17 @@ void tl_lca_summary_judge(tl_lca_summary *s, double confidence, int fdr)
         d[i] = (tl_pairs){g->npairs, g->wdf > 0 ? g->wss / g->wdf : NAN, g->wdf};
         unit[i] = g->count ? g->ms1 / (double)g->count : NAN;
     }
-    s->tested = tl_verdicts_judge_paired(d, unit, items, ng, s->confidence, s->fdr);
-    s->nslower = s->nfaster = s->within_noise = 0;
+    /* steps judge the kinds the pairs would (found on both sides, aligned): a one-sided or
+     * moved kind's change is what it is, no sample of anything */
+    unsigned char *has = tl_xmalloc(ng ? ng : 1);
+    for (size_t i = 0; i < ng; i++)
+        has[i] = groups[i].npairs > 0;
+    tl_step_samples st = {s->nsteps[0], s->nsteps[1], {s->busy_steps[0], s->busy_steps[1]}, s->step_ms, has};
+    s->tested = tl_verdicts_judge_lcas(d, unit, s->step_ms ? &st : NULL, items, ng, s->confidence, s->fdr);
+    s->nslower = s->nfaster = s->within_noise = s->tested_by_steps = 0;
     for (size_t i = 0; i < ng; i++) {
         tl_lca_item *g = &groups[i];
+        s->tested_by_steps += items[i].by_steps && items[i].verdict != TL_VERDICT_NONE;
         g->ci_lo = items[i].ci_lo;
         g->ci_hi = items[i].ci_hi;
         g->p = items[i].p;
@@ -248,6 +287,7 @@ void tl_lca_summary_judge(tl_lca_summary *s, double confidence, int fdr)
         s->nfaster += g->delta_ms < 0;
     }
     free(items);
+    free(has);
     free(d);
     free(unit);
     /* largest change first; equal changes in the order of lca_summary; no change (or one
@@ -283,8 +323,14 @@ void tl_lca_summary_verdict_line(const tl_lca_summary *s, char *buf, size_t n)
         buf[0] = '\0';
         return;
     }
-    int w = snprintf(buf, n, "verdicts: the spread of paired LCAs (the same op at the same place of both traces, "
-                             "the same kernels), 1 run per side; %g%% intervals, %s %g%% over %zu kinds tested",
+    char basis[256];
+    if (s->tested_by_steps)
+        snprintf(basis, sizeof basis, "between-step spread, %s (each kind's time and its share of the step)%s",
+                 s->steps_basis, s->tested_by_steps < s->tested ? "; the rest the spread of paired LCAs" : "");
+    else
+        snprintf(basis, sizeof basis, "the spread of paired LCAs (the same op at the same place of both traces, "
+                                      "the same kernels), 1 run per side");
+    int w = snprintf(buf, n, "verdicts: %s; %g%% intervals, %s %g%% over %zu kinds tested", basis,
                      100 * s->confidence, s->fdr ? "false discovery rate" : "family-wise error",
                      100 * (1 - s->confidence), s->tested);
     if (w >= 0 && (size_t)w < n && s->within_noise)
@@ -292,8 +338,38 @@ void tl_lca_summary_verdict_line(const tl_lca_summary *s, char *buf, size_t n)
                  s->within_noise == 1 ? "" : "s");
 }
 
+void tl_lca_summary_steps(tl_lca_summary *s, const long *const step[2], const size_t nsteps[2],
+                          const double *const busy[2], const char *basis)
+{
+    if (nsteps[0] < TL_STEPS_MIN || nsteps[1] < TL_STEPS_MIN || !s->group_of)
+        return;
+    size_t na = nsteps[0], nb = nsteps[1], w = na + nb;
+    free(s->step_ms);
+    s->step_ms = tl_xcalloc(s->ngroups ? s->ngroups * w : 1, sizeof *s->step_ms);
+    /* an LCA's time is its kernels' busy time on each side (tl_diff_lca.time1/2) */
+    for (size_t i = 0; i < s->nlcas; i++) {
+        double *g = s->step_ms + s->group_of[i] * w;
+        if (step[0][i] >= 0 && (size_t)step[0][i] < na)
+            g[step[0][i]] += s->lca_ms[2 * i];
+        if (step[1][i] >= 0 && (size_t)step[1][i] < nb)
+            g[na + (size_t)step[1][i]] += s->lca_ms[2 * i + 1];
+    }
+    for (int k = 0; k < 2; k++) {
+        s->nsteps[k] = nsteps[k];
+        free(s->busy_steps[k]);
+        s->busy_steps[k] = tl_xmalloc(nsteps[k] * sizeof *s->busy_steps[k]);
+        memcpy(s->busy_steps[k], busy[k], nsteps[k] * sizeof *s->busy_steps[k]);
+    }
+    snprintf(s->steps_basis, sizeof s->steps_basis, "%s", basis);
+}
+
 void tl_lca_summary_free(tl_lca_summary *s)
 {
+    free(s->group_of);
+    free(s->step_ms);
+    free(s->busy_steps[0]);
+    free(s->busy_steps[1]);
+    free(s->lca_ms);
     free(s->top);
     free(s->violations);
     free(s->groups);
@@ -691,10 +767,16 @@ void tl_lca_summary_json(const tl_lca_summary *s, tl_buf *b)
     tl_json_str(b, s->tag2);
     tl_buf_printf(b, ", \"count\": %zu, \"distinct\": %zu, \"slower\": %zu, \"faster\": %zu,\n    \"verdicts\": ",
                   s->nlcas, s->ngroups, s->nslower, s->nfaster);
-    if (s->tested)
-        tl_buf_printf(b, "{\"basis\": \"paired LCAs, 1 run per side\", \"confidence\": %g, \"control\": \"%s\", "
-                         "\"tested\": %zu, \"within_noise\": %zu}",
+    if (s->tested) {
+        char basis[192] = "paired LCAs, 1 run per side";
+        if (s->tested_by_steps)
+            snprintf(basis, sizeof basis, "between-step spread, %s%s", s->steps_basis,
+                     s->tested_by_steps < s->tested ? "; the rest paired LCAs" : "");
+        tl_buf_adds(b, "{\"basis\": ");
+        tl_json_str(b, basis);
+        tl_buf_printf(b, ", \"confidence\": %g, \"control\": \"%s\", \"tested\": %zu, \"within_noise\": %zu}",
                       s->confidence, s->fdr ? "fdr" : "fwer", s->tested, s->within_noise);
+    }
     else
         tl_buf_adds(b, "null");
     tl_buf_adds(b, ",\n    \"coverage\": {\"baseline\": ");

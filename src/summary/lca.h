@@ -60,6 +60,16 @@ typedef struct tl_lca_summary {
     int gate_on;
     double gate_pct, gate_min_ms;
     tl_diff_cover cover[2];  /* each side's GPU time, under the LCAs and elsewhere (µs) */
+    size_t *group_of;        /* [nlcas]: the kind (index into groups) of each LCA of the diff */
+    double *lca_ms;          /* [2 * nlcas]: each LCA's time (ms) on side 0 and side 1 */
+    /* two traces with steps (tl_lca_summary_steps): the steps kept on each side, their busy
+     * times (ms), each kind's time in each kept step ([ngroups * (na + nb)], side 0's then
+     * side 1's), and the steps' description for the verdict line */
+    size_t nsteps[2];
+    double *busy_steps[2];
+    double *step_ms;
+    size_t tested_by_steps;  /* kinds whose verdict rests on their steps */
+    char steps_basis[96];
 } tl_lca_summary;
 
 /* Build from the diff; gate_pct < 0: no gate.  Strings live in `arena`.  The verdicts are
@@ -71,6 +81,18 @@ void tl_lca_summary_build(tl_lca_summary *s, const tl_diff *d, const char *tag1,
  * discovery rate (summary/verdict.h), and choose the lines and the gate's violations anew:
  * a change within the noise is neither listed nor gated. */
 void tl_lca_summary_judge(tl_lca_summary *s, double confidence, int fdr);
+
+/*
+ * Two traces with steps: step[k][i] is the kept step (0-based among the nsteps[k] kept, -1
+ * outside them) where LCA i (tl_diff_lcas' order) of side k ran, busy[k] the kept steps'
+ * busy times (ms).  Each kind's time per kept step on each side is then what its verdict
+ * rests on (tl_lca_summary_judge, called again by the caller), as an op's does: the
+ * between-step spread of its time and of its share of the step.  `basis` says which steps
+ * ("9 vs 9 steps, the first left out as warm-up").  Nothing changes when a side keeps fewer
+ * than TL_STEPS_MIN.
+ */
+void tl_lca_summary_steps(tl_lca_summary *s, const long *const step[2], const size_t nsteps[2],
+                          const double *const busy[2], const char *basis);
 
 /* "verdicts: ..." (what they rest on, the level, how many tested and within noise) into
  * buf, or "" when none was tested. */

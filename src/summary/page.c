@@ -5,6 +5,7 @@
  */
 #include "summary/page.h"
 
+#include "summary/comparable.h"
 #include "summary/efficiency.h"
 #include "summary/verdict.h"
 
@@ -137,28 +138,48 @@ static int peak_desc(const void *x, const void *y)
     return (a < b) - (a > b);
 }
 
-static void roof_peaks(tl_page_roofline *r, const tl_gpu_arch *arch, tl_arena *a)
+static void roof_peaks(tl_page_gpu *g, const tl_gpu_arch *arch, tl_arena *a)
 {
-    r->mem_tbps = NAN;
+    g->mem_tbps = NAN;
     if (!arch)
         return;
-    r->gpu = tl_arena_strdup(a, arch->name);
-    r->mem_tbps = arch->mem_bw_gbps / 1000;
+    g->name = tl_arena_strdup(a, arch->name);
+    g->mem_tbps = arch->mem_bw_gbps / 1000;
     tl_gpu_peak sorted[TL_GPU_ARCH_MAX_PEAKS];
     size_t n = arch->npeaks < TL_GPU_ARCH_MAX_PEAKS ? arch->npeaks : TL_GPU_ARCH_MAX_PEAKS;
     memcpy(sorted, arch->peak, n * sizeof *sorted);
     qsort(sorted, n, sizeof *sorted, peak_desc);
-    for (size_t i = 0; i < n && r->npeaks < TL_PAGE_MAX_PEAKS; i++) {
+    for (size_t i = 0; i < n && g->npeaks < TL_PAGE_MAX_PEAKS; i++) {
         /* peaks within 20% of one drawn would draw over its line and its label */
-        if (!(sorted[i].tflops > 0) || (r->npeaks && sorted[i].tflops > 0.8 * r->peak_tflops[r->npeaks - 1]))
+        if (!(sorted[i].tflops > 0) || (g->npeaks && sorted[i].tflops > 0.8 * g->peak_tflops[g->npeaks - 1]))
             continue;
-        r->peak_tflops[r->npeaks] = sorted[i].tflops;
-        r->peak_label[r->npeaks++] = tl_arena_strdup(a, sorted[i].spec);
+        g->peak_tflops[g->npeaks] = sorted[i].tflops;
+        g->peak_label[g->npeaks++] = tl_arena_strdup(a, sorted[i].spec);
     }
 }
 
+/* The GPUs a comparison's rooflines draw the peaks of: the baseline's and, when it is
+ * another, the variants'; and what to say when the traces' own GPUs differ but one
+ * description was given. */
+typedef struct roof_gpus {
+    const tl_gpu_arch *arch[2]; /* arch[1] NULL: arch[0] for both sides */
+    const char *note;
+} roof_gpus;
+
+static roof_gpus gpus_of(const tl_summary *s, const tl_page_opts *opt, tl_arena *a)
+{
+    roof_gpus g = {{opt ? opt->arch : NULL, opt ? opt->arch_variant : NULL}, NULL};
+    if (g.arch[1] && (!g.arch[0] || !strcmp(g.arch[0]->name, g.arch[1]->name)))
+        g.arch[1] = NULL;
+    const char *const *dev = s->comp ? s->comp->gpu : NULL;
+    if (g.arch[0] && !g.arch[1] && dev && dev[0] && dev[1] && strcmp(dev[0], dev[1]))
+        g.note = tl_arena_printf(a, "the traces ran on %s and %s; the lines are %s's for both sides (give "
+                                    "--gpu-arch BASELINE,VARIANT for each side's own)", dev[0], dev[1], g.arch[0]->name);
+    return g;
+}
+
 static void roofline(tl_page_roofline *r, const char *title, const char *base, const char *tag, const tl_eff_list *l,
-                     const tl_gpu_arch *arch, tl_arena *a)
+                     const roof_gpus *gpus, tl_arena *a)
 {
     r->title = title;
     r->side[0] = base;
@@ -181,7 +202,9 @@ static void roofline(tl_page_roofline *r, const char *title, const char *base, c
                         : kind;
         r->points[r->n++] = pt;
     }
-    roof_peaks(r, arch, a);
+    roof_peaks(&r->gpu[0], gpus->arch[0], a);
+    roof_peaks(&r->gpu[1], gpus->arch[1], a);
+    r->note = gpus->note;
 }
 
 /* The roofline just made is kept when it has a point. */
@@ -196,10 +219,11 @@ static void keep_roof(tl_page *p)
     }
 }
 
-static void roofs(tl_page *p, const tl_summary *s, const tl_gpu_arch *arch, tl_arena *a)
+static void roofs(tl_page *p, const tl_summary *s, const tl_page_opts *opt, tl_arena *a)
 {
     if (!s->eff || !s->eff->any_source)
         return;
+    roof_gpus gpus = gpus_of(s, opt, a);
     p->roofs = tl_xcalloc(s->nvariants + 2, sizeof *p->roofs);
     for (size_t vi = 0; vi < s->nvariants; vi++) {
         const tl_eff_list *l = &s->eff->variants[vi];
@@ -207,13 +231,13 @@ static void roofs(tl_page *p, const tl_summary *s, const tl_gpu_arch *arch, tl_a
             continue;
         roofline(&p->roofs[p->nroofs], tl_arena_printf(a, "%s -> %s: the listed %ss", s->baseline, s->variants[vi].tag,
                                                        s->item),
-                 s->baseline, s->variants[vi].tag, l, arch, a);
+                 s->baseline, s->variants[vi].tag, l, &gpus, a);
         keep_roof(p);
     }
     if (s->lca && s->eff->lca.n) {
         roofline(&p->roofs[p->nroofs], tl_arena_printf(a, "%s -> %s: the listed lowest common ops", s->lca->tag1,
                                                        s->lca->tag2),
-                 s->lca->tag1, s->lca->tag2, &s->eff->lca, arch, a);
+                 s->lca->tag1, s->lca->tag2, &s->eff->lca, &gpus, a);
         keep_roof(p);
     }
 }
@@ -440,12 +464,14 @@ void tl_summary_html(const tl_summary *s, const tl_page_opts *opt, tl_buf *out)
             variant_moves(&p.moves[p.nmoves++], s, &s->variants[vi], &a);
     if (s->lca)
         lca_moves(&p.moves[p.nmoves++], s->lca, &a);
-    roofs(&p, s, opt ? opt->arch : NULL, &a);
+    roofs(&p, s, opt, &a);
     tl_page_tree *t = opt && opt->diff && s->lca ? tree(opt->diff, s->lca->tag1, s->lca->tag2, &a) : NULL;
     p.tree = t;
     if (opt) {
         p.extras = opt->extras;
         p.nextras = opt->nextras;
+        p.bar_sets = opt->bar_sets;
+        p.nbar_sets = opt->nbar_sets;
     }
     tl_html_write(&p, out);
     tl_utf8_sanitize(out);
@@ -577,13 +603,14 @@ static void report_roofline(tl_page *p, const tl_table *t, const char *tag, cons
             r->points[r->n++] = (tl_page_point){text_at(name, idx[i]), text_at(dims, idx[i]),
                                                 {tl_column_number_at(ai, idx[i]), NAN},
                                                 {tl_column_number_at(tf, idx[i]), NAN}};
-        roof_peaks(r, arch, a);
+        roof_peaks(&r->gpu[0], arch, a);
     }
     free(idx);
     free(key);
 }
 
-void tl_report_html(const tl_results *res, const char *tag, const tl_gpu_arch *arch, tl_buf *out)
+void tl_report_html(const tl_results *res, const char *tag, const tl_gpu_arch *arch, const tl_page_bar_set *sets,
+                    size_t nsets, tl_buf *out)
 {
     tl_arena a;
     tl_arena_init(&a);
@@ -592,6 +619,8 @@ void tl_report_html(const tl_results *res, const char *tag, const tl_gpu_arch *a
     p.tool = "tlreport";
     p.title = tag;
     report_timeline(&p, sheet(res, "gpu_timeline"), tag, &text);
+    p.bar_sets = sets;
+    p.nbar_sets = nsets;
     tl_page_tops *tops = report_tops(sheet(res, "ops_summary"), tag, &text, &a);
     p.tops = tops;
     report_roofline(&p, sheet(res, "unified_perf_summary"), tag, arch, &a);

@@ -123,7 +123,7 @@ typedef struct tl_variant_summary {
     size_t noise_skipped; /* changes within floating-point noise, not listed */
     size_t tested;        /* items given a verdict */
     size_t within_noise;  /* changes whose verdict is "within noise" (or under a floor): not listed */
-    char basis[192];      /* what the verdicts rest on ("per-call spread, 1 run per side") */
+    char basis[192];      /* what the verdicts rest on ("per-shape strata (...), 1 run per side") */
 } tl_variant_summary;
 
 typedef struct tl_summary {

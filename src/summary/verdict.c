@@ -39,10 +39,14 @@ enum { SRC_UA, SRC_UNIFIED, SRC_FAMILY, SRC_N };
 /* One source's samples of an op on one side. */
 typedef struct op_calls {
     tl_moments calls; /* µs: all the calls pooled */
-    /* the spread within argument sets (the sum of squared deviations from each row's own
-     * mean, and its degrees of freedom); the spread between argument sets is the shapes',
-     * not noise */
-    double wss, wdf;
+    /* the argument sets as strata: the calls' spread within each set, relative to the set's
+     * own mean and pooled over the sets (sum of (n_s - 1) cv_s^2 on sum(n_s - 1) degrees of
+     * freedom), and the weight that turns it back into the variance of the op's total,
+     * w = sum n_s m_s^2 (µs^2).  The spread between sets is the shapes', never noise; and
+     * relative, since a call's noise scales with its time (a 3 ms shape's spread says
+     * nothing of a 10 µs shape's in microseconds). */
+    double rss, rdf, w;
+    size_t strata;
     const char *sheet; /* SRC_FAMILY: the sheet they came from (the first that had the op) */
 } op_calls;
 
@@ -186,9 +190,11 @@ static void pool_rows(tl_noise *nz, const tl_table *t, size_t side, const sample
                 continue;
         }
         tl_moments_merge(&c->calls, &m);
-        if (n >= 2 && !isnan(m.m2)) {
-            c->wss += m.m2;
-            c->wdf += n - 1;
+        c->w += n * mean * mean;
+        c->strata++;
+        if (n >= 2 && !isnan(m.m2) && mean > 0) {
+            c->rss += m.m2 / (mean * mean);
+            c->rdf += n - 1;
         }
     }
 }
@@ -473,28 +479,28 @@ static tl_interval steps_interval(const double *x, size_t na, const double *y, s
 }
 
 /*
- * Judge an op on its steps, twice: its time per step as it is (the between-step spread,
+ * Judge an item on its steps, twice: its time per step as it is (the between-step spread,
  * which holds what makes a whole step slower or faster: clocks, thermals, a neighbour), and
  * its share of the step's busy time (which such a change of the whole step leaves alone,
  * so that one op's own change shows through it).  Each test at half the level (Bonferroni):
- * the op's p value is twice the smaller one, and its interval that test's.  0 when the op
- * has no steps on both sides.
+ * the item's p value is twice the smaller one, and its interval that test's.  x[0..na) are
+ * side 0's kept steps, y[0..nb) side 1's, busy_a and busy_b the steps' busy times.  0 when
+ * neither test can be made.
  */
-static int judge_steps(const tl_noise *nz, const op_noise *op, double confidence, tl_summary_item *it)
+static int judge_step_samples(const double *x, size_t na, const double *y, size_t nb, const double *busy_a,
+                              const double *busy_b, double confidence, tl_summary_item *it)
 {
-    size_t na = nz->nsteps[0], nb = nz->nsteps[1];
-    if (!op || !op->steps || !(it->time_ms.base > 0) || isnan(it->time_ms.var))
+    if (!(it->time_ms.base > 0) || isnan(it->time_ms.var))
         return 0;
-    const double *x = op->steps, *y = op->steps + na;
     double va, vb, sva, svb;
     /* a level of 1 - confidence for the pair of tests: each interval at half of it */
     double half = 1 - (1 - confidence) / 2;
     tl_interval abs_r = steps_interval(x, na, y, nb, it->time_ms.base, half, &va, &vb);
     double *rx = tl_xmalloc((na + nb) * sizeof *rx), *ry = rx + na;
     for (size_t s = 0; s < na; s++)
-        rx[s] = nz->busy_steps[0][s] > 0 ? x[s] / nz->busy_steps[0][s] : 0;
+        rx[s] = busy_a[s] > 0 ? x[s] / busy_a[s] : 0;
     for (size_t s = 0; s < nb; s++)
-        ry[s] = nz->busy_steps[1][s] > 0 ? y[s] / nz->busy_steps[1][s] : 0;
+        ry[s] = busy_b[s] > 0 ? y[s] / busy_b[s] : 0;
     tl_interval share_r = steps_interval(rx, na, ry, nb, it->time_ms.base, half, &sva, &svb);
     free(rx);
     if (isnan(abs_r.p) && isnan(share_r.p))
@@ -513,6 +519,16 @@ static int judge_steps(const tl_noise *nz, const op_noise *op, double confidence
     it->df_var = (double)nb - 1;
     it->by_steps = by_share ? 2 : 1;
     return 1;
+}
+
+/* An op on its steps (judge_step_samples); 0 when it has none on both sides. */
+static int judge_steps(const tl_noise *nz, const op_noise *op, double confidence, tl_summary_item *it)
+{
+    size_t na = nz->nsteps[0], nb = nz->nsteps[1];
+    if (!op || !op->steps)
+        return 0;
+    return judge_step_samples(op->steps, na, op->steps + na, nb, nz->busy_steps[0], nz->busy_steps[1], confidence,
+                              it);
 }
 
 /* ---- the verdicts ------------------------------------------------------------------------ */
@@ -537,6 +553,18 @@ static int borrow(side_spread *a, side_spread *b)
     return 1;
 }
 
+/*
+ * One side's calls as strata (ms): a call of the op's root-mean-square size, sqrt(w / n),
+ * whose variance is the pooled relative spread at that size, so that n times it is the
+ * strata's sum, sum n_s m_s^2 cv^2, and its relative variance the pooled cv^2 itself (what
+ * the prior over all the ops moderates).
+ */
+static side_spread strata_spread(const op_calls *c)
+{
+    double n = c->calls.n, size = n > 0 ? sqrt(c->w / n) * 1e-3 : NAN;
+    return (side_spread){n, size, c->rdf > 0 ? c->rss / c->rdf * size * size : NAN, c->rdf};
+}
+
 /* The two sides of item i (0 when the item cannot be tested). */
 static int sides_of(const tl_noise *nz, size_t var, int runs, const tl_summary_item *it, side_spread *a,
                     side_spread *b)
@@ -552,12 +580,11 @@ static int sides_of(const tl_noise *nz, size_t var, int runs, const tl_summary_i
         *b = (side_spread){(double)nz->runs[var], it->time_ms.var, op->run_var[var], (double)nz->runs[var] - 1};
         return 1;
     }
-    /* the calls' spread within their argument sets (µs^2 -> ms^2) */
     const op_calls *ca = calls_of(op, 0), *cb = calls_of(op, var);
     if (!ca || !cb)
         return 0;
-    *a = (side_spread){ca->calls.n, ca->calls.mean * 1e-3, ca->wdf > 0 ? ca->wss / ca->wdf * 1e-6 : NAN, ca->wdf};
-    *b = (side_spread){cb->calls.n, cb->calls.mean * 1e-3, cb->wdf > 0 ? cb->wss / cb->wdf * 1e-6 : NAN, cb->wdf};
+    *a = strata_spread(ca);
+    *b = strata_spread(cb);
     return 1;
 }
 
@@ -856,6 +883,18 @@ static size_t settle(tl_summary_item *items, size_t n, double confidence, int fd
 size_t tl_verdicts_judge_paired(const tl_pairs *d, const double *unit, tl_summary_item *items, size_t n,
                                 double confidence, int fdr)
 {
+    return tl_verdicts_judge_lcas(d, unit, NULL, items, n, confidence, fdr);
+}
+
+/* Steps to judge an item by: both sides keep enough, and the item has them. */
+static int has_steps(const tl_step_samples *st, size_t i)
+{
+    return st && st->na >= TL_STEPS_MIN && st->nb >= TL_STEPS_MIN && st->x && (!st->has || st->has[i]);
+}
+
+size_t tl_verdicts_judge_lcas(const tl_pairs *d, const double *unit, const tl_step_samples *st,
+                              tl_summary_item *items, size_t n, double confidence, int fdr)
+{
     side_spread *sp = tl_xmalloc((n ? n : 1) * sizeof *sp);
     double *rel = tl_xmalloc((n ? n : 1) * sizeof *rel), *rdf = tl_xmalloc((n ? n : 1) * sizeof *rdf);
     for (size_t i = 0; i < n; i++) {
@@ -864,6 +903,7 @@ size_t tl_verdicts_judge_paired(const tl_pairs *d, const double *unit, tl_summar
         it->n_base = it->n_var = NAN;
         it->var_base = it->var_var = it->df_base = it->df_var = NAN;
         it->verdict = TL_VERDICT_NONE;
+        it->paired = it->by_steps = 0;
         double var = d[i].df > 0 ? d[i].var : NAN;
         sp[i] = (side_spread){d[i].n, unit[i], var, d[i].df > 0 ? d[i].df : 0};
         int use = d[i].df > 0 && unit[i] > 0 && !isnan(var);
@@ -875,7 +915,15 @@ size_t tl_verdicts_judge_paired(const tl_pairs *d, const double *unit, tl_summar
     for (size_t i = 0; i < n; i++) {
         tl_summary_item *it = &items[i];
         side_spread x = sp[i];
-        if (!(x.n >= 1) || isnan(it->time_ms.base) || isnan(it->time_ms.var))
+        if (isnan(it->time_ms.base) || isnan(it->time_ms.var))
+            continue;
+        /* steps first, as for the ops: the LCAs of one step share what the step went through */
+        if (has_steps(st, i)) {
+            const double *xs = st->x + i * (st->na + st->nb);
+            if (judge_step_samples(xs, st->na, xs + st->na, st->nb, st->busy[0], st->busy[1], confidence, it))
+                continue;
+        }
+        if (!(x.n >= 1))
             continue;
         moderate(&x, s0, d0);
         if (!(x.df > 0) || isnan(x.unit_var))
@@ -912,6 +960,16 @@ const char *tl_verdict_name(int verdict)
 
 void tl_noise_ranks_as_runs(tl_noise *nz) { nz->ranks = 1; }
 
+void tl_steps_basis(const size_t kept[2], const size_t all[2], const size_t first[2], char *buf, size_t n)
+{
+    char left[96] = "";
+    if (first[0] == 2 && first[1] == 2 && kept[0] + 1 == all[0] && kept[1] + 1 == all[1])
+        snprintf(left, sizeof left, ", the first left out as warm-up");
+    else if (kept[0] != all[0] || kept[1] != all[1])
+        snprintf(left, sizeof left, " (of %zu and %zu, from step %zu and %zu)", all[0], all[1], first[0], first[1]);
+    snprintf(buf, n, "%zu vs %zu steps%s", kept[0], kept[1], left);
+}
+
 void tl_verdict_basis(const tl_noise *nz, size_t var, const tl_summary_item *items, size_t nitems, char *buf,
                       size_t n)
 {
@@ -922,16 +980,11 @@ void tl_verdict_basis(const tl_noise *nz, size_t var, const tl_summary_item *ite
         tested += items[i].verdict != TL_VERDICT_NONE;
     }
     if (stepped) {
-        size_t na = nz->nsteps[0], nb = nz->nsteps[1];
-        char left[96] = "";
-        if (nz->first_step[0] == 2 && nz->first_step[1] == 2 && na + 1 == nz->all_steps[0] &&
-            nb + 1 == nz->all_steps[1])
-            snprintf(left, sizeof left, ", the first left out as warm-up");
-        else if (na != nz->all_steps[0] || nb != nz->all_steps[1])
-            snprintf(left, sizeof left, " (of %zu and %zu, from step %zu and %zu)", nz->all_steps[0], nz->all_steps[1],
-                     nz->first_step[0], nz->first_step[1]);
-        snprintf(buf, n, "between-step spread, %zu vs %zu steps%s (each op's time and its share of the step)%s", na, nb,
-                 left, stepped < tested ? "; the rest paired calls or the per-call spread" : "");
+        const size_t kept[2] = {nz->nsteps[0], nz->nsteps[1]};
+        char steps[128];
+        tl_steps_basis(kept, nz->all_steps, nz->first_step, steps, sizeof steps);
+        snprintf(buf, n, "between-step spread, %s (each op's time and its share of the step)%s", steps,
+                 stepped < tested ? "; the rest paired calls or per-shape strata" : "");
     } else if ((ra > 1 || rb > 1) && nz->ranks) {
         snprintf(buf, n, "rank-to-rank spread (the ranks are repeated measurements of one program), op times the "
                          "mean over %zu vs %zu ranks", ra, rb);
@@ -941,9 +994,9 @@ void tl_verdict_basis(const tl_noise *nz, size_t var, const tl_summary_item *ite
         snprintf(buf, n, "paired calls (the same op at the same place of both call trees), 1 run per side");
     else if (paired)
         snprintf(buf, n, "paired calls (the same op at the same place of both call trees) for %zu of %zu ops, "
-                         "the per-call spread for the rest, 1 run per side", paired, tested);
+                         "per-shape strata for the rest, 1 run per side", paired, tested);
     else
-        snprintf(buf, n, "per-call spread, 1 run per side");
+        snprintf(buf, n, "per-shape strata (each op's calls within their argument sets), 1 run per side");
 }
 
 /* ---- rendering ----------------------------------------------------------------------------- */

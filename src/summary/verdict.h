@@ -1,12 +1,15 @@
 /*
  * verdict.h - is a change larger than the noise?  The noise is taken from the data itself:
  *
- *  - one run per side: the spread of an op's calls.  ops_unique_args holds, per op and
- *    argument set, the count, mean and (n - 1) standard deviation of the calls' direct
- *    kernel time (for a trace, of every call).  Pooled exactly per name they give the
- *    moments of all the op's calls; the noise is their spread *within* argument sets (the
- *    pooled variance: the squared deviations from each set's own mean, on sum(n - 1)
- *    degrees of freedom), since calls of different shapes differ by design, not by chance.
+ *  - one run per side: the spread of an op's calls, its argument sets as strata.
+ *    ops_unique_args holds, per op and argument set, the count, mean and (n - 1) standard
+ *    deviation of the calls' direct kernel time (for a trace, of every call).  Each set is
+ *    a stratum: its calls' spread is measured from its own mean, never across shapes (calls
+ *    of different shapes differ by design, not by chance), relative to that mean (a call's
+ *    noise scales with its time), and pooled over the op's sets (sum (n_s - 1) cv_s^2 on
+ *    sum(n_s - 1) degrees of freedom).  The variance of a side's total is then
+ *    cv^2 sum n_s m_s^2: each stratum's at its own size, so that a uniform slowdown, which
+ *    moves every stratum by the same share, stands out against the calls of one shape.
  *    The collector takes the rows from the ops_unique_args results as these stream to the
  *    outputs (tl_noise_tap).  An op that a side's ops_unique_args does not have (a report
  *    without the sheet) takes its samples from the roofline sheets the same way: the
@@ -140,6 +143,23 @@ typedef struct tl_step_side {
     const double *ms;         /* [nops * n]: op k in kept step s at [k * n + s] */
 } tl_step_side;
 
+/* Items' times per step, for tl_verdicts_judge_lcas. */
+typedef struct tl_step_samples {
+    size_t na, nb;            /* the steps kept on each side (fewer than TL_STEPS_MIN: not used) */
+    const double *busy[2];    /* [na], [nb]: the kept steps' busy times (ms) */
+    const double *x;          /* [n * (na + nb)]: item i's time (ms) in each kept step, side 0's then 1's */
+    const unsigned char *has; /* [n]: item i has steps of its own (NULL: every item) */
+} tl_step_samples;
+
+/*
+ * tl_verdicts_judge_paired, where an item with steps (st, may be NULL) rests on the spread
+ * between its steps rather than between its pairs, as an op's does in tl_verdicts_judge
+ * (its time per step and its share of the step, each at half the level; by_steps set), and
+ * one without pairs but with steps is tested too.  One Holm (or BH) step over all of them.
+ */
+size_t tl_verdicts_judge_lcas(const tl_pairs *d, const double *unit, const tl_step_samples *st,
+                              tl_summary_item *items, size_t n, double confidence, int fdr);
+
 /* The fewest steps kept on each side for the verdicts to rest on steps: fewer leave the
  * spread too few degrees of freedom to beat the paired calls (4 steps, the first left out:
  * an interval on 2 degrees of freedom is 4.3 standard errors wide). */
@@ -154,6 +174,11 @@ typedef struct tl_step_side {
  * nothing changes.
  */
 void tl_noise_add_steps(tl_noise *nz, const tl_step_side *a, const tl_step_side *b);
+
+/* Which steps the verdicts rest on, into buf: "9 vs 9 steps, the first left out as
+ * warm-up" or "4 vs 4 steps (of 10 and 10, from step 3 and 3)"; kept[k] of all[k] steps
+ * from the first[k]-th (1-based) on each side. */
+void tl_steps_basis(const size_t kept[2], const size_t all[2], const size_t first[2], char *buf, size_t n);
 
 /* The steps kept on side `side` (0: none, the verdicts do not rest on steps). */
 size_t tl_noise_steps(const tl_noise *nz, size_t side);

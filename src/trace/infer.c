@@ -677,45 +677,62 @@ static int ts_cmp_ctx(size_t a, size_t b, void *ctx)
     return x < y ? -1 : x > y ? 1 : 0;
 }
 
-/* Capture frames that nothing of the sheets reads: a Python frame with no paired launch
- * below it (no kernel ever runs under it, so no launcher walk, call stack, module or perf
- * row passes through it; --include_call_stack's columns too only follow kernels).  Such
- * frames are most of a capture subtree; unless all frames are asked for they take their
- * UIDs but are not copied, and their children hang under the nearest copied ancestor. */
-/* Graft one job into t (room in t->ev and t->idx is made here). */
-static void graft(tl_trace *t, const job *jb, int all_frames, uint32_t *uid_next, uint32_t *pos_of, int *warned_gpu)
+/* A graft's plan, by position p in the capture subtree (cr->sub): whether p is copied and
+ * where, under which copy it hangs, and the room its copy takes in t->idx. */
+typedef struct gplan {
+    size_t n;               /* positions */
+    uint32_t *posmap;       /* position -> copy, or TL_TEV_NONE */
+    uint32_t *pparent;      /* position -> parent position (UINT32_MAX: the root's) */
+    uint32_t *kparent;      /* position -> nearest copied ancestor position */
+    uint8_t *paired;        /* a capture launch paired with a replay kernel */
+    uint8_t *on_path;       /* a paired launch or one of its ancestors */
+    uint32_t base;          /* the first copy's index in t->ev */
+    size_t ncopy;
+    uint32_t *nch, *gcount; /* by copy - base: its children, its kernels below */
+    size_t nchild, ngpu;    /* their sums */
+} gplan;
+
+/* Each position's parent position (pos_of: capture event -> position, filled here), and
+ * which positions lie on the path from a paired launch up to the root. */
+static void plan_parents(gplan *pl, const tl_trace *ct, const croot *cr, const job *jb, uint32_t *pos_of)
 {
-    const tl_trace *ct = jb->ct->t;
-    const croot *cr = jb->cr;
-    const tl_tev *g0 = &t->ev[jb->g];
-    double gts = g0->ts, gdur = g0->dur;
-    /* taken now: g0 points into t->ev, which grows below */
-    const uint8_t gint = (uint8_t)(g0->flags & (TL_TEV_TS_INT | TL_TEV_DUR_INT));
-    uint32_t gthread = tl_tev_thread(t, g0);
-    size_t n = cr->nsub;
-    uint32_t *posmap = tl_xmalloc(n * sizeof *posmap);  /* position -> copy, or TL_TEV_NONE */
-    uint32_t *pparent = tl_xmalloc(n * sizeof *pparent); /* position -> parent position (UINT32_MAX: the root's) */
-    uint32_t *kparent = tl_xmalloc(n * sizeof *kparent); /* position -> nearest copied ancestor position */
+    size_t n = pl->n;
     for (size_t p = 0; p < n; p++)
         if (cr->sub[p] != UINT32_MAX)
             pos_of[cr->sub[p]] = (uint32_t)p;
     uint8_t *is_top = tl_xcalloc(ct->nev ? ct->nev : 1, 1);
     for (size_t k = 0; k < cr->ntop; k++)
         is_top[cr->top[k]] = 1;
+    pl->pparent = tl_xmalloc(n * sizeof *pl->pparent);
     for (size_t p = 0; p < n; p++) {
         uint32_t s = cr->sub[p];
-        pparent[p] = s == UINT32_MAX ? UINT32_MAX : is_top[s] ? 0 : pos_of[ct->ev[s].parent];
+        pl->pparent[p] = s == UINT32_MAX ? UINT32_MAX : is_top[s] ? 0 : pos_of[ct->ev[s].parent];
     }
-    uint8_t *paired = tl_xcalloc(n, 1), *on_path = tl_xcalloc(n, 1);
+    free(is_top);
+    pl->paired = tl_xcalloc(n, 1);
+    pl->on_path = tl_xcalloc(n, 1);
     for (size_t i = 0; i < jb->np; i++) {
-        paired[jb->p[i].c] = 1;
-        for (uint32_t p = jb->p[i].c; p != UINT32_MAX && !on_path[p]; p = pparent[p])
-            on_path[p] = 1;
+        pl->paired[jb->p[i].c] = 1;
+        for (uint32_t p = jb->p[i].c; p != UINT32_MAX && !pl->on_path[p]; p = pl->pparent[p])
+            pl->on_path[p] = 1;
     }
-    size_t ncopy = 0;
+}
+
+/* Capture frames that nothing of the sheets reads: a Python frame with no paired launch
+ * below it (no kernel ever runs under it, so no launcher walk, call stack, module or perf
+ * row passes through it; --include_call_stack's columns too only follow kernels).  Such
+ * frames are most of a capture subtree; unless all frames are asked for they take their
+ * UIDs but are not copied, and their children hang under the nearest copied ancestor.
+ * GPU events of the capture window are capture-time work: never copied. */
+static void plan_copies(gplan *pl, const tl_trace *t, const tl_trace *ct, const croot *cr, int all_frames, int *warned_gpu)
+{
+    size_t n = pl->n;
+    pl->posmap = tl_xmalloc(n * sizeof *pl->posmap);
+    pl->base = (uint32_t)t->nev;
+    pl->ncopy = 0;
     for (size_t p = 0; p < n; p++) {
         uint32_t s = cr->sub[p];
-        posmap[p] = TL_TEV_NONE;
+        pl->posmap[p] = TL_TEV_NONE;
         if (s != UINT32_MAX && tl_tev_is_gpu(&ct->ev[s])) {
             if (!*warned_gpu) {
                 tl_warn("%s: GPU events inside a capture window (capture-time work, not captured): not grafted", ct->path);
@@ -723,80 +740,123 @@ static void graft(tl_trace *t, const job *jb, int all_frames, uint32_t *uid_next
             }
             continue;
         }
-        if (s != UINT32_MAX && !all_frames && ct->ev[s].kind == TL_TEV_PYTHON && !on_path[p])
+        if (s != UINT32_MAX && !all_frames && ct->ev[s].kind == TL_TEV_PYTHON && !pl->on_path[p])
             continue;
-        posmap[p] = (uint32_t)(t->nev + ncopy++);
+        pl->posmap[p] = (uint32_t)(t->nev + pl->ncopy++);
     }
-    free(is_top);
     /* a parent comes before its children in the subtree order (ts, ties breadth first) */
+    pl->kparent = tl_xmalloc(n * sizeof *pl->kparent);
     for (size_t p = 0; p < n; p++) {
-        uint32_t q = pparent[p];
-        kparent[p] = q == UINT32_MAX || posmap[q] != TL_TEV_NONE ? q : kparent[q];
+        uint32_t q = pl->pparent[p];
+        pl->kparent[p] = q == UINT32_MAX || pl->posmap[q] != TL_TEV_NONE ? q : pl->kparent[q];
     }
-    /* children: each copy under its nearest copied ancestor, in subtree order; a paired
-     * launch's children are its kernel only */
-    uint32_t base = (uint32_t)t->nev;
-    uint32_t *nch = tl_xcalloc(ncopy ? ncopy : 1, sizeof *nch), *gcount = tl_xcalloc(ncopy ? ncopy : 1, sizeof *gcount);
-    size_t nchild = 0, ngpu = 0;
-    for (size_t p = 1; p < n; p++) {
-        if (posmap[p] == TL_TEV_NONE || paired[kparent[p]])
+}
+
+/* Children: each copy under its nearest copied ancestor, in subtree order; a paired
+ * launch's children are its kernel only.  Kernels: each under every copied ancestor. */
+static void plan_counts(gplan *pl, const job *jb)
+{
+    size_t nc = pl->ncopy ? pl->ncopy : 1;
+    pl->nch = tl_xcalloc(nc, sizeof *pl->nch);
+    pl->gcount = tl_xcalloc(nc, sizeof *pl->gcount);
+    pl->nchild = pl->ngpu = 0;
+    for (size_t p = 1; p < pl->n; p++) {
+        if (pl->posmap[p] == TL_TEV_NONE || pl->paired[pl->kparent[p]])
             continue;
-        nch[posmap[kparent[p]] - base]++;
-        nchild++;
+        pl->nch[pl->posmap[pl->kparent[p]] - pl->base]++;
+        pl->nchild++;
     }
     for (size_t i = 0; i < jb->np; i++) {
-        nch[posmap[jb->p[i].c] - base] = 1;
-        for (uint32_t p = jb->p[i].c; p != UINT32_MAX; p = pparent[p])
-            if (posmap[p] != TL_TEV_NONE) {
-                gcount[posmap[p] - base]++;
-                ngpu++;
+        pl->nch[pl->posmap[jb->p[i].c] - pl->base] = 1;
+        for (uint32_t p = jb->p[i].c; p != UINT32_MAX; p = pl->pparent[p])
+            if (pl->posmap[p] != TL_TEV_NONE) {
+                pl->gcount[pl->posmap[p] - pl->base]++;
+                pl->ngpu++;
             }
     }
-    nchild += jb->np;
-    t->ev = tl_xrealloc(t->ev, (t->nev + ncopy) * sizeof *t->ev);
-    /* the copies' aux records: the capture event's (the perf models read the copies' shapes,
-     * Output type, that they have args); a copy takes no part in forward/backward links
-     * (the reference links the trees before the merge), so its sequence number is
-     * dropped.  The capture root has none. */
+    pl->nchild += jb->np;
+}
+
+static void gplan_free(gplan *pl)
+{
+    free(pl->posmap);
+    free(pl->pparent);
+    free(pl->kparent);
+    free(pl->paired);
+    free(pl->on_path);
+    free(pl->nch);
+    free(pl->gcount);
+}
+
+/* The copies keep their capture threads: each in t's thread table.  Returns the capture
+ * thread -> t's thread map (malloc'd). */
+static uint32_t *graft_threads(tl_trace *t, const tl_trace *ct)
+{
+    uint32_t *thread_of = tl_xmalloc((ct->nthreads ? ct->nthreads : 1) * sizeof *thread_of);
+    tl_kmap have;
+    tl_kmap_init(&have);
+    for (size_t i = 0; i < t->nthreads; i++)
+        tl_kmap_put(&have, t->threads[i].pid, t->threads[i].tid, 0, NULL)->val = (uint32_t)i;
+    t->threads = tl_xrealloc(t->threads, (t->nthreads + ct->nthreads + 1) * sizeof *t->threads);
+    for (size_t i = 0; i < ct->nthreads; i++) {
+        int created;
+        tl_kmap_slot *sl = tl_kmap_put(&have, ct->threads[i].pid, ct->threads[i].tid, 0, &created);
+        if (created) {
+            t->threads[t->nthreads] = ct->threads[i];
+            sl->val = (uint32_t)t->nthreads++;
+        }
+        thread_of[i] = sl->val;
+    }
+    tl_kmap_free(&have);
+    return thread_of;
+}
+
+/* Room in t for the copies: their events and aux records, the threads (returned as in
+ * graft_threads), the capture's roots among them, and their children and kernels in t->idx.
+ *
+ * The copies' aux records are the capture events' (the perf models read the copies'
+ * shapes, Output type, that they have args); the capture root has none. */
+static uint32_t *graft_room(tl_trace *t, const gplan *pl, const tl_trace *ct, const croot *cr, const uint32_t *pos_of)
+{
+    t->ev = tl_xrealloc(t->ev, (t->nev + pl->ncopy) * sizeof *t->ev);
     size_t nxcopy = 0;
-    for (size_t p = 0; p < n; p++)
-        nxcopy += posmap[p] != TL_TEV_NONE && cr->sub[p] != UINT32_MAX && tl_tev_has_aux(&ct->ev[cr->sub[p]]);
+    for (size_t p = 0; p < pl->n; p++)
+        nxcopy += pl->posmap[p] != TL_TEV_NONE && cr->sub[p] != UINT32_MAX && tl_tev_has_aux(&ct->ev[cr->sub[p]]);
     if (nxcopy)
         t->aux = tl_xrealloc(t->aux, (t->naux + nxcopy) * sizeof *t->aux);
-    /* the copies keep their capture threads: each in t's thread table */
-    uint32_t *thread_of = tl_xmalloc((ct->nthreads ? ct->nthreads : 1) * sizeof *thread_of);
-    {
-        tl_kmap have;
-        tl_kmap_init(&have);
-        for (size_t i = 0; i < t->nthreads; i++)
-            tl_kmap_put(&have, t->threads[i].pid, t->threads[i].tid, 0, NULL)->val = (uint32_t)i;
-        t->threads = tl_xrealloc(t->threads, (t->nthreads + ct->nthreads + 1) * sizeof *t->threads);
-        for (size_t i = 0; i < ct->nthreads; i++) {
-            int created;
-            tl_kmap_slot *sl = tl_kmap_put(&have, ct->threads[i].pid, ct->threads[i].tid, 0, &created);
-            if (created) {
-                t->threads[t->nthreads] = ct->threads[i];
-                sl->val = (uint32_t)t->nthreads++;
-            }
-            thread_of[i] = sl->val;
-        }
-        tl_kmap_free(&have);
-    }
+    uint32_t *thread_of = graft_threads(t, ct);
     /* the capture's cpu root nodes in the subtree are roots of the merged tree too, after
      * the execution trace's own (unified_perf_summary starts from them) */
     size_t nnew_roots = 0;
     for (size_t r = 0; r < ct->nroots; r++)
-        nnew_roots += pos_of[ct->roots[r]] != UINT32_MAX && posmap[pos_of[ct->roots[r]]] != TL_TEV_NONE;
+        nnew_roots += pos_of[ct->roots[r]] != UINT32_MAX && pl->posmap[pos_of[ct->roots[r]]] != TL_TEV_NONE;
     if (nnew_roots) {
         t->roots = tl_xrealloc(t->roots, (t->nroots + nnew_roots) * sizeof *t->roots);
         for (size_t r = 0; r < ct->nroots; r++)
-            if (pos_of[ct->roots[r]] != UINT32_MAX && posmap[pos_of[ct->roots[r]]] != TL_TEV_NONE)
-                t->roots[t->nroots++] = posmap[pos_of[ct->roots[r]]];
+            if (pos_of[ct->roots[r]] != UINT32_MAX && pl->posmap[pos_of[ct->roots[r]]] != TL_TEV_NONE)
+                t->roots[t->nroots++] = pl->posmap[pos_of[ct->roots[r]]];
     }
-    t->idx = tl_xrealloc(t->idx, (t->nidx + nchild + ngpu + 1) * sizeof *t->idx);
+    t->idx = tl_xrealloc(t->idx, (t->nidx + pl->nchild + pl->ngpu + 1) * sizeof *t->idx);
+    return thread_of;
+}
+
+/* What a copy takes from the graph launch it is grafted under (read before t->ev grows). */
+typedef struct glaunch {
+    uint32_t g;       /* its index */
+    double ts, dur;
+    uint8_t tsint;    /* its ts and dur flags: Python ints when the launch's were (TRACES.md §4.6) */
+    uint32_t thread;
+} glaunch;
+
+/* Write the copies (a copy takes no part in forward/backward links: the reference links
+ * the trees before the merge, so its sequence number is dropped) and place their child
+ * and kernel ranges in t->idx from t->nidx on.  Returns the end of those ranges. */
+static size_t fill_copies(tl_trace *t, const gplan *pl, const tl_trace *ct, const croot *cr, const glaunch *gl,
+                          const uint32_t *thread_of, uint32_t uid0)
+{
     size_t off = t->nidx;
-    for (size_t p = 0; p < n; p++) {
-        uint32_t ni = posmap[p];
+    for (size_t p = 0; p < pl->n; p++) {
+        uint32_t ni = pl->posmap[p];
         if (ni == TL_TEV_NONE)
             continue;
         uint32_t s = cr->sub[p];
@@ -805,7 +865,7 @@ static void graft(tl_trace *t, const job *jb, int all_frames, uint32_t *uid_next
             memset(e, 0, sizeof *e);
             e->name = tl_arena_strdup(&t->arena, "CaptureRoot");
             e->kind = TL_TEV_RUNTIME;
-            e->ref = gthread;
+            e->ref = gl->thread;
         } else {
             *e = ct->ev[s];
             uint32_t th = thread_of[tl_tev_thread(ct, e)];
@@ -818,76 +878,103 @@ static void graft(tl_trace *t, const job *jb, int all_frames, uint32_t *uid_next
                 e->ref = th;
             }
         }
-        e->ts = gts;
-        e->dur = gdur;
-        e->uid = *uid_next + (uint32_t)p;
-        /* the launch's own ts and dur: Python ints when the launch's were (TRACES.md §4.6) */
-        e->flags = (uint8_t)(TL_TEV_IN_TREE | gint);
-        e->parent = s == UINT32_MAX ? jb->g : posmap[kparent[p]];
+        e->ts = gl->ts;
+        e->dur = gl->dur;
+        e->uid = uid0 + (uint32_t)p;
+        e->flags = (uint8_t)(TL_TEV_IN_TREE | gl->tsint);
+        e->parent = s == UINT32_MAX ? gl->g : pl->posmap[pl->kparent[p]];
         e->child0 = (uint32_t)off;
-        off += nch[ni - base];
+        off += pl->nch[ni - pl->base];
         e->nchild = 0;
         e->gpu0 = 0;
         e->ngpu = 0;
         if (e->kind == TL_TEV_CPU_OP)
             t->ncpu_ops++;
     }
-    for (size_t c = 0; c < ncopy; c++) {
-        t->ev[base + c].gpu0 = (uint32_t)off;
-        off += gcount[c];
+    for (size_t c = 0; c < pl->ncopy; c++) {
+        t->ev[pl->base + c].gpu0 = (uint32_t)off;
+        off += pl->gcount[c];
     }
-    t->nev += ncopy;
-    for (size_t p = 1; p < n; p++) {
-        if (posmap[p] == TL_TEV_NONE || paired[kparent[p]])
+    return off;
+}
+
+/* Hang each copy under its nearest copied ancestor and each paired replay kernel under
+ * its launch's copy (as its only child) and in the kernels of every copied ancestor. */
+static void link_copies(tl_trace *t, const gplan *pl, const job *jb)
+{
+    for (size_t p = 1; p < pl->n; p++) {
+        if (pl->posmap[p] == TL_TEV_NONE || pl->paired[pl->kparent[p]])
             continue;
-        tl_tev *par = &t->ev[posmap[kparent[p]]];
-        t->idx[par->child0 + par->nchild++] = posmap[p];
+        tl_tev *par = &t->ev[pl->posmap[pl->kparent[p]]];
+        t->idx[par->child0 + par->nchild++] = pl->posmap[p];
     }
     for (size_t i = 0; i < jb->np; i++) {
-        uint32_t k = jb->p[i].k, cp = posmap[jb->p[i].c];
+        uint32_t k = jb->p[i].k, cp = pl->posmap[jb->p[i].c];
         tl_tev *c = &t->ev[cp];
         c->nchild = 1;
         t->idx[c->child0] = k;
         t->ev[k].parent = cp;
-        for (uint32_t p = jb->p[i].c; p != UINT32_MAX; p = pparent[p]) {
-            if (posmap[p] == TL_TEV_NONE)
+        for (uint32_t p = jb->p[i].c; p != UINT32_MAX; p = pl->pparent[p]) {
+            if (pl->posmap[p] == TL_TEV_NONE)
                 continue;
-            tl_tev *a = &t->ev[posmap[p]];
+            tl_tev *a = &t->ev[pl->posmap[p]];
             t->idx[a->gpu0 + a->ngpu++] = k;
         }
     }
-    for (size_t c = 0; c < ncopy; c++)
-        if (t->ev[base + c].ngpu == 0)
-            t->ev[base + c].flags |= TL_TEV_NON_GPU_PATH;
+    for (size_t c = 0; c < pl->ncopy; c++)
+        if (t->ev[pl->base + c].ngpu == 0)
+            t->ev[pl->base + c].flags |= TL_TEV_NON_GPU_PATH;
+}
+
+/* Graft one job into t (room in t->ev and t->idx is made here): plan which capture
+ * events are copied and where they hang, make room, copy, link, and give the graph
+ * launch the capture root as its only child.  pos_of (capture event -> position) comes
+ * all UINT32_MAX and is left so. */
+static void graft(tl_trace *t, const job *jb, int all_frames, uint32_t *uid_next, uint32_t *pos_of, int *warned_gpu)
+{
+    const tl_trace *ct = jb->ct->t;
+    const croot *cr = jb->cr;
+    const tl_tev *g0 = &t->ev[jb->g];
+    glaunch gl = {jb->g, g0->ts, g0->dur, (uint8_t)(g0->flags & (TL_TEV_TS_INT | TL_TEV_DUR_INT)), tl_tev_thread(t, g0)};
+    gplan pl = {.n = cr->nsub};
+    plan_parents(&pl, ct, cr, jb, pos_of);
+    plan_copies(&pl, t, ct, cr, all_frames, warned_gpu);
+    plan_counts(&pl, jb);
+    uint32_t *thread_of = graft_room(t, &pl, ct, cr, pos_of);
+    size_t off = fill_copies(t, &pl, ct, cr, &gl, thread_of, *uid_next);
+    t->nev += pl.ncopy;
+    link_copies(t, &pl, jb);
     /* the graph launch now holds the capture root only */
     tl_tev *g = &t->ev[jb->g];
     g->child0 = (uint32_t)off;
     g->nchild = 1;
-    t->idx[off++] = base;
+    t->idx[off++] = pl.base;
     t->nidx = off;
-    *uid_next += (uint32_t)n;
-    for (size_t p = 0; p < n; p++)
+    *uid_next += (uint32_t)pl.n;
+    for (size_t p = 0; p < pl.n; p++)
         if (cr->sub[p] != UINT32_MAX)
             pos_of[cr->sub[p]] = UINT32_MAX;
     free(thread_of);
-    free(posmap);
-    free(pparent);
-    free(kparent);
-    free(paired);
-    free(on_path);
-    free(nch);
-    free(gcount);
+    gplan_free(&pl);
 }
 
 static int uint_cmp_ts(size_t a, size_t b, void *ctx) { return ts_cmp_ctx(a, b, ctx); }
 
-int tl_infer_attribute(tl_trace *t, tl_capture *cap, int all_frames, tl_infer_stats *st, tl_error *err)
+/* One attribution under way: what its steps share, and the jobs it plans. */
+typedef struct attrib {
+    tl_trace *t;
+    tl_capture *cap;
+    tl_infer_stats *st;
+    tl_error *err;
+    ctrace *cts;    /* by capture entry: its trace, read when first chosen */
+    job *jobs;
+    size_t njobs, cap_j;
+    int skipped_batch, skipped_size, skipped_file, skipped_count; /* each warned once */
+} attrib;
+
+/* The graph launches of t, in ts order (malloc'd). */
+static size_t *graph_launches(const tl_trace *t, size_t *n)
 {
-    memset(st, 0, sizeof *st);
-    st->capture_batch = -1;
-    patterns_init();
-    int rc = -1;
-    /* graph launches, in ts order */
     size_t *gl = NULL, ngl = 0, cap_gl = 0;
     for (size_t i = 0; i < t->nev; i++) {
         if (t->ev[i].kind != TL_TEV_ANNOT && name_has_ci(t->ev[i].name, "graphlaunch")) {
@@ -895,17 +982,15 @@ int tl_infer_attribute(tl_trace *t, tl_capture *cap, int all_frames, tl_infer_st
             gl[ngl++] = i;
         }
     }
-    tl_sort_rows(gl, ngl, uint_cmp_ts, t);
-    st->nlaunch = ngl;
-    for (size_t i = 0; i < ngl; i++)
-        for (uint32_t k = 0; k < t->ev[gl[i]].nchild; k++)
-            st->nreplay += tl_tev_is_gpu(&t->ev[tl_tev_children(t, (uint32_t)gl[i])[k]]);
-    if (ngl == 0) {
-        tl_warn("%s has no graph launch: capture folder %s not used", t->path, cap->dir);
-        free(gl);
-        return 0;
-    }
-    /* execution roots: the detailed annotations, or else the native ones */
+    tl_sort_rows(gl, ngl, uint_cmp_ts, (void *)t);
+    *n = ngl;
+    return gl;
+}
+
+/* The execution roots: the detailed iteration annotations, or else the native ones, in
+ * ts order (malloc'd). */
+static size_t *exec_roots(const tl_trace *t, size_t *n)
+{
     size_t *roots = NULL, nroots = 0, cap_r = 0;
     for (int tier = 2; tier >= 1 && nroots == 0; tier--) {
         for (size_t i = 0; i < t->nev; i++) {
@@ -920,190 +1005,285 @@ int tl_infer_attribute(tl_trace *t, tl_capture *cap, int all_frames, tl_infer_st
             }
         }
     }
-    tl_sort_rows(roots, nroots, uint_cmp_ts, t);
-    st->nroots = nroots;
-    ctrace *cts = tl_xcalloc(cap->n ? cap->n : 1, sizeof *cts);
-    job *jobs = NULL;
-    size_t njobs = 0, cap_j = 0, in_roots = 0;
-    uint8_t *owner = NULL;
-    int skipped_batch = 0, skipped_size = 0, skipped_file = 0, skipped_count = 0;
-    if (nroots == 0) {
-        tl_error_set(err, "%s: %zu graph launch%s but no iteration annotation (execute_\xe2\x80\xa6, step[\xe2\x80\xa6], "
-                          "prefill[\xe2\x80\xa6], decode[\xe2\x80\xa6], execute_diffusion_\xe2\x80\xa6): nothing to attribute them by",
-                     t->path, ngl, ngl == 1 ? "" : "es");
-        goto out;
+    tl_sort_rows(roots, nroots, uint_cmp_ts, (void *)t);
+    *n = nroots;
+    return roots;
+}
+
+/* The capture entry for an iteration annotation whose step holds nmine graph launches:
+ * its trace read and its capture roots built.  -1 when the step is not attributed (a
+ * warning and a reason), -2 on an error (*a->err). */
+static long choose_capture(attrib *a, const tl_tev *re, size_t nmine)
+{
+    const tl_trace *t = a->t;
+    tl_capture *cap = a->cap;
+    int64_t batch, size = 0;
+    long ent;
+    if (tl_infer_step_batch(re->name, &batch) != 0) {
+        if (!a->skipped_batch++)
+            tl_warn("%s: iteration annotation '%s' has no batch size: its graph launches are not attributed", t->path, re->name);
+        reason(a->st, "no batch size in the iteration annotation '%s'", re->name);
+        return -1;
     }
-    owner = tl_xcalloc(ngl, 1);
-    for (size_t r = 0; r < nroots; r++) {
+    if ((ent = tl_capture_choose(cap, batch, nmine, &size)) == -1) {
+        if (!a->skipped_size++)
+            tl_warn("%s: no capture batch size >= %lld in %s: the step '%s' is not attributed", t->path, (long long)batch,
+                    cap->dir, re->name);
+        reason(a->st, "no capture batch size >= %lld", (long long)batch);
+        return -1;
+    }
+    if (ent == -2) {
+        if (!a->skipped_file++)
+            tl_warn("%s: no capture trace for batch size %lld in %s (its file is missing)", t->path, (long long)size, cap->dir);
+        reason(a->st, "no capture trace for batch size %lld", (long long)size);
+        return -1;
+    }
+    ctrace *ct = &a->cts[ent];
+    if (!ct->t && !(ct->t = tl_capture_trace(cap, (size_t)ent, a->err)))
+        return -2;
+    if (!ct->built)
+        build_croots(ct);
+    if (ct->nr != 1 && ct->nr != nmine) {
+        if (!a->skipped_count++)
+            tl_warn("%s: %zu capture roots in %s for %zu graph launches of '%s': not attributed", t->path, ct->nr,
+                    cap->e[ent].path, nmine, re->name);
+        reason(a->st, "%zu capture roots for %zu graph launches", ct->nr, nmine);
+        return -1;
+    }
+    return ent;
+}
+
+/* The replay kernels of graph launch g: its GPU children by ts (stable; malloc'd). */
+static size_t *replay_kernels(const tl_trace *t, uint32_t g, size_t *n)
+{
+    size_t nk = 0;
+    size_t *kk = tl_xmalloc((t->ev[g].nchild + 1) * sizeof *kk);
+    for (uint32_t q = 0; q < t->ev[g].nchild; q++) {
+        uint32_t k = tl_tev_children(t, g)[q];
+        if (tl_tev_is_gpu(&t->ev[k]))
+            kk[nk++] = k;
+    }
+    tl_sort_rows(kk, nk, uint_cmp_ts, (void *)t);
+    *n = nk;
+    return kk;
+}
+
+/* Align the replay kernels kk of graph launch g with the launches of capture root cr
+ * (tl_infer_align); the pairs (malloc'd, as replay kernel index in kk and position in
+ * cr->launch) in *pairs.  0 aligned, 1 not (reason in why), 2 not alignable. */
+static int align_replay(const tl_trace *t, const size_t *kk, size_t nk, const tl_trace *ctt, const croot *cr,
+                        tl_infer_pair **pairs, size_t *np, char *why, size_t whylen)
+{
+    tl_infer_side rs = {0}, cs = {0};
+    rs.n = nk;
+    rs.name = tl_xmalloc(nk * sizeof *rs.name);
+    int64_t *stream = tl_xmalloc(nk * sizeof *stream);
+    for (size_t q = 0; q < nk; q++) {
+        rs.name[q] = t->ev[kk[q]].name;
+        stream[q] = tl_tev_x(t, &t->ev[kk[q]])->stream;
+    }
+    rs.stream = stream;
+    cs.n = cr->nlaunch;
+    cs.name = tl_xmalloc((cs.n + 1) * sizeof *cs.name);
+    cs.kernel = tl_xmalloc((cs.n + 1) * sizeof *cs.kernel);
+    for (size_t q = 0; q < cs.n; q++) {
+        const tl_tev *ce = &ctt->ev[cr->sub[cr->launch[q]]];
+        cs.name[q] = ce->name;
+        cs.kernel[q] = tl_tev_x(ctt, ce)->kernel_arg;
+    }
+    *pairs = tl_xmalloc(nk * sizeof **pairs);
+    *np = 0;
+    int ar = tl_infer_align(&rs, &cs, *pairs, np, why, whylen);
+    free(rs.name);
+    free(stream);
+    free(cs.name);
+    free(cs.kernel);
+    return ar;
+}
+
+/* Plan the graft of graph launch g from capture root cr of entry ent: a job when its
+ * replay aligns, else a reason.  -1 on an error (*a->err). */
+static int plan_launch(attrib *a, uint32_t g, long ent, croot *cr)
+{
+    const tl_trace *t = a->t;
+    ctrace *ct = &a->cts[ent];
+    size_t nk;
+    size_t *kk = replay_kernels(t, g, &nk);
+    if (nk == 0) {
+        reason(a->st, "the graph launch at ts %.3f has no replay kernels", t->ev[g].ts);
+        free(kk);
+        return 0;
+    }
+    tl_infer_pair *pairs;
+    size_t np;
+    char why[400] = "";
+    int ar = align_replay(t, kk, nk, ct->t, cr, &pairs, &np, why, sizeof why);
+    if (ar != 0) {
+        if (ar == 2)
+            tl_error_set(a->err, "%s: replay of graph launch at ts %.3f runs on several streams but the capture launches "
+                                 "carry no kernel names (args.kernel): the replay cannot be aligned",
+                         a->cap->dir, t->ev[g].ts);
+        else
+            reason(a->st, "%s", why);
+        free(kk);
+        free(pairs);
+        return ar == 2 ? -1 : 0;
+    }
+    for (size_t q = 0; q < np; q++) {
+        pairs[q].k = (uint32_t)kk[pairs[q].k];
+        pairs[q].c = cr->launch[pairs[q].c];
+    }
+    free(kk);
+    TL_GROW(a->jobs, a->cap_j, a->njobs + 1);
+    a->jobs[a->njobs++] = (job){g, ct, cr, pairs, np};
+    ct->used = 1;
+    a->st->nunmatched += cr->nlaunch - np;
+    if (a->st->capture_batch < 0) {
+        a->st->capture_batch = a->cap->e[ent].batch;
+        a->st->piecewise = a->cap->e[ent].piecewise;
+    }
+    return 0;
+}
+
+/* Plan the steps: each execution root takes the graph launches inside it (owner marks
+ * those taken: one inside two roots is an error), chooses a capture by its batch size
+ * and plans a graft for each launch.  The number of launches inside a root in *in_roots;
+ * -1 on an error (*a->err). */
+static int plan_steps(attrib *a, const size_t *roots, size_t nroots, const size_t *gl, size_t ngl, size_t *in_roots)
+{
+    const tl_trace *t = a->t;
+    uint8_t *owner = tl_xcalloc(ngl, 1);
+    size_t *mine = tl_xmalloc(ngl * sizeof *mine);
+    int rc = 0;
+    *in_roots = 0;
+    for (size_t r = 0; r < nroots && rc == 0; r++) {
         const tl_tev *re = &t->ev[roots[r]];
-        size_t *mine = NULL, nmine = 0, cap_m = 0;
-        for (size_t i = 0; i < ngl; i++) {
+        size_t nmine = 0;
+        for (size_t i = 0; i < ngl && rc == 0; i++) {
             const tl_tev *g = &t->ev[gl[i]];
-            if (re->ts <= g->ts && g->ts + g->dur <= re->ts + re->dur) {
-                if (owner[i]) {
-                    tl_error_set(err, "%s: overlapping iteration annotations: the graph launch at ts %.3f is inside two of them (%s)",
-                                 t->path, g->ts, re->name);
-                    free(mine);
-                    goto out;
-                }
-                owner[i] = 1;
-                TL_GROW(mine, cap_m, nmine + 1);
-                mine[nmine++] = gl[i];
+            if (!(re->ts <= g->ts && g->ts + g->dur <= re->ts + re->dur))
+                continue;
+            if (owner[i]) {
+                tl_error_set(a->err, "%s: overlapping iteration annotations: the graph launch at ts %.3f is inside two of them (%s)",
+                             t->path, g->ts, re->name);
+                rc = -1;
             }
+            owner[i] = 1;
+            mine[nmine++] = gl[i];
         }
-        in_roots += nmine;
-        if (!nmine)
+        *in_roots += nmine;
+        if (rc != 0 || !nmine)
             continue;
-        int64_t batch, size = 0;
-        long ent = -1;
-        if (tl_infer_step_batch(re->name, &batch) != 0) {
-            if (!skipped_batch++)
-                tl_warn("%s: iteration annotation '%s' has no batch size: its graph launches are not attributed", t->path, re->name);
-            reason(st, "no batch size in the iteration annotation '%s'", re->name);
-        } else if ((ent = tl_capture_choose(cap, batch, nmine, &size)) == -1) {
-            if (!skipped_size++)
-                tl_warn("%s: no capture batch size >= %lld in %s: the step '%s' is not attributed", t->path, (long long)batch,
-                        cap->dir, re->name);
-            reason(st, "no capture batch size >= %lld", (long long)batch);
-        } else if (ent == -2) {
-            if (!skipped_file++)
-                tl_warn("%s: no capture trace for batch size %lld in %s (its file is missing)", t->path, (long long)size, cap->dir);
-            reason(st, "no capture trace for batch size %lld", (long long)size);
-        } else {
-            ctrace *ct = &cts[ent];
-            if (!ct->t && !(ct->t = tl_capture_trace(cap, (size_t)ent, err))) {
-                free(mine);
-                goto out;
-            }
-            if (!ct->built)
-                build_croots(ct);
-            if (ct->nr != 1 && ct->nr != nmine) {
-                if (!skipped_count++)
-                    tl_warn("%s: %zu capture roots in %s for %zu graph launches of '%s': not attributed", t->path, ct->nr,
-                            cap->e[ent].path, nmine, re->name);
-                reason(st, "%zu capture roots for %zu graph launches", ct->nr, nmine);
-            } else {
-                for (size_t i = 0; i < nmine; i++) {
-                    uint32_t g = (uint32_t)mine[i];
-                    croot *cr = &ct->r[ct->nr == 1 ? 0 : i];
-                    /* replay kernels: g's GPU children by ts (stable) */
-                    size_t nk = 0;
-                    size_t *kk = tl_xmalloc((t->ev[g].nchild + 1) * sizeof *kk);
-                    for (uint32_t q = 0; q < t->ev[g].nchild; q++) {
-                        uint32_t k = tl_tev_children(t, g)[q];
-                        if (tl_tev_is_gpu(&t->ev[k]))
-                            kk[nk++] = k;
-                    }
-                    tl_sort_rows(kk, nk, uint_cmp_ts, t);
-                    if (nk == 0) {
-                        reason(st, "the graph launch at ts %.3f has no replay kernels", t->ev[g].ts);
-                        free(kk);
-                        continue;
-                    }
-                    tl_infer_side rs = {0}, cs = {0};
-                    rs.n = nk;
-                    rs.name = tl_xmalloc(nk * sizeof *rs.name);
-                    int64_t *stream = tl_xmalloc(nk * sizeof *stream);
-                    for (size_t q = 0; q < nk; q++) {
-                        rs.name[q] = t->ev[kk[q]].name;
-                        stream[q] = tl_tev_x(t, &t->ev[kk[q]])->stream;
-                    }
-                    rs.stream = stream;
-                    cs.n = cr->nlaunch;
-                    cs.name = tl_xmalloc((cs.n + 1) * sizeof *cs.name);
-                    cs.kernel = tl_xmalloc((cs.n + 1) * sizeof *cs.kernel);
-                    for (size_t q = 0; q < cs.n; q++) {
-                        const tl_tev *ce = &ct->t->ev[cr->sub[cr->launch[q]]];
-                        cs.name[q] = ce->name;
-                        cs.kernel[q] = tl_tev_x(ct->t, ce)->kernel_arg;
-                    }
-                    tl_infer_pair *pairs = tl_xmalloc(nk * sizeof *pairs);
-                    size_t np = 0;
-                    char why[400] = "";
-                    int ar = tl_infer_align(&rs, &cs, pairs, &np, why, sizeof why);
-                    free(rs.name);
-                    free(stream);
-                    free(cs.name);
-                    free(cs.kernel);
-                    if (ar == 2) {
-                        tl_error_set(err, "%s: replay of graph launch at ts %.3f runs on several streams but the capture launches "
-                                          "carry no kernel names (args.kernel): the replay cannot be aligned",
-                                     cap->dir, t->ev[g].ts);
-                        free(kk);
-                        free(pairs);
-                        free(mine);
-                        goto out;
-                    }
-                    if (ar == 1) {
-                        reason(st, "%s", why);
-                        free(kk);
-                        free(pairs);
-                        continue;
-                    }
-                    for (size_t q = 0; q < np; q++) {
-                        pairs[q].k = (uint32_t)kk[pairs[q].k];
-                        pairs[q].c = cr->launch[pairs[q].c];
-                    }
-                    free(kk);
-                    TL_GROW(jobs, cap_j, njobs + 1);
-                    jobs[njobs++] = (job){g, ct, cr, pairs, np};
-                    ct->used = 1;
-                    st->nunmatched += cr->nlaunch - np;
-                    if (st->capture_batch < 0) {
-                        st->capture_batch = cap->e[ent].batch;
-                        st->piecewise = cap->e[ent].piecewise;
-                    }
-                }
-            }
+        long ent = choose_capture(a, re, nmine);
+        if (ent == -2)
+            rc = -1;
+        for (size_t i = 0; ent >= 0 && i < nmine && rc == 0; i++) {
+            ctrace *ct = &a->cts[ent];
+            rc = plan_launch(a, (uint32_t)mine[i], ent, &ct->r[ct->nr == 1 ? 0 : i]);
         }
-        free(mine);
     }
-    if (njobs == 0 && in_roots > 0) {
-        tl_error_set(err, "capture folder %s does not match %s: 0 of %zu graph launches attributed (%s)", cap->dir, t->path,
-                     ngl, st->reason[0] ? st->reason : "no pair aligned");
-        goto out;
+    free(mine);
+    free(owner);
+    return rc;
+}
+
+/* Plan every graft; -1 with *a->err set when there is nothing to attribute by or nothing
+ * of what there is could be attributed. */
+static int plan(attrib *a, const size_t *roots, size_t nroots, const size_t *gl, size_t ngl)
+{
+    if (nroots == 0) {
+        tl_error_set(a->err, "%s: %zu graph launch%s but no iteration annotation (execute_\xe2\x80\xa6, step[\xe2\x80\xa6], "
+                             "prefill[\xe2\x80\xa6], decode[\xe2\x80\xa6], execute_diffusion_\xe2\x80\xa6): nothing to attribute them by",
+                     a->t->path, ngl, ngl == 1 ? "" : "es");
+        return -1;
     }
-    /* graft */
+    size_t in_roots = 0;
+    if (plan_steps(a, roots, nroots, gl, ngl, &in_roots) != 0)
+        return -1;
+    if (a->njobs == 0 && in_roots > 0) {
+        tl_error_set(a->err, "capture folder %s does not match %s: 0 of %zu graph launches attributed (%s)", a->cap->dir,
+                     a->t->path, ngl, a->st->reason[0] ? a->st->reason : "no pair aligned");
+        return -1;
+    }
+    return 0;
+}
+
+/* Graft the planned jobs, count them and warn of what was left out. */
+static void graft_jobs(attrib *a, int all_frames, size_t ngl)
+{
+    tl_trace *t = a->t;
+    tl_infer_stats *st = a->st;
     uint32_t uid_next = t->nuid;
     int warned_gpu = 0;
-    for (size_t j = 0; j < njobs; j++) {
-        const tl_trace *ctt = jobs[j].ct->t;
+    for (size_t j = 0; j < a->njobs; j++) {
+        const tl_trace *ctt = a->jobs[j].ct->t;
         uint32_t *pos_of = tl_xmalloc((ctt->nev ? ctt->nev : 1) * sizeof *pos_of);
         for (size_t i = 0; i < ctt->nev; i++)
             pos_of[i] = UINT32_MAX;
         size_t before = t->nev;
-        graft(t, &jobs[j], all_frames, &uid_next, pos_of, &warned_gpu);
+        graft(t, &a->jobs[j], all_frames, &uid_next, pos_of, &warned_gpu);
         st->ncopies += t->nev - before;
         st->nattributed++;
-        st->nreplay_attributed += jobs[j].np;
+        st->nreplay_attributed += a->jobs[j].np;
         free(pos_of);
     }
     t->nuids = uid_next; /* the UIDs taken, copies included (a synthetic op's is the next) */
     if (st->nattributed < ngl)
-        tl_warn("%s: %zu of %zu graph launches attributed through %s%s%s%s", t->path, st->nattributed, ngl, cap->dir,
+        tl_warn("%s: %zu of %zu graph launches attributed through %s%s%s%s", t->path, st->nattributed, ngl, a->cap->dir,
                 st->reason[0] ? " (" : "", st->reason, st->reason[0] ? ")" : "");
     if (st->nunmatched)
         tl_warn("%s: %zu capture launch%s left unmatched (no replay kernel for them)", t->path, st->nunmatched,
                 st->nunmatched == 1 ? "" : "es");
-    /* the capture traces grafted from now belong to t (the copies' names are theirs);
-     * their events are read no more */
-    for (size_t i = 0; i < cap->n; i++) {
-        if (!cts[i].used)
+}
+
+/* The capture traces grafted from now belong to t (the copies' names are theirs); their
+ * events are read no more. */
+static void adopt_captures(attrib *a)
+{
+    tl_trace *t = a->t;
+    for (size_t i = 0; i < a->cap->n; i++) {
+        if (!a->cts[i].used)
             continue;
-        tl_trace_keep_strings(cap->e[i].trace);
+        tl_trace_keep_strings(a->cap->e[i].trace);
         t->owned = tl_xrealloc(t->owned, (t->nowned + 1) * sizeof *t->owned);
-        t->owned[t->nowned++] = cap->e[i].trace;
-        cap->e[i].trace = NULL;
+        t->owned[t->nowned++] = a->cap->e[i].trace;
+        a->cap->e[i].trace = NULL;
     }
-    rc = 0;
-out:
+}
+
+/* Find the graph launches and the execution roots, plan every graft (nothing of t
+ * changes until all are planned, so an error leaves t as it was), then graft. */
+int tl_infer_attribute(tl_trace *t, tl_capture *cap, int all_frames, tl_infer_stats *st, tl_error *err)
+{
+    memset(st, 0, sizeof *st);
+    st->capture_batch = -1;
+    patterns_init();
+    size_t ngl;
+    size_t *gl = graph_launches(t, &ngl);
+    st->nlaunch = ngl;
+    for (size_t i = 0; i < ngl; i++)
+        for (uint32_t k = 0; k < t->ev[gl[i]].nchild; k++)
+            st->nreplay += tl_tev_is_gpu(&t->ev[tl_tev_children(t, (uint32_t)gl[i])[k]]);
+    if (ngl == 0) {
+        tl_warn("%s has no graph launch: capture folder %s not used", t->path, cap->dir);
+        free(gl);
+        return 0;
+    }
+    size_t nroots;
+    size_t *roots = exec_roots(t, &nroots);
+    st->nroots = nroots;
+    attrib a = {.t = t, .cap = cap, .st = st, .err = err, .cts = tl_xcalloc(cap->n ? cap->n : 1, sizeof *a.cts)};
+    int rc = plan(&a, roots, nroots, gl, ngl);
+    if (rc == 0) {
+        graft_jobs(&a, all_frames, ngl);
+        adopt_captures(&a);
+    }
     for (size_t i = 0; i < cap->n; i++)
-        ctrace_free(&cts[i]);
-    free(cts);
-    for (size_t j = 0; j < njobs; j++)
-        free(jobs[j].p);
-    free(jobs);
-    free(owner);
+        ctrace_free(&a.cts[i]);
+    free(a.cts);
+    for (size_t j = 0; j < a.njobs; j++)
+        free(a.jobs[j].p);
+    free(a.jobs);
     free(roots);
     free(gl);
     return rc;

@@ -8,13 +8,25 @@
 
 #include <math.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+static atomic_int scan_level = TL_JSON_SIMD_BEST;
+
+void tl_j_scan_tune(int level) { atomic_store(&scan_level, level); }
+
 void tl_j_open(J *j, tl_instream *in, const char *path, tl_error *err)
 {
     memset(j, 0, sizeof *j);
+    int level = atomic_load(&scan_level);
+    tl_json_simd used = TL_JSON_SIMD_PORTABLE;
+    j->scan = level < 0 ? NULL : tl_json_mask_fn_for((tl_json_simd)level, &used);
+    /* the portable block scan is slower than reading token by token: by default (BEST)
+     * the structural skip is taken only with a SIMD scan under it */
+    if (level == TL_JSON_SIMD_BEST && used == TL_JSON_SIMD_PORTABLE)
+        j->scan = NULL;
     j->in = in;
     j->path = path;
     j->err = err;
@@ -549,6 +561,15 @@ int tl_j_skip(J *j)
     unsigned char stack[J_MAX_DEPTH];
     int depth = 0;
     int c = j_peek(j);
+    if ((c == '{' || c == '[') && j->scan) {
+        /* a container that lies in the window and is plainly JSON is passed over by its
+         * structure; anything else (an error among it) is read token by token below */
+        const unsigned char *e = tl_json_skip(j->p, j->end, TL_JSON_AT_VALUE, j->scan);
+        if (e) {
+            j->p = (unsigned char *)e;
+            return 0;
+        }
+    }
     for (;;) {
         /* a value starts here */
         if (c < 0) {
@@ -620,6 +641,44 @@ int tl_j_skip(J *j)
             tl_j_fail(j, j->p, c < 0 ? "the text ends inside %s" : "expected ',' or the end of %s",
                    stack[depth - 1] ? "an object" : "an array");
         return -1;
+    }
+}
+
+/* Skip the rest of an object whose key/value pairs are of no interest (p after a value,
+ * inside the object). */
+int tl_j_skip_object_rest(J *j)
+{
+    if (j->scan) {
+        const unsigned char *e = tl_json_skip(j->p, j->end, TL_JSON_IN_OBJECT_REST, j->scan);
+        if (e) {
+            j->p = (unsigned char *)e;
+            return 0;
+        }
+    }
+    for (;;) {
+        int c = j_peek(j);
+        if (c == '}') {
+            j->p++;
+            return 0;
+        }
+        if (c != ',') {
+            if (!j->failed)
+                tl_j_fail(j, j->p, c < 0 ? "the text ends inside an object" : "expected ',' or '}'");
+            return -1;
+        }
+        j->p++;
+        if (j_peek(j) != '"') {
+            if (!j->failed)
+                tl_j_fail(j, j->p, "expected a key string");
+            return -1;
+        }
+        if (tl_j_skip_string_fast(j) < 0 || tl_j_expect_here(j, ':', "':'") < 0)
+            return -1;
+        /* the values of a passed-over event are mostly strings and numbers */
+        int v = j_peek(j);
+        int r = v == '"' ? tl_j_skip_string_fast(j) : (v >= '0' && v <= '9') || v == '-' ? tl_j_skip_number(j) : tl_j_skip(j);
+        if (r < 0)
+            return -1;
     }
 }
 

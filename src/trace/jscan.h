@@ -14,6 +14,7 @@
 
 #include "base/util.h"
 #include "io/gzip_stream.h"
+#include "trace/json_scan.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -43,6 +44,7 @@ typedef struct J {
     tl_buf sb;              /* decoded strings with escapes */
     size_t repr_max;        /* tl_j_repr: the most bytes one value may make (0: no cap) */
     const char *repr_what;  /* ... and what messages call that value */
+    tl_json_mask_fn scan;   /* the structural skip's block scan, or NULL: token by token only */
 } J;
 
 /* A number as read. */
@@ -53,6 +55,13 @@ typedef struct jnum {
     int integral; /* the value is an integer (an integer literal, or a float like 5.0) */
     int big;      /* an integer literal beyond int64 */
 } jnum;
+
+/* How the scanners opened from now on pass over values: -1 token by token only, else a
+ * tl_json_simd level for the structural skip (json_scan.h).  The default, BEST, takes the
+ * skip only where a SIMD scan is there to make it pay (the portable byte loop is slower
+ * than the token scanner; asked for by name, it is used).  For the tests and the fuzz
+ * target, which set the paths against each other. */
+void tl_j_scan_tune(int level);
 
 /* Set up a scanner over `in` (messages name `path`, errors go to *err); j_close frees. */
 void tl_j_open(J *j, tl_instream *in, const char *path, tl_error *err);
@@ -183,6 +192,8 @@ int tl_j_number(J *j, jnum *out);
 int tl_j_literal(J *j);
 /* Skip any value after spaces, checking it.  0 or -1. */
 int tl_j_skip(J *j);
+/* Skip the rest of an object (p after a value inside it) through its '}'.  0 or -1. */
+int tl_j_skip_object_rest(J *j);
 /* Python's repr() of a str, appended to b. */
 void tl_py_str_repr(tl_buf *b, const char *s, size_t n);
 /* Python's repr() of the sorted list of the distinct strings among v[0..n), appended to

@@ -29,23 +29,6 @@ const char *const tl_trace_sheet_names[5] = {"gpu_timeline", "ops_summary_by_cat
 
 /* ---- names ------------------------------------------------------------------------- */
 
-/* A communication kernel (TraceLens' nccl / rccl / custom collective patterns: a
- * case-insensitive search anywhere in the name).  One pass: kernel names are long and
- * every GPU event is asked, several times. */
-static int is_comm(const char *name)
-{
-    for (const unsigned char *p = (const unsigned char *)name; *p; p++) {
-        unsigned c = *p | 0x20u;
-        if (c == 'n' || c == 'r') {
-            if ((p[1] | 0x20u) == 'c' && (p[2] | 0x20u) == 'c' && (p[3] | 0x20u) == 'l' && p[1] && p[2] && p[3])
-                return 1;
-        } else if (c == 'c' && strncasecmp((const char *)p, "cross_device_reduce", 19) == 0) {
-            return 1;
-        }
-    }
-    return 0;
-}
-
 static int eat(const char **s, const char *lit)
 {
     size_t n = strlen(lit);
@@ -360,7 +343,7 @@ void tl_trace_timeline_of(const tl_trace *t, const uint32_t *ev, size_t n, doubl
             iv_push(&mem, e->ts, tl_tev_end(e));
         else if (e->kind == TL_TEV_KERNEL && is_legacy_memset(e->name))
             iv_push(&comp, e->ts, tl_tev_end(e));
-        else if (is_comm(e->name))
+        else if (tl_trace_is_comm(e->name))
             iv_push(&comm, e->ts, tl_tev_end(e));
         else
             iv_push(&comp, e->ts, tl_tev_end(e));
@@ -454,7 +437,7 @@ static void launchers_build(const tl_trace *t, launchers *L)
         L->of[i] = UINT32_MAX;
     for (size_t i = 0; i < t->nev; i++) {
         const tl_tev *g = &t->ev[i];
-        if (!tl_tev_is_gpu(g) || !(g->flags & TL_TEV_LINKED) || is_comm(g->name))
+        if (!tl_tev_is_gpu(g) || !(g->flags & TL_TEV_LINKED) || tl_trace_is_comm(g->name))
             continue;
         uint32_t r = g->parent, found = TL_TEV_NONE;
         for (uint32_t cur = t->ev[r].parent; cur != TL_TEV_NONE;) {
@@ -847,8 +830,10 @@ static int ugroup_cmp(size_t a, size_t b, void *ctx)
     return g[a].ex_uid < g[b].ex_uid ? -1 : g[a].ex_uid > g[b].ex_uid ? 1 : 0;
 }
 
-static tl_table *ops_unique_args(const tl_trace *t, const launchers *L, const tl_sheet_opts *o, const tl_sh_module *mod,
-                                 tl_arena *arena)
+/* The launchers grouped by their keys (name, category, module, process, thread, the
+ * argument columns, the kernel count), in first-appearance order; *ng groups (malloc'd). */
+static ugroup *group_launchers(const tl_trace *t, const launchers *L, const tl_sheet_opts *o, const tl_sh_module *mod,
+                               tl_arena *arena, size_t *ng_out)
 {
     ugroup *g = NULL;
     size_t ng = 0, gcap = 0;
@@ -902,36 +887,123 @@ static tl_table *ops_unique_args(const tl_trace *t, const launchers *L, const tl
         g[gi].rows[g[gi].n++] = i;
     }
     tl_kmap_free(&map);
+    *ng_out = ng;
+    return g;
+}
 
-    /* per group: the aggregates */
-    typedef struct agg {
-        double mean, median, std, min, max, sum;
-    } agg;
-    agg *ad = tl_xcalloc(ng ? ng : 1, sizeof *ad), *as = tl_xcalloc(ng ? ng : 1, sizeof *as);
+/* A group's aggregates of one kernel time (direct or subtree). */
+typedef struct uagg {
+    double mean, median, std, min, max, sum;
+} uagg;
+
+/* Group g's aggregates of its launchers' direct (which 0) or subtree (1) kernel time;
+ * tmp holds at least g->n values. */
+static void group_agg(const launchers *L, const ugroup *g, int which, double *tmp, uagg *a)
+{
+    tl_kahan ks = {0};
+    tl_welford w = {0};
+    for (size_t r = 0; r < g->n; r++) {
+        double v = which ? L->v[g->rows[r]].subtree : L->v[g->rows[r]].direct;
+        tl_kahan_add(&ks, v);
+        tl_welford_add(&w, v);
+        tmp[r] = v;
+        if (r == 0 || v < a->min)
+            a->min = v;
+        if (r == 0 || v > a->max)
+            a->max = v;
+    }
+    a->sum = ks.sum;
+    a->mean = ks.sum / (double)g->n;
+    a->std = tl_welford_std(&w);
+    a->median = tl_np_median(tmp, g->n);
+}
+
+/* The sheet's columns: the keys present, the aggregates, the call stack (with the parent
+ * module), then the kernel details and the percentages. */
+typedef struct ucols {
+    const char *name[NKEYS + 20];
+    size_t n;
+    int key[NKEYS]; /* key k's column, or -1 */
+    size_t agg;     /* the first aggregate's */
+    size_t cs;      /* call_stack's (0: none) */
+    size_t tail;    /* kernel_details_summary's */
+} ucols;
+
+static void ucols_layout(const tl_sheet_opts *o, ucols *c)
+{
+    static const char *const key_cols[NKEYS] = {"name", "op category", "parent_module", "process_name", "process_label",
+                                                "thread_name", "Input Dims", "Input type", "Input Strides",
+                                                "Concrete Inputs", "num_kernels"};
+    static const char *const agg_cols[] = {
+        "operation_count", "total_direct_kernel_time_mean",
+        "total_subtree_kernel_time_mean", "total_direct_kernel_time_median", "total_subtree_kernel_time_median",
+        "total_direct_kernel_time_std", "total_subtree_kernel_time_std", "total_direct_kernel_time_min",
+        "total_subtree_kernel_time_min", "total_direct_kernel_time_max", "total_subtree_kernel_time_max",
+        "total_direct_kernel_time_sum", "total_subtree_kernel_time_sum", "ex_UID"};
+    c->n = 0;
+    for (int k = 0; k < NKEYS; k++) {
+        int on = k == K_PM ? o->parent_module : k == K_NUMK ? o->num_kernels : 1;
+        c->key[k] = on ? (int)c->n : -1;
+        if (on)
+            c->name[c->n++] = key_cols[k];
+    }
+    c->agg = c->n;
+    for (size_t k = 0; k < sizeof agg_cols / sizeof *agg_cols; k++)
+        c->name[c->n++] = agg_cols[k];
+    c->cs = o->parent_module ? c->n++ : 0;
+    if (o->parent_module)
+        c->name[c->cs] = "call_stack";
+    c->tail = c->n;
+    c->name[c->n++] = "kernel_details_summary";
+    c->name[c->n++] = "trunc_kernel_details";
+    c->name[c->n++] = "Percentage (%)";
+    c->name[c->n++] = "Cumulative Percentage (%)";
+}
+
+/* Row r: group g's keys and its direct (a) and subtree (s) aggregates. */
+static void put_group(tl_table *tb, const ucols *c, size_t r, const ugroup *g, const uagg *a, const uagg *s,
+                      const launchers *L)
+{
+    for (int k = 0; k < NKEYS; k++) {
+        if (c->key[k] < 0)
+            continue;
+        if (k == K_NUMK)
+            put_i(tb, (size_t)c->key[k], r, (int64_t)g->nk);
+        else
+            put_s(tb, (size_t)c->key[k], r, g->val[k]);
+    }
+    size_t c0 = c->agg;
+    put_i(tb, c0, r, (int64_t)g->n);
+    put_f(tb, c0 + 1, r, a->mean);
+    put_f(tb, c0 + 2, r, s->mean);
+    put_f(tb, c0 + 3, r, a->median);
+    put_f(tb, c0 + 4, r, s->median);
+    put_f(tb, c0 + 5, r, a->std);
+    put_f(tb, c0 + 6, r, s->std);
+    put_t(tb, c0 + 7, r, a->min, L->direct_int);
+    put_t(tb, c0 + 8, r, s->min, L->subtree_int);
+    put_t(tb, c0 + 9, r, a->max, L->direct_int);
+    put_t(tb, c0 + 10, r, s->max, L->subtree_int);
+    put_t(tb, c0 + 11, r, a->sum, L->direct_int);
+    put_t(tb, c0 + 12, r, s->sum, L->subtree_int);
+    put_i(tb, c0 + 13, r, g->ex_uid);
+}
+
+/* ops_unique_args: the launchers grouped by their keys, each group's aggregates and
+ * kernel details, the groups by direct kernel time (descending, then first UID). */
+static tl_table *ops_unique_args(const tl_trace *t, const launchers *L, const tl_sheet_opts *o, const tl_sh_module *mod,
+                                 tl_arena *arena)
+{
+    size_t ng;
+    ugroup *g = group_launchers(t, L, o, mod, arena, &ng);
+    uagg *ad = tl_xcalloc(ng ? ng : 1, sizeof *ad), *as = tl_xcalloc(ng ? ng : 1, sizeof *as);
     const char **summ = tl_xcalloc(ng ? ng : 1, sizeof *summ), **trunc = tl_xcalloc(ng ? ng : 1, sizeof *trunc);
     double *tmp = NULL;
     size_t tmpcap = 0;
     for (size_t i = 0; i < ng; i++) {
-        for (int which = 0; which < 2; which++) {
-            agg *a = which ? &as[i] : &ad[i];
-            tl_kahan ks = {0};
-            tl_welford w = {0};
-            TL_GROW(tmp, tmpcap, g[i].n);
-            for (size_t r = 0; r < g[i].n; r++) {
-                double v = which ? L->v[g[i].rows[r]].subtree : L->v[g[i].rows[r]].direct;
-                tl_kahan_add(&ks, v);
-                tl_welford_add(&w, v);
-                tmp[r] = v;
-                if (r == 0 || v < a->min)
-                    a->min = v;
-                if (r == 0 || v > a->max)
-                    a->max = v;
-            }
-            a->sum = ks.sum;
-            a->mean = ks.sum / (double)g[i].n;
-            a->std = tl_welford_std(&w);
-            a->median = tl_np_median(tmp, g[i].n);
-        }
+        TL_GROW(tmp, tmpcap, g[i].n);
+        group_agg(L, &g[i], 0, tmp, &ad[i]);
+        group_agg(L, &g[i], 1, tmp, &as[i]);
         g[i].dsum = ad[i].sum;
         g[i].ssum = as[i].sum;
         kernel_stats(t, L, &g[i], arena, &summ[i], &trunc[i]);
@@ -947,70 +1019,20 @@ static tl_table *ops_unique_args(const tl_trace *t, const launchers *L, const tl
         sums[r] = g[ord[r]].dsum;
     double total = tl_np_sum(sums, ng), cum = 0;
 
-    /* the columns: the keys present, then the aggregates */
-    static const char *const key_cols[NKEYS] = {"name", "op category", "parent_module", "process_name", "process_label",
-                                                "thread_name", "Input Dims", "Input type", "Input Strides",
-                                                "Concrete Inputs", "num_kernels"};
-    static const char *const agg_cols[] = {
-        "operation_count", "total_direct_kernel_time_mean",
-        "total_subtree_kernel_time_mean", "total_direct_kernel_time_median", "total_subtree_kernel_time_median",
-        "total_direct_kernel_time_std", "total_subtree_kernel_time_std", "total_direct_kernel_time_min",
-        "total_subtree_kernel_time_min", "total_direct_kernel_time_max", "total_subtree_kernel_time_max",
-        "total_direct_kernel_time_sum", "total_subtree_kernel_time_sum", "ex_UID"};
-    const char *cols[NKEYS + 20];
-    int keycol[NKEYS];
-    size_t nc = 0;
-    for (int k = 0; k < NKEYS; k++) {
-        int on = k == K_PM ? o->parent_module : k == K_NUMK ? o->num_kernels : 1;
-        keycol[k] = on ? (int)nc : -1;
-        if (on)
-            cols[nc++] = key_cols[k];
-    }
-    size_t c0 = nc;
-    for (size_t k = 0; k < sizeof agg_cols / sizeof *agg_cols; k++)
-        cols[nc++] = agg_cols[k];
-    size_t c_cs = o->parent_module ? nc++ : 0;
-    if (o->parent_module)
-        cols[c_cs] = "call_stack";
-    size_t c_tail = nc;
-    cols[nc++] = "kernel_details_summary";
-    cols[nc++] = "trunc_kernel_details";
-    cols[nc++] = "Percentage (%)";
-    cols[nc++] = "Cumulative Percentage (%)";
-    tl_table *tb = table_new(ng, cols, nc);
+    ucols c;
+    ucols_layout(o, &c);
+    tl_table *tb = table_new(ng, c.name, c.n);
     for (size_t r = 0; r < ng; r++) {
         size_t i = ord[r];
-        for (int k = 0; k < NKEYS; k++) {
-            if (keycol[k] < 0)
-                continue;
-            if (k == K_NUMK)
-                put_i(tb, (size_t)keycol[k], r, (int64_t)g[i].nk);
-            else
-                put_s(tb, (size_t)keycol[k], r, g[i].val[k]);
-        }
-        put_i(tb, c0, r, (int64_t)g[i].n);
-        const agg *a = &ad[i], *s = &as[i];
-        put_f(tb, c0 + 1, r, a->mean);
-        put_f(tb, c0 + 2, r, s->mean);
-        put_f(tb, c0 + 3, r, a->median);
-        put_f(tb, c0 + 4, r, s->median);
-        put_f(tb, c0 + 5, r, a->std);
-        put_f(tb, c0 + 6, r, s->std);
-        put_t(tb, c0 + 7, r, a->min, L->direct_int);
-        put_t(tb, c0 + 8, r, s->min, L->subtree_int);
-        put_t(tb, c0 + 9, r, a->max, L->direct_int);
-        put_t(tb, c0 + 10, r, s->max, L->subtree_int);
-        put_t(tb, c0 + 11, r, a->sum, L->direct_int);
-        put_t(tb, c0 + 12, r, s->sum, L->subtree_int);
-        put_i(tb, c0 + 13, r, g[i].ex_uid);
+        put_group(tb, &c, r, &g[i], &ad[i], &as[i], L);
         if (o->parent_module)
-            put_s(tb, c_cs, r, mod->call_stack[g[i].first]);
-        put_s(tb, c_tail, r, summ[i]);
-        put_s(tb, c_tail + 1, r, trunc[i]);
+            put_s(tb, c.cs, r, mod->call_stack[g[i].first]);
+        put_s(tb, c.tail, r, summ[i]);
+        put_s(tb, c.tail + 1, r, trunc[i]);
         double pct = g[i].dsum / total * 100;
         cum += pct;
-        put_f(tb, c_tail + 2, r, pct);
-        put_f(tb, c_tail + 3, r, cum);
+        put_f(tb, c.tail + 2, r, pct);
+        put_f(tb, c.tail + 3, r, cum);
     }
     for (size_t i = 0; i < ng; i++)
         free(g[i].rows);
@@ -1313,4 +1335,3 @@ tl_cell tl_trace_time_cell(double v, int ints)
 }
 
 const char *tl_trace_op_category(const char *name, const char *first_kernel) { return op_category(name, first_kernel); }
-int tl_trace_is_comm(const char *name) { return is_comm(name); }

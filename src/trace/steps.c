@@ -9,8 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The step whose CPU span [ts, ts + dur] holds time x (steps in ts order), or -1. */
-static long step_at(const tl_trace *t, double x)
+long tl_trace_step_at(const tl_trace *t, double x)
 {
     size_t lo = 0, hi = t->nsteps; /* the first step starting after x */
     while (lo < hi) {
@@ -25,6 +24,12 @@ static long step_at(const tl_trace *t, double x)
         if (x <= t->steps[k].ts + t->steps[k].dur)
             return (long)k;
     return -1;
+}
+
+long tl_trace_step_of_gpu(const tl_trace *t, uint32_t e)
+{
+    const tl_tev *g = &t->ev[e];
+    return t->nsteps ? tl_trace_step_at(t, g->parent != TL_TEV_NONE ? t->ev[g->parent].ts : g->ts) : -1;
 }
 
 /* The nearest cpu_op above event e (the op ops_summary gives its kernel to), or TL_TEV_NONE. */
@@ -66,8 +71,7 @@ void tl_trace_steps(const tl_trace *t, tl_steps *out)
         step_of[i] = -1;
         if (!tl_tev_is_gpu(e) || !(e->flags & TL_TEV_LINKED))
             continue;
-        double at = e->parent != TL_TEV_NONE ? t->ev[e->parent].ts : e->ts;
-        step_of[i] = n ? step_at(t, at) : -1;
+        step_of[i] = tl_trace_step_of_gpu(t, (uint32_t)i);
         if (step_of[i] >= 0)
             nin[step_of[i]]++;
         uint32_t op = launcher_of(t, (uint32_t)i);
@@ -104,7 +108,7 @@ void tl_trace_steps(const tl_trace *t, tl_steps *out)
             for (size_t s = 0; s < n; s++)
                 out->us[k * n + s] = 0;
         }
-        long s = n ? step_at(t, e->ts) : -1;
+        long s = n ? tl_trace_step_at(t, e->ts) : -1;
         if (s >= 0)
             out->us[k * n + (size_t)s] += direct[i];
         if (direct[i] > out->peak[k].us)

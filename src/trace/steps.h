@@ -32,6 +32,13 @@ typedef struct tl_steps {
     tl_step_peak *peak;     /* [nops]: where op k's largest call happened */
 } tl_steps;
 
+/* The position (in t->steps) of the step whose CPU span [ts, ts + dur] holds time x, the
+ * latest where spans overlap, or -1 outside every step. */
+long tl_trace_step_at(const tl_trace *t, double x);
+
+/* The step a GPU event belongs to: that of its launch (its runtime call), else its own ts. */
+long tl_trace_step_of_gpu(const tl_trace *t, uint32_t e);
+
 /* Measure the steps of `t` into *out (free with tl_steps_free).  Ops and peaks are filled
  * whether or not the trace has steps. */
 void tl_trace_steps(const tl_trace *t, tl_steps *out);

@@ -365,30 +365,6 @@ static int may_be_coll(const evread *r)
     return (r->cat == CAT_KERNEL || r->cat == CAT_NONE) && (!r->has_name || tl_trace_is_comm(r->name.data));
 }
 
-/* Under TL_LOAD_KERNELS_ONLY, whether the event being read is known not to be a
- * collective kernel: its cat read and not "kernel", or a kernel whose name is read and
- * is not a communication kernel's.  The rest of such an event is passed over unread
- * (its cat is always read first: the census counts every event). */
-static int passed_over(const loader *L)
-{
-    const evread *r = &L->r;
-    if (!(L->flags & TL_LOAD_KERNELS_ONLY) || r->cat == CAT_NONE)
-        return 0;
-    return r->cat != CAT_KERNEL || (r->has_name && !tl_trace_is_comm(r->name.data));
-}
-
-/* 40 + the TL_COLL_* index of a metadata key (stream aside: it is read as the GPU
- * events' stream), else 0. */
-static int coll_key(const char *k, size_t kn)
-{
-    if (kn < 5 || kn > 19)
-        return 0;
-    for (int i = 0; i < TL_COLL_STREAM; i++)
-        if (key_is(k, kn, tl_coll_key_names[i]))
-            return 40 + i;
-    return 0;
-}
-
 /* One metadata value as pandas holds what json.load made of it (tl_cval). */
 static int read_coll_value(J *j, tl_cval *v, tl_buf *b)
 {
@@ -431,6 +407,189 @@ static int read_coll_value(J *j, tl_cval *v, tl_buf *b)
     return 0;
 }
 
+/* The args keys the reader keeps. */
+typedef enum arg_key {
+    ARG_OTHER = 0,
+    ARG_CORR,       /* "correlation": the launch link */
+    ARG_EXT,        /* "External id" */
+    ARG_STREAM,     /* "stream" (of a GPU event; a collective's too) */
+    ARG_KERNEL,     /* "kernel" of a runtime call (TL_LOAD_KERNEL_ARG) */
+    ARG_DIMS,       /* the four shape args, in evread.shape's order */
+    ARG_TYPE,
+    ARG_STRIDES,
+    ARG_CONCRETE,
+    ARG_SEQ,        /* "Sequence number" */
+    ARG_OTYPE,      /* "Output type" */
+    ARG_MNAME,      /* a metadata event's "name" */
+    ARG_MLABELS,    /* ... and "labels" */
+    ARG_COLL,       /* ARG_COLL + i: the collective metadata key tl_coll_key_names[i] */
+} arg_key;
+
+/* Which events a key is read for. */
+enum {
+    FOR_ALL,        /* every event whose args are read */
+    FOR_RUNTIME,    /* a runtime call, when the kernel arg is asked for */
+    FOR_CPU_OP,     /* a CPU op (or an event whose cat comes later) */
+    FOR_META,       /* an M event (or an event whose cat comes later) */
+    FOR_COLL,       /* an event that may be a collective kernel (may_be_coll) */
+};
+
+static const struct {
+    const char *name;
+    unsigned char len, key, when;
+} arg_keys[] = {
+#define K(s, key, when) {s, sizeof s - 1, key, when}
+    K("correlation", ARG_CORR, FOR_ALL),
+    K("External id", ARG_EXT, FOR_ALL),
+    K("stream", ARG_STREAM, FOR_ALL),
+    K("kernel", ARG_KERNEL, FOR_RUNTIME),
+    K("Input Dims", ARG_DIMS, FOR_CPU_OP),
+    K("Input type", ARG_TYPE, FOR_CPU_OP),
+    K("Input Strides", ARG_STRIDES, FOR_CPU_OP),
+    K("Concrete Inputs", ARG_CONCRETE, FOR_CPU_OP),
+    K("Sequence number", ARG_SEQ, FOR_CPU_OP),
+    K("Output type", ARG_OTYPE, FOR_CPU_OP),
+    K("name", ARG_MNAME, FOR_META),
+    K("labels", ARG_MLABELS, FOR_META),
+    K("Process Group Name", ARG_COLL + TL_COLL_PG_NAME, FOR_COLL),
+    K("Process Group Ranks", ARG_COLL + TL_COLL_PG_RANKS, FOR_COLL),
+    K("Collective name", ARG_COLL + TL_COLL_NAME, FOR_COLL),
+    K("Group size", ARG_COLL + TL_COLL_GROUP_SIZE, FOR_COLL),
+    K("dtype", ARG_COLL + TL_COLL_DTYPE, FOR_COLL),
+    K("In msg nelems", ARG_COLL + TL_COLL_IN_NELEMS, FOR_COLL),
+    K("Out msg nelems", ARG_COLL + TL_COLL_OUT_NELEMS, FOR_COLL),
+    K("In split size", ARG_COLL + TL_COLL_IN_SPLIT, FOR_COLL),
+    K("Out split size", ARG_COLL + TL_COLL_OUT_SPLIT, FOR_COLL),
+#undef K
+};
+
+/* What key k (kn bytes) is for this event: its arg_key, or ARG_OTHER when the event
+ * does not read it.  `coll`: may_be_coll, asked once per event (kernel names are long). */
+static int arg_key_of(const loader *L, const char *k, size_t kn, int coll)
+{
+    const evread *r = &L->r;
+    for (size_t i = 0; i < sizeof arg_keys / sizeof *arg_keys; i++) {
+        if (arg_keys[i].len != kn || memcmp(arg_keys[i].name, k, kn) != 0)
+            continue;
+        switch (arg_keys[i].when) {
+        case FOR_RUNTIME: return r->cat == CAT_RUNTIME && (L->flags & TL_LOAD_KERNEL_ARG) ? arg_keys[i].key : ARG_OTHER;
+        case FOR_CPU_OP: return r->cat == CAT_CPU_OP || r->cat == CAT_NONE ? arg_keys[i].key : ARG_OTHER;
+        case FOR_META: return r->ph == 'M' || r->cat == CAT_NONE ? arg_keys[i].key : ARG_OTHER;
+        case FOR_COLL: return coll ? arg_keys[i].key : ARG_OTHER;
+        default: return arg_keys[i].key;
+        }
+    }
+    return ARG_OTHER;
+}
+
+/* A value read as Python's str() of it into b, held to the one-argument cap while it is
+ * read (not after); `what` names it in the message. */
+static int read_capped_repr(J *j, tl_buf *b, const char *what)
+{
+    j->repr_max = TL_TRACE_MAX_ARG_BYTES;
+    j->repr_what = what;
+    int bad = tl_j_repr(j, b, 0) < 0;
+    j->repr_max = 0;
+    return bad ? -1 : 0;
+}
+
+/* A string's text, or any other value's str() (capped when `what` is given), into b. */
+static int read_text_value(J *j, tl_buf *b, const char *what)
+{
+    tl_buf_clear(b);
+    if (j_peek(j) == '"') {
+        const char *s;
+        size_t sn;
+        if (tl_j_string(j, &s, &sn) < 0)
+            return -1;
+        tl_buf_add(b, s, sn);
+        return 0;
+    }
+    return what ? read_capped_repr(j, b, what) : tl_j_repr(j, b, 0);
+}
+
+/* An integer id arg (correlation, External id, stream, Sequence number). */
+static int read_id_arg(loader *L, int key)
+{
+    static const char *const what[] = {[ARG_CORR] = "args \"correlation\"", [ARG_EXT] = "args \"External id\"",
+                                       [ARG_STREAM] = "args \"stream\"", [ARG_SEQ] = "args \"Sequence number\""};
+    evread *r = &L->r;
+    int ok;
+    int64_t v = 0;
+    if (read_int_value(&L->j, &v, &ok, what[key]) < 0)
+        return -1;
+    switch (key) {
+    case ARG_CORR:
+        /* the key's presence decides the linking key, a usable value the link */
+        r->sflags = (uint8_t)((r->sflags | TL_SIDE_CORR_KEY) & ~TL_SIDE_CORR) | (ok ? TL_SIDE_CORR : 0);
+        if (ok)
+            r->corr = v;
+        break;
+    case ARG_EXT:
+        r->sflags = (uint8_t)(r->sflags & ~TL_SIDE_EXT) | (ok ? TL_SIDE_EXT : 0);
+        if (ok)
+            r->ext = v;
+        break;
+    case ARG_STREAM:
+        r->has_stream = ok;
+        r->stream = v;
+        break;
+    default:
+        r->has_seq = ok;
+        r->seq = v;
+    }
+    return 0;
+}
+
+/* 1 when a repr is Python's None (a JSON null: TraceLens' args.get finds None, as for a
+ * missing arg). */
+static int is_none(const tl_buf *b) { return b->len == 4 && memcmp(b->data, "None", 4) == 0; }
+
+/* The value of the args key `key` (p at the value). */
+static int read_arg_value(loader *L, int key)
+{
+    static const char *const shape_key[4] = {"Input Dims", "Input type", "Input Strides", "Concrete Inputs"};
+    J *j = &L->j;
+    evread *r = &L->r;
+    if ((key == ARG_CORR || key == ARG_EXT) && j_peek(j) != 'n')
+        r->coll_link = 1;
+    if (key >= ARG_COLL)
+        return read_coll_value(j, &r->cv[key - ARG_COLL], &r->cvbuf[key - ARG_COLL]);
+    switch (key) {
+    case ARG_CORR: case ARG_EXT: case ARG_STREAM: case ARG_SEQ:
+        return read_id_arg(L, key);
+    case ARG_KERNEL:
+        if (read_text_value(j, &r->kernel, "kernel") < 0)
+            return -1;
+        r->has_kernel = 1;
+        return 0;
+    case ARG_DIMS: case ARG_TYPE: case ARG_STRIDES: case ARG_CONCRETE: {
+        tl_buf *b = &r->shape[key - ARG_DIMS];
+        tl_buf_clear(b);
+        if (read_capped_repr(j, b, shape_key[key - ARG_DIMS]) < 0)
+            return -1;
+        r->has_shape[key - ARG_DIMS] = !is_none(b);
+        return 0;
+    }
+    case ARG_OTYPE:
+        tl_buf_clear(&r->otype);
+        if (read_capped_repr(j, &r->otype, "Output type") < 0)
+            return -1;
+        r->has_otype = !is_none(&r->otype);
+        return 0;
+    case ARG_MNAME: case ARG_MLABELS: {
+        tl_buf *dst = key == ARG_MNAME ? &r->mname : &r->mlabels;
+        if (read_text_value(j, dst, NULL) < 0)
+            return -1;
+        tl_buf_cstr(dst);
+        *(key == ARG_MNAME ? &r->has_mname : &r->has_mlabels) = 1;
+        return 0;
+    }
+    default:
+        return tl_j_skip(j);
+    }
+}
+
 static int read_args(loader *L)
 {
     J *j = &L->j;
@@ -457,150 +616,9 @@ static int read_args(loader *L)
         }
         if (tl_j_string(j, &k, &kn) < 0)
             return -1;
-        /* decide before the next scanner call invalidates k */
-        int which = 0;
-        if (key_is(k, kn, "correlation"))
-            which = 1;
-        else if (key_is(k, kn, "External id"))
-            which = 2;
-        else if (key_is(k, kn, "stream"))
-            which = 3;
-        else if (r->cat == CAT_RUNTIME && (L->flags & TL_LOAD_KERNEL_ARG) && key_is(k, kn, "kernel"))
-            which = 30;
-        else if (coll && (which = coll_key(k, kn)) != 0)
-            ; /* 40 + the TL_COLL_* index */
-        else if (r->cat == CAT_CPU_OP || r->cat == CAT_NONE) {
-            if (key_is(k, kn, "Input Dims"))
-                which = 10;
-            else if (key_is(k, kn, "Input type"))
-                which = 11;
-            else if (key_is(k, kn, "Input Strides"))
-                which = 12;
-            else if (key_is(k, kn, "Concrete Inputs"))
-                which = 13;
-            else if (key_is(k, kn, "Sequence number"))
-                which = 14;
-            else if (key_is(k, kn, "Output type"))
-                which = 15;
-        }
-        if (!which && (r->ph == 'M' || r->cat == CAT_NONE)) {
-            if (key_is(k, kn, "name"))
-                which = 20;
-            else if (key_is(k, kn, "labels"))
-                which = 21;
-        }
-        if (tl_j_expect_here(j, ':', "':'") < 0)
+        int key = arg_key_of(L, k, kn, coll); /* before the next scanner call invalidates k */
+        if (tl_j_expect_here(j, ':', "':'") < 0 || read_arg_value(L, key) < 0)
             return -1;
-        int ok;
-        int64_t v;
-        if ((which == 1 || which == 2) && j_peek(j) != 'n')
-            r->coll_link = 1;
-        if (which >= 40) {
-            if (read_coll_value(j, &r->cv[which - 40], &r->cvbuf[which - 40]) < 0)
-                return -1;
-            goto next;
-        }
-        switch (which) {
-        case 1:
-            r->sflags |= TL_SIDE_CORR_KEY;
-            if (read_int_value(j, &v, &ok, "args \"correlation\"") < 0)
-                return -1;
-            if (ok) {
-                r->corr = v;
-                r->sflags |= TL_SIDE_CORR;
-            } else {
-                r->sflags &= (uint8_t)~TL_SIDE_CORR;
-            }
-            break;
-        case 2:
-            if (read_int_value(j, &v, &ok, "args \"External id\"") < 0)
-                return -1;
-            if (ok) {
-                r->ext = v;
-                r->sflags |= TL_SIDE_EXT;
-            } else {
-                r->sflags &= (uint8_t)~TL_SIDE_EXT;
-            }
-            break;
-        case 3:
-            if (read_int_value(j, &v, &ok, "args \"stream\"") < 0)
-                return -1;
-            r->has_stream = ok;
-            r->stream = v;
-            break;
-        case 30:
-            tl_buf_clear(&r->kernel);
-            if (j_peek(j) == '"') {
-                const char *s;
-                size_t sn;
-                if (tl_j_string(j, &s, &sn) < 0)
-                    return -1;
-                tl_buf_add(&r->kernel, s, sn);
-            } else {
-                j->repr_max = TL_TRACE_MAX_ARG_BYTES;
-                j->repr_what = "kernel";
-                int bad = tl_j_repr(j, &r->kernel, 0) < 0;
-                j->repr_max = 0;
-                if (bad)
-                    return -1;
-            }
-            r->has_kernel = 1;
-            break;
-        case 10: case 11: case 12: case 13: {
-            static const char *const shape_key[4] = {"Input Dims", "Input type", "Input Strides", "Concrete Inputs"};
-            tl_buf_clear(&r->shape[which - 10]);
-            /* what one argument may hold is capped while it is read, not after */
-            j->repr_max = TL_TRACE_MAX_ARG_BYTES;
-            j->repr_what = shape_key[which - 10];
-            int bad = tl_j_repr(j, &r->shape[which - 10], 0) < 0;
-            j->repr_max = 0;
-            if (bad)
-                return -1;
-            /* a JSON null is None, as a missing arg is (TraceLens' args.get) */
-            r->has_shape[which - 10] = !(r->shape[which - 10].len == 4 && memcmp(r->shape[which - 10].data, "None", 4) == 0);
-            break;
-        }
-        case 14:
-            if (read_int_value(j, &v, &ok, "args \"Sequence number\"") < 0)
-                return -1;
-            r->has_seq = ok;
-            r->seq = v;
-            break;
-        case 15: {
-            tl_buf_clear(&r->otype);
-            j->repr_max = TL_TRACE_MAX_ARG_BYTES;
-            j->repr_what = "Output type";
-            int bad = tl_j_repr(j, &r->otype, 0) < 0;
-            j->repr_max = 0;
-            if (bad)
-                return -1;
-            r->has_otype = !(r->otype.len == 4 && memcmp(r->otype.data, "None", 4) == 0);
-            break;
-        }
-        case 20: case 21: {
-            tl_buf *dst = which == 20 ? &r->mname : &r->mlabels;
-            tl_buf_clear(dst);
-            if (j_peek(j) == '"') {
-                const char *s;
-                size_t sn;
-                if (tl_j_string(j, &s, &sn) < 0)
-                    return -1;
-                tl_buf_add(dst, s, sn);
-            } else if (tl_j_repr(j, dst, 0) < 0) {
-                return -1;
-            }
-            tl_buf_cstr(dst);
-            if (which == 20)
-                r->has_mname = 1;
-            else
-                r->has_mlabels = 1;
-            break;
-        }
-        default:
-            if (tl_j_skip(j) < 0)
-                return -1;
-        }
-    next:
         c = j_peek(j);
         if (c == ',') {
             j->p++;
@@ -613,37 +631,6 @@ static int read_args(loader *L)
         if (!j->failed)
             tl_j_fail(j, j->p, c < 0 ? "the text ends inside an object" : "expected ',' or '}'");
         return -1;
-    }
-}
-
-/* Skip the rest of an object whose key/value pairs are of no interest (p after a value,
- * inside the object). */
-static int skip_rest_of_object(J *j)
-{
-    for (;;) {
-        int c = j_peek(j);
-        if (c == '}') {
-            j->p++;
-            return 0;
-        }
-        if (c != ',') {
-            if (!j->failed)
-                tl_j_fail(j, j->p, c < 0 ? "the text ends inside an object" : "expected ',' or '}'");
-            return -1;
-        }
-        j->p++;
-        if (j_peek(j) != '"') {
-            if (!j->failed)
-                tl_j_fail(j, j->p, "expected a key string");
-            return -1;
-        }
-        if (tl_j_skip_string_fast(j) < 0 || tl_j_expect_here(j, ':', "':'") < 0)
-            return -1;
-        /* the values of a passed-over event are mostly strings and numbers */
-        int v = j_peek(j);
-        int r = v == '"' ? tl_j_skip_string_fast(j) : (v >= '0' && v <= '9') || v == '-' ? tl_j_skip_number(j) : tl_j_skip(j);
-        if (r < 0)
-            return -1;
     }
 }
 
@@ -731,6 +718,23 @@ static void keep_step(loader *L)
     tl_trace *t = L->t;
     TL_GROW(t->steps, L->stepcap, t->nsteps + 1);
     t->steps[t->nsteps++] = (tl_trace_step){n, r->ts, r->dur};
+}
+
+/* Whether the event being read is passed over as soon as its cat (or name) says so: the
+ * rest of it is only checked to be JSON (by the structural skip), and it counts in the
+ * census and the event indices but is not kept.  A Python frame, unless frames are
+ * asked for (the bulk of a trace: nothing in it is used); under TL_LOAD_KERNELS_ONLY,
+ * an event known not to be a collective kernel: its cat read and not "kernel", or a
+ * kernel whose name is read and is not a communication kernel's (its cat is always read
+ * first: the census counts every event). */
+static int passed_over(const loader *L)
+{
+    const evread *r = &L->r;
+    if (r->cat == CAT_PYTHON && !(L->flags & TL_LOAD_PYTHON))
+        return 1;
+    if (!(L->flags & TL_LOAD_KERNELS_ONLY) || r->cat == CAT_NONE)
+        return 0;
+    return r->cat != CAT_KERNEL || (r->has_name && !tl_trace_is_comm(r->name.data));
 }
 
 /* The event's fields are read: keep what it contributes. */
@@ -908,6 +912,7 @@ static void evread_reset(evread *r)
     memset(r->cv, 0, sizeof r->cv);
 }
 
+
 /* One event (p at its '{'). */
 static int read_event(loader *L)
 {
@@ -959,8 +964,6 @@ static int read_event(loader *L)
                     census_add_other(&L->t->census, intern_get(&L->in, s, sn), 1);
                 else
                     L->t->census.n[r->is_driver ? TL_CAT_CUDA_DRIVER : census_cat[r->cat]]++;
-                if (r->cat == CAT_PYTHON && !(L->flags & TL_LOAD_PYTHON))
-                    return skip_rest_of_object(j); /* the bulk of a trace: nothing in it is used */
             } else {
                 tl_buf_clear(&r->name);
                 tl_buf_add(&r->name, s, sn);
@@ -968,7 +971,7 @@ static int read_event(loader *L)
                 r->has_name = 1;
             }
             if (which != 1 && passed_over(L))
-                return skip_rest_of_object(j); /* not a collective kernel: its args unread */
+                return tl_j_skip_object_rest(j); /* nothing more of it is used */
         } else if (which >= 4 && which <= 8 &&
                    (c == '-' || (c >= '0' && c <= '9') || ((which == 6 || which == 7) && (c == 'N' || c == 'I')))) {
             /* a time may be Python's NaN or Infinity: read, so that the event is counted
@@ -1589,41 +1592,74 @@ static int read_events(loader *L)
     return read_event_list(L, NULL);
 }
 
-/* The first device's "name" in deviceProperties (p at the '{' of that object): any
- * other key is skipped (the GPU name only labels a comparison). */
-static int read_first_device(loader *L)
+/* An object whose few wanted keys are read and the rest skipped: what a key is (0: a
+ * key whose value is skipped), and how a wanted key's value is read (p at the value). */
+typedef struct object_walk {
+    const char *where; /* what messages call the object */
+    int (*key)(const char *k, size_t kn);
+    int (*value)(loader *L, int key);
+} object_walk;
+
+/* Walk the object at p (its '{') through its '}'. */
+static int walk_object(loader *L, const object_walk *w)
 {
     J *j = &L->j;
     j->p++;
     int c = j_peek(j);
-    while (c == '"') {
-        const char *k, *v;
-        size_t kn, vn;
+    if (c == '}') {
+        j->p++;
+        return 0;
+    }
+    for (;;) {
+        const char *k;
+        size_t kn;
+        if (c != '"') {
+            if (!j->failed)
+                tl_j_fail(j, j->p, c < 0 ? "the text ends inside %s" : "expected a key string", w->where);
+            return -1;
+        }
         if (tl_j_string(j, &k, &kn) < 0)
             return -1;
-        int is_name = key_is(k, kn, "name");
+        int key = w->key(k, kn); /* before the next scanner call invalidates k */
         if (tl_j_expect_here(j, ':', "':'") < 0)
             return -1;
-        if (is_name && j_peek(j) == '"') {
-            if (tl_j_string(j, &v, &vn) < 0)
-                return -1;
-            L->t->gpu_name = intern_get(&L->in, v, vn);
-        } else if (tl_j_skip(j) < 0) {
+        if ((key ? w->value(L, key) : tl_j_skip(j)) < 0)
             return -1;
-        }
         c = j_peek(j);
-        if (c != ',')
-            break;
-        j->p++;
-        c = j_peek(j);
-        if (c != '"') { /* JSON has no trailing comma */
-            if (!j->failed)
-                tl_j_fail(j, j->p, "deviceProperties: expected a key string");
-            return -1;
+        if (c == ',') {
+            j->p++;
+            c = j_peek(j);
+            continue;
         }
+        if (c == '}') {
+            j->p++;
+            return 0;
+        }
+        if (!j->failed)
+            tl_j_fail(j, j->p, c < 0 ? "the text ends inside %s" : "expected ',' or '}'", w->where);
+        return -1;
     }
-    return tl_j_expect_here(j, '}', "'}'");
 }
+
+/* The first device's "name" in deviceProperties: any other key is skipped (the GPU name
+ * only labels a comparison). */
+static int device_key(const char *k, size_t kn) { return key_is(k, kn, "name"); }
+
+static int device_value(loader *L, int key)
+{
+    J *j = &L->j;
+    (void)key;
+    if (j_peek(j) != '"')
+        return tl_j_skip(j);
+    const char *v;
+    size_t vn;
+    if (tl_j_string(j, &v, &vn) < 0)
+        return -1;
+    L->t->gpu_name = intern_get(&L->in, v, vn);
+    return 0;
+}
+
+static const object_walk first_device = {"deviceProperties", device_key, device_value};
 
 /* The top-level deviceProperties (p at its value): how many entries, when it is a
  * non-empty array (the GPUs of a node: MULTIRANK.md §1.5), and the first one's name; the
@@ -1639,7 +1675,7 @@ static int read_devices(loader *L)
     long n = 0;
     int c = j_peek(j);
     while (c != ']') {
-        if (n == 0 && c == '{' ? read_first_device(L) < 0 : tl_j_skip(j) < 0)
+        if (n == 0 && c == '{' ? walk_object(L, &first_device) < 0 : tl_j_skip(j) < 0)
             return -1;
         n++;
         c = j_peek(j);
@@ -1666,54 +1702,30 @@ static int read_devices(loader *L)
 /* The top-level distributedInfo (p at its value): its integer rank and world_size, which
  * say which job and rank wrote the trace (a many-rank run compares them with the rank
  * set's, MULTIRANK.md §1.4); anything else in it is skipped. */
-static int read_dist(loader *L)
+enum { DIST_RANK = 1, DIST_WORLD };
+
+static int dist_key(const char *k, size_t kn) { return key_is(k, kn, "rank") ? DIST_RANK : key_is(k, kn, "world_size") ? DIST_WORLD : 0; }
+
+static int dist_value(loader *L, int key)
 {
     J *j = &L->j;
-    L->t->dist_rank = L->t->dist_world = -1;
-    if (j_peek(j) != '{')
+    int v = j_peek(j);
+    if (v != '-' && !(v >= '0' && v <= '9'))
         return tl_j_skip(j);
-    j->p++;
-    int c = j_peek(j);
-    if (c == '}') {
-        j->p++;
-        return 0;
-    }
-    for (;;) {
-        const char *k;
-        size_t kn;
-        if (c != '"') {
-            if (!j->failed)
-                tl_j_fail(j, j->p, c < 0 ? "the text ends inside distributedInfo" : "expected a key string");
-            return -1;
-        }
-        if (tl_j_string(j, &k, &kn) < 0)
-            return -1;
-        long *dst = key_is(k, kn, "rank") ? &L->t->dist_rank : key_is(k, kn, "world_size") ? &L->t->dist_world : NULL;
-        if (tl_j_expect_here(j, ':', "':'") < 0)
-            return -1;
-        int v = j_peek(j);
-        if (dst && (v == '-' || (v >= '0' && v <= '9'))) {
-            jnum num;
-            if (tl_j_number(j, &num) < 0)
-                return -1;
-            *dst = num.is_int && num.i >= 0 && num.i <= 1L << 40 ? (long)num.i : -1;
-        } else if (tl_j_skip(j) < 0) {
-            return -1;
-        }
-        c = j_peek(j);
-        if (c == ',') {
-            j->p++;
-            c = j_peek(j);
-            continue;
-        }
-        if (c == '}') {
-            j->p++;
-            return 0;
-        }
-        if (!j->failed)
-            tl_j_fail(j, j->p, c < 0 ? "the text ends inside distributedInfo" : "expected ',' or '}'");
+    jnum num;
+    if (tl_j_number(j, &num) < 0)
         return -1;
-    }
+    *(key == DIST_RANK ? &L->t->dist_rank : &L->t->dist_world) = num.is_int && num.i >= 0 && num.i <= 1L << 40 ? (long)num.i : -1;
+    return 0;
+}
+
+static int read_dist(loader *L)
+{
+    static const object_walk dist = {"distributedInfo", dist_key, dist_value};
+    L->t->dist_rank = L->t->dist_world = -1;
+    if (j_peek(&L->j) != '{')
+        return tl_j_skip(&L->j);
+    return walk_object(L, &dist);
 }
 
 static int read_top(loader *L)

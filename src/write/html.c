@@ -14,43 +14,6 @@
 #include <stdio.h>
 #include <string.h>
 
-const char *tl_html_num(char *buf, size_t n, double v, int dec)
-{
-    if (isnan(v))
-        snprintf(buf, n, "-");
-    else
-        snprintf(buf, n, "%.*f", dec, v);
-    return buf;
-}
-
-const char *tl_html_signed(char *buf, size_t n, double v, int dec)
-{
-    if (isnan(v))
-        snprintf(buf, n, "-");
-    else
-        snprintf(buf, n, "%+.*f", dec, v);
-    return buf;
-}
-
-static void escape(tl_buf *o, const char *s, int attr)
-{
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        switch (*p) {
-        case '&': tl_buf_adds(o, "&amp;"); break;
-        case '<': tl_buf_adds(o, "&lt;"); break;
-        case '>': tl_buf_adds(o, "&gt;"); break;
-        case '"': tl_buf_adds(o, attr ? "&quot;" : "\""); break;
-        case '\'': tl_buf_adds(o, attr ? "&#39;" : "'"); break;
-        default:
-            /* a name's control characters are data, not layout (text keeps its lines) */
-            tl_buf_addc(o, (*p < 0x20 && !(!attr && *p == '\n')) || *p == 0x7f ? '?' : (char)*p);
-        }
-    }
-}
-
-void tl_html_text(tl_buf *o, const char *s) { escape(o, s ? s : "", 0); }
-void tl_html_attr(tl_buf *o, const char *s) { escape(o, s ? s : "", 1); }
-
 /* The script: tooltips (any element with data-tip), the tables' filters (an input whose
  * data-filter names a table) and the call tree's zoom.  No name is ever written into it:
  * it reads them from the page's attributes. */
@@ -101,12 +64,13 @@ static const char style[] =
     "svg text{font:12px system-ui,Helvetica,Arial,sans-serif;fill:#111}svg .tick{fill:#444;font-size:11px}\n"
     "svg .grid{stroke:#e2e2e2}svg .axis{stroke:#333}svg .whisker{stroke:#000;stroke-width:1.4;fill:none}\n"
     "svg .peak{stroke:#000;stroke-width:2}svg .peak.minor{stroke-dasharray:6 3;stroke-width:1.2}\n"
+    "svg .peak.var{stroke:#555;stroke-dasharray:12 4}svg .peak.var.minor{stroke-dasharray:2 3}\n"
     "svg .move{stroke:#333;stroke-width:1.2}svg g.n{cursor:pointer}svg g.n rect{stroke:#fff;stroke-width:0.5}\n"
     "svg g.n text{font-size:11px;pointer-events:none}\n"
     "table{border-collapse:collapse;font-size:12px;margin:6px 0;width:100%}\n"
     "th,td{border-bottom:1px solid #e4e4e4;padding:2px 6px;text-align:right;vertical-align:top}\n"
     "th:first-child,td:first-child{text-align:left;word-break:break-all}th{background:#f2f2f2}\n"
-    "td.slower{font-weight:600}td.faster{font-style:italic}\n"
+    "table.heat td:first-child{white-space:nowrap;word-break:normal}td.slower{font-weight:600}td.faster{font-style:italic}\n"
     "input.filter{margin:4px 0;padding:2px 6px;width:280px}.note{color:#444;font-size:12px}\n"
     "#tip{position:absolute;background:#fff;border:1px solid #333;padding:4px 6px;font-size:12px;"
     "max-width:560px;pointer-events:none;word-break:break-all;box-shadow:2px 2px 4px rgba(0,0,0,.2)}\n"
@@ -141,25 +105,50 @@ static void td_text(tl_buf *o, const char *s, const char *cls)
     tl_buf_adds(o, "</td>");
 }
 
-static void bars_section(tl_buf *o, const tl_page *p)
+/* A chart of stacked bars (the first TL_PAGE_MAX_BARS) and its table (all of them). */
+static void bar_chart(tl_buf *o, const char *title, const char *table_id, const tl_page_bar *bars, size_t n)
 {
-    if (!p->nbars)
-        return;
-    section(o, "time", "Where the time went");
-    tl_svg_bars(o, p->bars, p->nbars);
-    tl_buf_adds(o, "<table class=\"bars\"><thead><tr><th>side</th>");
+    size_t drawn = n < TL_PAGE_MAX_BARS ? n : TL_PAGE_MAX_BARS;
+    tl_svg_bars(o, title, bars, drawn);
+    if (drawn < n)
+        tl_buf_printf(o, "<p class=\"note\">the first %zu of %zu bars drawn; the table lists them all</p>\n", drawn, n);
+    tl_buf_printf(o, "<table class=\"bars\" id=\"%s\"><thead><tr><th>side</th>", table_id);
     for (int k = 0; k < TL_PAGE_NPARTS; k++)
         tl_buf_printf(o, "<th>%s (ms)</th>", tl_page_part_names[k]);
     tl_buf_adds(o, "<th>total (ms)</th></tr></thead><tbody>\n");
-    for (size_t i = 0; i < p->nbars; i++) {
+    for (size_t i = 0; i < n; i++) {
         tl_buf_adds(o, "<tr>");
-        td_text(o, p->bars[i].label, NULL);
+        td_text(o, bars[i].label, NULL);
         for (int k = 0; k < TL_PAGE_NPARTS; k++)
-            td_num(o, p->bars[i].part_ms[k], 3, 0);
-        td_num(o, p->bars[i].total_ms, 3, 0);
+            td_num(o, bars[i].part_ms[k], 3, 0);
+        td_num(o, bars[i].total_ms, 3, 0);
         tl_buf_adds(o, "</tr>\n");
     }
-    tl_buf_adds(o, "</tbody></table></section>\n");
+    tl_buf_adds(o, "</tbody></table>\n");
+}
+
+static void bars_section(tl_buf *o, const tl_page *p)
+{
+    if (!p->nbars && !p->nbar_sets)
+        return;
+    section(o, "time", "Where the time went");
+    if (p->nbars)
+        bar_chart(o, "Where the GPU time went, per side", "bars-sides", p->bars, p->nbars);
+    for (size_t k = 0; k < p->nbar_sets; k++) {
+        const tl_page_bar_set *b = &p->bar_sets[k];
+        char id[32];
+        snprintf(id, sizeof id, "bars-%zu", k);
+        tl_buf_adds(o, "<h3>");
+        tl_html_text(o, b->title);
+        tl_buf_adds(o, "</h3>\n");
+        if (b->note) {
+            tl_buf_adds(o, "<p class=\"note\">");
+            tl_html_text(o, b->note);
+            tl_buf_adds(o, "</p>\n");
+        }
+        bar_chart(o, b->title, id, b->bars, b->n);
+    }
+    tl_buf_adds(o, "</section>\n");
 }
 
 static void tops_section(tl_buf *o, const tl_page_tops *t)
@@ -254,8 +243,13 @@ static void roofline_section(tl_buf *o, const tl_page *p)
         tl_buf_adds(o, "<h3>");
         tl_html_text(o, r->title);
         tl_buf_adds(o, "</h3>\n");
-        if (!r->gpu)
+        if (!r->gpu[0].name)
             tl_buf_adds(o, "<p class=\"note\">no peak lines: give --gpu-arch NAME|FILE for them</p>\n");
+        if (r->note) {
+            tl_buf_adds(o, "<p class=\"note\">");
+            tl_html_text(o, r->note);
+            tl_buf_adds(o, "</p>\n");
+        }
         tl_svg_roofline(o, r);
         tl_buf_printf(o, "<table class=\"roof\" id=\"roof-%zu\"><thead><tr><th>op</th>", k);
         int sides = r->side[1] ? 2 : 1;
@@ -332,7 +326,7 @@ void tl_html_write(const tl_page *p, tl_buf *o)
     tl_buf_adds(o, "<h1>");
     tl_html_text(o, p->title);
     tl_buf_adds(o, "</h1>\n<nav><a href=\"#summary\">summary</a>");
-    if (p->nbars)
+    if (p->nbars || p->nbar_sets)
         tl_buf_adds(o, "<a href=\"#time\">where the time went</a>");
     if (p->tops && p->tops->n)
         tl_buf_adds(o, "<a href=\"#ops\">ops</a>");

@@ -32,6 +32,17 @@ typedef struct tl_page_bar {
     double total_ms;                /* gpu_timeline's total_time, NaN when absent */
 } tl_page_bar;
 
+/* More stacked bars under their own heading: a trace's steps, or the ranks of runs.  At most
+ * TL_PAGE_MAX_BARS are drawn (the first ones); the table under the chart lists them all. */
+#define TL_PAGE_MAX_BARS 64
+
+typedef struct tl_page_bar_set {
+    const char *title;
+    const tl_page_bar *bars;
+    size_t n;
+    const char *note; /* what the bars are (which steps the verdicts take), or NULL */
+} tl_page_bar_set;
+
 /* "What moved": one changed op (or kernel, or lowest common op). */
 typedef struct tl_page_move {
     const char *name;
@@ -60,16 +71,24 @@ typedef struct tl_page_point {
 
 #define TL_PAGE_MAX_PEAKS 4
 
+/* A GPU's peak lines. */
+typedef struct tl_page_gpu {
+    const char *name;      /* NULL: no lines */
+    double mem_tbps;       /* its memory bandwidth (TB/s), NaN when unknown */
+    size_t npeaks;         /* its compute peaks (TFLOPS/s), highest first */
+    double peak_tflops[TL_PAGE_MAX_PEAKS];
+    const char *peak_label[TL_PAGE_MAX_PEAKS];
+} tl_page_gpu;
+
 typedef struct tl_page_roofline {
     const char *title;
     const char *side[2];   /* the tags (side[1] NULL: one report, one point per op) */
     tl_page_point *points;
     size_t n;
-    const char *gpu;       /* the GPU the peak lines are of, or NULL: no lines */
-    double mem_tbps;       /* its memory bandwidth (TB/s), NaN when unknown */
-    size_t npeaks;         /* its compute peaks (TFLOPS/s), highest first */
-    double peak_tflops[TL_PAGE_MAX_PEAKS];
-    const char *peak_label[TL_PAGE_MAX_PEAKS];
+    /* the peak lines: gpu[0] the baseline's (or both sides'), drawn solid; gpu[1] the
+     * variant's when the sides ran on different GPUs (else no name), drawn dashed */
+    tl_page_gpu gpu[2];
+    const char *note;      /* about the lines (the sides' GPUs differ, one is drawn), or NULL */
 } tl_page_roofline;
 
 /* One node of the differenced call tree (an icicle), in pre-order. */
@@ -106,6 +125,33 @@ typedef struct tl_page_extra {
     void *ctx;
 } tl_page_extra;
 
+/*
+ * A rank x metric heatmap of two runs: per rank (a row) and metric (a column) each side's
+ * value and the difference, as the comparison's sheets hold them, drawn as three panels
+ * (baseline, variant, difference).  A side's cells darken from the metric's smallest value
+ * to its largest (one scale per metric, shared by both sides); the difference is
+ * vermillion and hatched where the variant
+ * has more, blue where it has less, grey where it is 0.  Every cell carries its number.
+ */
+typedef struct tl_page_heatmap {
+    const char *title;
+    const char *side[2];     /* the baseline's and the variant's tags */
+    size_t nrows, ncols;
+    const char *const *row;  /* [nrows]: "rank 3" */
+    const char *const *col;  /* [ncols]: the metric and its unit */
+    const int *dec;          /* [ncols]: the decimals its numbers are shown with */
+    const double *v[2];      /* [nrows * ncols], row-major, per side; NaN when absent */
+    const double *diff;      /* [nrows * ncols]: the variant's minus the baseline's */
+} tl_page_heatmap;
+
+/* The heatmap draws at most this many rows (the first; a page stays a few MB); its table
+ * lists them all. */
+#define TL_PAGE_HEAT_MAX_ROWS 512
+
+/* The heatmap (an <svg>) and its table (id `table_id`, with a filter), appended to out: a
+ * tl_page_extra's section body. */
+void tl_html_heatmap(tl_buf *out, const tl_page_heatmap *h, const char *table_id);
+
 /* One report's ops by their GPU time (tlreport): the largest, and what the rest add up to. */
 typedef struct tl_page_top {
     const char *name;
@@ -127,6 +173,8 @@ typedef struct tl_page {
     const char *headline;      /* the answer in one line, or NULL */
     tl_page_bar *bars;
     size_t nbars;
+    const tl_page_bar_set *bar_sets; /* per step, per rank: under the sides' bars */
+    size_t nbar_sets;
     const tl_page_tops *tops;  /* one report: its ops by time (NULL: none) */
     tl_page_moves *moves;
     size_t nmoves;

@@ -18,7 +18,7 @@ const char *tl_html_signed(char *buf, size_t n, double v, int dec);
 /* The pattern and marker definitions the charts refer to (once per page). */
 void tl_svg_defs(tl_buf *out);
 /* The charts; each an <svg> element with a <title> and <desc>. */
-void tl_svg_bars(tl_buf *out, const tl_page_bar *bars, size_t n);
+void tl_svg_bars(tl_buf *out, const char *title, const tl_page_bar *bars, size_t n);
 void tl_svg_tops(tl_buf *out, const tl_page_tops *t);
 void tl_svg_moves(tl_buf *out, const tl_page_moves *m);
 void tl_svg_roofline(tl_buf *out, const tl_page_roofline *r);

@@ -114,7 +114,7 @@ static void label_text(tl_buf *o, const char *s, size_t max)
 
 /* ---- where the time went -------------------------------------------------------------- */
 
-void tl_svg_bars(tl_buf *o, const tl_page_bar *bars, size_t n)
+void tl_svg_bars(tl_buf *o, const char *title, const tl_page_bar *bars, size_t n)
 {
     enum { LEFT = 170, RIGHT = 30, ROW = 34, TOP = 34 };
     double max = 0;
@@ -126,8 +126,8 @@ void tl_svg_bars(tl_buf *o, const tl_page_bar *bars, size_t n)
     }
     double step = tick_step(max), top = max > 0 ? ceil(max / step) * step : 1;
     double plot = TL_SVG_W - LEFT - RIGHT, h = TOP + ROW * (double)n + 30;
-    svg_open(o, h, "bars", "Where the GPU time went, per side",
-             "Stacked bars of each side's gpu_timeline: compute, exposed communication, exposed memcpy and "
+    svg_open(o, h, "bars", title,
+             "Stacked bars of each gpu_timeline: compute, exposed communication, exposed memcpy and "
              "idle time, in ms; the table below holds the numbers.");
     /* the legend */
     for (int k = 0; k < TL_PAGE_NPARTS; k++) {
@@ -143,7 +143,7 @@ void tl_svg_bars(tl_buf *o, const tl_page_bar *bars, size_t n)
                          "<text class=\"tick\" x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\">%s</text>\n",
                       x, TOP - 4, x, h - 24, x, h - 10, tl_html_num(a, sizeof a, v, dec));
     }
-    tl_buf_printf(o, "<text class=\"tick\" x=\"%d\" y=\"%.0f\" text-anchor=\"end\">ms</text>\n", LEFT - 8, h - 10);
+    tl_buf_printf(o, "<text class=\"tick\" x=\"%d\" y=\"%.0f\" text-anchor=\"end\">ms</text>\n", LEFT - 26, h - 10);
     for (size_t i = 0; i < n; i++) {
         double y = TOP + ROW * (double)i, x = LEFT;
         tl_buf_printf(o, "<text x=\"%d\" y=\"%.0f\" text-anchor=\"end\">", LEFT - 8, y + 19);
@@ -322,41 +322,93 @@ static void roof_axes(tl_buf *o, const logaxis *x, const logaxis *y)
                      "achieved TFLOPS/s</text>\n", (y->p0 + y->p1) / 2);
 }
 
-/* The memory line (TFLOPS/s = TB/s x FLOP/byte) up to the highest compute peak, and the
- * compute peaks. */
-static void roof_peaks(tl_buf *o, const tl_page_roofline *r, const logaxis *x, const logaxis *y)
+/* GPU g's memory line (TFLOPS/s = TB/s x FLOP/byte) up to its highest compute peak, and
+ * its compute peaks: the baseline's (or the only) GPU solid, labelled above its lines; the
+ * variant's dashed, its peaks labelled left of where their lines start (the empty corner
+ * above the memory lines), with the GPU's name when there are two.  A peak label that would
+ * overlap one already placed (`placed`: their heights and extents, right-anchored labels of
+ * about 6.5 units a character) is left out: the line keeps its <title>. */
+typedef struct placed {
+    double y[2 * TL_PAGE_MAX_PEAKS], x0[2 * TL_PAGE_MAX_PEAKS], x1[2 * TL_PAGE_MAX_PEAKS];
+    size_t n;
+} placed;
+
+static int place_label(placed *pl, double y, double x_end, size_t chars)
 {
+    double x0 = x_end - 6.5 * (double)chars;
+    for (size_t i = 0; i < pl->n; i++)
+        if (fabs(pl->y[i] - y) < 12 && x0 < pl->x1[i] && pl->x0[i] < x_end)
+            return 0;
+    if (pl->n < sizeof pl->y / sizeof *pl->y) {
+        pl->y[pl->n] = y, pl->x0[pl->n] = x0, pl->x1[pl->n] = x_end;
+        pl->n++;
+    }
+    return 1;
+}
+
+static void roof_peaks(tl_buf *o, const tl_page_roofline *r, int g, const logaxis *x, const logaxis *y, placed *pl)
+{
+    const tl_page_gpu *gp = &r->gpu[g];
+    int two = r->gpu[1].name != NULL;
+    const char *cls = g ? "peak var" : "peak";
     char a[64];
-    double top = r->npeaks ? r->peak_tflops[0] : pow(10, y->hi);
-    if (!isnan(r->mem_tbps) && r->mem_tbps > 0) {
-        double ai0 = pow(10, x->lo), ai1 = fmin(top / r->mem_tbps, pow(10, x->hi));
-        double y0 = fmax(r->mem_tbps * ai0, pow(10, y->lo));
-        ai0 = y0 / r->mem_tbps;
+    double top = gp->npeaks ? gp->peak_tflops[0] : pow(10, y->hi), bw = gp->mem_tbps;
+    if (!isnan(bw) && bw > 0) {
+        double ai0 = pow(10, x->lo), ai1 = fmin(top / bw, pow(10, x->hi));
+        double y0 = fmax(bw * ai0, pow(10, y->lo));
+        ai0 = y0 / bw;
         if (ai1 > ai0) {
-            tl_buf_printf(o, "<line class=\"peak\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"><title>", lpos(x, ai0),
-                          lpos(y, y0), lpos(x, ai1), lpos(y, r->mem_tbps * ai1));
-            tl_html_text(o, r->gpu);
-            tl_buf_printf(o, " memory bandwidth %s TB/s</title></line>\n", tl_html_num(a, sizeof a, r->mem_tbps, 2));
-            tl_buf_printf(o, "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\">%s TB/s</text>\n", lpos(x, ai0) + 4,
-                          lpos(y, y0) - 6, a);
+            tl_buf_printf(o, "<line class=\"%s\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"><title>", cls,
+                          lpos(x, ai0), lpos(y, y0), lpos(x, ai1), lpos(y, bw * ai1));
+            tl_html_text(o, gp->name);
+            tl_buf_printf(o, " memory bandwidth %s TB/s</title></line>\n", tl_html_num(a, sizeof a, bw, 2));
+            tl_buf_printf(o, "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\">", lpos(x, ai0) + 4,
+                          lpos(y, y0) + (g ? 14 : -6));
+            if (two) {
+                tl_html_text(o, gp->name);
+                tl_buf_adds(o, " ");
+            }
+            tl_buf_printf(o, "%s TB/s</text>\n", a);
         }
     }
-    for (size_t k = 0; k < r->npeaks; k++) {
-        double p = r->peak_tflops[k];
+    for (size_t k = 0; k < gp->npeaks; k++) {
+        double p = gp->peak_tflops[k];
         if (!(p > 0))
             continue;
-        double ai0 = !isnan(r->mem_tbps) && r->mem_tbps > 0 ? fmax(p / r->mem_tbps, pow(10, x->lo)) : pow(10, x->lo);
+        double ai0 = !isnan(bw) && bw > 0 ? fmax(p / bw, pow(10, x->lo)) : pow(10, x->lo);
         if (ai0 >= pow(10, x->hi))
             continue;
-        tl_buf_printf(o, "<line class=\"peak%s\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"><title>",
+        tl_buf_printf(o, "<line class=\"%s%s\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"><title>", cls,
                       k ? " minor" : "", lpos(x, ai0), lpos(y, p), x->p1, lpos(y, p));
-        tl_html_text(o, r->gpu);
+        tl_html_text(o, gp->name);
         tl_buf_adds(o, " ");
-        tl_html_text(o, r->peak_label[k]);
-        tl_buf_printf(o, " %s TFLOPS/s</title></line>\n<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" "
-                         "text-anchor=\"end\">", tl_html_num(a, sizeof a, p, 1), x->p1 - 4, lpos(y, p) - 4);
-        tl_html_text(o, r->peak_label[k]);
+        tl_html_text(o, gp->peak_label[k]);
+        double ly = lpos(y, p) + (g ? 4 : -4), lx = g ? lpos(x, ai0) - 6 : x->p1 - 4;
+        tl_buf_printf(o, " %s TFLOPS/s</title></line>\n", tl_html_num(a, sizeof a, p, 1));
+        size_t chars = strlen(gp->peak_label[k]) + strlen(a) + 1 + (two ? strlen(gp->name) + 1 : 0);
+        if (!place_label(pl, ly, lx, chars))
+            continue;
+        tl_buf_printf(o, "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">", lx, ly);
+        if (two) {
+            tl_html_text(o, gp->name);
+            tl_buf_adds(o, " ");
+        }
+        tl_html_text(o, gp->peak_label[k]);
         tl_buf_printf(o, " %s</text>\n", a);
+    }
+}
+
+/* Which GPU's lines are which: a sample of each line and its name. */
+static void roof_gpu_legend(tl_buf *o, const tl_page_roofline *r)
+{
+    for (int g = 0; g < 2 && r->gpu[1].name; g++) {
+        double y = 34 + 20 * g;
+        tl_buf_printf(o, "<line class=\"%s\" x1=\"300\" y1=\"%.0f\" x2=\"330\" y2=\"%.0f\"/><text x=\"336\" "
+                         "y=\"%.0f\">", g ? "peak var" : "peak", y - 4, y - 4, y);
+        tl_html_text(o, r->gpu[g].name);
+        tl_buf_adds(o, " (");
+        tl_html_text(o, r->side[g] ? r->side[g] : "");
+        tl_buf_adds(o, ")</text>\n");
     }
 }
 
@@ -369,20 +421,27 @@ void tl_svg_roofline(tl_buf *o, const tl_page_roofline *r)
                 span(r->points[i].ai[s], &xlo, &xhi);
                 span(r->points[i].tflops[s], &ylo, &yhi);
             }
-    if (r->npeaks)
-        span(r->peak_tflops[0], &ylo, &yhi);
-    if (r->npeaks && r->mem_tbps > 0)
-        span(r->peak_tflops[0] / r->mem_tbps, &xlo, &xhi); /* the ridge point */
+    for (int g = 0; g < 2; g++) {
+        const tl_page_gpu *gp = &r->gpu[g];
+        if (gp->name && gp->npeaks)
+            span(gp->peak_tflops[0], &ylo, &yhi);
+        if (gp->name && gp->npeaks && gp->mem_tbps > 0)
+            span(gp->peak_tflops[0] / gp->mem_tbps, &xlo, &xhi); /* the ridge point */
+    }
     logaxis x = {0, 0, 80, TL_SVG_W - 20}, y = {0, 0, 420, 20};
     decades(xlo, xhi, &x.lo, &x.hi);
     decades(ylo, yhi, &y.lo, &y.hi);
     svg_open(o, 470, "roofline", r->title,
              "Each perf-model op at its arithmetic intensity and achieved TFLOPS/s on log axes: the baseline a "
              "hollow circle, the variant a filled triangle, an arrow from one to the other; the GPU's peak lines "
-             "above.  The table below holds the numbers.");
+             "above (each side's own when they differ: the baseline's solid, the variant's dashed).  The table "
+             "below holds the numbers.");
     roof_axes(o, &x, &y);
-    if (r->gpu)
-        roof_peaks(o, r, &x, &y);
+    placed pl = {{0}, {0}, {0}, 0};
+    for (int g = 0; g < 2; g++)
+        if (r->gpu[g].name)
+            roof_peaks(o, r, g, &x, &y, &pl);
+    roof_gpu_legend(o, r);
     char a[64], b[64], c[64], d[64];
     for (size_t i = 0; i < r->n; i++) {
         const tl_page_point *p = &r->points[i];

@@ -231,3 +231,180 @@ def test_tlreport_page(browser, tmp_path, conformance):
     assert page.evaluate("document.querySelectorAll('#roofline g.pt').length") > 3
     inked, colours = pagecheck.png_stats(page.screenshot())
     assert inked > 0.03 and colours > 8
+
+
+GENTRACE = os.path.join(TOP, "build", "tools", "gentrace")
+
+
+def gen_run(directory, n, extra=None, common=()):
+    """An n-rank run in `directory` by tools/gentrace; extra: {rank: [options]}."""
+    os.makedirs(directory)
+    for r in range(n):
+        subprocess.run([GENTRACE, "--world", str(n), "--rank", str(r), "--layers", "2"] + list(common)
+                       + list((extra or {}).get(r, [])) + ["-o", os.path.join(directory, "rank%d_trace.json" % r)],
+                       check=True, capture_output=True)
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    """Two 4-rank runs: in the variant rank 2 starts every collective 3 ms late and the last
+    bucket's all-reduce is 30% slower on every rank."""
+    if not os.access(GENTRACE, os.X_OK):
+        pytest.skip(f"{GENTRACE} not built")
+    d = tmp_path_factory.mktemp("runs")
+    gen_run(str(d / "a"), 4)
+    gen_run(str(d / "b"), 4, {2: ["--arrive-late", "3000"]}, common=["--coll-slow", "30"])
+    return d
+
+
+def csv_rows(path):
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def heat_cells(page):
+    """The heatmap's cells: {(panel, row, col): value} from their data-v."""
+    got = page.evaluate("Array.prototype.map.call(document.querySelectorAll('#ranks g.hm'), function(g){"
+                        "return [+g.getAttribute('data-panel'), +g.getAttribute('data-row'), +g.getAttribute('data-col'),"
+                        " g.getAttribute('data-v')];})")
+    return {(p, r, c): float(v) for p, r, c, v in got}
+
+
+def test_rank_set_page(browser, tmp_path, runs):
+    """Two runs: the rank x metric heatmap holds the comparison's numbers (the CSV sheets',
+    exactly, and the JSON's slowest rank), each rank has its bars, nothing leaves the page."""
+    csvs = str(tmp_path / "csvs")
+    path, summary, _ = compare([str(runs / "a"), str(runs / "b")], str(tmp_path), extra=["--output_csvs_dir", csvs])
+    page = check_page(browser, path, summary)
+    cells = heat_cells(page)
+    ranks = csv_rows(os.path.join(csvs, "ranks_gpu_timeline.csv"))
+    waits = {int(r["rank"]): r for r in csv_rows(os.path.join(csvs, "stragglers.csv"))}
+    assert len(cells) == 4 * 3 * 3
+    for i, row in enumerate(ranks):
+        for c, col in enumerate(("busy_time_ms", "exposed_comm_time_ms")):
+            assert cells[(0, i, c)] == float(row[col + "::a"]), (i, col)
+            assert cells[(1, i, c)] == float(row[col + "::b"]), (i, col)
+            assert cells[(2, i, c)] == float(row[col + "__b_diff"]), (i, col)
+        w = waits[int(row["rank"])]
+        assert (cells[(0, i, 2)], cells[(1, i, 2)], cells[(2, i, 2)]) == (
+            float(w["a::mean_wait_time_us"]), float(w["b::mean_wait_time_us"]), float(w["mean_wait_time_us__b_diff"]))
+    lead = summary["runs"][0]
+    assert lead["slowest_rank"] == [0, 2]
+    assert cells[(0, 0, 0)] == lead["slowest_busy_ms"][0] and cells[(1, 2, 0)] == lead["slowest_busy_ms"][1]
+    # the late rank waits least: its wait is the variant's smallest, the others' the largest
+    assert cells[(1, 2, 2)] < min(cells[(1, r, 2)] for r in (0, 1, 3))
+    # a grey print keeps the difference's direction: the larger cells are hatched, no smaller one
+    hatched = page.evaluate("Array.prototype.map.call(document.querySelectorAll('#ranks g.hm[data-panel=\"2\"]'),"
+                            " function(g){return [+g.getAttribute('data-v'), !!g.querySelector('rect[fill=\"url(#hatch)\"]')];})")
+    assert any(h for v, h in hatched) and all(h == (v > 0) for v, h in hatched), hatched
+    # the text equivalent: the chart's title, the table's rows, one per rank
+    assert page.evaluate("document.querySelector('#ranks svg.heatmap > title').textContent").startswith("a -> b")
+    assert page.evaluate("document.querySelectorAll('#heat-0 tbody tr').length") == 4
+    # where the time went, per rank: both sides of every rank, as ranks_gpu_timeline has them
+    bars = page.evaluate("Array.prototype.map.call(document.querySelectorAll('#bars-0 tbody tr'), function(r){"
+                         "return Array.prototype.map.call(r.cells, function(c){return c.textContent;});})")
+    assert [b[0] for b in bars] == ["%s rank %d" % (s, r) for r in range(4) for s in "ab"]
+    assert bars[5][1:] == ["%.3f" % float(ranks[2][k + "_ms::b"]) for k in
+                           ("computation_time", "exposed_comm_time", "exposed_memcpy_time", "idle_time", "total_time")]
+    # every bar's part has a pattern of its own, not its hue alone
+    fills = page.evaluate("Array.from(new Set(Array.prototype.map.call("
+                          "document.querySelectorAll('#time svg.bars rect.mark'), function(r){return r.getAttribute('fill');})))")
+    assert set(fills) <= {"url(#p0)", "url(#p1)", "url(#p2)", "url(#p3)"} and len(fills) >= 3
+
+
+def test_rank_set_names_stay_inert(browser, tmp_path, runs):
+    """Runs tagged with markup: the heatmap's titles and labels are text, nothing runs."""
+    path, summary, _ = compare([str(runs / "a"), str(runs / "b"), "--names", EVIL, "b&<i>"], str(tmp_path))
+    with open(path, encoding="utf-8") as f:
+        html = f.read()
+    assert html.count("<script") == 1 and EVIL not in html and "<i>" not in html
+    page = pagecheck.Page(browser, pagecheck.file_url(path))
+    assert page.problems() == []
+    assert page.evaluate("document.scripts.length") == 1
+    assert EVIL in page.evaluate("document.querySelector('#ranks h3').textContent")
+    assert page.evaluate("document.querySelector('#heat-0 thead th:nth-child(2)').textContent") == "busy (ms): " + EVIL
+    # a run directory named as markup: its name, the default tag, is text too
+    img = "<img src=x onerror=alert(2)>"
+    shutil.copytree(str(runs / "b"), str(tmp_path / img))
+    d = tmp_path / "dir"
+    d.mkdir()
+    path, summary, _ = compare([str(runs / "a"), str(tmp_path / img)], str(d))
+    with open(path, encoding="utf-8") as f:
+        html = f.read()
+    assert "<img" not in html and html.count("<script") == 1
+    page = pagecheck.Page(browser, pagecheck.file_url(path))
+    assert page.problems() == [] and page.evaluate("document.images.length") == 0
+    assert page.evaluate("document.querySelector('#ranks h3').textContent") == \
+        "a -> %s: busy time, exposed communication and wait per collective, per rank" % img
+
+
+def test_step_trace_pair_page(browser, tmp_path):
+    """Two traces with ProfilerStep#N: a bar per step of each, its gpu_timeline as the steps
+    sheet has it, the steps the verdicts leave out marked."""
+    if not os.access(GENTRACE, os.X_OK):
+        pytest.skip(f"{GENTRACE} not built")
+    a, b = str(tmp_path / "sa.json"), str(tmp_path / "sb.json")
+    subprocess.run([GENTRACE, "--steps", "4", "--layers", "2", "-o", a], check=True)
+    subprocess.run([GENTRACE, "--steps", "4", "--layers", "2", "--slow", "aten::mm=20", "-o", b], check=True)
+    csvs = str(tmp_path / "csvs")
+    path, summary, _ = compare([a, b], str(tmp_path), extra=["--output_csvs_dir", csvs])
+    page = check_page(browser, path, summary)
+    bars = page.evaluate("Array.prototype.map.call(document.querySelectorAll('#bars-0 tbody tr'), function(r){"
+                         "return Array.prototype.map.call(r.cells, function(c){return c.textContent;});})")
+    steps = csv_rows(os.path.join(csvs, "steps.csv"))
+    assert len(bars) == len(steps) == 8
+    for bar, st in zip(bars, steps):
+        assert bar[0] == "%s step %s%s" % (st["trace"], st["step"], "" if st["kept"] == "yes" else " *")
+        assert bar[1:] == ["%.3f" % float(st[k + " ms"]) for k in
+                           ("computation_time", "exposed_comm_time", "exposed_memcpy_time", "idle_time", "total_time")]
+    assert page.evaluate("document.querySelectorAll('#time svg.bars').length") == 2
+    assert page.evaluate("document.querySelectorAll('#time svg.bars')[1].querySelector('title').textContent") \
+        == "Where the time went, per step"
+    # tlreport's page of one of them: its steps as the comparison measured them (none left out)
+    report = str(tmp_path / "report.html")
+    subprocess.run([TLREPORT, a, "-o", str(tmp_path / "r.xlsx"), "--html", report, "-q"], check=True)
+    page = pagecheck.Page(browser, pagecheck.file_url(report))
+    assert page.problems() == []
+    bars = page.evaluate("Array.prototype.map.call(document.querySelectorAll('#bars-0 tbody tr'), function(r){"
+                         "return Array.prototype.map.call(r.cells, function(c){return c.textContent;});})")
+    mine = [st for st in steps if st["trace"] == "sa"]
+    assert len(bars) == len(mine) == 4
+    for bar, st in zip(bars, mine):
+        assert bar[0] == "sa step %s" % st["step"]
+        assert bar[1:] == ["%.3f" % float(st[k + " ms"]) for k in
+                           ("computation_time", "exposed_comm_time", "exposed_memcpy_time", "idle_time", "total_time")]
+
+
+def test_roofline_each_sides_gpu(browser, tmp_path, conformance):
+    """--gpu-arch H100,MI300X: the roofline draws each side's own peaks (the variant's dashed,
+    both named), and the summary's % of peak is each side's against its own GPU, as a run
+    with that GPU alone says."""
+    path, summary, _ = compare(QWEN + ["--names", "h100", "mi300", "--gpu-arch", "H100,MI300X"], str(tmp_path))
+    page = check_page(browser, path, summary)
+    assert page.evaluate("document.querySelectorAll('#roofline line.peak:not(.var)').length") >= 2
+    assert page.evaluate("document.querySelectorAll('#roofline line.peak.var').length") >= 2
+    titles = page.evaluate("Array.prototype.map.call(document.querySelectorAll('#roofline line.peak > title'),"
+                           " function(t){return t.textContent;})")
+    assert any(t.startswith("H100 ") for t in titles) and any(t.startswith("MI300X ") for t in titles)
+    legend = page.evaluate("document.querySelector('#roofline svg').textContent")
+    assert "H100 (h100)" in legend and "MI300X (mi300)" in legend
+    assert "traces ran on" not in page.evaluate("document.getElementById('roofline').textContent")
+    both = summary["variants"][0]["efficiency"]
+    alone = {}
+    for gpu in ("H100", "MI300X"):
+        d = tmp_path / gpu
+        d.mkdir()
+        alone[gpu] = compare(QWEN + ["--names", "h100", "mi300", "--gpu-arch", gpu], str(d))[1]["variants"][0]["efficiency"]
+    assert both and len(both) == len(alone["H100"])
+    for it, h, m in zip(both, alone["H100"], alone["MI300X"]):
+        assert it["name"] == h["name"] == m["name"]
+        assert it["pct_of_peak"]["baseline"] == h["pct_of_peak"]["baseline"], it["name"]
+        assert it["pct_of_peak"]["variant"] == m["pct_of_peak"]["variant"], it["name"]
+    # one GPU given for two that differ: the page says so
+    d = tmp_path / "one"
+    d.mkdir()
+    path, summary, _ = compare(QWEN + ["--names", "h100", "mi300", "--gpu-arch", "MI300X"], str(d))
+    page = pagecheck.Page(browser, pagecheck.file_url(path))
+    assert page.problems() == []
+    assert "the lines are MI300X's for both sides" in page.evaluate("document.getElementById('roofline').textContent")
+    assert page.evaluate("document.querySelectorAll('#roofline line.peak.var').length") == 0

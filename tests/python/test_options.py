@@ -111,3 +111,15 @@ def test_python_ranges_are_the_command_lines(kw, message, tmp_path, tools):
 def test_unknown_keyword_is_a_type_error(tmp_path):
     with pytest.raises(TypeError, match="unexpected keyword"):
         _core.compare(["a", "b"], {"no_such_option": 1})
+
+
+def test_gpu_arch_pair_usage(tools, tmp_path):
+    """--gpu-arch BASELINE,VARIANT: exactly two names, neither empty; else a usage error naming it."""
+    trace = os.path.join(TOP, "examples", "traces", "vit_h100.pt.trace.json.gz")
+    for bad in ("H100,", ",H100", "H100,MI300X,B200"):
+        r = subprocess.run([tools[0], trace, trace, "--gpu-arch", bad, "-o", str(tmp_path / "o.xlsx")],
+                           capture_output=True, text=True, cwd=tmp_path)
+        assert r.returncode == 2 and "--gpu-arch" in r.stderr and bad in r.stderr, (bad, r.stderr)
+        assert not (tmp_path / "o.xlsx").exists()
+    with pytest.raises(tlcompare.UsageError, match="--gpu-arch"):
+        tlcompare.compare([trace, trace], gpu_arch="H100,", quiet=True)

@@ -181,3 +181,16 @@ def test_report_dtypes_are_the_references(case, conformance):
             w = str(want[col].dtype)
             if w in ("int64", "float64") and want[col].notna().any():
                 assert str(df[col].dtype) == w, f"{case}/{f} '{col}': {df[col].dtype}, the reference's {w}"
+
+
+def test_report_html_is_the_command_lines(conformance, tools, tmp_path):
+    """html= writes the page tlreport --html writes, byte for byte, whether or not sheets are written."""
+    trace = os.path.join(conformance, "traces", "qwen_h100.json.gz")
+    py, py2, cli = tmp_path / "py.html", tmp_path / "py2.html", tmp_path / "cli.html"
+    tlcompare.report(trace, html=py, gpu_arch="H100", quiet=True)
+    tlcompare.report(trace, html=str(py2), gpu_arch="H100", output_csvs_dir=str(tmp_path / "csvs"), quiet=True)
+    subprocess.run([tools[1], trace, "-o", str(tmp_path / "r.xlsx"), "--html", str(cli), "--gpu-arch", "H100", "-q"],
+                   check=True)
+    html = cli.read_text(encoding="utf-8")
+    assert py.read_text(encoding="utf-8") == html == py2.read_text(encoding="utf-8")
+    assert 'id="roofline"' in html and 'id="ops-table"' in html

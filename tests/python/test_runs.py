@@ -53,3 +53,15 @@ def test_compare_runs(runs):
 def test_run_against_trace_refused(runs):
     with pytest.raises(tlcompare.UsageError, match="is a run"):
         tlcompare.compare([runs[0], os.path.join(runs[1], "rank0_trace.json")], quiet=True)
+
+
+def test_compare_html_is_the_command_lines(runs, tmp_path):
+    """html= writes the page tlcompare --html writes, byte for byte: the rank heatmap and all."""
+    page = tmp_path / "py.html"
+    tlcompare.compare(list(runs), html=str(page), jobs=2, quiet=True)
+    cli = tmp_path / "cli.html"
+    subprocess.run([os.path.join(TOP, "build", "tlcompare"), *runs, "-o", str(tmp_path / "c.xlsx"), "--html", str(cli),
+                    "-q"], check=True)
+    html = page.read_text(encoding="utf-8")
+    assert html == cli.read_text(encoding="utf-8")
+    assert 'id="ranks"' in html and html.count('class="hm mark"') == 4 * 3 * 3
