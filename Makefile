@@ -61,7 +61,7 @@ endif
 endif
 endif
 
-.PHONY: mpi mpi-test mpi-valgrind stress python python-test python-sanitize-test python-valgrind check-layers check-tables check-longfuncs nosimd-test all test unit-test sanitize-test conformance demo deps install uninstall clean \
+.PHONY: mpi mpi-test mpi-valgrind stress python python-test python-sanitize-test python-valgrind check-layers check-citations check-tables check-longfuncs nosimd-test all test unit-test sanitize-test conformance demo deps install uninstall clean \
         valgrind examples bench fuzz
 
 all: $(BUILD)/tlcompare $(BUILD)/tlreport
@@ -265,6 +265,11 @@ check-layers:
 check-longfuncs:
 	@sh tools/longfuncs.sh --check tools/longfuncs.allow
 
+# Every contract section src/ cites ("TRACES.md §4.6") is a heading of its docs/ file
+# (tools/check_citations.sh; -l lists them), so a clone can read the rule a comment names.
+check-citations:
+	@sh tools/check_citations.sh src docs
+
 # The perf layer's C tables (src/perf/*.inc) are made from src/perf/tables/ by
 # tools/gen_perf_tables.sh: fails while one disagrees with its data.
 check-tables:
@@ -273,7 +278,7 @@ check-tables:
 	    cmp -s $$d/$$f.inc src/perf/$$f.inc || { echo "src/perf/$$f.inc is not what tools/gen_perf_tables.sh makes of src/perf/tables/"; rm -rf $$d; exit 1; }; \
 	  done; rm -rf $$d; echo "perf tables: made from src/perf/tables/"
 
-test: check-layers check-tables check-longfuncs unit-test nosimd-test sanitize-test conformance python-test python-sanitize-test \
+test: check-layers check-citations check-tables check-longfuncs unit-test nosimd-test sanitize-test conformance python-test python-sanitize-test \
       $(if $(shell command -v $(MPIRUN) 2>/dev/null),$(if $(shell pkg-config --exists ompi-c 2>/dev/null && echo y),mpi-test))
 
 # valgrind over every conformance case, the golden cases and the examples: no errors, no leaks.

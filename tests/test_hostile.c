@@ -1,7 +1,7 @@
 /*
  * test_hostile.c - traces a broken exporter, a fuzzer or an attacker can make, each small
  * (gentrace --shape writes them), that must not take the disk, the memory or the error
- * message: every limit of README "Limits" is met here at its number and its message.
+ * message: every limit of `man tlcompare`, LIMITS, is met here at its number and its message.
  *
  * The programs are build/tlcompare ($TLCOMPARE, as make unit-test sets it), tlreport and
  * tools/gentrace beside it.  Each case runs under a time limit, so that a hang fails.
