@@ -61,7 +61,7 @@ endif
 endif
 endif
 
-.PHONY: mpi mpi-test mpi-valgrind stress python python-test python-sanitize-test python-valgrind check-layers check-citations check-tables check-longfuncs nosimd-test all test unit-test sanitize-test conformance demo deps install uninstall clean \
+.PHONY: mpi mpi-test mpi-valgrind stress python python-test python-sanitize-test python-valgrind check-layers check-citations check-tables check-longfuncs check-symbols nosimd-test all test unit-test sanitize-test conformance demo deps install uninstall clean \
         valgrind examples bench fuzz
 
 all: $(BUILD)/tlcompare $(BUILD)/tlreport
@@ -261,6 +261,10 @@ conformance: $(BUILD)/tlcompare $(BUILD)/tlreport
 check-layers:
 	@sh tools/check_layers.sh src
 
+# Every external symbol of the library carries tl_ (tools/check_symbols.sh).
+check-symbols: $(BUILD)/libtlcompare.a
+	@sh tools/check_symbols.sh $(BUILD)/libtlcompare.a
+
 # No function in src/ over 150 lines, but those tools/longfuncs.allow still lists.
 check-longfuncs:
 	@sh tools/longfuncs.sh --check tools/longfuncs.allow
@@ -278,7 +282,7 @@ check-tables:
 	    cmp -s $$d/$$f.inc src/perf/$$f.inc || { echo "src/perf/$$f.inc is not what tools/gen_perf_tables.sh makes of src/perf/tables/"; rm -rf $$d; exit 1; }; \
 	  done; rm -rf $$d; echo "perf tables: made from src/perf/tables/"
 
-test: check-layers check-citations check-tables check-longfuncs unit-test nosimd-test sanitize-test conformance python-test python-sanitize-test \
+test: check-layers check-citations check-tables check-longfuncs check-symbols unit-test nosimd-test sanitize-test conformance python-test python-sanitize-test \
       $(if $(shell command -v $(MPIRUN) 2>/dev/null),$(if $(shell pkg-config --exists ompi-c 2>/dev/null && echo y),mpi-test))
 
 # valgrind over every conformance case, the golden cases and the examples: no errors, no leaks.

@@ -84,7 +84,7 @@ static uint32_t wf_name(aligner *A, int k, uint32_t e, int strip)
         return strip ? nm->strip : nm->norm;
     char buf[16];
     int n = snprintf(buf, sizeof buf, "%u", (unsigned)EV(A, k, e)->uid);
-    return dst_intern(&A->d->norm, buf, (size_t)n, &A->d->arena);
+    return tl_dst_intern(&A->d->norm, buf, (size_t)n, &A->d->arena);
 }
 
 /* Append the GPU-path children of e (in children order) to out. */
@@ -1093,7 +1093,7 @@ static uint32_t top_level_root(const tl_trace *t, uint32_t e)
     }
 }
 
-void diff_align(tl_diff *d)
+void tl_diff_align(tl_diff *d)
 {
     aligner A = {0};
     A.d = d;

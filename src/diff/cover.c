@@ -7,7 +7,7 @@
 
 enum { C_NONE, C_LCA, C_UNMATCHED };
 
-static double busy_of(const tl_trace *t, const dvec *v) { return v->n ? diff_busy(t, v->v, v->n) : 0.0; }
+static double busy_of(const tl_trace *t, const dvec *v) { return v->n ? tl_diff_busy(t, v->v, v->n) : 0.0; }
 
 /* 1 when event e sits under a torch.compile graph's op (CompiledFunction,
  * CompiledFunctionBackward): its graph launches are a training step's, attributed by ops. */

@@ -39,10 +39,10 @@ typedef struct dstrtab {
     size_t n, cap;
 } dstrtab;
 
-uint32_t dst_intern(dstrtab *t, const char *s, size_t len, tl_arena *arena);
+uint32_t tl_dst_intern(dstrtab *t, const char *s, size_t len, tl_arena *arena);
 /* The id of s, or UINT32_MAX when it is not in the table. */
-uint32_t dst_find(const dstrtab *t, const char *s, size_t len);
-void dst_free(dstrtab *t);
+uint32_t tl_dst_find(const dstrtab *t, const char *s, size_t len);
+void tl_dst_free(dstrtab *t);
 
 /* A distinct event name (by content), with what the diff derives from it. */
 typedef struct dname {
@@ -116,9 +116,9 @@ static inline int ev_is_launch(const tl_tev *e)
 static inline int ev_is_kernel(const tl_tev *e) { return e->kind == TL_TEV_KERNEL || e->kind == TL_TEV_MEMCPY; }
 
 /* The name shown for an event: its name, or its UID in decimal when the name is empty. */
-const char *diff_op_name(tl_diff *d, int k, uint32_t e);
+const char *tl_diff_op_name(tl_diff *d, int k, uint32_t e);
 /* The LCA form of an event's name ("(digits)" removed). */
-const char *diff_lca_name(tl_diff *d, int k, uint32_t e);
+const char *tl_diff_lca_name(tl_diff *d, int k, uint32_t e);
 
 /* Give every event its name index (names.c). */
 /* Whether the traces' run is cancelled (tl_trace.cancel): the phases stop early, and
@@ -128,17 +128,17 @@ static inline int diff_cancelled(const tl_diff *d)
     return tl_cancelled(d->s[0].t->cancel) || tl_cancelled(d->s[1].t->cancel);
 }
 
-void diff_names(tl_diff *d);
+void tl_diff_names(tl_diff *d);
 /* Build the merged tree (align.c). */
-void diff_align(tl_diff *d);
+void tl_diff_align(tl_diff *d);
 /* diff_stats, the LCAs, the unique-args summary and the cpu_op renames (stats.c).  -1
  * when the run was cancelled before they were all made, else 0. */
-int diff_stats(tl_diff *d);
+int tl_diff_stats_sheet(tl_diff *d);
 
 /* The cpu_op map JSON texts, from what diff_stats made (emit.c). */
-void diff_cpu_op_maps(tl_diff *d);
+void tl_diff_cpu_op_maps(tl_diff *d);
 
 /* Busy time (length of the union) of the GPU events ev[0..n) of trace t. */
-double diff_busy(const tl_trace *t, const uint32_t *ev, size_t n);
+double tl_diff_busy(const tl_trace *t, const uint32_t *ev, size_t n);
 
 #endif

@@ -33,15 +33,15 @@ tl_diff *tl_diff_run(const tl_trace *t1, const tl_trace *t2, const tl_diff_opts 
         d->opts.disambig_max_pairs = TL_DIFF_DISAMBIG_MAX_PAIRS;
     /* the traces' run may be cancelled (tl_trace.cancel): checked between the phases,
      * and between the roots in the alignment */
-    diff_names(d);
+    tl_diff_names(d);
     if (!tl_trace_cancelled(t1, err) && !tl_trace_cancelled(t2, err))
-        diff_align(d);
+        tl_diff_align(d);
     if (tl_trace_cancelled(t1, err) || tl_trace_cancelled(t2, err)) {
         tl_diff_free(d);
         return NULL;
     }
-    if (diff_stats(d) == 0)
-        diff_cpu_op_maps(d);
+    if (tl_diff_stats_sheet(d) == 0)
+        tl_diff_cpu_op_maps(d);
     if (tl_trace_cancelled(t1, err)) {
         tl_diff_free(d);
         return NULL;
@@ -70,8 +70,8 @@ void tl_diff_free(tl_diff *d)
         free(d->partner[k]);
     }
     free(d->names);
-    dst_free(&d->raw);
-    dst_free(&d->norm);
+    tl_dst_free(&d->raw);
+    tl_dst_free(&d->norm);
     free(d->nodes);
     dv_free(&d->kids);
     dv_free(&d->roots);
@@ -334,8 +334,8 @@ static void tree_line(tl_diff *d, tree_out *o, const tl_buf *prefix, uint32_t id
     if (depth > TL_DIFF_TREE_MAX_INDENT)
         tl_buf_printf(b, "(+%zu) ", depth - TL_DIFF_TREE_MAX_INDENT);
     tl_buf_add(b, last ? "\xe2\x94\x94\xe2\x94\x80\xe2\x94\x80 " : "\xe2\x94\x9c\xe2\x94\x80\xe2\x94\x80 ", 10);
-    const char *n1 = nd->ev1 != TL_TEV_NONE ? diff_op_name(d, 0, nd->ev1) : NULL;
-    const char *n2 = nd->ev2 != TL_TEV_NONE ? diff_op_name(d, 1, nd->ev2) : NULL;
+    const char *n1 = nd->ev1 != TL_TEV_NONE ? tl_diff_op_name(d, 0, nd->ev1) : NULL;
+    const char *n2 = nd->ev2 != TL_TEV_NONE ? tl_diff_op_name(d, 1, nd->ev2) : NULL;
     if (nd->type == TL_DIFF_COMBINED) {
         if (strcmp(n1, n2) != 0) {
             tl_buf_adds(b, "combined: ");
@@ -515,7 +515,7 @@ static void joint_map(tl_diff *d, tl_buf *b)
     for (size_t i = 0; i < d->ngroups; i++) {
         const tl_diff_row *row = &d->rows[d->groups[i].first];
         const char *key = d->groups[i].cpu_op_name;
-        size_t order = dst_intern(&keys, key, strlen(key), NULL);
+        size_t order = tl_dst_intern(&keys, key, strlen(key), NULL);
         t[i] = (triple){key, order + 1, row->side, row->name};
     }
     size_t *ord;
@@ -578,10 +578,10 @@ static void joint_map(tl_diff *d, tl_buf *b)
     free(vals);
     free(ord);
     free(t);
-    dst_free(&keys);
+    tl_dst_free(&keys);
 }
 
-void diff_cpu_op_maps(tl_diff *d)
+void tl_diff_cpu_op_maps(tl_diff *d)
 {
     joint_map(d, &d->map_json[0]);
     side_map(d, 0, &d->map_json[1]);
@@ -604,5 +604,5 @@ const char *tl_diff_node_op(const tl_diff *cd, uint32_t id, int side)
     tl_diff *d = (tl_diff *)cd; /* names made on demand go to its arena */
     const tl_diff_node *nd = &d->nodes[id];
     uint32_t ev = side == 0 ? nd->ev1 : nd->ev2;
-    return ev == TL_TEV_NONE ? NULL : diff_op_name(d, side, ev);
+    return ev == TL_TEV_NONE ? NULL : tl_diff_op_name(d, side, ev);
 }

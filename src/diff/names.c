@@ -24,7 +24,7 @@ static void dst_rehash(dstrtab *t, size_t nslots)
     }
 }
 
-uint32_t dst_intern(dstrtab *t, const char *s, size_t len, tl_arena *arena)
+uint32_t tl_dst_intern(dstrtab *t, const char *s, size_t len, tl_arena *arena)
 {
     if (!t->slots)
         dst_rehash(t, 64);
@@ -46,7 +46,7 @@ uint32_t dst_intern(dstrtab *t, const char *s, size_t len, tl_arena *arena)
     return id;
 }
 
-uint32_t dst_find(const dstrtab *t, const char *s, size_t len)
+uint32_t tl_dst_find(const dstrtab *t, const char *s, size_t len)
 {
     if (!t->slots)
         return UINT32_MAX;
@@ -59,7 +59,7 @@ uint32_t dst_find(const dstrtab *t, const char *s, size_t len)
     return UINT32_MAX;
 }
 
-void dst_free(dstrtab *t)
+void tl_dst_free(dstrtab *t)
 {
     free(t->slots);
     free(t->e);
@@ -258,7 +258,7 @@ static void pmap_grow(pmap *m)
 static uint32_t name_index(tl_diff *d, const char *s, tl_buf *scratch)
 {
     size_t len = strlen(s);
-    uint32_t id = dst_intern(&d->raw, s, len, NULL);
+    uint32_t id = tl_dst_intern(&d->raw, s, len, NULL);
     if (id < d->nnames)
         return id;
     TL_GROW(d->names, d->capnames, d->nnames + 1);
@@ -269,19 +269,19 @@ static uint32_t name_index(tl_diff *d, const char *s, tl_buf *scratch)
         nm->norm = nm->strip = 0; /* the reference's None */
     } else {
         tl_diff_normalize(s, len, 0, scratch);
-        nm->norm = dst_intern(&d->norm, scratch->data, scratch->len, &d->arena);
+        nm->norm = tl_dst_intern(&d->norm, scratch->data, scratch->len, &d->arena);
         tl_diff_normalize(s, len, 1, scratch);
-        nm->strip = dst_intern(&d->norm, scratch->data, scratch->len, &d->arena);
+        nm->strip = tl_dst_intern(&d->norm, scratch->data, scratch->len, &d->arena);
     }
     return id;
 }
 
 /* Give every event of both traces its name index. */
-void diff_names(tl_diff *d)
+void tl_diff_names(tl_diff *d)
 {
     tl_buf scratch = {0};
     /* id 0 of the normalised table: "none", a text no normalised name can be */
-    dst_intern(&d->norm, "\x01<none>", 8, NULL);
+    tl_dst_intern(&d->norm, "\x01<none>", 8, NULL);
     for (int k = 0; k < 2; k++) {
         const tl_trace *t = d->s[k].t;
         d->s[k].nm = tl_xmalloc((t->nev ? t->nev : 1) * sizeof *d->s[k].nm);
@@ -307,7 +307,7 @@ void diff_names(tl_diff *d)
     tl_buf_free(&scratch);
 }
 
-const char *diff_op_name(tl_diff *d, int k, uint32_t e)
+const char *tl_diff_op_name(tl_diff *d, int k, uint32_t e)
 {
     const char *s = ev_name(d, k, e);
     if (s && *s)
@@ -315,11 +315,11 @@ const char *diff_op_name(tl_diff *d, int k, uint32_t e)
     return tl_arena_printf(&d->arena, "%u", (unsigned)d->s[k].t->ev[e].uid);
 }
 
-const char *diff_lca_name(tl_diff *d, int k, uint32_t e)
+const char *tl_diff_lca_name(tl_diff *d, int k, uint32_t e)
 {
     const char *s = ev_name(d, k, e);
     if (!s || !*s)
-        return diff_op_name(d, k, e); /* a UID: no "(digits)" to remove */
+        return tl_diff_op_name(d, k, e); /* a UID: no "(digits)" to remove */
     dname *nm = &d->names[d->s[k].nm[e]];
     if (!nm->lca) {
         if (!strchr(s, '(')) {

@@ -13,7 +13,7 @@
 #include <math.h>
 #include <stdio.h>
 
-double diff_busy(const tl_trace *t, const uint32_t *ev, size_t n)
+double tl_diff_busy(const tl_trace *t, const uint32_t *ev, size_t n)
 {
     if (n == 0)
         return 0.0;
@@ -62,14 +62,14 @@ static uint32_t name_key(const tl_diff *d, int side, uint32_t e)
 static void emit_rows(tl_diff *d, int side, const dvec *g, uint32_t lca, const char *lca_name)
 {
     const tl_trace *t = d->s[side].t;
-    double busy = round3(diff_busy(t, g->v, g->n));
+    double busy = round3(tl_diff_busy(t, g->v, g->n));
     for (size_t i = 0; i < g->n; i++) {
         uint32_t cpu = cpu_op_above(t, g->v[i]);
         if (cpu == TL_TEV_NONE)
             continue;
         TL_GROW(d->rows, d->caprows, d->nrows + 1);
         d->rows[d->nrows++] = (tl_diff_row){g->v[i], cpu, lca, (uint8_t)side, busy, lca_name,
-                                            diff_op_name(d, side, g->v[i]), diff_op_name(d, side, cpu),
+                                            tl_diff_op_name(d, side, g->v[i]), tl_diff_op_name(d, side, cpu),
                                             name_key(d, side, g->v[i]), name_key(d, side, cpu)};
         if (lca == UINT32_MAX)
             d->lca_missing = 1;
@@ -109,7 +109,7 @@ static void collect_rows(tl_diff *d)
                 uint32_t lid = UINT32_MAX;
                 if (parent != UINT32_MAX) {
                     lid = parent;
-                    lname = diff_lca_name(d, side, side ? d->nodes[parent].ev2 : d->nodes[parent].ev1);
+                    lname = tl_diff_lca_name(d, side, side ? d->nodes[parent].ev2 : d->nodes[parent].ev1);
                 }
                 g1.n = 0;
                 add_gpu_events(t, e, &g1);
@@ -128,7 +128,7 @@ static void collect_rows(tl_diff *d)
             }
             const tl_tev *e1 = &t1->ev[nd->ev1], *e2 = &t2->ev[nd->ev2];
             if (any || (ev_is_kernel(e1) && ev_is_kernel(e2))) {
-                const char *n1 = diff_lca_name(d, 0, nd->ev1), *n2 = diff_lca_name(d, 1, nd->ev2);
+                const char *n1 = tl_diff_lca_name(d, 0, nd->ev1), *n2 = tl_diff_lca_name(d, 1, nd->ev2);
                 const char *lname = n1;
                 if (strcmp(n1, n2) != 0)
                     lname = tl_arena_printf(&d->arena, "%s | %s", n1, n2);
@@ -237,10 +237,10 @@ static const char *op_names(tl_diff *d, const size_t *idx, size_t n)
     for (size_t i = 0; i < n; i++) {
         const tl_diff_row *r = &d->rows[idx[i]];
         const char *s = r->cpu_name;
-        if (dst_intern(&seen, s, strlen(s), NULL) == k)
+        if (tl_dst_intern(&seen, s, strlen(s), NULL) == k)
             v[k++] = s;
     }
-    dst_free(&seen);
+    tl_dst_free(&seen);
     const char *out = "";
     if (k == 1) {
         out = v[0];
@@ -266,7 +266,7 @@ static const char *lca_cpu_op(tl_diff *d, int k, uint32_t e)
     const tl_trace *t = d->s[k].t;
     while (e != TL_TEV_NONE && t->ev[e].kind != TL_TEV_CPU_OP)
         e = t->ev[e].parent;
-    return e == TL_TEV_NONE ? "" : diff_lca_name(d, k, e);
+    return e == TL_TEV_NONE ? "" : tl_diff_lca_name(d, k, e);
 }
 
 static void collect_lcas(tl_diff *d)
@@ -416,7 +416,7 @@ static void unique_args(tl_diff *d)
         k.kname = row->name_id;
         double bz = row->busy == 0 ? 0.0 : row->busy;
         memcpy(&k.busy, &bz, sizeof bz);
-        k.lname = row->lca_name ? dst_intern(&lt, row->lca_name, strlen(row->lca_name), NULL) : UINT32_MAX;
+        k.lname = row->lca_name ? tl_dst_intern(&lt, row->lca_name, strlen(row->lca_name), NULL) : UINT32_MAX;
         if (ng * 2 >= mask) {
             size_t cap = mask ? (mask + 1) * 2 : 1024;
             free(slots);
@@ -461,7 +461,7 @@ static void unique_args(tl_diff *d)
         gs[i].mean = gs[i].sum / (double)gs[i].count;
     free(slots);
     free(keys);
-    dst_free(&lt);
+    tl_dst_free(&lt);
     d->groups = gs;
     d->ngroups = ng;
 
@@ -550,7 +550,7 @@ typedef struct renames {
 
 static void rename_add(renames *r, const char *from, const char *to)
 {
-    uint32_t id = dst_intern(&r->names, from, strlen(from), NULL);
+    uint32_t id = tl_dst_intern(&r->names, from, strlen(from), NULL);
     TL_GROW(r->to, r->cap, (size_t)id + 1);
     r->to[id] = to;
 }
@@ -565,10 +565,10 @@ static size_t lca_side_names(tl_diff *d, const size_t *rows, size_t nr, int side
         if (r->side != side)
             continue;
         const char *s = r->cpu_name;
-        if (dst_intern(&seen, s, strlen(s), NULL) == k)
+        if (tl_dst_intern(&seen, s, strlen(s), NULL) == k)
             out[k++] = s;
     }
-    dst_free(&seen);
+    tl_dst_free(&seen);
     return k;
 }
 
@@ -611,10 +611,10 @@ static void cpu_op_renames(tl_diff *d, renames *rn)
         size_t before = rn->seen.n;
         int fresh = 0;
         for (size_t i = 0; i < n1; i++)
-            if (dst_intern(&rn->seen, l1[i], strlen(l1[i]), NULL) >= before)
+            if (tl_dst_intern(&rn->seen, l1[i], strlen(l1[i]), NULL) >= before)
                 fresh = 1;
         for (size_t i = 0; i < n2; i++)
-            if (dst_intern(&rn->seen, l2[i], strlen(l2[i]), NULL) >= before)
+            if (tl_dst_intern(&rn->seen, l2[i], strlen(l2[i]), NULL) >= before)
                 fresh = 1;
         if (!fresh)
             continue;
@@ -632,11 +632,11 @@ static void cpu_op_renames(tl_diff *d, renames *rn)
              * only module is "root") */
             dstrtab t2 = {0};
             for (size_t j = 0; j < n2; j++)
-                dst_intern(&t2, l2[j], strlen(l2[j]), NULL);
+                tl_dst_intern(&t2, l2[j], strlen(l2[j]), NULL);
             uint8_t *gone = tl_xcalloc(n2 + 1, 1);
             size_t k1 = 0;
             for (size_t i = 0; i < n1; i++) {
-                uint32_t id = dst_find(&t2, l1[i], strlen(l1[i]));
+                uint32_t id = tl_dst_find(&t2, l1[i], strlen(l1[i]));
                 if (id != UINT32_MAX && !gone[id])
                     gone[id] = 1;
                 else
@@ -654,7 +654,7 @@ static void cpu_op_renames(tl_diff *d, renames *rn)
                 gone[next] = 1;
             }
             free(gone);
-            dst_free(&t2);
+            tl_dst_free(&t2);
         }
     }
     free(l1);
@@ -669,11 +669,11 @@ static void cpu_op_renames(tl_diff *d, renames *rn)
 
 static const char *renamed(const renames *rn, const char *name)
 {
-    uint32_t id = dst_find(&rn->names, name, strlen(name));
+    uint32_t id = tl_dst_find(&rn->names, name, strlen(name));
     return id == UINT32_MAX ? name : rn->to[id];
 }
 
-int diff_stats(tl_diff *d)
+int tl_diff_stats_sheet(tl_diff *d)
 {
     collect_rows(d);
     check_identical(d);
@@ -692,7 +692,7 @@ int diff_stats(tl_diff *d)
         d->groups[i].cpu_op_name = renamed(&rn, row->cpu_name);
     }
     free(rn.to);
-    dst_free(&rn.names);
-    dst_free(&rn.seen);
+    tl_dst_free(&rn.names);
+    tl_dst_free(&rn.seen);
     return 0;
 }

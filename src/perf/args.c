@@ -59,13 +59,13 @@ static const dtype_row *dtype_find(const tl_pv *v)
     return NULL;
 }
 
-int pm_bpe(const tl_pv *dtype)
+int tl_pm_bpe(const tl_pv *dtype)
 {
     const dtype_row *r = dtype_find(dtype);
     return r ? r->bpe : 0;
 }
 
-const char *pm_precision(const tl_pv *dtype)
+const char *tl_pm_precision(const tl_pv *dtype)
 {
     const dtype_row *r = dtype_find(dtype);
     return r ? r->prec : NULL;
@@ -73,7 +73,7 @@ const char *pm_precision(const tl_pv *dtype)
 
 /* ---- argument helpers ---------------------------------------------------------------- */
 
-void pm_param(pm_ctx *c, const char *name, const tl_pv *v)
+void tl_pm_param(pm_ctx *c, const char *name, const tl_pv *v)
 {
     if (c->npar >= PM_MAX_PARAMS)
         return;
@@ -82,7 +82,7 @@ void pm_param(pm_ctx *c, const char *name, const tl_pv *v)
     c->npar++;
 }
 
-const tl_pv *pm_param_get(const pm_ctx *c, const char *name)
+const tl_pv *tl_pm_param_get(const pm_ctx *c, const char *name)
 {
     for (size_t i = 0; i < c->npar; i++)
         if (strcmp(c->par[i].name, name) == 0)
@@ -90,14 +90,14 @@ const tl_pv *pm_param_get(const pm_ctx *c, const char *name)
     return NULL;
 }
 
-const tl_pv *pm_tuple(pm_ctx *c, const tl_pv *v)
+const tl_pv *tl_pm_tuple(pm_ctx *c, const tl_pv *v)
 {
     if (!tl_pv_is_seq(v))
         return NULL;
     return tl_pv_as(c->pool, v, TL_PV_TUPLE);
 }
 
-const tl_pv *pm_slice(pm_ctx *c, const tl_pv *v, size_t from, size_t to)
+const tl_pv *tl_pm_slice(pm_ctx *c, const tl_pv *v, size_t from, size_t to)
 {
     if (!tl_pv_is_seq(v))
         return NULL;
@@ -111,7 +111,7 @@ const tl_pv *pm_slice(pm_ctx *c, const tl_pv *v, size_t from, size_t to)
     return r;
 }
 
-int pm_dims(const tl_pv *v, long n, int64_t *out, size_t cap, size_t *got)
+int tl_pm_dims(const tl_pv *v, long n, int64_t *out, size_t cap, size_t *got)
 {
     if (!tl_pv_is_seq(v) || (n >= 0 && v->n != (size_t)n) || v->n > cap)
         return 0;
@@ -126,9 +126,9 @@ int pm_dims(const tl_pv *v, long n, int64_t *out, size_t cap, size_t *got)
     return 1;
 }
 
-int pm_text_true(const tl_pv *v) { return v && v->kind == TL_PV_STR && v->n > 0; }
+int tl_pm_text_true(const tl_pv *v) { return v && v->kind == TL_PV_STR && v->n > 0; }
 
-const char *pm_cstr(pm_ctx *c, const tl_pv *v)
+const char *tl_pm_cstr(pm_ctx *c, const tl_pv *v)
 {
     if (!v || v->kind != TL_PV_STR)
         return NULL;
@@ -139,9 +139,9 @@ const char *pm_cstr(pm_ctx *c, const tl_pv *v)
 
 /* Python literals in argument texts (`[768]`, `[True, False]`, `1e-05`): the same
  * grammar as the reprs, which is all ast.literal_eval meets in a trace's arguments. */
-const tl_pv *pm_literal(pm_ctx *c, const tl_pv *v)
+const tl_pv *tl_pm_literal(pm_ctx *c, const tl_pv *v)
 {
-    const char *s = pm_cstr(c, v);
+    const char *s = tl_pm_cstr(c, v);
     if (!s)
         return NULL;
     while (*s == ' ' || *s == '\t')
@@ -150,9 +150,9 @@ const tl_pv *pm_literal(pm_ctx *c, const tl_pv *v)
     return r && r->kind != TL_PV_BAD ? r : NULL;
 }
 
-int pm_literal_prod(pm_ctx *c, const tl_pv *v, int64_t *out)
+int tl_pm_literal_prod(pm_ctx *c, const tl_pv *v, int64_t *out)
 {
-    const tl_pv *l = pm_literal(c, v);
+    const tl_pv *l = tl_pm_literal(c, v);
     if (!l)
         return 0;
     if (l->kind == TL_PV_INT) { /* prod of a scalar is itself in the reference's helper */

@@ -26,7 +26,7 @@ static int int_of(const tl_pv *v, int64_t *out)
     return 1;
 }
 
-int pm_inference_attention(pm_ctx *c)
+int tl_pm_inference_attention(pm_ctx *c)
 {
     if (c->bwd)
         return PM_NOT_MODELLED;
@@ -65,24 +65,24 @@ int pm_inference_attention(pm_ctx *c)
     }
     if (!dtq)
         return PM_FAIL;
-    pm_param(c, "B", tl_pv_int(c->pool, 1));
-    pm_param(c, "N_Q", tl_pv_int(c->pool, nq));
-    pm_param(c, "H_Q", tl_pv_int(c->pool, hq));
-    pm_param(c, "H_V", tl_pv_int(c->pool, hkv));
-    pm_param(c, "H_K", tl_pv_int(c->pool, hkv));
-    pm_param(c, "N_KV", tl_pv_int(c->pool, nkv));
-    pm_param(c, "H_KV", tl_pv_int(c->pool, hkv));
-    pm_param(c, "d_h_qk", tl_pv_int(c->pool, dqk));
-    pm_param(c, "d_h_v", tl_pv_int(c->pool, dv));
-    pm_param(c, "dropout", tl_pv_float(c->pool, 0.0));
-    pm_param(c, "causal", tl_pv_bool(c->pool, 0));
-    pm_param(c, "flash_impl", tl_pv_bool(c->pool, 1));
+    tl_pm_param(c, "B", tl_pv_int(c->pool, 1));
+    tl_pm_param(c, "N_Q", tl_pv_int(c->pool, nq));
+    tl_pm_param(c, "H_Q", tl_pv_int(c->pool, hq));
+    tl_pm_param(c, "H_V", tl_pv_int(c->pool, hkv));
+    tl_pm_param(c, "H_K", tl_pv_int(c->pool, hkv));
+    tl_pm_param(c, "N_KV", tl_pv_int(c->pool, nkv));
+    tl_pm_param(c, "H_KV", tl_pv_int(c->pool, hkv));
+    tl_pm_param(c, "d_h_qk", tl_pv_int(c->pool, dqk));
+    tl_pm_param(c, "d_h_v", tl_pv_int(c->pool, dv));
+    tl_pm_param(c, "dropout", tl_pv_float(c->pool, 0.0));
+    tl_pm_param(c, "causal", tl_pv_bool(c->pool, 0));
+    tl_pm_param(c, "flash_impl", tl_pv_bool(c->pool, 1));
     static const char *const stat_names[8] = {"c_sq", "c_sk", "c_sqsq", "c_sqsk", "g_sq", "g_sk", "g_sqsq", "g_sqsk"};
     for (int i = 0; i < 8; i++)
-        pm_param(c, stat_names[i], tl_pv_int(c->pool, st[i]));
-    pm_param(c, "dtype_Q", dtq);
+        tl_pm_param(c, stat_names[i], tl_pv_int(c->pool, st[i]));
+    tl_pm_param(c, "dtype_Q", dtq);
     if (!ragged)
-        pm_param(c, "dtype_KV", dtkv);
+        tl_pm_param(c, "dtype_KV", dtkv);
     /* a step with neither context nor generation tokens: the model declines (no row) */
     int64_t c_sq = st[0], c_sk = st[1], c_sqsq = st[2], c_sqsk = st[3], g_sq = st[4], g_sk = st[5], g_sqsk = st[7];
     if (c_sq == 0 && g_sq == 0)
@@ -104,10 +104,10 @@ int pm_inference_attention(pm_ctx *c)
     ck kve = ck_add(ck_muli(ck_of(hkv), dqk), ck_muli(ck_of(hkv), dv));
     ck eq = ck_mul(ck_add(ck_of(c_sq), ck_of(g_sq)), qe);
     ck ekv = ck_add(ck_mul(ck_sub(ck_of(c_sk), ck_of(c_sq)), kve), ck_mul(ck_sub(ck_of(g_sk), ck_of(g_sq)), kve));
-    int bq = pm_bpe(dtq);
+    int bq = tl_pm_bpe(dtq);
     if (!bq)
         bq = 2;
-    int bkv = dtkv ? pm_bpe(dtkv) : 0;
+    int bkv = dtkv ? tl_pm_bpe(dtkv) : 0;
     if (!bkv)
         bkv = bq;
     ck by = ck_add(ck_muli(eq, bq), ck_muli(ekv, bkv));

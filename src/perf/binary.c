@@ -14,12 +14,12 @@ static int nonempty(const tl_pv *D, size_t i)
     return x && (tl_pv_is_seq(x) ? x->n > 0 : x->kind != TL_PV_NONE);
 }
 
-int pm_binary(pm_ctx *c)
+int tl_pm_binary(pm_ctx *c)
 {
     if (c->bwd)
         return PM_NOT_MODELLED;
     const tl_pv *D = c->D, *T = c->T, *S = c->S;
-    const tl_pv *s1 = pm_tuple(c, tl_pv_at(D, 0)), *s2 = pm_tuple(c, tl_pv_at(D, 1));
+    const tl_pv *s1 = tl_pm_tuple(c, tl_pv_at(D, 0)), *s2 = tl_pm_tuple(c, tl_pv_at(D, 1));
     if (!s1 || !s2 || !tl_pv_is_seq(T) || T->n < 2)
         return PM_FAIL;
     int has_out = nonempty(D, 2);
@@ -31,22 +31,22 @@ int pm_binary(pm_ctx *c)
             return PM_FAIL;
         dt->u.items[2] = T->u.items[2];
     }
-    const tl_pv *st1 = pm_tuple(c, tl_pv_at(S, 0)), *st2 = pm_tuple(c, tl_pv_at(S, 1)), *sto = NULL;
+    const tl_pv *st1 = tl_pm_tuple(c, tl_pv_at(S, 0)), *st2 = tl_pm_tuple(c, tl_pv_at(S, 1)), *sto = NULL;
     if (!st1 || !st2)
         return PM_FAIL;
-    if (has_out && !(sto = pm_tuple(c, tl_pv_at(S, 2))))
+    if (has_out && !(sto = tl_pm_tuple(c, tl_pv_at(S, 2))))
         return PM_FAIL;
-    pm_param(c, "shape_in1", s1);
-    pm_param(c, "shape_in2", s2);
-    pm_param(c, "dtype_in1_in2_out", dt);
-    pm_param(c, "stride_input1", st1);
-    pm_param(c, "stride_input2", st2);
-    pm_param(c, "stride_output", sto);
+    tl_pm_param(c, "shape_in1", s1);
+    tl_pm_param(c, "shape_in2", s2);
+    tl_pm_param(c, "dtype_in1_in2_out", dt);
+    tl_pm_param(c, "stride_input1", st1);
+    tl_pm_param(c, "stride_input2", st2);
+    tl_pm_param(c, "stride_output", sto);
 
     /* broadcast, right-aligned */
     int64_t a[MAX_RANK], b[MAX_RANK];
     size_t na, nb;
-    if (!pm_dims(s1, -1, a, MAX_RANK, &na) || !pm_dims(s2, -1, b, MAX_RANK, &nb))
+    if (!tl_pm_dims(s1, -1, a, MAX_RANK, &na) || !tl_pm_dims(s2, -1, b, MAX_RANK, &nb))
         return PM_FAIL;
     size_t n = na > nb ? na : nb;
     ck nout = ck_of(1);
@@ -60,9 +60,9 @@ int pm_binary(pm_ctx *c)
     if (!nout.ok || !n1.ok || !n2.ok)
         return PM_FAIL;
     c->flops = (double)nout.v;
-    int b1 = pm_bpe(&dt->u.items[0]), b2 = pm_bpe(&dt->u.items[1]), bo;
+    int b1 = tl_pm_bpe(&dt->u.items[0]), b2 = tl_pm_bpe(&dt->u.items[1]), bo;
     if (has_out && dt->u.items[2].kind != TL_PV_NONE)
-        bo = pm_bpe(&dt->u.items[2]);
+        bo = tl_pm_bpe(&dt->u.items[2]);
     else if (b1 && b2)
         bo = na > 0 && nb > 0 ? (b1 > b2 ? b1 : b2) : b1;
     else

@@ -47,7 +47,7 @@ static ck F(const shape *x, const shape *w, const shape *o, int bias, int transp
 /* "[a, b]" -> the integers; "" -> n copies of dflt; one value -> repeated n times */
 static int int_list(pm_ctx *c, const tl_pv *v, size_t n, int64_t dflt, int64_t *out)
 {
-    const char *s = pm_cstr(c, v);
+    const char *s = tl_pm_cstr(c, v);
     if (!s)
         return 0;
     if (!*s) {
@@ -98,14 +98,14 @@ static tl_pv *tuple_of(pm_ctx *c, const int64_t *v, size_t n)
     return t;
 }
 
-int pm_conv(pm_ctx *c)
+int tl_pm_conv(pm_ctx *c)
 {
     int bwd_op = strcmp(c->model, "aten_conv_bwd") == 0;
     const tl_pv *D = c->D, *T = c->T, *S = c->S, *C = c->C;
     size_t o = bwd_op ? 1 : 0;
-    const tl_pv *xt = pm_tuple(c, tl_pv_at(D, o)), *wt = pm_tuple(c, tl_pv_at(D, o + 1));
+    const tl_pv *xt = tl_pm_tuple(c, tl_pv_at(D, o)), *wt = tl_pm_tuple(c, tl_pv_at(D, o + 1));
     shape x, w;
-    if (!xt || !wt || !pm_dims(xt, -1, x.d, MAX_RANK, &x.n) || !pm_dims(wt, -1, w.d, MAX_RANK, &w.n))
+    if (!xt || !wt || !tl_pm_dims(xt, -1, x.d, MAX_RANK, &x.n) || !tl_pm_dims(wt, -1, w.d, MAX_RANK, &w.n))
         return PM_FAIL;
     if (x.n < 3 || x.n > 5 || w.n != x.n)
         return PM_FAIL;
@@ -141,36 +141,36 @@ int pm_conv(pm_ctx *c)
         transposed = 0;
     else
         return PM_FAIL;
-    const tl_pv *g = pm_literal(c, gr);
+    const tl_pv *g = tl_pm_literal(c, gr);
     if (!g || g->kind != TL_PV_INT)
         return PM_FAIL;
     if (!tl_pv_is_seq(T) || T->n < o + 2)
         return PM_FAIL;
-    const tl_pv *dt = pm_slice(c, T, o, o + 2);
+    const tl_pv *dt = tl_pm_slice(c, T, o, o + 2);
     const tl_pv *t0 = &dt->u.items[0], *t1 = &dt->u.items[1];
     if (t0->kind != TL_PV_STR || t1->kind != TL_PV_STR || t0->n != t1->n || memcmp(t0->u.s, t1->u.s, t0->n) != 0)
         return PM_FAIL;
     const tl_pv *is = NULL, *ws = NULL;
     if (S) {
-        is = pm_tuple(c, tl_pv_at(S, o));
-        ws = pm_tuple(c, tl_pv_at(S, o + 1));
+        is = tl_pm_tuple(c, tl_pv_at(S, o));
+        ws = tl_pm_tuple(c, tl_pv_at(S, o + 1));
         if (!is || !ws)
             return PM_FAIL;
     }
     static const char *const nd[3] = {"conv1d", "conv2d", "conv3d"};
-    pm_param(c, "convNd", tl_pv_str(c->pool, nd[n - 1], 6));
-    pm_param(c, "input_shape", xt);
-    pm_param(c, "filter_shape", wt);
-    pm_param(c, "dtype_input_weight", dt);
-    pm_param(c, "input_stride", is);
-    pm_param(c, "weight_stride", ws);
-    pm_param(c, "bias", bias_v);
-    pm_param(c, "stride", tuple_of(c, st, n));
-    pm_param(c, "padding", tuple_of(c, pad, n));
-    pm_param(c, "dilation", tuple_of(c, dil, n));
-    pm_param(c, "transposed_conv", tl_pv_bool(c->pool, transposed));
-    pm_param(c, "output_padding", tuple_of(c, opad, n));
-    pm_param(c, "groups", g);
+    tl_pm_param(c, "convNd", tl_pv_str(c->pool, nd[n - 1], 6));
+    tl_pm_param(c, "input_shape", xt);
+    tl_pm_param(c, "filter_shape", wt);
+    tl_pm_param(c, "dtype_input_weight", dt);
+    tl_pm_param(c, "input_stride", is);
+    tl_pm_param(c, "weight_stride", ws);
+    tl_pm_param(c, "bias", bias_v);
+    tl_pm_param(c, "stride", tuple_of(c, st, n));
+    tl_pm_param(c, "padding", tuple_of(c, pad, n));
+    tl_pm_param(c, "dilation", tuple_of(c, dil, n));
+    tl_pm_param(c, "transposed_conv", tl_pv_bool(c->pool, transposed));
+    tl_pm_param(c, "output_padding", tuple_of(c, opad, n));
+    tl_pm_param(c, "groups", g);
 
     /* the output shape */
     shape out = {{0}, x.n};
@@ -198,7 +198,7 @@ int pm_conv(pm_ctx *c)
         if (out.d[i + 2] < 0)
             return PM_FAIL;
     }
-    int b = pm_bpe(t0);
+    int b = tl_pm_bpe(t0);
     ck fl, by;
     ck px = prod(&x, 0), pw = prod(&w, 0), po = prod(&out, 0);
     if (!bwd_op && !c->bwd) {

@@ -31,7 +31,7 @@ static const char *spec_of(const char *maf, const char *prec)
 
 /* ---- the environment and the links (PERF.md §1.6) ----------------------------------- */
 
-void pm_env_init(pm_env *env, const tl_trace *t, const tl_gpu_arch *arch, tl_arena *arena)
+void tl_pm_env_init(pm_env *env, const tl_trace *t, const tl_gpu_arch *arch, tl_arena *arena)
 {
     memset(env, 0, sizeof *env);
     env->t = t;
@@ -149,7 +149,7 @@ static int ann_ts_cmp(size_t a, size_t b, void *ctx)
     return x < y ? -1 : x > y ? 1 : 0;
 }
 
-void pm_env_annotate(pm_env *env)
+void tl_pm_env_annotate(pm_env *env)
 {
     const tl_trace *t = env->t;
     size_t *ann = NULL, na = 0, cap = 0;
@@ -187,7 +187,7 @@ void pm_env_annotate(pm_env *env)
     free(ann);
 }
 
-void pm_env_free(pm_env *env)
+void tl_pm_env_free(pm_env *env)
 {
     free(env->annot);
     tl_pv_pool_free(&env->pool);
@@ -206,9 +206,9 @@ void pm_env_free(pm_env *env)
     free(env->iv);
 }
 
-int pm_has_bwd_link(const pm_env *env, uint32_t ev) { return env->bwdn && env->bwdn[ev] > 0; }
+int tl_pm_has_bwd_link(const pm_env *env, uint32_t ev) { return env->bwdn && env->bwdn[ev] > 0; }
 
-void pm_subtree_gpu(pm_env *env, uint32_t ev, uint32_t **out, size_t *n, size_t *cap)
+void tl_pm_subtree_gpu(pm_env *env, uint32_t ev, uint32_t **out, size_t *n, size_t *cap)
 {
     const tl_trace *t = env->t;
     /* depth first through the children in order: a stack of pending children, pushed
@@ -240,7 +240,7 @@ static int dbl_pair_cmp(const void *a, const void *b)
     return x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0;
 }
 
-int pm_busy_int(const pm_env *env, const uint32_t *idx, size_t n)
+int tl_pm_busy_int(const pm_env *env, const uint32_t *idx, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         if (!tl_tev_times_int(&env->t->ev[idx[i]]))
@@ -248,7 +248,7 @@ int pm_busy_int(const pm_env *env, const uint32_t *idx, size_t n)
     return 1;
 }
 
-double pm_busy(pm_env *env, const uint32_t *idx, size_t n)
+double tl_pm_busy(pm_env *env, const uint32_t *idx, size_t n)
 {
     if (n == 0)
         return 0;
@@ -307,8 +307,8 @@ static int reads_int(const tl_pv *v, int64_t *out)
 }
 
 /* The integer scalars of a Triton kernel's Concrete Inputs (PERF.md §4.9), in order. */
-size_t pm_triton_scalars(const tl_pv *C, int64_t *out, size_t cap);
-size_t pm_triton_scalars(const tl_pv *C, int64_t *out, size_t cap)
+size_t tl_pm_triton_scalars(const tl_pv *C, int64_t *out, size_t cap);
+size_t tl_pm_triton_scalars(const tl_pv *C, int64_t *out, size_t cap)
 {
     size_t n = 0;
     if (!tl_pv_is_seq(C))
@@ -324,10 +324,10 @@ size_t pm_triton_scalars(const tl_pv *C, int64_t *out, size_t cap)
     return n;
 }
 
-const char *pm_model_of(pm_env *env, uint32_t ev)
+const char *tl_pm_model_of(pm_env *env, uint32_t ev)
 {
     const tl_tev *e = &env->t->ev[ev];
-    const pm_op *op = pm_op_find(e->name);
+    const pm_op *op = tl_pm_op_find(e->name);
     if (op)
         return op->model;
     if (e->kind != TL_TEV_CPU_OP || !triton_name(e->name))
@@ -340,7 +340,7 @@ const char *pm_model_of(pm_env *env, uint32_t ev)
     if (!tl_pv_is_seq(C) || !C->n || !tl_pv_is_seq(D) || !D->n || !tl_pv_is_seq(T) || !T->n)
         return NULL;
     int64_t x;
-    return pm_triton_scalars(C, &x, 1) ? "TritonCompiled" : NULL;
+    return tl_pm_triton_scalars(C, &x, 1) ? "TritonCompiled" : NULL;
 }
 
 /* ---- one row --------------------------------------------------------------------------- */
@@ -359,21 +359,21 @@ static void ptext_of(pm_env *env, const tl_pv *v, pm_ptext *p, tl_buf *b)
 
 static int eval(pm_env *env, uint32_t ev, const pm_family *fam, const char *model, int bwd, pm_row *row);
 
-int pm_eval(pm_env *env, uint32_t ev, const char *model, int bwd, pm_row *row)
+int tl_pm_eval(pm_env *env, uint32_t ev, const char *model, int bwd, pm_row *row)
 {
     const tl_trace *t = env->t;
     const tl_tev *e = &t->ev[ev];
     memset(row, 0, sizeof *row);
     row->ev = ev;
     row->name = e->name;
-    const pm_family *fam = pm_family_find(model);
+    const pm_family *fam = tl_pm_family_find(model);
     if (!fam)
         return PM_FAIL; /* tier 3: a model without an estimate */
     if (!tl_tev_x(t, e)->has_args)
         return PM_FAIL;
     /* a backward row needs a backward link of the event's own (§3.3): known before any
      * work, and most events have none */
-    if (bwd && !pm_has_bwd_link(env, ev))
+    if (bwd && !tl_pm_has_bwd_link(env, ev))
         return PM_FAIL;
     /* forward rows are asked for twice (the sheet, unified_perf_summary): made once */
     int created = 0;
@@ -408,7 +408,7 @@ static const argres *family_eval(pm_env *env, uint32_t ev, const pm_family *fam,
     /* GEMM's transposes come from a kernel name (interned, so its pointer says it) */
     const void *key[10] = {fam, bwd ? "b" : "f", e->name, ax->input_dims, ax->input_type, ax->input_strides,
                            ax->concrete_inputs, otype, annot,
-                           pm_family_key_kernel(fam, t, kern, ng)};
+                           tl_pm_family_key_kernel(fam, t, kern, ng)};
     uint64_t h = 0x9e3779b97f4a7c15ULL;
     for (int k = 0; k < 10; k++)
         h = (h ^ (uint64_t)(uintptr_t)key[k]) * 0x100000001b3ULL, h ^= h >> 29;
@@ -455,7 +455,7 @@ static const argres *family_eval(pm_env *env, uint32_t ev, const pm_family *fam,
     r->flops = c.flops;
     r->bytes = c.bytes;
     r->bytes_none = c.bytes_none;
-    const char *prec = c.prec_as_is ? c.prec_as_is : pm_precision(c.prec);
+    const char *prec = c.prec_as_is ? c.prec_as_is : tl_pm_precision(c.prec);
     r->spec = !prec ? "" : c.prec_as_is ? tl_arena_printf(env->arena, "%s_%s", fam->maf, prec) : spec_of(fam->maf, prec);
 
     /* parameters */
@@ -477,7 +477,7 @@ static int eval(pm_env *env, uint32_t ev, const pm_family *fam, const char *mode
     /* GPU events (§3.1) */
     size_t ng = 0;
     if (!bwd) {
-        pm_subtree_gpu(env, ev, &env->gpu, &ng, &env->gpucap);
+        tl_pm_subtree_gpu(env, ev, &env->gpu, &ng, &env->gpucap);
     } else if (env->bwdn) {
         /* the backward set: ev's and its subtree's backward events, each once */
         size_t sp = 0;
@@ -509,7 +509,7 @@ static int eval(pm_env *env, uint32_t ev, const pm_family *fam, const char *mode
             }
         }
         for (size_t q = 0; q < nset; q++)
-            pm_subtree_gpu(env, set[q], &env->gpu, &ng, &env->gpucap);
+            tl_pm_subtree_gpu(env, set[q], &env->gpu, &ng, &env->gpucap);
         (void)sp;
         free(set);
         free(todo);
@@ -532,8 +532,8 @@ static int eval(pm_env *env, uint32_t ev, const pm_family *fam, const char *mode
     }
     row->kern = kern;
     row->nkern = ng;
-    row->kt = pm_busy(env, kern, ng);
-    row->kt_int = pm_busy_int(env, kern, ng);
+    row->kt = tl_pm_busy(env, kern, ng);
+    row->kt_int = tl_pm_busy_int(env, kern, ng);
 
     /* the family (§3.3): its verdict, parameters, flops and bytes depend only on the
      * arguments (GEMM's transpose also on the kernel names), and events with the same

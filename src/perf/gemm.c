@@ -24,7 +24,7 @@ static int tensile(const char *n)
 /* A kernel name that tells the transposes: a Tensile or an nvjet kernel's. */
 static int tells_transpose(const char *n) { return tensile(n) || strncmp(n, "nvjet", 5) == 0; }
 
-const char *pm_gemm_transpose_kernel(const tl_trace *t, const uint32_t *kern, size_t n)
+const char *tl_pm_gemm_transpose_kernel(const tl_trace *t, const uint32_t *kern, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         if (tells_transpose(t->ev[kern[i]].name))
@@ -71,7 +71,7 @@ static int64_t dim(const tl_pv *D, size_t i, size_t j)
     return x && x->kind == TL_PV_INT && x->u.i >= 0 ? x->u.i : -1;
 }
 
-int pm_gemm(pm_ctx *c)
+int tl_pm_gemm(pm_ctx *c)
 {
     if (c->bwd)
         return PM_NOT_MODELLED;
@@ -102,12 +102,12 @@ int pm_gemm(pm_ctx *c)
         else
             t3->u.items[2] = *tl_pv_str(c->pool, "", 0);
         dt = t3;
-        pm_param(c, "M", tl_pv_int(c->pool, M));
-        pm_param(c, "N", tl_pv_int(c->pool, N));
-        pm_param(c, "K", tl_pv_int(c->pool, K));
-        pm_param(c, "bias", tl_pv_bool(c->pool, bias));
-        pm_param(c, "dtype_A_B", dt);
-        pm_param(c, "B", tl_pv_int(c->pool, 1));
+        tl_pm_param(c, "M", tl_pv_int(c->pool, M));
+        tl_pm_param(c, "N", tl_pv_int(c->pool, N));
+        tl_pm_param(c, "K", tl_pv_int(c->pool, K));
+        tl_pm_param(c, "bias", tl_pv_bool(c->pool, bias));
+        tl_pm_param(c, "dtype_A_B", dt);
+        tl_pm_param(c, "B", tl_pv_int(c->pool, 1));
     } else if (a16) {
         M = dim(D, 0, 0), N = dim(D, 1, 0), K = dim(D, 0, 1);
         if (M < 0 || N < 0 || K < 0 || !tl_pv_is_seq(T) || T->n < 2)
@@ -119,24 +119,24 @@ int pm_gemm(pm_ctx *c)
         t3->u.items[1] = T->u.items[1];
         t3->u.items[2] = T->u.items[0];
         dt = t3;
-        pm_param(c, "B", tl_pv_int(c->pool, 1));
-        pm_param(c, "M", tl_pv_int(c->pool, M));
-        pm_param(c, "N", tl_pv_int(c->pool, N));
-        pm_param(c, "K", tl_pv_int(c->pool, K));
-        pm_param(c, "bias", tl_pv_bool(c->pool, bias));
-        pm_param(c, "dtype_A_B", dt);
+        tl_pm_param(c, "B", tl_pv_int(c->pool, 1));
+        tl_pm_param(c, "M", tl_pv_int(c->pool, M));
+        tl_pm_param(c, "N", tl_pv_int(c->pool, N));
+        tl_pm_param(c, "K", tl_pv_int(c->pool, K));
+        tl_pm_param(c, "bias", tl_pv_bool(c->pool, bias));
+        tl_pm_param(c, "dtype_A_B", dt);
     } else {
         size_t ia = (addmm || baddbmm) ? 1 : 0, ib = ia + 1;
         const tl_pv *sa = NULL, *sb = NULL;
         if (S) {
-            sa = pm_tuple(c, tl_pv_at(S, ia));
-            sb = pm_tuple(c, tl_pv_at(S, ib));
+            sa = tl_pm_tuple(c, tl_pv_at(S, ia));
+            sb = tl_pm_tuple(c, tl_pv_at(S, ib));
             if (!sa || !sb)
                 return PM_FAIL;
         }
         if (!tl_pv_is_seq(T) || T->n < ib + 1)
             return PM_FAIL;
-        dt = pm_slice(c, T, ia, ib + 1);
+        dt = tl_pm_slice(c, T, ia, ib + 1);
         if (bmm || baddbmm) {
             const tl_pv *A = tl_pv_at(D, ia), *Bs = tl_pv_at(D, ib);
             if (!tl_pv_is_seq(A) || A->n != 3 || !tl_pv_is_seq(Bs) || Bs->n != 3)
@@ -149,23 +149,23 @@ int pm_gemm(pm_ctx *c)
             return PM_FAIL;
         bias = scaled ? D->n == 3 : (addmm || baddbmm);
         if (bmm || baddbmm)
-            pm_param(c, "B", tl_pv_int(c->pool, B));
-        pm_param(c, "M", tl_pv_int(c->pool, M));
-        pm_param(c, "N", tl_pv_int(c->pool, N));
-        pm_param(c, "K", tl_pv_int(c->pool, K));
-        pm_param(c, "bias", tl_pv_bool(c->pool, bias));
-        pm_param(c, "stride_A", sa);
-        pm_param(c, "stride_B", sb);
-        pm_param(c, "dtype_A_B", dt);
+            tl_pm_param(c, "B", tl_pv_int(c->pool, B));
+        tl_pm_param(c, "M", tl_pv_int(c->pool, M));
+        tl_pm_param(c, "N", tl_pv_int(c->pool, N));
+        tl_pm_param(c, "K", tl_pv_int(c->pool, K));
+        tl_pm_param(c, "bias", tl_pv_bool(c->pool, bias));
+        tl_pm_param(c, "stride_A", sa);
+        tl_pm_param(c, "stride_B", sb);
+        tl_pm_param(c, "dtype_A_B", dt);
         if (!(bmm || baddbmm))
-            pm_param(c, "B", tl_pv_int(c->pool, 1));
+            tl_pm_param(c, "B", tl_pv_int(c->pool, 1));
     }
     const tl_pv *tr;
     int trc = transpose(c, &tr);
     if (trc < 0)
         return PM_FAIL;
     if (trc > 0)
-        pm_param(c, "transpose", tr);
+        tl_pm_param(c, "transpose", tr);
     (void)mm;
 
     /* flops = 2·M·N·K + (M·N if bias), times B for the batched families */
@@ -184,16 +184,16 @@ int pm_gemm(pm_ctx *c)
     int b1, b2, bo, bb;
     const tl_pv *d0 = tl_pv_at(dt, 0), *d1 = tl_pv_at(dt, 1);
     if (scaled) {
-        b1 = b2 = bb = pm_bpe(d0);
-        if (!b1 || !pm_bpe(d1))
+        b1 = b2 = bb = tl_pm_bpe(d0);
+        if (!b1 || !tl_pm_bpe(d1))
             return PM_FAIL;
         bo = b1 == 1 ? 2 : (b1 == 2 || b1 == 4) ? b1 : 0;
     } else if (a16) {
-        b1 = pm_bpe(d0), b2 = pm_bpe(d1), bo = bb = pm_bpe(tl_pv_at(dt, 2));
+        b1 = tl_pm_bpe(d0), b2 = tl_pm_bpe(d1), bo = bb = tl_pm_bpe(tl_pv_at(dt, 2));
     } else if (rocm) {
-        b1 = pm_bpe(d0), b2 = pm_bpe(d1), bo = bb = pm_bpe(bias ? tl_pv_at(dt, 2) : d1);
+        b1 = tl_pm_bpe(d0), b2 = tl_pm_bpe(d1), bo = bb = tl_pm_bpe(bias ? tl_pv_at(dt, 2) : d1);
     } else {
-        b1 = b2 = bo = bb = pm_bpe(d0);
+        b1 = b2 = bo = bb = tl_pm_bpe(d0);
     }
     if (!b1 || !b2 || !bo || !bb) {
         c->bytes_none = 1;

@@ -7,7 +7,7 @@
 
 #include <string.h>
 
-int pm_rope(pm_ctx *c)
+int tl_pm_rope(pm_ctx *c)
 {
     if (c->bwd)
         return PM_NOT_MODELLED;
@@ -25,7 +25,7 @@ int pm_rope(pm_ctx *c)
         for (uint32_t i = 0; i < c3->n; i++)
             blank &= c3->u.s[i] == ' ' || c3->u.s[i] == '\t';
         if (!blank) {
-            const tl_pv *h = pm_literal(c, c3);
+            const tl_pv *h = tl_pm_literal(c, c3);
             if (!h || h->kind != TL_PV_INT)
                 return PM_FAIL;
             head = h->u.i;
@@ -46,9 +46,9 @@ int pm_rope(pm_ctx *c)
     ck n = ck_muli(ck_muli(ck_of(q0), q1 / head + k1 / head), rot);
     if (!n.ok)
         return PM_FAIL;
-    pm_param(c, "num_elements", tl_pv_int(c->pool, n.v));
+    tl_pm_param(c, "num_elements", tl_pv_int(c->pool, n.v));
     const tl_pv *t1 = tl_pv_at(c->T, 1);
-    int bq = pm_bpe(t1);
+    int bq = tl_pm_bpe(t1);
     if (!bq)
         bq = 2;
     ck fl = ck_muli(n, 3), by = ck_muli(ck_muli(n, 2), bq);
@@ -60,18 +60,18 @@ int pm_rope(pm_ctx *c)
     return PM_OK;
 }
 
-int pm_store_cache(pm_ctx *c)
+int tl_pm_store_cache(pm_ctx *c)
 {
     if (c->bwd)
         return PM_NOT_MODELLED;
-    const tl_pv *shape = pm_tuple(c, tl_pv_at(c->D, 0)), *dtype = tl_pv_at(c->T, 0);
+    const tl_pv *shape = tl_pm_tuple(c, tl_pv_at(c->D, 0)), *dtype = tl_pv_at(c->T, 0);
     int64_t n;
     if (!shape || !dtype || !tl_pv_prod(shape, &n))
         return PM_FAIL;
-    pm_param(c, "op_shape", shape);
-    pm_param(c, "nelems", tl_pv_int(c->pool, n));
-    pm_param(c, "dtype", dtype);
-    int b = pm_bpe(dtype);
+    tl_pm_param(c, "op_shape", shape);
+    tl_pm_param(c, "nelems", tl_pv_int(c->pool, n));
+    tl_pm_param(c, "dtype", dtype);
+    int b = tl_pm_bpe(dtype);
     if (!b)
         b = 2;
     ck by = ck_muli(ck_muli(ck_of(n), 4), b);

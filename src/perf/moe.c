@@ -44,7 +44,7 @@ static int has_ci(const char *s, const char *lit)
     return 0;
 }
 
-int pm_moe_unfused(pm_ctx *c)
+int tl_pm_moe_unfused(pm_ctx *c)
 {
     if (c->bwd)
         return PM_NOT_MODELLED;
@@ -70,14 +70,14 @@ int pm_moe_unfused(pm_ctx *c)
     if (!tl_pv_is_seq(T) || T->n < 2)
         return PM_FAIL;
     const tl_pv *idt = &T->u.items[0];
-    pm_param(c, "num_tokens", tl_pv_int(c->pool, M));
-    pm_param(c, "hidden_dim", tl_pv_int(c->pool, K));
-    pm_param(c, "inter_dim", tl_pv_int(c->pool, N));
-    pm_param(c, "num_experts", tl_pv_int(c->pool, E));
-    pm_param(c, "topk", tl_pv_int(c->pool, topk));
-    pm_param(c, "gated", tl_pv_bool(c->pool, gated));
-    pm_param(c, "input_dtype", idt);
-    pm_param(c, "weight_dtype", wd ? tl_pv_str(c->pool, wd, strlen(wd)) : NULL);
+    tl_pm_param(c, "num_tokens", tl_pv_int(c->pool, M));
+    tl_pm_param(c, "hidden_dim", tl_pv_int(c->pool, K));
+    tl_pm_param(c, "inter_dim", tl_pv_int(c->pool, N));
+    tl_pm_param(c, "num_experts", tl_pv_int(c->pool, E));
+    tl_pm_param(c, "topk", tl_pv_int(c->pool, topk));
+    tl_pm_param(c, "gated", tl_pv_bool(c->pool, gated));
+    tl_pm_param(c, "input_dtype", idt);
+    tl_pm_param(c, "weight_dtype", wd ? tl_pv_str(c->pool, wd, strlen(wd)) : NULL);
     ck fl = ck_muli(ck_muli(ck_muli(ck_muli(ck_muli(ck_of(2), M), K), N), topk), up && gated ? 2 : 1);
     if (!fl.ok)
         return PM_FAIL;

@@ -69,7 +69,7 @@ static int read_bn(pm_ctx *c, int f, norm_args *a)
         const tl_pv *x = tl_pv_at(a->C, 5);
         if (!x)
             return PM_FAIL;
-        a->training = pm_text_true(x);
+        a->training = tl_pm_text_true(x);
     }
     return PM_OK;
 }
@@ -94,7 +94,7 @@ static int read_bnb(pm_ctx *c, int f, norm_args *a)
         int p0 = present(a->D, 0);
         if (!x || p0 < 0)
             return PM_FAIL;
-        a->training = pm_text_true(x);
+        a->training = tl_pm_text_true(x);
         m->u.items[0].u.i = p0;
     }
     a->mask = m;
@@ -106,7 +106,7 @@ static int read_bnb(pm_ctx *c, int f, norm_args *a)
 static int read_ln(pm_ctx *c, int f, norm_args *a)
 {
     int p;
-    if (!pm_literal_prod(c, tl_pv_at(a->C, 1), &a->chi) || (p = present(a->D, 2)) < 0)
+    if (!tl_pm_literal_prod(c, tl_pv_at(a->C, 1), &a->chi) || (p = present(a->D, 2)) < 0)
         return PM_FAIL;
     a->affine = p;
     if (f == F_LN) {
@@ -124,7 +124,7 @@ static int read_ln(pm_ctx *c, int f, norm_args *a)
 /* layer norm backward: the output mask (C[7]) says affine and bias */
 static int read_lnb(pm_ctx *c, int f, norm_args *a)
 {
-    if (!pm_literal_prod(c, tl_pv_at(a->C, 2), &a->chi) || !(a->mask = pm_literal(c, tl_pv_at(a->C, 7))) ||
+    if (!tl_pm_literal_prod(c, tl_pv_at(a->C, 2), &a->chi) || !(a->mask = tl_pm_literal(c, tl_pv_at(a->C, 7))) ||
         !tl_pv_is_seq(a->mask))
         return PM_FAIL;
     if ((a->affine = mask_at(a->mask, 1)) < 0 || (a->has_bias = mask_at(a->mask, 2)) < 0)
@@ -137,8 +137,8 @@ static int read_lnb(pm_ctx *c, int f, norm_args *a)
 static int read_gnb(pm_ctx *c, int f, norm_args *a)
 {
     int p;
-    const tl_pv *g = pm_literal(c, tl_pv_at(a->C, 8));
-    if (!(a->mask = pm_literal(c, tl_pv_at(a->C, 9))) || !tl_pv_is_seq(a->mask) || !tl_pv_is_int(a->dim1) || !g ||
+    const tl_pv *g = tl_pm_literal(c, tl_pv_at(a->C, 8));
+    if (!(a->mask = tl_pm_literal(c, tl_pv_at(a->C, 9))) || !tl_pv_is_seq(a->mask) || !tl_pv_is_int(a->dim1) || !g ||
         g->kind != TL_PV_INT || g->u.i == 0 || (p = present(a->D, 5)) < 0)
         return PM_FAIL;
     a->chd = (double)a->dim1->u.i / (double)g->u.i;
@@ -153,7 +153,7 @@ static int read_gnb(pm_ctx *c, int f, norm_args *a)
 static int read_rmsb(pm_ctx *c, int f, norm_args *a)
 {
     int p;
-    if (!pm_literal_prod(c, tl_pv_at(a->C, 2), &a->chi) || !(a->mask = pm_literal(c, tl_pv_at(a->C, 5))) ||
+    if (!tl_pm_literal_prod(c, tl_pv_at(a->C, 2), &a->chi) || !(a->mask = tl_pm_literal(c, tl_pv_at(a->C, 5))) ||
         !tl_pv_is_seq(a->mask) || (p = present(a->D, 4)) < 0)
         return PM_FAIL;
     a->has_bias = 0;
@@ -233,7 +233,7 @@ static int norm_counts(pm_ctx *c, int f, double n, double ch, double bd, const n
     return PM_OK;
 }
 
-int pm_norm(pm_ctx *c)
+int tl_pm_norm(pm_ctx *c)
 {
     int f = family(c->model);
     if (f < 0 || !families[f].read || c->bwd)
@@ -245,9 +245,9 @@ int pm_norm(pm_ctx *c)
                       strcmp(c->name, "aten::miopen_batch_norm_backward") == 0;
         idx = a.cudnn_bnb ? 0 : 1;
     }
-    const tl_pv *shape = pm_tuple(c, tl_pv_at(c->D, idx));
+    const tl_pv *shape = tl_pm_tuple(c, tl_pv_at(c->D, idx));
     const tl_pv *dtype = tl_pv_at(c->T, idx);
-    const tl_pv *stride = pm_tuple(c, tl_pv_at(c->S, idx));
+    const tl_pv *stride = tl_pm_tuple(c, tl_pv_at(c->S, idx));
     if (!shape || !dtype || !stride)
         return PM_FAIL;
     int64_t N;
@@ -260,17 +260,17 @@ int pm_norm(pm_ctx *c)
         a.chd = (double)a.chi;
     tl_pv *dt = tl_pv_seq(c->pool, TL_PV_TUPLE, 2);
     dt->u.items[0] = *dtype;
-    pm_param(c, "op_shape", shape);
-    pm_param(c, "dtype_in_out", dt);
-    pm_param(c, "stride_input", stride);
-    pm_param(c, "stride_output", NULL);
-    pm_param(c, "num_channels", a.ch_is_double ? tl_pv_float(c->pool, a.chd) : tl_pv_int(c->pool, a.chi));
-    pm_param(c, "has_bias", tl_pv_bool(c->pool, a.has_bias));
-    pm_param(c, "is_affine", tl_pv_bool(c->pool, a.affine));
-    pm_param(c, "is_training", tl_pv_bool(c->pool, a.training));
+    tl_pm_param(c, "op_shape", shape);
+    tl_pm_param(c, "dtype_in_out", dt);
+    tl_pm_param(c, "stride_input", stride);
+    tl_pm_param(c, "stride_output", NULL);
+    tl_pm_param(c, "num_channels", a.ch_is_double ? tl_pv_float(c->pool, a.chd) : tl_pv_int(c->pool, a.chi));
+    tl_pm_param(c, "has_bias", tl_pv_bool(c->pool, a.has_bias));
+    tl_pm_param(c, "is_affine", tl_pv_bool(c->pool, a.affine));
+    tl_pm_param(c, "is_training", tl_pv_bool(c->pool, a.training));
     if (families[f].masked)
-        pm_param(c, "output_mask", a.mask);
-    int b = pm_bpe(dtype);
+        tl_pm_param(c, "output_mask", a.mask);
+    int b = tl_pm_bpe(dtype);
     if (!b || norm_counts(c, f, (double)N, a.chd, b, &a) != PM_OK)
         return PM_FAIL;
     c->prec = dtype;

@@ -28,7 +28,7 @@ typedef struct pm_row {
     const char *name;      /* the event's name */
     double gflops, mb, fpb, tbs, tflops;
     double kt;             /* Kernel Time (µs) */
-    int kt_int;            /* Kernel Time is a Python int (pm_busy_int) */
+    int kt_int;            /* Kernel Time is a Python int (tl_pm_busy_int) */
     double roof_time, pct_roof; /* NaN when not computed */
     const char *roof_bound;     /* NULL when not computed */
     const char *spec;      /* Compute Spec ("" when none) */
@@ -80,33 +80,33 @@ typedef struct pm_env {
     size_t ivcap;
 } pm_env;
 
-void pm_env_init(pm_env *env, const tl_trace *t, const tl_gpu_arch *arch, tl_arena *arena);
-void pm_env_free(pm_env *env);
+void tl_pm_env_init(pm_env *env, const tl_trace *t, const tl_gpu_arch *arch, tl_arena *arena);
+void tl_pm_env_free(pm_env *env);
 
 /* The inference generator's annotation pass: each event named like an attention op that
  * reads its step (a name starting with one of the reference's filters) gets the first
  * user_annotation, by ts, whose span holds it, or "NA". */
-void pm_env_annotate(pm_env *env);
+void tl_pm_env_annotate(pm_env *env);
 
 /* 1 when event ev has at least one backward link of its own. */
-int pm_has_bwd_link(const pm_env *env, uint32_t ev);
+int tl_pm_has_bwd_link(const pm_env *env, uint32_t ev);
 
 /* The GPU events of ev's subtree "by children" (PERF.md §1.5) appended to *out (n, cap). */
-void pm_subtree_gpu(pm_env *env, uint32_t ev, uint32_t **out, size_t *n, size_t *cap);
+void tl_pm_subtree_gpu(pm_env *env, uint32_t ev, uint32_t **out, size_t *n, size_t *cap);
 
 /* Union length of the intervals of GPU events idx[0..n) (TRACES.md §3). */
-double pm_busy(pm_env *env, const uint32_t *idx, size_t n);
-/* 1 when pm_busy of the same events is a Python int in the reference: every one has
+double tl_pm_busy(pm_env *env, const uint32_t *idx, size_t n);
+/* 1 when tl_pm_busy of the same events is a Python int in the reference: every one has
  * integer ts and dur (TRACES.md §4.6; none at all: the integer 0). */
-int pm_busy_int(const pm_env *env, const uint32_t *idx, size_t n);
+int tl_pm_busy_int(const pm_env *env, const uint32_t *idx, size_t n);
 
 /* Evaluate event ev (any event; its model family `model`) forward or backward into *row:
  * PM_OK, PM_FAIL or PM_NOT_MODELLED (PERF.md §3.3; the backward-link rule included). */
-int pm_eval(pm_env *env, uint32_t ev, const char *model, int bwd, pm_row *row);
+int tl_pm_eval(pm_env *env, uint32_t ev, const char *model, int bwd, pm_row *row);
 
 /* The model family of event ev (appendix A, or "TritonCompiled" when §4.9's test passes),
  * or NULL when it has no perf model. */
-const char *pm_model_of(pm_env *env, uint32_t ev);
+const char *tl_pm_model_of(pm_env *env, uint32_t ev);
 
 #endif
 
@@ -118,22 +118,22 @@ typedef struct pm_agg {
     double mean, median, std, min, max, sum, first;
     size_t n;
 } pm_agg;
-void pm_aggregate(const double *v, size_t n, pm_agg *out);
+void tl_pm_aggregate(const double *v, size_t n, pm_agg *out);
 
 /* TRACES.md §4.2's kernel_details_summary and trunc_kernel_details of the kernel lists
  * lists[0..n) (each lens[i] GPU events): "[]" and NULL when every list is empty. */
-void pm_kernel_summary(pm_env *env, const uint32_t *const *lists, const size_t *lens, size_t n, const char **summary,
+void tl_pm_kernel_summary(pm_env *env, const uint32_t *const *lists, const size_t *lens, size_t n, const char **summary,
                        const char **trunc);
 
-/* pm_kernel_summary with, when `extra` is given, extra[i][k] (a text such as
+/* tl_pm_kernel_summary with, when `extra` is given, extra[i][k] (a text such as
  * ", 'call_stack': [...]", or NULL) written after the stream of list i's k-th kernel when
  * list i is the template; and, when `order` is given (room for the template's length),
  * the template positions in the summary's order. */
-void pm_kernel_summary_ex(pm_env *env, const uint32_t *const *lists, const size_t *lens, size_t n,
+void tl_pm_kernel_summary_ex(pm_env *env, const uint32_t *const *lists, const size_t *lens, size_t n,
                           const char *const *const *extra, size_t *order, const char **summary, const char **trunc);
 
 /* The perf sheet of rows[0..n) (PERF.md §5), or NULL when n is 0. */
-tl_table *pm_sheet(pm_env *env, const pm_row *rows, size_t n);
+tl_table *tl_pm_sheet(pm_env *env, const pm_row *rows, size_t n);
 
 /* unified_perf_summary (PERF.md §7), or NULL when it has no rows. */
-tl_table *pm_unified(pm_env *env);
+tl_table *tl_pm_unified(pm_env *env);

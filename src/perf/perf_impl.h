@@ -56,38 +56,38 @@ typedef struct pm_family {
 
 /* The family of model family name `name` (appendix A's second column), or NULL for a
  * tier-3 family (it has a perf model but no formulas: PERF.md §10). */
-const pm_family *pm_family_find(const char *name);
+const pm_family *tl_pm_family_find(const char *name);
 
 /* The kernel among kern[0..n) whose name a family's verdict depends on beside the
  * arguments (GEMM's transposes), or NULL: part of the verdict's cache key. */
-const char *pm_family_key_kernel(const pm_family *fam, const tl_trace *t, const uint32_t *kern, size_t n);
+const char *tl_pm_family_key_kernel(const pm_family *fam, const tl_trace *t, const uint32_t *kern, size_t n);
 
 /* ---- helpers for the families (args.c) --------------------------------------------- */
 
 /* Append parameter name = v (v NULL is stored as None). */
-void pm_param(pm_ctx *c, const char *name, const tl_pv *v);
+void tl_pm_param(pm_ctx *c, const char *name, const tl_pv *v);
 /* The parameter named `name`, or NULL. */
-const tl_pv *pm_param_get(const pm_ctx *c, const char *name);
+const tl_pv *tl_pm_param_get(const pm_ctx *c, const char *name);
 /* Bytes per element of a dtype value (PERF.md §4.0), 0 for none (not a string too). */
-int pm_bpe(const tl_pv *dtype);
+int tl_pm_bpe(const tl_pv *dtype);
 /* The precision of a dtype value, or NULL. */
-const char *pm_precision(const tl_pv *dtype);
+const char *tl_pm_precision(const tl_pv *dtype);
 /* v as a tuple (a copy of a list's items), or NULL when v is no sequence. */
-const tl_pv *pm_tuple(pm_ctx *c, const tl_pv *v);
+const tl_pv *tl_pm_tuple(pm_ctx *c, const tl_pv *v);
 /* The first n items of a sequence as a tuple (None items past its end: Python's slice
  * stops early, so the tuple is shorter). */
-const tl_pv *pm_slice(pm_ctx *c, const tl_pv *v, size_t from, size_t to);
+const tl_pv *tl_pm_slice(pm_ctx *c, const tl_pv *v, size_t from, size_t to);
 /* A sequence of INTs: 1 and *out when v is one of exactly `n` items (any n when n < 0),
  * all integers (negative ones rejected: shapes are sizes). */
-int pm_dims(const tl_pv *v, long n, int64_t *out, size_t cap, size_t *got);
+int tl_pm_dims(const tl_pv *v, long n, int64_t *out, size_t cap, size_t *got);
 /* The Python truth of "text" of a string value (non-empty) */
-int pm_text_true(const tl_pv *v);
+int tl_pm_text_true(const tl_pv *v);
 /* A string value's text as a NUL-terminated copy in the pool (NULL when not a string). */
-const char *pm_cstr(pm_ctx *c, const tl_pv *v);
+const char *tl_pm_cstr(pm_ctx *c, const tl_pv *v);
 /* Python's ast.literal_eval of a string value into *out (NULL when it is no literal). */
-const tl_pv *pm_literal(pm_ctx *c, const tl_pv *v);
+const tl_pv *tl_pm_literal(pm_ctx *c, const tl_pv *v);
 /* The product of a literal list of integers (PERF.md §4.6 "prod of list C[i]"). */
-int pm_literal_prod(pm_ctx *c, const tl_pv *v, int64_t *out);
+int tl_pm_literal_prod(pm_ctx *c, const tl_pv *v, int64_t *out);
 
 /* Checked int64 arithmetic: a chain stays failed once one step overflows. */
 typedef struct ck {
@@ -129,22 +129,22 @@ static inline ck ck_prod(const int64_t *a, size_t n)
 
 /* ---- the families (one file each) ------------------------------------------------- */
 
-int pm_gemm(pm_ctx *c);
+int tl_pm_gemm(pm_ctx *c);
 /* The first of the kernels kern[0..n) whose name tells a GEMM's transposes, or NULL: with
- * the arguments, all that pm_gemm's verdict depends on. */
-const char *pm_gemm_transpose_kernel(const tl_trace *t, const uint32_t *kern, size_t n);
-int pm_sdpa(pm_ctx *c);
-int pm_conv(pm_ctx *c);
-int pm_unary(pm_ctx *c);
-int pm_binary(pm_ctx *c);
-int pm_norm(pm_ctx *c);
-int pm_rmsnorm(pm_ctx *c);
-int pm_reduce(pm_ctx *c);
-int pm_rope(pm_ctx *c);
-int pm_store_cache(pm_ctx *c);
-int pm_triton(pm_ctx *c);
-int pm_inference_attention(pm_ctx *c);
-int pm_moe_unfused(pm_ctx *c);
+ * the arguments, all that tl_pm_gemm's verdict depends on. */
+const char *tl_pm_gemm_transpose_kernel(const tl_trace *t, const uint32_t *kern, size_t n);
+int tl_pm_sdpa(pm_ctx *c);
+int tl_pm_conv(pm_ctx *c);
+int tl_pm_unary(pm_ctx *c);
+int tl_pm_binary(pm_ctx *c);
+int tl_pm_norm(pm_ctx *c);
+int tl_pm_rmsnorm(pm_ctx *c);
+int tl_pm_reduce(pm_ctx *c);
+int tl_pm_rope(pm_ctx *c);
+int tl_pm_store_cache(pm_ctx *c);
+int tl_pm_triton(pm_ctx *c);
+int tl_pm_inference_attention(pm_ctx *c);
+int tl_pm_moe_unfused(pm_ctx *c);
 
 /* ---- the op tables (ops.c) -------------------------------------------------------- */
 
@@ -154,10 +154,10 @@ typedef struct pm_op {
 } pm_op;
 
 /* The perf-model op named `name` (appendix A), or NULL. */
-const pm_op *pm_op_find(const char *name);
+const pm_op *tl_pm_op_find(const char *name);
 /* The backward category of a model family (appendix B), or NULL. */
-const char *pm_bwd_category(const char *model);
+const char *tl_pm_bwd_category(const char *model);
 /* 1 when `name` (n bytes) is one of appendix C's aten op names. */
-int pm_aten_known(const char *name, size_t n);
+int tl_pm_aten_known(const char *name, size_t n);
 
 #endif

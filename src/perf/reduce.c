@@ -9,21 +9,21 @@
 
 #define MAX_RANK 64
 
-int pm_reduce(pm_ctx *c)
+int tl_pm_reduce(pm_ctx *c)
 {
     const tl_pv *D = c->D, *T = c->T;
     const tl_pv *d0 = tl_pv_at(D, 0);
     if (!tl_pv_is_seq(D) || D->n == 0 || !d0 || d0->kind == TL_PV_NONE) {
-        pm_param(c, "num_input_elems", tl_pv_int(c->pool, 0));
-        pm_param(c, "num_output_elems", tl_pv_int(c->pool, 0));
-        pm_param(c, "dtype_in_out", tl_pv_seq(c->pool, TL_PV_TUPLE, 2));
+        tl_pm_param(c, "num_input_elems", tl_pv_int(c->pool, 0));
+        tl_pm_param(c, "num_output_elems", tl_pv_int(c->pool, 0));
+        tl_pm_param(c, "dtype_in_out", tl_pv_seq(c->pool, TL_PV_TUPLE, 2));
         c->flops = 0;
         c->bytes_none = 1;
         return PM_OK;
     }
     int64_t in[MAX_RANK];
     size_t nin;
-    if (!pm_dims(d0, -1, in, MAX_RANK, &nin))
+    if (!tl_pm_dims(d0, -1, in, MAX_RANK, &nin))
         return PM_FAIL;
     ck nin_e = ck_prod(in, nin);
     if (!nin_e.ok)
@@ -86,12 +86,12 @@ int pm_reduce(pm_ctx *c)
         dt->u.items[0] = *din;
     if (dout)
         dt->u.items[1] = *dout;
-    pm_param(c, "num_input_elems", tl_pv_int(c->pool, nin_e.v));
-    pm_param(c, "num_output_elems", tl_pv_int(c->pool, nout.v));
-    pm_param(c, "dtype_in_out", dt);
-    pm_param(c, "reduce_type", tl_pv_str(c->pool, rt, strlen(rt)));
+    tl_pm_param(c, "num_input_elems", tl_pv_int(c->pool, nin_e.v));
+    tl_pm_param(c, "num_output_elems", tl_pv_int(c->pool, nout.v));
+    tl_pm_param(c, "dtype_in_out", dt);
+    tl_pm_param(c, "reduce_type", tl_pv_str(c->pool, rt, strlen(rt)));
     c->flops = (double)nin_e.v;
-    int bi = pm_bpe(din), bo = dout ? pm_bpe(dout) : bi;
+    int bi = tl_pm_bpe(din), bo = dout ? tl_pm_bpe(dout) : bi;
     if (!bi || !bo) {
         c->bytes_none = 1;
     } else {

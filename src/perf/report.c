@@ -182,10 +182,10 @@ static tl_table *family_sheet(pm_env *env, const uint32_t *ev, const char *const
             break; /* a cancelled run: the caller drops the sheet */
         if (skip && strcmp(env->t->ev[ev[i]].name, skip) == 0)
             continue;
-        if (pm_eval(env, ev[i], model[i], bwd, &rows[nr]) == PM_OK)
+        if (tl_pm_eval(env, ev[i], model[i], bwd, &rows[nr]) == PM_OK)
             nr++;
     }
-    tl_table *t = pm_sheet(env, rows, nr);
+    tl_table *t = tl_pm_sheet(env, rows, nr);
     free(rows);
     return t;
 }
@@ -204,14 +204,14 @@ int tl_perf_sheets_opts(const tl_trace *t, const tl_gpu_arch *arch, const tl_per
     if (tl_trace_cancelled(t, err))
         return -1;
     pm_env env;
-    pm_env_init(&env, t, arch, arena);
+    tl_pm_env_init(&env, t, arch, arena);
     env.num_kernels = po->num_kernels;
     env.call_stack = po->call_stack;
     if (po->inference)
-        pm_env_annotate(&env);
-    emit(out, "unified_perf_summary", pm_unified(&env));
+        tl_pm_env_annotate(&env);
+    emit(out, "unified_perf_summary", tl_pm_unified(&env));
     if (tl_trace_cancelled(t, err)) {
-        pm_env_free(&env);
+        tl_pm_env_free(&env);
         return -1;
     }
 
@@ -227,7 +227,7 @@ int tl_perf_sheets_opts(const tl_trace *t, const tl_gpu_arch *arch, const tl_per
         int created;
         tl_kmap_slot *sl = tl_kmap_put(&seen, (int64_t)(uintptr_t)nm, 0, 0, &created);
         if (created) {
-            const pm_op *op = pm_op_find(nm);
+            const pm_op *op = tl_pm_op_find(nm);
             sl->val = op ? (uint32_t)(fam_index(op->sheet) + 1) : 0;
         }
         if (!sl->val)
@@ -236,7 +236,7 @@ int tl_perf_sheets_opts(const tl_trace *t, const tl_gpu_arch *arch, const tl_per
         TL_GROW(evs[f], caps[f], nevs[f] + 1);
         TL_GROW(models[f], mcaps[f], nevs[f] + 1);
         evs[f][nevs[f]] = (uint32_t)i;
-        models[f][nevs[f]++] = pm_op_find(nm)->model;
+        models[f][nevs[f]++] = tl_pm_op_find(nm)->model;
     }
     tl_kmap_free(&seen);
 
@@ -281,7 +281,7 @@ int tl_perf_sheets_opts(const tl_trace *t, const tl_gpu_arch *arch, const tl_per
         free(evs[f]);
         free(models[f]);
     }
-    pm_env_free(&env);
+    tl_pm_env_free(&env);
     return rc;
 }
 

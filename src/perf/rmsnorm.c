@@ -8,7 +8,7 @@
 
 #include <string.h>
 
-int pm_rmsnorm(pm_ctx *c)
+int tl_pm_rmsnorm(pm_ctx *c)
 {
     if (c->bwd)
         return PM_NOT_MODELLED;
@@ -16,7 +16,7 @@ int pm_rmsnorm(pm_ctx *c)
     /* aiter::rms_norm(x, weight, eps) has no out tensor first: x is argument 0 */
     size_t x = strcmp(c->model, "aiter_rms_norm") == 0 ? 0 : 1;
     const tl_pv *D = c->D, *T = c->T, *S = c->S;
-    const tl_pv *shape = pm_tuple(c, tl_pv_at(D, x)), *dtype = tl_pv_at(T, x), *stride = pm_tuple(c, tl_pv_at(S, x));
+    const tl_pv *shape = tl_pm_tuple(c, tl_pv_at(D, x)), *dtype = tl_pv_at(T, x), *stride = tl_pm_tuple(c, tl_pv_at(S, x));
     const tl_pv *chv = tl_pv_at(tl_pv_at(D, add ? 4 : x + 1), 0);
     int64_t N;
     if (!shape || !dtype || !stride || !tl_pv_is_int(chv) || chv->u.i < 0 || !tl_pv_prod(shape, &N))
@@ -24,15 +24,15 @@ int pm_rmsnorm(pm_ctx *c)
     int64_t ch = chv->u.i;
     tl_pv *dt = tl_pv_seq(c->pool, TL_PV_TUPLE, 2);
     dt->u.items[0] = *dtype;
-    pm_param(c, "op_shape", shape);
-    pm_param(c, "dtype_in_out", dt);
-    pm_param(c, "stride_input", stride);
-    pm_param(c, "stride_output", NULL);
-    pm_param(c, "num_channels", tl_pv_int(c->pool, ch));
-    pm_param(c, "has_bias", tl_pv_bool(c->pool, 0));
-    pm_param(c, "is_affine", tl_pv_bool(c->pool, 1));
-    pm_param(c, "is_training", tl_pv_bool(c->pool, 0));
-    int b = pm_bpe(dtype);
+    tl_pm_param(c, "op_shape", shape);
+    tl_pm_param(c, "dtype_in_out", dt);
+    tl_pm_param(c, "stride_input", stride);
+    tl_pm_param(c, "stride_output", NULL);
+    tl_pm_param(c, "num_channels", tl_pv_int(c->pool, ch));
+    tl_pm_param(c, "has_bias", tl_pv_bool(c->pool, 0));
+    tl_pm_param(c, "is_affine", tl_pv_bool(c->pool, 1));
+    tl_pm_param(c, "is_training", tl_pv_bool(c->pool, 0));
+    int b = tl_pm_bpe(dtype);
     if (!b || ch == 0)
         return PM_FAIL;
     /* in doubles, as the reference's N / Ch is a true division */

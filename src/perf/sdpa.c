@@ -13,11 +13,11 @@
 /* dropout text as a double: "", "None" or unparsable -> 0.0 (lenient) or failure */
 static int read_double(pm_ctx *c, const tl_pv *v, int lenient, double *out)
 {
-    const char *s = pm_cstr(c, v);
+    const char *s = tl_pm_cstr(c, v);
     *out = 0.0;
     if (!s)
         return lenient;
-    const tl_pv *x = pm_literal(c, v);
+    const tl_pv *x = tl_pm_literal(c, v);
     if (x && (x->kind == TL_PV_FLOAT || x->kind == TL_PV_INT)) {
         *out = x->kind == TL_PV_FLOAT ? x->u.f : (double)x->u.i;
         return 1;
@@ -34,7 +34,7 @@ static int read_double(pm_ctx *c, const tl_pv *v, int lenient, double *out)
     return lenient;
 }
 
-int pm_sdpa(pm_ctx *c)
+int tl_pm_sdpa(pm_ctx *c)
 {
     const char *m = c->model;
     int fa = strcmp(m, "flash_attention") == 0, fab = strcmp(m, "flash_attention_backward") == 0;
@@ -61,9 +61,9 @@ int pm_sdpa(pm_ctx *c)
     if (fa || fab) {
         /* (B, N, H, d) */
         B = q[0], NQ = q[1], HQ = q[2], NKV = k[1], HKV = k[2], dqk = q[3], dv = v[3];
-        qs = pm_tuple(c, tl_pv_at(c->S, base));
-        ks = pm_tuple(c, tl_pv_at(c->S, base + 1));
-        vs = pm_tuple(c, tl_pv_at(c->S, base + 2));
+        qs = tl_pm_tuple(c, tl_pv_at(c->S, base));
+        ks = tl_pm_tuple(c, tl_pv_at(c->S, base + 1));
+        vs = tl_pm_tuple(c, tl_pv_at(c->S, base + 2));
         if (!qs || !ks || !vs)
             return PM_FAIL;
         flash_impl = 1;
@@ -118,23 +118,23 @@ int pm_sdpa(pm_ctx *c)
     }
     if (!tl_pv_is_seq(T) || T->n < 2)
         return PM_FAIL;
-    const tl_pv *dtab = pm_slice(c, T, 0, 2);
-    pm_param(c, "B", tl_pv_int(c->pool, B));
-    pm_param(c, "N_Q", tl_pv_int(c->pool, NQ));
-    pm_param(c, "H_Q", tl_pv_int(c->pool, HQ));
-    pm_param(c, "N_KV", tl_pv_int(c->pool, NKV));
-    pm_param(c, "H_KV", tl_pv_int(c->pool, HKV));
-    pm_param(c, "d_h_qk", tl_pv_int(c->pool, dqk));
-    pm_param(c, "d_h_v", tl_pv_int(c->pool, dv));
+    const tl_pv *dtab = tl_pm_slice(c, T, 0, 2);
+    tl_pm_param(c, "B", tl_pv_int(c->pool, B));
+    tl_pm_param(c, "N_Q", tl_pv_int(c->pool, NQ));
+    tl_pm_param(c, "H_Q", tl_pv_int(c->pool, HQ));
+    tl_pm_param(c, "N_KV", tl_pv_int(c->pool, NKV));
+    tl_pm_param(c, "H_KV", tl_pv_int(c->pool, HKV));
+    tl_pm_param(c, "d_h_qk", tl_pv_int(c->pool, dqk));
+    tl_pm_param(c, "d_h_v", tl_pv_int(c->pool, dv));
     if (fa || fab) {
-        pm_param(c, "q_stride", qs);
-        pm_param(c, "k_stride", ks);
-        pm_param(c, "v_stride", vs);
+        tl_pm_param(c, "q_stride", qs);
+        tl_pm_param(c, "k_stride", ks);
+        tl_pm_param(c, "v_stride", vs);
     }
-    pm_param(c, "dropout", tl_pv_float(c->pool, dropout));
-    pm_param(c, "causal", tl_pv_bool(c->pool, causal));
-    pm_param(c, "flash_impl", tl_pv_bool(c->pool, flash_impl));
-    pm_param(c, "dtype_A_B", dtab);
+    tl_pm_param(c, "dropout", tl_pv_float(c->pool, dropout));
+    tl_pm_param(c, "causal", tl_pv_bool(c->pool, causal));
+    tl_pm_param(c, "flash_impl", tl_pv_bool(c->pool, flash_impl));
+    tl_pm_param(c, "dtype_A_B", dtab);
 
     ck bhq = ck_muli(ck_of(B), HQ);
     ck qk = ck_muli(ck_muli(ck_muli(ck_muli(bhq, 2), NQ), NKV), dqk); /* B·H_Q·2·N_Q·N_KV·d_qk */
@@ -156,7 +156,7 @@ int pm_sdpa(pm_ctx *c)
         el = ck_add(ck_add(ck_add(ck_add(ck_add(ck_add(tq, tk), tv), to), tq), tk), tv);
     }
     int bpe = 2;
-    if (fab && !(bpe = pm_bpe(tl_pv_at(T, 0))))
+    if (fab && !(bpe = tl_pm_bpe(tl_pv_at(T, 0))))
         return PM_FAIL;
     ck by = ck_muli(el, bpe);
     if (!fl.ok || !by.ok)

@@ -51,7 +51,7 @@ static double kth_smallest(double *a, size_t n, size_t k)
     return a[k];
 }
 
-void pm_aggregate(const double *v, size_t n, pm_agg *out)
+void tl_pm_aggregate(const double *v, size_t n, pm_agg *out)
 {
     tl_kahan k = {0};
     tl_welford w = {0};
@@ -125,13 +125,13 @@ static int pm_kstat_cmp(size_t a, size_t b, void *ctx)
     return strcmp(k[a].name, k[b].name);
 }
 
-void pm_kernel_summary(pm_env *env, const uint32_t *const *lists, const size_t *lens, size_t n, const char **summary,
+void tl_pm_kernel_summary(pm_env *env, const uint32_t *const *lists, const size_t *lens, size_t n, const char **summary,
                        const char **trunc)
 {
-    pm_kernel_summary_ex(env, lists, lens, n, NULL, NULL, summary, trunc);
+    tl_pm_kernel_summary_ex(env, lists, lens, n, NULL, NULL, summary, trunc);
 }
 
-void pm_kernel_summary_ex(pm_env *env, const uint32_t *const *lists, const size_t *lens, size_t n,
+void tl_pm_kernel_summary_ex(pm_env *env, const uint32_t *const *lists, const size_t *lens, size_t n,
                           const char *const *const *extra, size_t *order, const char **summary, const char **trunc)
 {
     const tl_trace *t = env->t;
@@ -409,7 +409,7 @@ static pm_agg *aggregate_groups(const tl_trace *t, const pm_row *rows, size_t n,
                 const pm_row *rw = &rows[g[i].rows[q]];
                 v[q] = a == A_TBS ? rw->tbs : a == A_TFL ? rw->tflops : a == A_KT ? rw->kt : rw->pct_roof;
             }
-            pm_aggregate(v, g[i].n, &ag[i * A_N + a]);
+            tl_pm_aggregate(v, g[i].n, &ag[i * A_N + a]);
         }
         g[i].ktsum = ag[i * A_N + A_KT].sum;
         g[i].uid = t->ev[rows[g[i].rows[0]].ev].uid;
@@ -548,7 +548,7 @@ static void kernel_columns(const sheet_ctx *c)
             lens[q] = c->rows[gr->rows[q]].nkern;
         }
         const char *s, *tr;
-        pm_kernel_summary(c->env, lists, lens, gr->n, &s, &tr);
+        tl_pm_kernel_summary(c->env, lists, lens, gr->n, &s, &tr);
         ks[r] = tl_cell_str(s);
         kt[r] = scell(tr);
     }
@@ -591,7 +591,7 @@ static void tail_columns(const sheet_ctx *c)
         x[r] = tl_cell_int(sgrp(c, r)->uid);
 }
 
-tl_table *pm_sheet(pm_env *env, const pm_row *rows, size_t n)
+tl_table *tl_pm_sheet(pm_env *env, const pm_row *rows, size_t n)
 {
     if (n == 0)
         return NULL;

@@ -12,7 +12,7 @@
 
 #define MAX_TOKENS 64
 
-size_t pm_triton_scalars(const tl_pv *C, int64_t *out, size_t cap);
+size_t tl_pm_triton_scalars(const tl_pv *C, int64_t *out, size_t cap);
 
 typedef struct wt {
     const char *name;
@@ -46,18 +46,18 @@ static int elem_bytes(const tl_pv *t)
     return 0;
 }
 
-int pm_triton(pm_ctx *c)
+int tl_pm_triton(pm_ctx *c)
 {
     if (c->bwd)
         return PM_NOT_MODELLED;
     const char *name = c->name;
     int poi = strncmp(name, "triton_poi_", 11) == 0;
     int64_t sc[4];
-    size_t ns = pm_triton_scalars(c->C, sc, 0);
+    size_t ns = tl_pm_triton_scalars(c->C, sc, 0);
     if (ns == 0)
         return PM_FAIL;
     int64_t *all = tl_pv_alloc(c->pool, ns * sizeof *all);
-    pm_triton_scalars(c->C, all, ns);
+    tl_pm_triton_scalars(c->C, all, ns);
     int64_t xnumel, rnumel = 1;
     if (!poi && ns >= 2) {
         xnumel = all[ns - 2];
@@ -106,7 +106,7 @@ int pm_triton(pm_ctx *c)
                 if (!reach[j])
                     continue;
                 size_t len = (size_t)(tok[i - 1] + tlen[i - 1] - tok[j]);
-                if (!pm_aten_known(tok[j], len))
+                if (!tl_pm_aten_known(tok[j], len))
                     continue;
                 reach[i] = 1;
                 if (from[i] < 0 || len > best_len[i]) {
@@ -158,14 +158,14 @@ int pm_triton(pm_ctx *c)
     }
     if (poi && first_eb > 0)
         bytes += (double)first_eb * (double)xnumel;
-    pm_param(c, "fused_ops", tl_pv_str(c->pool, fused.data ? fused.data : "", fused.len));
-    pm_param(c, "xnumel", tl_pv_int(c->pool, xnumel));
-    pm_param(c, "rnumel", tl_pv_int(c->pool, rnumel));
+    tl_pm_param(c, "fused_ops", tl_pv_str(c->pool, fused.data ? fused.data : "", fused.len));
+    tl_pm_param(c, "xnumel", tl_pv_int(c->pool, xnumel));
+    tl_pm_param(c, "rnumel", tl_pv_int(c->pool, rnumel));
     tl_buf_free(&fused);
     c->flops = wsum * (double)xnumel * (double)rnumel;
     c->bytes = bytes;
     if (dtype) {
-        const char *s = pm_cstr(c, dtype), *lc = strrchr(s, ':');
+        const char *s = tl_pm_cstr(c, dtype), *lc = strrchr(s, ':');
         lc = lc ? lc + 1 : s;
         char *low = tl_pv_alloc(c->pool, strlen(lc) + 1);
         for (size_t i = 0; lc[i]; i++)

@@ -40,7 +40,7 @@ static tl_pv *int_tuple(pm_ctx *c, const int64_t *v, size_t n)
  * split on commas (Python's int() of each piece). */
 static int int_list_text(pm_ctx *c, const tl_pv *v, int64_t *out, size_t cap, size_t *n)
 {
-    const char *s = pm_cstr(c, v);
+    const char *s = tl_pm_cstr(c, v);
     if (!s)
         return 0;
     char *buf = tl_pv_alloc(c->pool, strlen(s) + 1);
@@ -56,7 +56,7 @@ static int int_list_text(pm_ctx *c, const tl_pv *v, int64_t *out, size_t cap, si
         if (e)
             *e = 0;
         tl_pv tmp = {.kind = TL_PV_STR, .u.s = p, .n = (uint32_t)strlen(p)};
-        const tl_pv *x = pm_literal(c, &tmp);
+        const tl_pv *x = tl_pm_literal(c, &tmp);
         if (!x || x->kind != TL_PV_INT || *n >= cap)
             return 0;
         out[(*n)++] = x->u.i;
@@ -67,7 +67,7 @@ static int int_list_text(pm_ctx *c, const tl_pv *v, int64_t *out, size_t cap, si
     return 1;
 }
 
-int pm_unary(pm_ctx *c)
+int tl_pm_unary(pm_ctx *c)
 {
     if (c->bwd)
         return PM_NOT_MODELLED;
@@ -76,25 +76,25 @@ int pm_unary(pm_ctx *c)
     int64_t in[MAX_RANK];
     size_t nin;
     if (strcmp(m, "aten_unary_elementwise") == 0) {
-        const tl_pv *shape = pm_tuple(c, tl_pv_at(D, 0));
+        const tl_pv *shape = tl_pm_tuple(c, tl_pv_at(D, 0));
         const tl_pv *t0 = tl_pv_at(T, 0);
         int second = nonempty(D, 1);
         const tl_pv *t1 = second ? tl_pv_at(T, 1) : NULL;
-        const tl_pv *si = pm_tuple(c, tl_pv_at(S, 0)), *so = NULL;
-        if (!shape || !t0 || !si || (second && (!t1 || !(so = pm_tuple(c, tl_pv_at(S, 1))))))
+        const tl_pv *si = tl_pm_tuple(c, tl_pv_at(S, 0)), *so = NULL;
+        if (!shape || !t0 || !si || (second && (!t1 || !(so = tl_pm_tuple(c, tl_pv_at(S, 1))))))
             return PM_FAIL;
         tl_pv *dt = pair(c, t0, t1);
-        pm_param(c, "op_shape", shape);
-        pm_param(c, "dtype_in_out", dt);
-        pm_param(c, "stride_input", si);
-        pm_param(c, "stride_output", so);
-        if (!pm_dims(shape, -1, in, MAX_RANK, &nin))
+        tl_pm_param(c, "op_shape", shape);
+        tl_pm_param(c, "dtype_in_out", dt);
+        tl_pm_param(c, "stride_input", si);
+        tl_pm_param(c, "stride_output", so);
+        if (!tl_pm_dims(shape, -1, in, MAX_RANK, &nin))
             return PM_FAIL;
         ck n = ck_prod(in, nin);
         if (!n.ok)
             return PM_FAIL;
         c->flops = (double)n.v;
-        int bi = pm_bpe(&dt->u.items[0]), bo = dt->u.items[1].kind == TL_PV_NONE ? bi : pm_bpe(&dt->u.items[1]);
+        int bi = tl_pm_bpe(&dt->u.items[0]), bo = dt->u.items[1].kind == TL_PV_NONE ? bi : tl_pm_bpe(&dt->u.items[1]);
         if (!bi || !bo) {
             c->bytes_none = 1;
         } else {
@@ -108,8 +108,8 @@ int pm_unary(pm_ctx *c)
     }
     if (strcmp(m, "aten_replication_pad") == 0 || strcmp(m, "aten_upsample_nearest") == 0) {
         int pad = m[5] == 'r';
-        const tl_pv *shape = pm_tuple(c, tl_pv_at(D, 0));
-        if (!shape || !pm_dims(shape, -1, in, MAX_RANK, &nin))
+        const tl_pv *shape = tl_pm_tuple(c, tl_pv_at(D, 0));
+        if (!shape || !tl_pm_dims(shape, -1, in, MAX_RANK, &nin))
             return PM_FAIL;
         int64_t out[MAX_RANK];
         size_t nout = nin;
@@ -133,29 +133,29 @@ int pm_unary(pm_ctx *c)
             pl->kind = TL_PV_LIST;
             padding = pl;
         } else {
-            const tl_pv *sz = pm_literal(c, tl_pv_at(c->C, 1));
+            const tl_pv *sz = tl_pm_literal(c, tl_pv_at(c->C, 1));
             int64_t o[MAX_RANK];
             size_t no;
-            if (!sz || sz->kind != TL_PV_LIST || nin < 2 || !pm_dims(sz, -1, o, MAX_RANK - 2, &no))
+            if (!sz || sz->kind != TL_PV_LIST || nin < 2 || !tl_pm_dims(sz, -1, o, MAX_RANK - 2, &no))
                 return PM_FAIL;
             nout = 2 + no;
             memcpy(out + 2, o, no * sizeof *o);
         }
         const tl_pv *os = int_tuple(c, out, nout);
         const tl_pv *t0 = tl_pv_at(T, 0);
-        const tl_pv *si = pm_tuple(c, tl_pv_at(S, 0));
+        const tl_pv *si = tl_pm_tuple(c, tl_pv_at(S, 0));
         if (!t0 || !si)
             return PM_FAIL;
-        pm_param(c, "input_shape", shape);
-        pm_param(c, "output_shape", os);
+        tl_pm_param(c, "input_shape", shape);
+        tl_pm_param(c, "output_shape", os);
         if (pad)
-            pm_param(c, "padding", padding);
-        pm_param(c, "op_shape", os);
-        pm_param(c, "dtype_in_out", pair(c, t0, t0));
-        pm_param(c, "stride_input", si);
-        pm_param(c, "stride_output", NULL);
+            tl_pm_param(c, "padding", padding);
+        tl_pm_param(c, "op_shape", os);
+        tl_pm_param(c, "dtype_in_out", pair(c, t0, t0));
+        tl_pm_param(c, "stride_input", si);
+        tl_pm_param(c, "stride_output", NULL);
         ck ni = ck_prod(in, nin), no2 = ck_prod(out, nout);
-        int b = pm_bpe(t0);
+        int b = tl_pm_bpe(t0);
         if (!ni.ok || !no2.ok || !b)
             return PM_FAIL;
         c->flops = (double)no2.v;
@@ -167,18 +167,18 @@ int pm_unary(pm_ctx *c)
         return PM_OK;
     }
     /* silu_and_mul: the output first, then the input (twice as wide) */
-    const tl_pv *shape = pm_tuple(c, tl_pv_at(D, 0));
+    const tl_pv *shape = tl_pm_tuple(c, tl_pv_at(D, 0));
     const tl_pv *t0 = tl_pv_at(T, 0), *t1 = tl_pv_at(T, 1);
-    const tl_pv *si = pm_tuple(c, tl_pv_at(S, 1)), *so = pm_tuple(c, tl_pv_at(S, 0));
-    if (!shape || !t0 || !t1 || !si || !so || !pm_dims(shape, -1, in, MAX_RANK, &nin))
+    const tl_pv *si = tl_pm_tuple(c, tl_pv_at(S, 1)), *so = tl_pm_tuple(c, tl_pv_at(S, 0));
+    if (!shape || !t0 || !t1 || !si || !so || !tl_pm_dims(shape, -1, in, MAX_RANK, &nin))
         return PM_FAIL;
     tl_pv *dt = pair(c, t1, t0);
-    pm_param(c, "op_shape", shape);
-    pm_param(c, "dtype_in_out", dt);
-    pm_param(c, "stride_input", si);
-    pm_param(c, "stride_output", so);
+    tl_pm_param(c, "op_shape", shape);
+    tl_pm_param(c, "dtype_in_out", dt);
+    tl_pm_param(c, "stride_input", si);
+    tl_pm_param(c, "stride_output", so);
     ck n = ck_prod(in, nin);
-    int bi = pm_bpe(t1), bo = pm_bpe(t0);
+    int bi = tl_pm_bpe(t1), bo = tl_pm_bpe(t0);
     if (!n.ok || !bi || !bo)
         return PM_FAIL;
     ck fl = ck_muli(n, 5), by = ck_add(ck_muli(ck_muli(n, 2), bi), ck_muli(n, bo));

@@ -57,7 +57,7 @@ typedef struct U {
 static const char *model_of(U *u, uint32_t ev)
 {
     if (!u->model_known[ev]) {
-        u->model[ev] = pm_model_of(u->env, ev);
+        u->model[ev] = tl_pm_model_of(u->env, ev);
         u->model_known[ev] = 1;
     }
     return u->model[ev];
@@ -126,10 +126,10 @@ static uint32_t sole_backward(U *u, uint32_t e)
                 }
         }
         free(todo);
-        if (count != 1 || only != e || !pm_bwd_category(model))
+        if (count != 1 || only != e || !tl_pm_bwd_category(model))
             return TL_TEV_NONE;
         pm_row r;
-        if (pm_eval(env, f, model, 1, &r) != PM_OK)
+        if (tl_pm_eval(env, f, model, 1, &r) != PM_OK)
             return TL_TEV_NONE;
         return f;
     }
@@ -613,7 +613,7 @@ static void collected_rows(U *u, pm_env *env, uint8_t *cov, urow **prows, size_t
         r.cat = tl_trace_op_category(ev->name, fk == TL_TEV_NONE ? NULL : t->ev[fk].name);
         if (model) {
             r.has_model = 1;
-            int rc = pm_eval(env, e, model, 0, &r.m);
+            int rc = tl_pm_eval(env, e, model, 0, &r.m);
             if (rc == PM_NOT_MODELLED)
                 continue;
             r.modelled = rc == PM_OK;
@@ -621,11 +621,11 @@ static void collected_rows(U *u, pm_env *env, uint8_t *cov, urow **prows, size_t
             uint32_t f = u->sole_f[i];
             const char *fm = model_of(u, f);
             r.has_model = 1;
-            r.cat = pm_bwd_category(fm);
-            r.modelled = pm_eval(env, f, fm, 1, &r.m) == PM_OK;
+            r.cat = tl_pm_bwd_category(fm);
+            r.modelled = tl_pm_eval(env, f, fm, 1, &r.m) == PM_OK;
         }
-        r.kt = r.modelled ? r.m.kt : pm_busy(env, r.kern, r.nkern);
-        r.kt_int = r.modelled ? r.m.kt_int : pm_busy_int(env, r.kern, r.nkern);
+        r.kt = r.modelled ? r.m.kt : tl_pm_busy(env, r.kern, r.nkern);
+        r.kt_int = r.modelled ? r.m.kt_int : tl_pm_busy_int(env, r.kern, r.nkern);
         if (u->python)
             kernel_call_stacks(u, &r, e, u->coll_cs[i]);
         for (size_t k = 0; k < r.nkern; k++)
@@ -704,8 +704,8 @@ static void synthetic_rows(U *u, pm_env *env, const uint8_t *cov, urow **prows, 
                 r.kern = kern;
                 r.nkern = 1;
                 r.synth_kernel = *kern;
-                r.kt = pm_busy(env, kern, 1);
-                r.kt_int = pm_busy_int(env, kern, 1);
+                r.kt = tl_pm_busy(env, kern, 1);
+                r.kt_int = tl_pm_busy_int(env, kern, 1);
                 TL_GROW(rows, rcap, nr + 1);
                 rows[nr++] = r;
             }
@@ -788,7 +788,7 @@ static pm_agg *aggregate_groups(const tl_trace *t, const urow *rows, size_t nr, 
                        : a == A_TFL ? r->m.tflops
                                     : r->m.pct_roof;
             }
-            pm_aggregate(v, g[i].n, &ag[i * A_N + a]);
+            tl_pm_aggregate(v, g[i].n, &ag[i * A_N + a]);
         }
         g[i].ktsum = ag[i * A_N + A_KT].n ? ag[i * A_N + A_KT].sum : 0.0;
     }
@@ -994,7 +994,7 @@ static void kernel_summary_columns(const usum *c, const char **entry, const char
             extra[tpl] = row_call_stack_texts(env->arena, &c->rows[gr->rows[tpl]]);
         const char *s, *tr;
         size_t *sorted = tpl == SIZE_MAX ? NULL : tl_xmalloc(lens[tpl] * sizeof *sorted);
-        pm_kernel_summary_ex(env, lists, lens, gr->n, extra, sorted, &s, &tr);
+        tl_pm_kernel_summary_ex(env, lists, lens, gr->n, extra, sorted, &s, &tr);
         ks[r] = tl_cell_str(s);
         kt[r] = scell(tr);
         if (env->call_stack) {
@@ -1051,7 +1051,7 @@ static void percentage_columns(const usum *c)
     free(sums);
 }
 
-tl_table *pm_unified(pm_env *env)
+tl_table *tl_pm_unified(pm_env *env)
 {
     const tl_trace *t = env->t;
     size_t nev = t->nev;

@@ -39,7 +39,7 @@ static const int a2a_keys[] = {TL_COLL_PG_NAME, TL_COLL_PG_RANKS, TL_COLL_NAME, 
 static tl_cval as_col(tl_cval v, int as_float)
 {
     if (as_float && v.kind == TL_CV_INT)
-        return rk_num((double)v.i, 0);
+        return tl_rk_num((double)v.i, 0);
     return v;
 }
 
@@ -56,7 +56,7 @@ static void a2a_row(const rk_a2a *x, size_t k, rk_arow *o)
     size_t nr = 0;
     for (size_t i = cs->first[k]; i != SIZE_MAX; i = cs->next[i]) {
         const tl_coll_row *r = &rows->v[i];
-        double end = r->ts + r->dur, mb = r->in_mb, nel = rk_dbl(&r->v[TL_COLL_IN_NELEMS]);
+        double end = r->ts + r->dur, mb = r->in_mb, nel = tl_rk_dbl(&r->v[TL_COLL_IN_NELEMS]);
         es = r->ts < es ? r->ts : es;
         ls = r->ts > ls ? r->ts : ls;
         ee = end < ee ? end : ee;
@@ -78,20 +78,20 @@ static void a2a_row(const rk_a2a *x, size_t k, rk_arow *o)
     double wall = le - es, mean_mb = sum_mb / (double)nr;
     o->coll = k;
     o->total_mb = sum_mb;
-    o->total_nelems = rk_num(sum_nel, nint);
-    o->wall = rk_num(wall, tint && dint);
-    o->max_dur = rk_num(maxd, dint);
-    o->min_dur = rk_num(mind, dint);
-    o->avg_dur = rk_num(sum_dur / (double)nr, 0);
-    o->thr = rk_num(wall > 0 ? (sum_mb / 1024) / (wall / 1e6) : NAN, 0);
-    o->max_thr = rk_num(max_thr, 0);
-    o->min_thr = rk_num(min_thr, 0);
-    o->imbalance = rk_num(mean_mb > 0 ? max_mb / mean_mb : NAN, 0);
-    o->skew_start = rk_num(ls - es, tint);
-    o->skew_end = rk_num(le - ee, tint && dint);
+    o->total_nelems = tl_rk_num(sum_nel, nint);
+    o->wall = tl_rk_num(wall, tint && dint);
+    o->max_dur = tl_rk_num(maxd, dint);
+    o->min_dur = tl_rk_num(mind, dint);
+    o->avg_dur = tl_rk_num(sum_dur / (double)nr, 0);
+    o->thr = tl_rk_num(wall > 0 ? (sum_mb / 1024) / (wall / 1e6) : NAN, 0);
+    o->max_thr = tl_rk_num(max_thr, 0);
+    o->min_thr = tl_rk_num(min_thr, 0);
+    o->imbalance = tl_rk_num(mean_mb > 0 ? max_mb / mean_mb : NAN, 0);
+    o->skew_start = tl_rk_num(ls - es, tint);
+    o->skew_end = tl_rk_num(le - ee, tint && dint);
 }
 
-int rk_a2a_build(const tl_rank_set *set, const tl_coll_rows *rows, const rk_colls *cs, tl_arena *a, rk_a2a *x,
+int tl_rk_a2a_build(const tl_rank_set *set, const tl_coll_rows *rows, const rk_colls *cs, tl_arena *a, rk_a2a *x,
                  tl_error *err)
 {
     memset(x, 0, sizeof *x);
@@ -109,8 +109,8 @@ int rk_a2a_build(const tl_rank_set *set, const tl_coll_rows *rows, const rk_coll
     for (size_t k = 0; k < cs->n; k++) {
         if (!is_a2a(&rows->v[cs->first[k]].v[TL_COLL_NAME]))
             continue;
-        if (rk_check_meta(set, rows, cs, k, a2a_fields, NA2A_FIELDS, err) < 0) {
-            rk_a2a_free(x);
+        if (tl_rk_check_meta(set, rows, cs, k, a2a_fields, NA2A_FIELDS, err) < 0) {
+            tl_rk_a2a_free(x);
             return -1;
         }
         a2a_row(x, k, &x->v[x->n++]);
@@ -131,7 +131,7 @@ int rk_a2a_build(const tl_rank_set *set, const tl_coll_rows *rows, const rk_coll
     return 0;
 }
 
-void rk_a2a_free(rk_a2a *x)
+void tl_rk_a2a_free(rk_a2a *x)
 {
     free(x->v);
     memset(x, 0, sizeof *x);
@@ -150,7 +150,7 @@ static size_t rank_col(rk_sheet *s, size_t *cols, size_t nranks, size_t rank, in
 {
     size_t *c = &cols[(size_t)what * nranks + rank];
     if (*c == SIZE_MAX)
-        *c = rk_col(s, tl_arena_printf(a, "rank_%zu_%s", rank, per_rank_names[what]));
+        *c = tl_rk_col(s, tl_arena_printf(a, "rank_%zu_%s", rank, per_rank_names[what]));
     return *c;
 }
 
@@ -159,17 +159,17 @@ static tl_cval rank_value(const rk_a2a *x, const tl_coll_row *r, int what)
 {
     switch (what) {
     case 0:
-        return rk_num(r->ts, !x->ts_float);
+        return tl_rk_num(r->ts, !x->ts_float);
     case 1:
-        return rk_num(r->dur, !x->dur_float);
+        return tl_rk_num(r->dur, !x->dur_float);
     case 2:
         return as_col(r->v[TL_COLL_IN_NELEMS], x->key_float[TL_COLL_IN_NELEMS]);
     case 3:
         return as_col(r->v[TL_COLL_OUT_NELEMS], x->key_float[TL_COLL_OUT_NELEMS]);
     case 4:
-        return rk_num(r->in_mb, 0);
+        return tl_rk_num(r->in_mb, 0);
     case 5:
-        return rk_num(r->out_mb, 0);
+        return tl_rk_num(r->out_mb, 0);
     case 6:
         return r->v[TL_COLL_IN_SPLIT];
     default:
@@ -185,22 +185,22 @@ static const char *const a2a_measures[] = {
 
 static void measures_of(const rk_arow *o, tl_cval *m)
 {
-    tl_cval v[NMEASURES] = {rk_num(o->total_mb, 0), o->total_nelems, o->wall,      o->max_dur,
+    tl_cval v[NMEASURES] = {tl_rk_num(o->total_mb, 0), o->total_nelems, o->wall,      o->max_dur,
                             o->min_dur,             o->avg_dur,      o->thr,       o->max_thr,
                             o->min_thr,             o->imbalance,    o->skew_start, o->skew_end};
     memcpy(m, v, sizeof v);
 }
 
-tl_table *rk_a2a_table(const rk_a2a *x)
+tl_table *tl_rk_a2a_table(const rk_a2a *x)
 {
     const tl_coll_rows *rows = x->rows;
     rk_sheet s;
-    rk_sheet_init(&s, x->n);
-    size_t cid = rk_col(&s, "collective_id"), cf[NA2A_FIELDS], cm[NMEASURES];
+    tl_rk_sheet_init(&s, x->n);
+    size_t cid = tl_rk_col(&s, "collective_id"), cf[NA2A_FIELDS], cm[NMEASURES];
     for (size_t f = 0; f < NA2A_FIELDS; f++)
-        cf[f] = rk_col(&s, a2a_fields[f].name);
+        cf[f] = tl_rk_col(&s, a2a_fields[f].name);
     for (size_t m = 0; m < NMEASURES; m++)
-        cm[m] = rk_col(&s, a2a_measures[m]);
+        cm[m] = tl_rk_col(&s, a2a_measures[m]);
     size_t *cols = tl_xmalloc(NPER_RANK * (x->nranks ? x->nranks : 1) * sizeof *cols);
     for (size_t i = 0; i < NPER_RANK * x->nranks; i++)
         cols[i] = SIZE_MAX;
@@ -208,7 +208,7 @@ tl_table *rk_a2a_table(const rk_a2a *x)
         const rk_arow *o = &x->v[j];
         size_t first = x->cs->first[o->coll];
         const tl_coll_row *ref = &rows->v[first];
-        s.c[cid].v[j] = rk_str(ref->id);
+        s.c[cid].v[j] = tl_rk_str(ref->id);
         for (size_t f = 0; f < NA2A_FIELDS; f++)
             s.c[cf[f]].v[j] = as_col(a2a_fields[f].get(ref), x->key_float[a2a_keys[f]]);
         tl_cval m[NMEASURES];
@@ -229,12 +229,12 @@ tl_table *rk_a2a_table(const rk_a2a *x)
             const tl_coll_row *r = &rows->v[i];
             size_t c8 = rank_col(&s, cols, x->nranks, (size_t)r->rank, 8, x->arena);
             size_t c9 = rank_col(&s, cols, x->nranks, (size_t)r->rank, 9, x->arena);
-            s.c[c8].v[j] = rk_num(r->ts - es, !x->ts_float);
-            s.c[c9].v[j] = rk_num(le - (r->ts + r->dur), !x->ts_float && !x->dur_float);
+            s.c[c8].v[j] = tl_rk_num(r->ts - es, !x->ts_float);
+            s.c[c9].v[j] = tl_rk_num(le - (r->ts + r->dur), !x->ts_float && !x->dur_float);
         }
     }
     free(cols);
-    return rk_sheet_table(&s);
+    return tl_rk_sheet_table(&s);
 }
 
 /* ---- nccl_summary_all2allv (§6.2) -------------------------------------------------------- */
@@ -274,15 +274,15 @@ static void add_reduced(rk_sheet *s, const rk_a2a *x, const size_t *idx, const s
         is_int &= m[sc->measure].kind == TL_CV_INT;
     }
     for (size_t q = 0; q < sc->naggs; q++) {
-        size_t c = rk_col(s, tl_arena_printf(a, "%s_%s", a2a_measures[sc->measure], sc->aggs[q]));
+        size_t c = tl_rk_col(s, tl_arena_printf(a, "%s_%s", a2a_measures[sc->measure], sc->aggs[q]));
         for (size_t g = 0; g < ng; g++) {
             size_t len = start[g + 1] - start[g];
             for (size_t i = 0; i < len; i++) {
                 tl_cval m[NMEASURES];
                 measures_of(&x->v[idx[start[g] + i]], m);
-                vals[i] = rk_dbl(&m[sc->measure]);
+                vals[i] = tl_rk_dbl(&m[sc->measure]);
             }
-            s->c[c].v[g] = rk_agg(sc->aggs[q], vals, len, is_int);
+            s->c[c].v[g] = tl_rk_agg(sc->aggs[q], vals, len, is_int);
         }
     }
     free(vals);
@@ -299,7 +299,7 @@ static tl_cval first_meta(const rk_a2a *x, const size_t *idx, size_t lo, size_t 
     return (tl_cval){0};
 }
 
-tl_table *rk_a2a_summary(const rk_a2a *x, const char *const *aggs, size_t naggs, tl_arena *a)
+tl_table *tl_rk_a2a_summary(const rk_a2a *x, const char *const *aggs, size_t naggs, tl_arena *a)
 {
     /* the rows with both keys, grouped; groups [start[g], start[g + 1]) of idx */
     size_t *idx = tl_xmalloc((x->n ? x->n : 1) * sizeof *idx), n = 0;
@@ -320,8 +320,8 @@ tl_table *rk_a2a_summary(const rk_a2a *x, const char *const *aggs, size_t naggs,
             start[ng++] = i;
     start[ng] = n;
     rk_sheet s;
-    rk_sheet_init(&s, ng);
-    size_t cpg = rk_col(&s, "Process Group Name"), cdt = rk_col(&s, "dtype");
+    tl_rk_sheet_init(&s, ng);
+    size_t cpg = tl_rk_col(&s, "Process Group Name"), cdt = tl_rk_col(&s, "dtype");
     static const char *const sum_only[] = {"sum"}, *const mean_max[] = {"mean", "max"};
     const summary_col reduced[] = {
         {0, aggs, naggs}, {2, aggs, naggs}, {2, sum_only, 1}, {6, aggs, naggs},
@@ -334,26 +334,26 @@ tl_table *rk_a2a_summary(const rk_a2a *x, const char *const *aggs, size_t naggs,
         add_reduced(&s, x, idx, start, ng, &reduced[q], a);
     }
     s.c[ctotal_us].name = "Total wall_time (us)";
-    size_t ccount = rk_col(&s, "count"), cranks = rk_col(&s, "Process Group Ranks");
-    size_t cname = rk_col(&s, "Collective name"), cgs = rk_col(&s, "Group size");
-    size_t cms = rk_col(&s, "Total wall_time (ms)");
+    size_t ccount = tl_rk_col(&s, "count"), cranks = tl_rk_col(&s, "Process Group Ranks");
+    size_t cname = tl_rk_col(&s, "Collective name"), cgs = tl_rk_col(&s, "Group size");
+    size_t cms = tl_rk_col(&s, "Total wall_time (ms)");
     double *totals = tl_xmalloc(ng * sizeof *totals);
     for (size_t g = 0; g < ng; g++) {
         const tl_coll_row *r = ref_of(x, idx[start[g]]);
         s.c[cpg].v[g] = as_col(r->v[TL_COLL_PG_NAME], x->key_float[TL_COLL_PG_NAME]);
         s.c[cdt].v[g] = as_col(r->v[TL_COLL_DTYPE], x->key_float[TL_COLL_DTYPE]);
-        s.c[ccount].v[g] = rk_int((int64_t)(start[g + 1] - start[g]));
+        s.c[ccount].v[g] = tl_rk_int((int64_t)(start[g + 1] - start[g]));
         s.c[cranks].v[g] = first_meta(x, idx, start[g], start[g + 1], TL_COLL_PG_RANKS);
         s.c[cname].v[g] = first_meta(x, idx, start[g], start[g + 1], TL_COLL_NAME);
         s.c[cgs].v[g] = first_meta(x, idx, start[g], start[g + 1], TL_COLL_GROUP_SIZE);
-        totals[g] = rk_dbl(&s.c[ctotal_us].v[g]) / 1000;
-        s.c[cms].v[g] = rk_num(totals[g], 0);
+        totals[g] = tl_rk_dbl(&s.c[ctotal_us].v[g]) / 1000;
+        s.c[cms].v[g] = tl_rk_num(totals[g], 0);
     }
-    rk_sheet_sort_desc(&s, totals); /* Total wall_time (ms) descending */
+    tl_rk_sheet_sort_desc(&s, totals); /* Total wall_time (ms) descending */
     free(totals);
     free(start);
     free(idx);
-    return rk_sheet_table(&s);
+    return tl_rk_sheet_table(&s);
 }
 
 /* ---- nccl_all2allv_heatmap (§6.3) -------------------------------------------------------- */
@@ -420,7 +420,7 @@ static int pair_cmp(const void *a, const void *b)
     return (x->dst > y->dst) - (x->dst < y->dst);
 }
 
-tl_table *rk_a2a_heatmap(const tl_coll_rows *rows)
+tl_table *tl_rk_a2a_heatmap(const tl_coll_rows *rows)
 {
     pair_bytes *p = NULL;
     size_t np = 0, cap = 0;
@@ -432,7 +432,7 @@ tl_table *rk_a2a_heatmap(const tl_coll_rows *rows)
         long len = parse_split(&r->v[TL_COLL_IN_SPLIT], &split);
         const tl_cval *gs = &r->v[TL_COLL_GROUP_SIZE];
         int bytes = tl_coll_dtype_bytes(&r->v[TL_COLL_DTYPE]);
-        int size_ok = gs->kind == TL_CV_NONE || rk_dbl(gs) == (double)len;
+        int size_ok = gs->kind == TL_CV_NONE || tl_rk_dbl(gs) == (double)len;
         if (len >= 0 && size_ok && bytes) {
             TL_GROW(p, cap, np + (size_t)len);
             for (long j = 0; j < len; j++)
@@ -449,9 +449,9 @@ tl_table *rk_a2a_heatmap(const tl_coll_rows *rows)
     for (size_t i = 0; i < np; i++)
         ng += !i || pair_cmp(&p[i - 1], &p[i]) != 0;
     rk_sheet s;
-    rk_sheet_init(&s, ng);
-    size_t csrc = rk_col(&s, "src_rank"), cdst = rk_col(&s, "dst_rank"), ctot = rk_col(&s, "total_sent_MB");
-    size_t cavg = rk_col(&s, "avg_sent_MB"), ccnt = rk_col(&s, "count");
+    tl_rk_sheet_init(&s, ng);
+    size_t csrc = tl_rk_col(&s, "src_rank"), cdst = tl_rk_col(&s, "dst_rank"), ctot = tl_rk_col(&s, "total_sent_MB");
+    size_t cavg = tl_rk_col(&s, "avg_sent_MB"), ccnt = tl_rk_col(&s, "count");
     for (size_t i = 0, g = 0; i < np; g++) {
         size_t j = i;
         __int128 total = 0;
@@ -459,13 +459,13 @@ tl_table *rk_a2a_heatmap(const tl_coll_rows *rows)
             total += p[j].bytes;
         /* Python's int / int: the exact total rounded once, then an exact power-of-two */
         double mb = (double)total / 1048576.0;
-        s.c[csrc].v[g] = rk_int(p[i].src);
-        s.c[cdst].v[g] = rk_int(p[i].dst);
-        s.c[ctot].v[g] = rk_num(mb, 0);
-        s.c[cavg].v[g] = rk_num(mb / (double)(j - i), 0);
-        s.c[ccnt].v[g] = rk_int((int64_t)(j - i));
+        s.c[csrc].v[g] = tl_rk_int(p[i].src);
+        s.c[cdst].v[g] = tl_rk_int(p[i].dst);
+        s.c[ctot].v[g] = tl_rk_num(mb, 0);
+        s.c[cavg].v[g] = tl_rk_num(mb / (double)(j - i), 0);
+        s.c[ccnt].v[g] = tl_rk_int((int64_t)(j - i));
         i = j;
     }
     free(p);
-    return rk_sheet_table(&s);
+    return tl_rk_sheet_table(&s);
 }

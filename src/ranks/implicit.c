@@ -17,7 +17,7 @@
 
 static const char *const agg_names[] = {"mean", "median", "min", "max", "std", "var", "sum", "count", "first", "last"};
 
-int rk_agg_known(const char *name)
+int tl_rk_agg_known(const char *name)
 {
     for (size_t i = 0; i < sizeof agg_names / sizeof *agg_names; i++)
         if (strcmp(name, agg_names[i]) == 0)
@@ -25,7 +25,7 @@ int rk_agg_known(const char *name)
     return 0;
 }
 
-int tl_ranks_agg_known(const char *name) { return rk_agg_known(name); }
+int tl_ranks_agg_known(const char *name) { return tl_rk_agg_known(name); }
 
 static int dbl_cmp(const void *a, const void *b)
 {
@@ -33,7 +33,7 @@ static int dbl_cmp(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-tl_cval rk_agg(const char *name, const double *v, size_t n, int is_int)
+tl_cval tl_rk_agg(const char *name, const double *v, size_t n, int is_int)
 {
     size_t k = 0;
     tl_kahan sum = {0};
@@ -51,26 +51,26 @@ tl_cval rk_agg(const char *name, const double *v, size_t n, int is_int)
         tl_welford_add(&w, v[i]);
     }
     if (strcmp(name, "count") == 0)
-        return rk_int((int64_t)k);
+        return tl_rk_int((int64_t)k);
     if (strcmp(name, "sum") == 0)
-        return rk_num(sum.sum, is_int);
+        return tl_rk_num(sum.sum, is_int);
     if (strcmp(name, "mean") == 0)
-        return rk_num(k ? sum.sum / (double)k : NAN, 0);
+        return tl_rk_num(k ? sum.sum / (double)k : NAN, 0);
     if (strcmp(name, "min") == 0)
-        return rk_num(mn, is_int);
+        return tl_rk_num(mn, is_int);
     if (strcmp(name, "max") == 0)
-        return rk_num(mx, is_int);
+        return tl_rk_num(mx, is_int);
     if (strcmp(name, "first") == 0)
-        return rk_num(first, is_int);
+        return tl_rk_num(first, is_int);
     if (strcmp(name, "last") == 0)
-        return rk_num(last, is_int);
+        return tl_rk_num(last, is_int);
     if (strcmp(name, "std") == 0 || strcmp(name, "var") == 0) {
         double sd = tl_welford_std(&w);
-        return rk_num(name[0] == 'v' ? sd * sd : sd, 0);
+        return tl_rk_num(name[0] == 'v' ? sd * sd : sd, 0);
     }
     /* median: the middle value, or the mean of the two middle ones */
     if (!k)
-        return rk_num(NAN, 0);
+        return tl_rk_num(NAN, 0);
     double *c = tl_xmalloc(k * sizeof *c);
     size_t j = 0;
     for (size_t i = 0; i < n; i++)
@@ -79,7 +79,7 @@ tl_cval rk_agg(const char *name, const double *v, size_t n, int is_int)
     qsort(c, k, sizeof *c, dbl_cmp);
     double med = k % 2 ? c[k / 2] : (c[k / 2 - 1] + c[k / 2]) / 2;
     free(c);
-    return rk_num(med, 0);
+    return tl_rk_num(med, 0);
 }
 
 /* ---- nccl_implicit_sync (§5.2) ----------------------------------------------------------- */
@@ -91,8 +91,8 @@ static tl_cval get_group_size(const tl_coll_row *r) { return r->v[TL_COLL_GROUP_
 static tl_cval get_dtype(const tl_coll_row *r) { return r->v[TL_COLL_DTYPE]; }
 static tl_cval get_in_nelems(const tl_coll_row *r) { return r->v[TL_COLL_IN_NELEMS]; }
 static tl_cval get_out_nelems(const tl_coll_row *r) { return r->v[TL_COLL_OUT_NELEMS]; }
-static tl_cval get_in_mb(const tl_coll_row *r) { return rk_num(r->in_mb, 0); }
-static tl_cval get_out_mb(const tl_coll_row *r) { return rk_num(r->out_mb, 0); }
+static tl_cval get_in_mb(const tl_coll_row *r) { return tl_rk_num(r->in_mb, 0); }
+static tl_cval get_out_mb(const tl_coll_row *r) { return tl_rk_num(r->out_mb, 0); }
 
 /* The metadata every rank of an implicit-sync collective must agree on, in the order
  * they are checked and written. */
@@ -145,22 +145,22 @@ static void isync_row(const rk_implicit *im, size_t k, const char *type, rk_irow
         nr++;
     }
     o->ts_int = ts_int;
-    o->latency = rk_num(lat, dur_int);
-    o->skew_start = rk_num(max_wait, ts_int);
-    o->avg_wait = rk_num(wsum / (double)nr, 0);
-    o->skew_end = rk_num(latest_end - earliest_end, ts_int && dur_int);
+    o->latency = tl_rk_num(lat, dur_int);
+    o->skew_start = tl_rk_num(max_wait, ts_int);
+    o->avg_wait = tl_rk_num(wsum / (double)nr, 0);
+    o->skew_end = tl_rk_num(latest_end - earliest_end, ts_int && dur_int);
     o->full_mb = o->algo = o->bus = (tl_cval){0};
     if (type && !isnan(ref->in_mb) && !isnan(ref->out_mb)) {
         double full = strcmp(type, "allgather") == 0 ? ref->out_mb : ref->in_mb;
         double algo = lat > 0 ? (full / 1024) / (lat / 1e6) : NAN;
-        double n = rk_dbl(&ref->v[TL_COLL_GROUP_SIZE]);
-        o->full_mb = rk_num(full, 0);
-        o->algo = rk_num(algo, 0);
-        o->bus = rk_num(isnan(n) ? NAN : algo * bus_factor(type, n), 0);
+        double n = tl_rk_dbl(&ref->v[TL_COLL_GROUP_SIZE]);
+        o->full_mb = tl_rk_num(full, 0);
+        o->algo = tl_rk_num(algo, 0);
+        o->bus = tl_rk_num(isnan(n) ? NAN : algo * bus_factor(type, n), 0);
     }
 }
 
-int rk_implicit_build(const tl_rank_set *set, const tl_coll_rows *rows, const rk_colls *cs, int simple, tl_arena *a,
+int tl_rk_implicit_build(const tl_rank_set *set, const tl_coll_rows *rows, const rk_colls *cs, int simple, tl_arena *a,
                       rk_implicit *im, tl_error *err)
 {
     memset(im, 0, sizeof *im);
@@ -174,12 +174,12 @@ int rk_implicit_build(const tl_rank_set *set, const tl_coll_rows *rows, const rk
     im->wait_int = 1;
     for (size_t k = 0; k < cs->n; k++) {
         const tl_coll_row *ref = &rows->v[cs->first[k]];
-        const char *type = rk_coll_type(&ref->v[TL_COLL_NAME]);
-        if (!rk_implicit_type(type) && !(simple && !type))
+        const char *type = tl_rk_coll_type(&ref->v[TL_COLL_NAME]);
+        if (!tl_rk_implicit_type(type) && !(simple && !type))
             continue;
-        if (!simple && rk_check_meta(set, rows, cs, k, isync_fields, NISYNC_FIELDS, err) < 0) {
+        if (!simple && tl_rk_check_meta(set, rows, cs, k, isync_fields, NISYNC_FIELDS, err) < 0) {
             free(has_wait);
-            rk_implicit_free(im);
+            tl_rk_implicit_free(im);
             return -1;
         }
         isync_row(im, k, type, &im->v[im->n++]);
@@ -195,7 +195,7 @@ int rk_implicit_build(const tl_rank_set *set, const tl_coll_rows *rows, const rk
     return 0;
 }
 
-void rk_implicit_free(rk_implicit *im)
+void tl_rk_implicit_free(rk_implicit *im)
 {
     for (size_t i = 0; i < im->n; i++)
         free(im->v[i].wait);
@@ -216,34 +216,34 @@ static size_t rank_col(rk_sheet *s, size_t *cols, size_t nranks, size_t rank, in
     static const char *const fmt[3] = {"rank_%zu_ts", "rank_%zu_dur", "rank_%zu_wait_time"};
     size_t *c = &cols[(size_t)what * nranks + rank];
     if (*c == SIZE_MAX)
-        *c = rk_col(s, tl_arena_printf(a, fmt[what], rank));
+        *c = tl_rk_col(s, tl_arena_printf(a, fmt[what], rank));
     return *c;
 }
 
-tl_table *rk_implicit_table(const rk_implicit *im)
+tl_table *tl_rk_implicit_table(const rk_implicit *im)
 {
     if (im->n == 0)
         return tl_table_new(); /* the empty file */
     const tl_coll_rows *rows = im->rows;
     tl_arena *names = im->arena;
     rk_sheet s;
-    rk_sheet_init(&s, im->n);
+    tl_rk_sheet_init(&s, im->n);
     size_t g[sizeof isync_general / sizeof *isync_general];
     for (size_t c = 0; c < sizeof g / sizeof *g; c++)
-        g[c] = rk_col(&s, isync_general[c]);
+        g[c] = tl_rk_col(&s, isync_general[c]);
     size_t *cols = tl_xmalloc(3 * im->nranks * sizeof *cols);
     for (size_t i = 0; i < 3 * im->nranks; i++)
         cols[i] = SIZE_MAX;
     for (size_t j = 0; j < im->n; j++) {
         const rk_irow *o = &im->v[j];
         const tl_coll_row *ref = &rows->v[im->cs->first[o->coll]];
-        s.c[g[0]].v[j] = rk_str(ref->id);
+        s.c[g[0]].v[j] = tl_rk_str(ref->id);
         for (size_t f = 0; f < NISYNC_FIELDS; f++)
             s.c[g[1 + f]].v[j] = isync_fields[f].get(ref);
         s.c[g[10]].v[j] = o->full_mb;
         s.c[g[11]].v[j] = o->latency;
         s.c[g[12]].v[j] = o->skew_start;
-        s.c[g[13]].v[j] = rk_int(o->earliest_rank);
+        s.c[g[13]].v[j] = tl_rk_int(o->earliest_rank);
         s.c[g[14]].v[j] = o->avg_wait;
         s.c[g[15]].v[j] = o->skew_end;
         s.c[g[16]].v[j] = o->algo;
@@ -253,17 +253,17 @@ tl_table *rk_implicit_table(const rk_implicit *im)
             /* the column first: making it may move s.c */
             size_t cts = rank_col(&s, cols, im->nranks, (size_t)r->rank, 0, names);
             size_t cdur = rank_col(&s, cols, im->nranks, (size_t)r->rank, 1, names);
-            s.c[cts].v[j] = rk_num(r->ts, r->ts_int);
-            s.c[cdur].v[j] = rk_num(r->dur, r->dur_int);
+            s.c[cts].v[j] = tl_rk_num(r->ts, r->ts_int);
+            s.c[cdur].v[j] = tl_rk_num(r->dur, r->dur_int);
         }
         for (size_t i = im->cs->first[o->coll]; i != SIZE_MAX; i = im->cs->next[i]) {
             const tl_coll_row *r = &rows->v[i];
             size_t cw = rank_col(&s, cols, im->nranks, (size_t)r->rank, 2, names);
-            s.c[cw].v[j] = rk_num(o->wait[r->rank], o->ts_int);
+            s.c[cw].v[j] = tl_rk_num(o->wait[r->rank], o->ts_int);
         }
     }
     free(cols);
-    return rk_sheet_table(&s);
+    return tl_rk_sheet_table(&s);
 }
 
 /* ---- nccl_summary_implicit_sync (§5.3) --------------------------------------------------- */
@@ -298,13 +298,13 @@ static tl_cval first_of(const tl_cval *col, const size_t *idx, size_t lo, size_t
         if (v.kind == TL_CV_NONE || (v.kind == TL_CV_FLOAT && isnan(v.f)))
             continue;
         if (as_float && v.kind == TL_CV_INT)
-            return rk_num((double)v.i, 0);
+            return tl_rk_num((double)v.i, 0);
         return v;
     }
     return (tl_cval){0};
 }
 
-tl_table *rk_implicit_summary(const rk_implicit *im, const char *const *aggs, size_t naggs, tl_arena *a)
+tl_table *tl_rk_implicit_summary(const rk_implicit *im, const char *const *aggs, size_t naggs, tl_arena *a)
 {
     if (im->n == 0)
         return tl_table_new();
@@ -320,7 +320,7 @@ tl_table *rk_implicit_summary(const rk_implicit *im, const char *const *aggs, si
         const tl_coll_row *ref = &im->rows->v[im->cs->first[o->coll]];
         const tl_cval *kv[3] = {&ref->v[TL_COLL_NAME], &ref->v[TL_COLL_DTYPE], &ref->v[TL_COLL_IN_NELEMS]};
         for (int k = 0; k < 3; k++)
-            key[j][k] = kv[k]->kind == TL_CV_NONE ? rk_str("Unknown") : *kv[k];
+            key[j][k] = kv[k]->kind == TL_CV_NONE ? tl_rk_str("Unknown") : *kv[k];
         meta[0][j] = ref->v[TL_COLL_PG_NAME];
         meta[1][j] = ref->v[TL_COLL_GROUP_SIZE];
         meta[2][j] = o->full_mb;
@@ -339,50 +339,50 @@ tl_table *rk_implicit_summary(const rk_implicit *im, const char *const *aggs, si
             start[ng++] = i;
     start[ng] = n;
     rk_sheet s;
-    rk_sheet_init(&s, ng);
+    tl_rk_sheet_init(&s, ng);
     static const char *const keyname[3] = {"Collective name", "dtype", "In msg nelems"};
     static const char *const metaname[3] = {"Process Group Name", "Group size", "Full msg size (MB)"};
     static const char *const metric_name[5] = {"comm_latency", "skew in start time", "skew in end time",
                                                "algo bw (GB/s)", "bus bw (GB/s)"};
     size_t ck[3], cm[3];
     for (int k = 0; k < 3; k++)
-        ck[k] = rk_col(&s, keyname[k]);
+        ck[k] = tl_rk_col(&s, keyname[k]);
     for (int m = 0; m < 3; m++)
-        cm[m] = rk_col(&s, metaname[m]);
+        cm[m] = tl_rk_col(&s, metaname[m]);
     int meta_float[3];
     for (int m = 0; m < 3; m++)
-        meta_float[m] = rk_col_float(meta[m], n);
+        meta_float[m] = tl_rk_col_float(meta[m], n);
     double *vals = tl_xmalloc(n * sizeof *vals), *totals = tl_xmalloc((ng ? ng : 1) * sizeof *totals);
     for (int m = 0; m < 5; m++) {
         if (!metric_on[m])
             continue;
         for (size_t q = 0; q < naggs; q++) {
-            size_t c = rk_col(&s, tl_arena_printf(a, "%s_%s", metric_name[m], aggs[q]));
+            size_t c = tl_rk_col(&s, tl_arena_printf(a, "%s_%s", metric_name[m], aggs[q]));
             for (size_t g = 0; g < ng; g++) {
                 size_t len = start[g + 1] - start[g];
                 for (size_t i = 0; i < len; i++)
-                    vals[i] = rk_dbl(metric_of(&im->v[idx[start[g] + i]], m));
-                s.c[c].v[g] = rk_agg(aggs[q], vals, len, metric_int[m]);
+                    vals[i] = tl_rk_dbl(metric_of(&im->v[idx[start[g] + i]], m));
+                s.c[c].v[g] = tl_rk_agg(aggs[q], vals, len, metric_int[m]);
             }
         }
     }
-    size_t ccount = rk_col(&s, "count"), ctotal = rk_col(&s, "Total comm latency (ms)");
+    size_t ccount = tl_rk_col(&s, "count"), ctotal = tl_rk_col(&s, "Total comm latency (ms)");
     for (size_t g = 0; g < ng; g++) {
         size_t len = start[g + 1] - start[g];
         for (int k = 0; k < 3; k++)
             s.c[ck[k]].v[g] = key[idx[start[g]]][k];
         for (int m = 0; m < 3; m++)
             s.c[cm[m]].v[g] = first_of(meta[m], idx, start[g], start[g + 1], meta_float[m]);
-        s.c[ccount].v[g] = rk_int((int64_t)len);
+        s.c[ccount].v[g] = tl_rk_int((int64_t)len);
         /* x.sum() of a Series: numpy's pairwise sum, missing as 0 */
         for (size_t i = 0; i < len; i++) {
-            double v = rk_dbl(&im->v[idx[start[g] + i]].latency);
+            double v = tl_rk_dbl(&im->v[idx[start[g] + i]].latency);
             vals[i] = isnan(v) ? 0 : v;
         }
         totals[g] = tl_np_sum(vals, len) / 1000;
-        s.c[ctotal].v[g] = rk_num(totals[g], 0);
+        s.c[ctotal].v[g] = tl_rk_num(totals[g], 0);
     }
-    rk_sheet_sort_desc(&s, totals); /* Total comm latency (ms) descending */
+    tl_rk_sheet_sort_desc(&s, totals); /* Total comm latency (ms) descending */
     free(vals);
     free(totals);
     free(start);
@@ -390,7 +390,7 @@ tl_table *rk_implicit_summary(const rk_implicit *im, const char *const *aggs, si
     for (int m = 0; m < 3; m++)
         free(meta[m]);
     free(key);
-    return rk_sheet_table(&s);
+    return tl_rk_sheet_table(&s);
 }
 
 /* ---- straggler_summary (§5.4) ------------------------------------------------------------ */
@@ -398,7 +398,7 @@ tl_table *rk_implicit_summary(const rk_implicit *im, const char *const *aggs, si
 /* numpy's round(x, 1): half to even of x·10, over 10. */
 static double round1(double x) { return nearbyint(x * 10) / 10; }
 
-tl_table *rk_straggler(const rk_implicit *im, const tl_coll_rows *rows, size_t nranks)
+tl_table *tl_rk_straggler(const rk_implicit *im, const tl_coll_rows *rows, size_t nranks)
 {
     size_t nr = im->nwait, n = im->n;
     size_t *ranks = tl_xmalloc((nr ? nr : 1) * sizeof *ranks);
@@ -432,13 +432,13 @@ tl_table *rk_straggler(const rk_implicit *im, const tl_coll_rows *rows, size_t n
     }
     double *col = tl_xmalloc((n ? n : 1) * sizeof *col), *total = tl_xmalloc((nr ? nr : 1) * sizeof *total);
     rk_sheet s;
-    rk_sheet_init(&s, nr);
+    tl_rk_sheet_init(&s, nr);
     static const char *const names[] = {"rank", "total_wait_time_us", "mean_wait_time_us", "times_arrived_last",
                                         "times_arrived_first", "pct_arrived_last", "num_collectives",
                                         "total_nccl_dur_us"};
     size_t c[8];
     for (int k = 0; k < 8; k++)
-        c[k] = rk_col(&s, names[k]);
+        c[k] = tl_rk_col(&s, names[k]);
     for (size_t q = 0; q < nr; q++) {
         size_t r = ranks[q];
         size_t cnt = 0, nlast = 0, nfirst = 0;
@@ -451,14 +451,14 @@ tl_table *rk_straggler(const rk_implicit *im, const tl_coll_rows *rows, size_t n
         }
         double sum = tl_np_sum(col, n);
         total[q] = round1(sum);
-        s.c[c[0]].v[q] = rk_int((int64_t)r);
-        s.c[c[1]].v[q] = rk_num(total[q], 0);
-        s.c[c[2]].v[q] = rk_num(cnt ? round1(sum / (double)cnt) : NAN, 0);
-        s.c[c[3]].v[q] = rk_int((int64_t)nlast);
-        s.c[c[4]].v[q] = rk_int((int64_t)nfirst);
-        s.c[c[5]].v[q] = rk_num(round1(100.0 * (double)nlast / (double)n), 0);
-        s.c[c[6]].v[q] = rk_int((int64_t)n);
-        s.c[c[7]].v[q] = rk_num(dur_int ? dur[r].sum : round1(dur[r].sum), dur_int);
+        s.c[c[0]].v[q] = tl_rk_int((int64_t)r);
+        s.c[c[1]].v[q] = tl_rk_num(total[q], 0);
+        s.c[c[2]].v[q] = tl_rk_num(cnt ? round1(sum / (double)cnt) : NAN, 0);
+        s.c[c[3]].v[q] = tl_rk_int((int64_t)nlast);
+        s.c[c[4]].v[q] = tl_rk_int((int64_t)nfirst);
+        s.c[c[5]].v[q] = tl_rk_num(round1(100.0 * (double)nlast / (double)n), 0);
+        s.c[c[6]].v[q] = tl_rk_int((int64_t)n);
+        s.c[c[7]].v[q] = tl_rk_num(dur_int ? dur[r].sum : round1(dur[r].sum), dur_int);
     }
     /* the rounded total wait ascending, in numpy's quicksort order */
     size_t *order = tl_xmalloc((nr ? nr : 1) * sizeof *order);
@@ -478,5 +478,5 @@ tl_table *rk_straggler(const rk_implicit *im, const tl_coll_rows *rows, size_t n
     free(dur);
     free(last);
     free(ranks);
-    return rk_sheet_table(&s);
+    return tl_rk_sheet_table(&s);
 }

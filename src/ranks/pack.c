@@ -256,7 +256,7 @@ int tl_rank_facts_unpack(const void *data, size_t n, tl_rank_facts *f, tl_error 
         tl_rank_facts_free(f);
         return -1;
     }
-    rk_facts_compact(f);
+    tl_rk_facts_compact(f);
     return 0;
 }
 

@@ -19,22 +19,22 @@ typedef struct rk_sheet {
     size_t nc, cap;
 } rk_sheet;
 
-void rk_sheet_init(rk_sheet *s, size_t nrows);
-size_t rk_col(rk_sheet *s, const char *name); /* a new column (the name must outlive it) */
+void tl_rk_sheet_init(rk_sheet *s, size_t nrows);
+size_t tl_rk_col(rk_sheet *s, const char *name); /* a new column (the name must outlive it) */
 /* The table (columns typed as pandas would: tl_cval_cell with the column's float rule);
  * the sheet is emptied. */
-tl_table *rk_sheet_table(rk_sheet *s);
+tl_table *tl_rk_sheet_table(rk_sheet *s);
 /* Every column's rows reordered by key[0..s->nrows) descending, in pandas' sort order. */
-void rk_sheet_sort_desc(rk_sheet *s, const double *key);
+void tl_rk_sheet_sort_desc(rk_sheet *s, const double *key);
 /* 1 when a column of these values prints as floats (numbers with a missing or float). */
-int rk_col_float(const tl_cval *v, size_t n);
-tl_cval rk_int(int64_t i);
-tl_cval rk_num(double d, int is_int); /* NaN: missing */
-tl_cval rk_str(const char *s);
-double rk_dbl(const tl_cval *v);      /* NaN when not a number */
+int tl_rk_col_float(const tl_cval *v, size_t n);
+tl_cval tl_rk_int(int64_t i);
+tl_cval tl_rk_num(double d, int is_int); /* NaN: missing */
+tl_cval tl_rk_str(const char *s);
+double tl_rk_dbl(const tl_cval *v);      /* NaN when not a number */
 
 /* node_id / node_span appended to a sheet with rows (§7; gpn <= 0: none). */
-void rk_node_columns(tl_table *t, long gpn);
+void tl_rk_node_columns(tl_table *t, long gpn);
 
 /* The distinct collective_ids in order of first appearance, each with its rows chained
  * in row order (ascending rank). */
@@ -44,13 +44,13 @@ typedef struct rk_colls {
     size_t *count; /* per collective: its rows */
     size_t *next;  /* per row: the next row of its collective, or SIZE_MAX */
 } rk_colls;
-void rk_colls_build(const tl_coll_rows *rows, rk_colls *cs);
-void rk_colls_free(rk_colls *cs);
+void tl_rk_colls_build(const tl_coll_rows *rows, rk_colls *cs);
+void tl_rk_colls_free(rk_colls *cs);
 
 /* The type of a collective name (allreduce, reducescatter, allgather, alltoall,
  * alltoallv), or NULL. */
-const char *rk_coll_type(const tl_cval *name);
-int rk_implicit_type(const char *type);
+const char *tl_rk_coll_type(const tl_cval *name);
+int tl_rk_implicit_type(const char *type);
 
 /* A metadata field that must agree across a collective's rows. */
 typedef struct rk_field {
@@ -59,7 +59,7 @@ typedef struct rk_field {
 } rk_field;
 /* 0 when every row of collective k agrees with its reference row on each field, else -1
  * with the §8.2 line in *err. */
-int rk_check_meta(const tl_rank_set *set, const tl_coll_rows *rows, const rk_colls *cs, size_t k,
+int tl_rk_check_meta(const tl_rank_set *set, const tl_coll_rows *rows, const rk_colls *cs, size_t k,
                   const rk_field *fields, size_t nf, tl_error *err);
 
 /* §5: the implicit-sync collectives, computed once for three sheets. */
@@ -82,12 +82,12 @@ typedef struct rk_implicit {
     int wait_int;       /* every wait an integer (all ts integers) */
     tl_arena *arena;    /* the sheets' strings (column names) */
 } rk_implicit;
-int rk_implicit_build(const tl_rank_set *set, const tl_coll_rows *rows, const rk_colls *cs, int simple, tl_arena *a,
+int tl_rk_implicit_build(const tl_rank_set *set, const tl_coll_rows *rows, const rk_colls *cs, int simple, tl_arena *a,
                       rk_implicit *out, tl_error *err);
-tl_table *rk_implicit_table(const rk_implicit *im);
-tl_table *rk_implicit_summary(const rk_implicit *im, const char *const *aggs, size_t naggs, tl_arena *a);
-tl_table *rk_straggler(const rk_implicit *im, const tl_coll_rows *rows, size_t nranks);
-void rk_implicit_free(rk_implicit *im);
+tl_table *tl_rk_implicit_table(const rk_implicit *im);
+tl_table *tl_rk_implicit_summary(const rk_implicit *im, const char *const *aggs, size_t naggs, tl_arena *a);
+tl_table *tl_rk_straggler(const rk_implicit *im, const tl_coll_rows *rows, size_t nranks);
+void tl_rk_implicit_free(rk_implicit *im);
 
 /* §6: the all_to_allv collectives, each with its measures (numbers typed as pandas
  * types them: ints where the long table's columns hold only ints). */
@@ -106,24 +106,24 @@ typedef struct rk_a2a {
     int key_float[TL_COLL_NKEYS];
     tl_arena *arena;  /* the sheets' strings (column names) */
 } rk_a2a;
-int rk_a2a_build(const tl_rank_set *set, const tl_coll_rows *rows, const rk_colls *cs, tl_arena *a, rk_a2a *out,
+int tl_rk_a2a_build(const tl_rank_set *set, const tl_coll_rows *rows, const rk_colls *cs, tl_arena *a, rk_a2a *out,
                  tl_error *err);
-tl_table *rk_a2a_table(const rk_a2a *x);
+tl_table *tl_rk_a2a_table(const rk_a2a *x);
 /* NULL when no row has both a Process Group Name and a dtype. */
-tl_table *rk_a2a_summary(const rk_a2a *x, const char *const *aggs, size_t naggs, tl_arena *a);
+tl_table *tl_rk_a2a_summary(const rk_a2a *x, const char *const *aggs, size_t naggs, tl_arena *a);
 /* NULL when no all_to_allv row has usable split sizes. */
-tl_table *rk_a2a_heatmap(const tl_coll_rows *rows);
-void rk_a2a_free(rk_a2a *x);
+tl_table *tl_rk_a2a_heatmap(const tl_coll_rows *rows);
+void tl_rk_a2a_free(rk_a2a *x);
 
 /* pandas' groupby reducers over one group's values (NaN: missing, skipped), by name
  * (mean median min max std var sum count first last); `is_int`: the column holds only
  * integers, so min/max/sum/first/last stay integers. */
-int rk_agg_known(const char *name);
-tl_cval rk_agg(const char *name, const double *v, size_t n, int is_int);
+int tl_rk_agg_known(const char *name);
+tl_cval tl_rk_agg(const char *name, const double *v, size_t n, int is_int);
 
 /* A rank's facts made small to keep: its rows' array cut to their number, their strings
  * moved out of the arena (whose blocks are 256 KB) into one block of exactly their size.
  * Many ranks' facts are held at once; this keeps them a few bytes per collective. */
-void rk_facts_compact(tl_rank_facts *f);
+void tl_rk_facts_compact(tl_rank_facts *f);
 
 #endif

@@ -126,10 +126,10 @@ static void read_rank(void *arg, int worker)
         f->ops_summary = ops_summary(t, &f->arena);
     }
     tl_trace_free(t);
-    rk_facts_compact(f);
+    tl_rk_facts_compact(f);
 }
 
-void rk_facts_compact(tl_rank_facts *f)
+void tl_rk_facts_compact(tl_rank_facts *f)
 {
     /* the tables' texts too, before their arena goes: facts unpacked from another
      * process have theirs in it as well */

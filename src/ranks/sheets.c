@@ -20,13 +20,13 @@
 
 /* ---- a sheet of values ----------------------------------------------------------------- */
 
-void rk_sheet_init(rk_sheet *s, size_t nrows)
+void tl_rk_sheet_init(rk_sheet *s, size_t nrows)
 {
     memset(s, 0, sizeof *s);
     s->nrows = nrows;
 }
 
-size_t rk_col(rk_sheet *s, const char *name)
+size_t tl_rk_col(rk_sheet *s, const char *name)
 {
     TL_GROW(s->c, s->cap, s->nc + 1);
     s->c[s->nc].name = name;
@@ -34,34 +34,34 @@ size_t rk_col(rk_sheet *s, const char *name)
     return s->nc++;
 }
 
-tl_cval rk_int(int64_t i)
+tl_cval tl_rk_int(int64_t i)
 {
     tl_cval v = {.kind = TL_CV_INT, .i = i};
     return v;
 }
 
-tl_cval rk_num(double d, int is_int)
+tl_cval tl_rk_num(double d, int is_int)
 {
     if (isnan(d))
         return (tl_cval){0};
     if (is_int)
-        return rk_int((int64_t)d);
+        return tl_rk_int((int64_t)d);
     tl_cval v = {.kind = TL_CV_FLOAT, .f = d};
     return v;
 }
 
-tl_cval rk_str(const char *s)
+tl_cval tl_rk_str(const char *s)
 {
     tl_cval v = {.kind = TL_CV_STR, .s = s};
     return v;
 }
 
-double rk_dbl(const tl_cval *v)
+double tl_rk_dbl(const tl_cval *v)
 {
     return v->kind == TL_CV_INT ? (double)v->i : v->kind == TL_CV_FLOAT ? v->f : NAN;
 }
 
-int rk_col_float(const tl_cval *v, size_t n)
+int tl_rk_col_float(const tl_cval *v, size_t n)
 {
     int fl = 0;
     for (size_t i = 0; i < n; i++) {
@@ -72,7 +72,7 @@ int rk_col_float(const tl_cval *v, size_t n)
     return fl;
 }
 
-void rk_sheet_sort_desc(rk_sheet *s, const double *key)
+void tl_rk_sheet_sort_desc(rk_sheet *s, const double *key)
 {
     size_t n = s->nrows;
     size_t *order = tl_xmalloc((n ? n : 1) * sizeof *order);
@@ -87,13 +87,13 @@ void rk_sheet_sort_desc(rk_sheet *s, const double *key)
     free(order);
 }
 
-tl_table *rk_sheet_table(rk_sheet *s)
+tl_table *tl_rk_sheet_table(rk_sheet *s)
 {
     tl_table *t = tl_table_new();
     t->nrows = s->nrows;
     for (size_t c = 0; c < s->nc; c++) {
         size_t k = tl_table_add_column(t, s->c[c].name);
-        int fl = rk_col_float(s->c[c].v, s->nrows), str = 0;
+        int fl = tl_rk_col_float(s->c[c].v, s->nrows), str = 0;
         for (size_t r = 0; r < s->nrows; r++) {
             t->cols[k].cells[r] = tl_cval_cell(&s->c[c].v[r], fl);
             str |= t->cols[k].cells[r].kind == TL_STR;
@@ -135,7 +135,7 @@ static const char *node_span(const tl_cell *c, long gpn)
     return n == 0 ? "unknown" : inter ? "inter_node" : "intra_node";
 }
 
-void rk_node_columns(tl_table *t, long gpn)
+void tl_rk_node_columns(tl_table *t, long gpn)
 {
     if (gpn <= 0 || t->nrows == 0)
         return;
@@ -161,35 +161,35 @@ void rk_node_columns(tl_table *t, long gpn)
 static tl_table *nccl_long(const tl_coll_rows *rows)
 {
     rk_sheet s;
-    rk_sheet_init(&s, rows->n);
-    size_t cid = rk_col(&s, "collective_id"), cix = rk_col(&s, "index_in_group"), crank = rk_col(&s, "rank");
+    tl_rk_sheet_init(&s, rows->n);
+    size_t cid = tl_rk_col(&s, "collective_id"), cix = tl_rk_col(&s, "index_in_group"), crank = tl_rk_col(&s, "rank");
     size_t ck[TL_COLL_NKEYS], cin = 0, cout = 0;
     for (int k = 0; k < TL_COLL_NKEYS; k++) {
-        ck[k] = rk_col(&s, tl_coll_key_names[k]);
+        ck[k] = tl_rk_col(&s, tl_coll_key_names[k]);
         if (k == TL_COLL_IN_NELEMS)
-            cin = rk_col(&s, "In msg size (MB)");
+            cin = tl_rk_col(&s, "In msg size (MB)");
         if (k == TL_COLL_OUT_NELEMS)
-            cout = rk_col(&s, "Out msg size (MB)");
+            cout = tl_rk_col(&s, "Out msg size (MB)");
     }
-    size_t cts = rk_col(&s, "ts"), cdur = rk_col(&s, "dur");
+    size_t cts = tl_rk_col(&s, "ts"), cdur = tl_rk_col(&s, "dur");
     for (size_t i = 0; i < rows->n; i++) {
         const tl_coll_row *r = &rows->v[i];
-        s.c[cid].v[i] = rk_str(r->id);
-        s.c[cix].v[i] = rk_int(r->index_in_group);
-        s.c[crank].v[i] = rk_int(r->rank);
+        s.c[cid].v[i] = tl_rk_str(r->id);
+        s.c[cix].v[i] = tl_rk_int(r->index_in_group);
+        s.c[crank].v[i] = tl_rk_int(r->rank);
         for (int k = 0; k < TL_COLL_NKEYS; k++)
             s.c[ck[k]].v[i] = r->v[k];
-        s.c[cin].v[i] = rk_num(r->in_mb, 0);
-        s.c[cout].v[i] = rk_num(r->out_mb, 0);
-        s.c[cts].v[i] = rk_num(r->ts, r->ts_int);
-        s.c[cdur].v[i] = rk_num(r->dur, r->dur_int);
+        s.c[cin].v[i] = tl_rk_num(r->in_mb, 0);
+        s.c[cout].v[i] = tl_rk_num(r->out_mb, 0);
+        s.c[cts].v[i] = tl_rk_num(r->ts, r->ts_int);
+        s.c[cdur].v[i] = tl_rk_num(r->dur, r->dur_int);
     }
-    return rk_sheet_table(&s);
+    return tl_rk_sheet_table(&s);
 }
 
 /* ---- the collectives across ranks (§5.1) ------------------------------------------------ */
 
-void rk_colls_build(const tl_coll_rows *rows, rk_colls *cs)
+void tl_rk_colls_build(const tl_coll_rows *rows, rk_colls *cs)
 {
     memset(cs, 0, sizeof *cs);
     tl_strmap map = {0};
@@ -216,7 +216,7 @@ void rk_colls_build(const tl_coll_rows *rows, rk_colls *cs)
     tl_strmap_clear(&map);
 }
 
-void rk_colls_free(rk_colls *cs)
+void tl_rk_colls_free(rk_colls *cs)
 {
     free(cs->next);
     free(cs->first);
@@ -242,7 +242,7 @@ static const struct {
     {"all_to_allv", "alltoallv"},
 };
 
-const char *rk_coll_type(const tl_cval *name)
+const char *tl_rk_coll_type(const tl_cval *name)
 {
     if (name->kind != TL_CV_STR)
         return NULL;
@@ -252,7 +252,7 @@ const char *rk_coll_type(const tl_cval *name)
     return NULL;
 }
 
-int rk_implicit_type(const char *type)
+int tl_rk_implicit_type(const char *type)
 {
     return type && (strcmp(type, "allreduce") == 0 || strcmp(type, "reducescatter") == 0 ||
                     strcmp(type, "allgather") == 0 || strcmp(type, "alltoall") == 0);
@@ -261,7 +261,7 @@ int rk_implicit_type(const char *type)
 /* Two metadata values the same for pandas' unique() (a missing one is one value). */
 static int same_value(const tl_cval *a, const tl_cval *b) { return tl_cval_cmp(a, b) == 0; }
 
-int rk_check_meta(const tl_rank_set *set, const tl_coll_rows *rows, const rk_colls *cs, size_t k,
+int tl_rk_check_meta(const tl_rank_set *set, const tl_coll_rows *rows, const rk_colls *cs, size_t k,
                   const rk_field *fields, size_t nf, tl_error *err)
 {
     const tl_coll_row *ref = &rows->v[cs->first[k]];
@@ -290,7 +290,7 @@ int rk_check_meta(const tl_rank_set *set, const tl_coll_rows *rows, const rk_col
 
 static void put(tl_results *out, const char *name, tl_table *t, long gpn)
 {
-    rk_node_columns(t, gpn);
+    tl_rk_node_columns(t, gpn);
     TL_GROW(out->items, out->cap, out->n + 1);
     tl_result *r = &out->items[out->n++];
     memset(r, 0, sizeof *r);
@@ -407,40 +407,40 @@ int tl_ranks_sheets(tl_rank_set *set, const tl_ranks_opts *o, tl_arena *a, tl_re
     warn_jobs(set);
     warn_counts(&rows, set->n);
     rk_colls cs;
-    rk_colls_build(&rows, &cs);
+    tl_rk_colls_build(&rows, &cs);
     rk_implicit isync;
     int rc = -1;
-    if (rk_implicit_build(set, &rows, &cs, simple, a, &isync, err) < 0)
+    if (tl_rk_implicit_build(set, &rows, &cs, simple, a, &isync, err) < 0)
         goto done;
     rk_a2a a2a;
-    if (rk_a2a_build(set, &rows, &cs, a, &a2a, err) < 0) {
-        rk_implicit_free(&isync);
+    if (tl_rk_a2a_build(set, &rows, &cs, a, &a2a, err) < 0) {
+        tl_rk_implicit_free(&isync);
         goto done;
     }
     const char *const *aggs = o->naggs ? o->aggs : (const char *const[]){"mean", "median", "min", "max"};
     size_t naggs = o->naggs ? o->naggs : 4;
-    put(out, "nccl_summary_implicit_sync", rk_implicit_summary(&isync, aggs, naggs, a), gpn);
+    put(out, "nccl_summary_implicit_sync", tl_rk_implicit_summary(&isync, aggs, naggs, a), gpn);
     put(out, "nccl_summary_long", tl_coll_summary(&rows, a), gpn);
-    tl_table *a2a_sum = a2a.n ? rk_a2a_summary(&a2a, aggs, naggs, a) : NULL;
+    tl_table *a2a_sum = a2a.n ? tl_rk_a2a_summary(&a2a, aggs, naggs, a) : NULL;
     if (a2a_sum)
         put(out, "nccl_summary_all2allv", a2a_sum, gpn);
     /* the heatmap reads every all_to_allv row, whatever its collective's reference row */
     if (o->heatmap && set->n <= 1024) {
-        tl_table *hm = rk_a2a_heatmap(&rows);
+        tl_table *hm = tl_rk_a2a_heatmap(&rows);
         if (hm)
             put(out, "nccl_all2allv_heatmap", hm, 0);
     }
     put(out, "nccl_long", nccl_long(&rows), gpn);
-    put(out, "nccl_implicit_sync", rk_implicit_table(&isync), gpn);
+    put(out, "nccl_implicit_sync", tl_rk_implicit_table(&isync), gpn);
     if (a2a.n)
-        put(out, "nccl_all2allv", rk_a2a_table(&a2a), gpn);
+        put(out, "nccl_all2allv", tl_rk_a2a_table(&a2a), gpn);
     if (isync.n)
-        put(out, "straggler_summary", rk_straggler(&isync, &rows, set->n), gpn);
-    rk_implicit_free(&isync);
-    rk_a2a_free(&a2a);
+        put(out, "straggler_summary", tl_rk_straggler(&isync, &rows, set->n), gpn);
+    tl_rk_implicit_free(&isync);
+    tl_rk_a2a_free(&a2a);
     rc = 0;
 done:
-    rk_colls_free(&cs);
+    tl_rk_colls_free(&cs);
     tl_coll_rows_free(&rows);
     return rc;
 }

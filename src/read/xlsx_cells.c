@@ -37,7 +37,7 @@ static const char *xlsx_header_name(xlsx_sheet_state *st, const tl_cell *c)
 }
 
 /* The first row with a value names the columns (pandas skips blank rows before it). */
-void xlsx_commit_header(xlsx_sheet_state *st)
+void tl_xlsx_commit_header(xlsx_sheet_state *st)
 {
     size_t n = 0;
     const char **names;

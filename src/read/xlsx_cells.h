@@ -16,7 +16,7 @@
 #include <string.h>
 
 /* The first row with a value names the columns (xlsx_cells.c). */
-void xlsx_commit_header(xlsx_sheet_state *st);
+void tl_xlsx_commit_header(xlsx_sheet_state *st);
 
 /* ---- text ------------------------------------------------------------------------------ */
 
@@ -271,14 +271,14 @@ static inline int xlsx_shared_cell(xlsx_parse *p, xlsx_sheet_state *st, tl_cell 
         return 1;
     for (size_t i = 0; i < n; i++) {
         if (v[i] < '0' || v[i] > '9') {
-            xlsx_cell_fail(p, xlsx_ref(st), "shared string index '%.40s' is not a number", v);
+            tl_xlsx_cell_fail(p, xlsx_ref(st), "shared string index '%.40s' is not a number", v);
             return 0;
         }
         /* Saturate: anything this large is out of range anyway. */
         idx = idx > ((size_t)-1 - 9) / 10 ? (size_t)-1 : idx * 10 + (size_t)(v[i] - '0');
     }
     if (idx >= x->nsst) {
-        xlsx_cell_fail(p, xlsx_ref(st), "shared string %.40s out of range (the workbook has %zu)",
+        tl_xlsx_cell_fail(p, xlsx_ref(st), "shared string %.40s out of range (the workbook has %zu)",
                        v, x->nsst);
         return 0;
     }
@@ -317,7 +317,7 @@ static inline int xlsx_cell_value(xlsx_parse *p, xlsx_sheet_state *st, tl_cell *
         if (n == 0)
             return 1;
         if (!xlsx_number(s, n, out)) {
-            xlsx_cell_fail(p, xlsx_ref(st), "number cell holds '%.40s'", s);
+            tl_xlsx_cell_fail(p, xlsx_ref(st), "number cell holds '%.40s'", s);
             return 0;
         }
         return 1;
@@ -334,7 +334,7 @@ static inline int xlsx_cell_value(xlsx_parse *p, xlsx_sheet_state *st, tl_cell *
         } else if ((n == 1 && s[0] == '0') || tl_text_ieq(s, n, "false")) {
             *out = tl_cell_bool(0);
         } else {
-            xlsx_cell_fail(p, xlsx_ref(st), "boolean cell holds '%.40s'", s);
+            tl_xlsx_cell_fail(p, xlsx_ref(st), "boolean cell holds '%.40s'", s);
             return 0;
         }
         return 1;
@@ -386,7 +386,7 @@ static inline void xlsx_cell_start(xlsx_parse *p, const char *r, const char *t)
     if (r) {
         n = xlsx_parse_ref(r, &st->col);
         if (!n) {
-            xlsx_fail(p, "invalid cell reference '%.40s' in row %lu", r, st->row);
+            tl_xlsx_fail(p, "invalid cell reference '%.40s' in row %lu", r, st->row);
             return;
         }
         /* A valid reference is at most "$XFD$1048576": it fits.  (A loop: a call to
@@ -397,7 +397,7 @@ static inline void xlsx_cell_start(xlsx_parse *p, const char *r, const char *t)
         /* No reference: the cell after the previous one of the row.  Its name is only
          * made if a message needs it (see xlsx_ref). */
         if (st->next_col >= TL_EXCEL_MAX_COLS) {
-            xlsx_fail(p, "row %lu has cells past column XFD", st->row);
+            tl_xlsx_fail(p, "row %lu has cells past column XFD", st->row);
             return;
         }
         st->col = st->next_col;
@@ -415,7 +415,7 @@ static inline void xlsx_cell_start(xlsx_parse *p, const char *r, const char *t)
     else if (xlsx_streq(t, "str"))
         st->type = CT_STR;
     else {
-        xlsx_cell_fail(p, xlsx_ref(st), "unknown cell type '%.20s'", t);
+        tl_xlsx_cell_fail(p, xlsx_ref(st), "unknown cell type '%.20s'", t);
         return;
     }
     st->has_v = 0;
@@ -449,11 +449,11 @@ static inline void xlsx_sheet_end(xlsx_parse *p, int el)
         if (st->have_header)
             tl_builder_end_row(&st->b, 0);
         else if (st->nhdr > 0)
-            xlsx_commit_header(st);
+            tl_xlsx_commit_header(st);
     }
     /* A few KiB of XML can describe a huge sparse table (a cell at XFD in every row). */
     if (st->b.too_big)
-        xlsx_fail(p, "row %lu: more than %zu cells (%zu columns x %zu rows); refusing", st->row,
+        tl_xlsx_fail(p, "row %lu: more than %zu cells (%zu columns x %zu rows); refusing", st->row,
                   TL_TABLE_MAX_CELLS, st->b.t->ncols, st->b.t->nrows + 1);
 }
 

@@ -155,26 +155,26 @@ typedef struct xlsx_sheet_state {
 
 /* Record the failure of a part, prefixed with the file and the sheet (or part) and the
  * cell at fault, and stop the parser: nothing read after the first error is worth having. */
-void xlsx_fail(xlsx_parse *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void xlsx_cell_fail(xlsx_parse *p, const char *cell, const char *fmt, ...)
+void tl_xlsx_fail(xlsx_parse *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void tl_xlsx_cell_fail(xlsx_parse *p, const char *cell, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 /* The value of the attribute with that local name, or NULL. */
-const char *xlsx_attr(const XML_Char **attrs, const char *local);
+const char *tl_xlsx_attr(const XML_Char **attrs, const char *local);
 
 /* Find a part: by its exact name, else ignoring case (OPC part names are case-insensitive). */
-zip_int64_t xlsx_locate(tl_xlsx *x, const char *name);
+zip_int64_t tl_xlsx_locate(tl_xlsx *x, const char *name);
 /* Open entry `idx` for reading as part p->part.  Returns 1, or 0 with the error set. */
-int xlsx_in_open(xlsx_parse *p, zip_int64_t idx, tl_zip_in *in);
+int tl_xlsx_in_open(xlsx_parse *p, zip_int64_t idx, tl_zip_in *in);
 /* tl_zip_in_read, with a failure told as the part's (the error set). */
-zip_int64_t xlsx_in_read(xlsx_parse *p, tl_zip_in *in, void *buf, size_t want);
+zip_int64_t tl_xlsx_in_read(xlsx_parse *p, tl_zip_in *in, void *buf, size_t want);
 
 /* A parse context for one part, with no handlers yet. */
-void xlsx_parse_init(xlsx_parse *p, tl_xlsx *x, xlsx_kind kind, const char *part,
+void tl_xlsx_parse_init(xlsx_parse *p, tl_xlsx *x, xlsx_kind kind, const char *part,
                      const char *sheet, tl_error *err);
 /* Stream zip entry `idx` through expat with the handlers of `p`.  Returns 1 on success,
  * 0 with the error set. */
-int xlsx_parse_part(xlsx_parse *p, zip_int64_t idx);
+int tl_xlsx_parse_part(xlsx_parse *p, zip_int64_t idx);
 
 
 /* 1 when name[0..n) is `word`. */
@@ -237,9 +237,9 @@ static inline int xlsx_classify(xlsx_kind kind, int parent, const char *name, si
 /* ---- xlsx_read.c ---------------------------------------------------------------------- */
 
 /* The sheet of that name, or NULL. */
-const xlsx_sheet *xlsx_find_sheet(const tl_xlsx *x, const char *name);
+const xlsx_sheet *tl_xlsx_find_sheet(const tl_xlsx *x, const char *name);
 /* Read the shared-string table (once per workbook).  Returns 1, or 0 with the error set. */
-int xlsx_load_sst(tl_xlsx *x, tl_error *err);
+int tl_xlsx_load_sst(tl_xlsx *x, tl_error *err);
 
 /* ---- xlsx_scan.c ---------------------------------------------------------------------- */
 
@@ -250,6 +250,6 @@ enum { XS_READ, XS_FAILED, XS_GAVE_UP }; /* the outcome of scanning a sheet */
  * XS_READ, XS_FAILED (p->failed, the error set: a handler's, or the zip's), or XS_GAVE_UP
  * (the reason in *why and the byte offset in *where, nothing set).
  */
-int xs_read_sheet(xlsx_parse *p, zip_int64_t idx, const char **why, size_t *where);
+int tl_xs_read_sheet(xlsx_parse *p, zip_int64_t idx, const char **why, size_t *where);
 
 #endif

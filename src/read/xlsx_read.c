@@ -84,10 +84,10 @@ static void xlsx_rels_start(xlsx_parse *p, int el, const XML_Char **attrs)
 
     if (el != EL_REL)
         return;
-    id = xlsx_attr(attrs, "Id");
-    target = xlsx_attr(attrs, "Target");
-    type = xlsx_attr(attrs, "Type");
-    mode = xlsx_attr(attrs, "TargetMode");
+    id = tl_xlsx_attr(attrs, "Id");
+    target = tl_xlsx_attr(attrs, "Target");
+    type = tl_xlsx_attr(attrs, "Type");
+    mode = tl_xlsx_attr(attrs, "TargetMode");
     /* Links to outside the package (hyperlinks and such) are no parts of ours. */
     if (!id || !target || (mode && strcmp(mode, "External") == 0))
         return;
@@ -105,10 +105,10 @@ static int xlsx_read_rels(tl_xlsx *x, zip_int64_t idx, const char *part, xlsx_re
 {
     xlsx_parse p;
 
-    xlsx_parse_init(&p, x, PART_RELS, part, NULL, err);
+    tl_xlsx_parse_init(&p, x, PART_RELS, part, NULL, err);
     p.on_start = xlsx_rels_start;
     p.state = rels;
-    return xlsx_parse_part(&p, idx);
+    return tl_xlsx_parse_part(&p, idx);
 }
 
 /* 1 when a relationship type URI ends in "/<what>" (Transitional and Strict agree there). */
@@ -150,10 +150,10 @@ static void xlsx_workbook_start(xlsx_parse *p, int el, const XML_Char **attrs)
 
     if (el != EL_SHEET)
         return;
-    name = xlsx_attr(attrs, "name");
-    rid = xlsx_attr(attrs, "id"); /* r:id */
+    name = tl_xlsx_attr(attrs, "name");
+    rid = tl_xlsx_attr(attrs, "id"); /* r:id */
     if (!name) {
-        xlsx_fail(p, "sheet number %zu has no name", x->nsheets + 1);
+        tl_xlsx_fail(p, "sheet number %zu has no name", x->nsheets + 1);
         return;
     }
     TL_GROW(x->sheets, x->capsheets, x->nsheets + 1);
@@ -210,7 +210,7 @@ static int xlsx_read_structure(tl_xlsx *x, tl_error *err)
 
     /* The package relationships say where the workbook is; writers all put it in
      * xl/workbook.xml, which is also the answer when _rels/.rels is missing. */
-    idx = xlsx_locate(x, "_rels/.rels");
+    idx = tl_xlsx_locate(x, "_rels/.rels");
     if (idx >= 0) {
         rels.base = "";
         if (!xlsx_read_rels(x, idx, "_rels/.rels", &rels, err))
@@ -223,21 +223,21 @@ static int xlsx_read_structure(tl_xlsx *x, tl_error *err)
         }
         rels.n = 0;
     }
-    idx = xlsx_locate(x, wb);
+    idx = tl_xlsx_locate(x, wb);
     if (idx < 0) {
         tl_error_set(err, "%s: not an xlsx workbook (%s is missing)", x->path, wb);
         goto out;
     }
-    xlsx_parse_init(&p, x, PART_WORKBOOK, wb, NULL, err);
+    tl_xlsx_parse_init(&p, x, PART_WORKBOOK, wb, NULL, err);
     p.on_start = xlsx_workbook_start;
-    if (!xlsx_parse_part(&p, idx) || !xlsx_check_duplicates(x, wb, err))
+    if (!tl_xlsx_parse_part(&p, idx) || !xlsx_check_duplicates(x, wb, err))
         goto out;
 
     /* xl/workbook.xml -> base "xl/", relationships in xl/_rels/workbook.xml.rels. */
     slash = strrchr(wb, '/');
     base = tl_arena_strndup(&x->meta, wb, slash ? (size_t)(slash - wb + 1) : 0);
     rels_part = tl_arena_printf(&x->meta, "%s_rels/%s.rels", base, slash ? slash + 1 : wb);
-    idx = xlsx_locate(x, rels_part);
+    idx = tl_xlsx_locate(x, rels_part);
     if (idx < 0) {
         tl_error_set(err, "%s: not an xlsx workbook (%s is missing)", x->path, rels_part);
         goto out;
@@ -359,7 +359,7 @@ const char *tl_xlsx_sheet_name(const tl_xlsx *x, size_t i)
     return i < x->nsheets ? x->sheets[i].name : NULL;
 }
 
-const xlsx_sheet *xlsx_find_sheet(const tl_xlsx *x, const char *name)
+const xlsx_sheet *tl_xlsx_find_sheet(const tl_xlsx *x, const char *name)
 {
     for (size_t i = 0; i < x->nsheets; i++)
         if (strcmp(x->sheets[i].name, name) == 0)
@@ -369,7 +369,7 @@ const xlsx_sheet *xlsx_find_sheet(const tl_xlsx *x, const char *name)
 
 int tl_xlsx_has_sheet(const tl_xlsx *x, const char *sheet)
 {
-    return xlsx_find_sheet(x, sheet) != NULL;
+    return tl_xlsx_find_sheet(x, sheet) != NULL;
 }
 
 void tl_xlsx_close(tl_xlsx *x)
@@ -407,7 +407,7 @@ static void xlsx_sst_end(xlsx_parse *p, int el)
     /* A few MiB of deflate can hold hundreds of millions of <si/>, each an entry here:
      * refuse past the bound rather than grow without one. */
     if (x->nsst >= x->max_strings) {
-        xlsx_fail(p, "more than %zu shared strings; refusing (a workbook bomb?)", x->max_strings);
+        tl_xlsx_fail(p, "more than %zu shared strings; refusing (a workbook bomb?)", x->max_strings);
         return;
     }
     s = xlsx_text(&x->tbuf, &n);
@@ -421,17 +421,17 @@ static void xlsx_sst_end(xlsx_parse *p, int el)
  * Read the shared-string table, once per workbook: every sheet indexes the same one.
  * A workbook without the part simply has no shared strings.
  */
-int xlsx_load_sst(tl_xlsx *x, tl_error *err)
+int tl_xlsx_load_sst(tl_xlsx *x, tl_error *err)
 {
-    zip_int64_t idx = xlsx_locate(x, x->sst_part);
+    zip_int64_t idx = tl_xlsx_locate(x, x->sst_part);
     xlsx_parse p;
 
     if (idx >= 0) {
-        xlsx_parse_init(&p, x, PART_SST, x->sst_part, NULL, err);
+        tl_xlsx_parse_init(&p, x, PART_SST, x->sst_part, NULL, err);
         p.on_start = xlsx_sst_start;
         p.on_end = xlsx_sst_end;
         p.text_t = &x->tbuf;
-        if (!xlsx_parse_part(&p, idx)) {
+        if (!tl_xlsx_parse_part(&p, idx)) {
             x->nsst = 0; /* a later read fails the same way rather than half-working */
             return 0;
         }

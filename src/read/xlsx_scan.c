@@ -339,7 +339,7 @@ static char *xs_value(xs *s, xs_attr *a)
 
 /*
  * The values of the attributes of local names "r" and "t" among the tag's n (NULL for
- * those missing), as xlsx_attr finds them; the names are unique (xs_open has checked).
+ * those missing), as tl_xlsx_attr finds them; the names are unique (xs_open has checked).
  */
 static void xs_attrs_rt(xs *s, size_t n, const char **r, const char **t)
 {
@@ -977,7 +977,7 @@ static void xs_free(xs *s)
     tl_buf_free(&s->prefixes);
 }
 
-int xs_read_sheet(xlsx_parse *p, zip_int64_t idx, const char **why, size_t *where)
+int tl_xs_read_sheet(xlsx_parse *p, zip_int64_t idx, const char **why, size_t *where)
 {
     tl_zip_in in;
     xs s;
@@ -987,7 +987,7 @@ int xs_read_sheet(xlsx_parse *p, zip_int64_t idx, const char **why, size_t *wher
 
     *why = NULL;
     *where = 0;
-    if (!xlsx_in_open(p, idx, &in))
+    if (!tl_xlsx_in_open(p, idx, &in))
         return XS_FAILED;
     memset(&s, 0, sizeof s);
     s.p = p;
@@ -1001,7 +1001,7 @@ int xs_read_sheet(xlsx_parse *p, zip_int64_t idx, const char **why, size_t *wher
             cap = have + want;
             win = tl_xrealloc(win, cap);
         }
-        n = xlsx_in_read(p, &in, win + have, want);
+        n = tl_xlsx_in_read(p, &in, win + have, want);
         if (n < 0) {
             res = XS_FAILED;
             break;

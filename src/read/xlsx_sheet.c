@@ -16,10 +16,10 @@ static void xlsx_sheet_start(xlsx_parse *p, int el, const XML_Char **attrs)
 
     switch (el) {
     case EL_ROW:
-        xlsx_row_start(p, xlsx_attr(attrs, "r"));
+        xlsx_row_start(p, tl_xlsx_attr(attrs, "r"));
         break;
     case EL_CELL:
-        xlsx_cell_start(p, xlsx_attr(attrs, "r"), xlsx_attr(attrs, "t"));
+        xlsx_cell_start(p, tl_xlsx_attr(attrs, "r"), tl_xlsx_attr(attrs, "t"));
         break;
     case EL_V:
         st->has_v = 1;
@@ -34,7 +34,7 @@ static void xlsx_sheet_init(xlsx_parse *p, xlsx_sheet_state *st, tl_xlsx *x, con
     memset(st, 0, sizeof *st);
     tl_builder_init(&st->b, arena);
     st->arena = arena;
-    xlsx_parse_init(p, x, PART_SHEET, sh->part, sh->name, err);
+    tl_xlsx_parse_init(p, x, PART_SHEET, sh->part, sh->name, err);
     p->on_start = xlsx_sheet_start;
     p->on_end = xlsx_sheet_end;
     p->text_v = &x->vbuf;
@@ -53,7 +53,7 @@ static void xlsx_sheet_done(xlsx_sheet_state *st, int ok)
 
 tl_table *tl_xlsx_read_sheet(tl_xlsx *x, const char *sheet, tl_arena *arena, tl_error *err)
 {
-    const xlsx_sheet *sh = xlsx_find_sheet(x, sheet);
+    const xlsx_sheet *sh = tl_xlsx_find_sheet(x, sheet);
     xlsx_sheet_state st;
     zip_int64_t idx;
     xlsx_parse p;
@@ -68,12 +68,12 @@ tl_table *tl_xlsx_read_sheet(tl_xlsx *x, const char *sheet, tl_arena *arena, tl_
                      x->path, sheet, sh->rid ? sh->rid : "(none: the sheet has no r:id)");
         return NULL;
     }
-    idx = xlsx_locate(x, sh->part);
+    idx = tl_xlsx_locate(x, sh->part);
     if (idx < 0) {
         tl_error_set(err, "%s, sheet '%s': part %s is missing", x->path, sheet, sh->part);
         return NULL;
     }
-    if (!x->sst_loaded && !xlsx_load_sst(x, err))
+    if (!x->sst_loaded && !tl_xlsx_load_sst(x, err))
         return NULL;
 
     if (x->scanner != 1) {
@@ -86,7 +86,7 @@ tl_table *tl_xlsx_read_sheet(tl_xlsx *x, const char *sheet, tl_arena *arena, tl_
         int r;
 
         xlsx_sheet_init(&p, &st, x, sh, arena, x->scanner == 2 ? err : &scratch);
-        r = xs_read_sheet(&p, idx, &why, &where);
+        r = tl_xs_read_sheet(&p, idx, &why, &where);
         xlsx_sheet_done(&st, r == XS_READ);
         if (r == XS_READ)
             return tl_builder_finish(&st.b);
@@ -99,7 +99,7 @@ tl_table *tl_xlsx_read_sheet(tl_xlsx *x, const char *sheet, tl_arena *arena, tl_
     }
 
     xlsx_sheet_init(&p, &st, x, sh, arena, err);
-    ok = xlsx_parse_part(&p, idx);
+    ok = tl_xlsx_parse_part(&p, idx);
     xlsx_sheet_done(&st, ok);
     if (!ok)
         return NULL;

@@ -39,7 +39,7 @@ static void xlsx_vfail(xlsx_parse *p, const char *cell, const char *fmt, va_list
         XML_StopParser(p->xp, XML_FALSE);
 }
 
-void xlsx_fail(xlsx_parse *p, const char *fmt, ...)
+void tl_xlsx_fail(xlsx_parse *p, const char *fmt, ...)
 {
     va_list ap;
 
@@ -48,7 +48,7 @@ void xlsx_fail(xlsx_parse *p, const char *fmt, ...)
     va_end(ap);
 }
 
-void xlsx_cell_fail(xlsx_parse *p, const char *cell, const char *fmt, ...)
+void tl_xlsx_cell_fail(xlsx_parse *p, const char *cell, const char *fmt, ...)
 {
     va_list ap;
 
@@ -65,7 +65,7 @@ static const char *xlsx_local(const XML_Char *name)
 }
 
 /* The value of the attribute with that local name, or NULL. */
-const char *xlsx_attr(const XML_Char **attrs, const char *local)
+const char *tl_xlsx_attr(const XML_Char **attrs, const char *local)
 {
     for (size_t i = 0; attrs[i]; i += 2)
         if (strcmp(xlsx_local(attrs[i]), local) == 0)
@@ -83,7 +83,7 @@ static void XMLCALL xlsx_on_start(void *ud, const XML_Char *name, const XML_Char
         return;
     if (p->depth >= XLSX_MAX_DEPTH) {
         /* the parser's own stack would grow with every level: refused at the first past it */
-        xlsx_fail(p, "elements nested more than %d deep; refusing", XLSX_MAX_DEPTH);
+        tl_xlsx_fail(p, "elements nested more than %d deep; refusing", XLSX_MAX_DEPTH);
         return;
     }
     if (p->depth == 0) {
@@ -139,7 +139,7 @@ static void XMLCALL xlsx_on_doctype(void *ud, const XML_Char *name, const XML_Ch
                                     const XML_Char *pubid, int has_internal_subset)
 {
     (void)name, (void)sysid, (void)pubid, (void)has_internal_subset;
-    xlsx_fail(ud, "has a DOCTYPE declaration, which xlsx parts never have; refusing");
+    tl_xlsx_fail(ud, "has a DOCTYPE declaration, which xlsx parts never have; refusing");
 }
 
 /* "2147483648" -> "2 GiB", for the decompression-bomb message. */
@@ -166,7 +166,7 @@ static void xlsx_bomb(xlsx_parse *p)
 }
 
 /* Find a part: by its exact name, else ignoring case (OPC part names are case-insensitive). */
-zip_int64_t xlsx_locate(tl_xlsx *x, const char *name)
+zip_int64_t tl_xlsx_locate(tl_xlsx *x, const char *name)
 {
     zip_int64_t i = zip_name_locate(x->zip, name, 0);
     if (i < 0)
@@ -182,14 +182,14 @@ static void xlsx_in_fail(xlsx_parse *p, const tl_zip_in *in)
     if (in->error == TL_ZIP_IN_BOMB)
         xlsx_bomb(p);
     else if (in->error == TL_ZIP_IN_OPEN)
-        xlsx_fail(p, "cannot read the part: %s", in->why);
+        tl_xlsx_fail(p, "cannot read the part: %s", in->why);
     else if (p->sheet) /* a sheet's message names only the sheet otherwise */
-        xlsx_fail(p, "damaged zip data in part %s: %s", p->part, in->why);
+        tl_xlsx_fail(p, "damaged zip data in part %s: %s", p->part, in->why);
     else
-        xlsx_fail(p, "damaged zip data: %s", in->why);
+        tl_xlsx_fail(p, "damaged zip data: %s", in->why);
 }
 
-int xlsx_in_open(xlsx_parse *p, zip_int64_t idx, tl_zip_in *in)
+int tl_xlsx_in_open(xlsx_parse *p, zip_int64_t idx, tl_zip_in *in)
 {
     if (tl_zip_in_open(in, p->x->zip, idx, p->x->part_limit, p->x->chunk))
         return 1;
@@ -197,7 +197,7 @@ int xlsx_in_open(xlsx_parse *p, zip_int64_t idx, tl_zip_in *in)
     return 0;
 }
 
-zip_int64_t xlsx_in_read(xlsx_parse *p, tl_zip_in *in, void *buf, size_t want)
+zip_int64_t tl_xlsx_in_read(xlsx_parse *p, tl_zip_in *in, void *buf, size_t want)
 {
     zip_int64_t n = tl_zip_in_read(in, buf, want);
     if (n < 0)
@@ -209,16 +209,16 @@ zip_int64_t xlsx_in_read(xlsx_parse *p, tl_zip_in *in, void *buf, size_t want)
  * Stream zip entry `idx` through expat with the handlers of `p`.  Returns 1 on success,
  * 0 with the error set.
  */
-int xlsx_parse_part(xlsx_parse *p, zip_int64_t idx)
+int tl_xlsx_parse_part(xlsx_parse *p, zip_int64_t idx)
 {
     tl_zip_in in;
 
-    if (!xlsx_in_open(p, idx, &in))
+    if (!tl_xlsx_in_open(p, idx, &in))
         return 0;
     p->xp = XML_ParserCreateNS(NULL, XLSX_NS_SEP);
     if (!p->xp) {
         tl_zip_in_close(&in);
-        xlsx_fail(p, "out of memory");
+        tl_xlsx_fail(p, "out of memory");
         return 0;
     }
     XML_SetUserData(p->xp, p);
@@ -232,10 +232,10 @@ int xlsx_parse_part(xlsx_parse *p, zip_int64_t idx)
         zip_int64_t n;
 
         if (!buf) {
-            xlsx_fail(p, "out of memory");
+            tl_xlsx_fail(p, "out of memory");
             break;
         }
-        n = xlsx_in_read(p, &in, buf, want);
+        n = tl_xlsx_in_read(p, &in, buf, want);
         if (n < 0)
             break;
         if (XML_ParseBuffer(p->xp, (int)n, n == 0) != XML_STATUS_OK) {
@@ -243,7 +243,7 @@ int xlsx_parse_part(xlsx_parse *p, zip_int64_t idx)
             if (!p->failed) {
                 unsigned long line = (unsigned long)XML_GetCurrentLineNumber(p->xp);
                 const char *why = XML_ErrorString(XML_GetErrorCode(p->xp));
-                xlsx_fail(p, "malformed XML at line %lu: %s", line, why ? why : "error");
+                tl_xlsx_fail(p, "malformed XML at line %lu: %s", line, why ? why : "error");
             }
             break;
         }
@@ -257,7 +257,7 @@ int xlsx_parse_part(xlsx_parse *p, zip_int64_t idx)
 }
 
 /* A parse context for one part, with no handlers yet. */
-void xlsx_parse_init(xlsx_parse *p, tl_xlsx *x, xlsx_kind kind, const char *part,
+void tl_xlsx_parse_init(xlsx_parse *p, tl_xlsx *x, xlsx_kind kind, const char *part,
                             const char *sheet, tl_error *err)
 {
     memset(p, 0, sizeof *p);

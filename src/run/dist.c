@@ -169,7 +169,7 @@ static size_t col(tl_table *t, tl_arena *a, const char *fmt, const char *x, cons
     return tl_table_add_column(t, tl_arena_printf(a, fmt, x, y));
 }
 
-void dist_put_num(tl_column *c, size_t r, double v)
+void tl_dist_put_num(tl_column *c, size_t r, double v)
 {
     if (!isnan(v))
         c->cells[r] = tl_cell_float(v);
@@ -193,7 +193,7 @@ static tl_table *ranks_sheet(struct tl_dist *d)
         for (size_t k = 0; k < d->nruns; k++) {
             size_t c = col(t, &d->arena, "%s_ms::%s", kTypes[ty], d->runs[k].tag);
             for (size_t r = 0; r < d->runs[k].set.n; r++)
-                dist_put_num(&t->cols[c], r, timeline_ms(d->runs[k].set.facts[r].gpu_timeline, kTypes[ty]));
+                tl_dist_put_num(&t->cols[c], r, timeline_ms(d->runs[k].set.facts[r].gpu_timeline, kTypes[ty]));
         }
         for (size_t k = 1; k < d->nruns; k++) {
             size_t cd = col(t, &d->arena, "%s_ms__%s_diff", kTypes[ty], d->runs[k].tag);
@@ -201,8 +201,8 @@ static tl_table *ranks_sheet(struct tl_dist *d)
             for (size_t r = 0; r < d->runs[k].set.n && r < base->set.n; r++) {
                 double a = timeline_ms(base->set.facts[r].gpu_timeline, kTypes[ty]);
                 double b = timeline_ms(d->runs[k].set.facts[r].gpu_timeline, kTypes[ty]);
-                dist_put_num(&t->cols[cd], r, b - a);
-                dist_put_num(&t->cols[cp], r, a > 0 ? 100 * (b - a) / a : NAN);
+                tl_dist_put_num(&t->cols[cd], r, b - a);
+                tl_dist_put_num(&t->cols[cp], r, a > 0 ? 100 * (b - a) / a : NAN);
             }
         }
     }
@@ -210,7 +210,7 @@ static tl_table *ranks_sheet(struct tl_dist *d)
 }
 
 /* The values of gpu_timeline row `type` over a run's ranks (malloc'd, n of them). */
-double *dist_rank_values(const dist_run *run, const char *type)
+double *tl_dist_rank_values(const dist_run *run, const char *type)
 {
     double *v = tl_xcalloc(run->set.n ? run->set.n : 1, sizeof *v);
     for (size_t r = 0; r < run->set.n; r++)
@@ -224,7 +224,7 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-double dist_median(const double *v, size_t n)
+double tl_dist_median(const double *v, size_t n)
 {
     if (n == 0)
         return NAN;
@@ -237,7 +237,7 @@ double dist_median(const double *v, size_t n)
 }
 
 /* The rank with the largest value (the lowest such rank). */
-size_t dist_argmax(const double *v, size_t n)
+size_t tl_dist_argmax(const double *v, size_t n)
 {
     size_t best = 0;
     for (size_t i = 1; i < n; i++)
@@ -272,19 +272,19 @@ static tl_table *spread_sheet(struct tl_dist *d)
         tl_column *cd = &t->cols[cdi], *cp = &t->cols[cpi], *cc = &t->cols[cci];
         for (int ty = 0; ty < NTYPES; ty++) {
             size_t n = d->runs[k].set.n;
-            double *v = dist_rank_values(&d->runs[k], kTypes[ty]);
-            size_t am = dist_argmax(v, n), amin = 0;
+            double *v = tl_dist_rank_values(&d->runs[k], kTypes[ty]);
+            size_t am = tl_dist_argmax(v, n), amin = 0;
             for (size_t i = 1; i < n; i++)
                 amin = v[i] < v[amin] ? i : amin;
-            dist_put_num(c[0], ty, v[amin]);
-            dist_put_num(c[1], ty, dist_median(v, n));
-            dist_put_num(c[2], ty, v[am]);
+            tl_dist_put_num(c[0], ty, v[amin]);
+            tl_dist_put_num(c[1], ty, tl_dist_median(v, n));
+            tl_dist_put_num(c[2], ty, v[am]);
             c[3]->cells[ty] = tl_cell_int((int64_t)am);
             if (k == 0) {
                 base_rank[ty] = am, base_max[ty] = v[am];
             } else {
-                dist_put_num(cd, ty, v[am] - base_max[ty]);
-                dist_put_num(cp, ty, base_max[ty] > 0 ? 100 * (v[am] - base_max[ty]) / base_max[ty] : NAN);
+                tl_dist_put_num(cd, ty, v[am] - base_max[ty]);
+                tl_dist_put_num(cp, ty, base_max[ty] > 0 ? 100 * (v[am] - base_max[ty]) / base_max[ty] : NAN);
                 cc->cells[ty] = tl_cell_bool(am != base_rank[ty]);
             }
             free(v);
@@ -294,7 +294,7 @@ static tl_table *spread_sheet(struct tl_dist *d)
 }
 
 /* A sheet of run k's collective report, or NULL. */
-const tl_table *dist_coll_sheet(const dist_run *run, const char *name)
+const tl_table *tl_dist_coll_sheet(const dist_run *run, const char *name)
 {
     for (size_t i = 0; i < run->coll.n; i++)
         if (strcmp(run->coll.items[i].name, name) == 0)
@@ -310,7 +310,7 @@ static tl_table *compare_coll(struct tl_dist *d, const char *name, const char *c
     tl_table **tables = tl_xcalloc(d->nruns, sizeof *tables);
     const char **tags = tl_xcalloc(d->nruns, sizeof *tags);
     for (size_t k = 0; k < d->nruns; k++) {
-        const tl_table *t = dist_coll_sheet(&d->runs[k], name);
+        const tl_table *t = tl_dist_coll_sheet(&d->runs[k], name);
         if (!t) {
             for (size_t j = 0; j < k; j++)
                 tl_table_free(tables[j]);
@@ -404,7 +404,7 @@ int tl_dist_compare_run(const tl_compare_opts *o, tl_comparison *c)
     tl_error cerr = {0};
     add_extra(d, TL_DIST_SHEET_COLL, compare_coll(d, "nccl_summary_implicit_sync", kCollKeys, 4, kCollDiffs, 6, &cerr));
     add_extra(d, TL_DIST_SHEET_STRAGGLERS, compare_coll(d, "straggler_summary", kStragKeys, 1, kStragDiffs, 5, &cerr));
-    int gate_failed = dist_build_lead(d, o);
+    int gate_failed = tl_dist_build_lead(d, o);
     add_extra(d, TL_DIST_SHEET_RANK_OPS, d->rank_ops);
     d->rank_ops = NULL;
 
@@ -461,7 +461,7 @@ void tl_dist_free(struct tl_dist *d)
         tl_table_free(d->lead_tables[i]);
     free(d->lead_tables);
     free(d->lead_titles);
-    dist_answers_free(d);
+    tl_dist_answers_free(d);
     tl_arena_free(&d->arena);
     free(d);
 }

@@ -51,10 +51,10 @@ static void ranks_moved(const double *a, const double *b, size_t n, double conf,
     double *dlt = tl_xcalloc(n, sizeof *dlt);
     for (size_t i = 0; i < n; i++)
         dlt[i] = b[i] - a[i];
-    m->median = dist_median(dlt, n);
+    m->median = tl_dist_median(dlt, n);
     double alpha = (1 - conf) / 4, sd;
     /* a floor under the spread: ranks with identical times (no noise at all) */
-    double floor_ms = 1e-3 * dist_median(a, n);
+    double floor_ms = 1e-3 * tl_dist_median(a, n);
     mean_sd(dlt, n, n, &m->mean, &sd);
     double se = (sd > floor_ms ? sd : floor_ms) / sqrt((double)n);
     double t = tl_t_quantile(1 - alpha / 2, (double)(n - 1));
@@ -78,7 +78,7 @@ static void ranks_moved(const double *a, const double *b, size_t n, double conf,
  * drifting apart by a fraction of a collective are no straggler.  -1: none. */
 static long straggler(const dist_run *run)
 {
-    const tl_table *st = dist_coll_sheet(run, "straggler_summary"), *is = dist_coll_sheet(run, "nccl_implicit_sync");
+    const tl_table *st = tl_dist_coll_sheet(run, "straggler_summary"), *is = tl_dist_coll_sheet(run, "nccl_implicit_sync");
     if (!st || !is || st->nrows == 0 || is->nrows == 0)
         return -1;
     long rc = tl_table_find(st, "rank"), pc = tl_table_find(st, "pct_arrived_last");
@@ -100,8 +100,8 @@ static long straggler(const dist_run *run)
                 ts[k++] = tl_column_number_at(&is->cols[tsc[i]], r);
         if (k < 2)
             continue;
-        double last = ts[dist_argmax(ts, k)];
-        late += last - dist_median(ts, k);
+        double last = ts[tl_dist_argmax(ts, k)];
+        late += last - tl_dist_median(ts, k);
         lat += tl_column_number_at(&is->cols[lc], r);
     }
     free(ts);
@@ -227,10 +227,10 @@ static void ops_alone(struct tl_dist *d, size_t k, double conf)
             t->cols[0].cells[row] = tl_cell_strn(opc, strlen(opc));
             t->cols[1].cells[row] = tl_cell_int((int64_t)i);
             t->cols[2].cells[row] = tl_cell_strn(B->tag, strlen(B->tag));
-            dist_put_num(&t->cols[3], row, va[i]);
-            dist_put_num(&t->cols[4], row, vb[i]);
-            dist_put_num(&t->cols[5], row, vb[i] - va[i]);
-            dist_put_num(&t->cols[6], row, pct_of(va[i], vb[i]));
+            tl_dist_put_num(&t->cols[3], row, va[i]);
+            tl_dist_put_num(&t->cols[4], row, vb[i]);
+            tl_dist_put_num(&t->cols[5], row, vb[i] - va[i]);
+            tl_dist_put_num(&t->cols[6], row, pct_of(va[i], vb[i]));
             t->nrows++;
             if (listed++ < 5)
                 say(d, "%s moved on rank %zu only: %.3f -> %.3f ms (%+.1f%%)", op, i, va[i], vb[i], pct_of(va[i], vb[i]));
@@ -269,8 +269,8 @@ static void answer_make(const struct tl_dist *d, const tl_compare_opts *o, const
     memset(x, 0, sizeof *x);
     const dist_run *A = x->A = &d->runs[0], *B = x->B = &d->runs[k];
     x->paired = A->set.n == B->set.n;
-    x->ba = dist_rank_values(A, "busy_time"), x->bb = dist_rank_values(B, "busy_time");
-    x->sa = dist_argmax(x->ba, A->set.n), x->sb = dist_argmax(x->bb, B->set.n);
+    x->ba = tl_dist_rank_values(A, "busy_time"), x->bb = tl_dist_rank_values(B, "busy_time");
+    x->sa = tl_dist_argmax(x->ba, A->set.n), x->sb = tl_dist_argmax(x->bb, B->set.n);
     x->d_ms = x->bb[x->sb] - x->ba[x->sa], x->d_pct = pct_of(x->ba[x->sa], x->bb[x->sb]);
     x->verdict = "within noise";
     x->m.alone = tl_xcalloc(1, sizeof *x->m.alone);
@@ -285,10 +285,10 @@ static void answer_make(const struct tl_dist *d, const tl_compare_opts *o, const
         else if (slow_alone)
             x->verdict = x->d_ms > 0 ? "slower, on the rank(s) named below only" : "faster, on the rank(s) named below only";
     }
-    double *ca = dist_rank_values(A, "computation_time"), *cb = dist_rank_values(B, "computation_time");
-    double *ea = dist_rank_values(A, "exposed_comm_time"), *eb = dist_rank_values(B, "exposed_comm_time");
-    x->mca = dist_median(ca, A->set.n), x->mcb = dist_median(cb, B->set.n);
-    x->mea = dist_median(ea, A->set.n), x->meb = dist_median(eb, B->set.n);
+    double *ca = tl_dist_rank_values(A, "computation_time"), *cb = tl_dist_rank_values(B, "computation_time");
+    double *ea = tl_dist_rank_values(A, "exposed_comm_time"), *eb = tl_dist_rank_values(B, "exposed_comm_time");
+    x->mca = tl_dist_median(ca, A->set.n), x->mcb = tl_dist_median(cb, B->set.n);
+    x->mea = tl_dist_median(ea, A->set.n), x->meb = tl_dist_median(eb, B->set.n);
     free(ca), free(cb), free(ea), free(eb);
     x->cr = top_collective(coll, B->tag, &x->cpct);
     if (x->cr >= 0) {
@@ -466,8 +466,8 @@ static void lead_row(tl_table *t, tl_arena *a, const char *what, double x, doubl
             t->cols[1 + s].cells[r] = ints ? tl_cell_int((int64_t)v) : tl_cell_float(v);
     }
     if (diff) {
-        dist_put_num(&t->cols[3], r, y - x);
-        dist_put_num(&t->cols[4], r, pct_of(x, y));
+        tl_dist_put_num(&t->cols[3], r, y - x);
+        tl_dist_put_num(&t->cols[4], r, pct_of(x, y));
     }
     if (note) {
         const char *n = tl_arena_strdup(a, note);
@@ -517,7 +517,7 @@ static tl_table *answer_table(struct tl_dist *d, const answer *x, const char *vi
 /* The summary's first lines, JSON object and sheet blocks for the runs, per variant; returns
  * 1 when the runs' gate fails (the slowest rank's busy time, or a collective's bus
  * bandwidth, worse by more than the gate's percentage and beyond the noise). */
-int dist_build_lead(struct tl_dist *d, const tl_compare_opts *o)
+int tl_dist_build_lead(struct tl_dist *d, const tl_compare_opts *o)
 {
     double conf = o->confidence > 0 ? o->confidence : 0.95;
     const tl_table *coll = NULL;
@@ -548,7 +548,7 @@ int dist_build_lead(struct tl_dist *d, const tl_compare_opts *o)
     return d->violations.len > 0;
 }
 
-void dist_answers_free(struct tl_dist *d)
+void tl_dist_answers_free(struct tl_dist *d)
 {
     for (size_t i = 0; i < d->nanswers; i++)
         answer_free(&d->answers[i]);

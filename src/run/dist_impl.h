@@ -38,23 +38,23 @@ struct tl_dist {
 };
 
 /* A run's gpu_timeline row `type` over its ranks, in ms (malloc'd, one per rank; NaN: none). */
-double *dist_rank_values(const dist_run *run, const char *type);
+double *tl_dist_rank_values(const dist_run *run, const char *type);
 
 /* The median of v[0..n) (NaN when n is 0); the index of its largest value (the lowest such). */
-double dist_median(const double *v, size_t n);
-size_t dist_argmax(const double *v, size_t n);
+double tl_dist_median(const double *v, size_t n);
+size_t tl_dist_argmax(const double *v, size_t n);
 
 /* A sheet of a run's collective report, or NULL. */
-const tl_table *dist_coll_sheet(const dist_run *run, const char *name);
+const tl_table *tl_dist_coll_sheet(const dist_run *run, const char *name);
 
 /* v into cell r of c, unless NaN. */
-void dist_put_num(tl_column *c, size_t r, double v);
+void tl_dist_put_num(tl_column *c, size_t r, double v);
 
 /* The summary's first lines, JSON object and sheet blocks for the runs, per variant (the
  * collectives sheet already in d->extra); 1 when the runs' gate fails.  dist_answer.c. */
-int dist_build_lead(struct tl_dist *d, const tl_compare_opts *o);
+int tl_dist_build_lead(struct tl_dist *d, const tl_compare_opts *o);
 
-/* What dist_build_lead kept for the gate again, freed. */
-void dist_answers_free(struct tl_dist *d);
+/* What tl_dist_build_lead kept for the gate again, freed. */
+void tl_dist_answers_free(struct tl_dist *d);
 
 #endif

@@ -69,7 +69,7 @@ static int integral_column(const tl_column *col, size_t nrows)
  * The metric a column measures and how it looks: the name after "<tag>::", or for a diff
  * column "<metric>__<tag>_diff|_pct" the metric.  Sets the number style and colouring.
  */
-void classify_column(const tl_column *col, size_t nrows, colinfo *ci)
+void tl_classify_column(const tl_column *col, size_t nrows, colinfo *ci)
 {
     const char *m = col->name ? col->name : "";
     size_t n = strlen(m);
@@ -128,7 +128,7 @@ static size_t number_chars(double v, int xf, size_t text)
 }
 
 /* The widest of rows [0, min(nrows, XL_WIDTH_ROWS)) of column `col` of t, in characters. */
-size_t column_chars(const tl_table *t, size_t col, int xf)
+size_t tl_column_chars(const tl_table *t, size_t col, int xf)
 {
     size_t w = 0, k, nrows = t->nrows < XL_WIDTH_ROWS ? t->nrows : XL_WIDTH_ROWS, text;
     for (size_t r = 0; r < nrows && w < XL_WIDTH_MAX; r++) {
@@ -137,7 +137,7 @@ size_t column_chars(const tl_table *t, size_t col, int xf)
         case TL_INT: k = number_chars((double)c->v.i, xf, 0); break;
         case TL_FLOAT: k = number_chars(c->v.f, xf, tl_float_text(t, col, c, &text) ? text : 0); break;
         case TL_BOOL: k = 5; break;
-        case TL_STR: k = text_chars(c->v.s, tl_cell_len(c), XL_WIDTH_MAX); break;
+        case TL_STR: k = tl_text_chars(c->v.s, tl_cell_len(c), XL_WIDTH_MAX); break;
         default: k = 0; break;
         }
         if (k > w)
@@ -146,13 +146,13 @@ size_t column_chars(const tl_table *t, size_t col, int xf)
     return w;
 }
 
-size_t fit_width(size_t chars)
+size_t tl_fit_width(size_t chars)
 {
     chars += 2;
     return chars < XL_WIDTH_MIN ? XL_WIDTH_MIN : chars > XL_WIDTH_MAX ? XL_WIDTH_MAX : chars;
 }
 
-void xb_cols(tl_buf *b, const colinfo *ci, size_t n)
+void tl_xb_cols(tl_buf *b, const colinfo *ci, size_t n)
 {
     if (!n)
         return;

@@ -131,83 +131,83 @@ typedef struct render_state {
 /* ---- xlsx_write.c -------------------------------------------------------------------- */
 
 /* Text into XML in context `mode` (TX_*): escaped, invalid UTF-8 replaced. */
-void xb_text(tl_buf *b, const char *s, size_t n, int mode);
-void xb_texts(tl_buf *b, const char *s, int mode);
+void tl_xb_text(tl_buf *b, const char *s, size_t n, int mode);
+void tl_xb_texts(tl_buf *b, const char *s, int mode);
 /* Characters (code points) of s[0..n), counting no further than `cap`. */
-size_t text_chars(const char *s, size_t n, size_t cap);
+size_t tl_text_chars(const char *s, size_t n, size_t cap);
 /* Decimal digits of v into out; returns their count. */
-size_t xb_dec(size_t v, char *out);
+size_t tl_xb_dec(size_t v, char *out);
 /* A cell reference ("B7", or "$B$7" when `absolute`). */
-void xb_ref(tl_buf *b, size_t col, size_t row, int absolute);
+void tl_xb_ref(tl_buf *b, size_t col, size_t row, int absolute);
 /* A sheet name as a formula reference ('name'!). */
-void xb_sheet_ref(tl_buf *b, const char *tab);
+void tl_xb_sheet_ref(tl_buf *b, const char *tab);
 /* A text cell at p (room reserved by the caller), cut to Excel's limit with a warning. */
-char *put_str_cell(tl_buf *b, char *p, const colinfo *ci, const char *row, size_t rowlen, int xf,
+char *tl_put_str_cell(tl_buf *b, char *p, const colinfo *ci, const char *row, size_t rowlen, int xf,
                    const char *s, size_t n, const sheet_ctx *sc, const char *colname, size_t rownum);
 /* The header row (bold column names) as row `rownum`. */
-void xb_header_row(tl_buf *b, const tl_table *t, const colinfo *ci, size_t rownum, const sheet_ctx *sc);
+void tl_xb_header_row(tl_buf *b, const tl_table *t, const colinfo *ci, size_t rownum, const sheet_ctx *sc);
 /* Hand what b holds to the compressor and empty b. */
-void xb_flush(tl_buf *b, tl_zip_compressor *comp);
+void tl_xb_flush(tl_buf *b, tl_zip_compressor *comp);
 /* Records r0 .. r1-1 of t as rows from row `first_row` + r0 on, flushed as they grow. */
-void xb_rows(tl_buf *b, const tl_table *t, const colinfo *ci, size_t r0, size_t r1, size_t first_row,
+void tl_xb_rows(tl_buf *b, const tl_table *t, const colinfo *ci, size_t r0, size_t r1, size_t first_row,
              const sheet_ctx *sc, tl_zip_compressor *comp);
 /* Add column col's rows r1..r2 to a conditional format's range list. */
-void xb_range(tl_buf *sq, size_t col, size_t r1, size_t r2);
+void tl_xb_range(tl_buf *sq, size_t col, size_t r1, size_t r2);
 /* The conditional formats: red/green for the lower-better and higher-better ranges. */
-void xb_cf(tl_buf *b, const tl_buf *lower, const tl_buf *higher);
+void tl_xb_cf(tl_buf *b, const tl_buf *lower, const tl_buf *higher);
 /* The XML declaration and the <worksheet> start tag. */
-void xb_sheet_open(tl_buf *b);
+void tl_xb_sheet_open(tl_buf *b);
 /* A worksheet with no cells. */
-void render_empty(tl_buf *b, int selected);
+void tl_render_empty(tl_buf *b, int selected);
 /* A result sheet's columns (malloc'd): letters, styles, colourings, hidden, widths. */
-colinfo *sheet_columns(const tl_result *res);
+colinfo *tl_sheet_columns(const tl_result *res);
 /* Records r0 .. r1-1 of result res as worksheet XML (a piece of the sheet). */
-void render_result_rows(const tl_result *res, const colinfo *ci, int selected, size_t r0, size_t r1,
+void tl_render_result_rows(const tl_result *res, const colinfo *ci, int selected, size_t r0, size_t r1,
                         tl_buf *b, tl_zip_compressor *comp);
 /* 1 when the result has no columns (an empty worksheet). */
-int result_is_empty(const tl_result *res);
+int tl_result_is_empty(const tl_result *res);
 /* The package parts. */
-void part_content_types(const book *bk, tl_buf *b);
-void part_root_rels(tl_buf *b);
-void part_app(tl_buf *b);
-void part_core(tl_buf *b);
-void part_workbook(const book *bk, tl_buf *b);
-void part_workbook_rels(const book *bk, tl_buf *b);
-void part_styles(tl_buf *b);
-void part_rels_one(tl_buf *b, const char *type, const char *target);
+void tl_part_content_types(const book *bk, tl_buf *b);
+void tl_part_root_rels(tl_buf *b);
+void tl_part_app(tl_buf *b);
+void tl_part_core(tl_buf *b);
+void tl_part_workbook(const book *bk, tl_buf *b);
+void tl_part_workbook_rels(const book *bk, tl_buf *b);
+void tl_part_styles(tl_buf *b);
+void tl_part_rels_one(tl_buf *b, const char *type, const char *target);
 /* Render sheet i and compress it, as it is made, into *blob (b: a buffer to reuse). */
-void render_job(const book *bk, size_t i, tl_buf *b, tl_zip_compressor *comp, tl_zip_blob *blob);
+void tl_render_job(const book *bk, size_t i, tl_buf *b, tl_zip_compressor *comp, tl_zip_blob *blob);
 /* Store sheet job j's blob in the zip (and free it). */
-int write_sheet(tl_zip *z, sheet_job *j, tl_error *err);
-render_state *render_states_new(int n);
-void render_states_free(render_state *st, int n);
+int tl_write_sheet(tl_zip *z, sheet_job *j, tl_error *err);
+render_state *tl_render_states_new(int n);
+void tl_render_states_free(render_state *st, int n);
 /* Add part `name` holding b's bytes (and empty b). */
-int add_part(tl_zip *z, const char *name, tl_buf *b, tl_error *err);
+int tl_add_part(tl_zip *z, const char *name, tl_buf *b, tl_error *err);
 /* A tab for the summary: its name made legal, and unlike every result's tab. */
-char *summary_tab(const char *name, char **tabs, size_t n);
+char *tl_summary_tab(const char *name, char **tabs, size_t n);
 /* Whether result r (or summary plan pl) fits a worksheet (else *err says so, naming `path`). */
-int result_fits(const tl_result *r, const char *path, tl_error *err);
-int summary_fits(const summary_plan *pl, const char *path, tl_error *err);
+int tl_result_fits(const tl_result *r, const char *path, tl_error *err);
+int tl_summary_fits(const summary_plan *pl, const char *path, tl_error *err);
 
 /* ---- xlsx_columns.c ------------------------------------------------------------------- */
 
 /* The metric a column measures and how it looks: sets ci's number style and colouring. */
-void classify_column(const tl_column *col, size_t nrows, colinfo *ci);
+void tl_classify_column(const tl_column *col, size_t nrows, colinfo *ci);
 /* The widest of the first XL_WIDTH_ROWS rows of column `col`, in characters. */
-size_t column_chars(const tl_table *t, size_t col, int xf);
+size_t tl_column_chars(const tl_table *t, size_t col, int xf);
 /* A column width for text of `chars` characters (padded, capped). */
-size_t fit_width(size_t chars);
+size_t tl_fit_width(size_t chars);
 /* The <cols> element. */
-void xb_cols(tl_buf *b, const colinfo *ci, size_t n);
+void tl_xb_cols(tl_buf *b, const colinfo *ci, size_t n);
 
 /* ---- xlsx_summary.c ------------------------------------------------------------------- */
 
-void summary_plan_init(summary_plan *pl, const tl_summary_sheet *s);
-void summary_plan_free(summary_plan *pl);
+void tl_summary_plan_init(summary_plan *pl, const tl_summary_sheet *s);
+void tl_summary_plan_free(summary_plan *pl);
 /* The summary worksheet, its chart part and the drawing that anchors the chart. */
-void render_summary(const summary_plan *pl, const char *tab, int selected, tl_buf *b,
+void tl_render_summary(const summary_plan *pl, const char *tab, int selected, tl_buf *b,
                     tl_zip_compressor *comp);
-void render_chart(const summary_plan *pl, const char *tab, tl_buf *b);
-void render_drawing(const summary_plan *pl, tl_buf *b);
+void tl_render_chart(const summary_plan *pl, const char *tab, tl_buf *b);
+void tl_render_drawing(const summary_plan *pl, tl_buf *b);
 
 #endif

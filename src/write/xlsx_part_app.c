@@ -9,7 +9,7 @@
 #include <string.h>
 #include <time.h>
 
-void part_app(tl_buf *b)
+void tl_part_app(tl_buf *b)
 {
     tl_buf_adds(b, XML_DECL);
     tl_buf_adds(b, "<Properties xmlns=\"http://schemas.openxmlformats.org/officeDocument/2006/extended-properties\" "

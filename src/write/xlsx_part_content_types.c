@@ -9,7 +9,7 @@
 #include <string.h>
 #include <time.h>
 
-void part_content_types(const book *bk, tl_buf *b)
+void tl_part_content_types(const book *bk, tl_buf *b)
 {
     tl_buf_adds(b, XML_DECL);
     tl_buf_adds(b,

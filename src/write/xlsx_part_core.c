@@ -9,7 +9,7 @@
 #include <string.h>
 #include <time.h>
 
-void part_core(tl_buf *b)
+void tl_part_core(tl_buf *b)
 {
     char when[32] = "1980-01-01T00:00:00Z";
     time_t now = tl_output_time();

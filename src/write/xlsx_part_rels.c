@@ -9,7 +9,7 @@
 #include <string.h>
 #include <time.h>
 
-void part_root_rels(tl_buf *b)
+void tl_part_root_rels(tl_buf *b)
 {
     tl_buf_adds(b, XML_DECL);
     tl_buf_printf(b,
@@ -23,7 +23,7 @@ void part_root_rels(tl_buf *b)
                   NS_PKGREL, NS_REL, NS_REL);
 }
 
-void part_workbook_rels(const book *bk, tl_buf *b)
+void tl_part_workbook_rels(const book *bk, tl_buf *b)
 {
     tl_buf_adds(b, XML_DECL);
     tl_buf_printf(b, "<Relationships xmlns=\"%s\">", NS_PKGREL);
@@ -34,7 +34,7 @@ void part_workbook_rels(const book *bk, tl_buf *b)
                   bk->nsheets + 1, NS_REL);
 }
 
-void part_rels_one(tl_buf *b, const char *type, const char *target)
+void tl_part_rels_one(tl_buf *b, const char *type, const char *target)
 {
     tl_buf_adds(b, XML_DECL);
     tl_buf_printf(b,

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <time.h>
 
-void part_workbook(const book *bk, tl_buf *b)
+void tl_part_workbook(const book *bk, tl_buf *b)
 {
     tl_buf_adds(b, XML_DECL);
     tl_buf_printf(b,
@@ -19,7 +19,7 @@ void part_workbook(const book *bk, tl_buf *b)
                   NS_MAIN, NS_REL);
     for (size_t i = 0; i < bk->nsheets; i++) {
         tl_buf_adds(b, "<sheet name=\"");
-        xb_texts(b, bk->jobs[i].tab, TX_ATTR);
+        tl_xb_texts(b, bk->jobs[i].tab, TX_ATTR);
         tl_buf_printf(b, "\" sheetId=\"%zu\" r:id=\"rId%zu\"/>", bk->jobs[i].file, bk->jobs[i].file);
     }
     tl_buf_adds(b, "</sheets>");
@@ -33,10 +33,10 @@ void part_workbook(const book *bk, tl_buf *b)
             tl_buf_adds(b, "<definedNames>");
         any = 1;
         tl_buf_printf(b, "<definedName name=\"_xlnm._FilterDatabase\" localSheetId=\"%zu\" hidden=\"1\">", i);
-        xb_sheet_ref(b, j->tab);
-        xb_ref(b, 0, 1, 1);
+        tl_xb_sheet_ref(b, j->tab);
+        tl_xb_ref(b, 0, 1, 1);
         tl_buf_addc(b, ':');
-        xb_ref(b, j->ncols - 1, j->nrows + 1, 1);
+        tl_xb_ref(b, j->ncols - 1, j->nrows + 1, 1);
         tl_buf_adds(b, "</definedName>");
     }
     if (any)

@@ -90,13 +90,13 @@ static void render_piece_job(void *arg, int worker)
         tl_buf_clear(&st->xml);
         tl_zip_stream_begin(st->comp, &blob);
         if (!sh->ci) {
-            render_empty(&st->xml, selected);
+            tl_render_empty(&st->xml, selected);
         } else {
             size_t nrows = sh->res.table->nrows;
             size_t r0 = nrows * pc->k / sh->npieces, r1 = nrows * (pc->k + 1) / sh->npieces;
-            render_result_rows(&sh->res, sh->ci, selected, r0, r1, &st->xml, st->comp);
+            tl_render_result_rows(&sh->res, sh->ci, selected, r0, r1, &st->xml, st->comp);
         }
-        xb_flush(&st->xml, st->comp);
+        tl_xb_flush(&st->xml, st->comp);
         if (last)
             tl_zip_stream_finish(st->comp);
         else
@@ -110,7 +110,7 @@ static void render_piece_job(void *arg, int worker)
         sheet_job j = {.file = sh->file};
         tl_zip_blob_join(sh->blobs, sh->npieces, &j.blob);
         tl_error err = {0};
-        if (!w->failed && write_sheet(w->z, &j, &err) != 0) {
+        if (!w->failed && tl_write_sheet(w->z, &j, &err) != 0) {
             w->failed = 1;
             w->werr = err;
         }
@@ -132,7 +132,7 @@ tl_xlsx_writer *tl_xlsx_writer_open(const char *path, int summary_first, tl_pool
     }
     w->pool = pool;
     w->nstates = tl_pool_slots(pool);
-    w->states = render_states_new(w->nstates);
+    w->states = tl_render_states_new(w->nstates);
     pthread_mutex_init(&w->mu, NULL);
     return w;
 }
@@ -140,7 +140,7 @@ tl_xlsx_writer *tl_xlsx_writer_open(const char *path, int summary_first, tl_pool
 int tl_xlsx_writer_add(tl_xlsx_writer *w, const tl_result *r, tl_error *err)
 {
     const tl_table *t = r->table;
-    if (!result_fits(r, w->path, err))
+    if (!tl_result_fits(r, w->path, err))
         return -1;
     if (w->n == w->cap) {
         w->cap = w->cap ? 2 * w->cap : 64;
@@ -153,7 +153,7 @@ int tl_xlsx_writer_add(tl_xlsx_writer *w, const tl_result *r, tl_error *err)
     sh->res = *r;
     sh->index = w->n;
     sh->file = w->n + (w->summary_first ? 2 : 1); /* sheet1.xml: the summary, when it leads */
-    sh->ci = result_is_empty(r) ? NULL : sheet_columns(r);
+    sh->ci = tl_result_is_empty(r) ? NULL : tl_sheet_columns(r);
     size_t cells = sh->ci ? t->nrows * t->ncols : 0;
     sh->npieces = cells / (w->piece_cells ? w->piece_cells : XL_PIECE_CELLS) + 1;
     if (sh->npieces > t->nrows)
@@ -207,7 +207,7 @@ static void writer_free(tl_xlsx_writer *w)
     free(w->sheets);
     free(w->jobs);
     free(w->names);
-    render_states_free(w->states, w->nstates);
+    tl_render_states_free(w->states, w->nstates);
     pthread_mutex_destroy(&w->mu);
     free(w->path);
     free(w);
@@ -233,16 +233,16 @@ int tl_xlsx_writer_close(tl_xlsx_writer *w, const tl_summary_sheet *sum, tl_erro
     book bk = {0};
     bk.tabs = tl_tab_names(w->names, w->n);
     if (sum) {
-        summary_plan_init(&bk.plan, sum);
+        tl_summary_plan_init(&bk.plan, sum);
         bk.has_summary = 1;
         bk.has_chart = sum->chart != NULL;
-        if (!summary_fits(&bk.plan, w->path, err)) {
-            summary_plan_free(&bk.plan);
+        if (!tl_summary_fits(&bk.plan, w->path, err)) {
+            tl_summary_plan_free(&bk.plan);
             tl_tab_names_free(bk.tabs, w->n);
             tl_xlsx_writer_abort(w);
             return -1;
         }
-        bk.summary_tab = summary_tab(sum->name, bk.tabs, w->n);
+        bk.summary_tab = tl_summary_tab(sum->name, bk.tabs, w->n);
     }
     bk.nsheets = w->n + (size_t)bk.has_summary;
     if (bk.nsheets == 0)
@@ -265,35 +265,35 @@ int tl_xlsx_writer_close(tl_xlsx_writer *w, const tl_summary_sheet *sum, tl_erro
     if (bk.has_summary || w->n == 0) {
         /* the summary (or the one empty sheet) is rendered here, the threads being done */
         tl_zip_compressor *comp = tl_zip_compressor_new(TL_ZIP_LEVEL);
-        render_job(&bk, 0, &b, comp, &bk.jobs[0].blob);
+        tl_render_job(&bk, 0, &b, comp, &bk.jobs[0].blob);
         tl_zip_compressor_free(comp);
-        rc = write_sheet(w->z, &bk.jobs[0], err);
+        rc = tl_write_sheet(w->z, &bk.jobs[0], err);
         tl_buf_clear(&b);
     }
-    part_content_types(&bk, &b);
-    rc = rc ? rc : add_part(w->z, "[Content_Types].xml", &b, err);
-    part_root_rels(&b);
-    rc = rc ? rc : add_part(w->z, "_rels/.rels", &b, err);
-    part_app(&b);
-    rc = rc ? rc : add_part(w->z, "docProps/app.xml", &b, err);
-    part_core(&b);
-    rc = rc ? rc : add_part(w->z, "docProps/core.xml", &b, err);
-    part_workbook(&bk, &b);
-    rc = rc ? rc : add_part(w->z, "xl/workbook.xml", &b, err);
-    part_workbook_rels(&bk, &b);
-    rc = rc ? rc : add_part(w->z, "xl/_rels/workbook.xml.rels", &b, err);
-    part_styles(&b);
-    rc = rc ? rc : add_part(w->z, "xl/styles.xml", &b, err);
+    tl_part_content_types(&bk, &b);
+    rc = rc ? rc : tl_add_part(w->z, "[Content_Types].xml", &b, err);
+    tl_part_root_rels(&b);
+    rc = rc ? rc : tl_add_part(w->z, "_rels/.rels", &b, err);
+    tl_part_app(&b);
+    rc = rc ? rc : tl_add_part(w->z, "docProps/app.xml", &b, err);
+    tl_part_core(&b);
+    rc = rc ? rc : tl_add_part(w->z, "docProps/core.xml", &b, err);
+    tl_part_workbook(&bk, &b);
+    rc = rc ? rc : tl_add_part(w->z, "xl/workbook.xml", &b, err);
+    tl_part_workbook_rels(&bk, &b);
+    rc = rc ? rc : tl_add_part(w->z, "xl/_rels/workbook.xml.rels", &b, err);
+    tl_part_styles(&b);
+    rc = rc ? rc : tl_add_part(w->z, "xl/styles.xml", &b, err);
     if (bk.has_chart && rc == 0) {
-        part_rels_one(&b, "drawing", "../drawings/drawing1.xml");
+        tl_part_rels_one(&b, "drawing", "../drawings/drawing1.xml");
         snprintf(name, sizeof name, "xl/worksheets/_rels/sheet%zu.xml.rels", summary_file);
-        rc = rc ? rc : add_part(w->z, name, &b, err);
-        render_drawing(&bk.plan, &b);
-        rc = rc ? rc : add_part(w->z, "xl/drawings/drawing1.xml", &b, err);
-        part_rels_one(&b, "chart", "../charts/chart1.xml");
-        rc = rc ? rc : add_part(w->z, "xl/drawings/_rels/drawing1.xml.rels", &b, err);
-        render_chart(&bk.plan, bk.summary_tab, &b);
-        rc = rc ? rc : add_part(w->z, "xl/charts/chart1.xml", &b, err);
+        rc = rc ? rc : tl_add_part(w->z, name, &b, err);
+        tl_render_drawing(&bk.plan, &b);
+        rc = rc ? rc : tl_add_part(w->z, "xl/drawings/drawing1.xml", &b, err);
+        tl_part_rels_one(&b, "chart", "../charts/chart1.xml");
+        rc = rc ? rc : tl_add_part(w->z, "xl/drawings/_rels/drawing1.xml.rels", &b, err);
+        tl_render_chart(&bk.plan, bk.summary_tab, &b);
+        rc = rc ? rc : tl_add_part(w->z, "xl/charts/chart1.xml", &b, err);
     }
     tl_buf_free(&b);
     if (rc == 0)
@@ -302,7 +302,7 @@ int tl_xlsx_writer_close(tl_xlsx_writer *w, const tl_summary_sheet *sum, tl_erro
         tl_zip_abort(w->z);
 
     if (bk.has_summary)
-        summary_plan_free(&bk.plan);
+        tl_summary_plan_free(&bk.plan);
     free(bk.summary_tab);
     free(bk.jobs);
     tl_tab_names_free(bk.tabs, w->n);
@@ -319,13 +319,13 @@ int tl_xlsx_write(const tl_results *results, const tl_xlsx_write_opts *opts, con
     /* what cannot be written is refused before the file is made */
     const tl_summary_sheet *sum = opts ? opts->summary : NULL;
     for (size_t i = 0; i < results->n; i++)
-        if (!result_fits(&results->items[i], path, err))
+        if (!tl_result_fits(&results->items[i], path, err))
             return -1;
     if (sum) {
         summary_plan plan;
-        summary_plan_init(&plan, sum);
-        int fits = summary_fits(&plan, path, err);
-        summary_plan_free(&plan);
+        tl_summary_plan_init(&plan, sum);
+        int fits = tl_summary_fits(&plan, path, err);
+        tl_summary_plan_free(&plan);
         if (!fits)
             return -1;
     }

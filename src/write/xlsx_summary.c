@@ -61,7 +61,7 @@ static void free_copy(tl_table *t)
 }
 
 
-void summary_plan_init(summary_plan *pl, const tl_summary_sheet *s)
+void tl_summary_plan_init(summary_plan *pl, const tl_summary_sheet *s)
 {
     memset(pl, 0, sizeof *pl);
     pl->s = s;
@@ -117,7 +117,7 @@ void summary_plan_init(summary_plan *pl, const tl_summary_sheet *s)
     pl->nrows = r - 1;
 }
 
-void summary_plan_free(summary_plan *pl)
+void tl_summary_plan_free(summary_plan *pl)
 {
     for (size_t c = 0; c < pl->chart_table.ncols; c++)
         free(pl->chart_table.cols[c].cells);
@@ -165,12 +165,12 @@ static void hide_rows(tl_buf *b, const tl_buf *rows)
     }
 }
 
-void render_summary(const summary_plan *pl, const char *tab, int selected, tl_buf *b,
+void tl_render_summary(const summary_plan *pl, const char *tab, int selected, tl_buf *b,
                            tl_zip_compressor *comp)
 {
     sheet_ctx sc = {tab};
     if (pl->nrows == 0) {
-        render_empty(b, selected);
+        tl_render_empty(b, selected);
         return;
     }
     size_t ncols = pl->ncols ? pl->ncols : 1;
@@ -184,23 +184,23 @@ void render_summary(const summary_plan *pl, const char *tab, int selected, tl_bu
         for (size_t c = 0; c < t->ncols; c++) {
             const tl_column *col = &t->cols[c];
             ci[i][c].reflen = (uint8_t)tl_excel_col_letters(c, ci[i][c].ref);
-            classify_column(col, t->nrows, &ci[i][c]);
+            tl_classify_column(col, t->nrows, &ci[i][c]);
             /* a summary is read, not computed with: no column of long raw digits; counts
              * (kernels, calls) stay whole numbers */
             if (ci[i][c].xf == XF_GENERAL)
                 ci[i][c].xf = whole_numbers(col, t->nrows) ? XF_COUNT : XF_MS;
-            size_t head = col->name ? text_chars(col->name, strlen(col->name), XL_WIDTH_MAX) + 1 : 0;
-            size_t body = column_chars(t, c, ci[i][c].xf);
-            size_t w = fit_width(head > body ? head : body);
+            size_t head = col->name ? tl_text_chars(col->name, strlen(col->name), XL_WIDTH_MAX) + 1 : 0;
+            size_t body = tl_column_chars(t, c, ci[i][c].xf);
+            size_t w = tl_fit_width(head > body ? head : body);
             if (w > width[c].width)
                 width[c].width = w;
         }
     }
     for (size_t c = 0; c < ncols; c++)
         if (!width[c].width)
-            width[c].width = fit_width(0);
+            width[c].width = tl_fit_width(0);
 
-    xb_sheet_open(b);
+    tl_xb_sheet_open(b);
     /* printed landscape, one page wide: the blocks and the chart side by side; a group's
      * button (the chart data's) on its title row, above it */
     tl_buf_adds(b, "<sheetPr><outlinePr summaryBelow=\"0\"/><pageSetUpPr fitToPage=\"1\"/></sheetPr>");
@@ -211,7 +211,7 @@ void render_summary(const summary_plan *pl, const char *tab, int selected, tl_bu
                   "<sheetViews><sheetView%s workbookViewId=\"0\"/></sheetViews>"
                   "<sheetFormatPr defaultRowHeight=\"15\"%s/>",
                   selected ? " tabSelected=\"1\"" : "", pl->s->chart ? " outlineLevelRow=\"1\"" : "");
-    xb_cols(b, width, pl->ncols);
+    tl_xb_cols(b, width, pl->ncols);
     tl_buf_adds(b, "<sheetData>");
     tl_buf lower = {0}, higher = {0};
     for (size_t i = 0; i < pl->nblocks; i++) {
@@ -219,7 +219,7 @@ void render_summary(const summary_plan *pl, const char *tab, int selected, tl_bu
         int grouped = pl->s->chart && i == pl->chart_block;
         if (pl->title_row[i]) {
             char row[24] = {0};
-            size_t rowlen = xb_dec(pl->title_row[i], row);
+            size_t rowlen = tl_xb_dec(pl->title_row[i], row);
             colinfo a = {.ref = "A", .reflen = 1};
             char *p = xb_room(b, 48);
             PUT(p, "<row r=\"");
@@ -230,7 +230,7 @@ void render_summary(const summary_plan *pl, const char *tab, int selected, tl_bu
             else
                 PUT(p, "\">");
             if (*bl->title)
-                p = put_str_cell(b, p, &a, row, rowlen, XF_BOLD, bl->title, strlen(bl->title), &sc, "A",
+                p = tl_put_str_cell(b, p, &a, row, rowlen, XF_BOLD, bl->title, strlen(bl->title), &sc, "A",
                                  pl->title_row[i]);
             xb_done(b, p);
             tl_buf_adds(b, "</row>");
@@ -238,23 +238,23 @@ void render_summary(const summary_plan *pl, const char *tab, int selected, tl_bu
         if (pl->head_row[i] && grouped) {
             /* the chart's numbers: there for whoever wants them, not in the reader's way */
             tl_buf rows = {0};
-            xb_header_row(&rows, bl->table, ci[i], pl->head_row[i], &sc);
-            xb_rows(&rows, bl->table, ci[i], 0, bl->table->nrows, pl->head_row[i] + 1, &sc, NULL);
+            tl_xb_header_row(&rows, bl->table, ci[i], pl->head_row[i], &sc);
+            tl_xb_rows(&rows, bl->table, ci[i], 0, bl->table->nrows, pl->head_row[i] + 1, &sc, NULL);
             hide_rows(b, &rows);
             tl_buf_free(&rows);
         } else if (pl->head_row[i]) {
             const tl_table *t = bl->table;
-            xb_header_row(b, t, ci[i], pl->head_row[i], &sc);
-            xb_rows(b, t, ci[i], 0, t->nrows, pl->head_row[i] + 1, &sc, comp);
+            tl_xb_header_row(b, t, ci[i], pl->head_row[i], &sc);
+            tl_xb_rows(b, t, ci[i], 0, t->nrows, pl->head_row[i] + 1, &sc, comp);
             if (t->nrows)
                 for (size_t c = 0; c < t->ncols; c++)
                     if (ci[i][c].cf != CF_NONE)
-                        xb_range(ci[i][c].cf == CF_LOWER_BETTER ? &lower : &higher, c, pl->head_row[i] + 1,
+                        tl_xb_range(ci[i][c].cf == CF_LOWER_BETTER ? &lower : &higher, c, pl->head_row[i] + 1,
                                  pl->head_row[i] + t->nrows);
         }
     }
     tl_buf_adds(b, "</sheetData>");
-    xb_cf(b, &lower, &higher);
+    tl_xb_cf(b, &lower, &higher);
     tl_buf_free(&lower);
     tl_buf_free(&higher);
     tl_buf_adds(b, SHEET_TAIL);
@@ -278,11 +278,11 @@ static void xb_rich(tl_buf *b, const char *text, int size)
                   "<c:tx><c:rich><a:bodyPr/><a:lstStyle/><a:p><a:pPr><a:defRPr sz=\"%d\" b=\"1\"/></a:pPr>"
                   "<a:r><a:rPr lang=\"en-US\" sz=\"%d\" b=\"1\"/><a:t>",
                   size, size);
-    xb_texts(b, text, TX_PLAIN);
+    tl_xb_texts(b, text, TX_PLAIN);
     tl_buf_adds(b, "</a:t></a:r></a:p></c:rich></c:tx><c:overlay val=\"0\"/>");
 }
 
-void render_chart(const summary_plan *pl, const char *tab, tl_buf *b)
+void tl_render_chart(const summary_plan *pl, const char *tab, tl_buf *b)
 {
     const tl_sheet_chart *ch = pl->s->chart;
     size_t head = pl->head_row[pl->chart_block], first = head + 1, lastr = head + ch->ncategories;
@@ -304,10 +304,10 @@ void render_chart(const summary_plan *pl, const char *tab, tl_buf *b)
     for (size_t s = 0; s < ch->nseries; s++) {
         const tl_chart_series *se = &ch->series[s];
         tl_buf_printf(b, "<c:ser><c:idx val=\"%zu\"/><c:order val=\"%zu\"/><c:tx><c:strRef><c:f>", s, s);
-        xb_sheet_ref(b, tab);
-        xb_ref(b, 1 + s, head, 1);
+        tl_xb_sheet_ref(b, tab);
+        tl_xb_ref(b, 1 + s, head, 1);
         tl_buf_adds(b, "</c:f><c:strCache><c:ptCount val=\"1\"/><c:pt idx=\"0\"><c:v>");
-        xb_texts(b, se->name ? se->name : "", TX_PLAIN);
+        tl_xb_texts(b, se->name ? se->name : "", TX_PLAIN);
         tl_buf_printf(b,
                       "</c:v></c:pt></c:strCache></c:strRef></c:tx>"
                       "<c:spPr><a:solidFill><a:srgbClr val=\"%s\"/></a:solidFill></c:spPr>"
@@ -315,24 +315,24 @@ void render_chart(const summary_plan *pl, const char *tab, tl_buf *b)
                       SERIES_COLOURS[s % (sizeof SERIES_COLOURS / sizeof *SERIES_COLOURS)]);
         if (ch->ncategories) {
             tl_buf_adds(b, "<c:cat><c:strRef><c:f>");
-            xb_sheet_ref(b, tab);
-            xb_ref(b, 0, first, 1);
+            tl_xb_sheet_ref(b, tab);
+            tl_xb_ref(b, 0, first, 1);
             tl_buf_addc(b, ':');
-            xb_ref(b, 0, lastr, 1);
+            tl_xb_ref(b, 0, lastr, 1);
             tl_buf_printf(b, "</c:f><c:strCache><c:ptCount val=\"%zu\"/>", ch->ncategories);
             for (size_t k = 0; k < ch->ncategories; k++) {
                 const char *cat = ch->categories[k];
                 if (!cat || !*cat)
                     continue;
                 tl_buf_printf(b, "<c:pt idx=\"%zu\"><c:v>", k);
-                xb_texts(b, cat, TX_PLAIN);
+                tl_xb_texts(b, cat, TX_PLAIN);
                 tl_buf_adds(b, "</c:v></c:pt>");
             }
             tl_buf_adds(b, "</c:strCache></c:strRef></c:cat><c:val><c:numRef><c:f>");
-            xb_sheet_ref(b, tab);
-            xb_ref(b, 1 + s, first, 1);
+            tl_xb_sheet_ref(b, tab);
+            tl_xb_ref(b, 1 + s, first, 1);
             tl_buf_addc(b, ':');
-            xb_ref(b, 1 + s, lastr, 1);
+            tl_xb_ref(b, 1 + s, lastr, 1);
             tl_buf_printf(b, "</c:f><c:numCache><c:formatCode>General</c:formatCode><c:ptCount val=\"%zu\"/>",
                           ch->ncategories);
             for (size_t k = 0; k < ch->ncategories; k++) {
@@ -371,7 +371,7 @@ void render_chart(const summary_plan *pl, const char *tab, tl_buf *b)
 }
 
 /* The chart sits to the right of the blocks, one column apart, from the second row. */
-void render_drawing(const summary_plan *pl, tl_buf *b)
+void tl_render_drawing(const summary_plan *pl, tl_buf *b)
 {
     const tl_sheet_chart *ch = pl->s->chart;
     size_t col = pl->ncols + 1, row = 1;

@@ -61,18 +61,18 @@
 
 /* A result sheet's columns: letters, number styles, colourings, hidden, widths (from
  * the names and the first rows).  Computed once per sheet, whatever its pieces. */
-colinfo *sheet_columns(const tl_result *res)
+colinfo *tl_sheet_columns(const tl_result *res)
 {
     const tl_table *t = res->table;
     colinfo *ci = tl_xcalloc(t->ncols ? t->ncols : 1, sizeof *ci);
     for (size_t c = 0; c < t->ncols; c++) {
         const tl_column *col = &t->cols[c];
         ci[c].reflen = (uint8_t)tl_excel_col_letters(c, ci[c].ref);
-        classify_column(col, t->nrows, &ci[c]);
+        tl_classify_column(col, t->nrows, &ci[c]);
         ci[c].hidden = (uint8_t)tl_result_hides(res, col->name);
-        size_t head = text_chars(col->name, strlen(col->name), XL_WIDTH_MAX) + 3; /* bold, filter button */
-        size_t body = column_chars(t, c, ci[c].xf);
-        ci[c].width = fit_width(head > body ? head : body);
+        size_t head = tl_text_chars(col->name, strlen(col->name), XL_WIDTH_MAX) + 3; /* bold, filter button */
+        size_t body = tl_column_chars(t, c, ci[c].xf);
+        ci[c].width = tl_fit_width(head > body ? head : body);
     }
     return ci;
 }
@@ -83,14 +83,14 @@ colinfo *sheet_columns(const tl_result *res)
  * ends at the last record closes it.  Pieces rendered separately and put together in
  * order make the same XML as the whole.
  */
-void render_result_rows(const tl_result *res, const colinfo *ci, int selected, size_t r0, size_t r1,
+void tl_render_result_rows(const tl_result *res, const colinfo *ci, int selected, size_t r0, size_t r1,
                                tl_buf *b, tl_zip_compressor *comp)
 {
     const tl_table *t = res->table;
     sheet_ctx sc = {res->name};
     size_t last_row = t->nrows + 1;
     if (r0 == 0) {
-        xb_sheet_open(b);
+        tl_xb_sheet_open(b);
         tl_buf_printf(b, "<dimension ref=\"A1:%s%zu\"/>", ci[t->ncols - 1].ref, last_row);
         tl_buf_printf(b,
                       "<sheetViews><sheetView%s workbookViewId=\"0\">"
@@ -98,11 +98,11 @@ void render_result_rows(const tl_result *res, const colinfo *ci, int selected, s
                       "<selection pane=\"bottomLeft\" activeCell=\"A2\" sqref=\"A2\"/></sheetView></sheetViews>"
                       "<sheetFormatPr defaultRowHeight=\"15\"/>",
                       selected ? " tabSelected=\"1\"" : "");
-        xb_cols(b, ci, t->ncols);
+        tl_xb_cols(b, ci, t->ncols);
         tl_buf_adds(b, "<sheetData>");
-        xb_header_row(b, t, ci, 1, &sc);
+        tl_xb_header_row(b, t, ci, 1, &sc);
     }
-    xb_rows(b, t, ci, r0, r1, 2, &sc, comp);
+    tl_xb_rows(b, t, ci, r0, r1, 2, &sc, comp);
     if (r1 < t->nrows)
         return;
     tl_buf_adds(b, "</sheetData>");
@@ -111,8 +111,8 @@ void render_result_rows(const tl_result *res, const colinfo *ci, int selected, s
         tl_buf lower = {0}, higher = {0};
         for (size_t c = 0; c < t->ncols; c++)
             if (ci[c].cf != CF_NONE)
-                xb_range(ci[c].cf == CF_LOWER_BETTER ? &lower : &higher, c, 2, last_row);
-        xb_cf(b, &lower, &higher);
+                tl_xb_range(ci[c].cf == CF_LOWER_BETTER ? &lower : &higher, c, 2, last_row);
+        tl_xb_cf(b, &lower, &higher);
         tl_buf_free(&lower);
         tl_buf_free(&higher);
     }
@@ -120,35 +120,35 @@ void render_result_rows(const tl_result *res, const colinfo *ci, int selected, s
     tl_buf_adds(b, "</worksheet>");
 }
 
-int result_is_empty(const tl_result *res) { return !res->table || res->table->ncols == 0; }
+int tl_result_is_empty(const tl_result *res) { return !res->table || res->table->ncols == 0; }
 
 static void render_result(const tl_result *res, int selected, tl_buf *b, tl_zip_compressor *comp)
 {
-    if (result_is_empty(res)) {
-        render_empty(b, selected);
+    if (tl_result_is_empty(res)) {
+        tl_render_empty(b, selected);
         return;
     }
-    colinfo *ci = sheet_columns(res);
-    render_result_rows(res, ci, selected, 0, res->table->nrows, b, comp);
+    colinfo *ci = tl_sheet_columns(res);
+    tl_render_result_rows(res, ci, selected, 0, res->table->nrows, b, comp);
     free(ci);
 }
 
 
-void render_job(const book *bk, size_t i, tl_buf *b, tl_zip_compressor *comp, tl_zip_blob *blob)
+void tl_render_job(const book *bk, size_t i, tl_buf *b, tl_zip_compressor *comp, tl_zip_blob *blob)
 {
     const sheet_job *j = &bk->jobs[i];
     tl_buf_clear(b);
     tl_zip_stream_begin(comp, blob);
     switch (j->kind) {
-    case SHEET_SUMMARY: render_summary(&bk->plan, j->tab, i == 0, b, comp); break;
+    case SHEET_SUMMARY: tl_render_summary(&bk->plan, j->tab, i == 0, b, comp); break;
     case SHEET_RESULT: render_result(j->res, i == 0, b, comp); break;
-    default: render_empty(b, i == 0); break;
+    default: tl_render_empty(b, i == 0); break;
     }
-    xb_flush(b, comp);
+    tl_xb_flush(b, comp);
     tl_zip_stream_finish(comp);
 }
 
-int write_sheet(tl_zip *z, sheet_job *j, tl_error *err)
+int tl_write_sheet(tl_zip *z, sheet_job *j, tl_error *err)
 {
     char name[48];
     snprintf(name, sizeof name, "xl/worksheets/sheet%zu.xml", j->file);
@@ -158,9 +158,9 @@ int write_sheet(tl_zip *z, sheet_job *j, tl_error *err)
 }
 
 
-render_state *render_states_new(int n) { return tl_xcalloc((size_t)n, sizeof(render_state)); }
+render_state *tl_render_states_new(int n) { return tl_xcalloc((size_t)n, sizeof(render_state)); }
 
-void render_states_free(render_state *st, int n)
+void tl_render_states_free(render_state *st, int n)
 {
     for (int i = 0; i < n; i++) {
         tl_zip_compressor_free(st[i].comp);
@@ -172,7 +172,7 @@ void render_states_free(render_state *st, int n)
 
 /* ---- the workbook ------------------------------------------------------------------------- */
 
-int add_part(tl_zip *z, const char *name, tl_buf *b, tl_error *err)
+int tl_add_part(tl_zip *z, const char *name, tl_buf *b, tl_error *err)
 {
     int rc = tl_zip_add(z, name, b->data, b->len, err);
     tl_buf_clear(b);
@@ -180,13 +180,13 @@ int add_part(tl_zip *z, const char *name, tl_buf *b, tl_error *err)
 }
 
 /* A tab for the summary: its name made legal, and unlike every result's tab. */
-char *summary_tab(const char *name, char **tabs, size_t n)
+char *tl_summary_tab(const char *name, char **tabs, size_t n)
 {
     return tl_tab_unique(name && *name ? name : "summary", tabs, n);
 }
 
 /* Whether result r fits a worksheet (else *err says so, naming `path`). */
-int result_fits(const tl_result *r, const char *path, tl_error *err)
+int tl_result_fits(const tl_result *r, const char *path, tl_error *err)
 {
     const tl_table *t = r->table;
     if (t->ncols <= TL_EXCEL_MAX_COLS && t->nrows + 1 <= TL_EXCEL_MAX_ROWS)
@@ -197,7 +197,7 @@ int result_fits(const tl_result *r, const char *path, tl_error *err)
 }
 
 /* Whether summary plan pl fits a worksheet (else *err says so, naming `path`). */
-int summary_fits(const summary_plan *pl, const char *path, tl_error *err)
+int tl_summary_fits(const summary_plan *pl, const char *path, tl_error *err)
 {
     if (pl->nrows <= TL_EXCEL_MAX_ROWS && pl->ncols <= TL_EXCEL_MAX_COLS - 14)
         return 1;

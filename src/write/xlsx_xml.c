@@ -256,16 +256,16 @@ static char *put_text(char *p, const char *src, size_t n, int mode)
 }
 
 /* Append escaped text to b. */
-void xb_text(tl_buf *b, const char *s, size_t n, int mode)
+void tl_xb_text(tl_buf *b, const char *s, size_t n, int mode)
 {
     char *p = xb_room(b, 7 * n + 1);
     xb_done(b, put_text(p, s, n, mode));
 }
 
-void xb_texts(tl_buf *b, const char *s, int mode) { xb_text(b, s, strlen(s), mode); }
+void tl_xb_texts(tl_buf *b, const char *s, int mode) { tl_xb_text(b, s, strlen(s), mode); }
 
 /* Characters (code points) in s[0..n), counting at most `cap`. */
-size_t text_chars(const char *s, size_t n, size_t cap)
+size_t tl_text_chars(const char *s, size_t n, size_t cap)
 {
     size_t k = 0;
     for (size_t i = 0; i < n && k < cap; i++)
@@ -290,7 +290,7 @@ static size_t text_prefix(const char *s, size_t n, size_t chars)
 /* ---- references ---------------------------------------------------------------------- */
 
 /* Decimal digits of v; returns their count. */
-size_t xb_dec(size_t v, char *out)
+size_t tl_xb_dec(size_t v, char *out)
 {
     char tmp[24];
     size_t n = 0;
@@ -305,11 +305,11 @@ size_t xb_dec(size_t v, char *out)
 }
 
 /* "B7": 0-based column, 1-based row. */
-void xb_ref(tl_buf *b, size_t col, size_t row, int absolute)
+void tl_xb_ref(tl_buf *b, size_t col, size_t row, int absolute)
 {
     char l[8], d[24];
     tl_excel_col_letters(col, l);
-    xb_dec(row, d);
+    tl_xb_dec(row, d);
     if (absolute)
         tl_buf_printf(b, "$%s$%s", l, d);
     else
@@ -317,13 +317,13 @@ void xb_ref(tl_buf *b, size_t col, size_t row, int absolute)
 }
 
 /* A sheet name in a formula: 'name' with quotes doubled, escaped for XML. */
-void xb_sheet_ref(tl_buf *b, const char *tab)
+void tl_xb_sheet_ref(tl_buf *b, const char *tab)
 {
     tl_buf_addc(b, '\'');
     for (const char *s = tab; *s; s++) {
         const char *q = strchr(s, '\'');
         size_t n = q ? (size_t)(q - s) : strlen(s);
-        xb_text(b, s, n, TX_PLAIN);
+        tl_xb_text(b, s, n, TX_PLAIN);
         s += n;
         if (!q)
             break;
@@ -347,10 +347,10 @@ static inline char *put_ref(char *p, const colinfo *ci, const char *row, size_t 
 }
 
 /* <c r="B7"[ s="N"] t="inlineStr"><is><t>text</t></is></c>, the text cut to Excel's limit. */
-char *put_str_cell(tl_buf *b, char *p, const colinfo *ci, const char *row, size_t rowlen, int xf,
+char *tl_put_str_cell(tl_buf *b, char *p, const colinfo *ci, const char *row, size_t rowlen, int xf,
                           const char *s, size_t n, const sheet_ctx *sc, const char *colname, size_t rownum)
 {
-    if (n > TL_EXCEL_MAX_TEXT && text_chars(s, n, (size_t)-1) > TL_EXCEL_MAX_TEXT) {
+    if (n > TL_EXCEL_MAX_TEXT && tl_text_chars(s, n, (size_t)-1) > TL_EXCEL_MAX_TEXT) {
         n = text_prefix(s, n, TL_EXCEL_MAX_TEXT);
         pthread_mutex_lock(&warn_mu);
         if (!ncut++) {
@@ -391,10 +391,10 @@ static inline char *put_num_cell(char *p, const colinfo *ci, const char *row, si
 }
 
 /* The header row: the column names in bold. */
-void xb_header_row(tl_buf *b, const tl_table *t, const colinfo *ci, size_t rownum, const sheet_ctx *sc)
+void tl_xb_header_row(tl_buf *b, const tl_table *t, const colinfo *ci, size_t rownum, const sheet_ctx *sc)
 {
     char row[24] = {0};
-    size_t rowlen = xb_dec(rownum, row);
+    size_t rowlen = tl_xb_dec(rownum, row);
     char *p = xb_room(b, 32);
     PUT(p, "<row r=\"");
     memcpy(p, row, rowlen);
@@ -403,14 +403,14 @@ void xb_header_row(tl_buf *b, const tl_table *t, const colinfo *ci, size_t rownu
     for (size_t c = 0; c < t->ncols; c++) {
         const char *name = t->cols[c].name;
         if (name && *name)
-            p = put_str_cell(b, p, &ci[c], row, rowlen, XF_BOLD, name, strlen(name), sc, name, rownum);
+            p = tl_put_str_cell(b, p, &ci[c], row, rowlen, XF_BOLD, name, strlen(name), sc, name, rownum);
     }
     xb_done(b, p);
     tl_buf_adds(b, "</row>");
 }
 
 /* Hand what b holds to the compressor (when there is one) and empty b. */
-void xb_flush(tl_buf *b, tl_zip_compressor *comp)
+void tl_xb_flush(tl_buf *b, tl_zip_compressor *comp)
 {
     if (comp && b->len) {
         tl_zip_stream_write(comp, b->data, b->len);
@@ -421,7 +421,7 @@ void xb_flush(tl_buf *b, tl_zip_compressor *comp)
 
 /* Records r0 .. r1-1 of table t as worksheet rows first_row + r; every ~XL_CHUNK bytes
  * go to the compressor, so a sheet's XML is never whole in memory. */
-void xb_rows(tl_buf *b, const tl_table *t, const colinfo *ci, size_t r0, size_t r1, size_t first_row,
+void tl_xb_rows(tl_buf *b, const tl_table *t, const colinfo *ci, size_t r0, size_t r1, size_t first_row,
                     const sheet_ctx *sc, tl_zip_compressor *comp)
 {
     size_t ncols = t->ncols;
@@ -429,7 +429,7 @@ void xb_rows(tl_buf *b, const tl_table *t, const colinfo *ci, size_t r0, size_t 
     for (size_t r = r0; r < r1; r++) {
         char row[24] = {0};
         size_t rownum = first_row + r;
-        size_t rowlen = xb_dec(rownum, row);
+        size_t rowlen = tl_xb_dec(rownum, row);
         tl_table_prefetch_row(t, r);
         char *p = xb_room(b, need);
         PUT(p, "<row r=\"");
@@ -462,7 +462,7 @@ void xb_rows(tl_buf *b, const tl_table *t, const colinfo *ci, size_t r0, size_t 
                      * Only the perf sheets' double parameter columns hold a NaN cell (a
                      * missing parameter); a missing value elsewhere is an empty cell. */
                     const char *s = isnan(cell->v.f) ? "nan" : cell->v.f < 0 ? "-inf" : "inf";
-                    p = put_str_cell(b, p, &ci[c], row, rowlen, XF_GENERAL, s, strlen(s), sc,
+                    p = tl_put_str_cell(b, p, &ci[c], row, rowlen, XF_GENERAL, s, strlen(s), sc,
                                      t->cols[c].name, rownum);
                     p = xb_ensure(b, p, need);
                 }
@@ -478,7 +478,7 @@ void xb_rows(tl_buf *b, const tl_table *t, const colinfo *ci, size_t r0, size_t 
                 size_t n = tl_cell_len(cell);
                 if (n == 0)
                     break; /* the empty string is missing */
-                p = put_str_cell(b, p, &ci[c], row, rowlen, XF_GENERAL, cell->v.s, n, sc, t->cols[c].name,
+                p = tl_put_str_cell(b, p, &ci[c], row, rowlen, XF_GENERAL, cell->v.s, n, sc, t->cols[c].name,
                                  rownum);
                 p = xb_ensure(b, p, need);
                 break;
@@ -490,7 +490,7 @@ void xb_rows(tl_buf *b, const tl_table *t, const colinfo *ci, size_t r0, size_t 
         PUT(p, "</row>");
         xb_done(b, p);
         if (b->len >= XL_CHUNK)
-            xb_flush(b, comp);
+            tl_xb_flush(b, comp);
     }
 }
 
@@ -498,17 +498,17 @@ void xb_rows(tl_buf *b, const tl_table *t, const colinfo *ci, size_t r0, size_t 
 /* ---- conditional formats ----------------------------------------------------------------- */
 
 /* Append "B2:B100" to a space-separated sqref list. */
-void xb_range(tl_buf *sq, size_t col, size_t r1, size_t r2)
+void tl_xb_range(tl_buf *sq, size_t col, size_t r1, size_t r2)
 {
     if (sq->len)
         tl_buf_addc(sq, ' ');
-    xb_ref(sq, col, r1, 0);
+    tl_xb_ref(sq, col, r1, 0);
     tl_buf_addc(sq, ':');
-    xb_ref(sq, col, r2, 0);
+    tl_xb_ref(sq, col, r2, 0);
 }
 
 /* Red when a value grew and green when it shrank (lower is better), or the other way. */
-void xb_cf(tl_buf *b, const tl_buf *lower, const tl_buf *higher)
+void tl_xb_cf(tl_buf *b, const tl_buf *lower, const tl_buf *higher)
 {
     const tl_buf *sq[2] = {lower, higher};
     int prio = 1;
@@ -530,16 +530,16 @@ void xb_cf(tl_buf *b, const tl_buf *lower, const tl_buf *higher)
 
 /* ---- worksheets ------------------------------------------------------------------------ */
 
-void xb_sheet_open(tl_buf *b)
+void tl_xb_sheet_open(tl_buf *b)
 {
     tl_buf_adds(b, XML_DECL);
     tl_buf_printf(b, "<worksheet xmlns=\"%s\" xmlns:r=\"%s\">", NS_MAIN, NS_REL);
 }
 
 /* An empty worksheet (a result without a table; the summary before its rows). */
-void render_empty(tl_buf *b, int selected)
+void tl_render_empty(tl_buf *b, int selected)
 {
-    xb_sheet_open(b);
+    tl_xb_sheet_open(b);
     tl_buf_printf(b,
                   "<dimension ref=\"A1\"/><sheetViews><sheetView%s workbookViewId=\"0\"/></sheetViews>"
                   "<sheetFormatPr defaultRowHeight=\"15\"/><sheetData/>%s</worksheet>",
