@@ -22,7 +22,7 @@ if [ "${1:-}" = --check ]; then
   if [ -n "$bad" ]; then
     echo "functions too long:"; echo "$bad"; exit 1
   fi
-  n=$(grep -vc '^#' "$allow")
+  n=$(grep -vc '^#' "$allow" || true)
   if [ "$n" = 0 ]; then echo "functions: none over 150 lines"
   else echo "functions: none over 150 lines but the $n listed in $allow"; fi
   exit 0
