@@ -4,6 +4,9 @@
 #include "mpi/mpi_share.h"
 
 #include <mpi.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include <stdint.h>
 #include <string.h>
@@ -113,4 +116,16 @@ int tl_mpi_gather_shares(tl_rank_set *s, int np, tl_error *err)
     }
     tl_buf_free(&b);
     return bad ? -1 : 0;
+}
+
+void tl_mpi_begin(const char *progname, int *argc, char ***argv, int *me, int *np)
+{
+    tl_progname = progname;
+#ifdef __GLIBC__
+    mallopt(M_MMAP_THRESHOLD, 256 << 20);
+    mallopt(M_TRIM_THRESHOLD, 1 << 30);
+#endif
+    MPI_Init(argc, argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, me);
+    MPI_Comm_size(MPI_COMM_WORLD, np);
 }

@@ -12,6 +12,11 @@
 
 enum { TL_MPI_ROOT = 0 };
 
+/* A front end's start: its name for messages, the allocator told to keep big blocks (a
+ * rank's facts come and go in large tables), MPI started; this process's rank and the
+ * number of processes into *me and *np. */
+void tl_mpi_begin(const char *progname, int *argc, char ***argv, int *me, int *np);
+
 /* The root's b to every process (the others' b replaced). */
 void tl_mpi_bcast_bytes(tl_buf *b, int me);
 

@@ -20,9 +20,6 @@
 
 #include <mpi.h>
 
-#ifdef __GLIBC__
-#include <malloc.h>
-#endif
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -119,15 +116,8 @@ static int root_finish(const tl_report_args *a, tl_rank_set *set, int np)
 
 int main(int argc, char **argv)
 {
-    tl_progname = "tlreport-mpi";
-#ifdef __GLIBC__
-    mallopt(M_MMAP_THRESHOLD, 256 << 20);
-    mallopt(M_TRIM_THRESHOLD, 1 << 30);
-#endif
-    MPI_Init(&argc, &argv);
     int me, np;
-    MPI_Comm_rank(MPI_COMM_WORLD, &me);
-    MPI_Comm_size(MPI_COMM_WORLD, &np);
+    tl_mpi_begin("tlreport-mpi", &argc, &argv, &me, &np);
     tl_report_args a;
     tl_report_args_init(&a);
     int done = 0, rc = parse(argc, argv, &a, me, &done);
