@@ -6,6 +6,7 @@
 #include "testutil.h"
 
 #include "ranks/ranks.h"
+#include "ranks/ranks_impl.h"
 
 #include <math.h>
 
@@ -221,12 +222,37 @@ static void test_refusals(void **state)
     free(dir);
 }
 
+/* --agg_metrics' reducers, as pandas' groupby computes them: a missing value skipped,
+ * std and var with one degree of freedom, the median of an even count the middle mean. */
+static void test_reducers(void **state)
+{
+    (void)state;
+    const double v[] = {4, NAN, 1, 3, 2};
+    static const struct {
+        const char *name;
+        double want;
+    } cases[] = {{"count", 4}, {"sum", 10}, {"mean", 2.5}, {"median", 2.5}, {"min", 1}, {"max", 4},
+                 {"std", 1.2909944487358056}, {"var", 5.0 / 3}, {"first", 4}, {"last", 2}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        tl_cval c = tl_rk_agg(cases[i].name, v, 5, 1);
+        double got = c.kind == TL_CV_INT ? (double)c.i : c.f;
+        if (fabs(got - cases[i].want) > 1e-12) {
+            print_error("%s: %.17g, want %.17g\n", cases[i].name, got, cases[i].want);
+            fail();
+        }
+    }
+    assert_int_equal(tl_rk_agg("count", v, 5, 0).kind, TL_CV_INT);
+    assert_int_equal(tl_rk_agg("median", v + 1, 1, 0).kind, TL_CV_NONE); /* all missing: missing */
+    assert_true(tl_rk_agg_known("var") && !tl_rk_agg_known("mode"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_planted_arrivals),
         cmocka_unit_test(test_rank_regex),
         cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_reducers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

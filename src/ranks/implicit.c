@@ -1,7 +1,7 @@
 /*
  * implicit.c - the implicit-sync collectives (MULTIRANK.md §5): per collective, the
  * ranks' arrivals and waits, bandwidth; their summary by name, dtype and size; the
- * straggler summary per rank.  And pandas' groupby reducers.
+ * straggler summary per rank.
  */
 #include "ranks/ranks_impl.h"
 
@@ -12,75 +12,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* ---- pandas' groupby reducers ------------------------------------------------------------ */
-
-static const char *const agg_names[] = {"mean", "median", "min", "max", "std", "var", "sum", "count", "first", "last"};
-
-int tl_rk_agg_known(const char *name)
-{
-    for (size_t i = 0; i < sizeof agg_names / sizeof *agg_names; i++)
-        if (strcmp(name, agg_names[i]) == 0)
-            return 1;
-    return 0;
-}
-
-int tl_ranks_agg_known(const char *name) { return tl_rk_agg_known(name); }
-
-static int dbl_cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-tl_cval tl_rk_agg(const char *name, const double *v, size_t n, int is_int)
-{
-    size_t k = 0;
-    tl_kahan sum = {0};
-    tl_welford w = {0};
-    double mn = NAN, mx = NAN, first = NAN, last = NAN;
-    for (size_t i = 0; i < n; i++) {
-        if (isnan(v[i]))
-            continue;
-        if (!k++)
-            first = mn = mx = v[i];
-        last = v[i];
-        mn = v[i] < mn ? v[i] : mn;
-        mx = v[i] > mx ? v[i] : mx;
-        tl_kahan_add(&sum, v[i]);
-        tl_welford_add(&w, v[i]);
-    }
-    if (strcmp(name, "count") == 0)
-        return tl_rk_int((int64_t)k);
-    if (strcmp(name, "sum") == 0)
-        return tl_rk_num(sum.sum, is_int);
-    if (strcmp(name, "mean") == 0)
-        return tl_rk_num(k ? sum.sum / (double)k : NAN, 0);
-    if (strcmp(name, "min") == 0)
-        return tl_rk_num(mn, is_int);
-    if (strcmp(name, "max") == 0)
-        return tl_rk_num(mx, is_int);
-    if (strcmp(name, "first") == 0)
-        return tl_rk_num(first, is_int);
-    if (strcmp(name, "last") == 0)
-        return tl_rk_num(last, is_int);
-    if (strcmp(name, "std") == 0 || strcmp(name, "var") == 0) {
-        double sd = tl_welford_std(&w);
-        return tl_rk_num(name[0] == 'v' ? sd * sd : sd, 0);
-    }
-    /* median: the middle value, or the mean of the two middle ones */
-    if (!k)
-        return tl_rk_num(NAN, 0);
-    double *c = tl_xmalloc(k * sizeof *c);
-    size_t j = 0;
-    for (size_t i = 0; i < n; i++)
-        if (!isnan(v[i]))
-            c[j++] = v[i];
-    qsort(c, k, sizeof *c, dbl_cmp);
-    double med = k % 2 ? c[k / 2] : (c[k / 2 - 1] + c[k / 2]) / 2;
-    free(c);
-    return tl_rk_num(med, 0);
-}
 
 /* ---- nccl_implicit_sync (§5.2) ----------------------------------------------------------- */
 
