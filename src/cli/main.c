@@ -26,21 +26,6 @@
 
 enum { EXIT_USAGE = 2, EXIT_REGRESSION = 3 };
 
-/* argv through tlcompare's option table and its check (run/options.h): 0 to run, else the
- * exit status (after --help or --version: 0 with *done set). */
-static int parse_args(int argc, char **argv, tl_compare_args *a, int *done)
-{
-    tl_buf out = {0};
-    tl_error err = {0};
-    int rc = tl_opts_cli(&tl_compare_tool, NULL, TL_VERSION, argc, argv, a, &out, &err);
-    if (rc > 0)
-        tl_opts_error_line(&tl_compare_tool, NULL, rc, &err, &out);
-    fputs(tl_buf_cstr(&out), rc > 0 ? stderr : stdout);
-    tl_buf_free(&out);
-    *done = rc == TL_OPTS_SHOWN;
-    return rc == TL_OPTS_SHOWN ? 0 : rc;
-}
-
 /* The summary on stdout, made valid UTF-8 like the files (a terminal shows U+FFFD). */
 static void print_summary(const tl_comparison *cmp, int color)
 {
@@ -71,7 +56,7 @@ int main(int argc, char **argv)
     tl_compare_args a;
     tl_compare_args_init(&a);
     int done = 0;
-    int rc = parse_args(argc, argv, &a, &done);
+    int rc = tl_opts_main(&tl_compare_tool, TL_VERSION, argc, argv, &a, &done);
     if (rc != 0 || done) {
         tl_compare_args_free(&a);
         return rc;

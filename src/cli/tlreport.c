@@ -26,21 +26,6 @@
 
 enum { EXIT_USAGE = 2 };
 
-/* argv through tlreport's option table and its check (run/options.h): 0 to run, else the
- * exit status (after --help or --version: 0 with *done set). */
-static int parse_args(int argc, char **argv, tl_report_args *a, int *done)
-{
-    tl_buf out = {0};
-    tl_error err = {0};
-    int rc = tl_opts_cli(&tl_report_tool, NULL, TL_VERSION, argc, argv, a, &out, &err);
-    if (rc > 0)
-        tl_opts_error_line(&tl_report_tool, NULL, rc, &err, &out);
-    fputs(tl_buf_cstr(&out), rc > 0 ? stderr : stdout);
-    tl_buf_free(&out);
-    *done = rc == TL_OPTS_SHOWN;
-    return rc == TL_OPTS_SHOWN ? 0 : rc;
-}
-
 /* The trace's tag: its file name without .json.gz / .json and a trailing .pt.trace. */
 static char *trace_tag(const char *path)
 {
@@ -98,7 +83,7 @@ int main(int argc, char **argv)
     tl_report_args a;
     tl_report_args_init(&a);
     int done = 0;
-    int rc = parse_args(argc, argv, &a, &done);
+    int rc = tl_opts_main(&tl_report_tool, TL_VERSION, argc, argv, &a, &done);
     if (rc != 0 || done) {
         tl_report_args_free(&a);
         return rc;

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -373,6 +374,19 @@ void tl_opts_error_line(const tl_tool *t, const char *name, int status, const tl
     if (status == TL_RUN_USAGE)
         tl_buf_printf(out, " (see '%s --help')", t->prog);
     tl_buf_printf(out, "\n");
+}
+
+int tl_opts_main(const tl_tool *t, const char *version, int argc, char **argv, void *args, int *done)
+{
+    tl_buf out = {0};
+    tl_error err = {0};
+    int rc = tl_opts_cli(t, NULL, version, argc, argv, args, &out, &err);
+    if (rc > 0)
+        tl_opts_error_line(t, NULL, rc, &err, &out);
+    fputs(tl_buf_cstr(&out), rc > 0 ? stderr : stdout);
+    tl_buf_free(&out);
+    *done = rc == TL_OPTS_SHOWN;
+    return rc == TL_OPTS_SHOWN ? 0 : rc;
 }
 
 void tl_opts_help(const tl_tool *t, tl_buf *out)

@@ -112,6 +112,13 @@ int tl_opts_cli(const tl_tool *t, const char *name, const char *version, int arg
  */
 void tl_opts_error_line(const tl_tool *t, const char *name, int status, const tl_error *err, tl_buf *out);
 
+/*
+ * tl_opts_cli for a program's main: the help or version text printed on stdout, an error
+ * line (tl_opts_error_line) on stderr.  Returns 0 to run, with *done set when the help
+ * or the version was shown (exit 0 then), else the exit status.
+ */
+int tl_opts_main(const tl_tool *t, const char *version, int argc, char **argv, void *args, int *done);
+
 /* The row of Python keyword `key`, or NULL. */
 const tl_optdef *tl_opts_find_key(const tl_tool *t, const char *key);
 
