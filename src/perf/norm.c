@@ -54,8 +54,9 @@ typedef struct norm_args {
     const tl_pv *mask;    /* output_mask (the backward families) */
 } norm_args;
 
-/* batch, group and instance norm: channels from dim 1, weight (D[2]) present */
-static int read_bn(pm_ctx *c, int f, norm_args *a)
+/* The batch norms' channels (the input's dim 1) and affinity (whether a weight, D[2], is
+ * given); they always count a bias. */
+static int read_bn_channels(norm_args *a)
 {
     int p;
     if (!tl_pv_is_int(a->dim1) || (p = present(a->D, 2)) < 0)
@@ -63,6 +64,14 @@ static int read_bn(pm_ctx *c, int f, norm_args *a)
     a->chi = a->dim1->u.i;
     a->has_bias = 1;
     a->affine = p;
+    return PM_OK;
+}
+
+/* batch, group and instance norm: channels from dim 1, weight (D[2]) present */
+static int read_bn(pm_ctx *c, int f, norm_args *a)
+{
+    if (read_bn_channels(a) != PM_OK)
+        return PM_FAIL;
     if (f == F_GN) {
         a->training = 1;
     } else {
@@ -78,12 +87,8 @@ static int read_bn(pm_ctx *c, int f, norm_args *a)
  * native one says both (C[7], whether D[0] is present) */
 static int read_bnb(pm_ctx *c, int f, norm_args *a)
 {
-    int p;
-    if (!tl_pv_is_int(a->dim1) || (p = present(a->D, 2)) < 0)
+    if (read_bn_channels(a) != PM_OK)
         return PM_FAIL;
-    a->chi = a->dim1->u.i;
-    a->has_bias = 1;
-    a->affine = p;
     tl_pv *m = tl_pv_seq(c->pool, TL_PV_LIST, 1);
     m->u.items[0].kind = TL_PV_BOOL;
     if (a->cudnn_bnb) {
