@@ -30,6 +30,16 @@ static void ov_push(opvec *o, uint8_t kind, uint32_t i, uint32_t j)
     o->v[o->n++] = (op_t){kind, i, j};
 }
 
+/* The ops of an alignment of two sublists appended to *out as ops over the lists they were
+ * taken from: sublist positions mapped through to_i and to_j. */
+static void ov_push_mapped(opvec *out, const opvec *ops, const uint32_t *to_i, const uint32_t *to_j)
+{
+    for (size_t x = 0; x < ops->n; x++) {
+        op_t o = ops->v[x];
+        ov_push(out, o.kind, o.kind != TL_DIFF_INSERT ? to_i[o.i] : 0, o.kind != TL_DIFF_DELETE ? to_j[o.j] : 0);
+    }
+}
+
 /* ---- the aligner --------------------------------------------------------------------- */
 
 /* Scratch that lives through the merge: stamp-tagged maps over normalised-name ids and
@@ -824,10 +834,7 @@ static void realign_expanded(aligner *A, const opvec *ops, const dvec *c1, const
     if (f1.n && f2.n) {
         opvec fops = {0};
         align_lists(A, fi1.v, fi1.n, fi2.v, fi2.n, &fops);
-        for (size_t x = 0; x < fops.n; x++) {
-            op_t o = fops.v[x];
-            ov_push(nops, o.kind, o.kind != TL_DIFF_INSERT ? f1.v[o.i] : 0, o.kind != TL_DIFF_DELETE ? f2.v[o.j] : 0);
-        }
+        ov_push_mapped(nops, &fops, f1.v, f2.v);
         free(fops.v);
     } else {
         for (size_t i = 0; i < f1.n; i++)
@@ -895,10 +902,7 @@ static void align_collapsed(aligner *A, const dvec *col1, const dvec *col2, opve
             dv_push(&s2, col2->v[scj.v[x]]);
         opvec p2 = {0};
         aligned_wf(A, s1.v, s1.n, s2.v, s2.n, 1, &p2);
-        for (size_t x = 0; x < p2.n; x++) {
-            op_t o = p2.v[x];
-            ov_push(cops, o.kind, o.kind != TL_DIFF_INSERT ? sci.v[o.i] : 0, o.kind != TL_DIFF_DELETE ? scj.v[o.j] : 0);
-        }
+        ov_push_mapped(cops, &p2, sci.v, scj.v);
         free(p2.v);
     } else {
         for (size_t x = 0; x < fops.n; x++)
