@@ -98,7 +98,21 @@ def test_ctrl_c(what, delay, big_trace, tmp_path, idle_latency):
     # in delivering a signal, measured now: a loaded machine delays both alike
     limit = (0.5 if not os.environ.get("TLCOMPARE_SANITIZED") else 10.0) + 10 * idle_latency
     assert took < limit, f"KeyboardInterrupt {took:.2f} s after SIGINT (limit {limit:.2f} s)"
-    assert sorted(os.listdir(tmp_path)) == [], os.listdir(tmp_path)  # nothing written, no temporaries
+    left = sorted(os.listdir(tmp_path))
+    if left:
+        # the run had committed its outputs when the signal came (a fast machine: the
+        # interrupt is raised as the last call returns, before "finished" is printed).
+        # Then they must be whole: both outputs, the workbook a valid zip, every CSV with
+        # its header; never a temporary or a partial file
+        assert left == ["csvs", "out.xlsx"], left
+        with zipfile.ZipFile(tmp_path / "out.xlsx") as z:
+            assert z.testzip() is None
+        csvs = sorted(os.listdir(tmp_path / "csvs"))
+        assert csvs and all(n.endswith(".csv") for n in csvs), csvs
+        for n in csvs:
+            with open(tmp_path / "csvs" / n) as f:
+                assert f.readline().strip(), n
+        pytest.skip(f"the run had written its outputs within {delay} s: nothing to interrupt on this machine")
 
 
 END_CHILD = r"""
