@@ -23,4 +23,22 @@
 tl_table *tl_runs_collapse(tl_table **runs, size_t k, const char *side, const tl_compare_spec *spec,
                            tl_arena *arena, tl_error *err);
 
+/*
+ * The same collapse, one run at a time: each run folded in as it comes (its table read,
+ * not kept), so that the memory is the side's one table whatever the number of runs.  The
+ * result is tl_runs_collapse's of the same tables in the same order, cell for cell (the
+ * means are the same Welford updates in run order; a numeric column's integers turn
+ * floating point exactly where the merge would have made them so), for tables whose keys
+ * (every key of spec, in every table) are texts that do not repeat within a table: a
+ * report built from a trace is so by construction.  A table that is not is refused
+ * (tl_runs_fold_add returns -1 with *err naming the run, the sheet and the key).
+ * Strings of the result live in `arena`.
+ */
+typedef struct tl_runs_fold tl_runs_fold;
+tl_runs_fold *tl_runs_fold_new(const char *side, const tl_compare_spec *spec, tl_arena *arena);
+int tl_runs_fold_add(tl_runs_fold *f, const tl_table *t, tl_error *err);
+/* The side's one table (NULL when no run was folded); the fold is freed either way. */
+tl_table *tl_runs_fold_finish(tl_runs_fold *f);
+void tl_runs_fold_free(tl_runs_fold *f);
+
 #endif

@@ -6,6 +6,7 @@
 #include "run/dist_impl.h"
 
 #include "compare/compare.h"
+#include "compare/runs.h"
 #include "ranks/ranks.h"
 #include "run/distreport.h"
 #include "run/memreport.h"
@@ -17,10 +18,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The gpu_timeline rows the comparison of runs reads, in the order of its sheets. */
-static const char *const kTypes[] = {"total_time", "busy_time", "computation_time",
-                                     "exposed_comm_time", "exposed_memcpy_time", "idle_time"};
-enum { NTYPES = sizeof kTypes / sizeof *kTypes, T_TOTAL = 0, T_BUSY, T_COMP, T_COMM };
+const char *const tl_dist_types[TL_DIST_NTYPES] = {"total_time",        "busy_time",
+                                                   "computation_time",  "exposed_comm_time",
+                                                   "exposed_memcpy_time", "idle_time"};
+#define kTypes tl_dist_types
+enum { NTYPES = TL_DIST_NTYPES };
+
+/* The sheets a rank of a trace run is folded into, keyed and tracked as the sheet groups
+ * compare them (compare/groups.c): the fold must pair and average exactly as they do. */
+static const char *const kTimelineKeys[] = {"type"}, *const kTimelineMetrics[] = {"time ms"};
+static const char *const kOpsKeys[] = {"name"},
+                         *const kOpsMetrics[] = {"total_direct_kernel_time_ms", "Count"};
+static const tl_compare_spec kFoldSpecs[2] = {
+    {"gpu_timeline", kTimelineKeys, 1, kTimelineMetrics, 1, 0},
+    {"ops_summary", kOpsKeys, 1, kOpsMetrics, 2, 0},
+};
+/* Ranks read together before they are folded: enough to keep the workers busy. */
+#define RANK_BATCH 16
 
 /* ---- recognising and reading runs ------------------------------------------------------- */
 
@@ -81,7 +95,139 @@ static double timeline_ms(const tl_table *t, const char *type)
     return NAN;
 }
 
-/* Find and read every run (its ranks on o->jobs workers), then its collective sheets. */
+/* The baseline's rank 0's ops (its ops_summary's names, in row order): the ops whose
+ * per-rank times are kept (those that moved on one rank only are found among them). */
+static void take_ops(struct tl_dist *d, const tl_table *t)
+{
+    long nc = t ? tl_table_find(t, "name") : -1;
+    if (nc < 0)
+        return;
+    d->have_ops = 1;
+    d->ops = tl_xcalloc(t->nrows ? t->nrows : 1, sizeof *d->ops);
+    d->op_first = tl_xcalloc(t->nrows ? t->nrows : 1, sizeof *d->op_first);
+    for (size_t r = 0; r < t->nrows; r++) {
+        const tl_cell *c = &t->cols[nc].cells[r];
+        if (c->kind != TL_STR)
+            continue;
+        const char *op = tl_arena_strdup(&d->arena, c->v.s);
+        tl_strmap_slot *slot = tl_strmap_get(&d->op_index, op);
+        if (!slot->value)
+            slot->value = d->nops + 1;
+        d->op_first[d->nops] = slot->value - 1;
+        d->ops[d->nops++] = op;
+    }
+}
+
+/* Rank i's ops' times into run->op_ms (an op named twice in the rank: its last row). */
+static void take_op_times(struct tl_dist *d, dist_run *run, size_t i, const tl_table *t)
+{
+    long c = t ? tl_table_find(t, "name") : -1, m = t ? tl_table_find(t, "total_direct_kernel_time_ms") : -1;
+    for (size_t q = 0; c >= 0 && m >= 0 && q < t->nrows; q++) {
+        const tl_cell *name = &t->cols[c].cells[q];
+        const tl_strmap_slot *slot = name->kind == TL_STR ? tl_strmap_find(&d->op_index, name->v.s) : NULL;
+        if (slot)
+            run->op_ms[(slot->value - 1) * run->set.n + i] = tl_column_number_at(&t->cols[m], q);
+    }
+}
+
+/* What the comparison keeps of rank i of run k, taken once it is read: its times, its ops'
+ * times, and (a trace run) its sheets folded into the run's, its tables then let go. */
+static int take_rank(struct tl_dist *d, size_t k, size_t i, tl_runs_fold **fold, tl_error *err)
+{
+    dist_run *run = &d->runs[k];
+    tl_rank_facts *f = &run->set.facts[i];
+    size_t n = run->set.n;
+    for (int ty = 0; ty < NTYPES; ty++) {
+        if (!run->times[ty])
+            run->times[ty] = tl_xmalloc((n ? n : 1) * sizeof *run->times[ty]);
+        run->times[ty][i] = timeline_ms(f->gpu_timeline, kTypes[ty]);
+    }
+    if (k == 0 && i == 0)
+        take_ops(d, f->ops_summary);
+    if (d->have_ops) {
+        if (!run->op_ms) {
+            run->op_ms = tl_xmalloc((d->nops * n + 1) * sizeof *run->op_ms);
+            for (size_t j = 0; j < d->nops * n; j++)
+                run->op_ms[j] = NAN;
+        }
+        take_op_times(d, run, i, f->ops_summary);
+    }
+    if (!fold)
+        return 0;
+    run->no_ops |= !f->ops_summary;
+    if (tl_runs_fold_add(fold[0], f->gpu_timeline, err) != 0 ||
+        (!run->no_ops && tl_runs_fold_add(fold[1], f->ops_summary, err) != 0))
+        return -1;
+    tl_table_free(f->gpu_timeline);
+    tl_table_free(f->ops_summary);
+    free(f->table_strings);
+    f->gpu_timeline = f->ops_summary = NULL;
+    f->table_strings = NULL;
+    return 0;
+}
+
+/* Run k's rank traces read RANK_BATCH ranks at a time (each batch on o->jobs workers,
+ * or all at once by an MPI front end's processes), each rank taken in rank order as soon
+ * as its batch is read: what is held of the ranks' sheets is the run's one folded copy. */
+static int read_trace_ranks(struct tl_dist *d, size_t k, const tl_compare_opts *o, tl_error *err)
+{
+    dist_run *run = &d->runs[k];
+    tl_rank_set *s = &run->set;
+    size_t n = s->n, batch = o->read_ranks ? n : RANK_BATCH * (size_t)(o->jobs > 1 ? o->jobs : 1);
+    tl_runs_fold *fold[2] = {tl_runs_fold_new(run->tag, &kFoldSpecs[0], &d->arena),
+                             tl_runs_fold_new(run->tag, &kFoldSpecs[1], &d->arena)};
+    long no_timeline = -1;
+    int rc = 0;
+    tl_error ferr = {0};
+    if (o->read_ranks) {
+        rc = o->read_ranks(s, o->jobs, o->read_ranks_ctx, err);
+    } else {
+        s->facts = tl_xcalloc(n ? n : 1, sizeof *s->facts);
+    }
+    for (size_t start = 0; rc == 0 && start < n; start += batch) {
+        size_t end = start + batch < n ? start + batch : n;
+        if (!o->read_ranks) {
+            /* the ranks start..end as a set of their own, then moved into the run's */
+            tl_rank_set sub = {end, s->paths, NULL, 1};
+            tl_ranks_read_part(&sub, o->jobs, start, 1);
+            memcpy(&s->facts[start], &sub.facts[start], (end - start) * sizeof *s->facts);
+            free(sub.facts);
+            if (tl_ranks_read_failed(s, err) != 0)
+                rc = -1;
+        }
+        for (size_t i = start; rc == 0 && i < end && no_timeline < 0 && !ferr.set; i++) {
+            if (!s->facts[i].gpu_timeline)
+                no_timeline = (long)i;
+            else
+                take_rank(d, k, i, fold, &ferr);
+        }
+    }
+    if (rc != 0) {
+        tl_error e = *err;
+        tl_error_set(err, "%s: %s", run->path, e.msg);
+    } else if (no_timeline >= 0) {
+        tl_error_set(err, "%s: rank %ld (%s): no GPU event linked to a launch, so no gpu_timeline", run->path,
+                     no_timeline, s->paths[no_timeline]);
+        rc = -1;
+    } else if (ferr.set) {
+        *err = ferr;
+        rc = -1;
+    }
+    if (rc != 0) {
+        tl_runs_fold_free(fold[0]);
+        tl_runs_fold_free(fold[1]);
+        return -1;
+    }
+    run->mean[0] = tl_runs_fold_finish(fold[0]);
+    run->mean[1] = tl_runs_fold_finish(fold[1]);
+    if (run->no_ops) {
+        tl_table_free(run->mean[1]);
+        run->mean[1] = NULL;
+    }
+    return 0;
+}
+
+/* Find and read every run, then its collective sheets. */
 static int read_runs(struct tl_dist *d, const tl_compare_opts *o, tl_error *err)
 {
     for (size_t k = 0; k < d->nruns; k++) {
@@ -90,6 +236,8 @@ static int read_runs(struct tl_dist *d, const tl_compare_opts *o, tl_error *err)
         if (run->reports) {
             if (tl_dist_reports_read(run->path, &run->set, &run->coll, &run->coll_path, &d->arena, err) != 0)
                 return -1;
+            for (size_t i = 0; i < run->set.n; i++)
+                take_rank(d, k, i, NULL, err);
             if (run->coll.n == 0) {
                 run->no_coll = tl_arena_printf(&d->arena, "%s has no collective report beside its ranks' reports",
                                                run->path);
@@ -102,20 +250,8 @@ static int read_runs(struct tl_dist *d, const tl_compare_opts *o, tl_error *err)
         if (tl_ranks_find(&ro, &run->set, err) != 0)
             return -1;
         run->set.want_ops = 1;
-        int rc = o->read_ranks ? o->read_ranks(&run->set, o->jobs, o->read_ranks_ctx, err)
-                               : tl_ranks_read(&run->set, o->jobs, err);
-        if (rc != 0) {
-            tl_error e = *err;
-            tl_error_set(err, "%s: %s", run->path, e.msg);
+        if (read_trace_ranks(d, k, o, err) != 0)
             return -1;
-        }
-        for (size_t i = 0; i < run->set.n; i++) {
-            if (!run->set.facts[i].gpu_timeline) {
-                tl_error_set(err, "%s: rank %zu (%s): no GPU event linked to a launch, so no gpu_timeline",
-                             run->path, i, run->set.paths[i]);
-                return -1;
-            }
-        }
         tl_error cerr = {0};
         int quiet = tl_quiet;
         tl_quiet = 1;
@@ -133,18 +269,35 @@ static int read_runs(struct tl_dist *d, const tl_compare_opts *o, tl_error *err)
     return 0;
 }
 
-/* Every rank of every run as an in-memory report of its own, tagged with its run's tag. */
+/* The reports the comparison reads, tagged with their run's tag: a trace run's one report
+ * of its ranks folded (the side's sheets as the runs' collapse makes them), a run of
+ * per-rank reports its ranks' own, collapsed by the sheet groups as runs of one side. */
 static int rank_reports(struct tl_dist *d, tl_error *err)
 {
     size_t total = 0;
     for (size_t k = 0; k < d->nruns; k++)
-        total += d->runs[k].set.n;
+        total += d->runs[k].reports ? d->runs[k].set.n : 1;
     d->given = tl_xcalloc(total, sizeof *d->given);
-    d->inputs = tl_xcalloc(total, sizeof *d->inputs);
+    d->inputs = tl_xcalloc(total + 1, sizeof *d->inputs);
     d->names = tl_xcalloc(total, sizeof *d->names);
+    d->ngiven = total;
     size_t at = 0;
     for (size_t k = 0; k < d->nruns; k++) {
         dist_run *run = &d->runs[k];
+        if (!run->reports) {
+            d->inputs[at] = run->path;
+            d->names[at] = run->tag;
+            tl_mem_report_open(&d->given[at], d->inputs[at]);
+            int rc = tl_mem_report_put_sheet(&d->given[at], "gpu_timeline", run->mean[0], err);
+            run->mean[0] = NULL;
+            if (rc == 0 && run->mean[1])
+                rc = tl_mem_report_put_sheet(&d->given[at], "ops_summary", run->mean[1], err);
+            run->mean[1] = NULL;
+            at++;
+            if (rc != 0)
+                return -1;
+            continue;
+        }
         for (size_t i = 0; i < run->set.n; i++, at++) {
             tl_rank_facts *f = &run->set.facts[i];
             d->inputs[at] = tl_arena_printf(&d->arena, "%s rank %zu", run->tag, i);
@@ -193,14 +346,13 @@ static tl_table *ranks_sheet(struct tl_dist *d)
         for (size_t k = 0; k < d->nruns; k++) {
             size_t c = col(t, &d->arena, "%s_ms::%s", kTypes[ty], d->runs[k].tag);
             for (size_t r = 0; r < d->runs[k].set.n; r++)
-                tl_dist_put_num(&t->cols[c], r, timeline_ms(d->runs[k].set.facts[r].gpu_timeline, kTypes[ty]));
+                tl_dist_put_num(&t->cols[c], r, d->runs[k].times[ty][r]);
         }
         for (size_t k = 1; k < d->nruns; k++) {
             size_t cd = col(t, &d->arena, "%s_ms__%s_diff", kTypes[ty], d->runs[k].tag);
             size_t cp = col(t, &d->arena, "%s_ms__%s_pct", kTypes[ty], d->runs[k].tag);
             for (size_t r = 0; r < d->runs[k].set.n && r < base->set.n; r++) {
-                double a = timeline_ms(base->set.facts[r].gpu_timeline, kTypes[ty]);
-                double b = timeline_ms(d->runs[k].set.facts[r].gpu_timeline, kTypes[ty]);
+                double a = base->times[ty][r], b = d->runs[k].times[ty][r];
                 tl_dist_put_num(&t->cols[cd], r, b - a);
                 tl_dist_put_num(&t->cols[cp], r, a > 0 ? 100 * (b - a) / a : NAN);
             }
@@ -213,8 +365,9 @@ static tl_table *ranks_sheet(struct tl_dist *d)
 double *tl_dist_rank_values(const dist_run *run, const char *type)
 {
     double *v = tl_xcalloc(run->set.n ? run->set.n : 1, sizeof *v);
-    for (size_t r = 0; r < run->set.n; r++)
-        v[r] = timeline_ms(run->set.facts[r].gpu_timeline, type);
+    for (int ty = 0; ty < NTYPES; ty++)
+        if (strcmp(kTypes[ty], type) == 0 && run->times[ty])
+            memcpy(v, run->times[ty], run->set.n * sizeof *v);
     return v;
 }
 
@@ -394,8 +547,9 @@ int tl_dist_compare_run(const tl_compare_opts *o, tl_comparison *c)
         memset(c, 0, sizeof *c);
         c->err = err;
         c->status = TL_RUN_FAILED;
-        for (size_t i = 0; d->given && d->inputs && d->inputs[i] && d->given[i].ops; i++)
-            tl_report_close(&d->given[i]);
+        for (size_t i = 0; i < d->ngiven; i++)
+            if (d->given[i].ops)
+                tl_report_close(&d->given[i]);
         tl_dist_free(d);
         return c->status;
     }
@@ -409,9 +563,7 @@ int tl_dist_compare_run(const tl_compare_opts *o, tl_comparison *c)
     d->rank_ops = NULL;
 
     tl_compare_opts in = *o;
-    size_t total = 0;
-    for (size_t k = 0; k < d->nruns; k++)
-        total += d->runs[k].set.n;
+    size_t total = d->ngiven;
     in.inputs = d->inputs;
     in.ninputs = total;
     in.names = d->names;
@@ -444,7 +596,15 @@ void tl_dist_free(struct tl_dist *d)
         tl_rank_set_free(&d->runs[k].set);
         tl_results_free(&d->runs[k].coll);
         free(d->runs[k].coll_path);
+        for (int ty = 0; ty < NTYPES; ty++)
+            free(d->runs[k].times[ty]);
+        free(d->runs[k].op_ms);
+        tl_table_free(d->runs[k].mean[0]);
+        tl_table_free(d->runs[k].mean[1]);
     }
+    free(d->ops);
+    free(d->op_first);
+    tl_strmap_clear(&d->op_index);
     free(d->runs);
     for (size_t i = 0; i < d->extra.n; i++)
         tl_table_free(d->extra.items[i].table);

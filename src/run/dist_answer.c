@@ -179,11 +179,7 @@ static void ops_alone(struct tl_dist *d, size_t k, double conf)
 {
     const dist_run *A = &d->runs[0], *B = &d->runs[k];
     size_t n = A->set.n;
-    const tl_table *a0 = A->set.facts[0].ops_summary;
-    if (!a0 || B->set.n != n)
-        return;
-    long nc = tl_table_find(a0, "name");
-    if (nc < 0)
+    if (!d->have_ops || B->set.n != n)
         return;
     if (!d->rank_ops) {
         d->rank_ops = tl_table_new();
@@ -193,24 +189,13 @@ static void ops_alone(struct tl_dist *d, size_t k, double conf)
         for (size_t c = 0; c < 7; c++)
             d->rank_ops->cols[c].type = c < 1 || c == 2 ? TL_COL_STR : TL_COL_NUM;
     }
-    double *va = tl_xcalloc(n, sizeof *va), *vb = tl_xcalloc(n, sizeof *vb);
     size_t listed = 0;
-    for (size_t r = 0; r < a0->nrows; r++) {
-        const char *op = a0->cols[nc].cells[r].kind == TL_STR ? a0->cols[nc].cells[r].v.s : NULL;
-        if (!op)
-            continue;
+    for (size_t j = 0; j < d->nops; j++) {
+        const char *op = d->ops[j];
+        const double *va = A->op_ms + d->op_first[j] * n, *vb = B->op_ms + d->op_first[j] * n;
         int all = 1;
-        for (size_t i = 0; i < n && all; i++) {
-            va[i] = vb[i] = NAN;
-            for (int side = 0; side < 2; side++) {
-                const tl_table *t = (side ? B : A)->set.facts[i].ops_summary;
-                long c = t ? tl_table_find(t, "name") : -1, m = t ? tl_table_find(t, "total_direct_kernel_time_ms") : -1;
-                for (size_t q = 0; c >= 0 && m >= 0 && q < t->nrows; q++)
-                    if (t->cols[c].cells[q].kind == TL_STR && strcmp(t->cols[c].cells[q].v.s, op) == 0)
-                        (side ? vb : va)[i] = tl_column_number_at(&t->cols[m], q);
-            }
+        for (size_t i = 0; i < n && all; i++)
             all = !isnan(va[i]) && !isnan(vb[i]);
-        }
         if (!all)
             continue;
         moved m;
@@ -223,8 +208,7 @@ static void ops_alone(struct tl_dist *d, size_t k, double conf)
                 t->cols[c].cells = tl_xrealloc(t->cols[c].cells, (row + 1) * sizeof *t->cols[c].cells);
                 t->cols[c].cells[row] = tl_cell_missing();
             }
-            const char *opc = tl_arena_strdup(&d->arena, op);
-            t->cols[0].cells[row] = tl_cell_strn(opc, strlen(opc));
+            t->cols[0].cells[row] = tl_cell_strn(op, strlen(op));
             t->cols[1].cells[row] = tl_cell_int((int64_t)i);
             t->cols[2].cells[row] = tl_cell_strn(B->tag, strlen(B->tag));
             tl_dist_put_num(&t->cols[3], row, va[i]);
@@ -239,8 +223,6 @@ static void ops_alone(struct tl_dist *d, size_t k, double conf)
     }
     if (listed > 5)
         say(d, "... %zu ops moved on one rank only (sheet %s)", listed, TL_DIST_SHEET_RANK_OPS);
-    free(va);
-    free(vb);
 }
 
 /* What the summary says of one variant against the baseline. */

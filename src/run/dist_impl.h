@@ -5,11 +5,17 @@
 #ifndef TL_RUN_DIST_IMPL_H
 #define TL_RUN_DIST_IMPL_H
 
+#include "base/hash.h"
 #include "ranks/ranks.h"
 #include "run/compare.h"
 #include "run/dist.h"
 
-/* One run: its rank set, read. */
+/* The gpu_timeline rows a comparison of runs reads, in the order of its sheets. */
+#define TL_DIST_NTYPES 6
+extern const char *const tl_dist_types[TL_DIST_NTYPES];
+
+/* One run: its rank set, read, and what the comparison keeps of each rank once it is
+ * read (its ranks' tables are let go as they are folded into the run's one report). */
 typedef struct dist_run {
     const char *path;
     char *tag;
@@ -18,6 +24,10 @@ typedef struct dist_run {
     int reports;     /* given as per-rank reports, not traces */
     char *coll_path; /* reports: the collective report read, or NULL */
     const char *no_coll; /* why it has no collective sheets (NULL: it has) */
+    double *times[TL_DIST_NTYPES]; /* per rank, each gpu_timeline row's time (ms; NaN: none) */
+    double *op_ms;       /* per op of tl_dist.ops, per rank: its total_direct_kernel_time_ms (NaN: none) */
+    tl_table *mean[2];   /* traces: the ranks' gpu_timeline and ops_summary folded (tl_runs_fold) */
+    int no_ops;          /* traces: a rank without ops_summary, so the run has none */
 } dist_run;
 
 struct tl_dist {
@@ -26,9 +36,17 @@ struct tl_dist {
     tl_arena arena;
     tl_results extra;
     tl_report *given;
+    size_t ngiven;
     const char **inputs, **names;
     tl_buf text, md, json;
     tl_table *rank_ops; /* ranks_ops, until put with the other sheets */
+    /* the ops of the baseline's rank 0 (its ops_summary's names, in row order) whose
+     * per-rank times every run keeps to find the ops that moved on one rank only */
+    int have_ops;
+    const char **ops;
+    size_t *op_first; /* the first op of the same name */
+    size_t nops;
+    tl_strmap op_index; /* name -> its first op + 1 */
     tl_table **lead_tables; /* the summary sheet's blocks, a variant each */
     const char **lead_titles;
     size_t nlead;
