@@ -227,6 +227,46 @@ static int read_trace_ranks(struct tl_dist *d, size_t k, const tl_compare_opts *
     return 0;
 }
 
+/* A copy of t whose texts live in `a` (not in the ranks' facts). */
+static tl_table *own_table(const tl_table *t, tl_arena *a)
+{
+    tl_table *c = tl_table_copy(t);
+    for (size_t j = 0; j < c->ncols; j++) {
+        c->cols[j].name = tl_arena_strdup(a, c->cols[j].name);
+        for (size_t r = 0; r < c->nrows; r++) {
+            tl_cell *x = &c->cols[j].cells[r];
+            if (x->kind == TL_STR) {
+                size_t n = tl_cell_len(x);
+                *x = tl_cell_strn(tl_arena_strndup(a, x->v.s, n), n);
+            }
+        }
+    }
+    return c;
+}
+
+/* The collective sheets a comparison reads (its summary rows and stragglers compared), the
+ * run's straggler found first: the others (their rows a rank per collective, or a column
+ * per rank) are let go, and with them a trace run's ranks' facts. */
+static void keep_coll(struct tl_dist *d, dist_run *run)
+{
+    static const char *const kept[] = {"nccl_summary_implicit_sync", "straggler_summary"};
+    run->straggler = tl_dist_straggler(run);
+    tl_results coll = {0};
+    for (size_t i = 0; i < sizeof kept / sizeof *kept; i++) {
+        const tl_table *t = tl_dist_coll_sheet(run, kept[i]);
+        if (t)
+            tl_results_add(&coll, tl_arena_strdup(&d->arena, kept[i]), own_table(t, &d->arena));
+    }
+    tl_results_free(&run->coll);
+    run->coll = coll;
+    if (run->reports)
+        return; /* their tables are the ranks' reports */
+    for (size_t i = 0; i < run->set.n; i++)
+        tl_rank_facts_free(&run->set.facts[i]);
+    free(run->set.facts);
+    run->set.facts = NULL;
+}
+
 /* Find and read every run, then its collective sheets. */
 static int read_runs(struct tl_dist *d, const tl_compare_opts *o, tl_error *err)
 {
@@ -243,6 +283,7 @@ static int read_runs(struct tl_dist *d, const tl_compare_opts *o, tl_error *err)
                                                run->path);
                 tl_note("%s: collectives are not compared", run->no_coll);
             }
+            keep_coll(d, run);
             continue;
         }
         tl_ranks_opts ro;
@@ -265,6 +306,7 @@ static int read_runs(struct tl_dist *d, const tl_compare_opts *o, tl_error *err)
                                            cerr.msg[0] ? cerr.msg : "none found");
             tl_note("%s: no collective sheets", run->no_coll);
         }
+        keep_coll(d, run);
     }
     return 0;
 }

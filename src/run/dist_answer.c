@@ -76,7 +76,7 @@ static void ranks_moved(const double *a, const double *b, size_t n, double conf,
  * the collectives and the others wait on it longer than the collective itself takes (its
  * start minus the median rank's start, on average, at least the mean comm latency): ranks
  * drifting apart by a fraction of a collective are no straggler.  -1: none. */
-static long straggler(const dist_run *run)
+long tl_dist_straggler(const dist_run *run)
 {
     const tl_table *st = tl_dist_coll_sheet(run, "straggler_summary"), *is = tl_dist_coll_sheet(run, "nccl_implicit_sync");
     if (!st || !is || st->nrows == 0 || is->nrows == 0)
@@ -284,7 +284,7 @@ static void answer_make(const struct tl_dist *d, const tl_compare_opts *o, const
     } else if (!coll) {
         x->no_coll = A->no_coll ? A->no_coll : B->no_coll ? B->no_coll : "no collective pairs";
     }
-    x->ga = straggler(A), x->gb = straggler(B);
+    x->ga = A->straggler, x->gb = B->straggler;
     x->change = x->ga < 0 && x->gb < 0 ? "none"
                 : x->ga < 0            ? "appeared"
                 : x->gb < 0            ? "vanished"

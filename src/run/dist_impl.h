@@ -28,6 +28,7 @@ typedef struct dist_run {
     double *op_ms;       /* per op of tl_dist.ops, per rank: its total_direct_kernel_time_ms (NaN: none) */
     tl_table *mean[2];   /* traces: the ranks' gpu_timeline and ops_summary folded (tl_runs_fold) */
     int no_ops;          /* traces: a rank without ops_summary, so the run has none */
+    long straggler;      /* its straggler (tl_dist_straggler), or -1 */
 } dist_run;
 
 struct tl_dist {
@@ -64,6 +65,10 @@ size_t tl_dist_argmax(const double *v, size_t n);
 
 /* A sheet of a run's collective report, or NULL. */
 const tl_table *tl_dist_coll_sheet(const dist_run *run, const char *name);
+
+/* Run k's straggler: the rank arriving last most often, when the others wait on it (its
+ * collective sheets straggler_summary and nccl_implicit_sync); -1: none.  dist_answer.c. */
+long tl_dist_straggler(const dist_run *run);
 
 /* v into cell r of c, unless NaN. */
 void tl_dist_put_num(tl_column *c, size_t r, double v);
