@@ -187,10 +187,14 @@ static int read_trace_ranks(struct tl_dist *d, size_t k, const tl_compare_opts *
     for (size_t start = 0; rc == 0 && start < n; start += batch) {
         size_t end = start + batch < n ? start + batch : n;
         if (!o->read_ranks) {
-            /* the ranks start..end as a set of their own, then moved into the run's */
-            tl_rank_set sub = {end, s->paths, NULL, 1};
-            tl_ranks_read_part(&sub, o->jobs, start, 1);
-            memcpy(&s->facts[start], &sub.facts[start], (end - start) * sizeof *s->facts);
+            /* the ranks start..end as a set of their own (its rows numbered from 0), then
+             * moved into the run's */
+            tl_rank_set sub = {end - start, s->paths + start, NULL, 1};
+            tl_ranks_read_part(&sub, o->jobs, 0, 1);
+            for (size_t i = 0; i < sub.n; i++)
+                for (size_t r = 0; r < sub.facts[i].rows.n; r++)
+                    sub.facts[i].rows.v[r].rank += (int64_t)start;
+            memcpy(&s->facts[start], sub.facts, sub.n * sizeof *s->facts);
             free(sub.facts);
             if (tl_ranks_read_failed(s, err) != 0)
                 rc = -1;
