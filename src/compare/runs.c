@@ -180,6 +180,7 @@ struct tl_runs_fold {
     fold_col *cols;
     size_t ncols, capcols;
     tl_cell *keys; /* nrows x nkeys */
+    int *key_type; /* per key, its merged column's type */
     int64_t *present;
     uint32_t *seen; /* the last run (+ 1) that had the row: a key repeated within a run */
     size_t nrows, caprows;
@@ -193,6 +194,7 @@ struct tl_runs_fold {
 tl_runs_fold *tl_runs_fold_new(const char *side, const tl_compare_spec *spec, tl_arena *arena)
 {
     tl_runs_fold *f = tl_xcalloc(1, sizeof *f);
+    f->key_type = tl_xcalloc(spec->nkeys ? spec->nkeys : 1, sizeof *f->key_type);
     f->side = side;
     f->spec = *spec;
     f->arena = arena;
@@ -210,6 +212,7 @@ void tl_runs_fold_free(tl_runs_fold *f)
     }
     free(f->cols);
     free(f->keys);
+    free(f->key_type);
     free(f->present);
     free(f->seen);
     for (size_t r = 0; r < f->nruns; r++)
@@ -363,14 +366,17 @@ int tl_runs_fold_add(tl_runs_fold *f, const tl_table *t, tl_error *err)
     unsigned char *is_key = tl_xcalloc(t->ncols ? t->ncols : 1, 1);
     for (size_t k = 0; k < nk; k++) {
         kc[k] = tl_table_find(t, f->spec.keys[k]);
-        if (kc[k] < 0 || t->cols[kc[k]].type != TL_COL_STR) {
-            tl_error_set(err, "sheet '%s' of %s run %zu: %s key column '%s'; its runs cannot be folded",
-                         f->spec.sheet, f->side, f->nruns + 1, kc[k] < 0 ? "no" : "a non-text", f->spec.keys[k]);
+        if (kc[k] < 0) {
+            tl_error_set(err, "sheet '%s' of %s run %zu: no key column '%s'; its runs cannot be folded",
+                         f->spec.sheet, f->side, f->nruns + 1, f->spec.keys[k]);
             free(kc);
             free(is_key);
             return -1;
         }
         is_key[kc[k]] = 1;
+        /* the merge's key column: the first run's type, text once two runs differ */
+        int type = t->cols[kc[k]].type;
+        f->key_type[k] = f->nruns == 0 ? type : f->key_type[k] != type ? TL_COL_STR : f->key_type[k];
     }
     /* each column's copy in this run (the last of a name, as the merge's map keeps it) */
     size_t *colj = tl_xmalloc((t->ncols ? t->ncols : 1) * sizeof *colj);
@@ -450,7 +456,7 @@ tl_table *tl_runs_fold_finish(tl_runs_fold *f)
     out->nrows = n;
     out->cols = tl_xcalloc(nk + 2 * f->ncols + 1, sizeof *out->cols);
     for (size_t k = 0; k < nk; k++) {
-        tl_column c = new_column(f->spec.keys[k], n, TL_COL_STR);
+        tl_column c = new_column(f->spec.keys[k], n, (uint8_t)f->key_type[k]);
         c.role = TL_ROLE_KEY;
         for (size_t i = 0; i < n; i++)
             c.cells[i] = f->keys[order[i] * nk + k];
