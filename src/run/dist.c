@@ -1,7 +1,9 @@
 /*
- * dist.c - comparing distributed runs (dist.h): the runs found and read, each rank made a
- * small in-memory report (its gpu_timeline and ops_summary) for the comparison of the
- * ranks as the runs of each side, the sheets only runs have, and the summary's answer.
+ * dist.c - comparing distributed runs (dist.h): the runs found and read, each rank of a
+ * run of traces folded as it is read into its run's one in-memory report (its ranks' mean
+ * gpu_timeline and ops_summary, as the comparison of the ranks as the runs of each side
+ * makes them) and let go but for a few numbers, so that memory does not grow with the
+ * rank count; the sheets only runs have, and the summary's answer.
  */
 #include "run/dist_impl.h"
 
@@ -17,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 const char *const tl_dist_types[TL_DIST_NTYPES] = {"total_time",        "busy_time",
                                                    "computation_time",  "exposed_comm_time",
@@ -33,7 +36,8 @@ static const tl_compare_spec kFoldSpecs[2] = {
     {"gpu_timeline", kTimelineKeys, 1, kTimelineMetrics, 1, 0},
     {"ops_summary", kOpsKeys, 1, kOpsMetrics, 2, 0},
 };
-/* Ranks read together before they are folded: enough to keep the workers busy. */
+/* Ranks read together before they are folded, per worker: enough to keep the workers busy
+ * (a batch waits for its slowest rank), few enough that their sheets weigh nothing. */
 #define RANK_BATCH 16
 
 /* ---- recognising and reading runs ------------------------------------------------------- */
@@ -155,9 +159,12 @@ static int take_rank(struct tl_dist *d, size_t k, size_t i, tl_runs_fold **fold,
     if (!fold)
         return 0;
     run->no_ops |= !f->ops_summary;
-    if (tl_runs_fold_add(fold[0], f->gpu_timeline, err) != 0 ||
-        (!run->no_ops && tl_runs_fold_add(fold[1], f->ops_summary, err) != 0))
+    tl_error e = {0};
+    if (tl_runs_fold_add(fold[0], f->gpu_timeline, &e) != 0 ||
+        (!run->no_ops && tl_runs_fold_add(fold[1], f->ops_summary, &e) != 0)) {
+        tl_error_set(err, "%s: rank %zu (%s): %s", run->path, i, run->set.paths[i], e.msg);
         return -1;
+    }
     tl_table_free(f->gpu_timeline);
     tl_table_free(f->ops_summary);
     free(f->table_strings);
@@ -166,14 +173,15 @@ static int take_rank(struct tl_dist *d, size_t k, size_t i, tl_runs_fold **fold,
     return 0;
 }
 
-/* Run k's rank traces read RANK_BATCH ranks at a time (each batch on o->jobs workers,
+/* Run k's rank traces read RANK_BATCH ranks a worker at a time (each batch on o->jobs workers,
  * or all at once by an MPI front end's processes), each rank taken in rank order as soon
  * as its batch is read: what is held of the ranks' sheets is the run's one folded copy. */
 static int read_trace_ranks(struct tl_dist *d, size_t k, const tl_compare_opts *o, tl_error *err)
 {
     dist_run *run = &d->runs[k];
     tl_rank_set *s = &run->set;
-    size_t n = s->n, batch = o->read_ranks ? n : RANK_BATCH * (size_t)(o->jobs > 1 ? o->jobs : 1);
+    long workers = o->jobs > 0 ? o->jobs : sysconf(_SC_NPROCESSORS_ONLN);
+    size_t n = s->n, batch = o->read_ranks ? n : RANK_BATCH * (size_t)(workers > 1 ? workers : 1);
     tl_runs_fold *fold[2] = {tl_runs_fold_new(run->tag, &kFoldSpecs[0], &d->arena),
                              tl_runs_fold_new(run->tag, &kFoldSpecs[1], &d->arena)};
     long no_timeline = -1;
