@@ -204,6 +204,7 @@ static int read_trace_ranks(struct tl_dist *d, size_t k, const tl_compare_opts *
                     sub.facts[i].rows.v[r].rank += (int64_t)start;
             memcpy(&s->facts[start], sub.facts, sub.n * sizeof *s->facts);
             free(sub.facts);
+            tl_release_freed(); /* the batch's traces, freed on the workers among its facts */
             if (tl_ranks_read_failed(s, err) != 0)
                 rc = -1;
         }
