@@ -68,7 +68,7 @@ static long peak_reading(const char *path)
         s.paths[0] = tl_xstrdup(path);
         tl_error err = {0};
         long kb = -1;
-        if (tl_ranks_read(&s, 1, &err) == 0 && s.facts[0].rows.n == 2) {
+        if (tl_ranks_read(&s, 1, &err) == 0 && tl_rank_facts_nrows(&s.facts[0]) == 2) {
             struct rusage ru;
             getrusage(RUSAGE_SELF, &ru);
             kb = ru.ru_maxrss;

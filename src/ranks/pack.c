@@ -77,9 +77,12 @@ void tl_rank_facts_pack(const tl_rank_facts *f, tl_buf *b)
     put_u64(b, (uint64_t)(int64_t)f->ndevices);
     put_u64(b, (uint64_t)(int64_t)f->dist_rank);
     put_u64(b, (uint64_t)(int64_t)f->dist_world);
-    put_u64(b, f->rows.n);
-    for (size_t i = 0; i < f->rows.n; i++) {
-        const tl_coll_row *r = &f->rows.v[i];
+    size_t nrows = tl_rank_facts_nrows(f);
+    put_u64(b, nrows);
+    for (size_t i = 0; i < nrows; i++) {
+        tl_coll_row row;
+        const tl_coll_row *r = &row;
+        tl_rank_facts_row(f, i, &row);
         put_u64(b, (uint64_t)r->rank);
         for (int k = 0; k < TL_COLL_NKEYS; k++)
             put_cval(b, &r->v[k]);
@@ -263,6 +266,8 @@ int tl_rank_facts_unpack(const void *data, size_t n, tl_rank_facts *f, tl_error 
 void tl_rank_facts_free(tl_rank_facts *f)
 {
     tl_coll_rows_free(&f->rows);
+    free(f->crows);
+    free(f->metas);
     tl_table_free(f->gpu_timeline);
     tl_table_free(f->ops_summary);
     tl_arena_free(&f->arena);

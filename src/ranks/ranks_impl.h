@@ -121,9 +121,11 @@ void tl_rk_a2a_free(rk_a2a *x);
 int tl_rk_agg_known(const char *name);
 tl_cval tl_rk_agg(const char *name, const double *v, size_t n, int is_int);
 
-/* A rank's facts made small to keep: its rows' array cut to their number, their strings
- * moved out of the arena (whose blocks are 256 KB) into one block of exactly their size.
- * Many ranks' facts are held at once; this keeps them a few bytes per collective. */
+/* A rank's facts made small to keep: its rows as their times and an index into its
+ * distinct metadata (tl_rank_row: 24 bytes a row, not a tl_coll_row's 224), their texts
+ * moved out of the arena (whose blocks are 256 KB) into one block of exactly their size,
+ * each text once.  Many ranks' facts are held at once; this keeps them a few bytes per
+ * collective. */
 void tl_rk_facts_compact(tl_rank_facts *f);
 
 #endif

@@ -7,9 +7,11 @@
 #include "ranks/ranks.h"
 #include "ranks/ranks_impl.h"
 
+#include "base/hash.h"
 #include "base/pool.h"
 #include "trace/trace_report.h"
 
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -129,45 +131,122 @@ static void read_rank(void *arg, int worker)
     tl_rk_facts_compact(f);
 }
 
-void tl_rk_facts_compact(tl_rank_facts *f)
+size_t tl_rank_facts_nrows(const tl_rank_facts *f) { return f->rows.n ? f->rows.n : f->ncrows; }
+
+void tl_rank_facts_row(const tl_rank_facts *f, size_t i, tl_coll_row *out)
 {
-    /* the tables' texts too, before their arena goes: facts unpacked from another
-     * process have theirs in it as well */
-    compact_tables(f);
-    tl_coll_rows *rows = &f->rows;
-    if (rows->n && rows->n < rows->cap) {
-        rows->v = tl_xrealloc(rows->v, rows->n * sizeof *rows->v);
-        rows->cap = rows->n;
+    if (f->rows.n) {
+        *out = f->rows.v[i];
+        return;
     }
-    /* the texts, each once: rows share them by pointer (the reader copies a repeated
-     * text once), so a text is copied when it is not the previous row's */
+    const tl_rank_row *c = &f->crows[i];
+    *out = f->metas[c->meta];
+    out->ts = c->ts;
+    out->dur = c->dur;
+    out->ts_int = c->ts_int;
+    out->dur_int = c->dur_int;
+}
+
+/* A row's metadata as a text that two rows share exactly when their metadata are the same
+ * values of the same kinds (4 and 4.0 differ: they print differently). */
+static void meta_key(const tl_coll_row *r, tl_buf *b)
+{
+    tl_buf_clear(b);
+    for (int k = 0; k < TL_COLL_NKEYS; k++) {
+        const tl_cval *v = &r->v[k];
+        uint64_t bits;
+        switch (v->kind) {
+        case TL_CV_INT: tl_buf_printf(b, "i%" PRId64 ";", v->i); break;
+        case TL_CV_FLOAT:
+            memcpy(&bits, &v->f, sizeof bits);
+            tl_buf_printf(b, "f%" PRIx64 ";", bits);
+            break;
+        case TL_CV_STR:
+        case TL_CV_REPR: tl_buf_printf(b, "%c%zu:%s", v->kind == TL_CV_STR ? 's' : 'r', strlen(v->s), v->s); break;
+        default: tl_buf_adds(b, "-;");
+        }
+    }
+    uint64_t in, out;
+    memcpy(&in, &r->in_mb, sizeof in);
+    memcpy(&out, &r->out_mb, sizeof out);
+    tl_buf_printf(b, "%" PRIx64 ";%" PRIx64 ";%" PRId64, in, out, r->rank);
+}
+
+/* The rows as their times and an index into their distinct metadata. */
+static void compact_rows(tl_rank_facts *f)
+{
+    tl_coll_rows *rows = &f->rows;
+    tl_strmap seen = {0};
+    tl_arena keys;
+    tl_arena_init(&keys);
+    tl_buf b = {0};
+    size_t cap = 0;
+    f->crows = tl_xmalloc((rows->n ? rows->n : 1) * sizeof *f->crows);
+    f->ncrows = rows->n;
+    for (size_t i = 0; i < rows->n; i++) {
+        const tl_coll_row *r = &rows->v[i];
+        meta_key(r, &b);
+        size_t before = seen.n;
+        tl_strmap_slot *sl = tl_strmap_get(&seen, tl_arena_strdup(&keys, tl_buf_cstr(&b)));
+        if (seen.n != before) {
+            TL_GROW(f->metas, cap, f->nmetas + 1);
+            tl_coll_row *m = &f->metas[f->nmetas];
+            *m = *r;
+            m->ts = m->dur = 0;
+            m->ts_int = m->dur_int = 0;
+            sl->value = f->nmetas++;
+        }
+        f->crows[i] = (tl_rank_row){r->ts, r->dur, (uint32_t)sl->value, r->ts_int, r->dur_int};
+    }
+    if (f->nmetas)
+        f->metas = tl_xrealloc(f->metas, f->nmetas * sizeof *f->metas);
+    tl_coll_rows_free(rows);
+    tl_buf_free(&b);
+    tl_strmap_clear(&seen);
+    tl_arena_free(&keys);
+}
+
+/* The metadata's texts moved into one block of their size, each text once. */
+static void compact_meta_strings(tl_rank_facts *f)
+{
     size_t bytes = 0;
-    for (size_t i = 0; i < rows->n; i++)
+    for (size_t i = 0; i < f->nmetas; i++)
         for (int k = 0; k < TL_COLL_NKEYS; k++) {
-            const tl_cval *v = &rows->v[i].v[k];
-            const tl_cval *u = i ? &rows->v[i - 1].v[k] : NULL;
-            if ((v->kind == TL_CV_STR || v->kind == TL_CV_REPR) && !(u && u->kind == v->kind && u->s == v->s))
+            const tl_cval *v = &f->metas[i].v[k];
+            if (v->kind == TL_CV_STR || v->kind == TL_CV_REPR)
                 bytes += strlen(v->s) + 1;
         }
     char *buf = tl_xmalloc(bytes ? bytes : 1), *at = buf;
-    for (size_t i = 0; i < rows->n; i++)
+    tl_strmap copies = {0}; /* a text already in buf, by its text: where */
+    for (size_t i = 0; i < f->nmetas; i++)
         for (int k = 0; k < TL_COLL_NKEYS; k++) {
-            tl_cval *v = &rows->v[i].v[k];
+            tl_cval *v = &f->metas[i].v[k];
             if (v->kind != TL_CV_STR && v->kind != TL_CV_REPR)
                 continue;
-            if (i && rows->v[i - 1].v[k].kind == v->kind && rows->v[i - 1].v[k].s != NULL &&
-                at > buf && strcmp(rows->v[i - 1].v[k].s, v->s) == 0 && rows->v[i - 1].v[k].s >= buf &&
-                rows->v[i - 1].v[k].s < at) {
-                v->s = rows->v[i - 1].v[k].s; /* the previous row's copy */
+            const tl_strmap_slot *c = tl_strmap_find(&copies, v->s);
+            if (c) {
+                v->s = buf + c->value;
                 continue;
             }
             size_t n = strlen(v->s) + 1;
             memcpy(at, v->s, n);
             v->s = at;
+            tl_strmap_get(&copies, at)->value = (size_t)(at - buf);
             at += n;
         }
+    tl_strmap_clear(&copies);
     free(f->strings);
     f->strings = buf;
+}
+
+void tl_rk_facts_compact(tl_rank_facts *f)
+{
+    /* the tables' texts too, before their arena goes: facts unpacked from another
+     * process have theirs in it as well */
+    compact_tables(f);
+    if (f->rows.n)
+        compact_rows(f);
+    compact_meta_strings(f);
     tl_arena_free(&f->arena);
 }
 
@@ -221,6 +300,8 @@ void tl_rank_set_free(tl_rank_set *s)
         free(s->paths ? s->paths[i] : NULL);
         if (s->facts) {
             tl_coll_rows_free(&s->facts[i].rows);
+            free(s->facts[i].crows);
+            free(s->facts[i].metas);
             tl_table_free(s->facts[i].gpu_timeline);
             tl_table_free(s->facts[i].ops_summary);
             tl_arena_free(&s->facts[i].arena);
