@@ -62,13 +62,19 @@ typedef struct tl_rank_facts {
     tl_table *ops_summary;  /* its ops_summary when the set's want_ops (a comparison of runs), else NULL */
     tl_arena arena;         /* its strings while it is made */
     char *strings;          /* then, compacted: its rows' strings in one block of their size */
+    size_t strings_len;
+    int stored;             /* crows, metas and strings in the set's store, not owned by the facts */
     char *table_strings;    /* and its tables' texts in one block of their size */
-    tl_error err;           /* a failure reading it */
+    char *err;              /* a failure reading it (malloc'd), or NULL: a message, not a
+                               tl_error, as the facts of every rank are held together */
     int failed;
 } tl_rank_facts;
 
+typedef struct tl_rank_store tl_rank_store;
+
 typedef struct tl_rank_set {
     size_t n;             /* the world size */
+    tl_rank_store *store; /* where the ranks' compacted rows are kept, side by side (read.c) */
     char **paths;         /* rank i's file, as the command line spells it */
     tl_rank_facts *facts; /* per rank, once read */
     int want_ops;         /* set before reading: each rank read whole, its gpu_timeline and ops_summary kept

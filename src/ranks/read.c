@@ -12,11 +12,121 @@
 #include "trace/trace_report.h"
 
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+/* The ranks' compacted rows side by side in chunks of their own: a rank's few KB kept in
+ * the reading thread's heap, between the next traces' blocks, would keep the pages
+ * around them from being reused or given back (12 KB a rank, measured).  The rows'
+ * times are kept apart from the metadata, to be freed once the report has taken them;
+ * a text is kept once for all the ranks (every rank names the same process groups). */
+#define STORE_CHUNK (64u << 10)
+typedef struct store_pool {
+    char **chunks;
+    size_t n, cap;
+    size_t used, size; /* of the last chunk */
+} store_pool;
+
+struct tl_rank_store {
+    pthread_mutex_t lock;
+    store_pool times, meta;
+    tl_strmap texts; /* a text kept: its copy in meta is the key */
+};
+
+static tl_rank_store *store_new(void)
+{
+    tl_rank_store *st = tl_xcalloc(1, sizeof *st);
+    pthread_mutex_init(&st->lock, NULL);
+    return st;
+}
+
+static void pool_free(store_pool *p)
+{
+    for (size_t i = 0; i < p->n; i++)
+        free(p->chunks[i]);
+    free(p->chunks);
+    memset(p, 0, sizeof *p);
+}
+
+static void store_free(tl_rank_store *st)
+{
+    if (!st)
+        return;
+    pool_free(&st->times);
+    pool_free(&st->meta);
+    tl_strmap_clear(&st->texts);
+    pthread_mutex_destroy(&st->lock);
+    free(st);
+}
+
+void tl_rk_store_drop_times(tl_rank_store *st)
+{
+    if (st)
+        pool_free(&st->times);
+}
+
+/* n bytes (16-aligned) from a pool; the caller holds the store's lock. */
+static void *pool_take(store_pool *p, size_t n)
+{
+    n = (n + 15) & ~(size_t)15;
+    if (!p->n || p->size - p->used < n) {
+        TL_GROW(p->chunks, p->cap, p->n + 1);
+        p->size = n > STORE_CHUNK ? n : STORE_CHUNK;
+        p->chunks[p->n++] = tl_xmalloc(p->size);
+        p->used = 0;
+    }
+    void *at = p->chunks[p->n - 1] + p->used;
+    p->used += n;
+    return at;
+}
+
+/* The store's copy of a text; the caller holds the lock. */
+static const char *store_text(tl_rank_store *st, const char *s)
+{
+    const tl_strmap_slot *f = tl_strmap_find(&st->texts, s);
+    if (f)
+        return f->key;
+    size_t n = strlen(s) + 1;
+    char *copy = pool_take(&st->meta, n);
+    memcpy(copy, s, n);
+    tl_strmap_get(&st->texts, copy);
+    return copy;
+}
+
+/* A rank's compacted rows moved into the store (its own copies freed). */
+static void store_facts(tl_rank_store *st, tl_rank_facts *f)
+{
+    if (!st || f->stored)
+        return;
+    size_t nc = f->ncrows * sizeof *f->crows, nm = f->nmetas * sizeof *f->metas;
+    pthread_mutex_lock(&st->lock);
+    tl_rank_row *crows = pool_take(&st->times, nc);
+    tl_coll_row *metas = pool_take(&st->meta, nm);
+    if (nc)
+        memcpy(crows, f->crows, nc);
+    if (nm)
+        memcpy(metas, f->metas, nm);
+    for (size_t i = 0; i < f->nmetas; i++)
+        for (int k = 0; k < TL_COLL_NKEYS; k++) {
+            tl_cval *v = &metas[i].v[k];
+            if (v->kind == TL_CV_STR || v->kind == TL_CV_REPR)
+                v->s = store_text(st, v->s);
+        }
+    pthread_mutex_unlock(&st->lock);
+    free(f->crows);
+    free(f->metas);
+    free(f->strings);
+    f->crows = crows;
+    f->metas = metas;
+    f->strings = NULL;
+    f->strings_len = 0;
+    f->stored = 1;
+}
+
 typedef struct rank_job {
+    tl_rank_store *store;
     const char *path;
     int64_t rank;
     tl_rank_facts *f;
@@ -104,15 +214,19 @@ static void read_rank(void *arg, int worker)
     f->ndevices = f->dist_rank = f->dist_world = -1;
     /* files load by their name (MULTIRANK.md §1.4) */
     if (!has_suffix(j->path, ".json") && !has_suffix(j->path, ".json.gz")) {
-        tl_error_set(&f->err, "%s: unknown file type (a rank file is .json or .json.gz)", j->path);
+        tl_error e = {0};
+        tl_error_set(&e, "%s: unknown file type (a rank file is .json or .json.gz)", j->path);
+        f->err = tl_xstrdup(e.msg);
         f->failed = 1;
         return;
     }
     /* the collective report reads only the collective kernels (MULTIRANK.md §3.1): the
      * rest of the trace is passed over unread unless a comparison of runs wants the
      * rank's gpu_timeline and ops_summary */
-    tl_trace *t = tl_trace_load_flags(j->path, j->want_ops ? 0 : TL_LOAD_KERNELS_ONLY, &f->err);
+    tl_error e = {0};
+    tl_trace *t = tl_trace_load_flags(j->path, j->want_ops ? 0 : TL_LOAD_KERNELS_ONLY, &e);
     if (!t) {
+        f->err = tl_xstrdup(e.msg);
         f->failed = 1;
         return;
     }
@@ -129,6 +243,11 @@ static void read_rank(void *arg, int worker)
     }
     tl_trace_free(t);
     tl_rk_facts_compact(f);
+    store_facts(j->store, f);
+    /* what the trace took is free now: given back at once, or this thread's heap keeps
+     * its most (the programs set malloc never to trim by itself), and the next rank's
+     * reading, on another thread, adds its own */
+    tl_release_freed();
 }
 
 size_t tl_rank_facts_nrows(const tl_rank_facts *f) { return f->rows.n ? f->rows.n : f->ncrows; }
@@ -235,8 +354,19 @@ static void compact_meta_strings(tl_rank_facts *f)
             at += n;
         }
     tl_strmap_clear(&copies);
-    free(f->strings);
+    if (!f->stored)
+        free(f->strings);
     f->strings = buf;
+    f->strings_len = (size_t)(at - buf);
+    if (f->stored) { /* the metas and rows too are the facts' own again */
+        tl_rank_row *crows = tl_xmalloc((f->ncrows ? f->ncrows : 1) * sizeof *crows);
+        tl_coll_row *metas = tl_xmalloc((f->nmetas ? f->nmetas : 1) * sizeof *metas);
+        memcpy(crows, f->crows, f->ncrows * sizeof *crows);
+        memcpy(metas, f->metas, f->nmetas * sizeof *metas);
+        f->crows = crows;
+        f->metas = metas;
+        f->stored = 0;
+    }
 }
 
 void tl_rk_facts_compact(tl_rank_facts *f)
@@ -264,12 +394,14 @@ void tl_ranks_read_part(tl_rank_set *s, int jobs, size_t part, size_t nparts)
     if ((size_t)jobs > mine)
         jobs = mine ? (int)mine : 1;
     s->facts = tl_xcalloc(s->n ? s->n : 1, sizeof *s->facts);
+    if (!s->store)
+        s->store = store_new();
     rank_job *job = tl_xcalloc(s->n ? s->n : 1, sizeof *job);
     /* the caller is a worker too: jobs - 1 threads */
     tl_pool *pool = tl_pool_new(jobs > 64 ? 63 : jobs - 1);
     size_t k = 0;
     for (size_t i = part; nparts && i < s->n; i += nparts) {
-        job[k] = (rank_job){s->paths[i], (int64_t)i, &s->facts[i], s->want_ops};
+        job[k] = (rank_job){s->store, s->paths[i], (int64_t)i, &s->facts[i], s->want_ops};
         tl_pool_add(pool, read_rank, &job[k++]);
     }
     tl_pool_wait(pool, k);
@@ -281,7 +413,7 @@ int tl_ranks_read_failed(const tl_rank_set *s, tl_error *err)
 {
     for (size_t i = 0; i < s->n; i++) {
         if (s->facts[i].failed) {
-            tl_error_set(err, "rank %zu of %zu: %s", i, s->n, s->facts[i].err.msg);
+            tl_error_set(err, "rank %zu of %zu: %s", i, s->n, s->facts[i].err ? s->facts[i].err : "failed");
             return -1;
         }
     }
@@ -300,16 +432,20 @@ void tl_rank_set_free(tl_rank_set *s)
         free(s->paths ? s->paths[i] : NULL);
         if (s->facts) {
             tl_coll_rows_free(&s->facts[i].rows);
-            free(s->facts[i].crows);
-            free(s->facts[i].metas);
+            if (!s->facts[i].stored) {
+                free(s->facts[i].crows);
+                free(s->facts[i].metas);
+                free(s->facts[i].strings);
+            }
+            free(s->facts[i].err);
             tl_table_free(s->facts[i].gpu_timeline);
             tl_table_free(s->facts[i].ops_summary);
             tl_arena_free(&s->facts[i].arena);
-            free(s->facts[i].strings);
             free(s->facts[i].table_strings);
         }
     }
     free(s->paths);
     free(s->facts);
+    store_free(s->store);
     memset(s, 0, sizeof *s);
 }

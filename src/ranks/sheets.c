@@ -48,15 +48,15 @@ static size_t long_layout(long_col *c)
     return n;
 }
 
-static tl_cval long_value(const tl_coll_row *r, const long_col *c)
+static tl_cval long_value(const rk_row *r, const long_col *c)
 {
     switch (c->what) {
     case LC_ID: return tl_rk_str(r->id);
     case LC_INDEX: return tl_rk_int(r->index_in_group);
-    case LC_RANK: return tl_rk_int(r->rank);
-    case LC_KEY: return r->v[c->key];
-    case LC_IN_MB: return tl_rk_num(r->in_mb, 0);
-    case LC_OUT_MB: return tl_rk_num(r->out_mb, 0);
+    case LC_RANK: return tl_rk_int(r->m->rank);
+    case LC_KEY: return r->m->v[c->key];
+    case LC_IN_MB: return tl_rk_num(r->m->in_mb, 0);
+    case LC_OUT_MB: return tl_rk_num(r->m->out_mb, 0);
     case LC_TS: return tl_rk_num(r->ts, r->ts_int);
     default: return tl_rk_num(r->dur, r->dur_int);
     }
@@ -65,7 +65,7 @@ static tl_cval long_value(const tl_coll_row *r, const long_col *c)
 /* How a column of every row prints, as tl_rk_sheet_table types it (floats: numbers with
  * a missing or float value; text: a cell that is text), found over all the rows so that
  * every piece of the sheet prints as the whole would. */
-static void long_types(const tl_coll_rows *rows, const long_col *c, int *fl, int *str)
+static void long_types(const rk_rows *rows, const long_col *c, int *fl, int *str)
 {
     int seen_text = 0;
     *fl = 0;
@@ -84,7 +84,7 @@ static void long_types(const tl_coll_rows *rows, const long_col *c, int *fl, int
 }
 
 /* Rows [lo, hi) of nccl_long, typed by the whole sheet's types. */
-static tl_table *long_piece(const tl_coll_rows *rows, size_t lo, size_t hi, const long_col *cols, size_t nc,
+static tl_table *long_piece(const rk_rows *rows, size_t lo, size_t hi, const long_col *cols, size_t nc,
                             const int *fl, const int *str)
 {
     tl_table *t = tl_table_new();
@@ -112,7 +112,7 @@ static int put(const tl_ranks_out *out, const char *name, tl_table *t, long gpn,
 /* nccl_long to the output in pieces of out->piece_rows rows (all in one when 0): the
  * sheet has a row per collective and rank, the largest of the report by far, so it is
  * never whole in memory when the output can take it in pieces. */
-static int put_long(const tl_ranks_out *out, const tl_coll_rows *rows, long gpn, tl_error *err)
+static int put_long(const tl_ranks_out *out, const rk_rows *rows, long gpn, tl_error *err)
 {
     long_col cols[NLONG_COLS];
     int fl[NLONG_COLS], str[NLONG_COLS];
@@ -135,7 +135,7 @@ static int put_long(const tl_ranks_out *out, const tl_coll_rows *rows, long gpn,
  * by position then pairs collectives that may not be the same ones (the reference is
  * silent).  Rows are numbered from 0 within (group, rank), so a count is the highest
  * index + 1. */
-static void warn_counts(const tl_coll_rows *rows, size_t nranks)
+static void warn_counts(const rk_rows *rows, size_t nranks)
 {
     tl_strmap groups = {0};
     const char **names = NULL;
@@ -145,9 +145,9 @@ static void warn_counts(const tl_coll_rows *rows, size_t nranks)
     tl_arena keys;
     tl_arena_init(&keys);
     for (size_t i = 0; i < rows->n; i++) {
-        const tl_coll_row *r = &rows->v[i];
+        const rk_row *r = &rows->v[i];
         tl_buf_clear(&b);
-        tl_cval_text(&r->v[TL_COLL_PG_NAME], &b);
+        tl_cval_text(&r->m->v[TL_COLL_PG_NAME], &b);
         const tl_strmap_slot *f = tl_strmap_find(&groups, tl_buf_cstr(&b));
         size_t g;
         if (f) {
@@ -160,8 +160,8 @@ static void warn_counts(const tl_coll_rows *rows, size_t nranks)
             TL_GROW(cnt, cntcap, ng * nranks);
             memset(cnt + g * nranks, 0, nranks * sizeof *cnt);
         }
-        if ((size_t)r->rank < nranks && r->index_in_group + 1 > cnt[g * nranks + r->rank])
-            cnt[g * nranks + r->rank] = r->index_in_group + 1;
+        if ((size_t)r->m->rank < nranks && r->index_in_group + 1 > cnt[g * nranks + r->m->rank])
+            cnt[g * nranks + r->m->rank] = r->index_in_group + 1;
     }
     for (size_t g = 0; g < ng; g++) {
         size_t lo = SIZE_MAX, hi = SIZE_MAX;
@@ -209,40 +209,45 @@ static void warn_jobs(const tl_rank_set *set)
     tl_buf_free(&more);
 }
 
-/* Every rank's rows, rank by rank, moved out of the facts (their strings stay there). */
-static void take_rows(tl_rank_set *set, tl_coll_rows *rows)
+/* Every rank's rows, rank by rank: their times, and their metadata pointed to where the
+ * facts keep them (facts not yet compacted are compacted first). */
+static void take_rows(tl_rank_set *set, rk_rows *rows)
 {
     /* the traces' buffers were freed on the reading threads, whose malloc arenas keep
-     * what is freed there: give those pages back before the rows are made whole */
+     * what is freed there: give those pages back before the sheets are made */
     tl_release_freed();
     size_t total = 0;
-    for (size_t i = 0; i < set->n; i++)
-        total += tl_rank_facts_nrows(&set->facts[i]);
-    memset(rows, 0, sizeof *rows);
-    rows->v = tl_xmalloc((total ? total : 1) * sizeof *rows->v); /* made to size: it is the largest block */
-    rows->cap = total;
+    for (size_t i = 0; i < set->n; i++) {
+        if (set->facts[i].rows.n)
+            tl_rk_facts_compact(&set->facts[i]);
+        total += set->facts[i].ncrows;
+    }
+    rows->v = tl_xmalloc((total ? total : 1) * sizeof *rows->v);
+    rows->n = 0;
     for (size_t i = 0; i < set->n; i++) {
         tl_rank_facts *f = &set->facts[i];
-        for (size_t k = 0, n = tl_rank_facts_nrows(f); k < n; k++)
-            tl_rank_facts_row(f, k, &rows->v[rows->n++]);
-        tl_coll_rows_free(&f->rows);
-        free(f->crows);
-        free(f->metas);
+        for (size_t k = 0; k < f->ncrows; k++) {
+            const tl_rank_row *c = &f->crows[k];
+            rows->v[rows->n++] = (rk_row){&f->metas[c->meta], NULL, c->ts, c->dur, 0, c->ts_int, c->dur_int};
+        }
+        /* the times are the report's now */
+        if (!f->stored)
+            free(f->crows);
         f->crows = NULL;
-        f->metas = NULL;
-        f->ncrows = f->nmetas = 0;
+        f->ncrows = 0;
     }
+    tl_rk_store_drop_times(set->store);
 }
 
 /* The sheets to the output in workbook order, once every check has passed (§8.2, §8.3
  * refuse before anything is given). */
-static int put_all(const tl_rank_set *set, const tl_ranks_opts *o, tl_arena *a, const tl_coll_rows *rows,
+static int put_all(const tl_rank_set *set, const tl_ranks_opts *o, tl_arena *a, const rk_rows *rows,
                    rk_implicit *isync, rk_a2a *a2a, long gpn, const tl_ranks_out *out, tl_error *err)
 {
     const char *const *aggs = o->naggs ? o->aggs : (const char *const[]){"mean", "median", "min", "max"};
     size_t naggs = o->naggs ? o->naggs : 4;
     if (put(out, "nccl_summary_implicit_sync", tl_rk_implicit_summary(isync, aggs, naggs, a), gpn, err) != 0 ||
-        put(out, "nccl_summary_long", tl_coll_summary(rows, a), gpn, err) != 0)
+        put(out, "nccl_summary_long", tl_rk_summary(rows), gpn, err) != 0)
         return -1;
     tl_table *a2a_sum = a2a->n ? tl_rk_a2a_summary(a2a, aggs, naggs, a) : NULL;
     if (a2a_sum && put(out, "nccl_summary_all2allv", a2a_sum, gpn, err) != 0)
@@ -265,15 +270,15 @@ static int put_all(const tl_rank_set *set, const tl_ranks_opts *o, tl_arena *a, 
 
 int tl_ranks_sheets_to(tl_rank_set *set, const tl_ranks_opts *o, tl_arena *a, const tl_ranks_out *out, tl_error *err)
 {
-    tl_coll_rows rows;
+    rk_rows rows;
     take_rows(set, &rows);
     if (rows.n == 0) {
         tl_error_set(err, "no NCCL/RCCL collective kernels in any of the %zu rank files", set->n);
-        tl_coll_rows_free(&rows);
+        free(rows.v);
         return -1;
     }
     long gpn = o->gpus_per_node > 0 ? o->gpus_per_node : set->facts[0].ndevices > 0 ? set->facts[0].ndevices : 0;
-    int simple = tl_coll_match(&rows, a);
+    int simple = tl_rk_match(&rows, a);
     warn_jobs(set);
     warn_counts(&rows, set->n);
     rk_colls cs;
@@ -289,7 +294,7 @@ int tl_ranks_sheets_to(tl_rank_set *set, const tl_ranks_opts *o, tl_arena *a, co
         tl_rk_implicit_free(&isync);
     }
     tl_rk_colls_free(&cs);
-    tl_coll_rows_free(&rows);
+    free(rows.v);
     return rc;
 }
 

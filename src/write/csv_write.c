@@ -26,6 +26,8 @@ typedef struct csv_out {
     char *buf;
     size_t pos;
     int failed;
+    size_t flush_at; /* > 0: written out at a row's end once this many bytes wait (the
+                        buffer's pages past it are then never touched) */
 } csv_out;
 
 static void flush(csv_out *o)
@@ -272,6 +274,8 @@ static void write_rows(csv_out *o, const tl_table *t)
         if (!any && t->ncols == 1)
             put(o, "\"\"", 2);
         putc_(o, '\n');
+        if (o->flush_at && o->pos >= o->flush_at)
+            flush(o);
     }
 }
 
@@ -322,7 +326,9 @@ tl_csv_file *tl_csv_open(const char *path, tl_error *err)
         return NULL;
     }
     tl_csv_file *w = tl_xcalloc(1, sizeof *w);
-    w->o = (csv_out){.f = f, .buf = tl_xmalloc(OUT_BUF)};
+    /* a file written in pieces is one of many outputs of a run that keeps its memory
+     * small: a 64 KB write at a time is as fast, and leaves the buffer's tail untouched */
+    w->o = (csv_out){.f = f, .buf = tl_xmalloc(OUT_BUF), .flush_at = 64u << 10};
     w->path = tl_xstrdup(path);
     return w;
 }
