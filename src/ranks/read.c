@@ -266,29 +266,56 @@ void tl_rank_facts_row(const tl_rank_facts *f, size_t i, tl_coll_row *out)
     out->dur_int = c->dur_int;
 }
 
-/* A row's metadata as a text that two rows share exactly when their metadata are the same
- * values of the same kinds (4 and 4.0 differ: they print differently). */
+/* 64-bit FNV-1a of a text, and its length. */
+static uint64_t text_hash(const char *s, size_t *len)
+{
+    uint64_t h = 1469598103934665603ull;
+    const char *p = s;
+    for (; *p; p++)
+        h = (h ^ (unsigned char)*p) * 1099511628211ull;
+    *len = (size_t)(p - s);
+    return h;
+}
+
+/* A row's metadata as a short text, the same for two rows of the same values of the same
+ * kinds (4 and 4.0 differ: they print differently); a text by its hash and length, so
+ * two rows of one key are compared again before one's metadata is taken for the other's. */
 static void meta_key(const tl_coll_row *r, tl_buf *b)
 {
     tl_buf_clear(b);
     for (int k = 0; k < TL_COLL_NKEYS; k++) {
         const tl_cval *v = &r->v[k];
-        uint64_t bits;
-        switch (v->kind) {
-        case TL_CV_INT: tl_buf_printf(b, "i%" PRId64 ";", v->i); break;
-        case TL_CV_FLOAT:
+        uint64_t bits = 0;
+        size_t len = 0;
+        if (v->kind == TL_CV_INT)
+            bits = (uint64_t)v->i;
+        else if (v->kind == TL_CV_FLOAT)
             memcpy(&bits, &v->f, sizeof bits);
-            tl_buf_printf(b, "f%" PRIx64 ";", bits);
-            break;
-        case TL_CV_STR:
-        case TL_CV_REPR: tl_buf_printf(b, "%c%zu:%s", v->kind == TL_CV_STR ? 's' : 'r', strlen(v->s), v->s); break;
-        default: tl_buf_adds(b, "-;");
-        }
+        else if (v->kind == TL_CV_STR || v->kind == TL_CV_REPR)
+            bits = text_hash(v->s, &len);
+        tl_buf_printf(b, "%d:%" PRIx64 ":%zx;", v->kind, bits, len);
     }
     uint64_t in, out;
     memcpy(&in, &r->in_mb, sizeof in);
     memcpy(&out, &r->out_mb, sizeof out);
     tl_buf_printf(b, "%" PRIx64 ";%" PRIx64 ";%" PRId64, in, out, r->rank);
+}
+
+/* The same metadata: the same kinds and values (texts byte for byte, numbers bit for bit). */
+static int same_meta(const tl_coll_row *a, const tl_coll_row *b)
+{
+    if (a->rank != b->rank || memcmp(&a->in_mb, &b->in_mb, sizeof a->in_mb) ||
+        memcmp(&a->out_mb, &b->out_mb, sizeof a->out_mb))
+        return 0;
+    for (int k = 0; k < TL_COLL_NKEYS; k++) {
+        const tl_cval *x = &a->v[k], *y = &b->v[k];
+        if (x->kind != y->kind)
+            return 0;
+        if ((x->kind == TL_CV_INT && x->i != y->i) || (x->kind == TL_CV_FLOAT && memcmp(&x->f, &y->f, sizeof x->f)) ||
+            ((x->kind == TL_CV_STR || x->kind == TL_CV_REPR) && x->s != y->s && strcmp(x->s, y->s)))
+            return 0;
+    }
+    return 1;
 }
 
 /* The rows as their times and an index into their distinct metadata. */
@@ -307,15 +334,19 @@ static void compact_rows(tl_rank_facts *f)
         meta_key(r, &b);
         size_t before = seen.n;
         tl_strmap_slot *sl = tl_strmap_get(&seen, tl_arena_strdup(&keys, tl_buf_cstr(&b)));
-        if (seen.n != before) {
+        size_t meta = sl->value;
+        /* a new key, or (two texts of one hash) another metadata under a known one */
+        if (seen.n != before || !same_meta(&f->metas[meta], r)) {
             TL_GROW(f->metas, cap, f->nmetas + 1);
             tl_coll_row *m = &f->metas[f->nmetas];
             *m = *r;
             m->ts = m->dur = 0;
             m->ts_int = m->dur_int = 0;
-            sl->value = f->nmetas++;
+            meta = f->nmetas++;
+            if (seen.n != before)
+                sl->value = meta;
         }
-        f->crows[i] = (tl_rank_row){r->ts, r->dur, (uint32_t)sl->value, r->ts_int, r->dur_int};
+        f->crows[i] = (tl_rank_row){r->ts, r->dur, (uint32_t)meta, r->ts_int, r->dur_int};
     }
     if (f->nmetas)
         f->metas = tl_xrealloc(f->metas, f->nmetas * sizeof *f->metas);
