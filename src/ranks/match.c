@@ -7,6 +7,7 @@
  */
 #include "ranks/ranks_impl.h"
 
+#include "base/hash.h"
 #include "base/numfmt.h"
 #include "base/sort.h"
 #include "trace/pdnum.h"
@@ -88,6 +89,7 @@ int tl_rk_match(rk_rows *rows, tl_arena *a)
     tl_sort_rows(idx, rows->n, match_cmp, &m);
     int64_t k = 0;
     tl_buf b = {0};
+    tl_strmap ids = {0};
     for (size_t j = 0; j < rows->n; j++) {
         rk_row *r = &rows->v[idx[j]];
         const rk_row *p = j ? &rows->v[idx[j - 1]] : NULL;
@@ -102,9 +104,17 @@ int tl_rk_match(rk_rows *rows, tl_arena *a)
         }
         char s[TL_NUMFMT_MAX];
         tl_buf_add(&b, s, tl_fmt_int(r->index_in_group, s));
-        r->id = tl_arena_strndup(a, b.data, b.len);
+        /* one copy of an id for the rows of every rank that share it */
+        const tl_strmap_slot *known = tl_strmap_find(&ids, tl_buf_cstr(&b));
+        if (known) {
+            r->id = known->key;
+        } else {
+            r->id = tl_arena_strndup(a, b.data, b.len);
+            tl_strmap_get(&ids, r->id);
+        }
     }
     tl_buf_free(&b);
+    tl_strmap_clear(&ids);
     free(idx);
     return simple;
 }

@@ -177,10 +177,15 @@ static size_t table_text(tl_table *t, char **at, int add)
 static void compact_tables(tl_rank_facts *f)
 {
     size_t bytes = table_text(f->gpu_timeline, NULL, 0) + table_text(f->ops_summary, NULL, 0);
-    char *buf = tl_xmalloc(bytes ? bytes : 1), *at = buf;
+    free(f->table_strings);
+    f->table_strings = NULL;
+    /* nothing kept when there is nothing (the collective report keeps no table): a few
+     * bytes kept per rank in a reading thread's heap pin a page each */
+    if (!bytes)
+        return;
+    char *buf = tl_xmalloc(bytes), *at = buf;
     table_text(f->gpu_timeline, &at, 1);
     table_text(f->ops_summary, &at, 1);
-    free(f->table_strings);
     f->table_strings = buf;
 }
 
