@@ -195,14 +195,16 @@ static int read_trace_ranks(struct tl_dist *d, size_t k, const tl_compare_opts *
     for (size_t start = 0; rc == 0 && start < n; start += batch) {
         size_t end = start + batch < n ? start + batch : n;
         if (!o->read_ranks) {
-            /* the ranks start..end as a set of their own (its rows numbered from 0), then
-             * moved into the run's */
-            tl_rank_set sub = {end - start, s->paths + start, NULL, 1};
-            tl_ranks_read_part(&sub, o->jobs, 0, 1);
-            for (size_t i = 0; i < sub.n; i++)
-                for (size_t r = 0; r < sub.facts[i].rows.n; r++)
-                    sub.facts[i].rows.v[r].rank += (int64_t)start;
-            memcpy(&s->facts[start], sub.facts, sub.n * sizeof *s->facts);
+            /* the ranks start..end read as the last ranks of a set of `end` (their rows in
+             * the run's store), then moved into the run's */
+            tl_rank_set sub = {0};
+            sub.n = end;
+            sub.store = s->store;
+            sub.paths = s->paths;
+            sub.want_ops = 1;
+            tl_ranks_read_part(&sub, o->jobs, start, 1);
+            s->store = sub.store;
+            memcpy(&s->facts[start], &sub.facts[start], (end - start) * sizeof *s->facts);
             free(sub.facts);
             tl_release_freed(); /* the batch's traces, freed on the workers among its facts */
             if (tl_ranks_read_failed(s, err) != 0)
@@ -274,10 +276,9 @@ static void keep_coll(struct tl_dist *d, dist_run *run)
     run->coll = coll;
     if (run->reports)
         return; /* their tables are the ranks' reports */
-    for (size_t i = 0; i < run->set.n; i++)
-        tl_rank_facts_free(&run->set.facts[i]);
-    free(run->set.facts);
-    run->set.facts = NULL;
+    size_t n = run->set.n; /* the world size stays: the rest is the comparison's own */
+    tl_rank_set_free(&run->set);
+    run->set.n = n;
 }
 
 /* Find and read every run, then its collective sheets. */
