@@ -17,7 +17,7 @@ static int comm_at(const unsigned char *s, size_t i, size_t n)
         if (p == 'n' || p == 'r')
             return 1;
     }
-    return n - i >= 19 && strncasecmp((const char *)s + i, "cross_device_reduce", 19) == 0;
+    return n - i >= 19 && (s[i + 1] | 0x20u) == 'r' && strncasecmp((const char *)s + i, "cross_device_reduce", 19) == 0;
 }
 
 /* A communication kernel (TraceLens' nccl / rccl / custom collective patterns: a
