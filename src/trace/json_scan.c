@@ -264,16 +264,14 @@ static inline int scalar_ok(const unsigned char *b, unsigned i, uint64_t scalar,
     return e && !is_scalar_byte(*e);
 }
 
-/* The tokens, and what the grammar machine expects next. */
-enum { T_SCALAR, T_OPEN_OBJ, T_OPEN_ARR, T_CLOSE_OBJ, T_CLOSE_ARR, T_COMMA, T_COLON, T_STRING, NTOKENS };
+/* What the grammar machine expects next. */
 enum { S_VAL_OBJ, S_VAL_ARR, S_OBJ_START, S_ARR_START, S_KEY, S_COLON, S_AFTER_OBJ, S_AFTER_ARR };
-
 
 /*
  * What a token does in each state, one 64-bit word per token with a byte per state: the
  * machine's next state is (word >> state) & 0xff, the state held as 8 x its number, so
- * that the chain from one token to the next is a shift and a mask, not a table load (the
- * words are loaded by token, which does not wait on the state).  A byte below A_SLOW is
+ * that the chain from one token to the next is a shift and a mask, not a table load (a
+ * token's word is loaded by its byte, which does not wait on the state).  A byte below A_SLOW is
  * the next state alone: strings, colons, commas and scalars (whose text is checked apart,
  * in bulk), nearly every token.  The others open a container (A_OPEN, with the state in
  * it), close one (A_POP: the next state depends on the container it was in), or are an
@@ -287,29 +285,24 @@ enum { A_SLOW = 0x40, A_OPEN = 0x40, A_POP = 0x80, A_ERR = 0xc0, A_STATE = 0x38 
      (uint64_t)(key) << 32 | (uint64_t)(colon) << 40 | (uint64_t)(aobj) << 48 | (uint64_t)(aarr) << 56)
 #define E A_ERR
 #define OP(s) (A_OPEN | ST(s))
-static const uint64_t token_step[NTOKENS] = {
-    /*               S_VAL_OBJ         S_VAL_ARR         S_OBJ_START S_ARR_START       S_KEY       S_COLON        S_AFTER_OBJ S_AFTER_ARR */
-    [T_SCALAR] = PACK(ST(S_AFTER_OBJ), ST(S_AFTER_ARR), E, ST(S_AFTER_ARR), E, E, E, E),
-    [T_OPEN_OBJ] = PACK(OP(S_OBJ_START), OP(S_OBJ_START), E, OP(S_OBJ_START), E, E, E, E),
-    [T_OPEN_ARR] = PACK(OP(S_ARR_START), OP(S_ARR_START), E, OP(S_ARR_START), E, E, E, E),
-    [T_CLOSE_OBJ] = PACK(E, E, A_POP, E, E, E, A_POP, E),
-    [T_CLOSE_ARR] = PACK(E, E, E, A_POP, E, E, E, A_POP),
-    [T_COMMA] = PACK(E, E, E, E, E, E, ST(S_KEY), ST(S_VAL_ARR)),
-    [T_COLON] = PACK(E, E, E, E, E, ST(S_VAL_OBJ), E, E),
-    [T_STRING] = PACK(ST(S_AFTER_OBJ), ST(S_AFTER_ARR), ST(S_COLON), ST(S_AFTER_ARR), ST(S_COLON), E, E, E),
-};
-#undef OP
-#undef E
-#undef PACK
+/*                       S_VAL_OBJ         S_VAL_ARR         S_OBJ_START S_ARR_START       S_KEY       S_COLON        S_AFTER_OBJ S_AFTER_ARR */
+#define W_SCALAR PACK(ST(S_AFTER_OBJ), ST(S_AFTER_ARR), E, ST(S_AFTER_ARR), E, E, E, E)
+#define W_OPEN_OBJ PACK(OP(S_OBJ_START), OP(S_OBJ_START), E, OP(S_OBJ_START), E, E, E, E)
+#define W_OPEN_ARR PACK(OP(S_ARR_START), OP(S_ARR_START), E, OP(S_ARR_START), E, E, E, E)
+#define W_CLOSE_OBJ PACK(E, E, A_POP, E, E, E, A_POP, E)
+#define W_CLOSE_ARR PACK(E, E, E, A_POP, E, E, E, A_POP)
+#define W_COMMA PACK(E, E, E, E, E, E, ST(S_KEY), ST(S_VAL_ARR))
+#define W_COLON PACK(E, E, E, E, E, ST(S_VAL_OBJ), E, E)
+#define W_STRING PACK(ST(S_AFTER_OBJ), ST(S_AFTER_ARR), ST(S_COLON), ST(S_AFTER_ARR), ST(S_COLON), E, E, E)
 
-/* The same by byte, less the scalar's word (which every byte but the eight below starts),
- * so that a token's word is one load away from its byte. */
-#define X(t) (token_step[t] ^ token_step[T_SCALAR])
+/* The word of the token each byte starts, less the scalar's (which every byte but the
+ * seven below starts, and which the zeros of the table so stand for): a token's word is
+ * one load away from its byte. */
 static const uint64_t byte_step[256] = {
-    ['{'] = X(T_OPEN_OBJ), ['['] = X(T_OPEN_ARR), ['}'] = X(T_CLOSE_OBJ), [']'] = X(T_CLOSE_ARR),
-    [','] = X(T_COMMA), [':'] = X(T_COLON), ['"'] = X(T_STRING),
+    ['{'] = W_OPEN_OBJ ^ W_SCALAR, ['['] = W_OPEN_ARR ^ W_SCALAR, ['}'] = W_CLOSE_OBJ ^ W_SCALAR,
+    [']'] = W_CLOSE_ARR ^ W_SCALAR, [','] = W_COMMA ^ W_SCALAR, [':'] = W_COLON ^ W_SCALAR,
+    ['"'] = W_STRING ^ W_SCALAR,
 };
-#undef X
 
 /* The machine's state across blocks. */
 typedef struct skipper {
@@ -387,7 +380,7 @@ const unsigned char *tl_json_skip(const unsigned char *p, const unsigned char *e
         while (tokens) {
             unsigned i = (unsigned)__builtin_ctzll(tokens);
             tokens &= tokens - 1;
-            unsigned a = (unsigned)((byte_step[b[i]] ^ token_step[T_SCALAR]) >> st) & 0xff;
+            unsigned a = (unsigned)((byte_step[b[i]] ^ W_SCALAR) >> st) & 0xff;
             if (__builtin_expect(a < A_SLOW, 1)) {
                 st = a;
                 continue;
