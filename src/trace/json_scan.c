@@ -271,9 +271,9 @@ enum { S_VAL_OBJ, S_VAL_ARR, S_OBJ_START, S_ARR_START, S_KEY, S_COLON, S_AFTER_O
  * What a token does in each state, one 64-bit word per token with a byte per state: the
  * machine's next state is (word >> state) & 0xff, the state held as 8 x its number, so
  * that the chain from one token to the next is a shift and a mask, not a table load (a
- * token's word is loaded by its byte, which does not wait on the state).  A byte below A_SLOW is
- * the next state alone: strings, colons, commas and scalars (whose text is checked apart,
- * in bulk), nearly every token.  The others open a container (A_OPEN, with the state in
+ * token's word is loaded by its byte, which does not wait on the state).  A byte below
+ * A_SLOW is the next state alone: strings, colons, commas and scalars (whose text is
+ * checked apart, in bulk), nearly every token.  The others open a container (A_OPEN, with the state in
  * it), close one (A_POP: the next state depends on the container it was in), or are an
  * error (A_ERR).  A value in an object is followed by S_AFTER_OBJ, in an array
  * S_AFTER_ARR, so that a '}' or ']' is only taken where it closes a container of its kind.
@@ -285,7 +285,8 @@ enum { A_SLOW = 0x40, A_OPEN = 0x40, A_POP = 0x80, A_ERR = 0xc0, A_STATE = 0x38 
      (uint64_t)(key) << 32 | (uint64_t)(colon) << 40 | (uint64_t)(aobj) << 48 | (uint64_t)(aarr) << 56)
 #define E A_ERR
 #define OP(s) (A_OPEN | ST(s))
-/*                       S_VAL_OBJ         S_VAL_ARR         S_OBJ_START S_ARR_START       S_KEY       S_COLON        S_AFTER_OBJ S_AFTER_ARR */
+/* The bytes of each word, in PACK's order: S_VAL_OBJ, S_VAL_ARR, S_OBJ_START, S_ARR_START,
+ * S_KEY, S_COLON, S_AFTER_OBJ, S_AFTER_ARR. */
 #define W_SCALAR PACK(ST(S_AFTER_OBJ), ST(S_AFTER_ARR), E, ST(S_AFTER_ARR), E, E, E, E)
 #define W_OPEN_OBJ PACK(OP(S_OBJ_START), OP(S_OBJ_START), E, OP(S_OBJ_START), E, E, E, E)
 #define W_OPEN_ARR PACK(OP(S_ARR_START), OP(S_ARR_START), E, OP(S_ARR_START), E, E, E, E)
