@@ -1143,14 +1143,15 @@ static loader *loader_new(const char *path, unsigned flags)
 }
 
 /*
- * The kept events' arrays sized once for the text's size, so that they are not copied
- * as they grow: every doubling copies all of an array, and faults its pages in twice
- * (the allocator keeps arrays this size on its heap, where a grown block is seldom
- * left in place).  A guess, about one kept event per BYTES_PER_KEPT bytes (PyTorch
- * traces run 250-400 bytes an event, a third to a half of them kept), capped so that a
- * hint that is wrong reserves no more than the largest trace might use; pages that are
- * never written cost nothing, and the arrays are cut to their size when the read ends.
- * A kernels-only load keeps next to nothing: nothing is reserved.
+ * The kept events' arrays (and their link ids and places) sized once for the text's
+ * size, so that they are not copied as they grow: every doubling copies all of an
+ * array, and faults its pages in twice (the allocator keeps arrays this size on its
+ * heap, where a grown block is seldom left in place).  A guess, about one kept event per
+ * BYTES_PER_KEPT bytes (PyTorch traces run 250-400 bytes an event, a third to a half of
+ * them kept), capped so that a hint that is wrong reserves no more than the largest
+ * trace might use.  Pages never written cost nothing; the events' arrays are cut to
+ * their size when the read ends, the rest freed once the tree is built.  A kernels-only
+ * load keeps next to nothing: nothing is reserved.
  */
 #define BYTES_PER_KEPT 768
 #define PRESIZE_MAX ((size_t)1 << 24)
@@ -1166,6 +1167,9 @@ static void presize(loader *L, uint64_t text_bytes)
     TL_GROW(L->t->ev, L->evcap, n);
     TL_GROW(L->t->aux, L->auxcap, n);
     side_grow(L, n);
+    /* nearly every kept event has a link id (a key), and its place is noted (an ins) */
+    TL_GROW(L->side.keys, L->side.keycap, n);
+    TL_GROW(L->side.ins, L->side.inscap, n);
 }
 
 /* A key that events have and the objects nested in their args rarely do. */
