@@ -686,6 +686,43 @@ static void test_conformance_trace(void **state)
 /* A gzip file is inflated ahead on a helper thread: every byte in order in any read size,
  * over many of its slots and two members; its errors as the memory stream's; a stream
  * closed before its end stops the helper. */
+/* The size hint the reader sizes its arrays by: a plain file's size, a gzip file's text
+ * length from its trailer, bounded by what deflate could make of the file when the
+ * trailer lies; nothing for gzip in memory. */
+static void test_size_hint(void **state)
+{
+    (void)state;
+    char *dir = tt_tmpdir(), path[512];
+    size_t n = strlen(link_trace);
+    tl_error err = {0};
+    snprintf(path, sizeof path, "%s/t.json", dir);
+    tt_write_file(path, link_trace, n);
+    tl_instream *s = tl_instream_open(path, &err);
+    assert_int_equal(tl_instream_size_hint(s), n);
+    tl_instream_close(s);
+
+    unsigned char *z = malloc(2 * n + 1024);
+    size_t zn = gz(link_trace, n, z, 2 * n + 1024);
+    snprintf(path, sizeof path, "%s/t.json.gz", dir);
+    tt_write_file(path, (const char *)z, zn);
+    s = tl_instream_open(path, &err);
+    assert_true(tl_instream_is_gzip(s));
+    assert_int_equal(tl_instream_size_hint(s), n);
+    tl_instream_close(s);
+    s = tl_instream_open_mem(z, zn, "t.json.gz");
+    assert_int_equal(tl_instream_size_hint(s), 0);
+    tl_instream_close(s);
+
+    memset(z + zn - 4, 0xff, 4); /* a trailer that claims 4 GiB */
+    tt_write_file(path, (const char *)z, zn);
+    s = tl_instream_open(path, &err);
+    assert_int_equal(tl_instream_size_hint(s), (uint64_t)zn * 1032);
+    tl_instream_close(s);
+    free(z);
+    tt_rmrf(dir);
+    free(dir);
+}
+
 static void test_gzip_file_ahead(void **state)
 {
     (void)state;
@@ -857,6 +894,7 @@ int main(void)
         cmocka_unit_test(test_conformance_trace),
         cmocka_unit_test(test_py_str_repr),
         cmocka_unit_test(test_gzip_file_ahead),
+        cmocka_unit_test(test_size_hint),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -212,6 +212,22 @@ uint64_t tl_instream_seekable_size(const tl_instream *s)
     return s->fd < 0 ? (uint64_t)s->mem_len : s->size;
 }
 
+uint64_t tl_instream_size_hint(const tl_instream *s)
+{
+    if (!s->gzip)
+        return s->fd < 0 ? (uint64_t)s->mem_len : s->size;
+    if (s->fd < 0 || s->size < 18)
+        return 0;
+    /* the last member's ISIZE: its text's length modulo 4 GiB, bounded by deflate's
+     * largest ratio (1032:1), so that a trailer that lies cannot make a small file look
+     * huge */
+    unsigned char t[4];
+    if (pread(s->fd, t, 4, (off_t)(s->size - 4)) != 4)
+        return 0;
+    uint64_t isize = (uint64_t)t[0] | (uint64_t)t[1] << 8 | (uint64_t)t[2] << 16 | (uint64_t)t[3] << 24;
+    return isize < s->size * 1032 ? isize : s->size * 1032;
+}
+
 int tl_instream_seek(tl_instream *s, uint64_t off, tl_error *err)
 {
     uint64_t size = tl_instream_seekable_size(s);

@@ -41,6 +41,12 @@ long tl_instream_read(tl_instream *s, void *buf, size_t n, tl_error *err);
  * regular file, or plain bytes in memory: what tl_instream_seek accepts), else 0. */
 uint64_t tl_instream_seekable_size(const tl_instream *s);
 
+/* About how many bytes of text the stream holds, to size what is read from it by, or 0
+ * when nothing is known: a plain file's or memory's size; for a gzip file, its last
+ * member's length from the trailer (modulo 4 GiB, and never more than deflate could
+ * make of the file's size), which may be wrong in either direction.  Only a hint. */
+uint64_t tl_instream_size_hint(const tl_instream *s);
+
 /* Go to byte `off` of a seekable stream (tl_instream_seekable_size): the next read starts
  * there.  Returns 0, or -1 with *err set (not seekable, past the end, a failed lseek). */
 int tl_instream_seek(tl_instream *s, uint64_t off, tl_error *err);

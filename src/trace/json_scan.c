@@ -264,35 +264,50 @@ static inline int scalar_ok(const unsigned char *b, unsigned i, uint64_t scalar,
     return e && !is_scalar_byte(*e);
 }
 
-/* The tokens, and what the grammar machine expects next. */
-enum { T_SCALAR, T_OPEN_OBJ, T_OPEN_ARR, T_CLOSE_OBJ, T_CLOSE_ARR, T_COMMA, T_COLON, T_STRING, NTOKENS };
-enum { S_VAL_OBJ, S_VAL_ARR, S_OBJ_START, S_ARR_START, S_KEY, S_COLON, S_AFTER_OBJ, S_AFTER_ARR, S_ERR, S_POP, NSTATES = S_ERR };
+/* What the grammar machine expects next. */
+enum { S_VAL_OBJ, S_VAL_ARR, S_OBJ_START, S_ARR_START, S_KEY, S_COLON, S_AFTER_OBJ, S_AFTER_ARR };
 
-static const unsigned char token_of[256] = {
-    ['{'] = T_OPEN_OBJ, ['['] = T_OPEN_ARR, ['}'] = T_CLOSE_OBJ, [']'] = T_CLOSE_ARR,
-    [','] = T_COMMA, [':'] = T_COLON, ['"'] = T_STRING, /* the rest start numbers or literals */
-};
+/*
+ * What a token does in each state, one 64-bit word per token with a byte per state: the
+ * machine's next state is (word >> state) & 0xff, the state held as 8 x its number, so
+ * that the chain from one token to the next is a shift and a mask, not a table load (a
+ * token's word is loaded by its byte, which does not wait on the state).  A byte below
+ * A_SLOW is the next state alone: strings, colons, commas and scalars (whose text is
+ * checked apart, in bulk), nearly every token.  The others open a container (A_OPEN, with the state in
+ * it), close one (A_POP: the next state depends on the container it was in), or are an
+ * error (A_ERR).  A value in an object is followed by S_AFTER_OBJ, in an array
+ * S_AFTER_ARR, so that a '}' or ']' is only taken where it closes a container of its kind.
+ */
+#define ST(s) ((s) << 3)
+enum { A_SLOW = 0x40, A_OPEN = 0x40, A_POP = 0x80, A_ERR = 0xc0, A_STATE = 0x38 };
+#define PACK(vobj, varr, ostart, astart, key, colon, aobj, aarr)                                              \
+    ((uint64_t)(vobj) | (uint64_t)(varr) << 8 | (uint64_t)(ostart) << 16 | (uint64_t)(astart) << 24 |      \
+     (uint64_t)(key) << 32 | (uint64_t)(colon) << 40 | (uint64_t)(aobj) << 48 | (uint64_t)(aarr) << 56)
+#define E A_ERR
+#define OP(s) (A_OPEN | ST(s))
+/* The bytes of each word, in PACK's order: S_VAL_OBJ, S_VAL_ARR, S_OBJ_START, S_ARR_START,
+ * S_KEY, S_COLON, S_AFTER_OBJ, S_AFTER_ARR. */
+#define W_SCALAR PACK(ST(S_AFTER_OBJ), ST(S_AFTER_ARR), E, ST(S_AFTER_ARR), E, E, E, E)
+#define W_OPEN_OBJ PACK(OP(S_OBJ_START), OP(S_OBJ_START), E, OP(S_OBJ_START), E, E, E, E)
+#define W_OPEN_ARR PACK(OP(S_ARR_START), OP(S_ARR_START), E, OP(S_ARR_START), E, E, E, E)
+#define W_CLOSE_OBJ PACK(E, E, A_POP, E, E, E, A_POP, E)
+#define W_CLOSE_ARR PACK(E, E, E, A_POP, E, E, E, A_POP)
+#define W_COMMA PACK(E, E, E, E, E, E, ST(S_KEY), ST(S_VAL_ARR))
+#define W_COLON PACK(E, E, E, E, E, ST(S_VAL_OBJ), E, E)
+#define W_STRING PACK(ST(S_AFTER_OBJ), ST(S_AFTER_ARR), ST(S_COLON), ST(S_AFTER_ARR), ST(S_COLON), E, E, E)
 
-/* The state after a token (S_POP: after the container closed, which depends on the one
- * it was in).  A value in an object is followed by S_AFTER_OBJ, in an array S_AFTER_ARR,
- * so that a '}' or ']' is only taken where it closes a container of its kind. */
-#define E S_ERR
-static const unsigned char next_state[NSTATES][NTOKENS] = {
-    /*                scalar       {            [            }      ]      ,            :          string */
-    [S_VAL_OBJ] = {S_AFTER_OBJ, S_OBJ_START, S_ARR_START, E, E, E, E, S_AFTER_OBJ},
-    [S_VAL_ARR] = {S_AFTER_ARR, S_OBJ_START, S_ARR_START, E, E, E, E, S_AFTER_ARR},
-    [S_OBJ_START] = {E, E, E, S_POP, E, E, E, S_COLON},
-    [S_ARR_START] = {S_AFTER_ARR, S_OBJ_START, S_ARR_START, E, S_POP, E, E, S_AFTER_ARR},
-    [S_KEY] = {E, E, E, E, E, E, E, S_COLON},
-    [S_COLON] = {E, E, E, E, E, E, S_VAL_OBJ, E},
-    [S_AFTER_OBJ] = {E, E, E, S_POP, E, S_KEY, E, E},
-    [S_AFTER_ARR] = {E, E, E, E, S_POP, S_VAL_ARR, E, E},
+/* The word of the token each byte starts, less the scalar's (which every byte but the
+ * seven below starts, and which the zeros of the table so stand for): a token's word is
+ * one load away from its byte. */
+static const uint64_t byte_step[256] = {
+    ['{'] = W_OPEN_OBJ ^ W_SCALAR, ['['] = W_OPEN_ARR ^ W_SCALAR, ['}'] = W_CLOSE_OBJ ^ W_SCALAR,
+    [']'] = W_CLOSE_ARR ^ W_SCALAR, [','] = W_COMMA ^ W_SCALAR, [':'] = W_COLON ^ W_SCALAR,
+    ['"'] = W_STRING ^ W_SCALAR,
 };
-#undef E
 
 /* The machine's state across blocks. */
 typedef struct skipper {
-    unsigned state;
+    unsigned state;     /* ST(one of S_*) */
     unsigned depth;
     uint64_t is_obj;    /* bit d: open container d (from 0) is an object */
     uint64_t in_carry;  /* all ones when the last block ended inside a string */
@@ -303,9 +318,10 @@ typedef struct skipper {
 #define MAX_DEPTH 64
 
 /* The tokens of one block (b at its first byte) as a mask; *bad: the bytes among them the
- * skip must give up at; *scalar: the bytes of numbers and literals. */
+ * skip must give up at; *scalar: the bytes of numbers and literals; *starts: the first of
+ * each. */
 static inline uint64_t block_tokens(skipper *k, const unsigned char *b, const tl_json_masks *m, uint64_t *bad,
-                                    uint64_t *scalar)
+                                    uint64_t *scalar, uint64_t *starts)
 {
     uint64_t esc = escaped_bytes(m->bslash, &k->esc_carry);
     uint64_t quote = m->quote & ~esc;
@@ -324,15 +340,28 @@ static inline uint64_t block_tokens(skipper *k, const unsigned char *b, const tl
     k->sc_carry = sc >> 63;
     *bad = stop;
     *scalar = sc;
+    *starts = sc_start;
     return (m->structural & ~in) | (quote & in) | sc_start | stop;
+}
+
+/* Whether the scalars starting at the bits of `starts` are all JSON.  They are checked
+ * apart from the grammar machine, a block's at a time, so that the machine's step stays
+ * a shift: the order does not matter, only that a scalar after the value's end is not
+ * asked about. */
+static inline int scalars_ok(const unsigned char *b, uint64_t starts, uint64_t scalar, uint64_t digit)
+{
+    for (; starts; starts &= starts - 1)
+        if (!scalar_ok(b, (unsigned)__builtin_ctzll(starts), scalar, digit))
+            return 0;
+    return 1;
 }
 
 const unsigned char *tl_json_skip(const unsigned char *p, const unsigned char *end, tl_json_from from,
                                   tl_json_mask_fn fn)
 {
-    skipper k = {S_VAL_ARR, 0, 0, 0, 0, 0};
+    skipper k = {ST(S_VAL_ARR), 0, 0, 0, 0, 0};
     if (from == TL_JSON_IN_OBJECT_REST) {
-        k.state = S_AFTER_OBJ;
+        k.state = ST(S_AFTER_OBJ);
         k.depth = 1;
         k.is_obj = 1;
     } else {
@@ -343,35 +372,35 @@ const unsigned char *tl_json_skip(const unsigned char *p, const unsigned char *e
     }
     for (const unsigned char *b = p; b < end; b += TL_JSON_BLOCK) {
         tl_json_masks m;
-        uint64_t bad, scalar;
+        uint64_t bad, scalar, starts;
         fn(b, &m);
-        uint64_t tokens = block_tokens(&k, b, &m, &bad, &scalar);
-        if (tokens & bad)
-            tokens &= ((bad & -bad) << 1) - 1; /* up to the first byte to give up at */
+        uint64_t tokens = block_tokens(&k, b, &m, &bad, &scalar, &starts);
+        if (bad)
+            tokens &= (bad & -bad) - 1; /* the tokens before the first byte to give up at */
+        unsigned st = k.state;
         while (tokens) {
             unsigned i = (unsigned)__builtin_ctzll(tokens);
             tokens &= tokens - 1;
-            if ((bad >> i) & 1)
-                return NULL;
-            unsigned t = token_of[b[i]];
-            unsigned ns = next_state[k.state][t];
-            if (ns == S_ERR)
-                return NULL;
-            if (t == T_SCALAR) {
-                if (!scalar_ok(b, i, scalar, m.digit))
-                    return NULL;
-            } else if (t <= T_OPEN_ARR) {
-                if (k.depth >= MAX_DEPTH)
-                    return NULL;
-                k.is_obj = (k.is_obj & ~((uint64_t)1 << k.depth)) | ((uint64_t)(t == T_OPEN_OBJ) << k.depth);
-                k.depth++;
-            } else if (ns == S_POP) {
-                if (--k.depth == 0)
-                    return b + i + 1;
-                ns = S_AFTER_ARR - (unsigned)((k.is_obj >> (k.depth - 1)) & 1);
+            unsigned a = (unsigned)((byte_step[b[i]] ^ W_SCALAR) >> st) & 0xff;
+            if (__builtin_expect(a < A_SLOW, 1)) {
+                st = a;
+                continue;
             }
-            k.state = ns;
+            if (a == A_POP) {
+                if (--k.depth == 0)
+                    return scalars_ok(b, starts & (((uint64_t)1 << i) - 1), scalar, m.digit) ? b + i + 1 : NULL;
+                a = ST(S_AFTER_ARR) - ST((unsigned)((k.is_obj >> (k.depth - 1)) & 1));
+            } else if (a == A_ERR || k.depth >= MAX_DEPTH) {
+                return NULL;
+            } else { /* A_OPEN */
+                k.is_obj = (k.is_obj & ~((uint64_t)1 << k.depth)) | ((uint64_t)(b[i] == '{') << k.depth);
+                k.depth++;
+            }
+            st = a & A_STATE;
         }
+        if (bad || !scalars_ok(b, starts, scalar, m.digit))
+            return NULL;
+        k.state = st;
     }
     return NULL;
 }

@@ -1142,6 +1142,36 @@ static loader *loader_new(const char *path, unsigned flags)
     return L;
 }
 
+/*
+ * The kept events' arrays (and their link ids and places) sized once for the text's
+ * size, so that they are not copied as they grow: every doubling copies all of an
+ * array, and faults its pages in twice (the allocator keeps arrays this size on its
+ * heap, where a grown block is seldom left in place).  A guess, about one kept event per
+ * BYTES_PER_KEPT bytes (PyTorch traces run 250-400 bytes an event, a third to a half of
+ * them kept), capped so that a hint that is wrong reserves no more than the largest
+ * trace might use.  Pages never written cost nothing; the events' arrays are cut to
+ * their size when the read ends, the rest freed once the tree is built.  A kernels-only
+ * load keeps next to nothing: nothing is reserved.
+ */
+#define BYTES_PER_KEPT 768
+#define PRESIZE_MAX ((size_t)1 << 24)
+
+static void presize(loader *L, uint64_t text_bytes)
+{
+    if (L->flags & TL_LOAD_KERNELS_ONLY)
+        return;
+    uint64_t guess = text_bytes / BYTES_PER_KEPT;
+    size_t n = guess < PRESIZE_MAX ? (size_t)guess : PRESIZE_MAX;
+    if (n < 4096)
+        return; /* small traces: doubling is cheap */
+    TL_GROW(L->t->ev, L->evcap, n);
+    TL_GROW(L->t->aux, L->auxcap, n);
+    side_grow(L, n);
+    /* nearly every kept event has a link id (a key), and its place is noted (an ins) */
+    TL_GROW(L->side.keys, L->side.keycap, n);
+    TL_GROW(L->side.ins, L->side.inscap, n);
+}
+
 /* A key that events have and the objects nested in their args rarely do. */
 static int event_key(const char *k, size_t n)
 {
@@ -1239,6 +1269,7 @@ static void split_start(loader *L, tl_instream *in, const char *path)
     sp->L2->cancel = L->cancel;
     sp->L2->in.remap = 1;
     sp->L2->keep_all_ins = 1;
+    presize(sp->L2, size - at);
     atomic_fetch_add(&readers, 1);
     if (tl_thread_create(&sp->thread, split_main, sp) != 0) {
         atomic_fetch_sub(&readers, 1);
@@ -1856,6 +1887,7 @@ static tl_trace *load(tl_instream *in, const char *path, unsigned flags, tl_canc
     tl_trace *t = L->t;
     J *j = &L->j;
     tl_j_open(j, in, path, err);
+    presize(L, tl_instream_size_hint(in));
     atomic_fetch_add(&readers, 1);
     split_start(L, in, path);
 
