@@ -13,8 +13,10 @@ import zipfile
 from conftest import TOP
 
 GENTRACE = os.path.join(TOP, "build", "tools", "gentrace")
+# pandas is imported before "ready": the call imports it on its first use, and a signal
+# landing inside that import is Python's to report (a half-imported module), not the run's
 CHILD = r"""
-import sys, time, tlcompare
+import sys, time, tlcompare, pandas
 print("ready", flush=True)
 try:
     if sys.argv[1] == "report":
@@ -117,7 +119,7 @@ def test_ctrl_c(what, delay, big_trace, tmp_path, idle_latency):
 
 
 END_CHILD = r"""
-import os, sys, time, tlcompare
+import os, sys, time, tlcompare, pandas
 out, csvs = sys.argv[2], sys.argv[3]
 print("ready", flush=True)
 r = None
