@@ -2,12 +2,15 @@
  * test_ranks_memory.c - what the multi-rank collective report's memory is made of: a
  * collective row's size, and a rank read for the report costing its collective kernels,
  * not its trace (read kernels-only: a rank with 60,000 other events takes no more memory
- * to read than one with none).
+ * to read than one with none), and the whole report's peak not growing with the ranks.
  */
 #include "testutil.h"
 
 #include "ranks/ranks.h"
+#include "run/compare.h"
+#include "run/ranks.h"
 
+#include <malloc.h>
 #include <sys/resource.h>
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -68,7 +71,7 @@ static long peak_reading(const char *path)
         s.paths[0] = tl_xstrdup(path);
         tl_error err = {0};
         long kb = -1;
-        if (tl_ranks_read(&s, 1, &err) == 0 && s.facts[0].rows.n == 2) {
+        if (tl_ranks_read(&s, 1, &err) == 0 && tl_rank_facts_nrows(&s.facts[0]) == 2) {
             struct rusage ru;
             getrusage(RUSAGE_SELF, &ru);
             kb = ru.ru_maxrss;
@@ -110,11 +113,115 @@ static void test_trace_not_held(void **state)
     free(dir);
 }
 
+/* Rank r of an n-rank job: 40 rounds of an allreduce and an allgather in one process
+ * group of every rank (its ranks' list written out, as PyTorch does), with a few
+ * hundred filler kernels. */
+static void write_job_rank(const char *dir, int r, int n)
+{
+    tl_buf b = {0}, ranks = {0};
+    tl_buf_adds(&ranks, "[");
+    for (int i = 0; i < n; i++)
+        tl_buf_printf(&ranks, "%s%d", i ? ", " : "", i);
+    tl_buf_adds(&ranks, "]");
+    tl_buf_adds(&b, "{\"traceEvents\":[");
+    for (int k = 0; k < 80; k++) {
+        int ag = k % 2;
+        tl_buf_printf(&b,
+                      "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"elementwise_%d\",\"pid\":0,\"tid\":7,\"ts\":%d,"
+                      "\"dur\":3,\"args\":{\"correlation\":%d,\"stream\":7}},",
+                      k % 5, 1000 * k, 2 * k + 1);
+        tl_buf_printf(&b,
+                      "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ncclDevKernel_%s\",\"pid\":0,\"tid\":7,"
+                      "\"ts\":%d,\"dur\":%d,\"args\":{\"correlation\":%d,\"stream\":7,\"Process Group Name\":\"0\","
+                      "\"Process Group Ranks\":\"%s\",\"Collective name\":\"%s\",\"Group size\":%d,"
+                      "\"dtype\":\"BFloat16\",\"In msg nelems\":%d,\"Out msg nelems\":%d}}%s",
+                      ag ? "AllGather_RING_LL" : "AllReduce_Sum_bf16_RING_LL", 1000 * k + 10 + (r * 7 + k) % 13,
+                      40 + (r + k) % 5, 2 * k + 2, tl_buf_cstr(&ranks), ag ? "allgather" : "allreduce", n, 1 << 16,
+                      ag ? n << 16 : 1 << 16, k + 1 < 80 ? "," : "");
+    }
+    tl_buf_adds(&b, "]}");
+    char path[600];
+    snprintf(path, sizeof path, "%s/rank%d_trace.json", dir, r);
+    tt_write_file(path, b.data, b.len);
+    tl_buf_free(&b);
+    tl_buf_free(&ranks);
+}
+
+/* The peak RSS (KB) of a child process that writes the report of ranks 0..n-1 of `dir`
+ * as CSVs with two workers, as `tlreport -j 2 --output_csvs_dir` does (and with its
+ * malloc settings); -1 when the report fails. */
+static long peak_report(const char *dir, int n)
+{
+    int fd[2];
+    assert_int_equal(pipe(fd), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        close(fd[0]);
+#ifdef __GLIBC__
+        mallopt(M_MMAP_THRESHOLD, 256 << 20);
+        mallopt(M_TRIM_THRESHOLD, 1 << 30);
+#endif
+        char pattern[600], out[600];
+        snprintf(pattern, sizeof pattern, "%s/rank*_trace.json", dir);
+        snprintf(out, sizeof out, "%s/out%d", dir, n);
+        tl_run_ranks_opts o = {{.mode = TL_RANKS_PATTERN, .spec = pattern, .world_size = n, .jobs = 2}, NULL, out};
+        tl_run_ranks r;
+        long kb = -1;
+        if (tl_run_ranks_build(&o, &r) != TL_RUN_OK)
+            fprintf(stderr, "report of %d ranks: %s\n", n, r.err.msg);
+        else {
+            struct rusage ru;
+            getrusage(RUSAGE_SELF, &ru);
+            kb = ru.ru_maxrss;
+        }
+        tl_run_ranks_free(&r);
+        ssize_t w = write(fd[1], &kb, sizeof kb);
+        _exit(w == (ssize_t)sizeof kb ? 0 : 1);
+    }
+    close(fd[1]);
+    long kb = -1;
+    ssize_t got = read(fd[0], &kb, sizeof kb);
+    close(fd[0]);
+    int st;
+    waitpid(pid, &st, 0);
+    assert_int_equal(got, (ssize_t)sizeof kb);
+    return kb;
+}
+
+/* What the report of 256 ranks peaks at above the report of 16, per collective row more
+ * (80 a rank): at most 256 bytes.  Measured: ~130 (a row's times and its pointer to
+ * its rank's shared metadata, and its cells in nccl_implicit_sync, a sheet with three
+ * columns per rank).  The report that held every rank's rows whole (224 bytes, copied
+ * once more when the sheets began), nccl_long as cells (19 a row) and each sheet until
+ * the end took ~700: anything of the kind coming back fails here.  (A ratio of the two
+ * peaks says less: these small ranks need none of the MBs a real trace's reading takes,
+ * which tools/bench_ranks.sh measures.) */
+static void test_report_not_growing(void **state)
+{
+    (void)state;
+#ifdef UNDER_ASAN
+    skip(); /* AddressSanitizer's quarantine and shadow memory say nothing of the peak */
+#endif
+    char *dir = tt_tmpdir();
+    for (int r = 0; r < 256; r++)
+        write_job_rank(dir, r, 256);
+    long p16 = peak_report(dir, 16), p256 = peak_report(dir, 256);
+    assert_true(p16 > 0 && p256 > 0);
+    double per_row = (double)(p256 - p16) * 1024 / ((256 - 16) * 80);
+    if (per_row > 256)
+        fail_msg("the report of 256 ranks peaked at %ld KB, the report of 16 at %ld KB: %.0f bytes per collective row "
+                 "more (at most 256 expected)", p256, p16, per_row);
+    tt_rmrf(dir);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_row_size),
         cmocka_unit_test(test_trace_not_held),
+        cmocka_unit_test(test_report_not_growing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

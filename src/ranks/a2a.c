@@ -18,12 +18,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-static tl_cval get_pg_name(const tl_coll_row *r) { return r->v[TL_COLL_PG_NAME]; }
-static tl_cval get_pg_ranks(const tl_coll_row *r) { return r->v[TL_COLL_PG_RANKS]; }
-static tl_cval get_name(const tl_coll_row *r) { return r->v[TL_COLL_NAME]; }
-static tl_cval get_group_size(const tl_coll_row *r) { return r->v[TL_COLL_GROUP_SIZE]; }
-static tl_cval get_dtype(const tl_coll_row *r) { return r->v[TL_COLL_DTYPE]; }
-static tl_cval get_stream(const tl_coll_row *r) { return r->v[TL_COLL_STREAM]; }
+static tl_cval get_pg_name(const rk_row *r) { return r->m->v[TL_COLL_PG_NAME]; }
+static tl_cval get_pg_ranks(const rk_row *r) { return r->m->v[TL_COLL_PG_RANKS]; }
+static tl_cval get_name(const rk_row *r) { return r->m->v[TL_COLL_NAME]; }
+static tl_cval get_group_size(const rk_row *r) { return r->m->v[TL_COLL_GROUP_SIZE]; }
+static tl_cval get_dtype(const rk_row *r) { return r->m->v[TL_COLL_DTYPE]; }
+static tl_cval get_stream(const rk_row *r) { return r->m->v[TL_COLL_STREAM]; }
 
 /* The metadata every rank of an all_to_allv must agree on, checked and written in this
  * order, with the metadata key each is. */
@@ -48,15 +48,15 @@ static int is_a2a(const tl_cval *name) { return name->kind == TL_CV_STR && strcm
 /* One collective's measures over its ranks. */
 static void a2a_row(const rk_a2a *x, size_t k, rk_arow *o)
 {
-    const tl_coll_rows *rows = x->rows;
+    const rk_rows *rows = x->rows;
     const rk_colls *cs = x->cs;
     int tint = !x->ts_float, dint = !x->dur_float, nint = !x->key_float[TL_COLL_IN_NELEMS];
     double es = INFINITY, ls = -INFINITY, ee = INFINITY, le = -INFINITY, maxd = -INFINITY, mind = INFINITY;
     double sum_mb = 0, sum_nel = 0, sum_dur = 0, max_mb = NAN, max_thr = NAN, min_thr = NAN;
     size_t nr = 0;
     for (size_t i = cs->first[k]; i != SIZE_MAX; i = cs->next[i]) {
-        const tl_coll_row *r = &rows->v[i];
-        double end = r->ts + r->dur, mb = r->in_mb, nel = tl_rk_dbl(&r->v[TL_COLL_IN_NELEMS]);
+        const rk_row *r = &rows->v[i];
+        double end = r->ts + r->dur, mb = r->m->in_mb, nel = tl_rk_dbl(&r->m->v[TL_COLL_IN_NELEMS]);
         es = r->ts < es ? r->ts : es;
         ls = r->ts > ls ? r->ts : ls;
         ee = end < ee ? end : ee;
@@ -91,7 +91,7 @@ static void a2a_row(const rk_a2a *x, size_t k, rk_arow *o)
     o->skew_end = tl_rk_num(le - ee, tint && dint);
 }
 
-int tl_rk_a2a_build(const tl_rank_set *set, const tl_coll_rows *rows, const rk_colls *cs, tl_arena *a, rk_a2a *x,
+int tl_rk_a2a_build(const tl_rank_set *set, const rk_rows *rows, const rk_colls *cs, tl_arena *a, rk_a2a *x,
                  tl_error *err)
 {
     memset(x, 0, sizeof *x);
@@ -104,10 +104,10 @@ int tl_rk_a2a_build(const tl_rank_set *set, const tl_coll_rows *rows, const rk_c
         x->dur_float |= !rows->v[i].dur_int;
     }
     for (int key = 0; key < TL_COLL_NKEYS; key++)
-        x->key_float[key] = tl_coll_key_float(rows->v, rows->n, key);
+        x->key_float[key] = tl_rk_key_float(rows, key);
     x->v = tl_xmalloc((cs->n ? cs->n : 1) * sizeof *x->v);
     for (size_t k = 0; k < cs->n; k++) {
-        if (!is_a2a(&rows->v[cs->first[k]].v[TL_COLL_NAME]))
+        if (!is_a2a(&rows->v[cs->first[k]].m->v[TL_COLL_NAME]))
             continue;
         if (tl_rk_check_meta(set, rows, cs, k, a2a_fields, NA2A_FIELDS, err) < 0) {
             tl_rk_a2a_free(x);
@@ -155,7 +155,7 @@ static size_t rank_col(rk_sheet *s, size_t *cols, size_t nranks, size_t rank, in
 }
 
 /* Rank r's value `what` (0..7) in a row, typed as the long table's column. */
-static tl_cval rank_value(const rk_a2a *x, const tl_coll_row *r, int what)
+static tl_cval rank_value(const rk_a2a *x, const rk_row *r, int what)
 {
     switch (what) {
     case 0:
@@ -163,17 +163,17 @@ static tl_cval rank_value(const rk_a2a *x, const tl_coll_row *r, int what)
     case 1:
         return tl_rk_num(r->dur, !x->dur_float);
     case 2:
-        return as_col(r->v[TL_COLL_IN_NELEMS], x->key_float[TL_COLL_IN_NELEMS]);
+        return as_col(r->m->v[TL_COLL_IN_NELEMS], x->key_float[TL_COLL_IN_NELEMS]);
     case 3:
-        return as_col(r->v[TL_COLL_OUT_NELEMS], x->key_float[TL_COLL_OUT_NELEMS]);
+        return as_col(r->m->v[TL_COLL_OUT_NELEMS], x->key_float[TL_COLL_OUT_NELEMS]);
     case 4:
-        return tl_rk_num(r->in_mb, 0);
+        return tl_rk_num(r->m->in_mb, 0);
     case 5:
-        return tl_rk_num(r->out_mb, 0);
+        return tl_rk_num(r->m->out_mb, 0);
     case 6:
-        return r->v[TL_COLL_IN_SPLIT];
+        return r->m->v[TL_COLL_IN_SPLIT];
     default:
-        return r->v[TL_COLL_OUT_SPLIT];
+        return r->m->v[TL_COLL_OUT_SPLIT];
     }
 }
 
@@ -193,7 +193,7 @@ static void measures_of(const rk_arow *o, tl_cval *m)
 
 tl_table *tl_rk_a2a_table(const rk_a2a *x)
 {
-    const tl_coll_rows *rows = x->rows;
+    const rk_rows *rows = x->rows;
     rk_sheet s;
     tl_rk_sheet_init(&s, x->n);
     size_t cid = tl_rk_col(&s, "collective_id"), cf[NA2A_FIELDS], cm[NMEASURES];
@@ -207,7 +207,7 @@ tl_table *tl_rk_a2a_table(const rk_a2a *x)
     for (size_t j = 0; j < x->n; j++) {
         const rk_arow *o = &x->v[j];
         size_t first = x->cs->first[o->coll];
-        const tl_coll_row *ref = &rows->v[first];
+        const rk_row *ref = &rows->v[first];
         s.c[cid].v[j] = tl_rk_str(ref->id);
         for (size_t f = 0; f < NA2A_FIELDS; f++)
             s.c[cf[f]].v[j] = as_col(a2a_fields[f].get(ref), x->key_float[a2a_keys[f]]);
@@ -217,18 +217,18 @@ tl_table *tl_rk_a2a_table(const rk_a2a *x)
             s.c[cm[q]].v[j] = m[q];
         double es = INFINITY, le = -INFINITY;
         for (size_t i = first; i != SIZE_MAX; i = x->cs->next[i]) {
-            const tl_coll_row *r = &rows->v[i];
+            const rk_row *r = &rows->v[i];
             es = r->ts < es ? r->ts : es;
             le = r->ts + r->dur > le ? r->ts + r->dur : le;
             for (int w = 0; w < 8; w++) {
-                size_t c = rank_col(&s, cols, x->nranks, (size_t)r->rank, w, x->arena); /* may move s.c */
+                size_t c = rank_col(&s, cols, x->nranks, (size_t)r->m->rank, w, x->arena); /* may move s.c */
                 s.c[c].v[j] = rank_value(x, r, w);
             }
         }
         for (size_t i = first; i != SIZE_MAX; i = x->cs->next[i]) {
-            const tl_coll_row *r = &rows->v[i];
-            size_t c8 = rank_col(&s, cols, x->nranks, (size_t)r->rank, 8, x->arena);
-            size_t c9 = rank_col(&s, cols, x->nranks, (size_t)r->rank, 9, x->arena);
+            const rk_row *r = &rows->v[i];
+            size_t c8 = rank_col(&s, cols, x->nranks, (size_t)r->m->rank, 8, x->arena);
+            size_t c9 = rank_col(&s, cols, x->nranks, (size_t)r->m->rank, 9, x->arena);
             s.c[c8].v[j] = tl_rk_num(r->ts - es, !x->ts_float);
             s.c[c9].v[j] = tl_rk_num(le - (r->ts + r->dur), !x->ts_float && !x->dur_float);
         }
@@ -243,15 +243,15 @@ typedef struct grp_ctx {
     const rk_a2a *x;
 } grp_ctx;
 
-static const tl_coll_row *ref_of(const rk_a2a *x, size_t j) { return &x->rows->v[x->cs->first[x->v[j].coll]]; }
+static const rk_row *ref_of(const rk_a2a *x, size_t j) { return &x->rows->v[x->cs->first[x->v[j].coll]]; }
 
 /* Rows by (Process Group Name, dtype), stable: a group keeps the sheet's row order. */
 static int grp_cmp(size_t a, size_t b, void *ctx)
 {
     const rk_a2a *x = ((const grp_ctx *)ctx)->x;
-    const tl_coll_row *ra = ref_of(x, a), *rb = ref_of(x, b);
-    int d = tl_cval_cmp(&ra->v[TL_COLL_PG_NAME], &rb->v[TL_COLL_PG_NAME]);
-    return d ? d : tl_cval_cmp(&ra->v[TL_COLL_DTYPE], &rb->v[TL_COLL_DTYPE]);
+    const rk_row *ra = ref_of(x, a), *rb = ref_of(x, b);
+    int d = tl_cval_cmp(&ra->m->v[TL_COLL_PG_NAME], &rb->m->v[TL_COLL_PG_NAME]);
+    return d ? d : tl_cval_cmp(&ra->m->v[TL_COLL_DTYPE], &rb->m->v[TL_COLL_DTYPE]);
 }
 
 /* A reduced measure: its column name's stem, the measure (index in a2a_measures), and
@@ -292,7 +292,7 @@ static void add_reduced(rk_sheet *s, const rk_a2a *x, const size_t *idx, const s
 static tl_cval first_meta(const rk_a2a *x, const size_t *idx, size_t lo, size_t hi, int key)
 {
     for (size_t i = lo; i < hi; i++) {
-        tl_cval v = ref_of(x, idx[i])->v[key];
+        tl_cval v = ref_of(x, idx[i])->m->v[key];
         if (v.kind != TL_CV_NONE && !(v.kind == TL_CV_FLOAT && isnan(v.f)))
             return as_col(v, x->key_float[key]);
     }
@@ -304,8 +304,8 @@ tl_table *tl_rk_a2a_summary(const rk_a2a *x, const char *const *aggs, size_t nag
     /* the rows with both keys, grouped; groups [start[g], start[g + 1]) of idx */
     size_t *idx = tl_xmalloc((x->n ? x->n : 1) * sizeof *idx), n = 0;
     for (size_t j = 0; j < x->n; j++) {
-        const tl_coll_row *r = ref_of(x, j);
-        if (r->v[TL_COLL_PG_NAME].kind != TL_CV_NONE && r->v[TL_COLL_DTYPE].kind != TL_CV_NONE)
+        const rk_row *r = ref_of(x, j);
+        if (r->m->v[TL_COLL_PG_NAME].kind != TL_CV_NONE && r->m->v[TL_COLL_DTYPE].kind != TL_CV_NONE)
             idx[n++] = j;
     }
     if (n == 0) {
@@ -339,9 +339,9 @@ tl_table *tl_rk_a2a_summary(const rk_a2a *x, const char *const *aggs, size_t nag
     size_t cms = tl_rk_col(&s, "Total wall_time (ms)");
     double *totals = tl_xmalloc(ng * sizeof *totals);
     for (size_t g = 0; g < ng; g++) {
-        const tl_coll_row *r = ref_of(x, idx[start[g]]);
-        s.c[cpg].v[g] = as_col(r->v[TL_COLL_PG_NAME], x->key_float[TL_COLL_PG_NAME]);
-        s.c[cdt].v[g] = as_col(r->v[TL_COLL_DTYPE], x->key_float[TL_COLL_DTYPE]);
+        const rk_row *r = ref_of(x, idx[start[g]]);
+        s.c[cpg].v[g] = as_col(r->m->v[TL_COLL_PG_NAME], x->key_float[TL_COLL_PG_NAME]);
+        s.c[cdt].v[g] = as_col(r->m->v[TL_COLL_DTYPE], x->key_float[TL_COLL_DTYPE]);
         s.c[ccount].v[g] = tl_rk_int((int64_t)(start[g + 1] - start[g]));
         s.c[cranks].v[g] = first_meta(x, idx, start[g], start[g + 1], TL_COLL_PG_RANKS);
         s.c[cname].v[g] = first_meta(x, idx, start[g], start[g + 1], TL_COLL_NAME);
@@ -420,23 +420,23 @@ static int pair_cmp(const void *a, const void *b)
     return (x->dst > y->dst) - (x->dst < y->dst);
 }
 
-tl_table *tl_rk_a2a_heatmap(const tl_coll_rows *rows)
+tl_table *tl_rk_a2a_heatmap(const rk_rows *rows)
 {
     pair_bytes *p = NULL;
     size_t np = 0, cap = 0;
     for (size_t i = 0; i < rows->n; i++) {
-        const tl_coll_row *r = &rows->v[i];
-        if (!is_a2a(&r->v[TL_COLL_NAME]))
+        const rk_row *r = &rows->v[i];
+        if (!is_a2a(&r->m->v[TL_COLL_NAME]))
             continue;
         int64_t *split;
-        long len = parse_split(&r->v[TL_COLL_IN_SPLIT], &split);
-        const tl_cval *gs = &r->v[TL_COLL_GROUP_SIZE];
-        int bytes = tl_coll_dtype_bytes(&r->v[TL_COLL_DTYPE]);
+        long len = parse_split(&r->m->v[TL_COLL_IN_SPLIT], &split);
+        const tl_cval *gs = &r->m->v[TL_COLL_GROUP_SIZE];
+        int bytes = tl_coll_dtype_bytes(&r->m->v[TL_COLL_DTYPE]);
         int size_ok = gs->kind == TL_CV_NONE || tl_rk_dbl(gs) == (double)len;
         if (len >= 0 && size_ok && bytes) {
             TL_GROW(p, cap, np + (size_t)len);
             for (long j = 0; j < len; j++)
-                p[np++] = (pair_bytes){r->rank, j, (__int128)split[j] * bytes};
+                p[np++] = (pair_bytes){r->m->rank, j, (__int128)split[j] * bytes};
         }
         free(split);
     }

@@ -156,7 +156,7 @@ void tl_rk_node_columns(tl_table *t, long gpn)
 
 /* ---- the collectives across ranks (§5.1) ------------------------------------------------ */
 
-void tl_rk_colls_build(const tl_coll_rows *rows, rk_colls *cs)
+void tl_rk_colls_build(const rk_rows *rows, rk_colls *cs)
 {
     memset(cs, 0, sizeof *cs);
     tl_strmap map = {0};
@@ -181,6 +181,9 @@ void tl_rk_colls_build(const tl_coll_rows *rows, rk_colls *cs)
     }
     free(last);
     tl_strmap_clear(&map);
+    /* a collective has a row per rank: its arrays cut to the collectives' number */
+    cs->first = tl_xrealloc(cs->first, (cs->n ? cs->n : 1) * sizeof *cs->first);
+    cs->count = tl_xrealloc(cs->count, (cs->n ? cs->n : 1) * sizeof *cs->count);
 }
 
 void tl_rk_colls_free(rk_colls *cs)
@@ -228,14 +231,14 @@ int tl_rk_implicit_type(const char *type)
 /* Two metadata values the same for pandas' unique() (a missing one is one value). */
 static int same_value(const tl_cval *a, const tl_cval *b) { return tl_cval_cmp(a, b) == 0; }
 
-int tl_rk_check_meta(const tl_rank_set *set, const tl_coll_rows *rows, const rk_colls *cs, size_t k,
+int tl_rk_check_meta(const tl_rank_set *set, const rk_rows *rows, const rk_colls *cs, size_t k,
                   const rk_field *fields, size_t nf, tl_error *err)
 {
-    const tl_coll_row *ref = &rows->v[cs->first[k]];
+    const rk_row *ref = &rows->v[cs->first[k]];
     for (size_t f = 0; f < nf; f++) {
         tl_cval rv = fields[f].get(ref);
         for (size_t i = cs->next[cs->first[k]]; i != SIZE_MAX; i = cs->next[i]) {
-            const tl_coll_row *r = &rows->v[i];
+            const rk_row *r = &rows->v[i];
             tl_cval v = fields[f].get(r);
             if (same_value(&rv, &v))
                 continue;
@@ -243,8 +246,8 @@ int tl_rk_check_meta(const tl_rank_set *set, const tl_coll_rows *rows, const rk_
             tl_cval_text(&v, &a);
             tl_cval_text(&rv, &b);
             tl_error_set(err, "collective %s: '%s' is %s in rank %lld (%s), %s in rank %lld", ref->id, fields[f].name,
-                         v.kind ? tl_buf_cstr(&a) : "missing", (long long)r->rank, set->paths[r->rank],
-                         rv.kind ? tl_buf_cstr(&b) : "missing", (long long)ref->rank);
+                         v.kind ? tl_buf_cstr(&a) : "missing", (long long)r->m->rank, set->paths[r->m->rank],
+                         rv.kind ? tl_buf_cstr(&b) : "missing", (long long)ref->m->rank);
             tl_buf_free(&a);
             tl_buf_free(&b);
             return -1;

@@ -15,15 +15,15 @@
 
 /* ---- nccl_implicit_sync (§5.2) ----------------------------------------------------------- */
 
-static tl_cval get_pg_name(const tl_coll_row *r) { return r->v[TL_COLL_PG_NAME]; }
-static tl_cval get_pg_ranks(const tl_coll_row *r) { return r->v[TL_COLL_PG_RANKS]; }
-static tl_cval get_name(const tl_coll_row *r) { return r->v[TL_COLL_NAME]; }
-static tl_cval get_group_size(const tl_coll_row *r) { return r->v[TL_COLL_GROUP_SIZE]; }
-static tl_cval get_dtype(const tl_coll_row *r) { return r->v[TL_COLL_DTYPE]; }
-static tl_cval get_in_nelems(const tl_coll_row *r) { return r->v[TL_COLL_IN_NELEMS]; }
-static tl_cval get_out_nelems(const tl_coll_row *r) { return r->v[TL_COLL_OUT_NELEMS]; }
-static tl_cval get_in_mb(const tl_coll_row *r) { return tl_rk_num(r->in_mb, 0); }
-static tl_cval get_out_mb(const tl_coll_row *r) { return tl_rk_num(r->out_mb, 0); }
+static tl_cval get_pg_name(const rk_row *r) { return r->m->v[TL_COLL_PG_NAME]; }
+static tl_cval get_pg_ranks(const rk_row *r) { return r->m->v[TL_COLL_PG_RANKS]; }
+static tl_cval get_name(const rk_row *r) { return r->m->v[TL_COLL_NAME]; }
+static tl_cval get_group_size(const rk_row *r) { return r->m->v[TL_COLL_GROUP_SIZE]; }
+static tl_cval get_dtype(const rk_row *r) { return r->m->v[TL_COLL_DTYPE]; }
+static tl_cval get_in_nelems(const rk_row *r) { return r->m->v[TL_COLL_IN_NELEMS]; }
+static tl_cval get_out_nelems(const rk_row *r) { return r->m->v[TL_COLL_OUT_NELEMS]; }
+static tl_cval get_in_mb(const rk_row *r) { return tl_rk_num(r->m->in_mb, 0); }
+static tl_cval get_out_mb(const rk_row *r) { return tl_rk_num(r->m->out_mb, 0); }
 
 /* The metadata every rank of an implicit-sync collective must agree on, in the order
  * they are checked and written. */
@@ -43,13 +43,13 @@ static double bus_factor(const char *type, double n)
 /* One kept collective's arrivals, waits and bandwidth. */
 static void isync_row(const rk_implicit *im, size_t k, const char *type, rk_irow *o)
 {
-    const tl_coll_rows *rows = im->rows;
+    const rk_rows *rows = im->rows;
     const rk_colls *cs = im->cs;
-    const tl_coll_row *ref = &rows->v[cs->first[k]];
+    const rk_row *ref = &rows->v[cs->first[k]];
     double latest_start = -INFINITY, earliest_end = INFINITY, latest_end = -INFINITY, lat = INFINITY;
     int ts_int = 1, dur_int = 1;
     for (size_t i = cs->first[k]; i != SIZE_MAX; i = cs->next[i]) {
-        const tl_coll_row *r = &rows->v[i];
+        const rk_row *r = &rows->v[i];
         double end = r->ts + r->dur;
         latest_start = r->ts > latest_start ? r->ts : latest_start;
         earliest_end = end < earliest_end ? end : earliest_end;
@@ -65,12 +65,12 @@ static void isync_row(const rk_implicit *im, size_t k, const char *type, rk_irow
     double max_wait = -INFINITY, wsum = 0;
     size_t nr = 0;
     for (size_t i = cs->first[k]; i != SIZE_MAX; i = cs->next[i]) {
-        const tl_coll_row *r = &rows->v[i];
+        const rk_row *r = &rows->v[i];
         double w = latest_start - r->ts;
-        o->wait[r->rank] = w;
+        o->wait[r->m->rank] = w;
         if (w >= max_wait) { /* ties: the highest rank (rows come in ascending rank) */
             max_wait = w;
-            o->earliest_rank = r->rank;
+            o->earliest_rank = r->m->rank;
         }
         wsum += w;
         nr++;
@@ -81,17 +81,17 @@ static void isync_row(const rk_implicit *im, size_t k, const char *type, rk_irow
     o->avg_wait = tl_rk_num(wsum / (double)nr, 0);
     o->skew_end = tl_rk_num(latest_end - earliest_end, ts_int && dur_int);
     o->full_mb = o->algo = o->bus = (tl_cval){0};
-    if (type && !isnan(ref->in_mb) && !isnan(ref->out_mb)) {
-        double full = strcmp(type, "allgather") == 0 ? ref->out_mb : ref->in_mb;
+    if (type && !isnan(ref->m->in_mb) && !isnan(ref->m->out_mb)) {
+        double full = strcmp(type, "allgather") == 0 ? ref->m->out_mb : ref->m->in_mb;
         double algo = lat > 0 ? (full / 1024) / (lat / 1e6) : NAN;
-        double n = tl_rk_dbl(&ref->v[TL_COLL_GROUP_SIZE]);
+        double n = tl_rk_dbl(&ref->m->v[TL_COLL_GROUP_SIZE]);
         o->full_mb = tl_rk_num(full, 0);
         o->algo = tl_rk_num(algo, 0);
         o->bus = tl_rk_num(isnan(n) ? NAN : algo * bus_factor(type, n), 0);
     }
 }
 
-int tl_rk_implicit_build(const tl_rank_set *set, const tl_coll_rows *rows, const rk_colls *cs, int simple, tl_arena *a,
+int tl_rk_implicit_build(const tl_rank_set *set, const rk_rows *rows, const rk_colls *cs, int simple, tl_arena *a,
                       rk_implicit *im, tl_error *err)
 {
     memset(im, 0, sizeof *im);
@@ -104,8 +104,8 @@ int tl_rk_implicit_build(const tl_rank_set *set, const tl_coll_rows *rows, const
     char *has_wait = tl_xcalloc(set->n ? set->n : 1, 1);
     im->wait_int = 1;
     for (size_t k = 0; k < cs->n; k++) {
-        const tl_coll_row *ref = &rows->v[cs->first[k]];
-        const char *type = tl_rk_coll_type(&ref->v[TL_COLL_NAME]);
+        const rk_row *ref = &rows->v[cs->first[k]];
+        const char *type = tl_rk_coll_type(&ref->m->v[TL_COLL_NAME]);
         if (!tl_rk_implicit_type(type) && !(simple && !type))
             continue;
         if (!simple && tl_rk_check_meta(set, rows, cs, k, isync_fields, NISYNC_FIELDS, err) < 0) {
@@ -116,9 +116,9 @@ int tl_rk_implicit_build(const tl_rank_set *set, const tl_coll_rows *rows, const
         isync_row(im, k, type, &im->v[im->n++]);
         for (size_t i = cs->first[k]; i != SIZE_MAX; i = cs->next[i]) {
             im->wait_int &= rows->v[i].ts_int;
-            if (!has_wait[rows->v[i].rank]) {
-                has_wait[rows->v[i].rank] = 1;
-                im->wait_order[im->nwait++] = (size_t)rows->v[i].rank;
+            if (!has_wait[rows->v[i].m->rank]) {
+                has_wait[rows->v[i].m->rank] = 1;
+                im->wait_order[im->nwait++] = (size_t)rows->v[i].m->rank;
             }
         }
     }
@@ -155,7 +155,7 @@ tl_table *tl_rk_implicit_table(const rk_implicit *im)
 {
     if (im->n == 0)
         return tl_table_new(); /* the empty file */
-    const tl_coll_rows *rows = im->rows;
+    const rk_rows *rows = im->rows;
     tl_arena *names = im->arena;
     rk_sheet s;
     tl_rk_sheet_init(&s, im->n);
@@ -167,7 +167,7 @@ tl_table *tl_rk_implicit_table(const rk_implicit *im)
         cols[i] = SIZE_MAX;
     for (size_t j = 0; j < im->n; j++) {
         const rk_irow *o = &im->v[j];
-        const tl_coll_row *ref = &rows->v[im->cs->first[o->coll]];
+        const rk_row *ref = &rows->v[im->cs->first[o->coll]];
         s.c[g[0]].v[j] = tl_rk_str(ref->id);
         for (size_t f = 0; f < NISYNC_FIELDS; f++)
             s.c[g[1 + f]].v[j] = isync_fields[f].get(ref);
@@ -180,17 +180,17 @@ tl_table *tl_rk_implicit_table(const rk_implicit *im)
         s.c[g[16]].v[j] = o->algo;
         s.c[g[17]].v[j] = o->bus;
         for (size_t i = im->cs->first[o->coll]; i != SIZE_MAX; i = im->cs->next[i]) {
-            const tl_coll_row *r = &rows->v[i];
+            const rk_row *r = &rows->v[i];
             /* the column first: making it may move s.c */
-            size_t cts = rank_col(&s, cols, im->nranks, (size_t)r->rank, 0, names);
-            size_t cdur = rank_col(&s, cols, im->nranks, (size_t)r->rank, 1, names);
+            size_t cts = rank_col(&s, cols, im->nranks, (size_t)r->m->rank, 0, names);
+            size_t cdur = rank_col(&s, cols, im->nranks, (size_t)r->m->rank, 1, names);
             s.c[cts].v[j] = tl_rk_num(r->ts, r->ts_int);
             s.c[cdur].v[j] = tl_rk_num(r->dur, r->dur_int);
         }
         for (size_t i = im->cs->first[o->coll]; i != SIZE_MAX; i = im->cs->next[i]) {
-            const tl_coll_row *r = &rows->v[i];
-            size_t cw = rank_col(&s, cols, im->nranks, (size_t)r->rank, 2, names);
-            s.c[cw].v[j] = tl_rk_num(o->wait[r->rank], o->ts_int);
+            const rk_row *r = &rows->v[i];
+            size_t cw = rank_col(&s, cols, im->nranks, (size_t)r->m->rank, 2, names);
+            s.c[cw].v[j] = tl_rk_num(o->wait[r->m->rank], o->ts_int);
         }
     }
     free(cols);
@@ -248,12 +248,12 @@ tl_table *tl_rk_implicit_summary(const rk_implicit *im, const char *const *aggs,
     int metric_on[5] = {1, 1, 1, 0, 0}, metric_int[5] = {1, 1, 1, 1, 1};
     for (size_t j = 0; j < n; j++) {
         const rk_irow *o = &im->v[j];
-        const tl_coll_row *ref = &im->rows->v[im->cs->first[o->coll]];
-        const tl_cval *kv[3] = {&ref->v[TL_COLL_NAME], &ref->v[TL_COLL_DTYPE], &ref->v[TL_COLL_IN_NELEMS]};
+        const rk_row *ref = &im->rows->v[im->cs->first[o->coll]];
+        const tl_cval *kv[3] = {&ref->m->v[TL_COLL_NAME], &ref->m->v[TL_COLL_DTYPE], &ref->m->v[TL_COLL_IN_NELEMS]};
         for (int k = 0; k < 3; k++)
             key[j][k] = kv[k]->kind == TL_CV_NONE ? tl_rk_str("Unknown") : *kv[k];
-        meta[0][j] = ref->v[TL_COLL_PG_NAME];
-        meta[1][j] = ref->v[TL_COLL_GROUP_SIZE];
+        meta[0][j] = ref->m->v[TL_COLL_PG_NAME];
+        meta[1][j] = ref->m->v[TL_COLL_GROUP_SIZE];
         meta[2][j] = o->full_mb;
         for (int m = 0; m < 5; m++) {
             metric_on[m] |= metric_of(o, m)->kind != TL_CV_NONE;
@@ -329,7 +329,7 @@ tl_table *tl_rk_implicit_summary(const rk_implicit *im, const char *const *aggs,
 /* numpy's round(x, 1): half to even of x·10, over 10. */
 static double round1(double x) { return nearbyint(x * 10) / 10; }
 
-tl_table *tl_rk_straggler(const rk_implicit *im, const tl_coll_rows *rows, size_t nranks)
+tl_table *tl_rk_straggler(const rk_implicit *im, const rk_rows *rows, size_t nranks)
 {
     size_t nr = im->nwait, n = im->n;
     size_t *ranks = tl_xmalloc((nr ? nr : 1) * sizeof *ranks);
@@ -358,7 +358,7 @@ tl_table *tl_rk_straggler(const rk_implicit *im, const tl_coll_rows *rows, size_
     tl_kahan *dur = tl_xcalloc(nranks ? nranks : 1, sizeof *dur);
     int dur_int = 1;
     for (size_t i = 0; i < rows->n; i++) {
-        tl_kahan_add(&dur[rows->v[i].rank], rows->v[i].dur);
+        tl_kahan_add(&dur[rows->v[i].m->rank], rows->v[i].dur);
         dur_int &= rows->v[i].dur_int;
     }
     double *col = tl_xmalloc((n ? n : 1) * sizeof *col), *total = tl_xmalloc((nr ? nr : 1) * sizeof *total);

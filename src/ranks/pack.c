@@ -73,13 +73,16 @@ void tl_rank_facts_pack(const tl_rank_facts *f, tl_buf *b)
     put_u64(b, PACK_MAGIC);
     put_u64(b, PACK_VERSION);
     put_u8(b, (uint8_t)f->failed);
-    put_str(b, f->err.msg, strlen(f->err.msg));
+    put_str(b, f->err ? f->err : "", f->err ? strlen(f->err) : 0);
     put_u64(b, (uint64_t)(int64_t)f->ndevices);
     put_u64(b, (uint64_t)(int64_t)f->dist_rank);
     put_u64(b, (uint64_t)(int64_t)f->dist_world);
-    put_u64(b, f->rows.n);
-    for (size_t i = 0; i < f->rows.n; i++) {
-        const tl_coll_row *r = &f->rows.v[i];
+    size_t nrows = tl_rank_facts_nrows(f);
+    put_u64(b, nrows);
+    for (size_t i = 0; i < nrows; i++) {
+        tl_coll_row row;
+        const tl_coll_row *r = &row;
+        tl_rank_facts_row(f, i, &row);
         put_u64(b, (uint64_t)r->rank);
         for (int k = 0; k < TL_COLL_NKEYS; k++)
             put_cval(b, &r->v[k]);
@@ -228,7 +231,7 @@ int tl_rank_facts_unpack(const void *data, size_t n, tl_rank_facts *f, tl_error 
     size_t len;
     const char *msg = get_str(&r, &f->arena, &len);
     if (msg)
-        tl_error_set(&f->err, "%s", msg);
+        f->err = msg[0] ? tl_xstrdup(msg) : NULL;
     f->ndevices = (long)(int64_t)get_u64(&r);
     f->dist_rank = (long)(int64_t)get_u64(&r);
     f->dist_world = (long)(int64_t)get_u64(&r);
@@ -263,10 +266,15 @@ int tl_rank_facts_unpack(const void *data, size_t n, tl_rank_facts *f, tl_error 
 void tl_rank_facts_free(tl_rank_facts *f)
 {
     tl_coll_rows_free(&f->rows);
+    if (!f->stored) { /* else the set's store holds them */
+        free(f->crows);
+        free(f->metas);
+        free(f->strings);
+    }
+    free(f->err);
     tl_table_free(f->gpu_timeline);
     tl_table_free(f->ops_summary);
     tl_arena_free(&f->arena);
-    free(f->strings);
     free(f->table_strings);
     memset(f, 0, sizeof *f);
 }

@@ -8,6 +8,32 @@
 
 #include "ranks/ranks.h"
 
+/* A collective row of the report: its times and its place among the collectives, its
+ * metadata (rank, the TL_COLL_* values, message sizes) shared with the rank's other rows
+ * of the same metadata: the rank's facts' metas (tl_rank_row made whole as a pointer,
+ * 48 bytes a row where a tl_coll_row is 224).  The report holds one per collective and
+ * rank. */
+typedef struct rk_row {
+    tl_coll_row *m;         /* its metadata (m->rank, m->v, m->in_mb, m->out_mb; not m's times) */
+    const char *id;         /* collective_id, set by tl_rk_match */
+    double ts, dur;
+    int64_t index_in_group; /* set by tl_rk_match */
+    uint8_t ts_int, dur_int;
+} rk_row;
+typedef struct rk_rows {
+    rk_row *v;
+    size_t n;
+} rk_rows;
+
+/* Match the rows across ranks, as tl_coll_match does a trace's (MULTIRANK.md §3.6): sets
+ * index_in_group and id (in `a`), and a missing group name in the metadata; returns 1 in
+ * simplified mode, else 0. */
+int tl_rk_match(rk_rows *rows, tl_arena *a);
+/* nccl_summary_long (§4) over the report's rows, as tl_coll_summary makes it of a trace's. */
+tl_table *tl_rk_summary(const rk_rows *rows);
+/* Whether metadata `key` prints as floats over the rows (tl_coll_key_float). */
+int tl_rk_key_float(const rk_rows *rows, int key);
+
 /* A sheet under construction: columns of values, nrows each. */
 typedef struct rk_vcol {
     const char *name;
@@ -44,7 +70,7 @@ typedef struct rk_colls {
     size_t *count; /* per collective: its rows */
     size_t *next;  /* per row: the next row of its collective, or SIZE_MAX */
 } rk_colls;
-void tl_rk_colls_build(const tl_coll_rows *rows, rk_colls *cs);
+void tl_rk_colls_build(const rk_rows *rows, rk_colls *cs);
 void tl_rk_colls_free(rk_colls *cs);
 
 /* The type of a collective name (allreduce, reducescatter, allgather, alltoall,
@@ -55,11 +81,11 @@ int tl_rk_implicit_type(const char *type);
 /* A metadata field that must agree across a collective's rows. */
 typedef struct rk_field {
     const char *name;
-    tl_cval (*get)(const tl_coll_row *r);
+    tl_cval (*get)(const rk_row *r);
 } rk_field;
 /* 0 when every row of collective k agrees with its reference row on each field, else -1
  * with the §8.2 line in *err. */
-int tl_rk_check_meta(const tl_rank_set *set, const tl_coll_rows *rows, const rk_colls *cs, size_t k,
+int tl_rk_check_meta(const tl_rank_set *set, const rk_rows *rows, const rk_colls *cs, size_t k,
                   const rk_field *fields, size_t nf, tl_error *err);
 
 /* §5: the implicit-sync collectives, computed once for three sheets. */
@@ -74,7 +100,7 @@ typedef struct rk_irow {
 typedef struct rk_implicit {
     size_t n;
     rk_irow *v;
-    const tl_coll_rows *rows;
+    const rk_rows *rows;
     const rk_colls *cs;
     size_t nranks;
     size_t *wait_order; /* ranks in the order of their wait columns */
@@ -82,11 +108,11 @@ typedef struct rk_implicit {
     int wait_int;       /* every wait an integer (all ts integers) */
     tl_arena *arena;    /* the sheets' strings (column names) */
 } rk_implicit;
-int tl_rk_implicit_build(const tl_rank_set *set, const tl_coll_rows *rows, const rk_colls *cs, int simple, tl_arena *a,
+int tl_rk_implicit_build(const tl_rank_set *set, const rk_rows *rows, const rk_colls *cs, int simple, tl_arena *a,
                       rk_implicit *out, tl_error *err);
 tl_table *tl_rk_implicit_table(const rk_implicit *im);
 tl_table *tl_rk_implicit_summary(const rk_implicit *im, const char *const *aggs, size_t naggs, tl_arena *a);
-tl_table *tl_rk_straggler(const rk_implicit *im, const tl_coll_rows *rows, size_t nranks);
+tl_table *tl_rk_straggler(const rk_implicit *im, const rk_rows *rows, size_t nranks);
 void tl_rk_implicit_free(rk_implicit *im);
 
 /* §6: the all_to_allv collectives, each with its measures (numbers typed as pandas
@@ -99,20 +125,20 @@ typedef struct rk_arow {
 typedef struct rk_a2a {
     size_t n;
     rk_arow *v;       /* in the sheet's order (total data communicated descending) */
-    const tl_coll_rows *rows;
+    const rk_rows *rows;
     const rk_colls *cs;
     size_t nranks;
     int ts_float, dur_float; /* the long table's ts / dur columns print as floats */
     int key_float[TL_COLL_NKEYS];
     tl_arena *arena;  /* the sheets' strings (column names) */
 } rk_a2a;
-int tl_rk_a2a_build(const tl_rank_set *set, const tl_coll_rows *rows, const rk_colls *cs, tl_arena *a, rk_a2a *out,
+int tl_rk_a2a_build(const tl_rank_set *set, const rk_rows *rows, const rk_colls *cs, tl_arena *a, rk_a2a *out,
                  tl_error *err);
 tl_table *tl_rk_a2a_table(const rk_a2a *x);
 /* NULL when no row has both a Process Group Name and a dtype. */
 tl_table *tl_rk_a2a_summary(const rk_a2a *x, const char *const *aggs, size_t naggs, tl_arena *a);
 /* NULL when no all_to_allv row has usable split sizes. */
-tl_table *tl_rk_a2a_heatmap(const tl_coll_rows *rows);
+tl_table *tl_rk_a2a_heatmap(const rk_rows *rows);
 void tl_rk_a2a_free(rk_a2a *x);
 
 /* pandas' groupby reducers over one group's values (NaN: missing, skipped), by name
@@ -121,9 +147,15 @@ void tl_rk_a2a_free(rk_a2a *x);
 int tl_rk_agg_known(const char *name);
 tl_cval tl_rk_agg(const char *name, const double *v, size_t n, int is_int);
 
-/* A rank's facts made small to keep: its rows' array cut to their number, their strings
- * moved out of the arena (whose blocks are 256 KB) into one block of exactly their size.
- * Many ranks' facts are held at once; this keeps them a few bytes per collective. */
+/* A rank's facts made small to keep: its rows as their times and an index into its
+ * distinct metadata (tl_rank_row: 24 bytes a row, not a tl_coll_row's 224), their texts
+ * moved out of the arena (whose blocks are 256 KB) into one block of exactly their size,
+ * each text once.  Many ranks' facts are held at once; this keeps them a few bytes per
+ * collective. */
 void tl_rk_facts_compact(tl_rank_facts *f);
+
+/* The ranks' rows' times given back once the report has taken them (their metadata stay:
+ * the report's rows point to them). */
+void tl_rk_store_drop_times(tl_rank_store *st);
 
 #endif

@@ -20,54 +20,122 @@
 
 /* ---- nccl_long (§3) -------------------------------------------------------------------- */
 
-static tl_table *nccl_long(const tl_coll_rows *rows)
+/* What a column of nccl_long holds, in the sheet's order (built once: the metadata
+ * columns' names are tl_coll_key_names, and each message size follows its nelems). */
+enum { LC_ID, LC_INDEX, LC_RANK, LC_KEY, LC_IN_MB, LC_OUT_MB, LC_TS, LC_DUR };
+typedef struct long_col {
+    const char *name;
+    int what; /* LC_* */
+    int key;  /* LC_KEY: the TL_COLL_* key */
+} long_col;
+#define NLONG_COLS (5 + TL_COLL_NKEYS + 2)
+
+static size_t long_layout(long_col *c)
 {
-    rk_sheet s;
-    tl_rk_sheet_init(&s, rows->n);
-    size_t cid = tl_rk_col(&s, "collective_id"), cix = tl_rk_col(&s, "index_in_group"), crank = tl_rk_col(&s, "rank");
-    size_t ck[TL_COLL_NKEYS], cin = 0, cout = 0;
+    size_t n = 0;
+    c[n++] = (long_col){"collective_id", LC_ID, 0};
+    c[n++] = (long_col){"index_in_group", LC_INDEX, 0};
+    c[n++] = (long_col){"rank", LC_RANK, 0};
     for (int k = 0; k < TL_COLL_NKEYS; k++) {
-        ck[k] = tl_rk_col(&s, tl_coll_key_names[k]);
+        c[n++] = (long_col){tl_coll_key_names[k], LC_KEY, k};
         if (k == TL_COLL_IN_NELEMS)
-            cin = tl_rk_col(&s, "In msg size (MB)");
+            c[n++] = (long_col){"In msg size (MB)", LC_IN_MB, 0};
         if (k == TL_COLL_OUT_NELEMS)
-            cout = tl_rk_col(&s, "Out msg size (MB)");
+            c[n++] = (long_col){"Out msg size (MB)", LC_OUT_MB, 0};
     }
-    size_t cts = tl_rk_col(&s, "ts"), cdur = tl_rk_col(&s, "dur");
-    for (size_t i = 0; i < rows->n; i++) {
-        const tl_coll_row *r = &rows->v[i];
-        s.c[cid].v[i] = tl_rk_str(r->id);
-        s.c[cix].v[i] = tl_rk_int(r->index_in_group);
-        s.c[crank].v[i] = tl_rk_int(r->rank);
-        for (int k = 0; k < TL_COLL_NKEYS; k++)
-            s.c[ck[k]].v[i] = r->v[k];
-        s.c[cin].v[i] = tl_rk_num(r->in_mb, 0);
-        s.c[cout].v[i] = tl_rk_num(r->out_mb, 0);
-        s.c[cts].v[i] = tl_rk_num(r->ts, r->ts_int);
-        s.c[cdur].v[i] = tl_rk_num(r->dur, r->dur_int);
+    c[n++] = (long_col){"ts", LC_TS, 0};
+    c[n++] = (long_col){"dur", LC_DUR, 0};
+    return n;
+}
+
+static tl_cval long_value(const rk_row *r, const long_col *c)
+{
+    switch (c->what) {
+    case LC_ID: return tl_rk_str(r->id);
+    case LC_INDEX: return tl_rk_int(r->index_in_group);
+    case LC_RANK: return tl_rk_int(r->m->rank);
+    case LC_KEY: return r->m->v[c->key];
+    case LC_IN_MB: return tl_rk_num(r->m->in_mb, 0);
+    case LC_OUT_MB: return tl_rk_num(r->m->out_mb, 0);
+    case LC_TS: return tl_rk_num(r->ts, r->ts_int);
+    default: return tl_rk_num(r->dur, r->dur_int);
     }
-    return tl_rk_sheet_table(&s);
+}
+
+/* How a column of every row prints, as tl_rk_sheet_table types it (floats: numbers with
+ * a missing or float value; text: a cell that is text), found over all the rows so that
+ * every piece of the sheet prints as the whole would. */
+static void long_types(const rk_rows *rows, const long_col *c, int *fl, int *str)
+{
+    int seen_text = 0;
+    *fl = 0;
+    for (size_t i = 0; i < rows->n && !seen_text; i++) {
+        tl_cval v = long_value(&rows->v[i], c);
+        seen_text = v.kind == TL_CV_STR || v.kind == TL_CV_REPR;
+        *fl |= v.kind == TL_CV_NONE || v.kind == TL_CV_FLOAT;
+    }
+    if (seen_text)
+        *fl = 0;
+    *str = 0;
+    for (size_t i = 0; i < rows->n && !*str; i++) {
+        tl_cval v = long_value(&rows->v[i], c);
+        *str = tl_cval_cell(&v, *fl).kind == TL_STR;
+    }
+}
+
+/* Rows [lo, hi) of nccl_long, typed by the whole sheet's types. */
+static tl_table *long_piece(const rk_rows *rows, size_t lo, size_t hi, const long_col *cols, size_t nc,
+                            const int *fl, const int *str)
+{
+    tl_table *t = tl_table_new();
+    t->nrows = hi - lo;
+    for (size_t c = 0; c < nc; c++) {
+        size_t k = tl_table_add_column(t, cols[c].name);
+        for (size_t i = lo; i < hi; i++) {
+            tl_cval v = long_value(&rows->v[i], &cols[c]);
+            t->cols[k].cells[i - lo] = tl_cval_cell(&v, fl[c]);
+        }
+        t->cols[k].type = str[c] ? TL_COL_STR : TL_COL_NUM;
+    }
+    return t;
 }
 
 /* ---- all of them ------------------------------------------------------------------------- */
 
-static void put(tl_results *out, const char *name, tl_table *t, long gpn)
+/* Sheet `name` to the output, with its node columns. */
+static int put(const tl_ranks_out *out, const char *name, tl_table *t, long gpn, tl_error *err)
 {
     tl_rk_node_columns(t, gpn);
-    TL_GROW(out->items, out->cap, out->n + 1);
-    tl_result *r = &out->items[out->n++];
-    memset(r, 0, sizeof *r);
-    r->name = name;
-    r->table = t;
-    r->nrows = t->nrows;
-    r->ncols = t->ncols;
+    return out->sheet(out->ctx, name, t, 0, 1, err);
+}
+
+/* nccl_long to the output in pieces of out->piece_rows rows (all in one when 0): the
+ * sheet has a row per collective and rank, the largest of the report by far, so it is
+ * never whole in memory when the output can take it in pieces. */
+static int put_long(const tl_ranks_out *out, const rk_rows *rows, long gpn, tl_error *err)
+{
+    long_col cols[NLONG_COLS];
+    int fl[NLONG_COLS], str[NLONG_COLS];
+    size_t nc = long_layout(cols);
+    for (size_t c = 0; c < nc; c++)
+        long_types(rows, &cols[c], &fl[c], &str[c]);
+    size_t step = out->piece_rows ? out->piece_rows : rows->n;
+    size_t piece = 0;
+    for (size_t lo = 0; lo < rows->n; lo += step, piece++) {
+        size_t hi = rows->n - lo > step ? lo + step : rows->n;
+        tl_table *t = long_piece(rows, lo, hi, cols, nc, fl, str);
+        tl_rk_node_columns(t, gpn);
+        if (out->sheet(out->ctx, "nccl_long", t, piece, hi == rows->n, err) != 0)
+            return -1;
+    }
+    return 0;
 }
 
 /* A warning when a process group's ranks saw different numbers of collectives: matching
  * by position then pairs collectives that may not be the same ones (the reference is
  * silent).  Rows are numbered from 0 within (group, rank), so a count is the highest
  * index + 1. */
-static void warn_counts(const tl_coll_rows *rows, size_t nranks)
+static void warn_counts(const rk_rows *rows, size_t nranks)
 {
     tl_strmap groups = {0};
     const char **names = NULL;
@@ -77,9 +145,9 @@ static void warn_counts(const tl_coll_rows *rows, size_t nranks)
     tl_arena keys;
     tl_arena_init(&keys);
     for (size_t i = 0; i < rows->n; i++) {
-        const tl_coll_row *r = &rows->v[i];
+        const rk_row *r = &rows->v[i];
         tl_buf_clear(&b);
-        tl_cval_text(&r->v[TL_COLL_PG_NAME], &b);
+        tl_cval_text(&r->m->v[TL_COLL_PG_NAME], &b);
         const tl_strmap_slot *f = tl_strmap_find(&groups, tl_buf_cstr(&b));
         size_t g;
         if (f) {
@@ -92,8 +160,8 @@ static void warn_counts(const tl_coll_rows *rows, size_t nranks)
             TL_GROW(cnt, cntcap, ng * nranks);
             memset(cnt + g * nranks, 0, nranks * sizeof *cnt);
         }
-        if ((size_t)r->rank < nranks && r->index_in_group + 1 > cnt[g * nranks + r->rank])
-            cnt[g * nranks + r->rank] = r->index_in_group + 1;
+        if ((size_t)r->m->rank < nranks && r->index_in_group + 1 > cnt[g * nranks + r->m->rank])
+            cnt[g * nranks + r->m->rank] = r->index_in_group + 1;
     }
     for (size_t g = 0; g < ng; g++) {
         size_t lo = SIZE_MAX, hi = SIZE_MAX;
@@ -141,69 +209,112 @@ static void warn_jobs(const tl_rank_set *set)
     tl_buf_free(&more);
 }
 
-int tl_ranks_sheets(tl_rank_set *set, const tl_ranks_opts *o, tl_arena *a, tl_results *out, tl_error *err)
+/* Every rank's rows, rank by rank: their times, and their metadata pointed to where the
+ * facts keep them (facts not yet compacted are compacted first). */
+static void take_rows(tl_rank_set *set, rk_rows *rows)
 {
-    /* every rank's rows, rank by rank, moved (their strings stay in the ranks' facts) */
-    tl_coll_rows rows = {0};
-    size_t total = 0;
-    for (size_t i = 0; i < set->n; i++)
-        total += set->facts[i].rows.n;
-    rows.v = tl_xmalloc((total ? total : 1) * sizeof *rows.v); /* made to size: it is the largest block */
-    rows.cap = total;
-    for (size_t i = 0; i < set->n; i++) {
-        tl_coll_rows *fr = &set->facts[i].rows;
-        if (fr->n)
-            memcpy(rows.v + rows.n, fr->v, fr->n * sizeof *fr->v);
-        rows.n += fr->n;
-        tl_coll_rows_free(fr);
-    }
-    /* the ranks' rows were made on the reading threads, whose malloc arenas keep what is
-     * freed there: give those pages back before the sheets are made */
+    /* the traces' buffers were freed on the reading threads, whose malloc arenas keep
+     * what is freed there: give those pages back before the sheets are made */
     tl_release_freed();
+    size_t total = 0;
+    for (size_t i = 0; i < set->n; i++) {
+        if (set->facts[i].rows.n)
+            tl_rk_facts_compact(&set->facts[i]);
+        total += set->facts[i].ncrows;
+    }
+    rows->v = tl_xmalloc((total ? total : 1) * sizeof *rows->v);
+    rows->n = 0;
+    for (size_t i = 0; i < set->n; i++) {
+        tl_rank_facts *f = &set->facts[i];
+        for (size_t k = 0; k < f->ncrows; k++) {
+            const tl_rank_row *c = &f->crows[k];
+            rows->v[rows->n++] = (rk_row){&f->metas[c->meta], NULL, c->ts, c->dur, 0, c->ts_int, c->dur_int};
+        }
+        /* the times are the report's now */
+        if (!f->stored)
+            free(f->crows);
+        f->crows = NULL;
+        f->ncrows = 0;
+    }
+    tl_rk_store_drop_times(set->store);
+}
+
+/* The sheets to the output in workbook order, once every check has passed (§8.2, §8.3
+ * refuse before anything is given). */
+static int put_all(const tl_rank_set *set, const tl_ranks_opts *o, tl_arena *a, const rk_rows *rows,
+                   rk_implicit *isync, rk_a2a *a2a, long gpn, const tl_ranks_out *out, tl_error *err)
+{
+    const char *const *aggs = o->naggs ? o->aggs : (const char *const[]){"mean", "median", "min", "max"};
+    size_t naggs = o->naggs ? o->naggs : 4;
+    if (put(out, "nccl_summary_implicit_sync", tl_rk_implicit_summary(isync, aggs, naggs, a), gpn, err) != 0 ||
+        put(out, "nccl_summary_long", tl_rk_summary(rows), gpn, err) != 0)
+        return -1;
+    tl_table *a2a_sum = a2a->n ? tl_rk_a2a_summary(a2a, aggs, naggs, a) : NULL;
+    if (a2a_sum && put(out, "nccl_summary_all2allv", a2a_sum, gpn, err) != 0)
+        return -1;
+    /* the heatmap reads every all_to_allv row, whatever its collective's reference row */
+    if (o->heatmap && set->n <= 1024) {
+        tl_table *hm = tl_rk_a2a_heatmap(rows);
+        if (hm && put(out, "nccl_all2allv_heatmap", hm, 0, err) != 0)
+            return -1;
+    }
+    if (put_long(out, rows, gpn, err) != 0 ||
+        put(out, "nccl_implicit_sync", tl_rk_implicit_table(isync), gpn, err) != 0)
+        return -1;
+    if (a2a->n && put(out, "nccl_all2allv", tl_rk_a2a_table(a2a), gpn, err) != 0)
+        return -1;
+    if (isync->n && put(out, "straggler_summary", tl_rk_straggler(isync, rows, set->n), gpn, err) != 0)
+        return -1;
+    return 0;
+}
+
+int tl_ranks_sheets_to(tl_rank_set *set, const tl_ranks_opts *o, tl_arena *a, const tl_ranks_out *out, tl_error *err)
+{
+    rk_rows rows;
+    take_rows(set, &rows);
     if (rows.n == 0) {
         tl_error_set(err, "no NCCL/RCCL collective kernels in any of the %zu rank files", set->n);
-        tl_coll_rows_free(&rows);
+        free(rows.v);
         return -1;
     }
     long gpn = o->gpus_per_node > 0 ? o->gpus_per_node : set->facts[0].ndevices > 0 ? set->facts[0].ndevices : 0;
-    int simple = tl_coll_match(&rows, a);
+    int simple = tl_rk_match(&rows, a);
     warn_jobs(set);
     warn_counts(&rows, set->n);
     rk_colls cs;
     tl_rk_colls_build(&rows, &cs);
     rk_implicit isync;
-    int rc = -1;
-    if (tl_rk_implicit_build(set, &rows, &cs, simple, a, &isync, err) < 0)
-        goto done;
     rk_a2a a2a;
-    if (tl_rk_a2a_build(set, &rows, &cs, a, &a2a, err) < 0) {
+    int rc = -1;
+    if (tl_rk_implicit_build(set, &rows, &cs, simple, a, &isync, err) == 0) {
+        if (tl_rk_a2a_build(set, &rows, &cs, a, &a2a, err) == 0) {
+            rc = put_all(set, o, a, &rows, &isync, &a2a, gpn, out, err);
+            tl_rk_a2a_free(&a2a);
+        }
         tl_rk_implicit_free(&isync);
-        goto done;
     }
-    const char *const *aggs = o->naggs ? o->aggs : (const char *const[]){"mean", "median", "min", "max"};
-    size_t naggs = o->naggs ? o->naggs : 4;
-    put(out, "nccl_summary_implicit_sync", tl_rk_implicit_summary(&isync, aggs, naggs, a), gpn);
-    put(out, "nccl_summary_long", tl_coll_summary(&rows, a), gpn);
-    tl_table *a2a_sum = a2a.n ? tl_rk_a2a_summary(&a2a, aggs, naggs, a) : NULL;
-    if (a2a_sum)
-        put(out, "nccl_summary_all2allv", a2a_sum, gpn);
-    /* the heatmap reads every all_to_allv row, whatever its collective's reference row */
-    if (o->heatmap && set->n <= 1024) {
-        tl_table *hm = tl_rk_a2a_heatmap(&rows);
-        if (hm)
-            put(out, "nccl_all2allv_heatmap", hm, 0);
-    }
-    put(out, "nccl_long", nccl_long(&rows), gpn);
-    put(out, "nccl_implicit_sync", tl_rk_implicit_table(&isync), gpn);
-    if (a2a.n)
-        put(out, "nccl_all2allv", tl_rk_a2a_table(&a2a), gpn);
-    if (isync.n)
-        put(out, "straggler_summary", tl_rk_straggler(&isync, &rows, set->n), gpn);
-    tl_rk_implicit_free(&isync);
-    tl_rk_a2a_free(&a2a);
-    rc = 0;
-done:
     tl_rk_colls_free(&cs);
-    tl_coll_rows_free(&rows);
+    free(rows.v);
     return rc;
+}
+
+/* The sheets whole, appended to a tl_results. */
+static int add_result(void *ctx, const char *name, tl_table *t, size_t piece, int last, tl_error *err)
+{
+    tl_results *res = ctx;
+    (void)piece, (void)last, (void)err;
+    TL_GROW(res->items, res->cap, res->n + 1);
+    tl_result *r = &res->items[res->n++];
+    memset(r, 0, sizeof *r);
+    r->name = name;
+    r->table = t;
+    r->nrows = t->nrows;
+    r->ncols = t->ncols;
+    return 0;
+}
+
+int tl_ranks_sheets(tl_rank_set *set, const tl_ranks_opts *o, tl_arena *a, tl_results *out, tl_error *err)
+{
+    tl_ranks_out to = {add_result, out, 0};
+    return tl_ranks_sheets_to(set, o, a, &to, err);
 }

@@ -26,6 +26,8 @@ typedef struct csv_out {
     char *buf;
     size_t pos;
     int failed;
+    size_t flush_at; /* > 0: written out at a row's end once this many bytes wait (the
+                        buffer's pages past it are then never touched) */
 } csv_out;
 
 static void flush(csv_out *o)
@@ -251,7 +253,7 @@ static int put_cell(csv_out *o, const tl_table *t, size_t col, size_t r, int sep
 }
 
 
-static void write_table(csv_out *o, const tl_table *t)
+static void write_header(csv_out *o, const tl_table *t)
 {
     for (size_t c = 0; c < t->ncols; c++) {
         if (c)
@@ -259,6 +261,10 @@ static void write_table(csv_out *o, const tl_table *t)
         put_field(o, t->cols[c].name, strlen(t->cols[c].name));
     }
     putc_(o, '\n');
+}
+
+static void write_rows(csv_out *o, const tl_table *t)
+{
     for (size_t r = 0; r < t->nrows && !o->failed; r++) {
         int any = 0;
         tl_table_prefetch_row(t, r);
@@ -268,7 +274,15 @@ static void write_table(csv_out *o, const tl_table *t)
         if (!any && t->ncols == 1)
             put(o, "\"\"", 2);
         putc_(o, '\n');
+        if (o->flush_at && o->pos >= o->flush_at)
+            flush(o);
     }
+}
+
+static void write_table(csv_out *o, const tl_table *t)
+{
+    write_header(o, t);
+    write_rows(o, t);
     flush(o);
 }
 
@@ -294,5 +308,50 @@ int tl_csv_write_file(const tl_table *t, const char *path, tl_error *err)
         bad = 1;
     if (bad)
         tl_error_set(err, "%s: write error: %s", path, strerror(errno));
+    return bad ? -1 : 0;
+}
+
+/* ---- a file written a table at a time ------------------------------------------------ */
+
+struct tl_csv_file {
+    csv_out o;
+    char *path;
+};
+
+tl_csv_file *tl_csv_open(const char *path, tl_error *err)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f) {
+        tl_error_set(err, "%s: cannot create: %s", path, strerror(errno));
+        return NULL;
+    }
+    tl_csv_file *w = tl_xcalloc(1, sizeof *w);
+    /* a file written in pieces is one of many outputs of a run that keeps its memory
+     * small: a 64 KB write at a time is as fast, and leaves the buffer's tail untouched */
+    w->o = (csv_out){.f = f, .buf = tl_xmalloc(OUT_BUF), .flush_at = 64u << 10};
+    w->path = tl_xstrdup(path);
+    return w;
+}
+
+void tl_csv_append(tl_csv_file *w, const tl_table *t, int header)
+{
+    if (header)
+        write_header(&w->o, t);
+    write_rows(&w->o, t);
+}
+
+int tl_csv_close(tl_csv_file *w, tl_error *err)
+{
+    if (!w)
+        return 0;
+    flush(&w->o);
+    int bad = w->o.failed || ferror(w->o.f);
+    if (fclose(w->o.f) != 0)
+        bad = 1;
+    if (bad && err)
+        tl_error_set(err, "%s: write error: %s", w->path, strerror(errno));
+    free(w->o.buf);
+    free(w->path);
+    free(w);
     return bad ? -1 : 0;
 }

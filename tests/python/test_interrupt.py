@@ -153,24 +153,31 @@ def test_ctrl_c_at_the_end(tmp_path):
     p.communicate()
     want = sorted(os.listdir(tmp_path / "base" / "csvs"))
     assert want and os.path.getsize(tmp_path / "base" / "out.xlsx") > 0
-    seen = set()
-    for k in range(10):
-        d = tmp_path / f"run{k}"
+    def interrupt(d, delay):
+        """One run signalled `delay` s after it starts: where the signal landed."""
         p = start(d)
         assert p.stdout.readline().strip() == "ready"
-        time.sleep(took * k / 8)  # from the start to past the end
+        time.sleep(delay)
         p.send_signal(signal.SIGINT)
         out, err = p.communicate(timeout=60)
         assert p.returncode == 130, (out, err)
         state = out.split()[-1]
-        seen.add(state)
         left = sorted(os.listdir(d))
         if state == "in-call" and left == []:
-            continue  # stopped: nothing written, no temporaries
+            return state  # stopped: nothing written, no temporaries
         # the outputs are committed: complete, whatever the interrupt did after
         assert left == ["csvs", "out.xlsx"], (state, left)
         assert sorted(os.listdir(d / "csvs")) == want, state
         with zipfile.ZipFile(d / "out.xlsx") as z:
             assert z.testzip() is None
-    # the signals landed both inside the run and after it
+        return state
+
+    seen = {interrupt(tmp_path / f"run{k}", took * k / 8) for k in range(10)}  # from the start to past the end
+    # the signals landed both inside the run and after it.  A loaded machine may hold this
+    # process back for the whole of a short run between "ready" and the signal: the run is
+    # then signalled again at once, a few times, until one lands inside it
+    for k in range(10):
+        if "in-call" in seen:
+            break
+        seen.add(interrupt(tmp_path / f"again{k}", 0))
     assert "in-call" in seen, seen
