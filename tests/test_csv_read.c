@@ -5,6 +5,8 @@
 
 #include "read/csv_read.h"
 
+#include <math.h>
+
 typedef struct fixture {
     tl_arena arena;
     tl_error err;
@@ -185,6 +187,64 @@ static void test_quoting_and_line_ends(void **state)
     tl_table_free(t);
 }
 
+/* Every form a quoted field takes, as its own record between a text column and a number
+ * column: its text unquoted (held in the input or rebuilt, whichever the form needs), the
+ * field after it intact, and the lines counted through quoted line breaks. */
+static void test_quoted_forms(void **state)
+{
+    fixture *f = *state;
+    static const struct {
+        const char *field, *want; /* want NULL: missing */
+    } forms[] = {
+        {"\"abc\"", "abc"},         {"\"\"", NULL},          {"\"a\"\"b\"", "a\"b"},
+        {"\"\"\"\"", "\""},        {"\"ab\"cd", "abcd"},     {"\"a\"\"b\"cd", "a\"bcd"},
+        {"\"\"x", "x"},            {"\"a\nb\"", "a\nb"},    {"\"a\"\"\nb\"\"\"", "a\"\nb\""},
+        {"\"x,y\"", "x,y"},        {"\"NaN\"", NULL},       {"\"\"\"\"tail", "\"tail"},
+    };
+    for (size_t i = 0; i < sizeof forms / sizeof *forms; i++) {
+        char text[128];
+        snprintf(text, sizeof text, "k,v\n%s,7\n\"last\",8", forms[i].field);
+        tl_table *t = parse(f, text);
+        assert_non_null(t);
+        assert_int_equal(t->nrows, 2);
+        const tl_cell *c = cell(t, "k", 0);
+        if (!forms[i].want) {
+            assert_int_equal(c->kind, TL_MISSING);
+        } else {
+            assert_int_equal(c->kind, TL_STR);
+            assert_string_equal(c->v.s, forms[i].want);
+        }
+        assert_string_equal(cell(t, "k", 1)->v.s, "last");
+        assert_int_equal(cell(t, "v", 0)->v.i, 7);
+        assert_int_equal(cell(t, "v", 1)->v.i, 8);
+        tl_table_free(t);
+    }
+    /* a quoted number is a number; lines are counted through quoted line breaks */
+    tl_table *t = parse(f, "k\n\"1.5\"\n\"2\"\n");
+    assert_non_null(t);
+    assert_true(cell(t, "k", 0)->v.f == 1.5);
+    tl_table_free(t);
+    assert_null(parse(f, "k,v\n\"a\nb\",1\n\"c\"\"\n\",2\n1,2,3\n"));
+    assert_string_equal(f->err.msg, "t.csv line 6: 3 fields, the header has 2");
+}
+
+/* A numeric column's missing spellings stay missing, its numbers numbers, wherever they
+ * fall (the number is tried first there). */
+static void test_missing_in_numeric_column(void **state)
+{
+    fixture *f = *state;
+    tl_table *t = parse(f, "v\n1\n-nan\n1.#IND\n-1.#QNAN\nNaN\ninf\n-2.5\nNA\n3\n");
+    assert_non_null(t);
+    assert_int_equal(t->nrows, 9);
+    static const int missing[] = {0, 1, 1, 1, 1, 0, 0, 1, 0};
+    for (size_t r = 0; r < 9; r++)
+        assert_int_equal(cell(t, "v", r)->kind == TL_MISSING, missing[r]);
+    assert_true(cell(t, "v", 5)->v.f == INFINITY);
+    assert_true(cell(t, "v", 6)->v.f == -2.5);
+    assert_true(cell(t, "v", 8)->v.f == 3.0);
+    tl_table_free(t);
+}
+
 static void test_short_rows_are_padded(void **state)
 {
     fixture *f = *state;
@@ -287,6 +347,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_numbers, setup, teardown),
         cmocka_unit_test(test_numbers_match_strtod),
         cmocka_unit_test_setup_teardown(test_quoting_and_line_ends, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_quoted_forms, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_missing_in_numeric_column, setup, teardown),
         cmocka_unit_test_setup_teardown(test_short_rows_are_padded, setup, teardown),
         cmocka_unit_test_setup_teardown(test_header_names, setup, teardown),
         cmocka_unit_test_setup_teardown(test_empty_inputs, setup, teardown),

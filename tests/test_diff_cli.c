@@ -161,6 +161,51 @@ static void test_files(void **state)
     free(js);
 }
 
+static struct stat stat_of(fx *f, const char *name)
+{
+    char p[4096];
+    struct stat st;
+    snprintf(p, sizeof p, "%s/%s", f->dir, name);
+    assert_int_equal(stat(p, &st), 0);
+    return st;
+}
+
+/* The CSV directory's diff_stats and lca_summary are the TraceDiff files under a second
+ * name (their bytes written once); one that replaces a file of another mode takes that
+ * mode alone, as a file of its own, and the other keeps its own. */
+static void test_files_written_once(void **state)
+{
+    fx *f = *state;
+    assert_int_equal(run(f, "mi300.json h100.json -q --output_csvs_dir c1 --tracediff-dir t1"), 0);
+    static const char *const shared[] = {"diff_stats.csv", "lca_summary.csv"};
+    for (size_t i = 0; i < 2; i++) {
+        char a[64], b[64];
+        snprintf(a, sizeof a, "t1/%s", shared[i]);
+        snprintf(b, sizeof b, "c1/%s", shared[i]);
+        assert_true(stat_of(f, a).st_ino == stat_of(f, b).st_ino);
+    }
+    char p[4096];
+    snprintf(p, sizeof p, "%s/c2", f->dir);
+    assert_int_equal(mkdir(p, 0777), 0);
+    snprintf(p, sizeof p, "%s/c2/diff_stats.csv", f->dir);
+    tt_write_file(p, "old\n", 4);
+    assert_int_equal(chmod(p, 0600), 0);
+    assert_int_equal(run(f, "mi300.json h100.json -q --output_csvs_dir c2 --tracediff-dir t2"), 0);
+    struct stat kept = stat_of(f, "c2/diff_stats.csv"), own = stat_of(f, "t2/diff_stats.csv");
+    struct stat fresh = stat_of(f, "t2/merged_tree_output.txt");
+    assert_int_equal(kept.st_mode & 07777, 0600);
+    assert_int_equal(own.st_mode & 07777, fresh.st_mode & 07777);
+    assert_true((fresh.st_mode & 07777) != 0600);
+    assert_true(kept.st_ino != own.st_ino);
+    char *ta = slurp(f, "t2/diff_stats.csv"), *tb = slurp(f, "c2/diff_stats.csv");
+    assert_true(strlen(ta) > 100);
+    assert_string_equal(ta, tb);
+    free(ta);
+    free(tb);
+    /* the other, new in both, is still one file */
+    assert_true(stat_of(f, "t2/lca_summary.csv").st_ino == stat_of(f, "c2/lca_summary.csv").st_ino);
+}
+
 static void test_gate(void **state)
 {
     fx *f = *state;
@@ -223,6 +268,7 @@ int main(void)
     }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_files),
+        cmocka_unit_test(test_files_written_once),
         cmocka_unit_test(test_gate),
         cmocka_unit_test(test_nothing_half_written),
         cmocka_unit_test(test_identical),

@@ -275,8 +275,57 @@ static char *parent_of(const char *path)
 }
 
 /*
+ * Make `path` a file of its own when it has other names (one output's bytes staged under
+ * two names as hard links): its bytes copied into a new file put in its place, so that
+ * what is done to it next leaves the other name as it is.  Returns 0, or -1 with errno.
+ */
+static int unshare(const char *path)
+{
+    size_t n = strlen(path);
+    char *own = tl_xmalloc(n + sizeof ".own");
+    memcpy(own, path, n);
+    memcpy(own + n, ".own", sizeof ".own");
+    track(own);
+    int in = open(path, O_RDONLY | O_CLOEXEC), rc = -1;
+    int out = in < 0 ? -1 : open(own, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (out >= 0) {
+        char *buf = tl_xmalloc((size_t)1 << 20);
+        ssize_t k;
+        rc = 0;
+        while (rc == 0 && (k = read(in, buf, (size_t)1 << 20)) != 0) {
+            if (k < 0) {
+                rc = errno == EINTR ? 0 : -1;
+                continue;
+            }
+            for (ssize_t done = 0; rc == 0 && done < k;) {
+                ssize_t w = write(out, buf + done, (size_t)(k - done));
+                if (w > 0)
+                    done += w;
+                else if (w == 0 || errno != EINTR)
+                    rc = -1;
+            }
+        }
+        free(buf);
+        if (close(out) != 0)
+            rc = -1;
+        if (rc == 0)
+            rc = rename(own, path);
+    }
+    int e = errno;
+    if (in >= 0)
+        close(in);
+    if (rc != 0)
+        unlink(own);
+    untrack(own);
+    free(own);
+    errno = e;
+    return rc;
+}
+
+/*
  * `tmp` is to replace `to`: refuse a `to` that is no longer a file, give `tmp` the mode
- * of the file it replaces, and flush it.  Nothing is changed at a target.
+ * of the file it replaces (made a file of its own first if another output shares it and
+ * would change mode with it), and flush it.  Nothing is changed at a target.
  */
 static int check_file(const char *tmp, const char *to, const char *label, tl_error *err)
 {
@@ -284,6 +333,12 @@ static int check_file(const char *tmp, const char *to, const char *label, tl_err
     if (stat(to, &st) == 0) {
         if (!S_ISREG(st.st_mode)) {
             tl_error_set(err, "%s: is %s, not a file; refusing to replace it", label, file_kind(st.st_mode));
+            return -1;
+        }
+        struct stat cur;
+        if (stat(tmp, &cur) == 0 && cur.st_nlink > 1 && (cur.st_mode & 07777) != (st.st_mode & 07777) &&
+            unshare(tmp) != 0) {
+            tl_error_set(err, "%s: cannot write: %s", label, strerror(errno));
             return -1;
         }
         chmod(tmp, st.st_mode & 07777);

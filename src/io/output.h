@@ -11,6 +11,8 @@
  *
  * Targets:
  *  - absent, or a regular file: replaced by the rename; an existing file keeps its mode;
+ *    a staged file that is also another output's (the same bytes staged once, under two
+ *    names, as hard links) is made a file of its own before it takes another mode;
  *  - a symbolic link: the file it points to is written (the link stays a link);
  *  - a FIFO or a character device (a pipe, /dev/stdout, /dev/null): written through,
  *    never renamed over; the complete output is staged in $TMPDIR (or /tmp) first;

@@ -85,15 +85,21 @@ static const char *plain_run(csv_parser *ps, const char *p)
     return q;
 }
 
-/* The rest of a quoted field from p (after its opening quote) into ps->field; returns
- * the byte after its closing quote, or NULL with the error set. */
-static const char *quoted_run(csv_parser *ps, const char *p)
+/*
+ * The rest of a quoted field from p (after its opening quote); returns the byte after its
+ * closing quote, or NULL with the error set.  Its text is left in the input, from p to
+ * that quote, when it holds no doubled quote (*copied 0: most quoted fields, and no copy
+ * of their bytes is made here); otherwise it is built unquoted in ps->field (*copied 1).
+ */
+static const char *quoted_run(csv_parser *ps, const char *p, int *copied)
 {
     size_t start_line = ps->line;
-    tl_buf_clear(&ps->field);
+    const char *start = p;
+    *copied = 0;
     for (;;) {
         const char *q = find(ps, p, 1);
-        tl_buf_add(&ps->field, p, (size_t)(q - p));
+        if (*copied)
+            tl_buf_add(&ps->field, p, (size_t)(q - p));
         p = q;
         if (p >= ps->end) {
             tl_error_set(ps->err, "%s line %zu: a quoted field is never closed (missing '\"')",
@@ -106,12 +112,18 @@ static const char *quoted_run(csv_parser *ps, const char *p)
         }
         if (*p == '\n') {
             ps->line++;
-            tl_buf_addc(&ps->field, '\n');
+            if (*copied)
+                tl_buf_addc(&ps->field, '\n');
             p++;
             continue;
         }
         /* a quote: doubled means a literal quote, otherwise the quoted part ends */
         if (p + 1 < ps->end && p[1] == '"') {
+            if (!*copied) { /* the text so far, then unquoted from here on */
+                tl_buf_clear(&ps->field);
+                tl_buf_add(&ps->field, start, (size_t)(p - start));
+                *copied = 1;
+            }
             tl_buf_addc(&ps->field, '"');
             p += 2;
             continue;
@@ -128,16 +140,27 @@ static int next_field(csv_parser *ps, const char **text, size_t *n, int *last)
 {
     const char *p = ps->p, *end = ps->end;
     if (p < end && *p == '"') {
-        if (!(p = quoted_run(ps, p + 1)))
+        const char *open = p + 1;
+        int copied;
+        if (!(p = quoted_run(ps, open, &copied)))
             return 0;
         /* Text after the closing quote belongs to the field too (pandas keeps it). */
         const char *q = plain_run(ps, p);
         if (!q)
             return 0;
-        tl_buf_add(&ps->field, p, (size_t)(q - p));
+        if (!copied && q == p) { /* the quoted text alone, as it stands in the input */
+            *text = open;
+            *n = (size_t)(p - 1 - open);
+        } else {
+            if (!copied) {
+                tl_buf_clear(&ps->field);
+                tl_buf_add(&ps->field, open, (size_t)(p - 1 - open));
+            }
+            tl_buf_add(&ps->field, p, (size_t)(q - p));
+            *text = ps->field.data ? ps->field.data : "";
+            *n = ps->field.len;
+        }
         p = q;
-        *text = ps->field.data ? ps->field.data : "";
-        *n = ps->field.len;
     } else {
         const char *q = plain_run(ps, p);
         if (!q)
@@ -211,8 +234,8 @@ static tl_cell text_cell(const char *text, size_t n, tl_arena *arena)
 static inline void put_field(tl_builder *b, col_state *st, size_t row, size_t col, const char *text,
                              size_t n)
 {
-    if (tl_text_is_missing(text, n))
-        return; /* the builder's cells start missing */
+    /* A number first: no missing spelling reads as one (they are letters, '#' or empty),
+     * so a numeric cell is spared the missing check. */
     col_state *s = &st[col];
     tl_cell c;
     if (s->text_from == NO_ROW && tl_text_to_number(text, n, &c)) {
@@ -220,6 +243,8 @@ static inline void put_field(tl_builder *b, col_state *st, size_t row, size_t co
         tl_builder_put(b, col, c);
         return;
     }
+    if (tl_text_is_missing(text, n))
+        return; /* the builder's cells start missing */
     if (s->text_from == NO_ROW)
         s->text_from = row;
     tl_builder_put(b, col, text_cell(text, n, b->arena));

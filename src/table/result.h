@@ -14,8 +14,9 @@ typedef struct tl_result {
     const char *const *hidden_suffixes; /* columns hidden in the workbook: NULL-terminated */
     size_t nrows, ncols;               /* its size (the table may be freed once written) */
     const char *csv_file;              /* NULL, or a file that holds this result's CSV text
-                                          already, byte for byte: a CSV directory gets a
-                                          copy of it instead of the table written again */
+                                          already, byte for byte: a CSV directory gets
+                                          that file under a second name (or a copy)
+                                          instead of the table written again */
 } tl_result;
 
 typedef struct tl_results {

@@ -501,10 +501,15 @@ void tl_builder_reserve(tl_builder *b, size_t rows)
     if (rows > b->cap && !b->too_big) {
         size_t cap = b->cap; /* exactly the guess: no doubling past it */
         b->cap = rows;
+        /* fresh zeroed blocks and the few rows so far copied over: a large block comes
+         * zeroed from the system, where growing it in place would clear it once more */
         for (size_t c = 0; c < b->t->ncols; c++) {
             tl_column *col = &b->t->cols[c];
-            col->cells = tl_xrealloc(col->cells, rows * sizeof(tl_cell));
-            memset(col->cells + cap, 0, (rows - cap) * sizeof(tl_cell));
+            tl_cell *cells = tl_xcalloc(rows, sizeof(tl_cell));
+            if (cap)
+                memcpy(cells, col->cells, cap * sizeof(tl_cell));
+            free(col->cells);
+            col->cells = cells;
         }
     }
 }
@@ -636,17 +641,19 @@ void tl_builder_end_row(tl_builder *b, int keep_blank)
 /* Decide one column's type and convert its cells (SPEC §1, "Column types"). */
 static void infer_column(tl_column *col, size_t nrows, tl_cell *tmp)
 {
-    /* Numeric?  Each text is parsed once, into tmp, and kept only if all of them parse. */
-    int all_num = 1, all_integral = 1, any_missing = 0;
+    /* Numeric?  Each text is parsed once, into tmp, and kept only if all of them parse.
+     * A column its reader typed already (numbers and missing cells only) is only looked
+     * at, and rewritten only when its integers must become floats. */
+    int all_num = 1, all_integral = 1, any_missing = 0, any_int = 0, any_text = 0;
     for (size_t r = 0; r < nrows && all_num; r++) {
         const tl_cell *c = &col->cells[r];
-        tmp[r] = *c;
         switch (c->kind) {
         case TL_MISSING: any_missing = 1; break;
-        case TL_INT: break;
+        case TL_INT: any_int = 1; break;
         case TL_FLOAT: all_integral = 0; break;
         case TL_BOOL: all_num = 0; break;
         case TL_STR:
+            any_text = 1;
             if (!tl_text_to_number(c->v.s, tl_cell_len(c), &tmp[r]))
                 all_num = 0;
             else if (tmp[r].kind != TL_INT)
@@ -658,8 +665,12 @@ static void infer_column(tl_column *col, size_t nrows, tl_cell *tmp)
         /* All missing is numeric too: pandas reads an empty column as float NaN. */
         int as_int = all_integral && !any_missing;
         col->type = TL_COL_NUM;
-        for (size_t r = 0; r < nrows; r++)
-            col->cells[r] = tmp[r].kind == TL_INT && !as_int ? tl_cell_float((double)tmp[r].v.i) : tmp[r];
+        if (!any_text && (as_int || !any_int))
+            return;
+        for (size_t r = 0; r < nrows; r++) {
+            tl_cell v = col->cells[r].kind == TL_STR ? tmp[r] : col->cells[r];
+            col->cells[r] = v.kind == TL_INT && !as_int ? tl_cell_float((double)v.v.i) : v;
+        }
         return;
     }
     int all_bool = 1, bv;
