@@ -33,13 +33,13 @@ except KeyboardInterrupt:
 
 @pytest.fixture(scope="module")
 def big_trace(tmp_path_factory):
-    """A 1 GB trace (40 MB under the sanitizers, which read twenty times slower): its load
+    """A 1 GB trace (100 MB under the sanitizers, which read twenty times slower): its load
     lasts past every delay below on any machine, so the signal lands inside the reader."""
     if not os.access(GENTRACE, os.X_OK):
         pytest.skip(f"{GENTRACE} not built (make build/tools/gentrace)")
     sanitized = os.environ.get("TLCOMPARE_SANITIZED")
     path = tmp_path_factory.mktemp("big") / "big.json"
-    subprocess.run([GENTRACE, "--size", "40M" if sanitized else "1G", "--plain", "-o", str(path)], check=True)
+    subprocess.run([GENTRACE, "--size", "100M" if sanitized else "1G", "--plain", "-o", str(path)], check=True)
     yield str(path)
     os.unlink(path)
 
@@ -105,16 +105,15 @@ def test_ctrl_c(what, delay, big_trace, tmp_path, idle_latency):
     if left:
         # the run had committed its outputs when the signal came (a fast machine: the
         # interrupt is raised as the last call returns, before "finished" is printed).
-        # Then they must be whole: both outputs, the workbook a valid zip, every CSV with
-        # its header; never a temporary or a partial file
+        # Then they must be whole: both outputs, the workbook a valid zip with a sheet for
+        # every CSV; never a temporary or a partial file
         assert left == ["csvs", "out.xlsx"], left
         with zipfile.ZipFile(tmp_path / "out.xlsx") as z:
             assert z.testzip() is None
+            sheets = [n for n in z.namelist() if n.startswith("xl/worksheets/sheet")]
         csvs = sorted(os.listdir(tmp_path / "csvs"))
         assert csvs and all(n.endswith(".csv") for n in csvs), csvs
-        for n in csvs:
-            with open(tmp_path / "csvs" / n) as f:
-                assert f.readline().strip(), n
+        assert len(sheets) >= len(csvs), (sheets, csvs)
         pytest.skip(f"the run had written its outputs within {delay} s: nothing to interrupt on this machine")
 
 
