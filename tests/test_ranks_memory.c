@@ -56,8 +56,10 @@ static void write_rank(const char *path, int filler)
     tl_buf_free(&b);
 }
 
-/* The peak RSS (KB) of a child process that reads the one rank at `path` for the report. */
-static long peak_reading(const char *path)
+/* The peak RSS (KB) of a child process that runs work(arg) (0: done), or -1 when the work
+ * fails: a child starts from this process's heap, so what the work takes shows in its
+ * peak, and what it leaves does not stay to raise the next measure. */
+static long child_peak(int (*work)(const void *arg), const void *arg)
 {
     int fd[2];
     assert_int_equal(pipe(fd), 0);
@@ -65,29 +67,37 @@ static long peak_reading(const char *path)
     assert_true(pid >= 0);
     if (pid == 0) {
         close(fd[0]);
-        tl_rank_set s = {0};
-        s.n = 1;
-        s.paths = tl_xcalloc(1, sizeof *s.paths);
-        s.paths[0] = tl_xstrdup(path);
-        tl_error err = {0};
         long kb = -1;
-        if (tl_ranks_read(&s, 1, &err) == 0 && tl_rank_facts_nrows(&s.facts[0]) == 2) {
+        if (work(arg) == 0) {
             struct rusage ru;
             getrusage(RUSAGE_SELF, &ru);
             kb = ru.ru_maxrss;
         }
-        tl_rank_set_free(&s);
         ssize_t w = write(fd[1], &kb, sizeof kb);
         _exit(w == (ssize_t)sizeof kb ? 0 : 1);
     }
     close(fd[1]);
     long kb = -1;
-    ssize_t r = read(fd[0], &kb, sizeof kb);
+    ssize_t got = read(fd[0], &kb, sizeof kb);
     close(fd[0]);
     int st;
     waitpid(pid, &st, 0);
-    assert_int_equal(r, (ssize_t)sizeof kb);
+    assert_int_equal(got, (ssize_t)sizeof kb);
     return kb;
+}
+
+/* Reads the one rank at path (a const char *) for the report: 0 when it holds its two
+ * collectives. */
+static int read_rank(const void *path)
+{
+    tl_rank_set s = {0};
+    s.n = 1;
+    s.paths = tl_xcalloc(1, sizeof *s.paths);
+    s.paths[0] = tl_xstrdup(path);
+    tl_error err = {0};
+    int rc = tl_ranks_read(&s, 1, &err) == 0 && tl_rank_facts_nrows(&s.facts[0]) == 2 ? 0 : -1;
+    tl_rank_set_free(&s);
+    return rc;
 }
 
 /* Reading a rank for the report holds its collective kernels, not its events: a rank of
@@ -105,7 +115,7 @@ static void test_trace_not_held(void **state)
     snprintf(big, sizeof big, "%s/rank0_big.json", dir);
     write_rank(small, 0);
     write_rank(big, 20000);
-    long base = peak_reading(small), peak = peak_reading(big);
+    long base = child_peak(read_rank, small), peak = child_peak(read_rank, big);
     assert_true(base > 0 && peak > 0);
     if (peak - base > 3 * 1024)
         fail_msg("reading a rank of 60,000 events peaked %ld KB above one of none (at most 3 MB expected)", peak - base);
@@ -147,46 +157,32 @@ static void write_job_rank(const char *dir, int r, int n)
     tl_buf_free(&ranks);
 }
 
-/* The peak RSS (KB) of a child process that writes the report of ranks 0..n-1 of `dir`
- * as CSVs with two workers, as `tlreport -j 2 --output_csvs_dir` does (and with its
- * malloc settings); -1 when the report fails. */
-static long peak_report(const char *dir, int n)
+/* A job's ranks to report on. */
+typedef struct job {
+    const char *dir;
+    int n;
+} job;
+
+/* Writes the report of ranks 0..n-1 of the job's dir as CSVs with two workers, as
+ * `tlreport -j 2 --output_csvs_dir` does (and with its malloc settings); -1 when the
+ * report fails. */
+static int report_job(const void *arg)
 {
-    int fd[2];
-    assert_int_equal(pipe(fd), 0);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        close(fd[0]);
+    const job *j = arg;
 #ifdef __GLIBC__
-        mallopt(M_MMAP_THRESHOLD, 256 << 20);
-        mallopt(M_TRIM_THRESHOLD, 1 << 30);
+    mallopt(M_MMAP_THRESHOLD, 256 << 20);
+    mallopt(M_TRIM_THRESHOLD, 1 << 30);
 #endif
-        char pattern[600], out[600];
-        snprintf(pattern, sizeof pattern, "%s/rank*_trace.json", dir);
-        snprintf(out, sizeof out, "%s/out%d", dir, n);
-        tl_run_ranks_opts o = {{.mode = TL_RANKS_PATTERN, .spec = pattern, .world_size = n, .jobs = 2}, NULL, out};
-        tl_run_ranks r;
-        long kb = -1;
-        if (tl_run_ranks_build(&o, &r) != TL_RUN_OK)
-            fprintf(stderr, "report of %d ranks: %s\n", n, r.err.msg);
-        else {
-            struct rusage ru;
-            getrusage(RUSAGE_SELF, &ru);
-            kb = ru.ru_maxrss;
-        }
-        tl_run_ranks_free(&r);
-        ssize_t w = write(fd[1], &kb, sizeof kb);
-        _exit(w == (ssize_t)sizeof kb ? 0 : 1);
-    }
-    close(fd[1]);
-    long kb = -1;
-    ssize_t got = read(fd[0], &kb, sizeof kb);
-    close(fd[0]);
-    int st;
-    waitpid(pid, &st, 0);
-    assert_int_equal(got, (ssize_t)sizeof kb);
-    return kb;
+    char pattern[600], out[600];
+    snprintf(pattern, sizeof pattern, "%s/rank*_trace.json", j->dir);
+    snprintf(out, sizeof out, "%s/out%d", j->dir, j->n);
+    tl_run_ranks_opts o = {{.mode = TL_RANKS_PATTERN, .spec = pattern, .world_size = j->n, .jobs = 2}, NULL, out};
+    tl_run_ranks r;
+    int rc = tl_run_ranks_build(&o, &r) == TL_RUN_OK ? 0 : -1;
+    if (rc)
+        fprintf(stderr, "report of %d ranks: %s\n", j->n, r.err.msg);
+    tl_run_ranks_free(&r);
+    return rc;
 }
 
 /* What the report of 256 ranks peaks at above the report of 16, per collective row more
@@ -206,7 +202,8 @@ static void test_report_not_growing(void **state)
     char *dir = tt_tmpdir();
     for (int r = 0; r < 256; r++)
         write_job_rank(dir, r, 256);
-    long p16 = peak_report(dir, 16), p256 = peak_report(dir, 256);
+    job j16 = {dir, 16}, j256 = {dir, 256};
+    long p16 = child_peak(report_job, &j16), p256 = child_peak(report_job, &j256);
     assert_true(p16 > 0 && p256 > 0);
     double per_row = (double)(p256 - p16) * 1024 / ((256 - 16) * 80);
     if (per_row > 256)

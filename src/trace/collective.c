@@ -5,6 +5,7 @@
  */
 #include "trace/collective.h"
 
+#include "base/hash.h"
 #include "base/numfmt.h"
 #include "base/sort.h"
 #include "trace/pdnum.h"
@@ -148,18 +149,6 @@ int tl_cval_cmp(const tl_cval *a, const tl_cval *b)
     return strcmp(a->s, b->s);
 }
 
-int tl_coll_key_float(const tl_coll_row *rows, size_t n, int key)
-{
-    int fl = 0;
-    for (size_t i = 0; i < n; i++) {
-        int k = rows[i].v[key].kind;
-        if (k == TL_CV_STR || k == TL_CV_REPR)
-            return 0;
-        fl |= k == TL_CV_NONE || k == TL_CV_FLOAT;
-    }
-    return fl;
-}
-
 tl_cell tl_cval_cell(const tl_cval *v, int as_float)
 {
     switch (v->kind) {
@@ -175,10 +164,50 @@ tl_cell tl_cval_cell(const tl_cval *v, int as_float)
     }
 }
 
+/* ---- the rows through a view ---------------------------------------------------------- */
+
+static inline char *vrow(const tl_coll_view *w, size_t i) { return (char *)w->base + i * w->size; }
+
+/* Row i's metadata: the row itself, or the one it points to. */
+static inline tl_coll_row *vmeta(const tl_coll_view *w, size_t i)
+{
+    char *r = vrow(w, i);
+    return w->meta < 0 ? (tl_coll_row *)r : *(tl_coll_row **)(r + w->meta);
+}
+
+static inline double vts(const tl_coll_view *w, size_t i) { return *(const double *)(vrow(w, i) + w->ts); }
+static inline double vdur(const tl_coll_view *w, size_t i) { return *(const double *)(vrow(w, i) + w->dur); }
+static inline int vdur_int(const tl_coll_view *w, size_t i) { return *(const uint8_t *)(vrow(w, i) + w->dur_int); }
+
+tl_coll_view tl_coll_rows_view(tl_coll_rows *rows)
+{
+    return (tl_coll_view){.base = rows->v,
+                          .n = rows->n,
+                          .size = sizeof *rows->v,
+                          .meta = -1,
+                          .ts = offsetof(tl_coll_row, ts),
+                          .dur = offsetof(tl_coll_row, dur),
+                          .dur_int = offsetof(tl_coll_row, dur_int),
+                          .index = offsetof(tl_coll_row, index_in_group),
+                          .id = offsetof(tl_coll_row, id)};
+}
+
+int tl_coll_key_float(const tl_coll_view *w, int key)
+{
+    int fl = 0;
+    for (size_t i = 0; i < w->n; i++) {
+        int k = vmeta(w, i)->v[key].kind;
+        if (k == TL_CV_STR || k == TL_CV_REPR)
+            return 0;
+        fl |= k == TL_CV_NONE || k == TL_CV_FLOAT;
+    }
+    return fl;
+}
+
 /* ---- matching across ranks (MULTIRANK.md §3.6) -------------------------------------- */
 
 typedef struct match_ctx {
-    const tl_coll_row *v;
+    const tl_coll_view *w;
     int by_group;
 } match_ctx;
 
@@ -186,7 +215,7 @@ typedef struct match_ctx {
 static int match_cmp(size_t x, size_t y, void *ctx)
 {
     const match_ctx *m = ctx;
-    const tl_coll_row *a = &m->v[x], *b = &m->v[y];
+    const tl_coll_row *a = vmeta(m->w, x), *b = vmeta(m->w, y);
     if (m->by_group) {
         int c = tl_cval_cmp(&a->v[TL_COLL_PG_NAME], &b->v[TL_COLL_PG_NAME]);
         if (c)
@@ -194,29 +223,37 @@ static int match_cmp(size_t x, size_t y, void *ctx)
     }
     if (a->rank != b->rank)
         return a->rank < b->rank ? -1 : 1;
-    return (a->ts > b->ts) - (a->ts < b->ts);
+    double s = vts(m->w, x), t = vts(m->w, y);
+    return (s > t) - (s < t);
+}
+
+/* The rows' indexes sorted by match_cmp (free them). */
+static size_t *match_order(const tl_coll_view *w, int by_group)
+{
+    size_t *idx = tl_xmalloc((w->n ? w->n : 1) * sizeof *idx);
+    for (size_t i = 0; i < w->n; i++)
+        idx[i] = i;
+    match_ctx m = {w, by_group};
+    tl_sort_rows(idx, w->n, match_cmp, &m);
+    return idx;
 }
 
 /* Simplified mode: no row names a real group, and no rank has two streams. */
-static int simplified(const tl_coll_rows *rows)
+static int simplified(const tl_coll_view *w)
 {
-    for (size_t i = 0; i < rows->n; i++) {
-        const tl_cval *pg = &rows->v[i].v[TL_COLL_PG_NAME];
+    for (size_t i = 0; i < w->n; i++) {
+        const tl_cval *pg = &vmeta(w, i)->v[TL_COLL_PG_NAME];
         if (pg->kind != TL_CV_NONE && !(pg->kind == TL_CV_STR && strcmp(pg->s, "Unknown_Group") == 0))
             return 0;
     }
-    /* rows come rank by rank, but a rank's rows need not be together: compare each row's
-     * stream with the first stream seen for its rank, in a sorted copy */
-    size_t *idx = tl_xmalloc((rows->n ? rows->n : 1) * sizeof *idx);
-    for (size_t i = 0; i < rows->n; i++)
-        idx[i] = i;
-    match_ctx m = {rows->v, 0};
-    tl_sort_rows(idx, rows->n, match_cmp, &m);
+    /* a rank's rows need not be together: compare each row's stream with the first
+     * stream seen for its rank, in a sorted copy */
+    size_t *idx = match_order(w, 0);
     int ok = 1;
     const tl_cval *first = NULL;
-    for (size_t k = 0; k < rows->n && ok; k++) {
-        const tl_coll_row *r = &rows->v[idx[k]];
-        if (k == 0 || r->rank != rows->v[idx[k - 1]].rank)
+    for (size_t k = 0; k < w->n && ok; k++) {
+        const tl_coll_row *r = vmeta(w, idx[k]);
+        if (k == 0 || r->rank != vmeta(w, idx[k - 1])->rank)
             first = NULL;
         const tl_cval *s = &r->v[TL_COLL_STREAM];
         if (s->kind == TL_CV_NONE)
@@ -230,48 +267,62 @@ static int simplified(const tl_coll_rows *rows)
     return ok;
 }
 
-int tl_coll_match(tl_coll_rows *rows, tl_arena *a)
+int tl_coll_view_match(const tl_coll_view *w, tl_arena *a)
 {
-    int simple = simplified(rows);
-    for (size_t i = 0; i < rows->n; i++) {
-        tl_cval *pg = &rows->v[i].v[TL_COLL_PG_NAME];
+    int simple = simplified(w);
+    /* rows sharing a metadata are named alike */
+    for (size_t i = 0; i < w->n; i++) {
+        tl_cval *pg = &vmeta(w, i)->v[TL_COLL_PG_NAME];
         if (simple || pg->kind == TL_CV_NONE) {
             pg->kind = TL_CV_STR;
             pg->s = simple ? "all" : "Unknown_Group";
         }
     }
-    size_t *idx = tl_xmalloc((rows->n ? rows->n : 1) * sizeof *idx);
-    for (size_t i = 0; i < rows->n; i++)
-        idx[i] = i;
-    match_ctx m = {rows->v, !simple};
-    tl_sort_rows(idx, rows->n, match_cmp, &m);
+    size_t *idx = match_order(w, !simple);
     int64_t k = 0;
     tl_buf b = {0};
-    for (size_t j = 0; j < rows->n; j++) {
-        tl_coll_row *r = &rows->v[idx[j]];
-        const tl_coll_row *p = j ? &rows->v[idx[j - 1]] : NULL;
+    tl_strmap ids = {0};
+    for (size_t j = 0; j < w->n; j++) {
+        const tl_coll_row *r = vmeta(w, idx[j]), *p = j ? vmeta(w, idx[j - 1]) : NULL;
         if (!p || p->rank != r->rank || (!simple && tl_cval_cmp(&p->v[TL_COLL_PG_NAME], &r->v[TL_COLL_PG_NAME])))
             k = 0;
-        r->index_in_group = k++;
+        int64_t index = k++;
+        *(int64_t *)(vrow(w, idx[j]) + w->index) = index;
         tl_buf_clear(&b);
         if (!simple) {
             tl_cval_text(&r->v[TL_COLL_PG_NAME], &b);
             tl_buf_adds(&b, "_");
         }
         char s[TL_NUMFMT_MAX];
-        tl_buf_add(&b, s, tl_fmt_int(r->index_in_group, s));
-        r->id = tl_arena_strndup(a, b.data, b.len);
+        tl_buf_add(&b, s, tl_fmt_int(index, s));
+        /* one copy of an id for the rows of every rank that share it */
+        const tl_strmap_slot *known = tl_strmap_find(&ids, tl_buf_cstr(&b));
+        const char *id = known ? known->key : tl_arena_strndup(a, b.data, b.len);
+        if (!known)
+            tl_strmap_get(&ids, id);
+        *(const char **)(vrow(w, idx[j]) + w->id) = id;
     }
     tl_buf_free(&b);
+    tl_strmap_clear(&ids);
     free(idx);
     return simple;
 }
 
+int tl_coll_match(tl_coll_rows *rows, tl_arena *a)
+{
+    tl_coll_view w = tl_coll_rows_view(rows);
+    return tl_coll_view_match(&w, a);
+}
+
 /* ---- the 11-key summary (MULTIRANK.md §4, TRACES.md §7) ------------------------------ */
 
+/* (rank, the metadata) */
 static int summary_key_cmp(size_t x, size_t y, void *ctx)
 {
-    const tl_coll_row *a = (const tl_coll_row *)ctx + x, *b = (const tl_coll_row *)ctx + y;
+    const tl_coll_view *w = ctx;
+    const tl_coll_row *a = vmeta(w, x), *b = vmeta(w, y);
+    if (a == b)
+        return 0;
     if (a->rank != b->rank)
         return a->rank < b->rank ? -1 : 1;
     for (int k = 0; k < TL_COLL_NKEYS; k++) {
@@ -283,11 +334,11 @@ static int summary_key_cmp(size_t x, size_t y, void *ctx)
 }
 
 typedef struct sgroup {
-    size_t first;       /* its first row (in key order: the group's row order is kept) */
+    const tl_coll_row *m; /* its metadata (its first row's, in key order) */
     size_t count;
     double in_mb, out_mb; /* first non-missing */
     tl_kahan sum;
-    int64_t isum;       /* the exact sum, when every dur is an integer */
+    int64_t isum;         /* the exact sum, when every dur is an integer */
     tl_welford w;
     double min, max;
 } sgroup;
@@ -295,8 +346,24 @@ typedef struct sgroup {
 static const char *const summary_stats[] = {"In msg size (MB)_first", "Out msg size (MB)_first", "dur_sum", "dur_mean",
                                             "dur_std", "dur_min", "dur_max", "operation_count"};
 
-static tl_table *summary_table(const tl_coll_row *v, const sgroup *g, const size_t *order, size_t ng, int int_dur,
-                               const int *key_float)
+/* A row's cells: the group's rank and metadata (typed by the whole column), its stats. */
+static void summary_row(tl_column *col, size_t i, const sgroup *s, int int_dur, const int *key_float)
+{
+    col[0].cells[i] = tl_cell_int(s->m->rank);
+    for (int k = 0; k < TL_COLL_NKEYS; k++)
+        col[1 + k].cells[i] = tl_cval_cell(&s->m->v[k], key_float[k]);
+    col[1 + TL_COLL_NKEYS].cells[i] = isnan(s->in_mb) ? tl_cell_missing() : tl_cell_float(s->in_mb);
+    col[2 + TL_COLL_NKEYS].cells[i] = isnan(s->out_mb) ? tl_cell_missing() : tl_cell_float(s->out_mb);
+    col[3 + TL_COLL_NKEYS].cells[i] = int_dur ? tl_cell_int(s->isum) : tl_cell_float(s->sum.sum);
+    col[4 + TL_COLL_NKEYS].cells[i] = tl_cell_float(s->sum.sum / (double)s->count);
+    double sd = tl_welford_std(&s->w);
+    col[5 + TL_COLL_NKEYS].cells[i] = isnan(sd) ? tl_cell_missing() : tl_cell_float(sd);
+    col[6 + TL_COLL_NKEYS].cells[i] = int_dur ? tl_cell_int((int64_t)s->min) : tl_cell_float(s->min);
+    col[7 + TL_COLL_NKEYS].cells[i] = int_dur ? tl_cell_int((int64_t)s->max) : tl_cell_float(s->max);
+    col[8 + TL_COLL_NKEYS].cells[i] = tl_cell_int((int64_t)s->count);
+}
+
+static tl_table *summary_table(const sgroup *g, const size_t *order, size_t ng, int int_dur, const int *key_float)
 {
     tl_table *t = tl_table_new();
     t->nrows = ng;
@@ -305,25 +372,8 @@ static tl_table *summary_table(const tl_coll_row *v, const sgroup *g, const size
         tl_table_add_column(t, tl_coll_key_names[k]);
     for (size_t c = 0; c < sizeof summary_stats / sizeof *summary_stats; c++)
         tl_table_add_column(t, summary_stats[c]);
-    for (size_t i = 0; i < ng; i++) {
-        const sgroup *s = &g[order[i]];
-        const tl_coll_row *r = &v[s->first];
-        tl_column *col = t->cols;
-        col[0].cells[i] = tl_cell_int(r->rank);
-        for (int k = 0; k < TL_COLL_NKEYS; k++)
-            col[1 + k].cells[i] = tl_cval_cell(&r->v[k], key_float[k]);
-        tl_cell *c = &col[1 + TL_COLL_NKEYS].cells[i];
-        c[0] = isnan(s->in_mb) ? tl_cell_missing() : tl_cell_float(s->in_mb);
-        c = &col[2 + TL_COLL_NKEYS].cells[i];
-        c[0] = isnan(s->out_mb) ? tl_cell_missing() : tl_cell_float(s->out_mb);
-        col[3 + TL_COLL_NKEYS].cells[i] = int_dur ? tl_cell_int(s->isum) : tl_cell_float(s->sum.sum);
-        col[4 + TL_COLL_NKEYS].cells[i] = tl_cell_float(s->sum.sum / (double)s->count);
-        double sd = tl_welford_std(&s->w);
-        col[5 + TL_COLL_NKEYS].cells[i] = isnan(sd) ? tl_cell_missing() : tl_cell_float(sd);
-        col[6 + TL_COLL_NKEYS].cells[i] = int_dur ? tl_cell_int((int64_t)s->min) : tl_cell_float(s->min);
-        col[7 + TL_COLL_NKEYS].cells[i] = int_dur ? tl_cell_int((int64_t)s->max) : tl_cell_float(s->max);
-        col[8 + TL_COLL_NKEYS].cells[i] = tl_cell_int((int64_t)s->count);
-    }
+    for (size_t i = 0; i < ng; i++)
+        summary_row(t->cols, i, &g[order[i]], int_dur, key_float);
     for (size_t c = 0; c < t->ncols; c++) {
         t->cols[c].type = TL_COL_NUM;
         for (size_t r = 0; r < t->nrows; r++)
@@ -335,59 +385,80 @@ static tl_table *summary_table(const tl_coll_row *v, const sgroup *g, const size
     return t;
 }
 
-tl_table *tl_coll_summary(const tl_coll_rows *rows, tl_arena *a)
+/* Every metadata value present (a group with a key missing is dropped, as pandas'
+ * groupby drops it). */
+static int all_keys(const tl_coll_row *m)
 {
-    const tl_coll_row *v = rows->v;
-    size_t n = rows->n, nk = 0;
-    int int_dur = 1, key_float[TL_COLL_NKEYS];
     for (int k = 0; k < TL_COLL_NKEYS; k++)
-        key_float[k] = tl_coll_key_float(v, n, k);
-    size_t *idx = tl_xmalloc((n ? n : 1) * sizeof *idx);
-    for (size_t i = 0; i < n; i++) {
-        int_dur &= v[i].dur_int;
-        int all = 1;
-        for (int k = 0; k < TL_COLL_NKEYS && all; k++)
-            all = v[i].v[k].kind != TL_CV_NONE && !(v[i].v[k].kind == TL_CV_FLOAT && isnan(v[i].v[k].f));
-        if (all)
-            idx[nk++] = i;
-    }
-    tl_sort_rows(idx, nk, summary_key_cmp, (void *)v);
-    sgroup *g = tl_xcalloc(nk ? nk : 1, sizeof *g);
-    size_t ng = 0;
+        if (m->v[k].kind == TL_CV_NONE || (m->v[k].kind == TL_CV_FLOAT && isnan(m->v[k].f)))
+            return 0;
+    return 1;
+}
+
+/* The groups of rows idx[0..nk) (sorted by summary_key_cmp), in key order; grown as they
+ * come: a group per rank and metadata, far fewer than rows. */
+static sgroup *summary_groups(const tl_coll_view *w, const size_t *idx, size_t nk, int int_dur, size_t *ng_out)
+{
+    sgroup *g = NULL;
+    size_t ng = 0, gcap = 0;
     for (size_t j = 0; j < nk; j++) {
-        const tl_coll_row *r = &v[idx[j]];
-        if (!j || summary_key_cmp(idx[j - 1], idx[j], (void *)v) != 0) {
+        const tl_coll_row *m = vmeta(w, idx[j]);
+        double dur = vdur(w, idx[j]);
+        if (!j || summary_key_cmp(idx[j - 1], idx[j], (void *)w) != 0) {
+            TL_GROW(g, gcap, ng + 1);
             sgroup *s = &g[ng++];
-            s->first = idx[j];
+            memset(s, 0, sizeof *s);
+            s->m = m;
             s->in_mb = s->out_mb = NAN;
-            s->min = s->max = r->dur;
+            s->min = s->max = dur;
         }
         sgroup *s = &g[ng - 1];
         s->count++;
         if (isnan(s->in_mb))
-            s->in_mb = r->in_mb;
+            s->in_mb = m->in_mb;
         if (isnan(s->out_mb))
-            s->out_mb = r->out_mb;
-        tl_kahan_add(&s->sum, r->dur);
-        s->isum += int_dur ? (int64_t)r->dur : 0;
-        tl_welford_add(&s->w, r->dur);
-        if (r->dur < s->min)
-            s->min = r->dur;
-        if (r->dur > s->max)
-            s->max = r->dur;
+            s->out_mb = m->out_mb;
+        tl_kahan_add(&s->sum, dur);
+        s->isum += int_dur ? (int64_t)dur : 0;
+        tl_welford_add(&s->w, dur);
+        s->min = dur < s->min ? dur : s->min;
+        s->max = dur > s->max ? dur : s->max;
     }
+    *ng_out = ng;
+    return g;
+}
+
+tl_table *tl_coll_view_summary(const tl_coll_view *w)
+{
+    size_t n = w->n, nk = 0, ng = 0;
+    int int_dur = 1, key_float[TL_COLL_NKEYS];
+    for (int k = 0; k < TL_COLL_NKEYS; k++)
+        key_float[k] = tl_coll_key_float(w, k);
+    size_t *idx = tl_xmalloc((n ? n : 1) * sizeof *idx);
+    for (size_t i = 0; i < n; i++) {
+        int_dur &= vdur_int(w, i);
+        if (all_keys(vmeta(w, i)))
+            idx[nk++] = i;
+    }
+    tl_sort_rows(idx, nk, summary_key_cmp, (void *)w);
+    sgroup *g = summary_groups(w, idx, nk, int_dur, &ng);
     double *keys = tl_xmalloc((ng ? ng : 1) * sizeof *keys);
     size_t *order = tl_xmalloc((ng ? ng : 1) * sizeof *order);
     for (size_t i = 0; i < ng; i++)
         keys[i] = int_dur ? (double)g[i].isum : g[i].sum.sum;
     tl_pd_sort_desc(keys, ng, order);
-    tl_table *t = summary_table(v, g, order, ng, int_dur, key_float);
-    (void)a;
+    tl_table *t = summary_table(g, order, ng, int_dur, key_float);
     free(keys);
     free(order);
     free(g);
     free(idx);
     return t;
+}
+
+tl_table *tl_coll_summary(tl_coll_rows *rows)
+{
+    tl_coll_view w = tl_coll_rows_view(rows);
+    return tl_coll_view_summary(&w);
 }
 
 tl_table *tl_coll_analysis(const tl_trace *t, tl_arena *a)
@@ -397,7 +468,7 @@ tl_table *tl_coll_analysis(const tl_trace *t, tl_arena *a)
     tl_coll_rows rows = {0};
     tl_coll_rows_add(&rows, t, 0, a);
     tl_coll_match(&rows, a);
-    tl_table *tb = tl_coll_summary(&rows, a);
+    tl_table *tb = tl_coll_summary(&rows);
     tl_coll_rows_free(&rows);
     if (tb->nrows == 0) {
         tl_table_free(tb);
