@@ -222,11 +222,7 @@ static void test_uniform_10pct_slowdown(void **state)
 
 int main(void)
 {
-    const char *tl = getenv("TLCOMPARE");
-    if (tl) {
-        const char *slash = strrchr(tl, '/');
-        snprintf(tool_dir, sizeof tool_dir, "%.*s", slash ? (int)(slash - tl) : 1, slash ? tl : ".");
-    }
+    tt_tool_dir(tool_dir, sizeof tool_dir, NULL);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_paired_null_flags_at_most_8_of_100),
         cmocka_unit_test(test_paired_planted_5pct_found_in_95_of_100),

@@ -444,13 +444,7 @@ static void test_reports_as_runs(void **state)
 
 int main(void)
 {
-    const char *tl = getenv("TLCOMPARE");
-    if (tl) {
-        const char *slash = strrchr(tl, '/');
-        snprintf(tool_dir, sizeof tool_dir, "%.*s", slash ? (int)(slash - tl) : 1, slash ? tl : ".");
-    } else {
-        snprintf(tool_dir, sizeof tool_dir, "build");
-    }
+    tt_tool_dir(tool_dir, sizeof tool_dir, "build");
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rank5_slowdown),  cmocka_unit_test(test_busbw_drop),
         cmocka_unit_test(test_straggler_moved), cmocka_unit_test(test_jobs_identical),

@@ -84,13 +84,7 @@ static void test_peak_flat_in_ranks(void **state)
 
 int main(void)
 {
-    const char *tl = getenv("TLCOMPARE");
-    if (tl) {
-        const char *slash = strrchr(tl, '/');
-        snprintf(tool_dir, sizeof tool_dir, "%.*s", slash ? (int)(slash - tl) : 1, slash ? tl : ".");
-    } else {
-        snprintf(tool_dir, sizeof tool_dir, "build");
-    }
+    tt_tool_dir(tool_dir, sizeof tool_dir, "build");
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_peak_flat_in_ranks),
     };

@@ -491,11 +491,7 @@ static void test_graph_hint_not_for_compiled_function(void **state)
 
 int main(void)
 {
-    const char *tl = getenv("TLCOMPARE");
-    if (tl) {
-        const char *slash = strrchr(tl, '/');
-        snprintf(tool_dir, sizeof tool_dir, "%.*s", slash ? (int)(slash - tl) : 1, slash ? tl : ".");
-    }
+    tt_tool_dir(tool_dir, sizeof tool_dir, NULL);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_small_trace_steps),
         cmocka_unit_test(test_lca_steps_known_answer),

@@ -647,11 +647,7 @@ static void test_gate_fails_only_on_significant_busy_regression(void **state)
 
 int main(void)
 {
-    const char *tl = getenv("TLCOMPARE");
-    if (tl) {
-        const char *slash = strrchr(tl, '/');
-        snprintf(tool_dir, sizeof tool_dir, "%.*s", slash ? (int)(slash - tl) : 1, slash ? tl : ".");
-    }
+    tt_tool_dir(tool_dir, sizeof tool_dir, NULL);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_generated_traces_end_to_end),
         cmocka_unit_test(test_tap_pools_rows_per_name),

@@ -25,6 +25,18 @@ static inline void tt_write_file(const char *path, const char *text, size_t n)
     assert_int_equal(fclose(f), 0);
 }
 
+/* The folder of the programs under test into dir[n]: that of $TLCOMPARE (set by make
+ * unit-test), else `fallback` (when not NULL; dir is left as it is otherwise). */
+static inline void tt_tool_dir(char *dir, size_t n, const char *fallback)
+{
+    const char *tl = getenv("TLCOMPARE");
+    const char *slash = tl ? strrchr(tl, '/') : NULL;
+    if (tl)
+        snprintf(dir, n, "%.*s", slash ? (int)(slash - tl) : 1, slash ? tl : ".");
+    else if (fallback)
+        snprintf(dir, n, "%s", fallback);
+}
+
 /* A fresh temporary directory; the caller removes it with tt_rmrf. */
 static inline char *tt_tmpdir(void)
 {
