@@ -24,12 +24,6 @@
 static char tlcompare[4096], tlreport[4096], gentrace[4096];
 static char *tmpdir;
 
-#if defined(__SANITIZE_ADDRESS__)
-#define UNDER_ASAN 1
-#else
-#define UNDER_ASAN 0
-#endif
-
 /* The path of `name` in the temporary directory (one of 64 buffers, reused in turn). */
 static char *at(const char *name)
 {
@@ -221,7 +215,7 @@ static long siblings_peak(const char *shape)
 static void test_widest_alignment_memory_bounded(void **state)
 {
     (void)state;
-    if (UNDER_ASAN)
+    if (TT_UNDER_ASAN)
         return;
     assert_true(siblings_peak("top-siblings") * 1024.0 < 1.5e9);
     assert_true(siblings_peak("siblings") * 1024.0 < 1.5e9);
@@ -260,7 +254,7 @@ static int run_limited(const char *const *argv, const char *errpath, long mb)
 static void test_out_of_memory_on_a_loading_thread_names_the_trace(void **state)
 {
     (void)state;
-    if (UNDER_ASAN)
+    if (TT_UNDER_ASAN)
         return;
     const char *a = gen("siblings", 100000, 1, "oom1.json.gz");
     const char *b = gen("siblings", 100000, 2, "oom2.json.gz");
@@ -335,7 +329,7 @@ static void test_graph_fanout_refused_before_linking(void **state)
     double t0 = now();
     assert_int_equal(run(argv, at("fan.err"), 60, &rss), 1);
     assert_true(now() - t0 < 5);
-    assert_true(rss < 200 * 1024 || UNDER_ASAN);
+    assert_true(rss < 200 * 1024 || TT_UNDER_ASAN);
     expect_msg(at("fan.err"),
                "fan.json.gz: 2000 cudaGraphLaunch events share correlation 1, each linking the same 10000 GPU events: "
                "20000000 links, 19990000 of them repeats (the limit is 4194304 repeated links)",
@@ -446,7 +440,7 @@ static void test_escaped_string_capped(void **state)
     const char *argv[] = {tlreport, a, "-o", at("esc.xlsx"), NULL};
     long rss;
     assert_int_equal(run(argv, at("esc.err"), 120, &rss), 1);
-    assert_true(rss < 600 * 1024 || UNDER_ASAN);
+    assert_true(rss < 600 * 1024 || TT_UNDER_ASAN);
     expect_msg(at("esc.err"), "esc.json.gz: not a valid trace: a string longer than 256 MiB at byte ", NULL);
 }
 
@@ -483,7 +477,7 @@ static void test_huge_shape_argument_capped(void **state)
 static void test_out_of_memory_cleans_up(void **state)
 {
     (void)state;
-    if (UNDER_ASAN) /* ASan reports the impossible request itself */
+    if (TT_UNDER_ASAN) /* ASan reports the impossible request itself */
         return;
     char *dir = at("oom");
     assert_int_equal(mkdir(dir, 0755), 0);

@@ -13,14 +13,6 @@
 #include <malloc.h>
 #include <sys/resource.h>
 
-#if defined(__SANITIZE_ADDRESS__)
-#define UNDER_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define UNDER_ASAN 1
-#endif
-#endif
-
 /* Every rank of every set holds a row per collective kernel until the report is made. */
 static void test_row_size(void **state)
 {
@@ -106,7 +98,7 @@ static int read_rank(const void *path)
 static void test_trace_not_held(void **state)
 {
     (void)state;
-#ifdef UNDER_ASAN
+#if TT_UNDER_ASAN
     skip(); /* AddressSanitizer's quarantine holds what is freed: peaks say nothing */
 #endif
     char *dir = tt_tmpdir();
@@ -196,7 +188,7 @@ static int report_job(const void *arg)
 static void test_report_not_growing(void **state)
 {
     (void)state;
-#ifdef UNDER_ASAN
+#if TT_UNDER_ASAN
     skip(); /* AddressSanitizer's quarantine and shadow memory say nothing of the peak */
 #endif
     char *dir = tt_tmpdir();

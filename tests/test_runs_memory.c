@@ -15,14 +15,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#if defined(__SANITIZE_ADDRESS__)
-#define UNDER_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define UNDER_ASAN 1
-#endif
-#endif
-
 static char tool_dir[2048]; /* where tlcompare and tools/gentrace are */
 
 /* An n-rank run of one-layer ranks in dir/name. */
@@ -61,7 +53,7 @@ static long peak_comparing(const char *dir, const char *name)
 static void test_peak_flat_in_ranks(void **state)
 {
     (void)state;
-#ifdef UNDER_ASAN
+#if TT_UNDER_ASAN
     skip(); /* AddressSanitizer's quarantine holds what is freed: peaks say nothing */
 #endif
     char *dir = tt_tmpdir();

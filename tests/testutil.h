@@ -25,6 +25,19 @@ static inline void tt_write_file(const char *path, const char *text, size_t n)
     assert_int_equal(fclose(f), 0);
 }
 
+/* 1 in a build with AddressSanitizer (gcc's or clang's), whose memory figures mean
+ * nothing for a test's bound; 0 otherwise. */
+#if defined(__SANITIZE_ADDRESS__)
+#define TT_UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TT_UNDER_ASAN 1
+#endif
+#endif
+#ifndef TT_UNDER_ASAN
+#define TT_UNDER_ASAN 0
+#endif
+
 /* The folder of the programs under test into dir[n]: that of $TLCOMPARE (set by make
  * unit-test), else `fallback` (when not NULL; dir is left as it is otherwise). */
 static inline void tt_tool_dir(char *dir, size_t n, const char *fallback)
