@@ -1,12 +1,10 @@
 /*
  * test_compare.c - SPEC §2: prefix, outer merge, diff/pct, column and row order, split.
  */
-#include "testutil.h"
+#include "testtable.h"
 
 #include "compare/compare.h"
 #include "compare/runs.h"
-#include "read/csv_read.h"
-#include "write/csv_write.h"
 #include "base/sort.h"
 
 #include <math.h>
@@ -28,25 +26,12 @@ static int teardown(void **state)
     return 0;
 }
 
-static tl_table *csv(const char *text)
-{
-    tl_error err = {0};
-    tl_table *t = tl_csv_parse(text, strlen(text), "t.csv", &arena, &err);
-    assert_non_null(t);
-    return t;
-}
+static tl_table *csv(const char *text) { return tt_csv(text, &arena); }
 
-/* The CSV text of a table: the simplest exact picture of all of it. */
-static char *as_csv(const tl_table *t)
-{
-    tl_buf b = {0};
-    tl_csv_format(t, &b);
-    return b.data ? b.data : strdup("");
-}
 
 static void assert_table(const tl_table *t, const char *want)
 {
-    char *got = as_csv(t);
+    char *got = tt_as_csv(t);
     if (strcmp(got, want) != 0)
         print_error("got:\n%s\nwant:\n%s\n", got, want);
     assert_string_equal(got, want);
@@ -352,7 +337,7 @@ static void test_split_release(void **state)
         for (size_t k = 0; k < 3; k++) {
             tl_table *want = tl_split(whole, kinds[k], v, a, var, a, var);
             tl_table *got = tl_split(m, kinds[k], v, a, var, a, var);
-            char *w = as_csv(want);
+            char *w = tt_as_csv(want);
             assert_table(got, w);
             free(w);
             tl_table_free(want);

@@ -5,11 +5,9 @@
  * point, columns some runs lack or type differently, runs without rows, and 200 random
  * sides of up to 40 runs (fixed seed).  Tables it cannot fold exactly are refused.
  */
-#include "testutil.h"
+#include "testtable.h"
 
 #include "compare/runs.h"
-#include "read/csv_read.h"
-#include "write/csv_write.h"
 
 static tl_arena arena;
 
@@ -27,25 +25,13 @@ static int teardown(void **state)
     return 0;
 }
 
-static tl_table *csv(const char *text)
-{
-    tl_error err = {0};
-    tl_table *t = tl_csv_parse(text, strlen(text), "t.csv", &arena, &err);
-    assert_non_null(t);
-    return t;
-}
+static tl_table *csv(const char *text) { return tt_csv(text, &arena); }
 
-static char *as_csv(const tl_table *t)
-{
-    tl_buf b = {0};
-    tl_csv_format(t, &b);
-    return b.data ? b.data : strdup("");
-}
 
 /* a and b alike: the same CSV text, column names, types and roles, and cell kinds. */
 static void assert_same(const tl_table *a, const tl_table *b)
 {
-    char *x = as_csv(a), *y = as_csv(b);
+    char *x = tt_as_csv(a), *y = tt_as_csv(b);
     if (strcmp(x, y) != 0)
         print_error("collapse:\n%s\nfold:\n%s\n", x, y);
     assert_string_equal(x, y);

@@ -6,10 +6,9 @@
  * is found in at least 95 of 100 while at most 8 of 100 flag another op.  Seeded: the same
  * numbers every run.
  */
-#include "testutil.h"
+#include "testtable.h"
 
 #include "base/stats.h"
-#include "read/csv_read.h"
 #include "summary/verdict.h"
 
 #include <math.h>
@@ -61,14 +60,7 @@ static int null_put(void *ctx, const tl_result *r, tl_error *err)
     return 0;
 }
 
-static tl_table *csv(const char *text)
-{
-    tl_error err = {0};
-    tl_table *t = tl_csv_parse(text, strlen(text), "t.csv", &arena, &err);
-    if (!t)
-        fail_msg("%s", err.msg);
-    return t;
-}
+static tl_table *csv(const char *text) { return tt_csv(text, &arena); }
 
 /* Pass one result through the noise tap. */
 static void feed(tl_noise *nz, const char *name, tl_table *t)
