@@ -485,7 +485,6 @@ int tl_j_number(J *j, jnum *out)
     }
 }
 
-/* true, false, null (p at its first letter). Returns 1, 0 (false), 2 (null), or -1. */
 /* Skip a number, checking its grammar but not converting it (the bulk of a trace's
  * numbers are in events that are passed over).  NaN and Infinity go the long way. */
 int tl_j_skip_number(J *j)
@@ -498,29 +497,8 @@ int tl_j_skip_number(J *j)
             jnum num;
             return tl_j_number(j, &num);
         }
-        int ok = 1;
-        if (*p == '0')
-            p++;
-        else if (*p >= '1' && *p <= '9')
-            while (*p >= '0' && *p <= '9')
-                p++;
-        else
-            ok = 0;
-        if (ok && *p == '.') {
-            const unsigned char *f = ++p;
-            while (*p >= '0' && *p <= '9')
-                p++;
-            ok = p > f;
-        }
-        if (ok && (*p == 'e' || *p == 'E')) {
-            p++;
-            if (*p == '+' || *p == '-')
-                p++;
-            const unsigned char *e = p;
-            while (*p >= '0' && *p <= '9')
-                p++;
-            ok = p > e;
-        }
+        int ok;
+        p = tl_json_number_scan(j->p, &ok);
         if (p < j->end || j->eof) {
             if (!ok || j_numchar(*p)) {
                 jnum num; /* the full reader says what is wrong */
@@ -538,6 +516,7 @@ int tl_j_skip_number(J *j)
     }
 }
 
+/* true, false, null (p at its first letter). Returns 1, 0 (false), 2 (null), or -1. */
 int tl_j_literal(J *j)
 {
     int c = *j->p;

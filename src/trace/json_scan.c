@@ -211,31 +211,9 @@ static const unsigned char *scalar_end(const unsigned char *s)
             i++;
         return lit[l][i] ? NULL : p + i;
     }
-    p += *p == '-';
-    if (*p == '0')
-        p++;
-    else if (*p >= '1' && *p <= '9')
-        while (*p >= '0' && *p <= '9')
-            p++;
-    else
-        return NULL;
-    if (*p == '.') {
-        const unsigned char *f = ++p;
-        while (*p >= '0' && *p <= '9')
-            p++;
-        if (p == f)
-            return NULL;
-    }
-    if (*p == 'e' || *p == 'E') {
-        p++;
-        p += *p == '+' || *p == '-';
-        const unsigned char *e = p;
-        while (*p >= '0' && *p <= '9')
-            p++;
-        if (p == e)
-            return NULL;
-    }
-    return p;
+    int ok;
+    p = tl_json_number_scan(p, &ok);
+    return ok ? p : NULL;
 }
 
 /* The scalar at bit i of a block (b), the bytes of numbers and literals being `scalar`

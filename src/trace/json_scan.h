@@ -69,4 +69,41 @@ typedef enum tl_json_from {
 const unsigned char *tl_json_skip(const unsigned char *p, const unsigned char *end, tl_json_from from,
                                   tl_json_mask_fn fn);
 
+/*
+ * JSON's number grammar from p (an optional '-', an integer part, maybe a fraction and an
+ * exponent): where it stops, with *ok 1 when the bytes crossed are a whole number, 0 when
+ * it stopped at the byte that breaks the grammar.  Whether the number ends there (the
+ * byte after it) is the caller's to check.
+ */
+static inline const unsigned char *tl_json_number_scan(const unsigned char *p, int *ok)
+{
+    *ok = 0;
+    p += *p == '-';
+    if (*p == '0')
+        p++;
+    else if (*p >= '1' && *p <= '9')
+        while (*p >= '0' && *p <= '9')
+            p++;
+    else
+        return p;
+    if (*p == '.') {
+        const unsigned char *f = ++p;
+        while (*p >= '0' && *p <= '9')
+            p++;
+        if (p == f)
+            return p;
+    }
+    if (*p == 'e' || *p == 'E') {
+        p++;
+        p += *p == '+' || *p == '-';
+        const unsigned char *e = p;
+        while (*p >= '0' && *p <= '9')
+            p++;
+        if (p == e)
+            return p;
+    }
+    *ok = 1;
+    return p;
+}
+
 #endif
