@@ -160,25 +160,6 @@ static void test_unpaired_calls_are_not_paired(void **state)
 
 /* ---- a uniform 10% slowdown, end to end ------------------------------------------------------ */
 
-/* Stretch every GPU event of trace `in` by 1.1 into `out`: dur, and with `ts` its start from
- * the first GPU event's too (the whole GPU timeline slower). */
-static void stretch(const char *dir, const char *in, const char *out, int ts)
-{
-    char cmd[8192];
-    snprintf(cmd, sizeof cmd,
-             "cd '%s' && python3 -c \"\n"
-             "import json\n"
-             "t = json.load(open('%s'))\n"
-             "g = [e for e in t['traceEvents'] if e.get('cat') in ('kernel', 'gpu_memcpy', 'gpu_memset')]\n"
-             "t0 = min(e['ts'] for e in g)\n"
-             "for e in g:\n"
-             "    e['dur'] = e['dur'] * 1.1\n"
-             "    if %d: e['ts'] = t0 + (e['ts'] - t0) * 1.1\n"
-             "json.dump(t, open('%s', 'w'))\n\"",
-             dir, in, ts, out);
-    assert_int_equal(system(cmd), 0);
-}
-
 /* The JSON summary's check, in Python: every listed op of >= 1 ms and >= 10 calls is slower
  * with an interval holding +10%; at least `want` of them; the basis is the pairs'. */
 static const char check_py[] =
@@ -206,7 +187,7 @@ static void test_uniform_10pct_slowdown(void **state)
              tool_dir);
     assert_int_equal(system(cmd), 0);
     for (int ts = 0; ts < 2; ts++) {
-        stretch(dir, "a.json", "b.json", ts);
+        tt_stretch_gpu(dir, "a.json", "b.json", ts);
         snprintf(cmd, sizeof cmd,
                  "cd '%s' && '%s/tlcompare' a.json b.json --names a b -q -o o.xlsx --summary-json s.json "
                  "--fail-on-regression 5 2>/dev/null",

@@ -154,25 +154,6 @@ static void test_strata_planted_5pct_found_in_95_of_100(void **state)
 
 /* ---- a uniform 10% slowdown, compared as reports -------------------------------------------- */
 
-/* Stretch every GPU event of trace `in` by 1.1 into `out`: dur, and with `ts` its start from
- * the first GPU event's too. */
-static void stretch(const char *dir, const char *in, const char *out, int ts)
-{
-    char cmd[8192];
-    snprintf(cmd, sizeof cmd,
-             "cd '%s' && python3 -c \"\n"
-             "import json\n"
-             "t = json.load(open('%s'))\n"
-             "g = [e for e in t['traceEvents'] if e.get('cat') in ('kernel', 'gpu_memcpy', 'gpu_memset')]\n"
-             "t0 = min(e['ts'] for e in g)\n"
-             "for e in g:\n"
-             "    e['dur'] = e['dur'] * 1.1\n"
-             "    if %d: e['ts'] = t0 + (e['ts'] - t0) * 1.1\n"
-             "json.dump(t, open('%s', 'w'))\n\"",
-             dir, in, ts, out);
-    assert_int_equal(system(cmd), 0);
-}
-
 /* The JSON summary's check: every op of >= 1 ms and >= 10 calls in the baseline report's
  * ops_summary (at least `want` of them) is listed slower with an interval holding +10%
  * (`ts`: the whole timeline stretched) or its own change (`dur`: an op whose kernels overlap
@@ -208,7 +189,7 @@ static void test_uniform_10pct_slowdown_of_reports(void **state)
              dir, tool_dir, tool_dir);
     assert_int_equal(system(cmd), 0);
     for (int ts = 0; ts < 2; ts++) {
-        stretch(dir, "a.json", "b.json", ts);
+        tt_stretch_gpu(dir, "a.json", "b.json", ts);
         snprintf(cmd, sizeof cmd, "cd '%s' && rm -rf rb && '%s/tlreport' b.json -q --output_csvs_dir rb -o rb.xlsx",
                  dir, tool_dir);
         assert_int_equal(system(cmd), 0);

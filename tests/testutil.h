@@ -94,4 +94,24 @@ static inline int tt_run_in(const char *dir, const char *prog, const char *args)
     return WIFEXITED(ws) ? WEXITSTATUS(ws) : -1;
 }
 
+/* Stretch every GPU event of trace `in` (in folder `dir`) by 1.1 into `out`: dur, and with
+ * `ts` its start from the first GPU event's too (the whole GPU timeline slower); by
+ * python3. */
+static inline void tt_stretch_gpu(const char *dir, const char *in, const char *out, int ts)
+{
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd,
+             "cd '%s' && python3 -c \"\n"
+             "import json\n"
+             "t = json.load(open('%s'))\n"
+             "g = [e for e in t['traceEvents'] if e.get('cat') in ('kernel', 'gpu_memcpy', 'gpu_memset')]\n"
+             "t0 = min(e['ts'] for e in g)\n"
+             "for e in g:\n"
+             "    e['dur'] = e['dur'] * 1.1\n"
+             "    if %d: e['ts'] = t0 + (e['ts'] - t0) * 1.1\n"
+             "json.dump(t, open('%s', 'w'))\n\"",
+             dir, in, ts, out);
+    assert_int_equal(system(cmd), 0);
+}
+
 #endif
