@@ -9,23 +9,30 @@
 
 static const char *top = ".";
 
+/* The two reports the fuzz target makes of seed fuzz/corpus/run/<seed>, read into
+ * buf[cap] (which the reports may point into: the caller keeps it). */
+static void seed_reports(const char *seed, uint8_t *buf, size_t cap, tl_report reps[2])
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/fuzz/corpus/run/%s", top, seed);
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    size_t n = fread(buf, 1, cap, f);
+    fclose(f);
+    runfz_in in = {buf, n, 1};
+    memset(reps, 0, 2 * sizeof *reps);
+    assert_int_equal(runfz_report(&in, &reps[0], 0), 0);
+    assert_int_equal(runfz_report(&in, &reps[1], 1), 0);
+}
+
 /* The seeds compare: two reports of gpu_timeline and ops_summary give results (not just
  * errors), so that the fuzzer starts from runs that reach the summary and the gate. */
 static void test_seed_compares(void **state)
 {
     (void)state;
-    char path[4096];
-    snprintf(path, sizeof path, "%s/fuzz/corpus/run/two_reports", top);
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
     uint8_t buf[8192];
-    size_t n = fread(buf, 1, sizeof buf, f);
-    fclose(f);
-    runfz_in in = {buf, n, 1};
     tl_report reps[2];
-    memset(reps, 0, sizeof reps);
-    assert_int_equal(runfz_report(&in, &reps[0], 0), 0);
-    assert_int_equal(runfz_report(&in, &reps[1], 1), 0);
+    seed_reports("two_reports", buf, sizeof buf, reps);
     const char *names[2] = {"a", "b"};
     tl_compare_opts o;
     tl_compare_opts_init(&o);
@@ -44,18 +51,9 @@ static void test_seed_compares(void **state)
 static void test_seed_runs_page(void **state)
 {
     (void)state;
-    char path[4096];
-    snprintf(path, sizeof path, "%s/fuzz/corpus/run/runs_page", top);
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
     uint8_t buf[8192];
-    size_t n = fread(buf, 1, sizeof buf, f);
-    fclose(f);
-    runfz_in in = {buf, n, 1};
     tl_report reps[2];
-    memset(reps, 0, sizeof reps);
-    assert_int_equal(runfz_report(&in, &reps[0], 0), 0);
-    assert_int_equal(runfz_report(&in, &reps[1], 1), 0);
+    seed_reports("runs_page", buf, sizeof buf, reps);
     const char *names[2] = {"report1", "report2"};
     tl_compare_opts o;
     tl_compare_opts_init(&o);
