@@ -19,15 +19,8 @@
 static const tl_json_simd levels[] = {TL_JSON_SIMD_PORTABLE, TL_JSON_SIMD_SSE42, TL_JSON_SIMD_AVX2, TL_JSON_SIMD_BEST};
 #define NLEVELS (sizeof levels / sizeof *levels)
 
-/* A fixed-seed generator (xorshift64*), so that a failure repeats. */
 static uint64_t rng_state;
-static uint64_t rng(void)
-{
-    rng_state ^= rng_state >> 12;
-    rng_state ^= rng_state << 25;
-    rng_state ^= rng_state >> 27;
-    return rng_state * 0x2545F4914F6CDD1Du;
-}
+static uint64_t rng(void) { return tt_rng(&rng_state); }
 
 /* ---- the masks ---------------------------------------------------------------------- */
 

@@ -38,6 +38,16 @@ static inline void tt_write_file(const char *path, const char *text, size_t n)
 #define TT_UNDER_ASAN 0
 #endif
 
+/* The next number of a fixed-seed generator (xorshift64*: *state is its state, never 0),
+ * so that a failure repeats. */
+static inline uint64_t tt_rng(uint64_t *state)
+{
+    *state ^= *state >> 12;
+    *state ^= *state << 25;
+    *state ^= *state >> 27;
+    return *state * 0x2545F4914F6CDD1Du;
+}
+
 /* The folder of the programs under test into dir[n]: that of $TLCOMPARE (set by make
  * unit-test), else `fallback` (when not NULL; dir is left as it is otherwise). */
 static inline void tt_tool_dir(char *dir, size_t n, const char *fallback)
