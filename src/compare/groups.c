@@ -153,6 +153,18 @@ unsigned tl_group_from_name(const char *name)
     return 0;
 }
 
+int tl_group_spec(const char *sheet, tl_compare_spec *spec)
+{
+    static const summary_group *const groups[] = {&gpu_timeline, &ops_summary, &kernel_summary};
+    for (size_t i = 0; i < COUNT(groups); i++)
+        if (strcmp(sheet, groups[i]->sheet) == 0) {
+            const summary_group *g = groups[i];
+            *spec = (tl_compare_spec){g->sheet, g->keys, g->nkeys, g->diffs, g->ndiffs, 0};
+            return 0;
+        }
+    return -1;
+}
+
 /* ---- shared steps --------------------------------------------------------------------- */
 
 typedef struct run_ctx {

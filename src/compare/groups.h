@@ -6,6 +6,7 @@
 #ifndef TL_GROUPS_H
 #define TL_GROUPS_H
 
+#include "compare/compare.h"
 #include "table/report.h"
 #include "table/result.h"
 #include "table/table.h"
@@ -25,6 +26,11 @@ enum {
 
 /* The bit of a group name ("ops_all"), TL_GROUP_ALL for "all", 0 when unknown. */
 unsigned tl_group_from_name(const char *name);
+
+/* The keys and tracked metrics on which summary group `sheet` ("gpu_timeline",
+ * "ops_summary", "kernel_summary") compares its rows, as *spec (tracelens_keys 0): for
+ * readers that must pair and average rows as the group does.  -1 when no group has it. */
+int tl_group_spec(const char *sheet, tl_compare_spec *spec);
 
 /*
  * Run the groups over reports[0..n) (baseline first) and give the results to `sink` in

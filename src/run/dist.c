@@ -8,6 +8,7 @@
 #include "run/dist_impl.h"
 
 #include "compare/compare.h"
+#include "compare/groups.h"
 #include "compare/runs.h"
 #include "ranks/ranks.h"
 #include "run/distreport.h"
@@ -27,15 +28,9 @@ const char *const tl_dist_types[TL_DIST_NTYPES] = {"total_time",        "busy_ti
 #define kTypes tl_dist_types
 enum { NTYPES = TL_DIST_NTYPES };
 
-/* The sheets a rank of a trace run is folded into, keyed and tracked as the sheet groups
- * compare them (compare/groups.c): the fold must pair and average exactly as they do. */
-static const char *const kTimelineKeys[] = {"type"}, *const kTimelineMetrics[] = {"time ms"};
-static const char *const kOpsKeys[] = {"name"},
-                         *const kOpsMetrics[] = {"total_direct_kernel_time_ms", "Count"};
-static const tl_compare_spec kFoldSpecs[2] = {
-    {"gpu_timeline", kTimelineKeys, 1, kTimelineMetrics, 1, 0},
-    {"ops_summary", kOpsKeys, 1, kOpsMetrics, 2, 0},
-};
+/* The sheets a rank of a trace run is folded into: keyed and tracked as their sheet groups
+ * compare them (tl_group_spec), since the fold must pair and average exactly as they do. */
+static const char *const kFoldSheets[2] = {"gpu_timeline", "ops_summary"};
 /* Ranks read together before they are folded, per worker: enough to keep the workers busy
  * (a batch waits for its slowest rank), few enough that their sheets weigh nothing. */
 #define RANK_BATCH 16
@@ -182,8 +177,13 @@ static int read_trace_ranks(struct tl_dist *d, size_t k, const tl_compare_opts *
     tl_rank_set *s = &run->set;
     long workers = o->jobs > 0 ? o->jobs : sysconf(_SC_NPROCESSORS_ONLN);
     size_t n = s->n, batch = o->read_ranks ? n : RANK_BATCH * (size_t)(workers > 1 ? workers : 1);
-    tl_runs_fold *fold[2] = {tl_runs_fold_new(run->tag, &kFoldSpecs[0], &d->arena),
-                             tl_runs_fold_new(run->tag, &kFoldSpecs[1], &d->arena)};
+    tl_runs_fold *fold[2];
+    for (int g = 0; g < 2; g++) {
+        tl_compare_spec spec;
+        if (tl_group_spec(kFoldSheets[g], &spec) != 0)
+            abort(); /* the groups' own sheets: cannot be missing */
+        fold[g] = tl_runs_fold_new(run->tag, &spec, &d->arena);
+    }
     long no_timeline = -1;
     int rc = 0;
     tl_error ferr = {0};
