@@ -12,7 +12,6 @@
 #include "perf/gpu_arch.h"
 #include "perf/perf.h"
 #include "read/open.h"
-#include "run/dist.h"
 #include "run/memreport.h"
 #include "run/page.h"
 #include "run/report.h"
@@ -817,17 +816,8 @@ static int stop(tl_comparison *c, struct tl_compare_state *s, int step)
     return c->status;
 }
 
-int tl_compare_run(const tl_compare_opts *opts, tl_comparison *c)
+int tl_compare_reports(const tl_compare_opts *opts, tl_comparison *c)
 {
-    /* runs (rank sets) become the comparison of their ranks; reports given open are none */
-    int any_given = 0;
-    for (size_t i = 0; opts->given && i < opts->ninputs; i++)
-        any_given |= opts->given[i].ops != NULL;
-    if (!opts->dist && !any_given) {
-        int rc = tl_dist_compare_run(opts, c);
-        if (rc >= 0)
-            return rc;
-    }
     memset(c, 0, sizeof *c);
     struct tl_compare_state *s = tl_xcalloc(1, sizeof *s);
     c->st = s;
@@ -1029,9 +1019,9 @@ int tl_comparison_gate(const tl_comparison *c, const tl_gate *g, tl_buf *violati
         if (lsum.nviolations)
             sum.gate_failed = 1;
     }
-    /* runs: their own gate (the slowest rank, the collectives) at this percentage too */
+    /* the owner's own gate (runs: the slowest rank, the collectives) at this percentage too */
     tl_buf runs = {0};
-    if (s->o.dist && tl_dist_gate(s->o.dist, gate.pct, &runs)) {
+    if (s->o.owner.gate && s->o.owner.gate(s->o.owner.ctx, gate.pct, &runs)) {
         sum.gate_failed = 1;
         sum.lead_violations = tl_buf_cstr(&runs);
     }
@@ -1074,7 +1064,8 @@ void tl_comparison_free(tl_comparison *c)
     for (int i = 0; i < 4; i++)
         tl_output_free(s->texts[i]);
     tl_arena_free(&s->arena);
-    tl_dist_free(s->o.dist);
+    if (s->o.owner.free)
+        s->o.owner.free(s->o.owner.ctx);
     free(s);
     memset(c, 0, sizeof *c);
 }

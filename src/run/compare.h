@@ -33,6 +33,18 @@ enum {
     TL_RUN_CANCELLED = 4,  /* *cancel was set: nothing written */
 };
 
+/* What a comparison keeps, and judges again, for the caller that made its inputs (a
+ * comparison of runs: its runs, and their own gate): handed in as a context and two
+ * functions, so that the comparison of reports needs to know nothing of what it holds. */
+typedef struct tl_compare_owner {
+    void *ctx; /* NULL: none; else owned by the comparison from the run on */
+    /* the caller's own gate again at `pct` (tl_comparison_gate): 1 when it fails, its
+     * violations appended to `violations` a line each (as tl_summary's lead_violations);
+     * NULL: none */
+    int (*gate)(const void *ctx, double pct, tl_buf *violations);
+    void (*free)(void *ctx); /* ctx freed with the comparison (NULL: nothing to free) */
+} tl_compare_owner;
+
 typedef struct tl_compare_opts {
     const char *const *inputs; /* ninputs paths (a trace, an .xlsx workbook, a CSV directory) */
     size_t ninputs;
@@ -77,7 +89,7 @@ typedef struct tl_compare_opts {
     int (*read_ranks)(struct tl_rank_set *s, int jobs, void *ctx, tl_error *err);
     void *read_ranks_ctx;
     /* Set by a comparison of runs (run/dist.h) for the comparison of its ranks: */
-    struct tl_dist *dist;      /* owned by the comparison from then on (freed with it) */
+    tl_compare_owner owner;    /* what the comparison keeps for it (freed with it) */
     tl_results *extra;         /* result sheets put after the groups' (taken over) */
     const char *lead_text, *lead_md, *lead_json; /* the summary's first lines, JSON fields */
     const tl_table *const *lead_tables;          /* the summary sheet's first blocks (borrowed) */
@@ -107,8 +119,20 @@ typedef struct tl_comparison {
     struct tl_compare_state *st; /* the run's own */
 } tl_comparison;
 
-/* Run a comparison.  Returns c->status; free c with tl_comparison_free whatever it is. */
+/* Run a comparison: of runs (rank sets, run/dist.h) when the inputs are runs, else of
+ * reports and traces (tl_compare_reports).  Returns c->status; free c with
+ * tl_comparison_free whatever it is. */
 int tl_compare_run(const tl_compare_opts *o, tl_comparison *c);
+
+/* The comparison of reports and traces itself, its inputs never taken for runs: what
+ * tl_compare_run does once it knows they are none, and what a comparison of runs runs on
+ * their ranks.  Returns c->status; free c with tl_comparison_free whatever it is. */
+int tl_compare_reports(const tl_compare_opts *o, tl_comparison *c);
+
+/* The default tags of inputs, the sides' names when --names gives none (the file's name
+ * without its extensions; the parts of the paths that differ when those are alike):
+ * malloc'd strings in a malloc'd array of n. */
+char **tl_compare_default_tags(const char *const *paths, size_t n);
 
 /* A kept comparison (no outputs given to the run): write its sheets as the workbook
  * `xlsx` and/or CSVs in `csv_dir` (either NULL), with the summary sheet unless the run

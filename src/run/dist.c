@@ -5,12 +5,14 @@
  * makes them) and let go but for a few numbers, so that memory does not grow with the
  * rank count; the sheets only runs have, and the summary's answer.
  */
-#include "run/dist_impl.h"
+#include "run/dist.h"
 
+#include "run/dist_answer.h"
 #include "compare/compare.h"
 #include "compare/groups.h"
 #include "compare/runs.h"
 #include "ranks/ranks.h"
+#include "run/dist_facts.h"
 #include "run/distreport.h"
 #include "run/memreport.h"
 #include "trace/trace_report.h"
@@ -22,9 +24,6 @@
 #include <string.h>
 #include <unistd.h>
 
-const char *const tl_dist_types[TL_DIST_NTYPES] = {"total_time",        "busy_time",
-                                                   "computation_time",  "exposed_comm_time",
-                                                   "exposed_memcpy_time", "idle_time"};
 #define kTypes tl_dist_types
 enum { NTYPES = TL_DIST_NTYPES };
 
@@ -34,6 +33,13 @@ static const char *const kFoldSheets[2] = {"gpu_timeline", "ops_summary"};
 /* Ranks read together before they are folded, per worker: enough to keep the workers busy
  * (a batch waits for its slowest rank), few enough that their sheets weigh nothing. */
 #define RANK_BATCH 16
+
+/* What a comparison of runs hands the comparison of its ranks to keep (its owner, in
+ * tl_compare_opts): the runs' facts, and their answer for the gate again. */
+typedef struct dist_kept {
+    struct tl_dist d;
+    tl_dist_lead lead;
+} dist_kept;
 
 /* ---- recognising and reading runs ------------------------------------------------------- */
 
@@ -378,12 +384,6 @@ static size_t col(tl_table *t, tl_arena *a, const char *fmt, const char *x, cons
     return tl_table_add_column(t, tl_arena_printf(a, fmt, x, y));
 }
 
-void tl_dist_put_num(tl_column *c, size_t r, double v)
-{
-    if (!isnan(v))
-        c->cells[r] = tl_cell_float(v);
-}
-
 /* ranks_gpu_timeline: a row per rank, per type the baseline's and each variant's time and
  * the diffs (ms, %); ranks are paired by number (a run with fewer ranks leaves its cells
  * empty). */
@@ -415,44 +415,6 @@ static tl_table *ranks_sheet(struct tl_dist *d)
         }
     }
     return t;
-}
-
-/* The values of gpu_timeline row `type` over a run's ranks (malloc'd, n of them). */
-double *tl_dist_rank_values(const dist_run *run, const char *type)
-{
-    double *v = tl_xcalloc(run->set.n ? run->set.n : 1, sizeof *v);
-    for (int ty = 0; ty < NTYPES; ty++)
-        if (strcmp(kTypes[ty], type) == 0 && run->times[ty])
-            memcpy(v, run->times[ty], run->set.n * sizeof *v);
-    return v;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-double tl_dist_median(const double *v, size_t n)
-{
-    if (n == 0)
-        return NAN;
-    double *s = tl_xmalloc(n * sizeof *s);
-    memcpy(s, v, n * sizeof *s);
-    qsort(s, n, sizeof *s, cmp_double);
-    double m = n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
-    free(s);
-    return m;
-}
-
-/* The rank with the largest value (the lowest such rank). */
-size_t tl_dist_argmax(const double *v, size_t n)
-{
-    size_t best = 0;
-    for (size_t i = 1; i < n; i++)
-        if (v[i] > v[best])
-            best = i;
-    return best;
 }
 
 /* ranks_spread: a row per type; per run min, median, max and the rank of the max; per
@@ -500,15 +462,6 @@ static tl_table *spread_sheet(struct tl_dist *d)
         }
     }
     return t;
-}
-
-/* A sheet of run k's collective report, or NULL. */
-const tl_table *tl_dist_coll_sheet(const dist_run *run, const char *name)
-{
-    for (size_t i = 0; i < run->coll.n; i++)
-        if (strcmp(run->coll.items[i].name, name) == 0)
-            return run->coll.items[i].table;
-    return NULL;
 }
 
 /* The sheet `name` of every run compared on `keys` with `diffs` (tl_compare), or NULL when
@@ -560,6 +513,49 @@ static void add_extra(struct tl_dist *d, const char *name, tl_table *t)
 
 /* ---- the run --------------------------------------------------------------------------- */
 
+/* What the runs hold, freed (d itself is the caller's). */
+static void runs_free(struct tl_dist *d)
+{
+    for (size_t k = 0; k < d->nruns; k++) {
+        tl_rank_set_free(&d->runs[k].set);
+        tl_results_free(&d->runs[k].coll);
+        free(d->runs[k].coll_path);
+        for (int ty = 0; ty < NTYPES; ty++)
+            free(d->runs[k].times[ty]);
+        free(d->runs[k].op_ms);
+        tl_table_free(d->runs[k].mean[0]);
+        tl_table_free(d->runs[k].mean[1]);
+    }
+    free(d->ops);
+    free(d->op_first);
+    tl_strmap_clear(&d->op_index);
+    free(d->runs);
+    for (size_t i = 0; i < d->extra.n; i++)
+        tl_table_free(d->extra.items[i].table);
+    free(d->extra.items);
+    free(d->given); /* the reports themselves are the comparison's once given */
+    free(d->inputs);
+    free(d->names);
+    tl_arena_free(&d->arena);
+}
+
+/* The owner's free and gate (tl_compare_owner), for the comparison of the ranks. */
+static void kept_free(void *ctx)
+{
+    dist_kept *k = ctx;
+    if (!k)
+        return;
+    tl_dist_lead_free(&k->lead);
+    runs_free(&k->d);
+    free(k);
+}
+
+static int kept_gate(const void *ctx, double pct, tl_buf *violations)
+{
+    const dist_kept *k = ctx;
+    return tl_dist_gate(&k->lead, pct, violations);
+}
+
 static int dist_usage(tl_comparison *c, const char *fmt, const char *a, const char *b)
 {
     memset(c, 0, sizeof *c);
@@ -586,7 +582,8 @@ int tl_dist_compare_run(const tl_compare_opts *o, tl_comparison *c)
     if (o->names_given && o->nnames != o->ninputs)
         return dist_usage(c, "--names gives %s tags for %s runs; give exactly one per run", "a different number of",
                           "the");
-    struct tl_dist *d = tl_xcalloc(1, sizeof *d);
+    dist_kept *kept = tl_xcalloc(1, sizeof *kept);
+    struct tl_dist *d = &kept->d;
     tl_arena_init(&d->arena);
     d->nruns = o->ninputs;
     d->runs = tl_xcalloc(d->nruns, sizeof *d->runs);
@@ -606,7 +603,7 @@ int tl_dist_compare_run(const tl_compare_opts *o, tl_comparison *c)
         for (size_t i = 0; i < d->ngiven; i++)
             if (d->given[i].ops)
                 tl_report_close(&d->given[i]);
-        tl_dist_free(d);
+        kept_free(kept);
         return c->status;
     }
     add_extra(d, TL_DIST_SHEET_RANKS, ranks_sheet(d));
@@ -614,9 +611,10 @@ int tl_dist_compare_run(const tl_compare_opts *o, tl_comparison *c)
     tl_error cerr = {0};
     add_extra(d, TL_DIST_SHEET_COLL, compare_coll(d, "nccl_summary_implicit_sync", kCollKeys, 4, kCollDiffs, 6, &cerr));
     add_extra(d, TL_DIST_SHEET_STRAGGLERS, compare_coll(d, "straggler_summary", kStragKeys, 1, kStragDiffs, 5, &cerr));
-    int gate_failed = tl_dist_build_lead(d, o);
-    add_extra(d, TL_DIST_SHEET_RANK_OPS, d->rank_ops);
-    d->rank_ops = NULL;
+    tl_dist_lead *lead = &kept->lead;
+    int gate_failed = tl_dist_build_lead(d, lead, o);
+    add_extra(d, TL_DIST_SHEET_RANK_OPS, lead->rank_ops);
+    lead->rank_ops = NULL;
 
     tl_compare_opts in = *o;
     size_t total = d->ngiven;
@@ -628,56 +626,18 @@ int tl_dist_compare_run(const tl_compare_opts *o, tl_comparison *c)
     in.given = d->given;
     in.captures = NULL;
     in.tracediff_dir = NULL;
-    in.dist = d;
+    in.owner = (tl_compare_owner){kept, kept_gate, kept_free};
     in.extra = &d->extra;
-    in.lead_text = tl_buf_cstr(&d->text);
-    in.lead_md = tl_buf_cstr(&d->md);
-    in.lead_json = tl_buf_cstr(&d->json);
+    in.lead_text = tl_buf_cstr(&lead->text);
+    in.lead_md = tl_buf_cstr(&lead->md);
+    in.lead_json = tl_buf_cstr(&lead->json);
     in.lead_gate_failed = gate_failed;
-    in.lead_violations = tl_buf_cstr(&d->violations);
-    in.lead_tables = (const tl_table *const *)d->lead_tables;
-    in.lead_titles = d->lead_titles;
-    in.nlead = d->nlead;
+    in.lead_violations = tl_buf_cstr(&lead->violations);
+    in.lead_tables = (const tl_table *const *)lead->tables;
+    in.lead_titles = lead->titles;
+    in.nlead = lead->n;
     in.ranks_as_runs = 1;
     /* the ops' verdicts get half the error rate, the ranks' statements the other half */
     in.confidence = 1 - (1 - (o->confidence > 0 ? o->confidence : 0.95)) / 2;
-    return tl_compare_run(&in, c);
-}
-
-void tl_dist_free(struct tl_dist *d)
-{
-    if (!d)
-        return;
-    for (size_t k = 0; k < d->nruns; k++) {
-        tl_rank_set_free(&d->runs[k].set);
-        tl_results_free(&d->runs[k].coll);
-        free(d->runs[k].coll_path);
-        for (int ty = 0; ty < NTYPES; ty++)
-            free(d->runs[k].times[ty]);
-        free(d->runs[k].op_ms);
-        tl_table_free(d->runs[k].mean[0]);
-        tl_table_free(d->runs[k].mean[1]);
-    }
-    free(d->ops);
-    free(d->op_first);
-    tl_strmap_clear(&d->op_index);
-    free(d->runs);
-    for (size_t i = 0; i < d->extra.n; i++)
-        tl_table_free(d->extra.items[i].table);
-    free(d->extra.items);
-    tl_table_free(d->rank_ops);
-    free(d->given); /* the reports themselves are the comparison's once given */
-    free(d->inputs);
-    free(d->names);
-    tl_buf_free(&d->text);
-    tl_buf_free(&d->md);
-    tl_buf_free(&d->json);
-    tl_buf_free(&d->violations);
-    for (size_t i = 0; i < d->nlead; i++)
-        tl_table_free(d->lead_tables[i]);
-    free(d->lead_tables);
-    free(d->lead_titles);
-    tl_dist_answers_free(d);
-    tl_arena_free(&d->arena);
-    free(d);
+    return tl_compare_reports(&in, c);
 }

@@ -1,9 +1,9 @@
 /*
- * dist_answer.c - a comparison of runs' answer first (dist_impl.h): how the slowest rank,
+ * dist_answer.c - a comparison of runs' answer first (dist_answer.h): how the slowest rank,
  * the ranks alone, the collectives and the straggler moved, said as the summary's lines,
  * its JSON "runs" object and the summary sheet's first block; the runs' gate.
  */
-#include "run/dist_impl.h"
+#include "run/dist_answer.h"
 
 #include "base/jsonw.h"
 #include "base/stats.h"
@@ -72,49 +72,6 @@ static void ranks_moved(const double *a, const double *b, size_t n, double conf,
     free(dlt);
 }
 
-/* Run k's straggler: the rank arriving last most often, when it is last in at least half of
- * the collectives and the others wait on it longer than the collective itself takes (its
- * start minus the median rank's start, on average, at least the mean comm latency): ranks
- * drifting apart by a fraction of a collective are no straggler.  -1: none. */
-long tl_dist_straggler(const dist_run *run)
-{
-    const tl_table *st = tl_dist_coll_sheet(run, "straggler_summary"), *is = tl_dist_coll_sheet(run, "nccl_implicit_sync");
-    if (!st || !is || st->nrows == 0 || is->nrows == 0)
-        return -1;
-    long rc = tl_table_find(st, "rank"), pc = tl_table_find(st, "pct_arrived_last");
-    long lc = tl_table_find(is, "comm_latency");
-    if (rc < 0 || pc < 0 || lc < 0)
-        return -1;
-    size_t n = run->set.n;
-    long *tsc = tl_xcalloc(n, sizeof *tsc);
-    for (size_t i = 0; i < n; i++) {
-        char name[48];
-        snprintf(name, sizeof name, "rank_%zu_ts", i);
-        tsc[i] = tl_table_find(is, name);
-    }
-    double late = 0, lat = 0, *ts = tl_xcalloc(n, sizeof *ts);
-    for (size_t r = 0; r < is->nrows; r++) {
-        size_t k = 0;
-        for (size_t i = 0; i < n; i++)
-            if (tsc[i] >= 0 && !isnan(tl_column_number_at(&is->cols[tsc[i]], r)))
-                ts[k++] = tl_column_number_at(&is->cols[tsc[i]], r);
-        if (k < 2)
-            continue;
-        double last = ts[tl_dist_argmax(ts, k)];
-        late += last - tl_dist_median(ts, k);
-        lat += tl_column_number_at(&is->cols[lc], r);
-    }
-    free(ts);
-    free(tsc);
-    size_t best = 0;
-    for (size_t r = 1; r < st->nrows; r++)
-        if (tl_column_number_at(&st->cols[pc], r) > tl_column_number_at(&st->cols[pc], best))
-            best = r;
-    if (!(tl_column_number_at(&st->cols[pc], best) >= 50) || !(late > 0) || !(late >= lat))
-        return -1;
-    return (long)tl_column_number_at(&st->cols[rc], best);
-}
-
 /* The collective whose bus bandwidth changed most (of `coll`, the merged sheet), beyond 5%:
  * its row, or -1. */
 static long top_collective(const tl_table *coll, const char *tag, double *pct)
@@ -161,33 +118,33 @@ static double cell_num(const tl_table *t, const char *tag, const char *column, s
 static double pct_of(double a, double b) { return a > 0 ? 100 * (b - a) / a : NAN; }
 
 /* One line of text and Markdown, the same words. */
-static void say(struct tl_dist *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void say(struct tl_dist *d, const char *fmt, ...)
+static void say(tl_dist_lead *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say(tl_dist_lead *l, const char *fmt, ...)
 {
     char line[1024];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
-    tl_buf_printf(&d->text, "  %s\n", line);
-    tl_buf_printf(&d->md, "- %s\n", line);
+    tl_buf_printf(&l->text, "  %s\n", line);
+    tl_buf_printf(&l->md, "- %s\n", line);
 }
 
 /* Ops that moved on one rank only (ranks_ops: op, rank, its times and diff), per variant,
  * on total_direct_kernel_time_ms; lines for the summary. */
-static void ops_alone(struct tl_dist *d, size_t k, double conf)
+static void ops_alone(const struct tl_dist *d, tl_dist_lead *l, size_t k, double conf)
 {
     const dist_run *A = &d->runs[0], *B = &d->runs[k];
     size_t n = A->set.n;
     if (!d->have_ops || B->set.n != n)
         return;
-    if (!d->rank_ops) {
-        d->rank_ops = tl_table_new();
+    if (!l->rank_ops) {
+        l->rank_ops = tl_table_new();
         static const char *const cols[] = {"name", "rank", "variant", "baseline_ms", "variant_ms", "diff_ms", "pct"};
         for (size_t c = 0; c < 7; c++)
-            tl_table_add_column(d->rank_ops, cols[c]);
+            tl_table_add_column(l->rank_ops, cols[c]);
         for (size_t c = 0; c < 7; c++)
-            d->rank_ops->cols[c].type = c < 1 || c == 2 ? TL_COL_STR : TL_COL_NUM;
+            l->rank_ops->cols[c].type = c < 1 || c == 2 ? TL_COL_STR : TL_COL_NUM;
     }
     size_t listed = 0;
     for (size_t j = 0; j < d->nops; j++) {
@@ -202,7 +159,7 @@ static void ops_alone(struct tl_dist *d, size_t k, double conf)
         ranks_moved(va, vb, n, conf, &m);
         if (m.nalone == 1 && !m.job_wide && fabs(vb[m.alone[0]] - va[m.alone[0]]) >= 0.01) {
             size_t i = m.alone[0];
-            tl_table *t = d->rank_ops;
+            tl_table *t = l->rank_ops;
             size_t row = t->nrows;
             for (size_t c = 0; c < t->ncols; c++) {
                 t->cols[c].cells = tl_xrealloc(t->cols[c].cells, (row + 1) * sizeof *t->cols[c].cells);
@@ -217,12 +174,12 @@ static void ops_alone(struct tl_dist *d, size_t k, double conf)
             tl_dist_put_num(&t->cols[6], row, pct_of(va[i], vb[i]));
             t->nrows++;
             if (listed++ < 5)
-                say(d, "%s moved on rank %zu only: %.3f -> %.3f ms (%+.1f%%)", op, i, va[i], vb[i], pct_of(va[i], vb[i]));
+                say(l, "%s moved on rank %zu only: %.3f -> %.3f ms (%+.1f%%)", op, i, va[i], vb[i], pct_of(va[i], vb[i]));
         }
         free(m.alone);
     }
     if (listed > 5)
-        say(d, "... %zu ops moved on one rank only (sheet %s)", listed, TL_DIST_SHEET_RANK_OPS);
+        say(l, "... %zu ops moved on one rank only (sheet %s)", listed, TL_DIST_SHEET_RANK_OPS);
 }
 
 /* What the summary says of one variant against the baseline. */
@@ -313,46 +270,47 @@ static void answer_violations(answer *x, double pct, tl_buf *b)
                       x->B->tag, x->ba[x->sa], x->sa, x->bb[x->sb], x->sb, x->d_pct, pct);
 }
 
-int tl_dist_gate(const struct tl_dist *d, double pct, tl_buf *violations)
+int tl_dist_gate(const tl_dist_lead *l, double pct, tl_buf *violations)
 {
     size_t before = violations->len;
-    for (size_t i = 0; i < d->nanswers; i++) {
-        answer x = d->answers[i];
+    for (size_t i = 0; i < l->nanswers; i++) {
+        answer x = l->answers[i];
         answer_violations(&x, pct, violations);
     }
     return violations->len > before;
 }
 
 /* The summary's lines of x (text and Markdown), ops that moved alone among them. */
-static void answer_say(struct tl_dist *d, const tl_compare_opts *o, const answer *x, size_t k, double conf)
+static void answer_say(const struct tl_dist *d, tl_dist_lead *l, const tl_compare_opts *o, const answer *x, size_t k,
+                       double conf)
 {
     const dist_run *A = x->A, *B = x->B;
-    tl_buf_printf(&d->text, "\n%s -> %s: runs of %zu and %zu ranks%s\n", A->tag, B->tag, A->set.n, B->set.n,
+    tl_buf_printf(&l->text, "\n%s -> %s: runs of %zu and %zu ranks%s\n", A->tag, B->tag, A->set.n, B->set.n,
                   x->paired ? ", rank i paired with rank i" : "; ranks are not paired (the aggregates are compared)");
-    tl_buf_printf(&d->md, "%s## runs: %s -> %s (%zu vs %zu ranks%s)\n\n", k > 1 ? "\n" : "", A->tag, B->tag, A->set.n,
+    tl_buf_printf(&l->md, "%s## runs: %s -> %s (%zu vs %zu ranks%s)\n\n", k > 1 ? "\n" : "", A->tag, B->tag, A->set.n,
                   B->set.n, x->paired ? ", rank i paired with rank i" : ", ranks not paired");
-    say(d, "slowest rank's busy time: %s rank %zu %.3f ms -> %s rank %zu %.3f ms (%+.3f ms, %+.1f%%): %s%s", A->tag,
+    say(l, "slowest rank's busy time: %s rank %zu %.3f ms -> %s rank %zu %.3f ms (%+.3f ms, %+.1f%%): %s%s", A->tag,
         x->sa, x->ba[x->sa], B->tag, x->sb, x->bb[x->sb], x->d_ms, x->d_pct, x->verdict,
         x->paired ? "" : " (ranks not paired: no verdict)");
     if (x->paired && x->m.job_wide)
-        say(d, "every rank: busy time %+.3f ms on average (%.3f to %.3f ms, %g%%)", x->m.mean, x->m.lo, x->m.hi,
+        say(l, "every rank: busy time %+.3f ms on average (%.3f to %.3f ms, %g%%)", x->m.mean, x->m.lo, x->m.hi,
             100 * conf);
     for (size_t j = 0; j < x->m.nalone; j++) {
         size_t r = x->m.alone[j];
-        say(d, "rank %zu only: busy time %.3f -> %.3f ms (%+.1f%%); the other ranks %+.3f ms (median)", r, x->ba[r],
+        say(l, "rank %zu only: busy time %.3f -> %.3f ms (%+.1f%%); the other ranks %+.3f ms (median)", r, x->ba[r],
             x->bb[r], pct_of(x->ba[r], x->bb[r]), x->m.median);
     }
-    say(d, "compute (median rank) %.3f -> %.3f ms (%+.1f%%); exposed communication %.3f -> %.3f ms (%+.1f%%)", x->mca,
+    say(l, "compute (median rank) %.3f -> %.3f ms (%+.1f%%); exposed communication %.3f -> %.3f ms (%+.1f%%)", x->mca,
         x->mcb, pct_of(x->mca, x->mcb), x->mea, x->meb, pct_of(x->mea, x->meb));
     if (x->cr >= 0) {
-        say(d, "collective that changed most: %s, group %s, %s, %s elements: bus bw %.2f -> %.2f GB/s (%+.1f%%)",
+        say(l, "collective that changed most: %s, group %s, %s, %s elements: bus bw %.2f -> %.2f GB/s (%+.1f%%)",
             x->cname, x->cpg, x->cdt, x->cnel, x->bwa, x->bwb, x->cpct);
         if (x->gate_coll)
-            say(d, "gate failed: this bus bandwidth dropped %.1f%%, more than %g%%", -x->cpct, o->fail_pct);
+            say(l, "gate failed: this bus bandwidth dropped %.1f%%, more than %g%%", -x->cpct, o->fail_pct);
     } else if (!x->no_coll) {
-        say(d, "collectives: no bus bandwidth changed by 5%% or more");
+        say(l, "collectives: no bus bandwidth changed by 5%% or more");
     } else {
-        say(d, "collectives are not compared: %s", x->no_coll);
+        say(l, "collectives are not compared: %s", x->no_coll);
     }
     if (x->ga >= 0 || x->gb >= 0) {
         char sa_s[32] = "none", sb_s[32] = "none";
@@ -360,11 +318,11 @@ static void answer_say(struct tl_dist *d, const tl_compare_opts *o, const answer
             snprintf(sa_s, sizeof sa_s, "rank %ld", x->ga);
         if (x->gb >= 0)
             snprintf(sb_s, sizeof sb_s, "rank %ld", x->gb);
-        say(d, "straggler %s: %s -> %s", x->change, sa_s, sb_s);
+        say(l, "straggler %s: %s -> %s", x->change, sa_s, sb_s);
     }
-    ops_alone(d, k, conf);
+    ops_alone(d, l, k, conf);
     if (x->gate_busy)
-        say(d, "gate failed: the slowest rank's busy time is %.1f%% slower, more than %g%%", x->d_pct, o->fail_pct);
+        say(l, "gate failed: the slowest rank's busy time is %.1f%% slower, more than %g%%", x->d_pct, o->fail_pct);
 }
 
 static void json_pair(tl_buf *b, const char *key, double x, double y)
@@ -499,40 +457,49 @@ static tl_table *answer_table(struct tl_dist *d, const answer *x, const char *vi
 /* The summary's first lines, JSON object and sheet blocks for the runs, per variant; returns
  * 1 when the runs' gate fails (the slowest rank's busy time, or a collective's bus
  * bandwidth, worse by more than the gate's percentage and beyond the noise). */
-int tl_dist_build_lead(struct tl_dist *d, const tl_compare_opts *o)
+int tl_dist_build_lead(struct tl_dist *d, tl_dist_lead *l, const tl_compare_opts *o)
 {
     double conf = o->confidence > 0 ? o->confidence : 0.95;
     const tl_table *coll = NULL;
     for (size_t i = 0; i < d->extra.n; i++)
         if (strcmp(d->extra.items[i].name, TL_DIST_SHEET_COLL) == 0)
             coll = d->extra.items[i].table;
-    d->nlead = d->nruns - 1;
-    d->lead_tables = tl_xcalloc(d->nlead ? d->nlead : 1, sizeof *d->lead_tables);
-    d->lead_titles = tl_xcalloc(d->nlead ? d->nlead : 1, sizeof *d->lead_titles);
-    d->answers = tl_xcalloc(d->nlead ? d->nlead : 1, sizeof *d->answers);
-    d->nanswers = d->nlead;
-    tl_buf_adds(&d->json, "[");
+    l->n = d->nruns - 1;
+    l->tables = tl_xcalloc(l->n ? l->n : 1, sizeof *l->tables);
+    l->titles = tl_xcalloc(l->n ? l->n : 1, sizeof *l->titles);
+    l->answers = tl_xcalloc(l->n ? l->n : 1, sizeof *l->answers);
+    l->nanswers = l->n;
+    tl_buf_adds(&l->json, "[");
     for (size_t k = 1; k < d->nruns; k++) {
-        answer *xp = &d->answers[k - 1], x;
+        answer *xp = &l->answers[k - 1], x;
         answer_make(d, o, coll, k, conf, xp);
         tl_buf viol = {0};
         answer_violations(xp, o->fail_pct, &viol);
         x = *xp;
-        answer_say(d, o, &x, k, conf);
-        answer_json(&d->json, &x, k, tl_buf_cstr(&viol));
-        d->lead_tables[k - 1] = answer_table(d, &x, tl_buf_cstr(&viol));
-        d->lead_titles[k - 1] = tl_arena_printf(&d->arena, "%s -> %s: the runs (%zu vs %zu ranks)", x.A->tag, x.B->tag,
-                                                x.A->set.n, x.B->set.n);
-        tl_buf_adds(&d->violations, tl_buf_cstr(&viol));
+        answer_say(d, l, o, &x, k, conf);
+        answer_json(&l->json, &x, k, tl_buf_cstr(&viol));
+        l->tables[k - 1] = answer_table(d, &x, tl_buf_cstr(&viol));
+        l->titles[k - 1] = tl_arena_printf(&d->arena, "%s -> %s: the runs (%zu vs %zu ranks)", x.A->tag, x.B->tag,
+                                   x.A->set.n, x.B->set.n);
+        tl_buf_adds(&l->violations, tl_buf_cstr(&viol));
         tl_buf_free(&viol);
     }
-    tl_buf_adds(&d->json, "]");
-    return d->violations.len > 0;
+    tl_buf_adds(&l->json, "]");
+    return l->violations.len > 0;
 }
 
-void tl_dist_answers_free(struct tl_dist *d)
+void tl_dist_lead_free(tl_dist_lead *l)
 {
-    for (size_t i = 0; i < d->nanswers; i++)
-        answer_free(&d->answers[i]);
-    free(d->answers);
+    for (size_t i = 0; i < l->nanswers; i++)
+        answer_free(&l->answers[i]);
+    free(l->answers);
+    tl_table_free(l->rank_ops);
+    tl_buf_free(&l->text);
+    tl_buf_free(&l->md);
+    tl_buf_free(&l->json);
+    tl_buf_free(&l->violations);
+    for (size_t i = 0; i < l->n; i++)
+        tl_table_free(l->tables[i]);
+    free(l->tables);
+    free(l->titles);
 }

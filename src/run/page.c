@@ -3,7 +3,7 @@
  */
 #include "run/page.h"
 
-#include "run/dist.h"
+#include "run/dist_facts.h"
 #include "table/table.h"
 
 #include <math.h>

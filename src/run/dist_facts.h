@@ -1,14 +1,23 @@
 /*
- * dist_impl.h - what dist.c (the runs read, their sheets, the run) and dist_answer.c (the
- * summary's answer, the runs' gate) share; private to the two.
+ * dist_facts.h - what a comparison of runs knows of its runs once they are read, and the
+ * small helpers that read it: the lowest of the runs' files, shared by dist.c (the runs
+ * read, their sheets, the run) and dist_answer.c (the summary's answer, the runs' gate),
+ * and calling neither.
  */
-#ifndef TL_RUN_DIST_IMPL_H
-#define TL_RUN_DIST_IMPL_H
+#ifndef TL_RUN_DIST_FACTS_H
+#define TL_RUN_DIST_FACTS_H
 
 #include "base/hash.h"
 #include "ranks/ranks.h"
-#include "run/compare.h"
-#include "run/dist.h"
+#include "table/report.h"
+#include "table/result.h"
+
+/* The sheets a comparison of runs adds, in workbook order. */
+#define TL_DIST_SHEET_RANKS "ranks_gpu_timeline"
+#define TL_DIST_SHEET_SPREAD "ranks_spread"
+#define TL_DIST_SHEET_COLL "collectives"
+#define TL_DIST_SHEET_STRAGGLERS "stragglers"
+#define TL_DIST_SHEET_RANK_OPS "ranks_ops"
 
 /* The gpu_timeline rows a comparison of runs reads, in the order of its sheets. */
 #define TL_DIST_NTYPES 6
@@ -31,16 +40,15 @@ typedef struct dist_run {
     long straggler;      /* its straggler (tl_dist_straggler), or -1 */
 } dist_run;
 
+/* The runs of a comparison, read, and the inputs of the comparison of their ranks. */
 struct tl_dist {
     dist_run *runs;
     size_t nruns;
     tl_arena arena;
-    tl_results extra;
+    tl_results extra; /* the sheets of runs, in workbook order */
     tl_report *given;
     size_t ngiven;
     const char **inputs, **names;
-    tl_buf text, md, json;
-    tl_table *rank_ops; /* ranks_ops, until put with the other sheets */
     /* the ops of the baseline's rank 0 (its ops_summary's names, in row order) whose
      * per-rank times every run keeps to find the ops that moved on one rank only */
     int have_ops;
@@ -48,12 +56,6 @@ struct tl_dist {
     size_t *op_first; /* the first op of the same name */
     size_t nops;
     tl_strmap op_index; /* name -> its first op + 1 */
-    tl_table **lead_tables; /* the summary sheet's blocks, a variant each */
-    const char **lead_titles;
-    size_t nlead;
-    tl_buf violations;      /* the runs' gate violations, a line each */
-    struct answer *answers; /* per variant, what the summary said (for the gate again) */
-    size_t nanswers;
 };
 
 /* A run's gpu_timeline row `type` over its ranks, in ms (malloc'd, one per rank; NaN: none). */
@@ -66,18 +68,11 @@ size_t tl_dist_argmax(const double *v, size_t n);
 /* A sheet of a run's collective report, or NULL. */
 const tl_table *tl_dist_coll_sheet(const dist_run *run, const char *name);
 
-/* Run k's straggler: the rank arriving last most often, when the others wait on it (its
- * collective sheets straggler_summary and nccl_implicit_sync); -1: none.  dist_answer.c. */
+/* A run's straggler: the rank arriving last most often, when the others wait on it (its
+ * collective sheets straggler_summary and nccl_implicit_sync); -1: none. */
 long tl_dist_straggler(const dist_run *run);
 
 /* v into cell r of c, unless NaN. */
 void tl_dist_put_num(tl_column *c, size_t r, double v);
-
-/* The summary's first lines, JSON object and sheet blocks for the runs, per variant (the
- * collectives sheet already in d->extra); 1 when the runs' gate fails.  dist_answer.c. */
-int tl_dist_build_lead(struct tl_dist *d, const tl_compare_opts *o);
-
-/* What tl_dist_build_lead kept for the gate again, freed. */
-void tl_dist_answers_free(struct tl_dist *d);
 
 #endif
