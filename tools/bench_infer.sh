@@ -58,25 +58,7 @@ PYTHONPATH=$TRACELENS "$PY" -c 'import pandas, openpyxl, tqdm, TraceLens' 2>/dev
   { echo "bench_infer: $PY cannot import pandas, openpyxl, tqdm and TraceLens" \
          "(apt-get install python3-pandas python3-openpyxl python3-tqdm)"; exit 1; }
 
-# wall= and rss_kb= of one benchrun line
-field() { sed -n "s/.*$1=\([0-9.]*\).*/\1/p"; }
-
-# best wall time, the largest peak RSS and the least CPU time (user + sys) of N runs of a
-# command, from directory $1
-best_of() {
-  local where=$1 n=$2 pre=$3; shift 3
-  local best="" rss=0 cpu="" i line w r c
-  for ((i = 0; i < n; i++)); do
-    [ -n "$pre" ] && eval "$pre"
-    line=$(cd "$where" && "$RUN" -o "$DIR/out.log" -e "$DIR/err.log" -- "$@") || { echo "FAILED"; return 1; }
-    w=$(echo "$line" | field wall); r=$(echo "$line" | field rss_kb)
-    c=$(awk -v u="$(echo "$line" | field user)" -v s="$(echo "$line" | field sys)" 'BEGIN { print u + s }')
-    if [ -z "$best" ] || awk -v a="$w" -v b="$best" 'BEGIN { exit !(a < b) }'; then best=$w; fi
-    if [ -z "$cpu" ] || awk -v a="$c" -v b="$cpu" 'BEGIN { exit !(a < b) }'; then cpu=$c; fi
-    [ "$r" -gt "$rss" ] && rss=$r
-  done
-  echo "$best $rss $cpu"
-}
+. tools/bench_lib.sh # field, best_of
 
 fail=0
 printf '%-38s %9s %9s %8s %8s %9s %9s %6s\n' case ours_s ref_s speedup cpu_x infer_MB eager_MB rss_x
@@ -97,7 +79,7 @@ for c in "$CONF"/inference-cases/*/; do
     esac
   done
   out=$DIR/$name; rm -rf "$out"; mkdir -p "$out"
-  read -r ours ours_rss ours_cpu < <(best_of "$c" "$RUNS" "rm -rf '$out/ours'" "$TLR" "${args[@]}" -q --output_csvs_dir "$out/ours") ||
+  read -r ours ours_rss ours_cpu < <(best_of -C "$c" -p "rm -rf '$out/ours'" "$RUNS" "$TLR" "${args[@]}" -q --output_csvs_dir "$out/ours") ||
     { echo "$name: tlreport failed ($(tail -n 1 "$DIR/err.log"))"; fail=1; continue; }
   ref_args=(--profile_json_path "$trace")
   pre="rm -rf '$out/ref'"
@@ -105,7 +87,7 @@ for c in "$CONF"/inference-cases/*/; do
     pre="$pre; rm -rf '$out/cap' && cp -r '$c/$cap' '$out/cap'"
     ref_args+=(--capture_folder "$out/cap")
   fi
-  read -r ref _ ref_cpu < <(PYTHONPATH=$TRACELENS best_of "$c" "$REF_RUNS" "$pre" "$PY" "$GEN" "${ref_args[@]}" "${flags[@]}" \
+  read -r ref _ ref_cpu < <(PYTHONPATH=$TRACELENS best_of -C "$c" -p "$pre" "$REF_RUNS" "$PY" "$GEN" "${ref_args[@]}" "${flags[@]}" \
                      --enable_kernel_summary --output_csvs_dir "$out/ref") ||
     { echo "$name: the reference failed ($(tail -n 1 "$DIR/err.log"))"; fail=1; continue; }
   speed=$(awk -v a="$ref" -v b="$ours" 'BEGIN { printf "%.1f", a / b }')
@@ -116,7 +98,7 @@ for c in "$CONF"/inference-cases/*/; do
   if [ -n "$cap" ]; then
     ct=$(ls -S "$c/$cap"/*.json* 2>/dev/null | grep -v execution_details | head -n 1)
     if [ -n "$ct" ]; then
-      read -r _ eager_rss _ < <(best_of "$c" 1 "" "$TLR" "$ct" -q --output_csvs_dir "$out/eager")
+      read -r _ eager_rss _ < <(best_of -C "$c" 1 "$TLR" "$ct" -q --output_csvs_dir "$out/eager")
       rm -rf "$out/eager"
       rssx=$(awk -v a="$ours_rss" -v b="$eager_rss" 'BEGIN { printf "%.2f", a / b }')
       eager_mb=$(awk -v a="$eager_rss" 'BEGIN { printf "%.1f", a / 1024 }')

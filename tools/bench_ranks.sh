@@ -29,23 +29,7 @@ GEN=$(cd "$BUILD" && pwd)/tools/gentrace
 CORES=$(nproc)
 fail=0
 
-field() { sed -n "s/.*$1=\([0-9.]*\).*/\1/p"; }
-# best wall, largest RSS (KB), least CPU of N runs: best_of N CMD...
-best_of() {
-    local n=$1 best="" rss=0 cpu="" i line w r c; shift
-    for ((i = 0; i < n; i++)); do
-        line=$("$RUN" -o "$DIR/out.log" -e "$DIR/err.log" -- "$@") || { echo "FAILED"; return 1; }
-        case "$line" in *status=0*) ;; *) echo "FAILED"; return 1 ;; esac
-        w=$(echo "$line" | field wall); r=$(echo "$line" | field rss_kb)
-        c=$(awk -v u="$(echo "$line" | field user)" -v s="$(echo "$line" | field sys)" 'BEGIN { print u + s }')
-        if [ -z "$best" ] || awk -v a="$w" -v b="$best" 'BEGIN { exit !(a < b) }'; then best=$w; fi
-        if [ -z "$cpu" ] || awk -v a="$c" -v b="$cpu" 'BEGIN { exit !(a < b) }'; then cpu=$c; fi
-        [ "$r" -gt "$rss" ] && rss=$r
-    done
-    echo "$best $rss $cpu"
-}
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'; }
-verdict() { awk -v v="$1" -v t="$2" -v dir="$3" 'BEGIN { ok = dir == "min" ? v >= t : v <= t; print ok ? "PASS" : "MISS"; exit !ok }'; }
+. tools/bench_lib.sh # field, best_of, ratio, verdict
 
 # ---- the sets (regenerated when gentrace changes) ----
 stamp=$(cksum < tools/gentrace.c | cut -d' ' -f1)

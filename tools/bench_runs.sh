@@ -38,21 +38,7 @@ GEN=$(cd "$BUILD" && pwd)/tools/gentrace
 CORES=$(nproc)
 fail=0
 
-field() { sed -n "s/.*$1=\([0-9.]*\).*/\1/p"; }
-# best wall, largest RSS (KB) of N runs: best_of N CMD...
-best_of() {
-    local n=$1 best="" rss=0 i line w r; shift
-    for ((i = 0; i < n; i++)); do
-        line=$("$RUN" -o "$DIR/out.log" -e "$DIR/err.log" -- "$@") || { echo "FAILED"; return 1; }
-        case "$line" in *status=0*) ;; *) echo "FAILED"; return 1 ;; esac
-        w=$(echo "$line" | field wall); r=$(echo "$line" | field rss_kb)
-        if [ -z "$best" ] || awk -v a="$w" -v b="$best" 'BEGIN { exit !(a < b) }'; then best=$w; fi
-        [ "$r" -gt "$rss" ] && rss=$r
-    done
-    echo "$best $rss"
-}
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'; }
-verdict() { awk -v v="$1" -v t="$2" -v dir="$3" 'BEGIN { ok = dir == "min" ? v >= t : v <= t; print ok ? "PASS" : "MISS"; exit !ok }'; }
+. tools/bench_lib.sh # field, best_of, ratio, verdict
 mb() { awk -v r="$1" 'BEGIN { printf "%.0f", r / 1024 }'; }
 # got WHAT VALUE: stop when a timed run failed (best_of's FAILED is read as a value)
 got() { case ${2:-FAILED} in FAILED) echo "bench_runs: $1 failed: $(tail -n 1 "$DIR/err.log")"; exit 1 ;; esac; }
@@ -89,7 +75,7 @@ read -r ra _ < <(best_of "$RUNS" "$TLR" -q --trace_pattern "$DIR/a64/rank*_trace
 read -r rb _ < <(best_of "$RUNS" "$TLR" -q --trace_pattern "$DIR/b64/rank*_trace.json" --world_size 64 \
                  --output_csvs_dir "$DIR/rb"); got tlreport "$rb"
 coll_s=$(awk -v a="$ra" -v b="$rb" 'BEGIN { printf "%.3f", a + b }')
-read -r ours ours_rss < <(best_of "$RUNS" "$TLC" -q "$DIR/a64" "$DIR/b64" -o "$DIR/cmp64.xlsx"); got tlcompare "$ours"
+read -r ours ours_rss _ < <(best_of "$RUNS" "$TLC" -q "$DIR/a64" "$DIR/b64" -o "$DIR/cmp64.xlsx"); got tlcompare "$ours"
 x=$(ratio "$ours" "$read_s"); v=$(verdict "$x" 1.3 max) || fail=1
 printf '%-52s %8ss %6s MB  tlreport reading the 128 traces whole (a report per rank, %d at a time) %ss: %sx, target <= 1.3x: %s\n' \
     "64 vs 64 x 10 MB: tlcompare (-j $CORES)" "$ours" "$(mb "$ours_rss")" "$CORES" "$read_s" "$x" "$v"
@@ -137,8 +123,8 @@ if [ "$BIG" -gt 0 ]; then
         echo "generating a $BIG-rank run (~$((BIG * 10)) MB; deleted afterwards) ..."
         gen_run "$DIR/a$BIG" "$BIG" || { echo "bench_runs: gentrace failed"; exit 1; }
     fi
-    read -r t64 r64 < <(best_of 1 "$TLC" -q -j 2 "$DIR/a64" "$DIR/a64" --names a b -o "$DIR/m64.xlsx"); got tlcompare "$t64"
-    read -r tbig rbig < <(best_of 1 "$TLC" -q -j 2 "$DIR/a$BIG" "$DIR/a$BIG" --names a b -o "$DIR/mbig.xlsx")
+    read -r t64 r64 _ < <(best_of 1 "$TLC" -q -j 2 "$DIR/a64" "$DIR/a64" --names a b -o "$DIR/m64.xlsx"); got tlcompare "$t64"
+    read -r tbig rbig _ < <(best_of 1 "$TLC" -q -j 2 "$DIR/a$BIG" "$DIR/a$BIG" --names a b -o "$DIR/mbig.xlsx")
     [ "${BENCH_RUNS_KEEP:-0}" = 1 ] || [ "${tbig:-FAILED}" != FAILED ] || rm -rf "$DIR/a$BIG"
     got "tlcompare on $BIG ranks" "$tbig"
     [ "${BENCH_RUNS_KEEP:-0}" = 1 ] || rm -rf "$DIR/a$BIG"
