@@ -135,6 +135,18 @@ static void test_report_rules(void **state)
             fail_msg("case %zu: rc %d, '%s' (expected '%s')", i, rc, err.msg, cases[i].msg);
         tl_report_args_free(&a);
     }
+    /* a directory given as the trace: named, and the rank set's option suggested */
+    char *dir = tt_tmpdir();
+    const char *d[] = {dir, NULL};
+    err = (tl_error){0};
+    assert_int_equal(parse_report(&a, &err, d), TL_RUN_FAILED);
+    char want[4200];
+    snprintf(want, sizeof want, "%s: is a directory, not a trace (the collective report of a rank set, one trace "
+             "per rank: --ranks %s)", dir, dir);
+    assert_string_equal(err.msg, want);
+    tl_report_args_free(&a);
+    tt_rmrf(dir);
+    free(dir);
 }
 
 /* A value that the row takes (its kind's), for giving it on a command line. */

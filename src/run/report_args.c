@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define F(field) offsetof(tl_report_args, field)
@@ -181,6 +182,12 @@ static int one_trace(tl_report_args *a, tl_error *err)
         const char *at = strrchr(trace, '@');
         tl_error_set(err, "cannot open '%s': no such file, and '%.*s' is no trace to attach the capture folder "
                           "'%s' to", trace, (int)(at - trace), trace, at + 1);
+        return TL_RUN_FAILED;
+    }
+    struct stat st;
+    if (stat(trace, &st) == 0 && S_ISDIR(st.st_mode)) {
+        tl_error_set(err, "%s: is a directory, not a trace (the collective report of a rank set, one trace per "
+                          "rank: --ranks %s)", trace, trace);
         return TL_RUN_FAILED;
     }
     a->run.trace = trace;
