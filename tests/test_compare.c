@@ -9,24 +9,12 @@
 
 #include <math.h>
 
-static tl_arena arena;
-
 static int setup(void **state)
 {
-    (void)state;
-    tl_arena_init(&arena);
     tl_quiet = 1; /* the left-out warnings are expected here */
-    return 0;
+    return tt_arena_setup(state);
 }
 
-static int teardown(void **state)
-{
-    (void)state;
-    tl_arena_free(&arena);
-    return 0;
-}
-
-static tl_table *csv(const char *text) { return tt_csv(text, &arena); }
 
 
 static void assert_table(const tl_table *t, const char *want)
@@ -44,9 +32,9 @@ static const char *tags3[] = {"a", "b", "c"};
 static tl_table *compare2_as(const char *base, const char *variant, const char *const *keys, size_t nk,
                              const char *const *diffs, size_t nd, int tracelens_keys, tl_error *err)
 {
-    tl_table *in[2] = {csv(base), csv(variant)};
+    tl_table *in[2] = {tt_arena_csv(base), tt_arena_csv(variant)};
     tl_compare_spec spec = {"s", keys, nk, diffs, nd, tracelens_keys};
-    return tl_compare(in, tags2, 2, &spec, &arena, err);
+    return tl_compare(in, tags2, 2, &spec, &tt_arena, err);
 }
 
 static tl_table *compare2(const char *base, const char *variant, const char *const *keys, size_t nk,
@@ -74,9 +62,9 @@ static void test_duplicates_paired_in_order(void **state)
                     "z,,,,5.0\n");
     tl_table_free(t);
     /* three reports: the k-th of every report together; the ordinal column is gone */
-    tl_table *in[3] = {csv("name,t\nx,1\nx,2\n"), csv("name,t\nx,10\n"), csv("name,t\nx,100\nx,200\nx,300\n")};
+    tl_table *in[3] = {tt_arena_csv("name,t\nx,1\nx,2\n"), tt_arena_csv("name,t\nx,10\n"), tt_arena_csv("name,t\nx,100\nx,200\nx,300\n")};
     tl_compare_spec spec = {"s", k_name, 1, d_t, 1, 0};
-    t = tl_compare(in, tags3, 3, &spec, &arena, &err);
+    t = tl_compare(in, tags3, 3, &spec, &tt_arena, &err);
     assert_non_null(t);
     assert_table(t, "name,t__b_diff,t__b_pct,t__c_diff,t__c_pct,a::t,b::t,c::t\n"
                     "x,9.0,900.0,99.0,9900.0,1.0,10.0,100\n"
@@ -158,9 +146,9 @@ static void test_column_order_three_reports(void **state)
     (void)state;
     tl_error err = {0};
     const char *diffs[] = {"t", "n"};
-    tl_table *in[3] = {csv("x,name,t,n\nq,op,1,2\n"), csv("n,name,t\n3,op,2\n"), csv("name,t,n,extra\nop,4,5,e\n")};
+    tl_table *in[3] = {tt_arena_csv("x,name,t,n\nq,op,1,2\n"), tt_arena_csv("n,name,t\n3,op,2\n"), tt_arena_csv("name,t,n,extra\nop,4,5,e\n")};
     tl_compare_spec spec = {"s", k_name, 1, diffs, 2, 0};
-    tl_table *t = tl_compare(in, tags3, 3, &spec, &arena, &err);
+    tl_table *t = tl_compare(in, tags3, 3, &spec, &tt_arena, &err);
     assert_non_null(t);
     assert_table(t, "name,t__b_diff,t__b_pct,t__c_diff,t__c_pct,n__b_diff,n__b_pct,n__c_diff,n__c_pct,"
                     "a::x,a::t,a::n,b::n,b::t,c::t,c::n,c::extra\n"
@@ -231,9 +219,9 @@ static void test_row_keys_added_while_keys_repeat(void **state)
                     "k,aten::mm,9,900.0,1,7,1,1,7,10\n");
     tl_table_free(t);
 
-    tl_table *in[2] = {csv(a), csv(b)};
+    tl_table *in[2] = {tt_arena_csv(a), tt_arena_csv(b)};
     tl_compare_spec spec = {"s", k_name, 1, d_t, 1, 1};
-    t = tl_compare(in, tags2, 2, &spec, &arena, &err);
+    t = tl_compare(in, tags2, 2, &spec, &tt_arena, &err);
     assert_non_null(t);
     assert_int_equal(t->nrows, 5); /* k: 2 x 2, j: 1 */
     assert_string_equal(t->cols[1].name, "t__new_diff");
@@ -245,11 +233,11 @@ static void test_row_keys_added_while_keys_repeat(void **state)
 static void test_runs_collapse(void **state)
 {
     (void)state;
-    tl_table *in[3] = {csv("name,t,note\nx,1,a\ny,10,b\nx,5,c\n"), csv("name,t,note\nx,3,\nz,7,d\nx,6,e\n"),
-                       csv("name,note,t\nx,f,2\ny,g,20\n")};
+    tl_table *in[3] = {tt_arena_csv("name,t,note\nx,1,a\ny,10,b\nx,5,c\n"), tt_arena_csv("name,t,note\nx,3,\nz,7,d\nx,6,e\n"),
+                       tt_arena_csv("name,note,t\nx,f,2\ny,g,20\n")};
     tl_compare_spec spec = {"s", k_name, 1, d_t, 1, 0};
     tl_error err = {0};
-    tl_table *t = tl_runs_collapse(in, 3, "base", &spec, &arena, &err);
+    tl_table *t = tl_runs_collapse(in, 3, "base", &spec, &tt_arena, &err);
     assert_non_null(t);
     assert_table(t, "name,t,t_std,note,runs\n"
                     "x,2.0,1.0,a,3\n"          /* 1, 3, 2 */
@@ -262,7 +250,7 @@ static void test_runs_collapse(void **state)
 static void test_sort_desc_is_stable_missing_last(void **state)
 {
     (void)state;
-    tl_table *t = csv("id,v\na,1\nb,\nc,3\nd,1\ne,3\n");
+    tl_table *t = tt_arena_csv("id,v\na,1\nb,\nc,3\nd,1\ne,3\n");
     tl_sort_desc(t, 1);
     assert_table(t, "id,v\nc,3.0\ne,3.0\na,1.0\nd,1.0\nb,\n");
     tl_table_free(t);
@@ -273,10 +261,10 @@ static void test_split(void **state)
     (void)state;
     tl_error err = {0};
     const char *diffs[] = {"t"};
-    tl_table *in[3] = {csv("name,t,only_a\nx,1,\ny,5,\nz,2,\n"), csv("name,t\nx,2\nw,7\n"),
-                       csv("name,t\nx,3\ny,4\nz,9\n")};
+    tl_table *in[3] = {tt_arena_csv("name,t,only_a\nx,1,\ny,5,\nz,2,\n"), tt_arena_csv("name,t\nx,2\nw,7\n"),
+                       tt_arena_csv("name,t\nx,3\ny,4\nz,9\n")};
     tl_compare_spec spec = {"s", k_name, 1, diffs, 1, 0};
-    tl_table *m = tl_compare(in, tags3, 3, &spec, &arena, &err);
+    tl_table *m = tl_compare(in, tags3, 3, &spec, &tt_arena, &err);
     assert_non_null(m);
     size_t a = (size_t)tl_table_find(m, "a::t"), b = (size_t)tl_table_find(m, "b::t"),
            c = (size_t)tl_table_find(m, "c::t");
@@ -308,10 +296,10 @@ static tl_table *split_merged(void)
 {
     tl_error err = {0};
     static const char *diffs[] = {"t"};
-    tl_table *in[3] = {csv("name,t,only_a\nx,1,p\ny,5,q\nz,2,\n"), csv("name,t,u\nx,2,1\nw,7,2\n"),
-                       csv("name,t\nx,3\ny,4\nz,9\n")};
+    tl_table *in[3] = {tt_arena_csv("name,t,only_a\nx,1,p\ny,5,q\nz,2,\n"), tt_arena_csv("name,t,u\nx,2,1\nw,7,2\n"),
+                       tt_arena_csv("name,t\nx,3\ny,4\nz,9\n")};
     tl_compare_spec spec = {"s", k_name, 1, diffs, 1, 0};
-    tl_table *m = tl_compare(in, tags3, 3, &spec, &arena, &err);
+    tl_table *m = tl_compare(in, tags3, 3, &spec, &tt_arena, &err);
     assert_non_null(m);
     return m;
 }
@@ -527,12 +515,12 @@ static void check_merge_as(tl_cell *const *keys, const size_t *nrows, size_t nta
     tl_error err = {0};
     const char *diffs[] = {"id"};
     tl_compare_spec spec = {"s", knames, nk, diffs, 1, every_way};
-    tl_table *m = tl_compare(in, tags, ntables, &spec, &arena, &err);
+    tl_table *m = tl_compare(in, tags, ntables, &spec, &tt_arena, &err);
     assert_non_null(m);
     assert_int_equal(m->nrows, nref);
     long idcol[REF_MAX_TABLES];
     for (size_t t = 0; t < ntables; t++) {
-        idcol[t] = tl_table_find(m, tl_arena_printf(&arena, "%s::id", tags[t]));
+        idcol[t] = tl_table_find(m, tl_arena_printf(&tt_arena, "%s::id", tags[t]));
         assert_true(idcol[t] >= 0);
     }
     for (size_t r = 0; r < nref; r++) {
@@ -572,7 +560,7 @@ static void test_mixed_kind_keys(void **state)
     const char *diffs[] = {"id"};
     tl_compare_spec spec = {"s", knames, 1, diffs, 1, 0};
     tl_error err = {0};
-    tl_table *t = tl_compare(in, tags2, 2, &spec, &arena, &err);
+    tl_table *t = tl_compare(in, tags2, 2, &spec, &tt_arena, &err);
     assert_non_null(t);
     /* numbers by value (True is 1, 2 is 2.0), then strings by code point, missing last
      * (and matching missing); the key cell is the baseline's where it has the row */
@@ -639,7 +627,7 @@ static void test_nan_key(void **state)
     const char *diffs[] = {"id"};
     tl_compare_spec spec = {"s", knames, 1, diffs, 1, 0};
     tl_error err = {0};
-    tl_table *t = tl_compare(in, tags2, 2, &spec, &arena, &err);
+    tl_table *t = tl_compare(in, tags2, 2, &spec, &tt_arena, &err);
     assert_non_null(t);
     assert_int_equal(t->nrows, 2);
     assert_true(isnan(t->cols[0].cells[0].v.f));
@@ -679,7 +667,7 @@ static void test_long_common_prefixes(void **state)
 {
     (void)state;
     enum { N = 120 };
-    char *p300 = tl_arena_alloc(&arena, 301);
+    char *p300 = tl_arena_alloc(&tt_arena, 301);
     memset(p300, 'x', 300);
     p300[300] = '\0';
     tl_cell a[N], b[N];
@@ -688,13 +676,13 @@ static void test_long_common_prefixes(void **state)
     for (size_t i = 0; i < N; i++) {
         const char *s;
         switch (i % 4) {
-        case 0: s = tl_arena_printf(&arena, "%s%s%zu", p300, tails[i % 10], i / 10); break;
-        case 1: s = tl_arena_printf(&arena, "abcdefgh%s%zu", tails[i % 10], i / 10); break;
-        case 2: s = tl_arena_printf(&arena, "%s", tails[i % 10][0] ? tails[i % 10] : "z"); break;
-        default: s = tl_arena_printf(&arena, "%.*s%zu", (int)(i % 40), p300, i); break;
+        case 0: s = tl_arena_printf(&tt_arena, "%s%s%zu", p300, tails[i % 10], i / 10); break;
+        case 1: s = tl_arena_printf(&tt_arena, "abcdefgh%s%zu", tails[i % 10], i / 10); break;
+        case 2: s = tl_arena_printf(&tt_arena, "%s", tails[i % 10][0] ? tails[i % 10] : "z"); break;
+        default: s = tl_arena_printf(&tt_arena, "%.*s%zu", (int)(i % 40), p300, i); break;
         }
         a[n] = tl_cell_str(s);
-        b[N - 1 - n] = tl_cell_str(tl_arena_strdup(&arena, s)); /* the same texts, reversed */
+        b[N - 1 - n] = tl_cell_str(tl_arena_strdup(&tt_arena, s)); /* the same texts, reversed */
         n++;
     }
     tl_cell *keys[2] = {a, b};
@@ -705,7 +693,7 @@ static void test_long_common_prefixes(void **state)
     const char *diffs[] = {"id"};
     tl_compare_spec spec = {"s", knames, 1, diffs, 1, 0};
     tl_error err = {0};
-    tl_table *t = tl_compare(in, tags2, 2, &spec, &arena, &err);
+    tl_table *t = tl_compare(in, tags2, 2, &spec, &tt_arena, &err);
     assert_non_null(t);
     for (size_t r = 1; r < t->nrows; r++)
         assert_true(strcmp(t->cols[0].cells[r - 1].v.s, t->cols[0].cells[r].v.s) <= 0);
@@ -768,7 +756,7 @@ static void test_merge_matches_reference(void **state)
     const char *texts[NTEXTS];
     const char *stems[] = {"aten::mm", "aten::add_", "((2, 171480, 11008), (2, 11008, 14336))", "a", "B", "\xc3\xa9t\xc3\xa9"};
     for (size_t i = 0; i < NTEXTS; i++)
-        texts[i] = i < 6 ? stems[i] : tl_arena_printf(&arena, "%s%zu", stems[i % 6], i / 3);
+        texts[i] = i < 6 ? stems[i] : tl_arena_printf(&tt_arena, "%s%zu", stems[i % 6], i / 3);
     static const unsigned kind_sets[] = {1, 1 | 16, 2 | 16, 1 | 2 | 16, 8, 8 | 16, 1 | 4 | 8 | 16, 31, 1 | 4,
                                          1 | 2 | 32, 31 | 32};
     rng_state = 42;
@@ -876,5 +864,5 @@ int main(void)
         cmocka_unit_test(test_merge_matches_reference),
         cmocka_unit_test(test_sort_desc_matches_reference),
     };
-    return cmocka_run_group_tests_name("compare", tests, setup, teardown);
+    return cmocka_run_group_tests_name("compare", tests, setup, tt_arena_teardown);
 }

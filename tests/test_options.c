@@ -135,6 +135,80 @@ static void test_report_rules(void **state)
             fail_msg("case %zu: rc %d, '%s' (expected '%s')", i, rc, err.msg, cases[i].msg);
         tl_report_args_free(&a);
     }
+    /* a directory given as the trace: named, and the rank set's option suggested */
+    char *dir = tt_tmpdir();
+    const char *d[] = {dir, NULL};
+    err = (tl_error){0};
+    assert_int_equal(parse_report(&a, &err, d), TL_RUN_FAILED);
+    char want[4200];
+    snprintf(want, sizeof want, "%s: is a directory, not a trace (the collective report of a rank set, one trace "
+             "per rank: --ranks %s)", dir, dir);
+    assert_string_equal(err.msg, want);
+    tl_report_args_free(&a);
+    tt_rmrf(dir);
+    free(dir);
+}
+
+/* A value that the row takes (its kind's), for giving it on a command line. */
+static const char *a_value(const tl_optdef *d)
+{
+    switch (d->kind) {
+    case TL_OPT_TEXT: return "v";
+    case TL_OPT_LIST: return d->lo > 0 ? "1" : "mean";
+    case TL_OPT_LONG: case TL_OPT_SIZE: case TL_OPT_NUMBER: return "2";
+    case TL_OPT_IGNORED: return d->metavar ? "2" : NULL;
+    default: return NULL;
+    }
+}
+
+/* Each option of one kind of tlreport run (one trace's report, a rank set's collective
+ * report) given in the other kind is refused by its name, never dropped: every row the
+ * table marks, each of its spellings. */
+static void test_report_kinds_refuse_each_other(void **state)
+{
+    (void)state;
+    size_t tried = 0;
+    for (size_t i = 0; i < tl_report_tool.nopts; i++) {
+        const tl_optdef *d = &tl_report_tool.opts[i];
+        unsigned kind = d->where & (TL_OPT_MODE_A | TL_OPT_MODE_B);
+        if (!kind || !(d->where & TL_OPT_CLI))
+            continue;
+        for (int k = 0; k < TL_OPT_MAX_SPELLINGS && d->cli[k]; k++) {
+            const char *run[3][3] = {{"--trace_pattern", "r*.json", "--world_size"}, {"2"}, {"t.json"}};
+            const char *w[8];
+            size_t n = 0;
+            if (kind == TL_OPT_MODE_A) { /* one trace's: given with a rank set */
+                w[n++] = run[0][0], w[n++] = run[0][1], w[n++] = run[0][2], w[n++] = run[1][0];
+            } else {
+                w[n++] = run[2][0];
+            }
+            w[n++] = d->cli[k];
+            if (a_value(d))
+                w[n++] = a_value(d);
+            w[n] = NULL;
+            tl_report_args a;
+            tl_error err = {0};
+            int rc = parse_report(&a, &err, w);
+            char want[128];
+            snprintf(want, sizeof want, "%s is an option of %s", tl_opts_label(d),
+                     kind == TL_OPT_MODE_A ? "one trace's report" : "a rank set");
+            if (rc != TL_RUN_USAGE || strncmp(err.msg, want, strlen(want)) != 0)
+                fail_msg("%s: rc %d, '%s' (expected '%s...')", d->cli[k], rc, err.msg, want);
+            tl_report_args_free(&a);
+            tried++;
+        }
+    }
+    assert_true(tried >= 30); /* the GPU, html, inference and ignored options; the rank set's */
+    /* and each kind takes its own */
+    tl_report_args a;
+    tl_error err = {0};
+    const char *ranks[] = {"--trace_pattern", "r*.json", "--world_size", "2", "-j", "2", "--agg_metrics", "mean",
+                           "--all2allv_heatmap", "--use_multiprocessing", NULL};
+    assert_int_equal(parse_report(&a, &err, ranks), 0);
+    tl_report_args_free(&a);
+    const char *one[] = {"t.json", "--gpu-arch", "H100", "--html", "p.html", "--kernel_summary", NULL};
+    assert_int_equal(parse_report(&a, &err, one), 0);
+    tl_report_args_free(&a);
 }
 
 /* Every listed spelling is in --help, each option line starts with its row's spellings. */
@@ -168,6 +242,7 @@ int main(void)
         cmocka_unit_test(test_usage_errors),
         cmocka_unit_test(test_groups_and_help_stop),
         cmocka_unit_test(test_report_rules),
+        cmocka_unit_test(test_report_kinds_refuse_each_other),
         cmocka_unit_test(test_help_from_the_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -9,23 +9,6 @@
 
 #include "compare/runs.h"
 
-static tl_arena arena;
-
-static int setup(void **state)
-{
-    (void)state;
-    tl_arena_init(&arena);
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    tl_arena_free(&arena);
-    return 0;
-}
-
-static tl_table *csv(const char *text) { return tt_csv(text, &arena); }
 
 
 /* a and b alike: the same CSV text, column names, types and roles, and cell kinds. */
@@ -57,16 +40,16 @@ static void check_side(const char *const *texts, size_t k)
     tl_compare_spec spec = {"s", k_name, 1, d_metrics, 2, 0};
     tl_table **runs = tl_xcalloc(k, sizeof *runs);
     for (size_t i = 0; i < k; i++)
-        runs[i] = csv(texts[i]);
+        runs[i] = tt_arena_csv(texts[i]);
     tl_error err = {0};
     int quiet = tl_quiet;
     tl_quiet = 1;
-    tl_table *want = tl_runs_collapse(runs, k, "base", &spec, &arena, &err);
+    tl_table *want = tl_runs_collapse(runs, k, "base", &spec, &tt_arena, &err);
     tl_quiet = quiet;
     assert_non_null(want);
-    tl_runs_fold *f = tl_runs_fold_new("base", &spec, &arena);
+    tl_runs_fold *f = tl_runs_fold_new("base", &spec, &tt_arena);
     for (size_t i = 0; i < k; i++) {
-        tl_table *t = csv(texts[i]);
+        tl_table *t = tt_arena_csv(texts[i]);
         assert_int_equal(tl_runs_fold_add(f, t, &err), 0);
         tl_table_free(t); /* the fold keeps nothing of it */
     }
@@ -168,37 +151,37 @@ static void test_refused(void **state)
     (void)state;
     tl_compare_spec spec = {"ops_summary", k_name, 1, d_metrics, 2, 0};
     tl_error err = {0};
-    tl_runs_fold *f = tl_runs_fold_new("a", &spec, &arena);
-    tl_table *t = csv("name,t\nx,1\n");
+    tl_runs_fold *f = tl_runs_fold_new("a", &spec, &tt_arena);
+    tl_table *t = tt_arena_csv("name,t\nx,1\n");
     assert_int_equal(tl_runs_fold_add(f, t, &err), 0);
     tl_table_free(t);
-    t = csv("name,t\nx,1\ny,2\nx,3\n");
+    t = tt_arena_csv("name,t\nx,1\ny,2\nx,3\n");
     assert_int_equal(tl_runs_fold_add(f, t, &err), -1);
     assert_non_null(strstr(err.msg, "sheet 'ops_summary' of a run 2: the key (x) repeats"));
     tl_table_free(t);
     tl_runs_fold_free(f);
 
-    f = tl_runs_fold_new("a", &spec, &arena);
+    f = tl_runs_fold_new("a", &spec, &tt_arena);
     memset(&err, 0, sizeof err); /* an error keeps its first message */
-    t = csv("name,t\n1,1\n2,2\n");
+    t = tt_arena_csv("name,t\n1,1\n2,2\n");
     assert_int_equal(tl_runs_fold_add(f, t, &err), -1);
     assert_non_null(strstr(err.msg, "sheet 'ops_summary' of a run 1: row 1's key 'name' is not a text"));
     tl_table_free(t);
     memset(&err, 0, sizeof err);
-    t = csv("op,t\nx,1\n");
+    t = tt_arena_csv("op,t\nx,1\n");
     assert_int_equal(tl_runs_fold_add(f, t, &err), -1);
     assert_non_null(strstr(err.msg, "no key column 'name'"));
     tl_table_free(t);
-    assert_null(tl_runs_fold_finish(tl_runs_fold_new("a", &spec, &arena)));
+    assert_null(tl_runs_fold_finish(tl_runs_fold_new("a", &spec, &tt_arena)));
     tl_runs_fold_free(f);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_cases, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_random_sides, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_cases, tt_arena_setup, tt_arena_teardown),
+        cmocka_unit_test_setup_teardown(test_random_sides, tt_arena_setup, tt_arena_teardown),
+        cmocka_unit_test_setup_teardown(test_refused, tt_arena_setup, tt_arena_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -13,22 +13,6 @@
 
 #include <math.h>
 
-static tl_arena arena;
-
-static int setup(void **state)
-{
-    (void)state;
-    tl_arena_init(&arena);
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    tl_arena_free(&arena);
-    return 0;
-}
-
 /* ---- seeded noise -------------------------------------------------------------------------- */
 
 static uint64_t rng;
@@ -60,7 +44,6 @@ static int null_put(void *ctx, const tl_result *r, tl_error *err)
     return 0;
 }
 
-static tl_table *csv(const char *text) { return tt_csv(text, &arena); }
 
 /* Pass one result through the noise tap. */
 static void feed(tl_noise *nz, const char *name, tl_table *t)
@@ -118,13 +101,13 @@ static int one_pair_per_call(double planted, double cv, int ncalls)
         make_calls(&b, mean * (op == 0 ? planted : 1), cv, ncalls, 1);
         for (int set = 0; set < 2; set++)
             tl_buf_printf(&ua, "op%d,%d,%s,%s\n", op, set, a.rows[set], b.rows[set]);
-        items[op].name = tl_arena_printf(&arena, "op%d", op);
+        items[op].name = tl_arena_printf(&tt_arena, "op%d", op);
         items[op].time_ms = (tl_delta){a.total_us / 1000, b.total_us / 1000};
         items[op].count = (tl_delta){a.n, b.n};
         items[op].per_call_ms = (tl_delta){a.total_us / 1000 / a.n, b.total_us / 1000 / b.n};
     }
     tl_noise *nz = tl_noise_new(tags2, 2);
-    feed(nz, "ops_unique_args_intersect_new", csv(ua.data));
+    feed(nz, "ops_unique_args_intersect_new", tt_arena_csv(ua.data));
     tl_buf_free(&ua);
     assert_int_equal(tl_verdicts_judge(nz, 1, items, NOPS, 0, 0.95, 0), NOPS);
     int found = 0;
@@ -160,13 +143,13 @@ static int one_pair_runs(double planted, int runs, double run_cv, double call_cv
         }
         tl_buf_printf(&os, "op%d,%.17g,%.17g,%d,%.17g,%.17g,%d\n", op, side[0].mean, sqrt(tl_moments_var(&side[0])),
                       runs, side[1].mean, sqrt(tl_moments_var(&side[1])), runs);
-        items[op].name = tl_arena_printf(&arena, "op%d", op);
+        items[op].name = tl_arena_printf(&tt_arena, "op%d", op);
         items[op].time_ms = (tl_delta){side[0].mean, side[1].mean};
         items[op].count = (tl_delta){ncalls, ncalls};
         items[op].per_call_ms = (tl_delta){side[0].mean / ncalls, side[1].mean / ncalls};
     }
     tl_noise *nz = tl_noise_new(tags2, 2);
-    tl_result r = {"ops_summary", csv(os.data), NULL, 0, 0, NULL};
+    tl_result r = {"ops_summary", tt_arena_csv(os.data), NULL, 0, 0, NULL};
     tl_results results = {&r, 1, 1};
     tl_noise_read_runs(nz, &results);
     tl_table_free(r.table);
@@ -253,15 +236,15 @@ static void test_tap_pools_rows_per_name(void **state)
     tl_noise *nz = tl_noise_new(tags2, 2);
     /* base: {1,2,3} and {4,6} (an only_baseline row); new: {2,3,4} */
     feed(nz, "ops_unique_args_intersect_new",
-         csv("name,base::operation_count,base::total_direct_kernel_time_mean,base::total_direct_kernel_time_std,"
+         tt_arena_csv("name,base::operation_count,base::total_direct_kernel_time_mean,base::total_direct_kernel_time_std,"
              "new::operation_count,new::total_direct_kernel_time_mean,new::total_direct_kernel_time_std\n"
              "mm,3,2,1,3,3,1\n"));
     feed(nz, "ops_unique_args_only_baseline_new",
-         csv("name,base::operation_count,base::total_direct_kernel_time_mean,base::total_direct_kernel_time_std\n"
+         tt_arena_csv("name,base::operation_count,base::total_direct_kernel_time_mean,base::total_direct_kernel_time_std\n"
              "mm,2,5,1.4142135623730951\n"));
     /* another variant's results and other sheets are not this pair's */
-    feed(nz, "ops_unique_args_intersect_other", csv("name,base::operation_count\nmm,100\n"));
-    feed(nz, "ops_summary", csv("name,base::operation_count\nmm,100\n"));
+    feed(nz, "ops_unique_args_intersect_other", tt_arena_csv("name,base::operation_count\nmm,100\n"));
+    feed(nz, "ops_summary", tt_arena_csv("name,base::operation_count\nmm,100\n"));
     const tl_moments *b = tl_noise_calls(nz, 0, "mm"), *v = tl_noise_calls(nz, 1, "mm");
     assert_non_null(b);
     assert_non_null(v);
@@ -301,15 +284,15 @@ static void test_roofline_sheets_as_noise(void **state)
     tl_buf t = {0};
     /* mm: {1,2,3} and {4,6} on the base side (two shapes), {2,3,4} on the new one */
     tl_buf_printf(&t, "%smm,3,2,1,3,3,1\n", fam);
-    feed(nz, "GEMM_intersect_new", csv(tl_buf_cstr(&t)));
+    feed(nz, "GEMM_intersect_new", tt_arena_csv(tl_buf_cstr(&t)));
     tl_buf_clear(&t);
     tl_buf_printf(&t, "%s", "name,base::name_count,base::Kernel Time (\xc2\xb5s)_mean,base::Kernel Time (\xc2\xb5s)_std\n"
                             "mm,2,5,1.4142135623730951\n");
-    feed(nz, "GEMM_only_baseline_new", csv(tl_buf_cstr(&t)));
+    feed(nz, "GEMM_only_baseline_new", tt_arena_csv(tl_buf_cstr(&t)));
     /* another family sheet with the same name (a _bwd sheet): not this op's source */
     tl_buf_clear(&t);
     tl_buf_printf(&t, "%smm,100,50,10,100,50,10\n", fam);
-    feed(nz, "SDPA_bwd_intersect_new", csv(tl_buf_cstr(&t)));
+    feed(nz, "SDPA_bwd_intersect_new", tt_arena_csv(tl_buf_cstr(&t)));
     const tl_moments *b = tl_noise_calls(nz, 0, "mm"), *v = tl_noise_calls(nz, 1, "mm");
     assert_non_null(b);
     assert_non_null(v);
@@ -323,18 +306,18 @@ static void test_roofline_sheets_as_noise(void **state)
     /* un_eltwise's results are UnaryElementwise's */
     tl_buf_clear(&t);
     tl_buf_printf(&t, "%sneg,4,7,1,4,8,1\n", fam);
-    feed(nz, "un_eltwise_intersect_new", csv(tl_buf_cstr(&t)));
+    feed(nz, "un_eltwise_intersect_new", tt_arena_csv(tl_buf_cstr(&t)));
     assert_non_null(tl_noise_calls(nz, 1, "neg"));
     /* unified_perf_summary (operation_count) before a family sheet */
     tl_buf_clear(&t);
     tl_buf_printf(&t, "%s", "name,base::operation_count,base::Kernel Time (\xc2\xb5s)_mean,base::Kernel Time (\xc2\xb5s)_std,"
                             "new::operation_count,new::Kernel Time (\xc2\xb5s)_mean,new::Kernel Time (\xc2\xb5s)_std\n"
                             "mm,10,9,1,10,9,1\n");
-    feed(nz, "unified_perf_summary_intersect_new", csv(tl_buf_cstr(&t)));
+    feed(nz, "unified_perf_summary_intersect_new", tt_arena_csv(tl_buf_cstr(&t)));
     assert_true(tl_noise_calls(nz, 0, "mm")->n == 10);
     /* and ops_unique_args before both */
     feed(nz, "ops_unique_args_intersect_new",
-         csv("name,base::operation_count,base::total_direct_kernel_time_mean,base::total_direct_kernel_time_std,"
+         tt_arena_csv("name,base::operation_count,base::total_direct_kernel_time_mean,base::total_direct_kernel_time_std,"
              "new::operation_count,new::total_direct_kernel_time_mean,new::total_direct_kernel_time_std\n"
              "mm,7,2,1,7,3,1\n"));
     assert_true(tl_noise_calls(nz, 0, "mm")->n == 7 && tl_noise_calls(nz, 1, "mm")->n == 7);
@@ -551,7 +534,7 @@ static void test_busy_time_verdict(void **state)
     /* 4 vs 3 runs: gpu_timeline's busy_time spread */
     nz = tl_noise_new(tags2, 2);
     tl_result r = {"gpu_timeline",
-                   csv("type,base::time ms,base::time ms_std,base::runs,new::time ms,new::time ms_std,new::runs\n"
+                   tt_arena_csv("type,base::time ms,base::time ms_std,base::runs,new::time ms,new::time ms_std,new::runs\n"
                        "busy_time,10,0.2,4,10.5,0.1,3\nidle_time,1,0.5,4,1,0.5,3\n"),
                    NULL, 0, 0, NULL};
     tl_results results = {&r, 1, 1};
@@ -652,5 +635,5 @@ int main(void)
         cmocka_unit_test(test_planted_5pct_found_in_95_of_100),
         cmocka_unit_test(test_planted_10pct_over_runs_found_in_95_of_100),
     };
-    return cmocka_run_group_tests_name("verdict", tests, setup, teardown);
+    return cmocka_run_group_tests_name("verdict", tests, tt_arena_setup, tt_arena_teardown);
 }

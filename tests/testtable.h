@@ -21,6 +21,27 @@ static inline tl_table *tt_csv(const char *text, tl_arena *a)
     return t;
 }
 
+/* The arena of a test program whose tests make tables (tt_arena_setup and
+ * tt_arena_teardown as cmocka's setup and teardown: a fresh arena for each test), and a
+ * table of CSV text made in it. */
+__attribute__((unused)) static tl_arena tt_arena;
+
+static inline int tt_arena_setup(void **state)
+{
+    (void)state;
+    tl_arena_init(&tt_arena);
+    return 0;
+}
+
+static inline int tt_arena_teardown(void **state)
+{
+    (void)state;
+    tl_arena_free(&tt_arena);
+    return 0;
+}
+
+static inline tl_table *tt_arena_csv(const char *text) { return tt_csv(text, &tt_arena); }
+
 /* The CSV text of `t`, to free. */
 static inline char *tt_as_csv(const tl_table *t)
 {

@@ -2,7 +2,8 @@
 # Run tlcompare under valgrind on every conformance case (the TraceDiff ones with
 # --tracediff-dir), the golden cases (tests/golden) and the bundled examples, and
 # tlreport (beside it) on every trace -> report case (also with --gpu-arch: the perf sheets'
-# roofline columns) and inference case: any memory error or leak fails.
+# roofline columns), inference case and rank set (the multi-rank collective report): any
+# memory error or leak fails.
 # usage: tests/valgrind.sh TLCOMPARE [CONFORMANCE_DIR]
 set -u
 tool=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
@@ -70,6 +71,19 @@ if [ -d "$conf/report-cases" ] && [ -x "$report_tool" ]; then
     [ -f "$c/args" ] || continue
     # shellcheck disable=SC2046
     reject "reject_$(basename "$c")" "$c" "$(head -n 1 "$c/expected/reject")" $(cat "$c/args")
+  done
+  # rank sets (the multi-rank collective report): their patterns reach the tool as they are
+  for c in "$conf"/rank-cases/*/; do
+    [ -f "$c/args" ] || continue
+    set -f
+    if [ -f "$c/expected/reject" ]; then
+      # shellcheck disable=SC2046
+      reject "rank_$(basename "$c")" "$c" "$(head -n 1 "$c/expected/reject")" $(cat "$c/args")
+    else
+      # shellcheck disable=SC2046
+      run "rank_$(basename "$c")" "$c" $(cat "$c/args")
+    fi
+    set +f
   done
   tool=$compare_tool
 fi

@@ -258,6 +258,36 @@ const tl_optdef *tl_opts_find_key(const tl_tool *t, const char *key)
     return NULL;
 }
 
+/* Whether row d's field holds a value in `args` that it does not in `defaults`. */
+static int row_given(const tl_optdef *d, const void *args, const void *defaults)
+{
+    const void *a = (const char *)args + d->off, *z = (const char *)defaults + d->off;
+    switch (d->kind) {
+    case TL_OPT_FLAG: return *(const int *)a != *(const int *)z;
+    case TL_OPT_TEXT: return *(const char *const *)a != *(const char *const *)z;
+    case TL_OPT_NUMBER: return memcmp(a, z, sizeof(double)) != 0; /* NaN and -0 as given */
+    case TL_OPT_LONG: return *(const long *)a != *(const long *)z;
+    case TL_OPT_SIZE: return *(const size_t *)a != *(const size_t *)z;
+    case TL_OPT_LIST: return ((const tl_strlist *)a)->given;
+    case TL_OPT_IGNORED: {
+        const tl_strlist *l = a;
+        for (size_t i = 0; i < l->n; i++)
+            if (!strcmp(l->v[i], tl_opts_label(d)))
+                return 1;
+        return 0;
+    }
+    default: return 0;
+    }
+}
+
+const tl_optdef *tl_opts_given(const tl_tool *t, const void *args, const void *defaults, unsigned flag)
+{
+    for (size_t i = 0; i < t->nopts; i++)
+        if ((t->opts[i].where & flag) && row_given(&t->opts[i], args, defaults))
+            return &t->opts[i];
+    return NULL;
+}
+
 void tl_opts_free(const tl_tool *t, void *args)
 {
     for (size_t i = 0; i < t->nopts; i++)

@@ -41,6 +41,10 @@ enum {
     TL_OPT_PY = 2,     /* a Python keyword argument (key) */
     TL_OPT_HIDDEN = 4, /* not listed in --help nor required in the manual (internal) */
     TL_OPT_NONES = 8,  /* a LIST whose Python items may be None (kept as NULL) */
+    /* A tool with two kinds of run (tlreport: one trace, or a rank set) marks the rows of
+     * one kind; its check refuses them in the other (tl_opts_given), never drops them. */
+    TL_OPT_MODE_A = 16,
+    TL_OPT_MODE_B = 32,
 };
 
 #define TL_OPT_MAX_SPELLINGS 4
@@ -121,6 +125,13 @@ int tl_opts_main(const tl_tool *t, const char *version, int argc, char **argv, v
 
 /* The row of Python keyword `key`, or NULL. */
 const tl_optdef *tl_opts_find_key(const tl_tool *t, const char *key);
+
+/*
+ * The first row of t flagged `flag` (TL_OPT_MODE_*) that `args` gives: its field differs
+ * from that in `defaults` (an argument struct as the tool's init leaves it); for an
+ * IGNORED row, its spelling is in the list.  NULL when none is given.
+ */
+const tl_optdef *tl_opts_given(const tl_tool *t, const void *args, const void *defaults, unsigned flag);
 
 /* The name of a row for messages: its canonical command-line spelling, else its key. */
 const char *tl_opts_label(const tl_optdef *d);

@@ -11,13 +11,18 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define F(field) offsetof(tl_report_args, field)
 #define BOTH (TL_OPT_CLI | TL_OPT_PY)
 #define CLI TL_OPT_CLI
+/* The rows of one kind of run only: one trace's report, or a rank set's (the check
+ * refuses each in the other kind, by name) */
+#define ONE_TRACE TL_OPT_MODE_A
+#define RANK_SET TL_OPT_MODE_B
 #define IGNORED(spelling, metavar, why) \
-    {{spelling}, NULL, TL_OPT_IGNORED, CLI, metavar, 0, 0, "a value", why, F(ignored)}
+    {{spelling}, NULL, TL_OPT_IGNORED, CLI | ONE_TRACE, metavar, 0, 0, "a value", why, F(ignored)}
 
 static const tl_optdef report_opts[] = {
     {{"-o", "--output", "--output_xlsx_path"}, "output_xlsx", TL_OPT_TEXT, BOTH, "FILE", 0, 0, "a file name",
@@ -27,43 +32,43 @@ static const tl_optdef report_opts[] = {
      "write every sheet as DIR/<sheet>.csv", F(csv_dir)},
     {{"--profile_json_path"}, NULL, TL_OPT_TEXT, CLI, "TRACE", 0, 0, "a trace file",
      "the trace (the reference's spelling of TRACE)", F(profile_json_path)},
-    {{"--gpu-arch"}, "gpu_arch", TL_OPT_TEXT, BOTH, "NAME|FILE", 0, 0, "a GPU name or a file",
+    {{"--gpu-arch"}, "gpu_arch", TL_OPT_TEXT, BOTH | ONE_TRACE, "NAME|FILE", 0, 0, "a GPU name or a file",
      "add the roofline columns against a GPU's peaks: a bundled GPU (H100, H200, B200, MI300X, MI325X, "
      "MI355X) or a TraceLens-style JSON file", F(run.gpu_arch)},
-    {{"--gpu_arch_json_path"}, NULL, TL_OPT_TEXT, CLI, "FILE", 0, 0, "a file name",
+    {{"--gpu_arch_json_path"}, NULL, TL_OPT_TEXT, CLI | ONE_TRACE, "FILE", 0, 0, "a file name",
      "the reference's spelling of --gpu-arch FILE", F(gpu_arch_json)},
-    {{"--gpu_arch_platform"}, NULL, TL_OPT_TEXT, CLI, "NAME", 0, 0, "a GPU name",
+    {{"--gpu_arch_platform"}, NULL, TL_OPT_TEXT, CLI | ONE_TRACE, "NAME", 0, 0, "a GPU name",
      "the reference's spelling of --gpu-arch NAME", F(gpu_arch_name)},
-    {{"--include_unlinked_kernels"}, "include_unlinked_kernels", TL_OPT_FLAG, BOTH, NULL, 0, 0, NULL,
+    {{"--include_unlinked_kernels"}, "include_unlinked_kernels", TL_OPT_FLAG, BOTH | ONE_TRACE, NULL, 0, 0, NULL,
      "gpu_timeline counts the GPU events with no launch too (work from before the profiling window)",
      F(run.unlinked)},
-    {{"--topk_ops"}, "topk_ops", TL_OPT_LONG, BOTH, "N", 0, (double)LONG_MAX, "a whole number of rows",
+    {{"--topk_ops"}, "topk_ops", TL_OPT_LONG, BOTH | ONE_TRACE, "N", 0, (double)LONG_MAX, "a whole number of rows",
      "keep the first N rows of ops_unique_args", F(run.topk_ops)},
-    {{"--html"}, "html", TL_OPT_TEXT, BOTH, "FILE", 0, 0, "a file name",
+    {{"--html"}, "html", TL_OPT_TEXT, BOTH | ONE_TRACE, "FILE", 0, 0, "a file name",
      "also write the report as one self-contained HTML page (GPU time, the largest ops, the roofline)",
      F(run.html)},
-    {{"--kernel_summary"}, NULL, TL_OPT_FLAG, CLI, NULL, 0, 0, NULL, "accepted (kernel_summary is always written)",
-     F(accepted)},
+    {{"--kernel_summary"}, NULL, TL_OPT_FLAG, CLI | ONE_TRACE, NULL, 0, 0, NULL, "accepted (kernel_summary is always written)",
+     F(kernel_summary)},
     {{"-q", "--quiet"}, "quiet", TL_OPT_FLAG, BOTH, NULL, 0, 0, NULL, "print nothing but errors", F(quiet)},
     {{"-h", "--help"}, NULL, TL_OPT_HELP, CLI, NULL, 0, 0, NULL, "show this help and exit", F(help)},
     {{"--version"}, NULL, TL_OPT_VERSION, CLI, NULL, 0, 0, NULL, "show the version and exit", F(version)},
     {{NULL}, NULL, TL_OPT_HEADING, CLI, NULL, 0, 0, NULL, "inference traces (CUDA/HIP graph replay, docs/inference.md):", 0},
-    {{"--capture-folder", "--capture_folder"}, "capture_folder", TL_OPT_TEXT, BOTH, "DIR", 0, 0, "a directory",
+    {{"--capture-folder", "--capture_folder"}, "capture_folder", TL_OPT_TEXT, BOTH | ONE_TRACE, "DIR", 0, 0, "a directory",
      "attribute the replayed kernels through the graph-capture traces in DIR (also TRACE@DIR)",
      F(run.capture_dir)},
-    {{"--inference"}, "inference", TL_OPT_FLAG, BOTH, NULL, 0, 0, NULL,
+    {{"--inference"}, "inference", TL_OPT_FLAG, BOTH | ONE_TRACE, NULL, 0, 0, NULL,
      "the inference generator's sheets, without a capture folder", F(run.inference)},
-    {{"--group_by_parent_module"}, "group_by_parent_module", TL_OPT_FLAG, BOTH, NULL, 0, 0, NULL,
+    {{"--group_by_parent_module"}, "group_by_parent_module", TL_OPT_FLAG, BOTH | ONE_TRACE, NULL, 0, 0, NULL,
      "parent_module and call-stack columns (implies --inference)", F(run.parent_module)},
-    {{"--group_by_num_kernels"}, "group_by_num_kernels", TL_OPT_FLAG, BOTH, NULL, 0, 0, NULL,
+    {{"--group_by_num_kernels"}, "group_by_num_kernels", TL_OPT_FLAG, BOTH | ONE_TRACE, NULL, 0, 0, NULL,
      "ops_unique_args grouped by num_kernels too", F(run.num_kernels)},
-    {{"--include_call_stack"}, "include_call_stack", TL_OPT_FLAG, BOTH, NULL, 0, 0, NULL,
+    {{"--include_call_stack"}, "include_call_stack", TL_OPT_FLAG, BOTH | ONE_TRACE, NULL, 0, 0, NULL,
      "Python functions in the call tree", F(run.call_stack)},
-    {{"--enable_pseudo_ops"}, "enable_pseudo_ops", TL_OPT_FLAG, BOTH, NULL, 0, 0, NULL,
+    {{"--enable_pseudo_ops"}, "enable_pseudo_ops", TL_OPT_FLAG, BOTH | ONE_TRACE, NULL, 0, 0, NULL,
      "SGLang's numbered profiler names unnumbered", F(run.pseudo_ops)},
-    {{"--enable_kernel_summary"}, NULL, TL_OPT_FLAG, CLI, NULL, 0, 0, NULL,
-     "accepted (kernel_summary is always on)", F(accepted)},
-    {{"--disable_coll_analysis"}, NULL, TL_OPT_FLAG, CLI, NULL, 0, 0, NULL,
+    {{"--enable_kernel_summary"}, NULL, TL_OPT_FLAG, CLI | ONE_TRACE, NULL, 0, 0, NULL,
+     "accepted (kernel_summary is always on)", F(enable_kernel_summary)},
+    {{"--disable_coll_analysis"}, NULL, TL_OPT_FLAG, CLI | ONE_TRACE, NULL, 0, 0, NULL,
      "no coll_analysis sheet (made by default for a trace with collective kernels)", F(run.no_coll)},
     {{NULL}, NULL, TL_OPT_HEADING, CLI, NULL, 0, 0, NULL,
      "TraceLens generator options for what tlreport does not make: accepted with a warning, refused with "
@@ -92,7 +97,7 @@ static const tl_optdef report_opts[] = {
      "rank i's file is P with its one '*' replaced by i", F(trace_pattern)},
     {{"--trace_glob"}, NULL, TL_OPT_TEXT, CLI, "G", 0, 0, "a glob",
      "the files G matches (** recursive, sorted), each rank from its name by --rank_regex", F(trace_glob)},
-    {{"--rank_regex"}, NULL, TL_OPT_TEXT, CLI, "RX", 0, 0, "a regex",
+    {{"--rank_regex"}, NULL, TL_OPT_TEXT, CLI | RANK_SET, "RX", 0, 0, "a regex",
      "with --trace_glob or --ranks: the rank's regex, Python syntax as far as POSIX extended regexes go "
      "(default rank[\\[\\-_/]?(?P<rank>\\d+))", F(rank_regex)},
     {{"--trace_dir"}, NULL, TL_OPT_TEXT, CLI, "DIR", 0, 0, "a directory", "rank i's file is DIR/rank<i>_trace.json",
@@ -101,19 +106,21 @@ static const tl_optdef report_opts[] = {
      "DIR's files named like ranks; the world size is how many ranks they name", F(ranks_dir)},
     {{"--world_size"}, NULL, TL_OPT_LONG, CLI, "N", 1, 1 << 24, "a whole number of ranks",
      "the number of ranks (required, but with --ranks)", F(world_size)},
-    {{"--agg_metrics"}, NULL, TL_OPT_LIST, CLI, "AGG", 0, 0, "at least one reducer",
+    {{"--agg_metrics"}, NULL, TL_OPT_LIST, CLI | RANK_SET, "AGG", 0, 0, "at least one reducer",
      "the reducers of the implicit-sync summary: mean median min max std var sum count first last "
      "(default: mean median min max)", F(aggs)},
-    {{"--gpus_per_node"}, NULL, TL_OPT_LONG, CLI, "G", 1, 1 << 24, "a whole number of GPUs",
+    {{"--gpus_per_node"}, NULL, TL_OPT_LONG, CLI | RANK_SET, "G", 1, 1 << 24, "a whole number of GPUs",
      "node columns for G GPUs a node (default: the length of rank 0's deviceProperties)", F(gpus_per_node)},
-    {{"--all2allv_heatmap"}, NULL, TL_OPT_FLAG, CLI, NULL, 0, 0, NULL, "also the all_to_allv (src, dst) heatmap",
+    {{"--all2allv_heatmap"}, NULL, TL_OPT_FLAG, CLI | RANK_SET, NULL, 0, 0, NULL, "also the all_to_allv (src, dst) heatmap",
      F(heatmap)},
-    {{"-j", "--jobs"}, NULL, TL_OPT_LONG, CLI, "N", 1, 64, "a whole number from 1 to 64",
+    {{"-j", "--jobs"}, NULL, TL_OPT_LONG, CLI | RANK_SET, "N", 1, 64, "a whole number from 1 to 64",
      "ranks read at once (default: the CPUs available); the output is the same whatever N", F(jobs)},
-    {{"--max_workers"}, NULL, TL_OPT_LONG, CLI, "K", 1, (double)LONG_MAX, "a whole number",
+    {{"--max_workers"}, NULL, TL_OPT_LONG, CLI | RANK_SET, "K", 1, (double)LONG_MAX, "a whole number",
      "accepted (-j says how many ranks are read at once)", F(max_workers)},
-    {{"--use_multiprocessing", "--detailed_analysis"}, NULL, TL_OPT_FLAG, CLI, NULL, 0, 0, NULL,
-     "accepted (ranks are always read in parallel; the detailed sheets are always made)", F(accepted)},
+    {{"--use_multiprocessing"}, NULL, TL_OPT_FLAG, CLI | RANK_SET, NULL, 0, 0, NULL,
+     "accepted (ranks are always read in parallel)", F(use_multiprocessing)},
+    {{"--detailed_analysis"}, NULL, TL_OPT_FLAG, CLI | RANK_SET, NULL, 0, 0, NULL,
+     "accepted (the detailed sheets are always made)", F(detailed_analysis)},
     /* the Python module's own: the sheets returned (and written) */
     {{NULL}, "sheets", TL_OPT_LIST, TL_OPT_PY, "SHEET", 0, 0, "at least one sheet", NULL, F(only)},
     {{NULL}, "_drop", TL_OPT_LIST, TL_OPT_PY | TL_OPT_HIDDEN, "SHEET", 0, 0, "sheet names", NULL, F(drop)},
@@ -177,6 +184,12 @@ static int one_trace(tl_report_args *a, tl_error *err)
                           "'%s' to", trace, (int)(at - trace), trace, at + 1);
         return TL_RUN_FAILED;
     }
+    struct stat st;
+    if (stat(trace, &st) == 0 && S_ISDIR(st.st_mode)) {
+        tl_error_set(err, "%s: is a directory, not a trace (the collective report of a rank set, one trace per "
+                          "rank: --ranks %s)", trace, trace);
+        return TL_RUN_FAILED;
+    }
     a->run.trace = trace;
     return 0;
 }
@@ -188,6 +201,14 @@ static const char *why_ignored(const char *spelling)
         if (report_opts[i].kind == TL_OPT_IGNORED && !strcmp(report_opts[i].cli[0], spelling))
             return report_opts[i].help;
     return "";
+}
+
+/* The first option of the rows flagged `kind` (ONE_TRACE or RANK_SET) that `a` gives. */
+static const tl_optdef *given(const tl_report_args *a, unsigned kind)
+{
+    tl_report_args defaults;
+    tl_report_args_init(&defaults);
+    return tl_opts_given(&tl_report_tool, a, &defaults, kind);
 }
 
 /* A rank set's options (MULTIRANK.md §0.1, §8.4) into a->ranks. */
@@ -208,6 +229,10 @@ static int rank_set(tl_report_args *a, tl_error *err)
     if (a->traces.n || a->profile_json_path)
         return usage(err, "a trace ('%s') and a rank set at once: give one",
                      a->traces.n ? a->traces.v[0] : a->profile_json_path);
+    const tl_optdef *d = given(a, ONE_TRACE);
+    if (d)
+        return usage(err, "%s is an option of one trace's report; the collective report of a rank set does not "
+                          "take it", tl_opts_label(d));
     if (r->mode != TL_RANKS_SCAN && !a->world_size)
         return usage(err, "%s", "--world_size is required with --trace_dir, --trace_pattern and --trace_glob "
                                 "(or use --ranks DIR, which counts the ranks)");
@@ -234,6 +259,10 @@ int tl_report_args_check(tl_report_args *a, tl_error *err)
     tl_run_report_opts *o = &a->run;
     if (a->trace_pattern || a->trace_glob || a->trace_dir || a->ranks_dir || a->world_size)
         return rank_set(a, err);
+    const tl_optdef *d = given(a, RANK_SET);
+    if (d)
+        return usage(err, "%s is an option of a rank set (--trace_pattern, --trace_glob, --trace_dir or --ranks), "
+                          "not of one trace's report", tl_opts_label(d));
     int rc = one_trace(a, err);
     if (rc != 0)
         return rc;

@@ -20,13 +20,15 @@ typedef struct tl_report_args {
     const char *gpu_arch_json, *gpu_arch_name; /* the reference's GPU options */
     tl_strlist ignored;     /* the reference's options given that change nothing */
     tl_strlist only, drop;  /* Python: the sheets kept / dropped */
-    int quiet, help, version, accepted;
+    int quiet, help, version;
+    int kernel_summary, enable_kernel_summary; /* accepted: kernel_summary is always made */
     char *trace_buf;        /* the check's own: the TRACE part of TRACE@DIR */
     /* ---- many ranks (MULTIRANK.md): the multi-rank collective report ---- */
     const char *trace_pattern, *trace_glob, *trace_dir, *ranks_dir, *rank_regex;
     long world_size, gpus_per_node, jobs, max_workers; /* 0: not given */
     tl_strlist aggs;        /* --agg_metrics */
     int heatmap;
+    int use_multiprocessing, detailed_analysis; /* accepted: ranks are always read in parallel */
     tl_ranks_opts ranks;    /* the check's: the rank set to read (mode 0: one trace) */
 } tl_report_args;
 

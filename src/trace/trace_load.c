@@ -2052,12 +2052,7 @@ void tl_trace_free(tl_trace *t)
         free(nm->vals);
         free(nm);
     }
-    free(t->coll);
-    free(t->ev);
-    free(t->aux);
-    free(t->threads);
-    free(t->idx);
-    free(t->roots);
+    tl_trace_keep_strings(t); /* the event arrays */
     free(t->steps);
     for (size_t i = 0; i < t->nowned; i++)
         tl_trace_free(t->owned[i]);
