@@ -7,11 +7,11 @@
  */
 #include "run/dist.h"
 
-#include "run/dist_answer.h"
 #include "compare/compare.h"
 #include "compare/groups.h"
 #include "compare/runs.h"
 #include "ranks/ranks.h"
+#include "run/dist_answer.h"
 #include "run/dist_facts.h"
 #include "run/distreport.h"
 #include "run/memreport.h"
