@@ -127,6 +127,8 @@ static void test_report_rules(void **state)
         {{"t.json", "--group_by_parent_module", "--detect_recompute"}, "'--detect_recompute' (an option of"},
         {{"t.json", "--topk_ops", "-1"}, "--topk_ops needs a whole number of rows"},
         {{"t.json", "--micro_idle_thresh_us"}, "--micro_idle_thresh_us needs a value"},
+        {{"--trace_pattern", "r.json", "--world_size", "2"}, "--trace_pattern 'r.json' must hold exactly one '*'"},
+        {{"--trace_pattern", "r*_*.json", "--world_size", "2"}, "--trace_pattern 'r*_*.json' must hold exactly one"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         err = (tl_error){0}; /* an error slot keeps its first message */

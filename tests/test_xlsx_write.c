@@ -7,6 +7,7 @@
 #include "testutil.h"
 
 #include "base/arena.h"
+#include "base/pool.h"
 #include "base/util.h"
 #include "read/xlsx_read.h"
 #include "write/xlsx_write.h"
@@ -634,6 +635,98 @@ static void test_large_sheet_round_trip(void **state)
     free(dir);
 }
 
+/* Rows [lo, hi) of the test sheet below, as a table of their own. */
+static tl_table *part_rows(tl_arena *a, size_t lo, size_t hi)
+{
+    tl_table *t = new_table(hi - lo);
+    size_t c0 = tl_table_add_column(t, "name"), c1 = tl_table_add_column(t, "b::time ms");
+    size_t c2 = tl_table_add_column(t, "b::Count");
+    for (size_t r = lo; r < hi; r++) {
+        t->cols[c0].cells[r - lo] = r % 5 ? tl_cell_str(tl_arena_printf(a, "kernel <%zu> & \"q\"", r * 7919 % 1000))
+                                          : tl_cell_str("");
+        t->cols[c1].cells[r - lo] = r % 11 ? tl_cell_float((double)r / 3.0) : tl_cell_float(NAN);
+        t->cols[c2].cells[r - lo] = tl_cell_int((int64_t)r * 1000003);
+    }
+    return t;
+}
+
+/* The book of results {"first" (3 rows), the test sheet (n rows; whole, or in parts of
+ * `part` rows given to tl_xlsx_writer_add_part), "last" (empty)} written to path. */
+static void write_parts(const char *path, size_t n, size_t part, tl_arena *a)
+{
+    tl_error err = {0};
+    tl_pool *pool = tl_pool_new(1);
+    tl_xlsx_writer *w = tl_xlsx_writer_open(path, 0, pool, &err);
+    assert_non_null(w);
+    tl_result first = {.name = "first", .table = part_rows(a, 0, 3)};
+    assert_int_equal(tl_xlsx_writer_add(w, &first, &err), 0);
+    tl_table *whole = NULL;
+    if (!part) {
+        tl_result r = {.name = "rows", .table = whole = part_rows(a, 0, n)};
+        assert_int_equal(tl_xlsx_writer_add(w, &r, &err), 0);
+    }
+    for (size_t lo = 0; part && lo < n; lo += part) {
+        tl_result r = {.name = "rows", .table = part_rows(a, lo, lo + part < n ? lo + part : n)};
+        assert_int_equal(tl_xlsx_writer_add_part(w, &r, n, &err), 0); /* the table is the writer's */
+    }
+    tl_result last = {.name = "last", .table = new_table(0)};
+    assert_int_equal(tl_xlsx_writer_add(w, &last, &err), 0);
+    assert_int_equal(tl_xlsx_writer_close(w, NULL, &err), 0);
+    tl_pool_free(pool, 0);
+    tl_table_free(first.table);
+    tl_table_free(whole);
+    tl_table_free(last.table);
+}
+
+/* A sheet given in parts is the sheet given whole: every part of the package the same
+ * text (its head with the first part, its tail and conditional formats with the last, the
+ * row numbers running on), whatever the parts' sizes. */
+static void test_sheet_in_parts(void **state)
+{
+    (void)state;
+    tl_arena arena;
+    tl_arena_init(&arena);
+    char *dir = tt_tmpdir();
+    char *whole = tmp_path(dir, "whole.xlsx"), *parts = tmp_path(dir, "parts.xlsx");
+    static const char *const entries[] = {"xl/worksheets/sheet1.xml", "xl/worksheets/sheet2.xml",
+                                          "xl/worksheets/sheet3.xml", "xl/workbook.xml", "[Content_Types].xml",
+                                          "docProps/app.xml"};
+    static const size_t sizes[][2] = {{1000, 250}, {1000, 999}, {1000, 1000}, {457, 200}, {5000, 1024}};
+    for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
+        write_parts(whole, sizes[k][0], 0, &arena);
+        write_parts(parts, sizes[k][0], sizes[k][1], &arena);
+        int e1, e2;
+        zip_t *a = zip_open(whole, ZIP_RDONLY, &e1), *b = zip_open(parts, ZIP_RDONLY, &e2);
+        assert_non_null(a);
+        assert_non_null(b);
+        for (size_t i = 0; i < sizeof entries / sizeof *entries; i++) {
+            char *x = zip_text(a, entries[i]), *y = zip_text(b, entries[i]);
+            assert_non_null(x);
+            assert_non_null(y);
+            if (strcmp(x, y) != 0)
+                fail_msg("%zu rows in parts of %zu: %s differs", sizes[k][0], sizes[k][1], entries[i]);
+            free(x);
+            free(y);
+        }
+        zip_close(a);
+        zip_close(b);
+    }
+    /* a sheet larger than a worksheet is refused at its first part, its table freed */
+    tl_error err = {0};
+    tl_pool *pool = tl_pool_new(1);
+    tl_xlsx_writer *w = tl_xlsx_writer_open(parts, 0, pool, &err);
+    tl_result r = {.name = "huge", .table = part_rows(&arena, 0, 300)};
+    assert_int_equal(tl_xlsx_writer_add_part(w, &r, 1048576, &err), -1);
+    assert_non_null(strstr(err.msg, "result 'huge' has 1048576 rows x 3 columns, more than a worksheet holds"));
+    tl_xlsx_writer_abort(w);
+    tl_pool_free(pool, 1);
+    free(whole);
+    free(parts);
+    tt_rmrf(dir);
+    free(dir);
+    tl_arena_free(&arena);
+}
+
 /* More than 65,535 entries: the ZIP64 end records; libzip must read it back. */
 static void test_zip64_many_entries(void **state)
 {
@@ -1115,6 +1208,7 @@ int main(void)
         cmocka_unit_test(test_no_results_and_errors),
         cmocka_unit_test(test_long_text_is_cut),
         cmocka_unit_test(test_large_sheet_round_trip),
+        cmocka_unit_test(test_sheet_in_parts),
         cmocka_unit_test(test_zip64_many_entries),
         cmocka_unit_test(test_text_escapes_at_every_offset),
         cmocka_unit_test(test_text_escapes_literal),

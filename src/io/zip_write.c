@@ -171,26 +171,6 @@ void tl_zip_stream_finish_piece(tl_zip_compressor *c)
     c->out = NULL;
 }
 
-void tl_zip_blob_join(tl_zip_blob *pieces, size_t n, tl_zip_blob *out)
-{
-    memset(out, 0, sizeof *out);
-    out->method = 8;
-    for (size_t i = 0; i < n; i++)
-        out->size += pieces[i].size;
-    out->data = tl_xmalloc(out->size ? out->size : 1);
-    size_t at = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (pieces[i].size)
-            memcpy(out->data + at, pieces[i].data, pieces[i].size);
-        at += pieces[i].size;
-        /* the CRC of the whole from the pieces' (zlib's combination: the same CRC-32) */
-        out->crc = i == 0 ? pieces[i].crc
-                          : (uint32_t)crc32_combine(out->crc, pieces[i].crc, (z_off_t)pieces[i].raw_size);
-        out->raw_size += pieces[i].raw_size;
-        tl_zip_blob_free(&pieces[i]);
-    }
-}
-
 void tl_zip_stream_finish(tl_zip_compressor *c)
 {
     tl_zip_blob *out = c->out;
@@ -316,7 +296,10 @@ static unsigned name_flags(const char *name)
     return 0;
 }
 
-int tl_zip_add_blob(tl_zip *z, const char *name, const tl_zip_blob *b, tl_error *err)
+/* Append entry `name`: its headers say what b says (sizes, CRC, method), its data is the
+ * n pieces' bytes in order (b itself, or the pieces of one DEFLATE stream). */
+static int add_entry(tl_zip *z, const char *name, const tl_zip_blob *b, const tl_zip_blob *pieces, size_t n,
+                     tl_error *err)
 {
     size_t nlen = strlen(name);
     if (nlen > ZIP_MAX16) {
@@ -349,8 +332,11 @@ int tl_zip_add_blob(tl_zip *z, const char *name, const tl_zip_blob *b, tl_error 
     zip_entry *ent = &z->entries[z->nentries];
     ent->offset = z->offset;
     if (zip_write(z, hdr, (size_t)(p - hdr), err) != 0 || zip_write(z, name, nlen, err) != 0 ||
-        zip_write(z, extra, (size_t)(e - extra), err) != 0 || zip_write(z, b->data, b->size, err) != 0)
+        zip_write(z, extra, (size_t)(e - extra), err) != 0)
         return -1;
+    for (size_t i = 0; i < n; i++)
+        if (zip_write(z, pieces[i].data, pieces[i].size, err) != 0)
+            return -1;
     ent->name = tl_xstrdup(name);
     ent->raw_size = b->raw_size;
     ent->size = b->size;
@@ -358,6 +344,27 @@ int tl_zip_add_blob(tl_zip *z, const char *name, const tl_zip_blob *b, tl_error 
     ent->method = b->method;
     z->nentries++;
     return 0;
+}
+
+int tl_zip_add_blob(tl_zip *z, const char *name, const tl_zip_blob *b, tl_error *err)
+{
+    return add_entry(z, name, b, b, 1, err);
+}
+
+int tl_zip_add_pieces(tl_zip *z, const char *name, tl_zip_blob *pieces, size_t n, tl_error *err)
+{
+    tl_zip_blob whole = {.method = 8};
+    for (size_t i = 0; i < n; i++) {
+        whole.size += pieces[i].size;
+        /* the CRC of the whole from the pieces' (zlib's combination: the same CRC-32) */
+        whole.crc = i == 0 ? pieces[i].crc
+                           : (uint32_t)crc32_combine(whole.crc, pieces[i].crc, (z_off_t)pieces[i].raw_size);
+        whole.raw_size += pieces[i].raw_size;
+    }
+    int rc = add_entry(z, name, &whole, pieces, n, err);
+    for (size_t i = 0; i < n; i++)
+        tl_zip_blob_free(&pieces[i]);
+    return rc;
 }
 
 int tl_zip_add(tl_zip *z, const char *name, const void *data, size_t len, tl_error *err)

@@ -50,13 +50,12 @@ void tl_zip_stream_finish(tl_zip_compressor *c);
 void tl_zip_blob_free(tl_zip_blob *b);
 
 /*
- * A part compressed in pieces, each on its own (on any thread), then joined: every
- * piece but the last ends with tl_zip_stream_finish_piece() (a sync flush, so that the
- * next piece's DEFLATE blocks may follow it), the last with tl_zip_stream_finish().
- * tl_zip_blob_join() makes the part of n pieces, in order (it frees them).
+ * A part compressed in pieces, each on its own (on any thread), then written as one
+ * entry: every piece but the last ends with tl_zip_stream_finish_piece() (a sync flush,
+ * so that the next piece's DEFLATE blocks may follow it), the last with
+ * tl_zip_stream_finish(); tl_zip_add_pieces() writes the n pieces in order.
  */
 void tl_zip_stream_finish_piece(tl_zip_compressor *c);
-void tl_zip_blob_join(tl_zip_blob *pieces, size_t n, tl_zip_blob *out);
 
 /* ---- the archive ---------------------------------------------------------------------- */
 
@@ -69,6 +68,11 @@ tl_zip *tl_zip_create(const char *path, tl_error *err);
  * Returns 0, or -1 with *err set (naming the archive): the archive is then unusable
  * except for tl_zip_abort(). */
 int tl_zip_add_blob(tl_zip *z, const char *name, const tl_zip_blob *b, tl_error *err);
+
+/* Append an entry named `name` whose DEFLATE stream is the n pieces' bytes in order (see
+ * tl_zip_stream_finish_piece), without joining them first; frees the pieces.  Returns as
+ * tl_zip_add_blob. */
+int tl_zip_add_pieces(tl_zip *z, const char *name, tl_zip_blob *pieces, size_t n, tl_error *err);
 
 /* Compress data[0..len) with the archive's own compressor and append it. */
 int tl_zip_add(tl_zip *z, const char *name, const void *data, size_t len, tl_error *err);

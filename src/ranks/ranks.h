@@ -114,10 +114,11 @@ void tl_rank_facts_free(tl_rank_facts *f);
  * workbook order (an "empty file" sheet is a table with no rows and no columns; the
  * table is the callee's from then on).  nccl_long, a row per collective and rank, comes
  * in pieces of at most piece_rows rows (0: whole), each typed as the whole sheet is and
- * with the same columns: piece 0 first, `last` set on the last one; every other sheet is
- * one piece.  sheet() returns 0, or -1 with *err set, which stops the report. */
+ * with the same columns: piece 0 first, `last` set on the last one, `total` the sheet's
+ * rows in all; every other sheet is one piece.  sheet() returns 0, or -1 with *err set,
+ * which stops the report. */
 typedef struct tl_ranks_out {
-    int (*sheet)(void *ctx, const char *name, tl_table *t, size_t piece, int last, tl_error *err);
+    int (*sheet)(void *ctx, const char *name, tl_table *t, size_t piece, int last, size_t total, tl_error *err);
     void *ctx;
     size_t piece_rows;
 } tl_ranks_out;

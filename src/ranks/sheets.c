@@ -106,7 +106,7 @@ static tl_table *long_piece(const rk_rows *rows, size_t lo, size_t hi, const lon
 static int put(const tl_ranks_out *out, const char *name, tl_table *t, long gpn, tl_error *err)
 {
     tl_rk_node_columns(t, gpn);
-    return out->sheet(out->ctx, name, t, 0, 1, err);
+    return out->sheet(out->ctx, name, t, 0, 1, t->nrows, err);
 }
 
 /* nccl_long to the output in pieces of out->piece_rows rows (all in one when 0): the
@@ -125,7 +125,7 @@ static int put_long(const tl_ranks_out *out, const rk_rows *rows, long gpn, tl_e
         size_t hi = rows->n - lo > step ? lo + step : rows->n;
         tl_table *t = long_piece(rows, lo, hi, cols, nc, fl, str);
         tl_rk_node_columns(t, gpn);
-        if (out->sheet(out->ctx, "nccl_long", t, piece, hi == rows->n, err) != 0)
+        if (out->sheet(out->ctx, "nccl_long", t, piece, hi == rows->n, rows->n, err) != 0)
             return -1;
     }
     return 0;
@@ -299,10 +299,10 @@ int tl_ranks_sheets_to(tl_rank_set *set, const tl_ranks_opts *o, tl_arena *a, co
 }
 
 /* The sheets whole, appended to a tl_results. */
-static int add_result(void *ctx, const char *name, tl_table *t, size_t piece, int last, tl_error *err)
+static int add_result(void *ctx, const char *name, tl_table *t, size_t piece, int last, size_t total, tl_error *err)
 {
     tl_results *res = ctx;
-    (void)piece, (void)last, (void)err;
+    (void)piece, (void)last, (void)total, (void)err;
     TL_GROW(res->items, res->cap, res->n + 1);
     tl_result *r = &res->items[res->n++];
     memset(r, 0, sizeof *r);

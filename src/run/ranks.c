@@ -54,8 +54,9 @@ typedef struct csv_dir_out {
     tl_results *res;
 } csv_dir_out;
 
-static int csv_sheet(void *ctx, const char *name, tl_table *t, size_t piece, int last, tl_error *err)
+static int csv_sheet(void *ctx, const char *name, tl_table *t, size_t piece, int last, size_t total, tl_error *err)
 {
+    (void)total;
     csv_dir_out *d = ctx;
     record(d->res, name, t, piece);
     if (piece == 0) {
@@ -96,16 +97,19 @@ static int write_csv_dir(const tl_run_ranks_opts *o, tl_run_ranks *r)
 /* ---- a workbook (and the CSVs beside it): each sheet to the writer as it is made ---- */
 
 typedef struct book_out {
+    tl_out *out;
     tl_sink sink;
     tl_results *res;
 } book_out;
 
-static int book_sheet(void *ctx, const char *name, tl_table *t, size_t piece, int last, tl_error *err)
+static int book_sheet(void *ctx, const char *name, tl_table *t, size_t piece, int last, size_t total, tl_error *err)
 {
     book_out *b = ctx;
-    (void)last;
     record(b->res, name, t, piece);
     tl_result r = {.name = name, .table = t, .nrows = t->nrows, .ncols = t->ncols};
+    /* nccl_long, in parts: never whole in memory (the sink holds two parts at most) */
+    if (!(piece == 0 && last))
+        return tl_out_put_part(b->out, &r, total, err);
     /* the sheets before this one are in the workbook once synced, and their tables freed:
      * at most two sheets are held, the one being written and the one just made */
     return b->sink.put(b->sink.ctx, &r, err) != 0 || b->sink.sync(b->sink.ctx, b->res->n - 1, err) != 0 ? -1 : 0;
@@ -121,8 +125,8 @@ static int write_book(const tl_run_ranks_opts *o, tl_run_ranks *r)
     tl_out *out = tl_out_open(r->output, o->csv_dir, 0, &r->err);
     if (!out)
         return -1;
-    book_out b = {tl_out_sink(out), &r->results};
-    tl_ranks_out to = {book_sheet, &b, 0}; /* the workbook fits its columns to the whole sheet */
+    book_out b = {out, tl_out_sink(out), &r->results};
+    tl_ranks_out to = {book_sheet, &b, LONG_PIECE_ROWS};
     int rc = tl_ranks_sheets_to(&r->set, &o->r, &r->arena, &to, &r->err);
     if (rc == 0)
         rc = tl_out_finish(out, NULL, &r->err);

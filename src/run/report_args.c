@@ -233,6 +233,9 @@ static int rank_set(tl_report_args *a, tl_error *err)
     if (d)
         return usage(err, "%s is an option of one trace's report; the collective report of a rank set does not "
                           "take it", tl_opts_label(d));
+    const char *star = a->trace_pattern ? strchr(a->trace_pattern, '*') : NULL;
+    if (a->trace_pattern && (!star || star != strrchr(a->trace_pattern, '*')))
+        return usage(err, "--trace_pattern '%s' must hold exactly one '*' (where the rank goes)", a->trace_pattern);
     if (r->mode != TL_RANKS_SCAN && !a->world_size)
         return usage(err, "%s", "--world_size is required with --trace_dir, --trace_pattern and --trace_glob "
                                 "(or use --ranks DIR, which counts the ranks)");

@@ -31,6 +31,8 @@ struct tl_out {
     tl_table **pending;      /* tables being written, oldest first, freed once synced */
     size_t *pending_index;   /* the result number of each */
     size_t npending, pcap;
+    tl_csv_file *part_csv;   /* the CSV of the result being given in parts */
+    size_t part_rows;        /* its records given so far (0: no result in parts open) */
     int finished;
 };
 
@@ -196,6 +198,66 @@ static int out_put(void *ctx, const tl_result *r, tl_error *err)
     return rc;
 }
 
+/* The part's records appended to its result's CSV (opened with the first part). */
+static int csv_part(tl_out *o, const tl_result *r, int first, tl_error *err)
+{
+    if (first) {
+        char *file = tl_xmalloc(strlen(r->name) + 5);
+        sprintf(file, "%s.csv", r->name);
+        char *path = tl_output_add(o->csv, file);
+        free(file);
+        o->part_csv = tl_csv_open(path, err);
+        free(path);
+        if (!o->part_csv) {
+            name_output(err, tl_output_temp(o->csv), tl_output_target(o->csv));
+            return -1;
+        }
+    }
+    tl_csv_append(o->part_csv, r->table, first);
+    return 0;
+}
+
+int tl_out_put_part(tl_out *o, const tl_result *r, size_t total, tl_error *err)
+{
+    int first = o->part_rows == 0;
+    size_t nrows = r->table->nrows;
+    if (first) {
+        tl_progress("writing %s", r->name);
+        TL_GROW(o->results.items, o->results.cap, o->results.n + 1);
+        tl_result *kept = &o->results.items[o->results.n++];
+        *kept = *r;
+        kept->table = NULL;
+        kept->nrows = total;
+        kept->ncols = r->table->ncols;
+    }
+    double t0 = tl_now();
+    tl_table_format_floats(r->table);
+    tl_timing.format += tl_now() - t0;
+    /* the CSV first: the workbook's thread frees the table once it has rendered it */
+    t0 = tl_now();
+    int rc = o->csv ? csv_part(o, r, first, err) : 0;
+    tl_timing.write_csv += tl_now() - t0;
+    if (rc != 0) {
+        tl_table_free(r->table);
+        return -1;
+    }
+    o->part_rows += nrows;
+    int last = o->part_rows >= total;
+    if (last)
+        o->part_rows = 0;
+    if (tl_xlsx_writer_add_part(o->xw, r, total, err) != 0) {
+        name_output(err, o->xlsx_tmp, tl_output_target(o->xlsx));
+        return -1;
+    }
+    if (last && o->part_csv) {
+        rc = tl_csv_close(o->part_csv, err);
+        o->part_csv = NULL;
+        if (rc != 0)
+            name_output(err, tl_output_temp(o->csv), tl_output_target(o->csv));
+    }
+    return rc;
+}
+
 /* Free the pending tables of results before number `upto`. */
 static void free_pending(tl_out *o, size_t upto)
 {
@@ -272,6 +334,7 @@ void tl_out_free(tl_out *o)
     /* the jobs first: they read the tables */
     tl_xlsx_writer_abort(o->xw);
     tl_pool_free(o->pool, 1);
+    tl_csv_close(o->part_csv, NULL);
     free_pending(o, (size_t)-1);
     free(o->pending);
     free(o->pending_index);

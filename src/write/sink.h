@@ -26,6 +26,14 @@ tl_out *tl_out_open(const char *xlsx, const char *csv_dir, int summary_first, tl
 /* The sink to give tl_run_groups(). */
 tl_sink tl_out_sink(tl_out *o);
 
+/*
+ * A result too large to hold whole, given in parts of its records, in order (`total`: its
+ * records in all; the first part at least 200 records, or all): each part appended to its
+ * CSV and to its worksheet (tl_xlsx_writer_add_part), its table the sink's from then on.
+ * The result is recorded once, with `total` rows and no table.  Returns 0 or -1 (err set).
+ */
+int tl_out_put_part(tl_out *o, const tl_result *r, size_t total, tl_error *err);
+
 /* Every result so far, in order; a table is NULL once written unless the summary needs it. */
 const tl_results *tl_out_results(const tl_out *o);
 

@@ -161,9 +161,11 @@ void tl_xb_sheet_open(tl_buf *b);
 void tl_render_empty(tl_buf *b, int selected);
 /* A result sheet's columns (malloc'd): letters, styles, colourings, hidden, widths. */
 colinfo *tl_sheet_columns(const tl_result *res);
-/* Records r0 .. r1-1 of result res as worksheet XML (a piece of the sheet). */
-void tl_render_result_rows(const tl_result *res, const colinfo *ci, int selected, size_t r0, size_t r1,
-                        tl_buf *b, tl_zip_compressor *comp);
+/* Records r0 .. r1-1 of result res's table as worksheet XML, a piece of a sheet of `total`
+ * rows in which the table's first record is record `first`: the sheet's head comes with
+ * its first record (first + r0 == 0), its tail with its last (first + r1 == total). */
+void tl_render_sheet_rows(const tl_result *res, const colinfo *ci, int selected, size_t first, size_t total,
+                          size_t r0, size_t r1, tl_buf *b, tl_zip_compressor *comp);
 /* 1 when the result has no columns (an empty worksheet). */
 int tl_result_is_empty(const tl_result *res);
 /* The package parts. */
@@ -179,6 +181,8 @@ void tl_part_rels_one(tl_buf *b, const char *type, const char *target);
 void tl_render_job(const book *bk, size_t i, tl_buf *b, tl_zip_compressor *comp, tl_zip_blob *blob);
 /* Store sheet job j's blob in the zip (and free it). */
 int tl_write_sheet(tl_zip *z, sheet_job *j, tl_error *err);
+/* The same for a sheet compressed in n pieces (tl_zip_add_pieces; the pieces freed). */
+int tl_write_sheet_pieces(tl_zip *z, size_t file, tl_zip_blob *pieces, size_t n, tl_error *err);
 render_state *tl_render_states_new(int n);
 void tl_render_states_free(render_state *st, int n);
 /* Add part `name` holding b's bytes (and empty b). */
@@ -187,6 +191,8 @@ int tl_add_part(tl_zip *z, const char *name, tl_buf *b, tl_error *err);
 char *tl_summary_tab(const char *name, char **tabs, size_t n);
 /* Whether result r (or summary plan pl) fits a worksheet (else *err says so, naming `path`). */
 int tl_result_fits(const tl_result *r, const char *path, tl_error *err);
+/* The same for a sheet `name` of nrows x ncols. */
+int tl_sheet_fits(const char *name, size_t nrows, size_t ncols, const char *path, tl_error *err);
 int tl_summary_fits(const summary_plan *pl, const char *path, tl_error *err);
 
 /* ---- xlsx_columns.c ------------------------------------------------------------------- */

@@ -28,22 +28,30 @@
  */
 typedef struct stream_sheet stream_sheet;
 
-/* A run of a sheet's records: one job. */
+/* A run of a sheet's records: one job.  A sheet added whole is cut into pieces of its
+ * one table; a sheet added in parts (tl_xlsx_writer_add_part) has a piece per part, each
+ * with a table of its own, freed once rendered. */
 typedef struct sheet_piece {
     stream_sheet *sh;
     size_t k;             /* its place among the sheet's pieces */
+    tl_table *own;        /* a part's table (NULL: a piece of the sheet's whole table) */
+    size_t first;         /* a part's first record in the sheet */
 } sheet_piece;
 
 struct stream_sheet {
     tl_xlsx_writer *w;
-    tl_result res;        /* a copy: the caller's may move */
+    tl_result res;        /* a copy: the caller's may move (a sheet in parts: its first part's) */
     size_t index;         /* 0, 1, ... in the order added */
     size_t file;          /* its part: xl/worksheets/sheet<file>.xml */
     size_t job;           /* the pool's job count once its last piece was queued */
     colinfo *ci;          /* its columns (NULL for an empty result) */
     size_t npieces, left; /* left: pieces not done yet, under the writer's `mu` */
-    sheet_piece *pieces;
+    sheet_piece *pieces;  /* a sheet added whole: its pieces */
+    sheet_piece **parts;  /* a sheet added in parts: each part's piece, as they come */
+    size_t total, given;  /* a sheet in parts: its records in all, and in the parts given */
+    int complete;         /* every piece is queued (under `mu`) */
     tl_zip_blob *blobs;   /* each piece, compressed */
+    size_t blobcap, pieces_cap;
 };
 
 /*
@@ -86,15 +94,24 @@ static void render_piece_job(void *arg, int worker)
     if (!failed) { /* after a failure the workbook is lost anyway: only count down */
         if (!st->comp)
             st->comp = tl_zip_compressor_new(TL_ZIP_LEVEL);
-        int selected = !w->summary_first && sh->index == 0, last = pc->k + 1 == sh->npieces;
+        int selected = !w->summary_first && sh->index == 0;
         tl_buf_clear(&st->xml);
         tl_zip_stream_begin(st->comp, &blob);
+        int last;
         if (!sh->ci) {
             tl_render_empty(&st->xml, selected);
+            last = 1;
+        } else if (pc->own) {
+            tl_result part = sh->res;
+            part.table = pc->own;
+            tl_render_sheet_rows(&part, sh->ci, selected, pc->first, sh->total, 0, pc->own->nrows, &st->xml,
+                                 st->comp);
+            last = pc->first + pc->own->nrows == sh->total;
         } else {
             size_t nrows = sh->res.table->nrows;
             size_t r0 = nrows * pc->k / sh->npieces, r1 = nrows * (pc->k + 1) / sh->npieces;
-            tl_render_result_rows(&sh->res, sh->ci, selected, r0, r1, &st->xml, st->comp);
+            tl_render_sheet_rows(&sh->res, sh->ci, selected, 0, nrows, r0, r1, &st->xml, st->comp);
+            last = pc->k + 1 == sh->npieces;
         }
         tl_xb_flush(&st->xml, st->comp);
         if (last)
@@ -102,19 +119,20 @@ static void render_piece_job(void *arg, int worker)
         else
             tl_zip_stream_finish_piece(st->comp);
     }
+    tl_table_free(pc->own); /* a part: rendered, or never to be */
+    pc->own = NULL;
 
     pthread_mutex_lock(&w->mu);
     sh->blobs[pc->k] = blob;
-    if (--sh->left == 0) {
-        /* the sheet's last piece to end joins them and stores the sheet */
-        sheet_job j = {.file = sh->file};
-        tl_zip_blob_join(sh->blobs, sh->npieces, &j.blob);
+    if (--sh->left == 0 && sh->complete) {
+        /* the sheet's last piece to end stores the sheet, its pieces in order */
         tl_error err = {0};
-        if (!w->failed && tl_write_sheet(w->z, &j, &err) != 0) {
+        if (!w->failed && tl_write_sheet_pieces(w->z, sh->file, sh->blobs, sh->npieces, &err) != 0) {
             w->failed = 1;
             w->werr = err;
         }
-        tl_zip_blob_free(&j.blob); /* when not written */
+        for (size_t k = 0; k < sh->npieces; k++)
+            tl_zip_blob_free(&sh->blobs[k]); /* when not written */
     }
     pthread_mutex_unlock(&w->mu);
 }
@@ -137,11 +155,10 @@ tl_xlsx_writer *tl_xlsx_writer_open(const char *path, int summary_first, tl_pool
     return w;
 }
 
-int tl_xlsx_writer_add(tl_xlsx_writer *w, const tl_result *r, tl_error *err)
+/* A new sheet of `nrows` records for result r (its columns from r's table), in the
+ * writer's order. */
+static stream_sheet *sheet_new(tl_xlsx_writer *w, const tl_result *r, size_t nrows)
 {
-    const tl_table *t = r->table;
-    if (!tl_result_fits(r, w->path, err))
-        return -1;
     if (w->n == w->cap) {
         w->cap = w->cap ? 2 * w->cap : 64;
         w->sheets = tl_xrealloc(w->sheets, w->cap * sizeof *w->sheets);
@@ -154,21 +171,64 @@ int tl_xlsx_writer_add(tl_xlsx_writer *w, const tl_result *r, tl_error *err)
     sh->index = w->n;
     sh->file = w->n + (w->summary_first ? 2 : 1); /* sheet1.xml: the summary, when it leads */
     sh->ci = tl_result_is_empty(r) ? NULL : tl_sheet_columns(r);
+    sh->total = nrows;
+    w->sheets[w->n] = sh;
+    w->names[w->n] = r->name;
+    w->jobs[w->n] = (sheet_job){.kind = SHEET_RESULT, .file = sh->file, .nrows = nrows, .ncols = r->table->ncols};
+    w->n++;
+    return sh;
+}
+
+int tl_xlsx_writer_add(tl_xlsx_writer *w, const tl_result *r, tl_error *err)
+{
+    const tl_table *t = r->table;
+    if (!tl_result_fits(r, w->path, err))
+        return -1;
+    stream_sheet *sh = sheet_new(w, r, t->nrows);
     size_t cells = sh->ci ? t->nrows * t->ncols : 0;
     sh->npieces = cells / (w->piece_cells ? w->piece_cells : XL_PIECE_CELLS) + 1;
     if (sh->npieces > t->nrows)
         sh->npieces = t->nrows ? t->nrows : 1;
     sh->left = sh->npieces;
+    sh->complete = 1;
     sh->pieces = tl_xcalloc(sh->npieces, sizeof *sh->pieces);
     sh->blobs = tl_xcalloc(sh->npieces, sizeof *sh->blobs);
-    w->sheets[w->n] = sh;
-    w->names[w->n] = r->name;
-    w->jobs[w->n] = (sheet_job){.kind = SHEET_RESULT, .file = sh->file, .nrows = t->nrows, .ncols = t->ncols};
-    w->n++;
     for (size_t k = 0; k < sh->npieces; k++) {
-        sh->pieces[k] = (sheet_piece){sh, k};
+        sh->pieces[k] = (sheet_piece){sh, k, NULL, 0};
         sh->job = tl_pool_add(w->pool, render_piece_job, &sh->pieces[k]);
     }
+    return 0;
+}
+
+int tl_xlsx_writer_add_part(tl_xlsx_writer *w, const tl_result *r, size_t total, tl_error *err)
+{
+    stream_sheet *sh = w->n ? w->sheets[w->n - 1] : NULL;
+    if (!sh || sh->complete) { /* the sheet's first part */
+        if (!tl_sheet_fits(r->name, total, r->table->ncols, w->path, err)) {
+            tl_table_free(r->table);
+            return -1;
+        }
+        sh = sheet_new(w, r, total);
+        sh->res.table = NULL; /* each part's table is its piece's */
+    }
+    size_t nrows = r->table->nrows;
+    sheet_piece *pc = tl_xcalloc(1, sizeof *pc);
+    *pc = (sheet_piece){sh, sh->npieces, r->table, sh->given};
+    pthread_mutex_lock(&w->mu); /* the jobs of earlier parts store their blobs meanwhile */
+    TL_GROW(sh->blobs, sh->blobcap, sh->npieces + 1);
+    sh->blobs[sh->npieces] = (tl_zip_blob){0};
+    TL_GROW(sh->parts, sh->pieces_cap, sh->npieces + 1);
+    sh->parts[sh->npieces++] = pc;
+    sh->left++;
+    sh->given += nrows;
+    sh->complete = sh->given >= total;
+    pthread_mutex_unlock(&w->mu);
+    size_t before = sh->job;
+    sh->job = tl_pool_add(w->pool, render_piece_job, pc);
+    /* At most two parts in memory: the one just given and the one before, which the pool
+     * renders meanwhile (the caller helping when it is behind). */
+    if (sh->npieces > 1)
+        tl_pool_wait(w->pool, before);
     return 0;
 }
 
@@ -201,6 +261,11 @@ static void writer_free(tl_xlsx_writer *w)
     for (size_t i = 0; i < w->n; i++) {
         free(w->sheets[i]->ci);
         free(w->sheets[i]->pieces);
+        for (size_t k = 0; w->sheets[i]->parts && k < w->sheets[i]->npieces; k++) {
+            tl_table_free(w->sheets[i]->parts[k]->own);
+            free(w->sheets[i]->parts[k]);
+        }
+        free(w->sheets[i]->parts);
         free(w->sheets[i]->blobs);
         free(w->sheets[i]);
     }

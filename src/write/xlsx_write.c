@@ -83,13 +83,13 @@ colinfo *tl_sheet_columns(const tl_result *res)
  * ends at the last record closes it.  Pieces rendered separately and put together in
  * order make the same XML as the whole.
  */
-void tl_render_result_rows(const tl_result *res, const colinfo *ci, int selected, size_t r0, size_t r1,
-                               tl_buf *b, tl_zip_compressor *comp)
+void tl_render_sheet_rows(const tl_result *res, const colinfo *ci, int selected, size_t first, size_t total,
+                          size_t r0, size_t r1, tl_buf *b, tl_zip_compressor *comp)
 {
     const tl_table *t = res->table;
     sheet_ctx sc = {res->name};
-    size_t last_row = t->nrows + 1;
-    if (r0 == 0) {
+    size_t last_row = total + 1;
+    if (first + r0 == 0) {
         tl_xb_sheet_open(b);
         tl_buf_printf(b, "<dimension ref=\"A1:%s%zu\"/>", ci[t->ncols - 1].ref, last_row);
         tl_buf_printf(b,
@@ -102,12 +102,12 @@ void tl_render_result_rows(const tl_result *res, const colinfo *ci, int selected
         tl_buf_adds(b, "<sheetData>");
         tl_xb_header_row(b, t, ci, 1, &sc);
     }
-    tl_xb_rows(b, t, ci, r0, r1, 2, &sc, comp);
-    if (r1 < t->nrows)
+    tl_xb_rows(b, t, ci, r0, r1, first + 2, &sc, comp);
+    if (first + r1 < total)
         return;
     tl_buf_adds(b, "</sheetData>");
     tl_buf_printf(b, "<autoFilter ref=\"A1:%s%zu\"/>", ci[t->ncols - 1].ref, last_row);
-    if (t->nrows) {
+    if (total) {
         tl_buf lower = {0}, higher = {0};
         for (size_t c = 0; c < t->ncols; c++)
             if (ci[c].cf != CF_NONE)
@@ -129,7 +129,7 @@ static void render_result(const tl_result *res, int selected, tl_buf *b, tl_zip_
         return;
     }
     colinfo *ci = tl_sheet_columns(res);
-    tl_render_result_rows(res, ci, selected, 0, res->table->nrows, b, comp);
+    tl_render_sheet_rows(res, ci, selected, 0, res->table->nrows, 0, res->table->nrows, b, comp);
     free(ci);
 }
 
@@ -155,6 +155,13 @@ int tl_write_sheet(tl_zip *z, sheet_job *j, tl_error *err)
     int rc = tl_zip_add_blob(z, name, &j->blob, err);
     tl_zip_blob_free(&j->blob);
     return rc;
+}
+
+int tl_write_sheet_pieces(tl_zip *z, size_t file, tl_zip_blob *pieces, size_t n, tl_error *err)
+{
+    char name[48];
+    snprintf(name, sizeof name, "xl/worksheets/sheet%zu.xml", file);
+    return tl_zip_add_pieces(z, name, pieces, n, err);
 }
 
 
@@ -186,14 +193,18 @@ char *tl_summary_tab(const char *name, char **tabs, size_t n)
 }
 
 /* Whether result r fits a worksheet (else *err says so, naming `path`). */
-int tl_result_fits(const tl_result *r, const char *path, tl_error *err)
+int tl_sheet_fits(const char *name, size_t nrows, size_t ncols, const char *path, tl_error *err)
 {
-    const tl_table *t = r->table;
-    if (t->ncols <= TL_EXCEL_MAX_COLS && t->nrows + 1 <= TL_EXCEL_MAX_ROWS)
+    if (ncols <= TL_EXCEL_MAX_COLS && nrows + 1 <= TL_EXCEL_MAX_ROWS)
         return 1;
     tl_error_set(err, "%s: result '%s' has %zu rows x %zu columns, more than a worksheet holds "
-                      "(1,048,575 x 16,384)", path, r->name, t->nrows, t->ncols);
+                      "(1,048,575 x 16,384)", path, name, nrows, ncols);
     return 0;
+}
+
+int tl_result_fits(const tl_result *r, const char *path, tl_error *err)
+{
+    return tl_sheet_fits(r->name, r->table->nrows, r->table->ncols, path, err);
 }
 
 /* Whether summary plan pl fits a worksheet (else *err says so, naming `path`). */

@@ -75,6 +75,17 @@ typedef struct tl_pool tl_pool;
 /* summary_first: a summary sheet will come first (it carries the initial selection). */
 tl_xlsx_writer *tl_xlsx_writer_open(const char *path, int summary_first, tl_pool *pool, tl_error *err);
 int tl_xlsx_writer_add(tl_xlsx_writer *w, const tl_result *r, tl_error *err);
+/*
+ * A sheet too large to hold whole, given in parts: r's table holds the sheet's next
+ * records (the same columns each time), `total` the sheet's records in all.  The first
+ * part starts the sheet and decides how its columns look (their number styles from its
+ * records, their widths from its first rows: give it at least 200 records, or all); the
+ * part that reaches `total` ends it.  r's table is the writer's from then on (freed once
+ * rendered, or on a failure).  Returns once at most this part and the one before are
+ * waiting to be rendered (helping meanwhile), so that the parts in memory stay two.
+ * Returns 0, or -1 with *err set (a sheet larger than a worksheet).
+ */
+int tl_xlsx_writer_add_part(tl_xlsx_writer *w, const tl_result *r, size_t total, tl_error *err);
 int tl_xlsx_writer_sync(tl_xlsx_writer *w, size_t upto, tl_error *err);
 int tl_xlsx_writer_close(tl_xlsx_writer *w, const tl_summary_sheet *summary, tl_error *err);
 void tl_xlsx_writer_abort(tl_xlsx_writer *w);
