@@ -560,6 +560,25 @@ static void test_usage_unknown_option(void **state)
     EXPECT_FAILURE(f, 2, "unknown option '--bogus' (see 'tlcompare --help')", "a", "b", "--bogus");
 }
 
+/* The options of traces, given reports: refused by name, never dropped. */
+static void test_usage_trace_options_with_reports(void **state)
+{
+    fixture *f = *state;
+    two_reports(f);
+    EXPECT_FAILURE(f, 2,
+                   "--steps chooses the steps of two traces compared with each other; these inputs are not two "
+                   "traces (see 'tlcompare --help')",
+                   "a", "b", "--steps", "2:");
+    EXPECT_FAILURE(f, 2,
+                   "--inference reads traces as TraceLens' inference generator does; none of the inputs is a trace "
+                   "(see 'tlcompare --help')",
+                   "a", "b", "--inference");
+    EXPECT_FAILURE(f, 2,
+                   "--group_by_num_kernels reads traces as TraceLens' inference generator does; none of the inputs "
+                   "is a trace (see 'tlcompare --help')",
+                   "a", "b", "--group_by_num_kernels");
+}
+
 static void test_usage_names_count_mismatch(void **state)
 {
     fixture *f = *state;
@@ -1936,6 +1955,7 @@ int main(void)
         T(test_usage_one_report),
         T(test_usage_unknown_option),
         T(test_usage_names_count_mismatch),
+        T(test_usage_trace_options_with_reports),
         T(test_usage_duplicate_tags),
         T(test_repeated_tags_are_runs),
         T(test_usage_unknown_sheets_group),

@@ -8,7 +8,7 @@
 
 #include "ranks/ranks.h"
 #include "run/compare.h"
-#include "run/ranks.h"
+#include "run/collreport.h"
 
 #include <malloc.h>
 #include <sys/resource.h>

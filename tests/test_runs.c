@@ -323,6 +323,33 @@ static void test_run_vs_trace_and_sizes(void **state)
     assert_int_equal(compare(&c, dir, "a", "b/rank0_trace.json", 1), TL_RUN_USAGE);
     assert_true(has(c.err.msg, "is a run (a set of rank traces or reports) but"));
     tl_comparison_free(&c);
+    /* ... or against nothing: named as missing, not as "not a run" */
+    assert_int_equal(compare(&c, dir, "a", "nothing_here", 1), TL_RUN_USAGE);
+    assert_true(has(c.err.msg, "cannot open '") && has(c.err.msg, "nothing_here': No such file or directory"));
+    tl_comparison_free(&c);
+    /* the options only two traces take are refused by name, never dropped */
+    static const char *const two_traces[] = {"--tracediff-dir", "--steps", "--inference",
+                                             "--group_by_parent_module", "--group_by_num_kernels",
+                                             "--enable_pseudo_ops"};
+    for (size_t k = 0; k < sizeof two_traces / sizeof *two_traces; k++) {
+        static char pa[4096], pb[4096];
+        snprintf(pa, sizeof pa, "%s/a", dir);
+        snprintf(pb, sizeof pb, "%s/b", dir);
+        const char *in[2] = {pa, pb};
+        tl_compare_opts o;
+        tl_compare_opts_init(&o);
+        o.inputs = in;
+        o.ninputs = 2;
+        o.tracediff_dir = k == 0 ? "td" : NULL;
+        o.steps = k == 1 ? "2:" : NULL;
+        o.inference = k == 2, o.parent_module = k == 3, o.num_kernels = k == 4, o.pseudo_ops = k == 5;
+        assert_int_equal(tl_compare_run(&o, &c), TL_RUN_USAGE);
+        char want[200];
+        snprintf(want, sizeof want, "%s is not available for runs, which are read rank by rank", two_traces[k]);
+        if (!has(c.err.msg, want))
+            fail_msg("%s: '%s'", two_traces[k], c.err.msg);
+        tl_comparison_free(&c);
+    }
     /* 4 vs 8 ranks: the aggregates, unpaired */
     assert_int_equal(compare(&c, dir, "a", "b", 2), TL_RUN_OK);
     assert_true(has(c.summary->lead_text, "ranks are not paired"));

@@ -7,7 +7,7 @@
 #include "base/util.h"
 #include "io/output.h"
 #include "run/compare.h"
-#include "run/ranks.h"
+#include "run/collreport.h"
 #include "run/report_args.h"
 #include "write/xlsx_write.h"
 

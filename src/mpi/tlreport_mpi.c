@@ -15,7 +15,7 @@
 #include "mpi/mpi_share.h"
 #include "ranks/ranks.h"
 #include "run/compare.h"
-#include "run/ranks.h"
+#include "run/collreport.h"
 #include "run/report_args.h"
 
 #include <mpi.h>

@@ -435,6 +435,16 @@ static int prepare(tl_comparison *c, struct tl_compare_state *s, int *both_trace
     /* inference mode: any capture folder, or an inference option, puts every trace in it */
     int any_capture = 0;
     *infer = o->inference || o->parent_module || o->num_kernels || o->pseudo_ops;
+    int any_trace = 0;
+    for (size_t i = 0; i < n; i++)
+        any_trace |= input_is_trace(o, i);
+    if (*infer && !any_trace)
+        return usage(c, 1, "%s reads traces as TraceLens' inference generator does; none of the inputs is a trace",
+                     o->inference ? "--inference" : o->parent_module ? "--group_by_parent_module"
+                                    : o->num_kernels ? "--group_by_num_kernels" : "--enable_pseudo_ops");
+    if (o->steps && !*both_traces)
+        return usage(c, 1, "--steps chooses the steps of two traces compared with each other; %s",
+                     n != 2 ? "give exactly two inputs, both traces" : "these inputs are not two traces");
     for (size_t i = 0; o->captures && i < n; i++)
         any_capture |= o->captures[i] != NULL;
     *infer |= any_capture;

@@ -17,6 +17,7 @@
 #include "run/memreport.h"
 #include "trace/trace_report.h"
 
+#include <errno.h>
 #include <glob.h>
 #include <math.h>
 #include <stdio.h>
@@ -564,6 +565,20 @@ static int dist_usage(tl_comparison *c, const char *fmt, const char *a, const ch
     return c->status = TL_RUN_USAGE;
 }
 
+/* The first option given of those that only two traces take (their call trees, their
+ * steps, the inference generator's reading), or NULL: runs are read rank by rank through
+ * the rank reader, which has none of them. */
+static const char *trace_option(const tl_compare_opts *o)
+{
+    return o->tracediff_dir ? "--tracediff-dir"
+           : o->steps       ? "--steps"
+           : o->inference   ? "--inference"
+           : o->parent_module ? "--group_by_parent_module"
+           : o->num_kernels ? "--group_by_num_kernels"
+           : o->pseudo_ops  ? "--enable_pseudo_ops"
+                            : NULL;
+}
+
 int tl_dist_compare_run(const tl_compare_opts *o, tl_comparison *c)
 {
     size_t nrun = 0;
@@ -576,9 +591,15 @@ int tl_dist_compare_run(const tl_compare_opts *o, tl_comparison *c)
     }
     if (nrun == 0)
         return -1;
+    if (a_single && access(a_single, F_OK) != 0)
+        return dist_usage(c, "cannot open '%s': %s", a_single, strerror(errno));
     if (a_single)
         return dist_usage(c, "'%s' is a run (a set of rank traces or reports) but '%s' is not: compare runs with runs, or one "
                              "rank's trace with another's", a_run, a_single);
+    const char *traces_only = trace_option(o);
+    if (traces_only)
+        return dist_usage(c, "%s is not available for runs, which are read rank by rank (give one rank's trace of each "
+                             "run%s)", traces_only, " to use it");
     if (o->names_given && o->nnames != o->ninputs)
         return dist_usage(c, "--names gives %s tags for %s runs; give exactly one per run", "a different number of",
                           "the");

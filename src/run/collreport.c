@@ -1,7 +1,7 @@
 /*
- * ranks.c - one multi-rank collective report run (run/ranks.h).
+ * collreport.c - one multi-rank collective report run (run/collreport.h).
  */
-#include "run/ranks.h"
+#include "run/collreport.h"
 
 #include "run/compare.h"
 #include "run/report.h"

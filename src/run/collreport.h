@@ -1,10 +1,10 @@
 /*
- * ranks.h - one multi-rank collective report run (MULTIRANK.md), for every front end:
+ * collreport.h - one multi-rank collective report run (MULTIRANK.md), for every front end:
  * the rank files found, read on worker threads, the sheets made and written as a
  * workbook and/or CSVs (whole or not at all).  Errors come back, never exit.
  */
-#ifndef TL_RUN_RANKS_H
-#define TL_RUN_RANKS_H
+#ifndef TL_RUN_COLLREPORT_H
+#define TL_RUN_COLLREPORT_H
 
 #include "ranks/ranks.h"
 #include "table/result.h"
