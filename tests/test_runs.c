@@ -32,18 +32,25 @@ static void gen_run(const char *dir, const char *name, int n, const char *common
     }
 }
 
-/* Compare dir/a with dir/b (results kept in memory), `jobs` workers. */
-static int compare(tl_comparison *c, const char *dir, const char *a, const char *b, int jobs)
+/* The options comparing dir/a with dir/b (results kept in memory); the paths hold until
+ * the next call. */
+static void opts_for(tl_compare_opts *o, const char *dir, const char *a, const char *b)
 {
     static char pa[4096], pb[4096];
     snprintf(pa, sizeof pa, "%s/%s", dir, a);
     snprintf(pb, sizeof pb, "%s/%s", dir, b);
     static const char *in[2];
     in[0] = pa, in[1] = pb;
+    tl_compare_opts_init(o);
+    o->inputs = in;
+    o->ninputs = 2;
+}
+
+/* Compare dir/a with dir/b, `jobs` workers. */
+static int compare(tl_comparison *c, const char *dir, const char *a, const char *b, int jobs)
+{
     tl_compare_opts o;
-    tl_compare_opts_init(&o);
-    o.inputs = in;
-    o.ninputs = 2;
+    opts_for(&o, dir, a, b);
     o.jobs = jobs;
     return tl_compare_run(&o, c);
 }
@@ -133,14 +140,8 @@ static void test_busbw_drop(void **state)
     tl_comparison_free(&c);
     /* the gate: a 20% drop fails at 10%, passes at 25% */
     for (int k = 0; k < 2; k++) {
-        static char pa[4096], pb[4096];
-        snprintf(pa, sizeof pa, "%s/a", dir);
-        snprintf(pb, sizeof pb, "%s/b", dir);
-        const char *in[2] = {pa, pb};
         tl_compare_opts o;
-        tl_compare_opts_init(&o);
-        o.inputs = in;
-        o.ninputs = 2;
+        opts_for(&o, dir, "a", "b");
         o.fail_pct = k ? 25 : 10;
         assert_int_equal(tl_compare_run(&o, &c), k ? TL_RUN_OK : TL_RUN_REGRESSION);
         assert_true(has(c.summary->lead_text, "gate failed: this bus bandwidth dropped 20.0%") == !k);
@@ -332,14 +333,8 @@ static void test_run_vs_trace_and_sizes(void **state)
                                              "--group_by_parent_module", "--group_by_num_kernels",
                                              "--enable_pseudo_ops"};
     for (size_t k = 0; k < sizeof two_traces / sizeof *two_traces; k++) {
-        static char pa[4096], pb[4096];
-        snprintf(pa, sizeof pa, "%s/a", dir);
-        snprintf(pb, sizeof pb, "%s/b", dir);
-        const char *in[2] = {pa, pb};
         tl_compare_opts o;
-        tl_compare_opts_init(&o);
-        o.inputs = in;
-        o.ninputs = 2;
+        opts_for(&o, dir, "a", "b");
         o.tracediff_dir = k == 0 ? "td" : NULL;
         o.steps = k == 1 ? "2:" : NULL;
         o.inference = k == 2, o.parent_module = k == 3, o.num_kernels = k == 4, o.pseudo_ops = k == 5;
