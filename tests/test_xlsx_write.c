@@ -720,6 +720,15 @@ static void test_sheet_in_parts(void **state)
     assert_non_null(strstr(err.msg, "result 'huge' has 1048576 rows x 3 columns, more than a worksheet holds"));
     tl_xlsx_writer_abort(w);
     tl_pool_free(pool, 1);
+    /* a sheet whose parts stop short of its rows: the book is refused, not written without it */
+    pool = tl_pool_new(1);
+    err = (tl_error){0};
+    w = tl_xlsx_writer_open(parts, 0, pool, &err);
+    r = (tl_result){.name = "short", .table = part_rows(&arena, 0, 300)};
+    assert_int_equal(tl_xlsx_writer_add_part(w, &r, 500, &err), 0);
+    assert_int_equal(tl_xlsx_writer_close(w, NULL, &err), -1);
+    assert_non_null(strstr(err.msg, "result 'short' was given 300 of its 500 rows"));
+    tl_pool_free(pool, 1);
     free(whole);
     free(parts);
     tt_rmrf(dir);

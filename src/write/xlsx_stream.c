@@ -266,6 +266,8 @@ static void writer_free(tl_xlsx_writer *w)
             free(w->sheets[i]->parts[k]);
         }
         free(w->sheets[i]->parts);
+        for (size_t k = 0; w->sheets[i]->blobs && k < w->sheets[i]->npieces; k++)
+            tl_zip_blob_free(&w->sheets[i]->blobs[k]); /* a sheet never stored */
         free(w->sheets[i]->blobs);
         free(w->sheets[i]);
     }
@@ -293,6 +295,15 @@ int tl_xlsx_writer_close(tl_xlsx_writer *w, const tl_summary_sheet *sum, tl_erro
         tl_xlsx_writer_abort(w);
         return -1;
     }
+    /* a sheet given in parts that never reached its rows would be a part the book names
+     * and does not hold */
+    for (size_t i = 0; i < w->n; i++)
+        if (!w->sheets[i]->complete) {
+            tl_error_set(err, "%s: result '%s' was given %zu of its %zu rows", w->path, w->names[i],
+                         w->sheets[i]->given, w->sheets[i]->total);
+            tl_xlsx_writer_abort(w);
+            return -1;
+        }
 
     /* The book in tab order: the summary (if any), then the results. */
     book bk = {0};
