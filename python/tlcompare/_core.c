@@ -98,6 +98,9 @@ static void *job_thread(void *p)
         j->oom = 1;
         snprintf(j->oom_msg, sizeof j->oom_msg, "%s", tl_oom_message());
         tl_oom_reset();
+        /* the run's helpers still at work stop at their next check (their state is
+         * abandoned with the run's); its temporaries go now */
+        tl_cancel_set(&j->cancel);
         tl_cleanup_remove_all();
     }
     tl_oom_catch(NULL);

@@ -16,6 +16,7 @@ enum { JOB_QUEUED, JOB_RUNNING, JOB_DONE };
 typedef struct pool_job {
     tl_job_fn fn;
     void *arg;
+    unsigned oom_ctx; /* the run of the thread that queued it (base/util.h) */
     unsigned char state;
 } pool_job;
 
@@ -66,7 +67,7 @@ static void run(tl_pool *p, size_t i, int worker)
     if (worker == p->nthreads)
         c.j.fn(c.j.arg, worker); /* the waiting thread itself: its own failures unwind it */
     else
-        tl_oom_helper(call_job, &c);
+        tl_oom_helper(c.j.oom_ctx, call_job, &c);
     pthread_mutex_lock(&p->mu);
     p->jobs[i].state = JOB_DONE;
     while (p->ended < p->n && p->jobs[p->ended].state == JOB_DONE)
@@ -115,7 +116,7 @@ size_t tl_pool_add(tl_pool *p, tl_job_fn fn, void *arg)
 {
     pthread_mutex_lock(&p->mu);
     TL_GROW(p->jobs, p->cap, p->n + 1);
-    p->jobs[p->n++] = (pool_job){fn, arg, JOB_QUEUED};
+    p->jobs[p->n++] = (pool_job){fn, arg, tl_oom_context(), JOB_QUEUED};
     size_t n = p->n;
     pthread_cond_signal(&p->work);
     pthread_mutex_unlock(&p->mu);

@@ -13,6 +13,7 @@
 typedef struct start {
     void *(*fn)(void *);
     void *arg, *ret;
+    unsigned oom_ctx; /* the run of the thread that started it */
 } start;
 
 static void call(void *p)
@@ -26,7 +27,7 @@ static void *trampoline(void *p)
     start s = *(start *)p;
     free(p);
     s.ret = NULL;
-    tl_oom_helper(call, &s);
+    tl_oom_helper(s.oom_ctx, call, &s);
     return s.ret;
 }
 
@@ -42,7 +43,7 @@ int tl_thread_create(pthread_t *thread, void *(*fn)(void *), void *arg)
     start *s = malloc(sizeof *s);
     if (!s)
         return -1;
-    *s = (start){fn, arg, NULL};
+    *s = (start){fn, arg, NULL, tl_oom_context()};
     sigset_t block, old;
     sigemptyset(&block);
     sigaddset(&block, SIGINT);

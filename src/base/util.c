@@ -27,15 +27,20 @@ static TL_TLS const char *reading;
 static char reading_any[256];
 static TL_TLS jmp_buf *oom_at;
 static TL_TLS jmp_buf *oom_helper_at; /* this thread runs tl_oom_helper's fn: where it unwinds */
+static TL_TLS unsigned oom_helper_gen; /* ... on behalf of the run of this generation */
+static TL_TLS unsigned oom_at_gen;     /* oom_at's run's generation */
 static char oom_msg[512]; /* the failure told: one run's at a time */
 static atomic_int oom_catchers; /* threads with a catch point */
 static atomic_int oom_pending;  /* a helper failed: the catchers unwind */
+static atomic_uint oom_gen;     /* one more each time a thread sets a catch point */
 static char pending_msg[512];
 
 void tl_oom_catch(jmp_buf *at)
 {
-    if (at && !oom_at)
+    if (at && !oom_at) {
         atomic_fetch_add(&oom_catchers, 1);
+        oom_at_gen = atomic_fetch_add(&oom_gen, 1) + 1;
+    }
     else if (!at && oom_at)
         atomic_fetch_sub(&oom_catchers, 1);
     oom_at = at;
@@ -53,21 +58,29 @@ void tl_oom_check(void)
     }
 }
 
-int tl_oom_helper(void (*fn)(void *), void *arg)
+unsigned tl_oom_context(void)
 {
-    if (!atomic_load(&oom_catchers)) {
+    return oom_at ? oom_at_gen : oom_helper_at ? oom_helper_gen : 0;
+}
+
+int tl_oom_helper(unsigned ctx, void (*fn)(void *), void *arg)
+{
+    if (!ctx) {
         fn(arg);
         return 0;
     }
     jmp_buf at, *outer = oom_helper_at;
+    unsigned outer_gen = oom_helper_gen;
     int rc = 0;
     if (setjmp(at) == 0) {
         oom_helper_at = &at;
+        oom_helper_gen = ctx;
         fn(arg);
     } else {
         rc = -1;
     }
     oom_helper_at = outer;
+    oom_helper_gen = outer_gen;
     return rc;
 }
 
@@ -104,11 +117,15 @@ static void out_of_memory(size_t n)
     }
     if (oom_at)
         longjmp(*oom_at, 1);
-    if (oom_helper_at && atomic_load(&oom_catchers)) {
-        /* the first failure's message is the one told */
-        if (!atomic_load(&oom_pending))
-            memcpy(pending_msg, oom_msg, sizeof pending_msg);
-        atomic_store_explicit(&oom_pending, 1, memory_order_release);
+    if (oom_helper_at) {
+        /* told to the run that started this helper, if it is still going: a helper of a
+         * run that has already unwound (its state abandoned) only ends, quietly */
+        if (atomic_load(&oom_catchers) && oom_helper_gen == atomic_load(&oom_gen)) {
+            /* the first failure's message is the one told */
+            if (!atomic_load(&oom_pending))
+                memcpy(pending_msg, oom_msg, sizeof pending_msg);
+            atomic_store_explicit(&oom_pending, 1, memory_order_release);
+        }
         longjmp(*oom_helper_at, 1);
     }
     fprintf(stderr, "%s: %s\n", tl_progname, oom_msg);

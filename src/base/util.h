@@ -28,19 +28,25 @@ const char *tl_reading(const char *path);
 /* A catch point for allocation failures in the calling thread (NULL: none, the failure
  * ends the process).  A library front end that must outlive a run that ran out of memory
  * (the Python module) sets one around the run: after the longjmp, the run's state is
- * abandoned (its memory not given back), and tl_oom_message() says what failed.  Only
- * the failures of this thread come back here; a helper thread's end the process. */
+ * abandoned (its memory not given back), and tl_oom_message() says what failed.  The
+ * failures of this thread come back here, and those of its helpers (below) at its next
+ * allocation. */
 #include <setjmp.h>
 void tl_oom_catch(jmp_buf *at);
 const char *tl_oom_message(void);
 
-/* For a helper thread of a run (tl_thread_create's threads, the pool's jobs): fn(arg)
- * with its allocation failures caught while some thread has a catch point: returns 0, or
- * -1 after a failure, which is then pending for the threads with a catch point: each
- * unwinds at its next allocation or tl_oom_check().  Without a catch point anywhere a
- * failure ends the process, as always.  tl_oom_reset() clears a pending failure (the
- * catching thread, once it has unwound). */
-int tl_oom_helper(void (*fn)(void *), void *arg);
+/* For a helper thread of a run (tl_thread_create's threads, the pool's jobs): the run it
+ * works for is told by the thread that starts it or queues its job (tl_oom_context(),
+ * taken there: a helper scheduled late, after its run has already unwound, must still
+ * know it belongs to a run that catches).  tl_oom_helper(ctx, fn, arg) runs fn(arg) with
+ * its allocation failures caught when ctx is not 0: returns 0, or -1 after a failure,
+ * which is then pending for the run's thread: it unwinds at its next allocation or
+ * tl_oom_check().  With ctx 0 (no run catches: the programs) a failure ends the process,
+ * as always.  A helper still at work after its run's thread has unwound (the run
+ * abandoned) ends quietly when it fails, its failure told to no later run.
+ * tl_oom_reset() clears a pending failure (the catching thread, once it has unwound). */
+unsigned tl_oom_context(void);
+int tl_oom_helper(unsigned ctx, void (*fn)(void *), void *arg);
 void tl_oom_check(void);
 void tl_oom_reset(void);
 
