@@ -147,16 +147,26 @@ static int share_file(const char *src, const char *dst, tl_error *err)
     return copy_file(src, dst, err);
 }
 
-static int write_csv(tl_out *o, const tl_result *r, tl_error *err)
+/* Where result `name`'s CSV is staged in the CSV directory (malloc'd), or NULL with *err
+ * set when the name cannot be a file's. */
+static char *csv_path(tl_out *o, const char *name, tl_error *err)
 {
-    if (strchr(r->name, '/')) {
-        tl_error_set(err, "result '%s' cannot be a file name (a tag holds '/')", r->name);
-        return -1;
+    if (strchr(name, '/')) {
+        tl_error_set(err, "result '%s' cannot be a file name (a tag holds '/')", name);
+        return NULL;
     }
-    char *file = tl_xmalloc(strlen(r->name) + 5);
-    sprintf(file, "%s.csv", r->name);
+    char *file = tl_xmalloc(strlen(name) + 5);
+    sprintf(file, "%s.csv", name);
     char *path = tl_output_add(o->csv, file);
     free(file);
+    return path;
+}
+
+static int write_csv(tl_out *o, const tl_result *r, tl_error *err)
+{
+    char *path = csv_path(o, r->name, err);
+    if (!path)
+        return -1;
     int rc = r->csv_file ? share_file(r->csv_file, path, err) : tl_csv_write_file(r->table, path, err);
     if (rc != 0)
         name_output(err, tl_output_temp(o->csv), tl_output_target(o->csv));
@@ -164,14 +174,21 @@ static int write_csv(tl_out *o, const tl_result *r, tl_error *err)
     return rc;
 }
 
+/* Result r in the list of every result, in order. */
+static tl_result *record(tl_out *o, const tl_result *r)
+{
+    TL_GROW(o->results.items, o->results.cap, o->results.n + 1);
+    tl_result *kept = &o->results.items[o->results.n++];
+    *kept = *r;
+    return kept;
+}
+
 static int out_put(void *ctx, const tl_result *r, tl_error *err)
 {
     tl_out *o = ctx;
     tl_progress("writing %s", r->name);
     /* Recorded first, so that the table is freed whatever happens next. */
-    TL_GROW(o->results.items, o->results.cap, o->results.n + 1);
-    tl_result *kept = &o->results.items[o->results.n++];
-    *kept = *r;
+    tl_result *kept = record(o, r);
     if (!kept_for_summary(r->name)) {
         size_t cap = o->pcap;
         TL_GROW(o->pending, o->pcap, o->npending + 1);
@@ -202,10 +219,9 @@ static int out_put(void *ctx, const tl_result *r, tl_error *err)
 static int csv_part(tl_out *o, const tl_result *r, int first, tl_error *err)
 {
     if (first) {
-        char *file = tl_xmalloc(strlen(r->name) + 5);
-        sprintf(file, "%s.csv", r->name);
-        char *path = tl_output_add(o->csv, file);
-        free(file);
+        char *path = csv_path(o, r->name, err);
+        if (!path)
+            return -1;
         o->part_csv = tl_csv_open(path, err);
         free(path);
         if (!o->part_csv) {
@@ -223,9 +239,7 @@ int tl_out_put_part(tl_out *o, const tl_result *r, size_t total, tl_error *err)
     size_t nrows = r->table->nrows;
     if (first) {
         tl_progress("writing %s", r->name);
-        TL_GROW(o->results.items, o->results.cap, o->results.n + 1);
-        tl_result *kept = &o->results.items[o->results.n++];
-        *kept = *r;
+        tl_result *kept = record(o, r);
         kept->table = NULL;
         kept->nrows = total;
         kept->ncols = r->table->ncols;
