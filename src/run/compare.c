@@ -434,14 +434,14 @@ static int prepare(tl_comparison *c, struct tl_compare_state *s, int *both_trace
     *both_traces = n == 2 && nsides == 2 && input_is_trace(o, 0) && input_is_trace(o, 1);
     /* inference mode: any capture folder, or an inference option, puts every trace in it */
     int any_capture = 0;
-    *infer = o->inference || o->parent_module || o->num_kernels || o->pseudo_ops;
+    const char *infer_option = tl_compare_infer_option(o);
+    *infer = infer_option != NULL;
     int any_trace = 0;
     for (size_t i = 0; i < n; i++)
         any_trace |= input_is_trace(o, i);
     if (*infer && !any_trace)
         return usage(c, 1, "%s reads traces as TraceLens' inference generator does; none of the inputs is a trace",
-                     o->inference ? "--inference" : o->parent_module ? "--group_by_parent_module"
-                                    : o->num_kernels ? "--group_by_num_kernels" : "--enable_pseudo_ops");
+                     infer_option);
     if (o->steps && !*both_traces)
         return usage(c, 1, "--steps chooses the steps of two traces compared with each other; %s",
                      n != 2 ? "give exactly two inputs, both traces" : "these inputs are not two traces");
@@ -470,6 +470,15 @@ static int prepare(tl_comparison *c, struct tl_compare_state *s, int *both_trace
         return TL_RUN_USAGE;
     }
     return 0;
+}
+
+const char *tl_compare_infer_option(const tl_compare_opts *o)
+{
+    return o->inference       ? "--inference"
+           : o->parent_module ? "--group_by_parent_module"
+           : o->num_kernels   ? "--group_by_num_kernels"
+           : o->pseudo_ops    ? "--enable_pseudo_ops"
+                              : NULL;
 }
 
 char **tl_compare_default_tags(const char *const *paths, size_t n)

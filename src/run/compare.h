@@ -134,6 +134,10 @@ int tl_compare_reports(const tl_compare_opts *o, tl_comparison *c);
  * malloc'd strings in a malloc'd array of n. */
 char **tl_compare_default_tags(const char *const *paths, size_t n);
 
+/* The first inference option o gives (--inference, --group_by_parent_module, ...): they read
+ * traces as TraceLens' inference generator does; NULL when none is given. */
+const char *tl_compare_infer_option(const tl_compare_opts *o);
+
 /* A kept comparison (no outputs given to the run): write its sheets as the workbook
  * `xlsx` and/or CSVs in `csv_dir` (either NULL), with the summary sheet unless the run
  * had no_summary, moved into place together.  Returns 0, or -1 with *err set and nothing

@@ -570,13 +570,7 @@ static int dist_usage(tl_comparison *c, const char *fmt, const char *a, const ch
  * the rank reader, which has none of them. */
 static const char *trace_option(const tl_compare_opts *o)
 {
-    return o->tracediff_dir ? "--tracediff-dir"
-           : o->steps       ? "--steps"
-           : o->inference   ? "--inference"
-           : o->parent_module ? "--group_by_parent_module"
-           : o->num_kernels ? "--group_by_num_kernels"
-           : o->pseudo_ops  ? "--enable_pseudo_ops"
-                            : NULL;
+    return o->tracediff_dir ? "--tracediff-dir" : o->steps ? "--steps" : tl_compare_infer_option(o);
 }
 
 int tl_dist_compare_run(const tl_compare_opts *o, tl_comparison *c)
