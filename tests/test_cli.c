@@ -579,6 +579,26 @@ static void test_usage_trace_options_with_reports(void **state)
                    "a", "b", "--group_by_num_kernels");
 }
 
+/* Two traces with capture folders: the options of the call trees' comparison refused by
+ * name; a missing input is said to be missing (exit 1), not taken for one of another kind. */
+static void test_usage_trace_options_with_capture_folders(void **state)
+{
+    fixture *f = *state;
+    put(f, "ta/exec.json", "{\"traceEvents\": []}");
+    put(f, "ta/capture/keep", "");
+    put(f, "tb/exec.json", "{\"traceEvents\": []}");
+    put(f, "tb/capture/keep", "");
+    EXPECT_FAILURE(f, 2, "--steps is not available for traces with capture folders (see 'tlcompare --help')",
+                   "ta/exec.json@ta/capture", "tb/exec.json@tb/capture", "--steps", "2:");
+    EXPECT_FAILURE(f, 2,
+                   "--tracediff-dir is not available for traces with capture folders (see 'tlcompare --help')",
+                   "ta/exec.json@ta/capture", "tb/exec.json@tb/capture", "--tracediff-dir", "td");
+    EXPECT_FAILURE(f, 1, "missing.json: No such file or directory", "ta/exec.json", "missing.json", "--steps", "2:");
+    EXPECT_FAILURE(f, 1, "missing.json: No such file or directory", "ta/exec.json", "missing.json",
+                   "--tracediff-dir", "td");
+    EXPECT_FAILURE(f, 1, "missing.json: No such file or directory", "missing.json", "missing2.json", "--inference");
+}
+
 static void test_usage_names_count_mismatch(void **state)
 {
     fixture *f = *state;
@@ -1956,6 +1976,7 @@ int main(void)
         T(test_usage_unknown_option),
         T(test_usage_names_count_mismatch),
         T(test_usage_trace_options_with_reports),
+        T(test_usage_trace_options_with_capture_folders),
         T(test_usage_duplicate_tags),
         T(test_repeated_tags_are_runs),
         T(test_usage_unknown_sheets_group),

@@ -144,7 +144,7 @@ static void test_report_rules(void **state)
     assert_int_equal(parse_report(&a, &err, d), TL_RUN_FAILED);
     char want[4200];
     snprintf(want, sizeof want, "%s: is a directory, not a trace (the collective report of a rank set, one trace "
-             "per rank: --ranks %s)", dir, dir);
+             "per rank, is tlreport's: tlreport --ranks %s)", dir, dir);
     assert_string_equal(err.msg, want);
     tl_report_args_free(&a);
     tt_rmrf(dir);

@@ -325,16 +325,18 @@ static void test_run_vs_trace_and_sizes(void **state)
     assert_true(has(c.err.msg, "is a run (a set of rank traces or reports) but"));
     tl_comparison_free(&c);
     /* ... or against nothing: named as missing, not as "not a run" */
-    assert_int_equal(compare(&c, dir, "a", "nothing_here", 1), TL_RUN_USAGE);
-    assert_true(has(c.err.msg, "cannot open '") && has(c.err.msg, "nothing_here': No such file or directory"));
+    assert_int_equal(compare(&c, dir, "a", "nothing_here", 1), TL_RUN_FAILED);
+    assert_true(has(c.err.msg, "nothing_here: No such file or directory"));
     tl_comparison_free(&c);
-    /* the options only two traces take are refused by name, never dropped */
+    /* the options only traces take are refused by name, never dropped */
     static const char *const two_traces[] = {"--tracediff-dir", "--steps", "--inference",
                                              "--group_by_parent_module", "--group_by_num_kernels",
-                                             "--enable_pseudo_ops"};
+                                             "--enable_pseudo_ops", "a capture folder"};
     for (size_t k = 0; k < sizeof two_traces / sizeof *two_traces; k++) {
         tl_compare_opts o;
         opts_for(&o, dir, "a", "b");
+        const char *captures[2] = {NULL, "cap"};
+        o.captures = k == 6 ? captures : NULL;
         o.tracediff_dir = k == 0 ? "td" : NULL;
         o.steps = k == 1 ? "2:" : NULL;
         o.inference = k == 2, o.parent_module = k == 3, o.num_kernels = k == 4, o.pseudo_ops = k == 5;

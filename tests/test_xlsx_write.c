@@ -729,6 +729,17 @@ static void test_sheet_in_parts(void **state)
     assert_int_equal(tl_xlsx_writer_close(w, NULL, &err), -1);
     assert_non_null(strstr(err.msg, "result 'short' was given 300 of its 500 rows"));
     tl_pool_free(pool, 1);
+    /* parts beyond the sheet's rows, or of other columns: refused, the part's table freed */
+    pool = tl_pool_new(1);
+    err = (tl_error){0};
+    w = tl_xlsx_writer_open(parts, 0, pool, &err);
+    r = (tl_result){.name = "over", .table = part_rows(&arena, 0, 250)};
+    assert_int_equal(tl_xlsx_writer_add_part(w, &r, 300, &err), 0);
+    r = (tl_result){.name = "over", .table = part_rows(&arena, 250, 310)};
+    assert_int_equal(tl_xlsx_writer_add_part(w, &r, 300, &err), -1);
+    assert_non_null(strstr(err.msg, "a part of result 'over' (60 rows x 3 columns) does not fit: 250 of its 300 rows"));
+    tl_xlsx_writer_abort(w);
+    tl_pool_free(pool, 1);
     free(whole);
     free(parts);
     tt_rmrf(dir);

@@ -641,7 +641,12 @@ static int check_failed(int rc, const tl_error *err)
 
 /* ---- report() ------------------------------------------------------------------------ */
 
+/* A call's state is on the heap, the run's job in it: after an allocation failure the
+ * run's helpers may still be at work, reading it (its arguments, its strings, its cancel
+ * flag), so it is then abandoned, never freed. */
 typedef struct report_job {
+    job j;
+    strings keepv;    /* the texts the arguments point to */
     tl_report_args a; /* run.output / run.csv_dir stay NULL: written after the sheets are kept */
     tl_run_report r;
     tl_error werr;
@@ -707,10 +712,10 @@ static PyObject *py_report(PyObject *self, PyObject *args)
     PyObject *trace = NULL, *kw = NULL;
     if (!PyArg_ParseTuple(args, "O|O:report", &trace, &kw))
         return NULL;
-    report_job rj;
-    memset(&rj, 0, sizeof rj);
-    tl_report_args_init(&rj.a);
-    strings keepv = {0};
+    report_job *rj = calloc(1, sizeof *rj);
+    if (!rj)
+        return PyErr_NoMemory();
+    tl_report_args_init(&rj->a);
     PyObject *ret = NULL;
     char *p_trace = NULL;
     tl_error err = {0};
@@ -719,36 +724,36 @@ static PyObject *py_report(PyObject *self, PyObject *args)
             PyErr_SetString(PyExc_TypeError, "report(): a trace path is needed");
         goto done;
     }
-    tl_strlist_push(&rj.a.traces, keep(&keepv, p_trace));
-    if (apply_kwargs(&tl_report_tool, "report", kw, &rj.a, &keepv) != 0)
+    tl_strlist_push(&rj->a.traces, keep(&rj->keepv, p_trace));
+    if (apply_kwargs(&tl_report_tool, "report", kw, &rj->a, &rj->keepv) != 0)
         goto done;
-    if (check_failed(tl_report_args_check(&rj.a, &err), &err))
+    if (check_failed(tl_report_args_check(&rj->a, &err), &err))
         goto done;
-    job j = {.work = report_work, .arg = &rj, .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER,
-             .quiet = rj.a.quiet};
-    int sig = run_job(&j);
-    if (j.oom) {
+    rj->j = (job){.work = report_work, .arg = rj, .quiet = rj->a.quiet};
+    int sig = run_job(&rj->j);
+    if (rj->j.oom) {
         if (!PyErr_Occurred())
-            PyErr_SetString(OutOfMemoryError, j.oom_msg);
-        goto done; /* the run's state is half made: abandoned, not freed */
+            PyErr_SetString(OutOfMemoryError, rj->j.oom_msg);
+        return NULL; /* the run's state is half made: abandoned, with the call's */
     }
-    if (sig != 0 && rj.r.status == TL_RUN_OK && rj.wrc == 0 && finished_despite_signal())
+    if (sig != 0 && rj->r.status == TL_RUN_OK && rj->wrc == 0 && finished_despite_signal())
         sig = 0;
-    if (sig != 0 || rj.r.status == TL_RUN_CANCELLED) {
+    if (sig != 0 || rj->r.status == TL_RUN_CANCELLED) {
         if (!PyErr_Occurred())
             PyErr_SetNone(PyExc_KeyboardInterrupt);
-    } else if (rj.r.status != TL_RUN_OK) {
-        raise_status(rj.r.status, rj.r.err.msg, 0);
-    } else if (rj.wrc != 0) {
-        raise_status(TL_RUN_FAILED, rj.werr.msg, 1);
+    } else if (rj->r.status != TL_RUN_OK) {
+        raise_status(rj->r.status, rj->r.err.msg, 0);
+    } else if (rj->wrc != 0) {
+        raise_status(TL_RUN_FAILED, rj->werr.msg, 1);
     } else {
-        PyObject *sheets = results_object(&rj.r.results);
-        ret = sheets ? Py_BuildValue("(Ns)", sheets, tl_buf_cstr(&rj.r.infer_line)) : NULL;
+        PyObject *sheets = results_object(&rj->r.results);
+        ret = sheets ? Py_BuildValue("(Ns)", sheets, tl_buf_cstr(&rj->r.infer_line)) : NULL;
     }
-    tl_run_report_free(&rj.r);
+    tl_run_report_free(&rj->r);
 done:
-    tl_report_args_free(&rj.a);
-    strings_free(&keepv);
+    tl_report_args_free(&rj->a);
+    strings_free(&rj->keepv);
+    free(rj);
     return ret;
 }
 
@@ -762,7 +767,11 @@ typedef struct comparison_object {
 
 static PyTypeObject *ComparisonType;
 
+/* On the heap, as report_job is, and abandoned with the comparison it fills after an
+ * allocation failure. */
 typedef struct compare_job {
+    job j;
+    strings keepv;
     tl_compare_args a;
     tl_comparison *c;
 } compare_job;
@@ -916,11 +925,16 @@ static PyObject *py_compare(PyObject *self, PyObject *args)
     if (!list)
         return NULL;
     size_t n = (size_t)PyList_Size(list);
-    compare_job cj;
-    tl_compare_args_init(&cj.a);
-    cj.a.run.output = NULL; /* kept: Comparison.to_excel writes later */
-    tl_report *given = tl_xcalloc(n ? n : 1, sizeof *given);
-    strings keepv = {0};
+    compare_job *cj = calloc(1, sizeof *cj);
+    tl_report *given = calloc(n ? n : 1, sizeof *given);
+    if (!cj || !given) {
+        free(cj);
+        free(given);
+        Py_DECREF(list);
+        return PyErr_NoMemory();
+    }
+    tl_compare_args_init(&cj->a);
+    cj->a.run.output = NULL; /* kept: Comparison.to_excel writes later */
     comparison_object *obj = NULL;
     tl_error err = {0};
     int ok = 0;
@@ -936,31 +950,35 @@ static PyObject *py_compare(PyObject *self, PyObject *args)
                 PyErr_SetString(PyExc_TypeError, "an input is a path or a dict of DataFrames");
             goto done;
         }
-        tl_strlist_push(&cj.a.inputs, keep(&keepv, p));
+        tl_strlist_push(&cj->a.inputs, keep(&cj->keepv, p));
     }
-    cj.a.run.given = given;
-    if (apply_kwargs(&tl_compare_tool, "compare", kw, &cj.a, &keepv) != 0)
+    cj->a.run.given = given;
+    if (apply_kwargs(&tl_compare_tool, "compare", kw, &cj->a, &cj->keepv) != 0)
         goto done;
-    if (check_failed(tl_compare_args_check(&cj.a, &err), &err))
+    if (check_failed(tl_compare_args_check(&cj->a, &err), &err))
         goto done;
     obj = PyObject_New(comparison_object, ComparisonType);
     if (!obj)
         goto done;
     memset(&obj->c, 0, sizeof obj->c);
     obj->have = 0;
-    cj.c = &obj->c;
-    job j = {.work = compare_work, .arg = &cj, .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER,
-             .quiet = cj.a.quiet};
-    int sig = run_job(&j); /* the run owns the given reports from here */
+    cj->c = &obj->c;
+    cj->j = (job){.work = compare_work, .arg = cj, .quiet = cj->a.quiet};
+    int sig = run_job(&cj->j); /* the run owns the given reports from here */
+    if (cj->j.oom) {
+        /* the run's state is half made: abandoned, with the call's and the object it
+         * was filling (never freed: the run's helpers may still read them) */
+        if (!PyErr_Occurred())
+            PyErr_SetString(OutOfMemoryError, cj->j.oom_msg);
+        Py_DECREF(list);
+        return NULL;
+    }
     memset(given, 0, n * sizeof *given);
-    obj->have = !j.oom; /* out of memory: the run's state is half made, abandoned */
-    if (!j.oom && sig != 0 && (obj->c.status == TL_RUN_OK || obj->c.status == TL_RUN_REGRESSION) &&
+    obj->have = 1;
+    if (sig != 0 && (obj->c.status == TL_RUN_OK || obj->c.status == TL_RUN_REGRESSION) &&
         finished_despite_signal())
         sig = 0;
-    if (j.oom) {
-        if (!PyErr_Occurred())
-            PyErr_SetString(OutOfMemoryError, j.oom_msg);
-    } else if (sig != 0 || obj->c.status == TL_RUN_CANCELLED) {
+    if (sig != 0 || obj->c.status == TL_RUN_CANCELLED) {
         if (!PyErr_Occurred())
             PyErr_SetNone(PyExc_KeyboardInterrupt);
     } else if (obj->c.status != TL_RUN_OK && obj->c.status != TL_RUN_REGRESSION) {
@@ -969,18 +987,19 @@ static PyObject *py_compare(PyObject *self, PyObject *args)
         ok = 1;
     }
 done:
+    /* a failed run's comparison first: freeing it joins the threads it left reading the
+     * call's state (the alignment of two traces, which reads the cancel flag) */
+    if (!ok)
+        Py_XDECREF((PyObject *)obj);
     for (size_t i = 0; i < n; i++)
         if (given[i].ops)
             tl_report_close(&given[i]);
     free(given);
-    tl_compare_args_free(&cj.a);
-    strings_free(&keepv);
+    tl_compare_args_free(&cj->a);
+    strings_free(&cj->keepv);
+    free(cj);
     Py_DECREF(list);
-    if (!ok) {
-        Py_XDECREF((PyObject *)obj);
-        return NULL;
-    }
-    return (PyObject *)obj;
+    return ok ? (PyObject *)obj : NULL;
 }
 
 static void comparison_dealloc(PyObject *self)

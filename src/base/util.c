@@ -3,6 +3,7 @@
  */
 #include "base/util.h"
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #ifdef __GLIBC__
@@ -23,16 +24,22 @@ static void (*fatal_cleanup)(void);
 #define TL_TLS _Thread_local __attribute__((tls_model("initial-exec")))
 static TL_TLS const char *reading;
 /* The last input any thread named, copied (the path may be freed before a helper fails):
- * for the helper threads of a run, which name none themselves. */
+ * for the helper threads of a run, which name none themselves.  Under its lock: threads
+ * name their inputs while another one fails. */
 static char reading_any[256];
+static pthread_mutex_t reading_mu = PTHREAD_MUTEX_INITIALIZER;
 static TL_TLS jmp_buf *oom_at;
 static TL_TLS jmp_buf *oom_helper_at; /* this thread runs tl_oom_helper's fn: where it unwinds */
 static TL_TLS unsigned oom_helper_gen; /* ... on behalf of the run of this generation */
 static TL_TLS unsigned oom_at_gen;     /* oom_at's run's generation */
-static char oom_msg[512]; /* the failure told: one run's at a time */
+static char oom_msg[512]; /* the failure told: one run's at a time, written by its thread */
 static atomic_int oom_catchers; /* threads with a catch point */
-static atomic_int oom_pending;  /* a helper failed: the catchers unwind */
 static atomic_uint oom_gen;     /* one more each time a thread sets a catch point */
+/* A helper failed: the generation of the run it worked for (0: none), whose thread
+ * unwinds; only that run's, so that a failure landing while its run finishes, or after,
+ * is never taken by the next run.  The first failure's message is the one told. */
+static atomic_uint oom_pending;
+static pthread_mutex_t pending_mu = PTHREAD_MUTEX_INITIALIZER;
 static char pending_msg[512];
 
 void tl_oom_catch(jmp_buf *at)
@@ -50,10 +57,21 @@ const char *tl_oom_message(void) { return oom_msg; }
 
 void tl_oom_reset(void) { atomic_store(&oom_pending, 0); }
 
+void tl_util_after_fork(void)
+{
+    pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
+    memcpy(&reading_mu, &fresh, sizeof fresh);
+    memcpy(&pending_mu, &fresh, sizeof fresh);
+    atomic_store(&oom_pending, 0);
+    atomic_store(&oom_catchers, oom_at ? 1 : 0); /* the threads that caught are not in the child */
+}
+
 void tl_oom_check(void)
 {
-    if (oom_at && atomic_load_explicit(&oom_pending, memory_order_acquire)) {
+    if (oom_at && atomic_load_explicit(&oom_pending, memory_order_acquire) == oom_at_gen) {
+        pthread_mutex_lock(&pending_mu);
         memcpy(oom_msg, pending_msg, sizeof oom_msg);
+        pthread_mutex_unlock(&pending_mu);
         longjmp(*oom_at, 1);
     }
 }
@@ -65,11 +83,15 @@ unsigned tl_oom_context(void)
 
 int tl_oom_helper(unsigned ctx, void (*fn)(void *), void *arg)
 {
+    jmp_buf at, *outer = oom_helper_at;
     if (!ctx) {
+        /* no run catches: a failure here ends the process, even when this thread is a
+         * catching run's helper at another level */
+        oom_helper_at = NULL;
         fn(arg);
+        oom_helper_at = outer;
         return 0;
     }
-    jmp_buf at, *outer = oom_helper_at;
     unsigned outer_gen = oom_helper_gen;
     int rc = 0;
     if (setjmp(at) == 0) {
@@ -94,8 +116,10 @@ const char *tl_reading(const char *path)
         size_t k = strlen(path);
         if (k >= sizeof reading_any)
             k = sizeof reading_any - 1;
+        pthread_mutex_lock(&reading_mu);
         memcpy(reading_any, path, k);
         reading_any[k] = '\0';
+        pthread_mutex_unlock(&reading_mu);
     }
     return was;
 }
@@ -105,30 +129,37 @@ const char *tl_reading(const char *path)
  * running exit handlers while other threads may still be at work. */
 static void out_of_memory(size_t n)
 {
-    /* no allocation can be counted on here: the message is made in a fixed buffer, the
-     * path cut by hand */
-    const char *what = reading ? reading : reading_any[0] ? reading_any : NULL;
+    /* no allocation can be counted on here: the message is made in this thread's own
+     * fixed buffer (helpers of one run fail at once), the path cut by hand */
+    char msg[sizeof oom_msg], any[sizeof reading_any];
+    pthread_mutex_lock(&reading_mu);
+    memcpy(any, reading_any, sizeof any);
+    pthread_mutex_unlock(&reading_mu);
+    const char *what = reading ? reading : any[0] ? any : NULL;
     if (what) {
         size_t k = strlen(what);
-        snprintf(oom_msg, sizeof oom_msg, "out of memory (asked for %zu bytes) while reading '%.*s%s'", n,
+        snprintf(msg, sizeof msg, "out of memory (asked for %zu bytes) while reading '%.*s%s'", n,
                  (int)(k > 200 ? 200 : k), what, k > 200 ? "..." : "");
     } else {
-        snprintf(oom_msg, sizeof oom_msg, "out of memory (asked for %zu bytes)", n);
+        snprintf(msg, sizeof msg, "out of memory (asked for %zu bytes)", n);
     }
-    if (oom_at)
+    if (oom_at) {
+        memcpy(oom_msg, msg, sizeof oom_msg);
         longjmp(*oom_at, 1);
+    }
     if (oom_helper_at) {
         /* told to the run that started this helper, if it is still going: a helper of a
          * run that has already unwound (its state abandoned) only ends, quietly */
-        if (atomic_load(&oom_catchers) && oom_helper_gen == atomic_load(&oom_gen)) {
-            /* the first failure's message is the one told */
-            if (!atomic_load(&oom_pending))
-                memcpy(pending_msg, oom_msg, sizeof pending_msg);
-            atomic_store_explicit(&oom_pending, 1, memory_order_release);
+        pthread_mutex_lock(&pending_mu);
+        if (atomic_load(&oom_catchers) && oom_helper_gen == atomic_load(&oom_gen) &&
+            atomic_load(&oom_pending) != oom_helper_gen) {
+            memcpy(pending_msg, msg, sizeof pending_msg);
+            atomic_store_explicit(&oom_pending, oom_helper_gen, memory_order_release);
         }
+        pthread_mutex_unlock(&pending_mu);
         longjmp(*oom_helper_at, 1);
     }
-    fprintf(stderr, "%s: %s\n", tl_progname, oom_msg);
+    fprintf(stderr, "%s: %s\n", tl_progname, msg);
     if (fatal_cleanup)
         fatal_cleanup();
     _exit(1);

@@ -30,7 +30,7 @@ const char *tl_reading(const char *path);
  * (the Python module) sets one around the run: after the longjmp, the run's state is
  * abandoned (its memory not given back), and tl_oom_message() says what failed.  The
  * failures of this thread come back here, and those of its helpers (below) at its next
- * allocation. */
+ * tl_xmalloc or tl_oom_check (which tl_pool_wait and tl_thread_join make). */
 #include <setjmp.h>
 void tl_oom_catch(jmp_buf *at);
 const char *tl_oom_message(void);
@@ -40,7 +40,7 @@ const char *tl_oom_message(void);
  * taken there: a helper scheduled late, after its run has already unwound, must still
  * know it belongs to a run that catches).  tl_oom_helper(ctx, fn, arg) runs fn(arg) with
  * its allocation failures caught when ctx is not 0: returns 0, or -1 after a failure,
- * which is then pending for the run's thread: it unwinds at its next allocation or
+ * which is then pending for the run's thread: it unwinds at its next tl_xmalloc or
  * tl_oom_check().  With ctx 0 (no run catches: the programs) a failure ends the process,
  * as always.  A helper still at work after its run's thread has unwound (the run
  * abandoned) ends quietly when it fails, its failure told to no later run.
@@ -49,6 +49,10 @@ unsigned tl_oom_context(void);
 int tl_oom_helper(unsigned ctx, void (*fn)(void *), void *arg);
 void tl_oom_check(void);
 void tl_oom_reset(void);
+
+/* In the child of a fork made while other threads ran: this module's locks start afresh
+ * (a thread the child does not have may have held one), and no failure is pending. */
+void tl_util_after_fork(void);
 
 /* Grow *p (an array of *cap elements of size `size`) so that it holds at least `need`. */
 void tl_grow(void **p, size_t *cap, size_t need, size_t size);

@@ -34,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* Everything a comparison holds until it is freed: the reports (their arenas hold the
  * results' strings), the diff, the summary and what it points to. */
@@ -436,29 +437,33 @@ static int prepare(tl_comparison *c, struct tl_compare_state *s, int *both_trace
     int any_capture = 0;
     const char *infer_option = tl_compare_infer_option(o);
     *infer = infer_option != NULL;
-    int any_trace = 0;
-    for (size_t i = 0; i < n; i++)
+    /* an input that cannot be opened is not an input of the wrong kind: the checks of
+     * kinds below leave it to the reading, which says why (exit 1) */
+    int any_trace = 0, all_open = 1;
+    for (size_t i = 0; i < n; i++) {
         any_trace |= input_is_trace(o, i);
-    if (*infer && !any_trace)
+        all_open &= (o->given && o->given[i].ops) || access(o->inputs[i], R_OK) == 0;
+    }
+    if (*infer && !any_trace && all_open)
         return usage(c, 1, "%s reads traces as TraceLens' inference generator does; none of the inputs is a trace",
                      infer_option);
-    if (o->steps && !*both_traces)
-        return usage(c, 1, "--steps chooses the steps of two traces compared with each other; %s",
-                     n != 2 ? "give exactly two inputs, both traces" : "these inputs are not two traces");
     for (size_t i = 0; o->captures && i < n; i++)
         any_capture |= o->captures[i] != NULL;
     *infer |= any_capture;
-    int rc = 0;
     if (*both_traces && any_capture) {
-        /* the morphology diff is not specified on merged trees (INFERENCE.md §4) */
+        /* neither the morphology diff nor the steps are specified on merged trees
+         * (INFERENCE.md §4) */
         if (o->tracediff_dir)
-            rc = usage(c, 1, "--tracediff-dir is not available for traces with capture folders");
+            return usage(c, 1, "--tracediff-dir is not available for traces with capture folders");
+        if (o->steps)
+            return usage(c, 1, "--steps is not available for traces with capture folders");
         tl_note("traces with capture folders: the morphology (call-tree) sheets are left out");
         *both_traces = 0;
     }
-    if (rc)
-        return rc;
-    if (o->tracediff_dir && !*both_traces) {
+    if (o->steps && !*both_traces && all_open)
+        return usage(c, 1, "--steps chooses the steps of two traces compared with each other; %s",
+                     n != 2 ? "give exactly two inputs, both traces" : "these inputs are not two traces");
+    if (o->tracediff_dir && !*both_traces && all_open) {
         if (n != 2)
             return usage(c, 1, "--tracediff-dir needs exactly two inputs, both traces; %zu given", n);
         const char *other = input_is_trace(o, 0) ? o->inputs[1] : o->inputs[0];
@@ -981,6 +986,7 @@ static void print_violations(const tl_summary *s, FILE *f, int color)
 
 void tl_run_after_fork(void)
 {
+    tl_util_after_fork();
     tl_cleanup_after_fork();
     tl_xlsx_after_fork();
     tl_quiet = 0;

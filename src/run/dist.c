@@ -565,11 +565,14 @@ static int dist_usage(tl_comparison *c, const char *fmt, const char *a, const ch
     return c->status = TL_RUN_USAGE;
 }
 
-/* The first option given of those that only two traces take (their call trees, their
- * steps, the inference generator's reading), or NULL: runs are read rank by rank through
- * the rank reader, which has none of them. */
+/* The first option given of those that only traces take (a capture folder, the call
+ * trees, the steps, the inference generator's reading), or NULL: runs are read rank by
+ * rank through the rank reader, which has none of them. */
 static const char *trace_option(const tl_compare_opts *o)
 {
+    for (size_t i = 0; o->captures && i < o->ninputs; i++)
+        if (o->captures[i])
+            return "a capture folder";
     return o->tracediff_dir ? "--tracediff-dir" : o->steps ? "--steps" : tl_compare_infer_option(o);
 }
 
@@ -585,8 +588,12 @@ int tl_dist_compare_run(const tl_compare_opts *o, tl_comparison *c)
     }
     if (nrun == 0)
         return -1;
-    if (a_single && access(a_single, F_OK) != 0)
-        return dist_usage(c, "cannot open '%s': %s", a_single, strerror(errno));
+    if (a_single && access(a_single, F_OK) != 0) {
+        /* said as the reading of any input says it: unreadable, not a usage error */
+        const char *why = strerror(errno);
+        dist_usage(c, "%s: %s", a_single, why);
+        return c->status = TL_RUN_FAILED;
+    }
     if (a_single)
         return dist_usage(c, "'%s' is a run (a set of rank traces or reports) but '%s' is not: compare runs with runs, or one "
                              "rank's trace with another's", a_run, a_single);

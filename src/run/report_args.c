@@ -187,7 +187,7 @@ static int one_trace(tl_report_args *a, tl_error *err)
     struct stat st;
     if (stat(trace, &st) == 0 && S_ISDIR(st.st_mode)) {
         tl_error_set(err, "%s: is a directory, not a trace (the collective report of a rank set, one trace per "
-                          "rank: --ranks %s)", trace, trace);
+                          "rank, is tlreport's: tlreport --ranks %s)", trace, trace);
         return TL_RUN_FAILED;
     }
     a->run.trace = trace;

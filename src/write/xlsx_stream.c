@@ -17,7 +17,7 @@
 /*
  * Each added result becomes jobs of the caller's pool (pool.h), one per piece of its
  * records: render the piece and compress it into a blob of its own; the last piece to end
- * joins the blobs and stores the sheet in the zip.  The pool's threads take jobs
+ * stores the blobs in the zip, in order, as the sheet's one entry (never joined first).  The pool's threads take jobs
  * oldest first while the caller goes on (reading and comparing the next sheets), and the
  * caller takes the newest when it waits in sync(), so sheets are stored in any order:
  * readers find parts through the central directory, and a sheet's file name, not its
@@ -212,6 +212,15 @@ int tl_xlsx_writer_add_part(tl_xlsx_writer *w, const tl_result *r, size_t total,
         sh->res.table = NULL; /* each part's table is its piece's */
     }
     size_t nrows = r->table->nrows;
+    if (nrows > sh->total - sh->given || r->table->ncols != w->jobs[sh->index].ncols) {
+        /* the sheet's dimension and columns are its first part's: a part beyond them
+         * would make a sheet that says one size and holds another */
+        tl_error_set(err, "%s: a part of result '%s' (%zu rows x %zu columns) does not fit: %zu of its %zu rows "
+                          "given, %zu columns", w->path, r->name, nrows, r->table->ncols, sh->given, sh->total,
+                     w->jobs[sh->index].ncols);
+        tl_table_free(r->table);
+        return -1;
+    }
     sheet_piece *pc = tl_xcalloc(1, sizeof *pc);
     *pc = (sheet_piece){sh, sh->npieces, r->table, sh->given};
     pthread_mutex_lock(&w->mu); /* the jobs of earlier parts store their blobs meanwhile */

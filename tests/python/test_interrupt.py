@@ -40,6 +40,14 @@ def big_trace(tmp_path_factory):
     sanitized = os.environ.get("TLCOMPARE_SANITIZED")
     path = tmp_path_factory.mktemp("big") / "big.json"
     subprocess.run([GENTRACE, "--size", "100M" if sanitized else "1G", "--plain", "-o", str(path)], check=True)
+    # on disk before the runs: the kernel writing back a gigabyte of dirty pages while a
+    # run unwinds can stall its frees and its temporaries' removal for seconds, a delay
+    # that is the disk's, not the cancel's
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
     yield str(path)
     os.unlink(path)
 
