@@ -434,7 +434,6 @@ static int prepare(tl_comparison *c, struct tl_compare_state *s, int *both_trace
     /* Two traces: their call trees are aligned too (TRACES.md §5). */
     *both_traces = n == 2 && nsides == 2 && input_is_trace(o, 0) && input_is_trace(o, 1);
     /* inference mode: any capture folder, or an inference option, puts every trace in it */
-    int any_capture = 0;
     const char *infer_option = tl_compare_infer_option(o);
     *infer = infer_option != NULL;
     /* an input that cannot be opened is not an input of the wrong kind: the checks of
@@ -447,8 +446,7 @@ static int prepare(tl_comparison *c, struct tl_compare_state *s, int *both_trace
     if (*infer && !any_trace && all_open)
         return usage(c, 1, "%s reads traces as TraceLens' inference generator does; none of the inputs is a trace",
                      infer_option);
-    for (size_t i = 0; o->captures && i < n; i++)
-        any_capture |= o->captures[i] != NULL;
+    int any_capture = tl_compare_capture_given(o);
     *infer |= any_capture;
     if (*both_traces && any_capture) {
         /* neither the morphology diff nor the steps are specified on merged trees
@@ -474,6 +472,14 @@ static int prepare(tl_comparison *c, struct tl_compare_state *s, int *both_trace
         tl_buf_free(&m);
         return TL_RUN_USAGE;
     }
+    return 0;
+}
+
+int tl_compare_capture_given(const tl_compare_opts *o)
+{
+    for (size_t i = 0; o->captures && i < o->ninputs; i++)
+        if (o->captures[i])
+            return 1;
     return 0;
 }
 

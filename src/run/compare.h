@@ -138,6 +138,9 @@ char **tl_compare_default_tags(const char *const *paths, size_t n);
  * traces as TraceLens' inference generator does; NULL when none is given. */
 const char *tl_compare_infer_option(const tl_compare_opts *o);
 
+/* Whether o gives any input a capture folder (o->captures may be an array of NULLs). */
+int tl_compare_capture_given(const tl_compare_opts *o);
+
 /* A kept comparison (no outputs given to the run): write its sheets as the workbook
  * `xlsx` and/or CSVs in `csv_dir` (either NULL), with the summary sheet unless the run
  * had no_summary, moved into place together.  Returns 0, or -1 with *err set and nothing

@@ -273,7 +273,7 @@ int tl_compare_args_check(tl_compare_args *a, tl_error *err)
                           "got '%s'", o->steps);
     /* The inference generator makes no roofline columns: a GPU given there would be
      * dropped without a word, so it is refused (as tlreport does). */
-    if ((tl_compare_infer_option(o) || o->captures) && o->gpu_arch)
+    if ((tl_compare_infer_option(o) || tl_compare_capture_given(o)) && o->gpu_arch)
         return usage(err, "%s", "--gpu-arch (the GPU description) is not supported with inference traces "
                                 "(a capture folder, --inference or its options)");
     return split_arch(a, err);

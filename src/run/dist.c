@@ -557,12 +557,18 @@ static int kept_gate(const void *ctx, double pct, tl_buf *violations)
     return tl_dist_gate(&k->lead, pct, violations);
 }
 
-static int dist_usage(tl_comparison *c, const char *fmt, const char *a, const char *b)
+/* A run that stops before it starts: c holds only the error (fmt with a and b). */
+static int dist_fail(tl_comparison *c, int status, const char *fmt, const char *a, const char *b)
 {
     memset(c, 0, sizeof *c);
     snprintf(c->err.msg, sizeof c->err.msg, fmt, a, b);
     c->err.set = 1;
-    return c->status = TL_RUN_USAGE;
+    return c->status = status;
+}
+
+static int dist_usage(tl_comparison *c, const char *fmt, const char *a, const char *b)
+{
+    return dist_fail(c, TL_RUN_USAGE, fmt, a, b);
 }
 
 /* The first option given of those that only traces take (a capture folder, the call
@@ -570,9 +576,8 @@ static int dist_usage(tl_comparison *c, const char *fmt, const char *a, const ch
  * rank through the rank reader, which has none of them. */
 static const char *trace_option(const tl_compare_opts *o)
 {
-    for (size_t i = 0; o->captures && i < o->ninputs; i++)
-        if (o->captures[i])
-            return "a capture folder";
+    if (tl_compare_capture_given(o))
+        return "a capture folder";
     return o->tracediff_dir ? "--tracediff-dir" : o->steps ? "--steps" : tl_compare_infer_option(o);
 }
 
@@ -588,12 +593,8 @@ int tl_dist_compare_run(const tl_compare_opts *o, tl_comparison *c)
     }
     if (nrun == 0)
         return -1;
-    if (a_single && access(a_single, F_OK) != 0) {
-        /* said as the reading of any input says it: unreadable, not a usage error */
-        const char *why = strerror(errno);
-        dist_usage(c, "%s: %s", a_single, why);
-        return c->status = TL_RUN_FAILED;
-    }
+    if (a_single && access(a_single, F_OK) != 0) /* as the reading of any input says it */
+        return dist_fail(c, TL_RUN_FAILED, "%s: %s", a_single, strerror(errno));
     if (a_single)
         return dist_usage(c, "'%s' is a run (a set of rank traces or reports) but '%s' is not: compare runs with runs, or one "
                              "rank's trace with another's", a_run, a_single);

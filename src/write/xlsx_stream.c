@@ -17,8 +17,9 @@
 /*
  * Each added result becomes jobs of the caller's pool (pool.h), one per piece of its
  * records: render the piece and compress it into a blob of its own; the last piece to end
- * stores the blobs in the zip, in order, as the sheet's one entry (never joined first).  The pool's threads take jobs
- * oldest first while the caller goes on (reading and comparing the next sheets), and the
+ * stores the blobs in the zip, in order, as the sheet's one entry (never joined first).
+ * The pool's threads take jobs oldest first while the caller goes on (reading and
+ * comparing the next sheets), and the
  * caller takes the newest when it waits in sync(), so sheets are stored in any order:
  * readers find parts through the central directory, and a sheet's file name, not its
  * place in the zip, says where it goes.  Results are numbered sheet1.xml, sheet2.xml,
