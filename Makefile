@@ -37,13 +37,13 @@ CONFORMANCE ?= ../shared/conformance
 
 # Debian packages: the build, the tests, the tools the tests drive, clang with libFuzzer
 # (libclang-rt) for `make fuzz`, the Python module's build and tests (`make python`,
-# `pip install --no-build-isolation .`), and headless Chromium for the --html page's tests
-# and `make screenshots`.
+# `pip install --no-build-isolation .`), headless Chromium for the --html page's tests
+# and `make screenshots`, Open MPI for `make mpi`, simdjson for `make bench`'s JSON floor.
 DEB_PKGS    := build-essential pkg-config libxlsxwriter-dev libzip-dev libexpat1-dev \
                zlib1g-dev libisal-dev libcmocka-dev valgrind python3 \
                clang libclang-rt-14-dev \
                python3-dev python3-setuptools python3-pip python3-venv python3-pytest python3-pandas \
-               chromium libopenmpi-dev openmpi-bin
+               chromium libopenmpi-dev openmpi-bin libsimdjson-dev
 
 # A machine without the build's Debian packages: one line naming them and `make deps`,
 # rather than a compiler error in the first file that includes one of their headers.  The
@@ -128,6 +128,11 @@ $(BUILD)/obj/bench/%.o: bench/%.c
 
 $(BUILD)/tools/%: $(BUILD)/obj/bench/%.o $(BUILD)/obj/bench/xlsx_write_lxw.o $(BUILD)/libtlcompare.a | $(BUILD)/tools
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS) $(LXW_LIBS)
+
+# The JSON reading floor (tools/bench_ranks.sh): simdjson, from libsimdjson-dev, which is
+# C++; benchmark-only like the rest of bench/.
+$(BUILD)/tools/json_floor: bench/json_floor.cpp | $(BUILD)/tools
+	$(CXX) -O2 -std=c++17 $< -o $@ -lsimdjson
 
 $(BUILD)/tests $(BUILD)/tools:
 	mkdir -p $@
