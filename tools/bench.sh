@@ -31,7 +31,7 @@
 #                       python3-tqdm)
 #   BENCH_INFER=1       0 skips tools/bench_infer.sh (inference traces vs TraceLens' inference generator)
 #   BENCH_RANKS=1       0 skips tools/bench_ranks.sh (rank sets vs TraceLens' multi-rank collective report)
-#   BENCH_RUNS=1        0 skips tools/bench_runs.sh (two 64-rank runs compared vs reading them, vs TraceLens' workflow)
+#   BENCH_DISTRIBUTED=1 0 skips tools/bench_runs.sh (two 64-rank runs compared vs reading them, vs TraceLens' workflow)
 #   BENCH_SUMMARY=1     0 skips tools/bench_summary.sh (the summary phase < 5% of the big20k comparison and
 #                       of the owlv2 pair; BENCH_SUMMARY_RUNS=3 runs each)
 #   BENCH_PYTHON=1      0 skips tools/bench_python.sh (report()/compare() vs tlreport/tlcompare/TraceLens)
@@ -46,7 +46,9 @@
 #   250 MB (tools/gentrace, cached in $BENCH_DIR/traces/, ~2.3 GB; regenerated when
 #   tools/gentrace.c changes), workbook + CSVs written; tlcompare on the timesformer MI300 vs H100
 #   pair and on a generated 1 GB rocm vs cuda pair, with --tracediff-dir when tlcompare --help
-#   mentions it; the CPU time per event at 1 GB against 250 MB.
+#   mentions it; the CPU time per event at 1 GB against 250 MB.  Beside them, the floor: the
+#   owlv2 and 1 GB JSON parsed by simdjson on one core (bench/json_floor.cpp; skipped with a
+#   note without g++ and libsimdjson-dev).
 #
 # Medians of wall time (fork to wait4), per-phase medians from `tlcompare --timings`, and the
 # peak RSS (max ru_maxrss over the runs, from build/tools/benchrun).  Prints PASS/MISS per
@@ -517,6 +519,18 @@ else
             else TS_SAME=$(same_csvs "$DIR/out/trace_csvs" "$DIR/out/ref_csvs"); fi
         done
     fi
+    # The floor: the same JSON read by the field's fastest parser, simdjson (bench/json_floor.cpp,
+    # when g++ and libsimdjson-dev are installed), on one core, no report made: whole, every
+    # token checked (dom), or its events walked without checking what is skipped (ondemand)
+    FLOOR=""
+    if make --no-print-directory -s "$BUILD/tools/json_floor" >/dev/null 2>&1; then
+        FLOOR=$BUILD/tools/json_floor
+        if [ "$HAVE_OWL" = 1 ] && gzip -dc "$OWL" > "$DIR/out/owlv2.json"; then
+            tmeasure "owlv2 floor, simdjson DOM" "$OWL_RUNS" "" "$FLOOR" dom "$DIR/out/owlv2.json"
+        fi
+    else
+        echo "bench: note: no JSON floor (bench/json_floor.cpp needs g++ and libsimdjson-dev)"
+    fi
     # the generated traces: 1 GB of JSON each, plus 250 MB for the linearity check
     HAVE_GEN=0
     free_kb=$(df -Pk "$DIR" | awk 'NR == 2 { print $4 }')
@@ -540,8 +554,13 @@ else
         tmeasure "250M trace report" "$TRACE_RUNS" "" "$TLR" "$T/gen_cuda_250M.json" "${TOUT[@]}"
         tmeasure "1G pair diff" "$TRACE_RUNS" "" "$TL" "$T/gen_rocm_1G.json" "$T/gen_cuda_1G.json" "${TOUT[@]}" \
             "${DIFF_OPT[@]}" -q
+        if [ -n "$FLOOR" ]; then
+            tmeasure "1G floor, simdjson DOM" "$TRACE_RUNS" "" "$FLOOR" dom "$T/gen_cuda_1G.json"
+            tmeasure "1G floor, simdjson walk" "$TRACE_RUNS" "" "$FLOOR" ondemand "$T/gen_cuda_1G.json"
+        fi
     fi
-    rm -rf "$DIR/out/trace.xlsx" "$DIR/out/trace_csvs" "$DIR/out/trace_diff" "$DIR/out/ref.xlsx" "$DIR/out/ref_csvs"
+    rm -rf "$DIR/out/trace.xlsx" "$DIR/out/trace_csvs" "$DIR/out/trace_diff" "$DIR/out/ref.xlsx" "$DIR/out/ref_csvs" \
+        "$DIR/out/owlv2.json"
 
     echo
     echo "traces: tlreport TRACE -o OUT.xlsx --output_csvs_dir DIR; tlcompare A B -o OUT.xlsx --output_csvs_dir DIR -q"
@@ -555,6 +574,7 @@ else
     if [ "$HAVE_OWL" = 1 ]; then
         trow "owlv2 report"
         [ "$PERF" != 0 ] && trow "owlv2 report, no perf"
+        [ -n "$FLOOR" ] && trow "owlv2 floor, simdjson DOM"
     fi
     if [ "$HAVE_TRACELENS" = 1 ]; then
         trow "TraceLens owlv2 report"
@@ -568,6 +588,10 @@ else
         trow "1G trace report, one reader" "" "$E1"
         trow "250M trace report" "" "$E4"
         trow "1G pair diff" "" $((E1 + E2))
+        if [ -n "$FLOOR" ]; then
+            trow "1G floor, simdjson DOM" "" "$E1"
+            trow "1G floor, simdjson walk" "" "$E1"
+        fi
         echo "inputs: $(mb "$(size_bytes "$T/gen_cuda_1G.json")") MB (cuda), $(mb "$(size_bytes "$T/gen_rocm_1G.json")") MB (rocm),"\
              "$(mb "$(size_bytes "$T/gen_cuda_250M.json")") MB of JSON, made by tools/gentrace (cached in $T)"
     fi
@@ -590,6 +614,18 @@ else
         [ "$HAVE_TS" = 1 ] && echo "  timesformer: TraceLens $(field "TraceLens timesformer report" 1 1) s, tlreport $(field "timesformer report (ms)" 1 1000) ms:" \
             "$(over "TraceLens timesformer report" "timesformer report (ms)" 1 | awk '{ printf "%.1f", $1 }')x (CPU:" \
             "$(over "TraceLens timesformer report" "timesformer report (ms)" 11 | awk '{ printf "%.1f", $1 }')x); outputs $TS_SAME"
+    fi
+    if [ -n "$FLOOR" ]; then
+        echo
+        echo "the floor: the same JSON parsed by simdjson on one core, inflated already, no report made"
+        echo "(medians of wall time; tlreport's is the whole report, workbook and CSVs written):"
+        if [ "$HAVE_OWL" = 1 ]; then
+            goal=""
+            [ "$HAVE_TRACELENS" = 1 ] && goal="; 100x TraceLens' generator would be $(field "TraceLens owlv2 report" 1 0.01) s"
+            echo "  owlv2: simdjson DOM $(field "owlv2 floor, simdjson DOM" 1 1) s, tlreport $(field "owlv2 report" 1 1) s$goal"
+        fi
+        [ "$HAVE_GEN" = 1 ] && echo "  1 GB:  simdjson DOM $(field "1G floor, simdjson DOM" 1 1) s, its walk $(field "1G floor, simdjson walk" 1 1) s," \
+            "tlreport $(field "1G trace report" 1 1) s"
     fi
     if [ "$PERF" != 0 ]; then
         echo
@@ -654,7 +690,7 @@ if [ "${BENCH_RANKS:-1}" != 0 ] && [ -x tools/bench_ranks.sh ]; then
     echo "== many ranks against TraceLens' multi-rank collective report (tools/bench_ranks.sh)"
     BUILD=$BUILD BENCH_RANKS_REF=$HAVE_TRACELENS TRACELENS=${TLENS:-} tools/bench_ranks.sh || true
 fi
-if [ "${BENCH_RUNS:-1}" != 0 ] && [ -x tools/bench_runs.sh ]; then
+if [ "${BENCH_DISTRIBUTED:-1}" != 0 ] && [ -x tools/bench_runs.sh ]; then
     echo
     echo "== comparing distributed runs against reading their traces and TraceLens' workflow (tools/bench_runs.sh)"
     BUILD=$BUILD BENCH_RUNS_REF=$HAVE_TRACELENS TRACELENS=${TLENS:-} tools/bench_runs.sh || true

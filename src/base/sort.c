@@ -8,13 +8,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Bottom-up merge sort: short runs by insertion sort, then merges into a scratch array. */
-void tl_sort_rows(size_t *idx, size_t n, tl_row_cmp cmp, void *ctx)
+/* Bottom-up merge sort: short runs by insertion sort, then merges into a scratch array.
+ * stopped is asked every STEP rows placed, so that a long sort answers a cancel within a
+ * few milliseconds. */
+int tl_sort_rows_until(size_t *idx, size_t n, tl_row_cmp cmp, tl_sort_stop stopped, void *ctx)
 {
-    enum { RUN = 16 };
+    enum { RUN = 16, STEP = 4096 };
     if (n < 2)
-        return;
+        return 0;
     for (size_t lo = 0; lo < n; lo += RUN) {
+        if (stopped && lo % STEP == 0 && stopped(ctx))
+            return -1;
         size_t hi = lo + RUN < n ? lo + RUN : n;
         for (size_t i = lo + 1; i < hi; i++) {
             size_t v = idx[i], j = i;
@@ -26,21 +30,31 @@ void tl_sort_rows(size_t *idx, size_t n, tl_row_cmp cmp, void *ctx)
         }
     }
     if (n <= RUN)
-        return;
+        return 0;
     size_t *tmp = tl_xmalloc(n * sizeof *tmp);
     size_t *src = idx, *dst = tmp;
-    for (size_t width = RUN; width < n; width *= 2) {
-        for (size_t lo = 0; lo < n; lo += 2 * width) {
+    int status = 0;
+    for (size_t width = RUN; width < n && status == 0; width *= 2) {
+        size_t done = 0; /* dst[0, done) is this pass's */
+        for (size_t lo = 0; lo < n && status == 0; lo += 2 * width) {
             size_t mid = lo + width < n ? lo + width : n;
             size_t hi = lo + 2 * width < n ? lo + 2 * width : n;
+            done = hi;
             size_t i = lo, j = mid, k = lo;
-            while (i < mid && j < hi)
+            while (i < mid && j < hi) {
+                if (stopped && k % STEP == 0 && stopped(ctx)) {
+                    status = -1;
+                    break;
+                }
                 dst[k++] = cmp(src[j], src[i], ctx) < 0 ? src[j++] : src[i++];
+            }
             while (i < mid)
                 dst[k++] = src[i++];
             while (j < hi)
                 dst[k++] = src[j++];
         }
+        /* stopped: the blocks not merged go over as they are, so dst holds every row */
+        memcpy(dst + done, src + done, (n - done) * sizeof *dst);
         size_t *t = src;
         src = dst;
         dst = t;
@@ -48,7 +62,10 @@ void tl_sort_rows(size_t *idx, size_t n, tl_row_cmp cmp, void *ctx)
     if (src != idx)
         memcpy(idx, src, n * sizeof *idx);
     free(tmp);
+    return status;
 }
+
+void tl_sort_rows(size_t *idx, size_t n, tl_row_cmp cmp, void *ctx) { (void)tl_sort_rows_until(idx, n, cmp, NULL, ctx); }
 
 /* LSD radix sort on bytes, skipping the bytes that every key shares; insertion sort
  * for a few items.  Both are stable. */

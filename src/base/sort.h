@@ -18,6 +18,13 @@ typedef int (*tl_row_cmp)(size_t a, size_t b, void *ctx);
 /* Sort idx[0..n) stably by cmp. */
 void tl_sort_rows(size_t *idx, size_t n, tl_row_cmp cmp, void *ctx);
 
+/* Whether a sort should give up (a run cancelled); given the comparison's ctx. */
+typedef int (*tl_sort_stop)(void *ctx);
+
+/* tl_sort_rows, asking stopped (may be NULL: never) every few thousand rows: -1 when it
+ * said to stop, idx then holding the same rows in no promised order; else 0. */
+int tl_sort_rows_until(size_t *idx, size_t n, tl_row_cmp cmp, tl_sort_stop stopped, void *ctx);
+
 /* A row (32-bit: tables stay far below 2^32 rows) and its sort key. */
 typedef struct tl_sort_item {
     uint64_t key;
