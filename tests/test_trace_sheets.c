@@ -128,6 +128,65 @@ static void test_pdnum(void **state)
 }
 
 /* sort_values(ascending=False) with its default quicksort: pandas' order, ties included */
+static int dbl_cmp(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return a < b ? -1 : a > b;
+}
+
+/* The selection under the medians: the k-th value of a sort, the smaller ones before it,
+ * whichever the input's shape, and the same when it gives up choosing pivots and sorts. */
+static void test_selection(void **state)
+{
+    (void)state;
+    enum { MAXN = 4097 };
+    static double a[MAXN], sorted[MAXN], work[MAXN];
+    const size_t sizes[] = {1, 2, 3, 17, 1000, 4096, 4097};
+    uint64_t x = 7;
+    for (int shape = 0; shape < 6; shape++) {
+        for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
+            size_t n = sizes[si];
+            for (size_t i = 0; i < n; i++) {
+                x = x * 6364136223846793005u + 1442695040888963407u;
+                double r = (double)(x >> 40);
+                a[i] = shape == 0 ? r                                   /* random */
+                     : shape == 1 ? (double)(x >> 61)                   /* a few values, many equal */
+                     : shape == 2 ? (double)i                           /* ascending */
+                     : shape == 3 ? (double)(n - i)                     /* descending */
+                     : shape == 4 ? (double)(i < n / 2 ? i : n - i)     /* organ pipe */
+                                  : 2.5;                                /* all equal */
+            }
+            memcpy(sorted, a, n * sizeof *a);
+            qsort(sorted, n, sizeof *sorted, dbl_cmp);
+            const size_t ks[] = {0, n / 2, n - 1, (size_t)(x % n)};
+            const unsigned rounds[] = {0, 1, 3, 1000};
+            for (size_t ki = 0; ki < 4; ki++) {
+                for (size_t ri = 0; ri < 4; ri++) {
+                    size_t k = ks[ki];
+                    memcpy(work, a, n * sizeof *a);
+                    double got = tl_kth_smallest_within(work, n, k, rounds[ri]);
+                    if (got != sorted[k] || work[k] != got)
+                        fail_msg("shape %d, n %zu, k %zu, rounds %u: %g, want %g", shape, n, k, rounds[ri], got, sorted[k]);
+                    for (size_t i = 0; i < n; i++)
+                        if (i < k ? work[i] > got : i > k && work[i] < got)
+                            fail_msg("shape %d, n %zu, k %zu, rounds %u: %g at %zu", shape, n, k, rounds[ri], work[i], i);
+                }
+            }
+            double want = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+            assert_true(tl_np_median(a, n) == want);
+            memcpy(work, a, n * sizeof *a);
+            assert_true(tl_kth_smallest(work, n, n / 2) == sorted[n / 2]);
+        }
+    }
+    /* a -0.0 among zeros keeps the sort's answer, sign and all */
+    const double z[] = {0.0, -0.0, 0.0, 1.0, -1.0};
+    double zs[5];
+    memcpy(zs, z, sizeof zs);
+    qsort(zs, 5, sizeof *zs, dbl_cmp);
+    double m = tl_np_median(z, 5);
+    assert_true(m == 0.0 && signbit(m) == signbit(zs[2]));
+}
+
 static void test_sort_order(void **state)
 {
     (void)state;
@@ -463,6 +522,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pdnum),
+        cmocka_unit_test(test_selection),
         cmocka_unit_test(test_sort_order),
         cmocka_unit_test(test_gpu_timeline),
         cmocka_unit_test(test_no_gpu_events),

@@ -19,38 +19,6 @@
 
 /* ---- aggregates ------------------------------------------------------------------------ */
 
-/* The k-th smallest of a[0..n) (no NaN), a rearranged so that a[0..k) hold the smaller
- * ones: a selection, linear on average, where a sort was n log n (a generated training
- * trace's groups hold thousands of calls). */
-static double kth_smallest(double *a, size_t n, size_t k)
-{
-    ptrdiff_t lo = 0, hi = (ptrdiff_t)n - 1, kk = (ptrdiff_t)k;
-    while (lo < hi) {
-        double x = a[lo], y = a[lo + (hi - lo) / 2], z = a[hi];
-        double pivot = x < y ? (y < z ? y : x < z ? z : x) : (x < z ? x : y < z ? z : y);
-        ptrdiff_t i = lo, j = hi;
-        while (i <= j) {
-            while (a[i] < pivot)
-                i++;
-            while (a[j] > pivot)
-                j--;
-            if (i <= j) {
-                double t = a[i];
-                a[i++] = a[j];
-                a[j--] = t;
-            }
-        }
-        /* a[lo..j] <= pivot, a[i..hi] >= pivot, and those between equal it */
-        if (kk <= j)
-            hi = j;
-        else if (kk >= i)
-            lo = i;
-        else
-            break;
-    }
-    return a[k];
-}
-
 void tl_pm_aggregate(const double *v, size_t n, pm_agg *out)
 {
     tl_kahan k = {0};
@@ -87,7 +55,7 @@ void tl_pm_aggregate(const double *v, size_t n, pm_agg *out)
             }
             out->median = m % 2 ? tmp[m / 2] : (tmp[m / 2 - 1] + tmp[m / 2]) / 2;
         } else {
-            double hi = kth_smallest(tmp, m, m / 2), lo = tmp[0];
+            double hi = tl_kth_smallest(tmp, m, m / 2), lo = tmp[0];
             if (m % 2 == 0) /* the lower middle: the largest of those below */
                 for (size_t i = 1; i < m / 2; i++)
                     if (tmp[i] > lo)

@@ -65,16 +65,72 @@ static int cmp_double(const void *x, const void *y)
     return a < b ? -1 : a > b ? 1 : 0;
 }
 
+double tl_kth_smallest_within(double *a, size_t n, size_t k, unsigned rounds)
+{
+    ptrdiff_t lo = 0, hi = (ptrdiff_t)n - 1, kk = (ptrdiff_t)k;
+    while (lo < hi) {
+        if (rounds-- == 0) {
+            /* an input built against the pivot rule: what is left is sorted instead */
+            qsort(a + lo, (size_t)(hi - lo + 1), sizeof *a, cmp_double);
+            break;
+        }
+        double x = a[lo], y = a[lo + (hi - lo) / 2], z = a[hi];
+        double pivot = x < y ? (y < z ? y : x < z ? z : x) : (x < z ? x : y < z ? z : y);
+        ptrdiff_t i = lo, j = hi;
+        while (i <= j) {
+            while (a[i] < pivot)
+                i++;
+            while (a[j] > pivot)
+                j--;
+            if (i <= j) {
+                double t = a[i];
+                a[i++] = a[j];
+                a[j--] = t;
+            }
+        }
+        /* a[lo..j] <= pivot, a[i..hi] >= pivot, and those between equal it */
+        if (kk <= j)
+            hi = j;
+        else if (kk >= i)
+            lo = i;
+        else
+            break;
+    }
+    return a[k];
+}
+
+double tl_kth_smallest(double *a, size_t n, size_t k)
+{
+    unsigned rounds = 8;
+    for (size_t m = n; m > 1; m >>= 1)
+        rounds += 2;
+    return tl_kth_smallest_within(a, n, k, rounds);
+}
+
 double tl_np_median(const double *a, size_t n)
 {
     double *s = tl_xmalloc(n * sizeof *s);
     memcpy(s, a, n * sizeof *s);
-    qsort(s, n, sizeof *s, cmp_double); /* the values matter, not their order among equals */
-    double r;
-    if (n % 2) {
-        r = s[n / 2];
+    /* A NaN or a -0.0 has no single place among the others (the sort puts it where its
+     * merges leave it): those inputs keep the sort, so that the median is the same bits. */
+    int plain = 1;
+    for (size_t i = 0; i < n && plain; i++)
+        plain = !isnan(s[i]) && !(s[i] == 0 && signbit(s[i]));
+    double lower, upper;
+    if (plain) {
+        upper = tl_kth_smallest(s, n, n / 2);
+        lower = s[0];
+        for (size_t i = 1; i < n / 2; i++) /* the lower middle: the largest of those below */
+            if (s[i] > lower)
+                lower = s[i];
     } else {
-        double two[2] = {s[n / 2 - 1], s[n / 2]};
+        qsort(s, n, sizeof *s, cmp_double);
+        upper = s[n / 2];
+        lower = n > 1 ? s[n / 2 - 1] : upper;
+    }
+    double r = upper;
+    if (n % 2 == 0) {
+        double two[2] = {lower, upper};
         r = tl_np_sum(two, 2) / 2.0;
     }
     free(s);

@@ -3,7 +3,7 @@
  * reproduce bit for bit (TRACES.md §4.5): Kahan-compensated group sums, numpy's pairwise
  * summation, pandas' one-pass group variance, and numpy's introsort (the default
  * `sort_values` order, whose tie order a stable sort does not give).
- * Private to src/trace/.
+ * For src/trace/ and the layers above that reproduce pandas' numbers (perf, ranks).
  */
 #ifndef TL_TRACE_PDNUM_H
 #define TL_TRACE_PDNUM_H
@@ -25,11 +25,19 @@ static inline void tl_kahan_add(tl_kahan *k, double v)
 /* numpy's add.reduce of a[0..n) (the pairwise summation of Series.sum and np.sum). */
 double tl_np_sum(const double *a, size_t n);
 
-/* np.mean, np.std (population, ddof 0) and np.median of a[0..n), n >= 1; median sorts a
- * copy. */
+/* np.mean, np.std (population, ddof 0) and np.median of a[0..n), n >= 1; median selects
+ * in a copy. */
 double tl_np_mean(const double *a, size_t n);
 double tl_np_std(const double *a, size_t n);
 double tl_np_median(const double *a, size_t n);
+
+/* The k-th smallest (0-based) of a[0..n), k < n, no NaN; a rearranged so that a[0..k) hold
+ * values not above it.  A selection, linear on average; never worse than n log n, an
+ * input built against its pivot rule included (a trace's durations are the input's to
+ * choose): past 2 log2(n) + 8 rounds the rest of the range is sorted. */
+double tl_kth_smallest(double *a, size_t n, size_t k);
+/* The same, sorting after `rounds` rounds (the tests reach that path with few). */
+double tl_kth_smallest_within(double *a, size_t n, size_t k, unsigned rounds);
 
 /* pandas' groupby var (Welford's one-pass update) with ddof 1: feed values in row order,
  * then tl_welford_std (NaN for fewer than two values). */
