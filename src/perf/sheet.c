@@ -55,11 +55,8 @@ void tl_pm_aggregate(const double *v, size_t n, pm_agg *out)
             }
             out->median = m % 2 ? tmp[m / 2] : (tmp[m / 2 - 1] + tmp[m / 2]) / 2;
         } else {
-            double hi = tl_kth_smallest(tmp, m, m / 2), lo = tmp[0];
-            if (m % 2 == 0) /* the lower middle: the largest of those below */
-                for (size_t i = 1; i < m / 2; i++)
-                    if (tmp[i] > lo)
-                        lo = tmp[i];
+            double lo, hi;
+            tl_middle_values(tmp, m, &lo, &hi);
             out->median = m % 2 ? hi : (lo + hi) / 2;
         }
     } else {

@@ -107,6 +107,15 @@ double tl_kth_smallest(double *a, size_t n, size_t k)
     return tl_kth_smallest_within(a, n, k, rounds);
 }
 
+void tl_middle_values(double *a, size_t n, double *lower, double *upper)
+{
+    *upper = tl_kth_smallest(a, n, n / 2);
+    *lower = n > 1 ? a[0] : *upper;
+    for (size_t i = 1; i < n / 2; i++) /* the largest of those below the upper middle */
+        if (a[i] > *lower)
+            *lower = a[i];
+}
+
 double tl_np_median(const double *a, size_t n)
 {
     double *s = tl_xmalloc(n * sizeof *s);
@@ -118,11 +127,7 @@ double tl_np_median(const double *a, size_t n)
         plain = !isnan(s[i]) && !(s[i] == 0 && signbit(s[i]));
     double lower, upper;
     if (plain) {
-        upper = tl_kth_smallest(s, n, n / 2);
-        lower = s[0];
-        for (size_t i = 1; i < n / 2; i++) /* the lower middle: the largest of those below */
-            if (s[i] > lower)
-                lower = s[i];
+        tl_middle_values(s, n, &lower, &upper);
     } else {
         qsort(s, n, sizeof *s, cmp_double);
         upper = s[n / 2];

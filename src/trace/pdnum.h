@@ -39,6 +39,11 @@ double tl_kth_smallest(double *a, size_t n, size_t k);
 /* The same, sorting after `rounds` rounds (the tests reach that path with few). */
 double tl_kth_smallest_within(double *a, size_t n, size_t k, unsigned rounds);
 
+/* The two middle values of a[0..n) (n >= 1, no NaN) by tl_kth_smallest: *upper the
+ * (n/2)-th smallest, *lower the one before it in sorted order (*upper when n is 1).  The
+ * median is *upper for odd n, their mean for even n.  a is rearranged. */
+void tl_middle_values(double *a, size_t n, double *lower, double *upper);
+
 /* pandas' groupby var (Welford's one-pass update) with ddof 1: feed values in row order,
  * then tl_welford_std (NaN for fewer than two values). */
 typedef struct tl_welford {
