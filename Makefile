@@ -234,7 +234,7 @@ sanitize-test:
 # The portable (SWAR) text scanning of the writers, of the CSV and xlsx readers and of the trace
 # reader's Python reprs, which x86-64 builds otherwise never take (base/textblock.h): their
 # tests again with TL_NO_SIMD, in its own tree.
-NOSIMD_TESTS := test_json_scan test_csv_read test_csv_scan test_csv_write test_xlsx_write test_xlsx_stream test_xlsx_read test_trace_load
+NOSIMD_TESTS := test_json_scan test_csv_read test_csv_scan test_csv_write test_xlsx_write test_xlsx_stream test_xlsx_read test_trace_load test_trace_split
 nosimd-test:
 	@$(MAKE) --no-print-directory BUILD=build/nosimd OPT="-O2 -DTL_NO_SIMD" \
 	  $(NOSIMD_TESTS:%=build/nosimd/tests/%) >/dev/null

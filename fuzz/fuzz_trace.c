@@ -13,7 +13,8 @@
  * Every input is read once more by each way of passing over unwanted values - token by
  * token, and the structural skip on each block scan (portable, SSE4.2, AVX2) - and each
  * must give the same trace, or fail with the same message; so must a kernels-only load
- * read token by token and through the skip.
+ * read token by token and through the skip, and the input gzipped, read by one thread and
+ * split between two (the second inflating its way to the split).
  */
 #include "fuzz.h"
 
@@ -24,6 +25,8 @@
 #include "trace/trace_impl.h"
 #include "trace/trace_report.h"
 #include "trace/jscan.h"
+
+#include <zlib.h>
 
 static void trfz_check_tree(const tl_trace *t)
 {
@@ -95,6 +98,50 @@ static void trfz_check_split_error(const uint8_t *data, size_t size, const char 
     TL_FUZZ_CHECK(two == NULL && strcmp(err.msg, msg) == 0);
 }
 
+/* The input as a gzip member (NULL when zlib fails: nothing to check). */
+static unsigned char *trfz_gzip(const uint8_t *data, size_t size, size_t *zn)
+{
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    if (deflateInit2(&z, 1, Z_DEFLATED, 16 + 15, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+        return NULL;
+    size_t cap = deflateBound(&z, (uLong)size) + 64;
+    unsigned char *out = malloc(cap);
+    z.next_in = (unsigned char *)(uintptr_t)data;
+    z.avail_in = (uInt)size;
+    z.next_out = out;
+    z.avail_out = (uInt)cap;
+    int ok = out && deflate(&z, Z_FINISH) == Z_STREAM_END;
+    *zn = cap - z.avail_out;
+    deflateEnd(&z);
+    if (!ok) {
+        free(out);
+        return NULL;
+    }
+    return out;
+}
+
+/* The input gzipped: split between two readers as read by one, the same trace or the
+ * same error. */
+static void trfz_check_gzip_split(const uint8_t *data, size_t size)
+{
+    size_t zn;
+    unsigned char *z = trfz_gzip(data, size, &zn);
+    if (!z)
+        return;
+    tl_error e1 = {0}, e2 = {0};
+    tl_trace *a = tl_trace_load_mem(z, zn, "fuzz.json", &e1);
+    tl_trace_split_tune(0, trfz_split_at(data, size));
+    tl_trace *b = tl_trace_load_mem(z, zn, "fuzz.json", &e2);
+    tl_trace_split_tune(UINT64_MAX, 500);
+    TL_FUZZ_CHECK(!a == !b);
+    char why[512];
+    TL_FUZZ_CHECK(a ? tl_trace_same(a, b, why, sizeof why) == 0 : strcmp(e1.msg, e2.msg) == 0);
+    tl_trace_free(a);
+    tl_trace_free(b);
+    free(z);
+}
+
 /* The same input through every skip: the same trace (one: the default's), or the same
  * error (msg: the default's). */
 static void trfz_check_scans(const uint8_t *data, size_t size, const tl_trace *one, const char *msg)
@@ -139,6 +186,7 @@ int tl_fuzz_trace(const uint8_t *data, size_t size)
 {
     tl_error err = {0};
     trfz_check_kernels_only(data, size);
+    trfz_check_gzip_split(data, size);
     tl_trace *t = tl_trace_load_mem(data, size, "fuzz.json", &err);
     if (!t) {
         trfz_check_scans(data, size, NULL, err.msg);

@@ -1,7 +1,7 @@
 /*
- * test_trace_split.c - a large plain trace is read by two threads, the second from an
- * event near a chosen point; the trace must be the one a single reader makes, wherever
- * the split falls: inside a string that looks like an event start, inside an event's
+ * test_trace_split.c - a large trace, plain or gzip, is read by two threads, the second
+ * from an event near a chosen point (in gzip data, after inflating its way there); the
+ * trace must be the one a single reader makes, wherever the split falls: inside a string that looks like an event start, inside an event's
  * nested args, between the events whose order matters (the linking key decided in either
  * half, a flow started in one half and finished in the other, a name set in both, the
  * first negative duration), in a second traceEvents array, and on the example traces.
@@ -22,9 +22,19 @@ static void assert_same_trace(const tl_trace *a, const tl_trace *b, const char *
         fail_msg("%s: %s", what, why);
 }
 
-/* Read `text` by one thread and split at every 1/40 of it; each split must give the
- * single reader's trace.  Returns how many of the splits held (the second reader's
- * events were taken). */
+/* `text` gzipped (free it). */
+static unsigned char *gzipped(const char *text, size_t n, size_t *zn)
+{
+    size_t cap = n + n / 2 + 1024;
+    unsigned char *z = malloc(cap);
+    *zn = tt_gzip(text, n, z, cap);
+    return z;
+}
+
+/* Read `text` by one thread and split at every 1/40 of it, plain and gzipped; each split
+ * must give the single reader's trace, and the gzip text's must hold where the plain
+ * text's does.  Returns how many of the splits held (the second reader's events were
+ * taken). */
 static int check_splits(const char *text, size_t n, const char *what)
 {
     tl_error err = {0};
@@ -33,6 +43,8 @@ static int check_splits(const char *text, size_t n, const char *what)
     if (!one)
         fail_msg("%s: %s", what, err.msg);
     assert_int_equal(one->read_split, 0);
+    size_t zn;
+    unsigned char *z = gzipped(text, n, &zn);
     int held = 0;
     for (unsigned pm = 0; pm <= 1000; pm += 25) {
         char label[256];
@@ -44,8 +56,17 @@ static int check_splits(const char *text, size_t n, const char *what)
             fail_msg("%s: %s", label, e2.msg);
         assert_same_trace(one, two, label);
         held += two->read_split != 0;
+        tl_trace *gz = tl_trace_load_mem(z, zn, "t.json", &e2);
+        if (!gz)
+            fail_msg("%s, gzip: %s", label, e2.msg);
+        assert_same_trace(one, gz, label);
+        if (gz->read_split != two->read_split)
+            fail_msg("%s: the gzip text split at %llu, the plain one at %llu", label,
+                     (unsigned long long)gz->read_split, (unsigned long long)two->read_split);
+        tl_trace_free(gz);
         tl_trace_free(two);
     }
+    free(z);
     tl_trace_free(one);
     split_default();
     return held;
@@ -210,15 +231,90 @@ static void test_errors(void **state)
         tl_error e1 = {0}, e2 = {0};
         tl_trace_split_tune(UINT64_MAX, 500);
         assert_null(tl_trace_load_mem(bad, n, "t.json", &e1));
+        size_t zn;
+        unsigned char *z = gzipped(bad, n, &zn);
         for (unsigned pm = 100; pm < 1000; pm += 100) {
             tl_trace_split_tune(0, pm);
             memset(&e2, 0, sizeof e2);
             assert_null(tl_trace_load_mem(bad, n, "t.json", &e2));
             assert_string_equal(e1.msg, e2.msg);
+            memset(&e2, 0, sizeof e2);
+            assert_null(tl_trace_load_mem(z, zn, "t.json", &e2));
+            assert_string_equal(e1.msg, e2.msg);
         }
+        free(z);
         free(bad);
     }
     split_default();
+    free(text);
+}
+
+/* A gzip file whose member is damaged or cut short after the split point, or whose text
+ * after traceEvents is longer than the second reader keeps: the single reader's error, or
+ * its trace. */
+static void test_gzip_file(void **state)
+{
+    (void)state;
+    size_t n;
+    char *text = made_up(0, 0, &n);
+    char *dir = tt_tmpdir(), path[512];
+    snprintf(path, sizeof path, "%s/t.json.gz", dir);
+    size_t zn;
+    unsigned char *z = gzipped(text, n, &zn);
+    for (int bad = 0; bad <= 2; bad++) {
+        unsigned char *zb = malloc(zn);
+        memcpy(zb, z, zn);
+        size_t len = bad == 2 ? zn - 3 : zn; /* 2: the trailer cut short */
+        if (bad == 1)
+            zb[zn - 6] ^= 0x40; /* 1: the CRC */
+        tt_write_file(path, (const char *)zb, len);
+        tl_error e1 = {0}, e2 = {0};
+        tl_trace_split_tune(UINT64_MAX, 500);
+        tl_trace *one = tl_trace_load(path, &e1);
+        tl_trace_split_tune(0, 500);
+        tl_trace *two = tl_trace_load(path, &e2);
+        if (bad) {
+            assert_null(one);
+            assert_null(two);
+            assert_string_equal(e1.msg, e2.msg);
+        } else {
+            assert_true(two->read_split > 0);
+            assert_same_trace(one, two, "a gzip file");
+        }
+        tl_trace_free(one);
+        tl_trace_free(two);
+        free(zb);
+    }
+    free(z);
+    /* a text after traceEvents of less and of more than the 16 MiB kept: the second is
+     * read by the first reader alone */
+    for (int kib = 15 << 10; kib <= 17 << 10; kib += 2 << 10) {
+        tl_buf b = {0};
+        tl_buf_add(&b, text, n - 2);
+        tl_buf_printf(&b, ", \"long\": \"");
+        for (int i = 0; i < kib; i++)
+            tl_buf_printf(&b, "%01023d", i);
+        tl_buf_printf(&b, "\"}\n");
+        z = gzipped(b.data, b.len, &zn);
+        tt_write_file(path, (const char *)z, zn);
+        tl_error err = {0};
+        tl_trace_split_tune(UINT64_MAX, 500);
+        tl_trace *one = tl_trace_load(path, &err);
+        assert_non_null(one);
+        tl_trace_split_tune(0, (unsigned)(n * 500 / b.len)); /* halfway through the events */
+        tl_trace *two = tl_trace_load(path, &err);
+        assert_non_null(two);
+        if ((two->read_split != 0) != (kib < 16 << 10))
+            fail_msg("an end of %d KiB: the split %s", kib, two->read_split ? "held" : "did not hold");
+        assert_same_trace(one, two, "a long end");
+        tl_trace_free(one);
+        tl_trace_free(two);
+        tl_buf_free(&b);
+        free(z);
+    }
+    split_default();
+    tt_rmrf(dir);
+    free(dir);
     free(text);
 }
 
@@ -257,6 +353,7 @@ int main(void)
         cmocka_unit_test(test_examples),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_file),
+        cmocka_unit_test(test_gzip_file),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

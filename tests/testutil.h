@@ -15,6 +15,23 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <zlib.h>
+
+/* `text` as one gzip member into out (cap bytes): its length. */
+static inline size_t tt_gzip(const char *text, size_t n, unsigned char *out, size_t cap)
+{
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    assert_int_equal(deflateInit2(&z, 6, Z_DEFLATED, 16 + 15, 8, Z_DEFAULT_STRATEGY), Z_OK);
+    z.next_in = (unsigned char *)(uintptr_t)text;
+    z.avail_in = (uInt)n;
+    z.next_out = out;
+    z.avail_out = (uInt)cap;
+    assert_int_equal(deflate(&z, Z_FINISH), Z_STREAM_END);
+    size_t got = cap - z.avail_out;
+    deflateEnd(&z);
+    return got;
+}
 
 /* Write `text` to a new file at `path` (aborting the test on failure). */
 static inline void tt_write_file(const char *path, const char *text, size_t n)

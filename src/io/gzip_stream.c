@@ -52,6 +52,9 @@ struct tl_instream {
     struct inflate_state *inf; /* ~85 KiB: on the heap */
     ahead *ah;                 /* the helper thread inflating a gzip file ahead (NULL: none) */
     int ah_tried;              /* the helper was started, or could not be */
+    uint64_t text_pos;         /* bytes of text handed out so far (less those put back) */
+    unsigned char *back;       /* bytes put back (tl_instream_unread): handed out first */
+    size_t back_len, back_pos;
 };
 
 static tl_instream *stream_new(const char *name)
@@ -216,25 +219,54 @@ uint64_t tl_instream_size_hint(const tl_instream *s)
 {
     if (!s->gzip)
         return s->fd < 0 ? (uint64_t)s->mem_len : s->size;
-    if (s->fd < 0 || s->size < 18)
+    uint64_t size = s->fd < 0 ? (uint64_t)s->mem_len : s->size;
+    if (size < 18)
         return 0;
     /* the last member's ISIZE: its text's length modulo 4 GiB, bounded by deflate's
      * largest ratio (1032:1), so that a trailer that lies cannot make a small file look
      * huge */
     unsigned char t[4];
-    if (pread(s->fd, t, 4, (off_t)(s->size - 4)) != 4)
+    if (s->fd < 0)
+        memcpy(t, s->mem + size - 4, 4);
+    else if (pread(s->fd, t, 4, (off_t)(size - 4)) != 4)
         return 0;
     uint64_t isize = (uint64_t)t[0] | (uint64_t)t[1] << 8 | (uint64_t)t[2] << 16 | (uint64_t)t[3] << 24;
-    return isize < s->size * 1032 ? isize : s->size * 1032;
+    return isize < size * 1032 ? isize : size * 1032;
+}
+
+/* A gzip stream goes forward only, inflating what it passes over. */
+static int seek_forward(tl_instream *s, uint64_t off, tl_error *err)
+{
+    if (off < s->text_pos) {
+        tl_error_set(err, "%s: cannot seek back to byte %llu of gzip data", s->name, (unsigned long long)off);
+        return -1;
+    }
+    unsigned char *scratch = off > s->text_pos ? tl_xmalloc(RAW_CHUNK) : NULL;
+    while (s->text_pos < off) {
+        uint64_t want = off - s->text_pos;
+        long k = tl_instream_read(s, scratch, want < RAW_CHUNK ? (size_t)want : RAW_CHUNK, err);
+        if (k <= 0) {
+            if (k == 0)
+                tl_error_set(err, "%s: cannot seek to byte %llu: the data ends first", s->name, (unsigned long long)off);
+            free(scratch);
+            return -1;
+        }
+    }
+    free(scratch);
+    return 0;
 }
 
 int tl_instream_seek(tl_instream *s, uint64_t off, tl_error *err)
 {
+    if (s->gzip)
+        return seek_forward(s, off, err);
     uint64_t size = tl_instream_seekable_size(s);
     if (size == 0 || off > size) {
         tl_error_set(err, "%s: cannot seek to byte %llu", s->name, (unsigned long long)off);
         return -1;
     }
+    s->back_len = s->back_pos = 0;
+    s->text_pos = off;
     if (s->fd < 0) {
         /* a memory stream hands out all its bytes at once: start them at off */
         s->raw = (unsigned char *)(uintptr_t)s->mem;
@@ -256,7 +288,7 @@ int tl_instream_seek(tl_instream *s, uint64_t off, tl_error *err)
 
 tl_instream *tl_instream_reopen(const tl_instream *s, tl_error *err)
 {
-    if (tl_instream_seekable_size(s) == 0) {
+    if (tl_instream_seekable_size(s) == 0 && !(s->gzip && (s->fd < 0 || s->size))) {
         tl_error_set(err, "%s: cannot be read twice at once", s->name);
         return NULL;
     }
@@ -272,8 +304,34 @@ tl_instream *tl_instream_reopen(const tl_instream *s, tl_error *err)
     c->raw = tl_xmalloc(RAW_CHUNK);
     c->size = s->size;
     c->positioned = 1;
-    c->ah_tried = 1; /* plain bytes: nothing to inflate ahead */
+    c->ah_tried = 1; /* plain bytes, or inflated by the thread that reads it */
+    if (s->gzip && sniff(c, err) < 0) {
+        tl_instream_close(c);
+        return NULL;
+    }
     return c;
+}
+
+void tl_instream_set_ahead(tl_instream *s, int on)
+{
+    if (!s->ah)
+        s->ah_tried = !on;
+}
+
+void tl_instream_unread(tl_instream *s, const void *buf, size_t n)
+{
+    if (n > s->text_pos)
+        n = (size_t)s->text_pos; /* never more than was handed out */
+    size_t left = s->back_len - s->back_pos;
+    unsigned char *b = tl_xmalloc(n + left + 1);
+    memcpy(b, buf, n);
+    if (left)
+        memcpy(b + n, s->back + s->back_pos, left);
+    free(s->back);
+    s->back = b;
+    s->back_len = n + left;
+    s->back_pos = 0;
+    s->text_pos -= n;
 }
 
 /* A large read of a plain file straight into the caller's buffer (no copy through raw):
@@ -474,15 +532,34 @@ static long read_ahead(tl_instream *s, unsigned char *buf, size_t n, tl_error *e
     return (long)got;
 }
 
-long tl_instream_read(tl_instream *s, void *buf, size_t n, tl_error *err)
+/* The next bytes of the text, from wherever they come. */
+static long read_text(tl_instream *s, unsigned char *buf, size_t n, tl_error *err)
 {
-    if (n > (size_t)1 << 30)
-        n = (size_t)1 << 30; /* avail_out is 32-bit */
     if (!s->ah_tried)
         ahead_start(s);
     if (s->ah)
         return read_ahead(s, buf, n, err);
     return s->gzip ? read_gzip(s, buf, n, err) : read_plain(s, buf, n, err);
+}
+
+long tl_instream_read(tl_instream *s, void *buf, size_t n, tl_error *err)
+{
+    if (n > (size_t)1 << 30)
+        n = (size_t)1 << 30; /* avail_out is 32-bit */
+    size_t got = 0;
+    if (s->back_pos < s->back_len) {
+        got = s->back_len - s->back_pos < n ? s->back_len - s->back_pos : n;
+        memcpy(buf, s->back + s->back_pos, got);
+        s->back_pos += got;
+    }
+    if (got < n) {
+        long k = read_text(s, (unsigned char *)buf + got, n - got, err);
+        if (k < 0)
+            return -1;
+        got += (size_t)k;
+    }
+    s->text_pos += got;
+    return (long)got;
 }
 
 void tl_instream_close(tl_instream *s)
@@ -507,6 +584,7 @@ void tl_instream_close(tl_instream *s)
         free(s->raw);
     }
     free(s->inf);
+    free(s->back);
     free(s->name);
     free(s);
 }

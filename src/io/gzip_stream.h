@@ -42,19 +42,32 @@ long tl_instream_read(tl_instream *s, void *buf, size_t n, tl_error *err);
 uint64_t tl_instream_seekable_size(const tl_instream *s);
 
 /* About how many bytes of text the stream holds, to size what is read from it by, or 0
- * when nothing is known: a plain file's or memory's size; for a gzip file, its last
+ * when nothing is known: a plain file's or memory's size; for gzip data, its last
  * member's length from the trailer (modulo 4 GiB, and never more than deflate could
  * make of the file's size), which may be wrong in either direction.  Only a hint. */
 uint64_t tl_instream_size_hint(const tl_instream *s);
 
-/* Go to byte `off` of a seekable stream (tl_instream_seekable_size): the next read starts
- * there.  Returns 0, or -1 with *err set (not seekable, past the end, a failed lseek). */
+/* Go to byte `off` of the text: the next read starts there.  A seekable stream
+ * (tl_instream_seekable_size) goes anywhere; a gzip stream only forward, inflating the
+ * bytes it passes over.  Returns 0, or -1 with *err set (not seekable, backward in gzip
+ * data, past the end, a failed lseek or inflate). */
 int tl_instream_seek(tl_instream *s, uint64_t off, tl_error *err);
 
-/* A second stream over the same bytes as a seekable stream `s`, read independently of
- * it (a file is read at explicit offsets, never moving the first stream's), for a second
- * thread.  NULL with *err set when `s` is not seekable or the file cannot be shared. */
+/* A second stream over the same bytes as `s`, read independently of it (a file is read
+ * at explicit offsets, never moving the first stream's), for a second thread: a seekable
+ * stream, or gzip data in memory or in a regular file (from its start, inflated by the
+ * thread that reads it).  NULL with *err set when `s` is neither or the file cannot be
+ * shared. */
 tl_instream *tl_instream_reopen(const tl_instream *s, tl_error *err);
+
+/* Whether a gzip file is inflated ahead on a helper thread (by default it is, from the
+ * first read on) or by the thread that reads it; it can be turned on again later, not
+ * off once the helper runs. */
+void tl_instream_set_ahead(tl_instream *s, int on);
+
+/* Put back the last n bytes read (buf holds them): the next reads hand them out again,
+ * before anything else, and the stream's offset moves back by n. */
+void tl_instream_unread(tl_instream *s, const void *buf, size_t n);
 
 /* Bytes of the file consumed so far (compressed bytes for gzip; with the helper, as far
  * as it has inflated). */

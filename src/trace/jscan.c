@@ -51,6 +51,23 @@ int tl_j_seek(J *j, uint64_t off)
     return 0;
 }
 
+void tl_j_go_on_in(J *j, const void *text, size_t n, uint64_t off)
+{
+    if (n + 2 * J_SLACK > j->cap) {
+        free(j->buf);
+        j->cap = n + 2 * J_SLACK;
+        j->buf = tl_xmalloc(j->cap);
+    }
+    if (n)
+        memcpy(j->buf, text, n);
+    j->base = off;
+    j->p = j->buf;
+    j->end = j->buf + n;
+    j->mark = NULL;
+    j->eof = 1;
+    memset(j->end, 0, J_SLACK);
+}
+
 void tl_j_close(J *j)
 {
     free(j->buf);

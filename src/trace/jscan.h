@@ -71,6 +71,10 @@ void tl_j_close(J *j);
  * nothing of the window kept.  0, or -1 with the error set. */
 int tl_j_seek(J *j, uint64_t off);
 
+/* Go on reading in the n bytes at `text` (copied), byte `off` of the text on, which end
+ * it: the rest of a text that another stream read.  What the window held is dropped. */
+void tl_j_go_on_in(J *j, const void *text, size_t n, uint64_t off);
+
 static inline uint64_t j_offset(const J *j, const unsigned char *at) { return j->base + (uint64_t)(at - j->buf); }
 
 /* Record the first error: "<path>: not a valid trace: <what> at byte N of the JSON text". */
