@@ -38,12 +38,13 @@ CONFORMANCE ?= ../shared/conformance
 # Debian packages: the build, the tests, the tools the tests drive, clang with libFuzzer
 # (libclang-rt) for `make fuzz`, the Python module's build and tests (`make python`,
 # `pip install --no-build-isolation .`), headless Chromium for the --html page's tests
-# and `make screenshots`, Open MPI for `make mpi`, simdjson for `make bench`'s JSON floor.
+# and `make screenshots`, Open MPI for `make mpi`, simdjson for `make bench`'s JSON floor,
+# ISA-L's igzip for its gzip yardstick.
 DEB_PKGS    := build-essential pkg-config libxlsxwriter-dev libzip-dev libexpat1-dev \
                zlib1g-dev libisal-dev libcmocka-dev valgrind python3 \
                clang libclang-rt-14-dev \
                python3-dev python3-setuptools python3-pip python3-venv python3-pytest python3-pandas \
-               chromium libopenmpi-dev openmpi-bin libsimdjson-dev
+               chromium libopenmpi-dev openmpi-bin libsimdjson-dev isal
 
 # A machine without the build's Debian packages: one line naming them and `make deps`,
 # rather than a compiler error in the first file that includes one of their headers.  The
