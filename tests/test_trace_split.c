@@ -318,7 +318,8 @@ static void test_gzip_file(void **state)
     free(text);
 }
 
-/* Reading a file: the second reader shares the file, not its offset. */
+/* Reading a file: the second reader shares the file, not its offset; it is taken only
+ * where the process's other trace readers leave a CPU for it. */
 static void test_file(void **state)
 {
     (void)state;
@@ -338,6 +339,23 @@ static void test_file(void **state)
     assert_same_trace(one, two, "a plain file");
     tl_trace_free(one);
     tl_trace_free(two);
+    /* another reader counted (a trace opened beside this one): a second thread only where
+     * a CPU is left for it; a load the caller counted itself (TL_LOAD_COUNTED) is not
+     * counted twice */
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    tl_trace_readers_add(1);
+    two = tl_trace_load(path, &err);
+    assert_non_null(two);
+    if (cpus <= 2)
+        assert_int_equal(two->read_split, 0);
+    tl_trace_free(two);
+    two = tl_trace_load_flags(path, TL_LOAD_COUNTED, &err);
+    assert_non_null(two);
+    if (cpus >= 2)
+        assert_true(two->read_split > 0);
+    assert_int_equal(two->load_flags, 0);
+    tl_trace_free(two);
+    tl_trace_readers_add(-1);
     split_default();
     tt_rmrf(dir);
     free(dir);

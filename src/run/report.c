@@ -153,7 +153,7 @@ int tl_run_report_build(const tl_run_report_opts *o, tl_run_report *r)
     so.num_kernels = o->num_kernels;
     so.include_unlinked = o->unlinked;
     so.no_coll_analysis = o->no_coll;
-    tl_infer_opts io = {o->capture_dir, o->parent_module || o->call_stack, o->pseudo_ops, o->call_stack, o->cancel};
+    tl_infer_opts io = {o->capture_dir, o->parent_module || o->call_stack, o->pseudo_ops, o->call_stack, o->cancel, 0};
     tl_infer_stats st = {0};
     int infer = so.inference || o->call_stack || o->pseudo_ops;
     tl_out *out = NULL;

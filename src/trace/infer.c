@@ -1605,7 +1605,7 @@ tl_trace *tl_infer_load(const char *path, const tl_infer_opts *o, tl_infer_stats
         return NULL;
     }
     /* the annotations always: the iteration roots, the attention models' step, the pseudo-op rule */
-    unsigned flags = TL_LOAD_ANNOT | (o->capture_dir || o->python ? TL_LOAD_PYTHON : 0);
+    unsigned flags = TL_LOAD_ANNOT | (o->capture_dir || o->python ? TL_LOAD_PYTHON : 0) | o->load_flags;
     tl_trace *t = tl_trace_load_cancel(path, flags, o->cancel, err);
     if (t && o->capture_dir && tl_infer_attribute(t, &cap, 0, st, err) != 0) {
         tl_trace_free(t);

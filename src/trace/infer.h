@@ -74,6 +74,7 @@ typedef struct tl_infer_opts {
     int pseudo_ops;          /* --enable_pseudo_ops */
     int call_stack;          /* --include_call_stack: unified_perf_summary's call-stack columns */
     tl_cancel *cancel;       /* NULL, or the run's flag: the loads stop soon after it is set */
+    unsigned load_flags;     /* more TL_LOAD_* flags (TL_LOAD_COUNTED) */
 } tl_infer_opts;
 
 /*

@@ -305,7 +305,15 @@ enum {
      * (MULTIRANK.md §3.1); not for the sheets.  TL_LOAD_PYTHON and TL_LOAD_ANNOT are
      * ignored with it. */
     TL_LOAD_KERNELS_ONLY = 1 << 3,
+    /* The caller counted this load among the process's trace readers already
+     * (tl_trace_readers_add), before starting the thread that loads it: two traces opened
+     * one after the other are then both counted before either decides whether to take a
+     * second thread of its own (a large trace's split read). */
+    TL_LOAD_COUNTED = 1 << 4,
 };
+
+/* Count n more (or, negative, fewer) threads of this process reading a trace. */
+void tl_trace_readers_add(int n);
 
 /* tl_trace_load / tl_trace_load_mem keeping what `flags` (TL_LOAD_*) asks for too.  The
  * sheets walk through python_function events as TRACES.md's walk goes through

@@ -1090,6 +1090,8 @@ static unsigned split_permille = 440;      /* the first reader also merges: it g
 static unsigned split_permille_gzip = 500; /* ... but the second inflates what it passes over */
 static int split_wait; /* the first reader waits for a gzip split's guess (the tests) */
 
+void tl_trace_readers_add(int n) { atomic_fetch_add(&readers, n); }
+
 void tl_trace_split_tune(uint64_t min_bytes, unsigned at_permille)
 {
     split_min = min_bytes;
@@ -1975,14 +1977,17 @@ static tl_trace *load(tl_instream *in, const char *path, unsigned flags, tl_canc
     J *j = &L->j;
     tl_j_open(j, in, path, err);
     presize(L, tl_instream_size_hint(in));
-    atomic_fetch_add(&readers, 1);
+    int counted = flags & TL_LOAD_COUNTED;
+    if (!counted)
+        atomic_fetch_add(&readers, 1);
     split_start(L, in, path);
 
     int rc = read_top(L);
     split_end(L); /* a split that was never met (or the read failed first) */
-    atomic_fetch_sub(&readers, 1);
+    if (!counted)
+        atomic_fetch_sub(&readers, 1);
     t->nuid = L->uid;
-    t->load_flags = flags;
+    t->load_flags = flags & ~(unsigned)TL_LOAD_COUNTED;
     if (rc == 0 && t->ncoll)
         t->coll = tl_xrealloc(t->coll, t->ncoll * sizeof *t->coll);
     if (rc == 0 && t->nev) {

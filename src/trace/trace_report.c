@@ -60,8 +60,9 @@ static void *load_job(void *arg)
             tl_buf_free(&line);
         }
     } else {
-        im->t = tl_trace_load_cancel(im->path, 0, im->cancel, &im->err);
+        im->t = tl_trace_load_cancel(im->path, TL_LOAD_COUNTED, im->cancel, &im->err);
     }
+    tl_trace_readers_add(-1); /* counted at the opening */
     if (im->t && !im->capture_dir)
         tl_infer_capture_hint(im->t, im->path);
     if (!im->t)
@@ -243,6 +244,8 @@ static int open_impl(tl_report *r, const char *path, tl_trace_sheets_fn build, v
         im->so.num_kernels = spec->num_kernels;
     }
     r->impl = im;
+    im->io.load_flags = TL_LOAD_COUNTED;
+    tl_trace_readers_add(1); /* before the thread starts: see TL_LOAD_COUNTED */
     if (tl_thread_create(&im->thread, load_job, im) == 0) {
         im->running = 1;
         return 0;
