@@ -827,7 +827,7 @@ static tl_trace *graph_pair(const char *name, const char *const *opts, tl_infer_
     assert_int_equal(run(argv, NULL), 0);
     snprintf(exec, sizeof exec, "%s/exec.json", dir);
     snprintf(cap, sizeof cap, "%s/capture_traces", dir);
-    tl_infer_opts o = {cap, 1, 0, 0, NULL};
+    tl_infer_opts o = {cap, 1, 0, 0, NULL, 0};
     memset(err, 0, sizeof *err);
     tl_quiet = 1;
     tl_trace *t = tl_infer_load(exec, &o, st, err);

@@ -101,7 +101,7 @@ static const char DETAILS32[] = "[{\"file\": \"c.json\", \"batch_size\": 32, \"m
 
 static tl_trace *attribute(fixture *f, tl_infer_stats *st, tl_error *err)
 {
-    tl_infer_opts o = {f->cap, 1, 0, 0, NULL};
+    tl_infer_opts o = {f->cap, 1, 0, 0, NULL, 0};
     memset(err, 0, sizeof *err);
     tl_quiet = 1;
     tl_trace *t = tl_infer_load(f->exec, &o, st, err);
