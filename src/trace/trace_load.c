@@ -1069,12 +1069,12 @@ static int read_event(loader *L)
 /*
  * A gzip text cannot be read from the middle, but it inflates several times faster than
  * it is scanned.  So the second reader inflates its own copy from the start and passes
- * over the first part on its thread, while the first reader scans it.  It starts a little
- * further on than in a plain file, for the inflating it does twice (on owlv2, 440 to 520
- * per mille measured alike).  The first reader's stream cannot skip to the meeting point's
- * far side, so the second keeps the text after traceEvents (at most SPLIT_TAIL bytes, else
- * no split) for the first to read on in; having read to the end, it has checked the gzip
- * trailers as the first would have.
+ * over the first part on its thread, while the first reader scans it.  Where it starts
+ * is measured, not derived (the second inflates more, the first merges): of 420, 460 and
+ * 500 per mille, 460 was the fastest (BENCHMARKS.md).  The first reader's stream cannot
+ * skip to the meeting point's far side, so the second keeps the text after traceEvents
+ * (at most SPLIT_TAIL bytes, else no split) for the first to read on in; having read to
+ * the end, it has checked the gzip trailers as the first would have.
  */
 
 #define SPLIT_SEARCH ((size_t)4 << 20) /* bytes searched for an event start */
@@ -1087,7 +1087,7 @@ static uint64_t split_min = (uint64_t)16 << 20;
  * split that finds every CPU taken would only add the merge. */
 static atomic_int readers;
 static unsigned split_permille = 440;      /* the first reader also merges: it gets less */
-static unsigned split_permille_gzip = 500; /* ... but the second inflates what it passes over */
+static unsigned split_permille_gzip = 460; /* measured: see above */
 static int split_wait; /* the first reader waits for a gzip split's guess (the tests) */
 
 void tl_trace_readers_add(int n) { atomic_fetch_add(&readers, n); }
