@@ -229,7 +229,7 @@ static void read_rank(void *arg, int worker)
      * rest of the trace is passed over unread unless a comparison of runs wants the
      * rank's gpu_timeline and ops_summary */
     tl_error e = {0};
-    tl_trace *t = tl_trace_load_flags(j->path, j->want_ops ? 0 : TL_LOAD_KERNELS_ONLY, &e);
+    tl_trace *t = tl_trace_load_flags(j->path, TL_LOAD_COUNTED | (j->want_ops ? 0 : TL_LOAD_KERNELS_ONLY), &e);
     if (!t) {
         f->err = tl_xstrdup(e.msg);
         f->failed = 1;
@@ -433,7 +433,10 @@ void tl_ranks_read_part(tl_rank_set *s, int jobs, size_t part, size_t nparts)
     if (!s->store)
         s->store = store_new();
     rank_job *job = tl_xcalloc(s->n ? s->n : 1, sizeof *job);
-    /* the caller is a worker too: jobs - 1 threads */
+    /* the caller is a worker too: jobs - 1 threads.  Every worker is counted among the
+     * trace readers before any starts (TL_LOAD_COUNTED): a rank that loads first must
+     * not take a second thread of its own on a CPU the next rank's worker needs */
+    tl_trace_readers_add(jobs);
     tl_pool *pool = tl_pool_new(jobs > 64 ? 63 : jobs - 1);
     size_t k = 0;
     for (size_t i = part; nparts && i < s->n; i += nparts) {
@@ -442,6 +445,7 @@ void tl_ranks_read_part(tl_rank_set *s, int jobs, size_t part, size_t nparts)
     }
     tl_pool_wait(pool, k);
     tl_pool_free(pool, 0);
+    tl_trace_readers_add(-jobs);
     free(job);
 }
 

@@ -306,9 +306,10 @@ enum {
      * ignored with it. */
     TL_LOAD_KERNELS_ONLY = 1 << 3,
     /* The caller counted this load among the process's trace readers already
-     * (tl_trace_readers_add), before starting the thread that loads it: two traces opened
-     * one after the other are then both counted before either decides whether to take a
-     * second thread of its own (a large trace's split read). */
+     * (tl_trace_readers_add), before starting the threads that load: two traces opened
+     * one after the other, or the ranks of a set read by a pool, are then all counted
+     * before any decides whether to take a second thread of its own (a large trace's
+     * split read). */
     TL_LOAD_COUNTED = 1 << 4,
 };
 
