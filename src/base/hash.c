@@ -45,7 +45,7 @@ tl_strmap_slot *tl_strmap_get(tl_strmap *m, const char *key)
 {
     if (2 * (m->n + 1) > m->cap) {
         size_t cap = m->cap ? 2 * m->cap : 64;
-        tl_strmap bigger = {tl_xcalloc(cap, sizeof(tl_strmap_slot)), cap, m->n};
+        tl_strmap bigger = {tl_xcalloc_dense(cap, sizeof(tl_strmap_slot)), cap, m->n};
         for (size_t i = 0; i < m->cap; i++)
             if (m->slots[i].key)
                 *strmap_slot(&bigger, m->slots[i].key) = m->slots[i];

@@ -5,6 +5,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #ifdef __GLIBC__
 #include <malloc.h>
@@ -180,6 +181,16 @@ void *tl_xcalloc(size_t n, size_t size)
     void *p = calloc(n ? n : 1, size ? size : 1);
     if (!p)
         out_of_memory(n * size);
+    return p;
+}
+
+void *tl_xcalloc_dense(size_t n, size_t size)
+{
+    if (size && n > SIZE_MAX / size)
+        out_of_memory(SIZE_MAX);
+    size_t bytes = n * size;
+    void *p = tl_xmalloc(bytes);
+    memset(p, 0, bytes ? bytes : 1);
     return p;
 }
 

@@ -13,6 +13,11 @@
  * tl_oom_catch: then it unwinds there (longjmp) with the message kept for it. */
 void *tl_xmalloc(size_t n);
 void *tl_xcalloc(size_t n, size_t size);
+/* Zeroed memory written through now: for a table read before it is written (a hash
+ * table's probes, counters).  A large calloc block is left untouched, so each of its
+ * pages would be faulted twice there (the shared zero page on the first read, a copy on
+ * the first write, which also flushes the other threads' TLBs). */
+void *tl_xcalloc_dense(size_t n, size_t size);
 void *tl_xrealloc(void *p, size_t n);
 char *tl_xstrdup(const char *s);
 

@@ -53,7 +53,7 @@ static void tuples_build(tuples *tp, tl_table *const *t, size_t n, const size_t 
     size_t cap = 16;
     while (cap < 2 * total)
         cap *= 2;
-    uint32_t *slot = tl_xcalloc(cap, sizeof *slot); /* id + 1; 0 = empty */
+    uint32_t *slot = tl_xcalloc_dense(cap, sizeof *slot); /* id + 1; 0 = empty */
     tp->nids = 0;
     tp->ids = tl_xcalloc(n, sizeof *tp->ids);
     tp->first_table = tl_xmalloc((total ? total : 1) * sizeof *tp->first_table);

@@ -242,8 +242,8 @@ static void pmap_grow(pmap *m)
 {
     pmap old = *m;
     size_t cap = old.key ? (old.mask + 1) * 2 : 256;
-    m->key = tl_xcalloc(cap, sizeof *m->key);
-    m->val = tl_xcalloc(cap, sizeof *m->val);
+    m->key = tl_xcalloc_dense(cap, sizeof *m->key);
+    m->val = tl_xcalloc_dense(cap, sizeof *m->val);
     m->mask = cap - 1;
     for (size_t i = 0; old.key && i <= old.mask; i++)
         if (old.key[i]) {

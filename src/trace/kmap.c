@@ -25,7 +25,7 @@ void tl_kmap_free(tl_kmap *m)
 
 static void grow_to(tl_kmap *m, size_t ncap)
 {
-    tl_kmap_slot *ns = tl_xcalloc(ncap, sizeof *ns);
+    tl_kmap_slot *ns = tl_xcalloc_dense(ncap, sizeof *ns);
     for (size_t i = 0; i < m->cap; i++) {
         tl_kmap_slot *s = &m->slots[i];
         if (!s->used)

@@ -81,7 +81,7 @@ static const char *intern_get(intern *in, const char *s, size_t n)
 {
     if ((in->n + 1) * 2 > in->cap) {
         size_t ncap = in->cap ? in->cap * 2 : 1024;
-        intern_slot *ns = tl_xcalloc(ncap, sizeof *ns);
+        intern_slot *ns = tl_xcalloc_dense(ncap, sizeof *ns);
         for (size_t i = 0; i < in->cap; i++) {
             if (!in->slots[i].s)
                 continue;
