@@ -230,123 +230,214 @@ static int host_stacks(tree_build *b)
 }
 
 /* ---- 2. links: runtime event -> GPU events ---- */
+
+/* The (pid, tid) places where a usable flow finishes. */
+static void ends_init(tl_kmap *ends, const tl_trace_side *side)
+{
+    tl_kmap_init(ends);
+    int64_t last_pid = 0, last_tid = 0;
+    int have_last = 0;
+    for (size_t f = 0; f < side->nflows; f++) {
+        const tl_side_flow *fl = &side->flows[f];
+        if (!fl->has_s || !fl->has_f || !fl->numeric || (have_last && fl->pid == last_pid && fl->tid == last_tid))
+            continue;
+        tl_kmap_put(ends, fl->pid, fl->tid, 0, NULL);
+        last_pid = fl->pid, last_tid = fl->tid, have_last = 1;
+    }
+}
+
+/* Whether an ins entry can be looked up: it has the link key and sits at a flow's end.
+ * The answer for the last (pid, tid) asked is kept: an event's neighbours share it. */
+typedef struct place_filter {
+    const tl_kmap *ends;
+    int64_t pid, tid;
+    int known, at_end;
+} place_filter;
+
+static int ins_wanted(place_filter *pf, const tl_side_ins *in, int corr_key)
+{
+    if (!(in->flags & (corr_key ? TL_SIDE_CORR : TL_SIDE_EXT)))
+        return 0;
+    if (!pf->known || in->pid != pf->pid || in->tid != pf->tid) {
+        pf->pid = in->pid;
+        pf->tid = in->tid;
+        pf->known = 1;
+        pf->at_end = tl_kmap_get(pf->ends, in->pid, in->tid, 0, UINT32_MAX) != UINT32_MAX;
+    }
+    return pf->at_end;
+}
+
+/* The map (pid, tid, link id) -> event, the last one written, at the places a flow
+ * finishes: the only ones looked up (a GPU stream's, a fraction of the events; a map of
+ * all of them would be several times larger than the cache).  0, or -1 when cancelled. */
+static int places_build(const tree_build *b, tl_kmap *by_place)
+{
+    const tl_trace_side *side = b->side;
+    tl_kmap ends;
+    ends_init(&ends, side);
+    place_filter pf = {&ends, 0, 0, 0, 0};
+    size_t nwanted = 0;
+    for (size_t n = 0; n < side->nins; n++)
+        nwanted += ins_wanted(&pf, &side->ins[n], b->corr_key);
+    tl_kmap_init(by_place);
+    tl_kmap_reserve(by_place, nwanted);
+    int rc = 0;
+    for (size_t n = 0; n < side->nins; n++) {
+        if (TL_TRACE_CANCEL_EVERY(n, b->t, b->err)) {
+            rc = -1;
+            break;
+        }
+        const tl_side_ins *in = &side->ins[n];
+        if (ins_wanted(&pf, in, b->corr_key))
+            tl_kmap_put(by_place, in->pid, in->tid, b->corr_key ? in->corr : in->ext, NULL)->val = in->target;
+    }
+    tl_kmap_free(&ends);
+    return rc;
+}
+
+/* The GPU events of the graph launches' link ids, for the launches to link all of. */
+typedef struct graph_runs {
+    tl_sort_item *items; /* the GPU events, by link id, array order within one */
+    uint32_t *run;       /* at the first position of a link id's run in items: the run's end */
+    size_t n;
+    tl_kmap first;       /* link id -> first position in items */
+    size_t links;        /* the links the launches make */
+} graph_runs;
+
+static void graph_runs_free(graph_runs *g)
+{
+    free(g->items);
+    free(g->run);
+    tl_kmap_free(&g->first);
+}
+
+/* Whether event i is a graph launch with a link id. */
+static int keyed_launch(const tree_build *b, size_t i)
+{
+    const tl_tev *e = &b->t->ev[i];
+    return e->kind == TL_TEV_RUNTIME && (e->flags & TL_TEV_GRAPH_LAUNCH) && has_key(b->side, b->corr_key, (uint32_t)i);
+}
+
+/* The GPU events with a graph launch's link id: only those ids are looked up (the other
+ * GPU events, nearly all of them where graph launches are few, are left out). */
+static void graph_items(const tree_build *b, graph_runs *g)
+{
+    const tl_trace *t = b->t;
+    const size_t nev = b->nev;
+    tl_kmap launch_ids;
+    tl_kmap_init(&launch_ids);
+    for (size_t i = 0; i < nev; i++)
+        if (keyed_launch(b, i))
+            tl_kmap_put(&launch_ids, key_of(t, (uint32_t)i), 0, 0, NULL);
+    uint8_t *keyed = tl_xmalloc(nev ? nev : 1);
+    size_t nkeyed = 0;
+    for (size_t i = 0; i < nev; i++) {
+        keyed[i] = tl_tev_is_gpu(&t->ev[i]) && (b->side->evflags[i] & TL_SIDE_HAS_ARGS) &&
+                   has_key(b->side, b->corr_key, (uint32_t)i) &&
+                   tl_kmap_get(&launch_ids, key_of(t, (uint32_t)i), 0, 0, UINT32_MAX) != UINT32_MAX;
+        nkeyed += keyed[i];
+    }
+    tl_kmap_free(&launch_ids);
+    g->items = tl_xmalloc((nkeyed ? nkeyed : 1) * sizeof *g->items);
+    for (size_t i = 0; i < nev; i++) {
+        if (keyed[i]) {
+            g->items[g->n].key = tl_sort_key_int(key_of(t, (uint32_t)i));
+            g->items[g->n].row = (uint32_t)i;
+            g->n++;
+        }
+    }
+    free(keyed);
+    tl_sort_items(g->items, g->n, NULL);
+    g->run = tl_xmalloc((g->n ? g->n : 1) * sizeof *g->run);
+    for (size_t k = 0; k < g->n;) {
+        size_t e = k + 1;
+        while (e < g->n && g->items[e].key == g->items[k].key)
+            e++;
+        g->run[k] = (uint32_t)e;
+        tl_kmap_put(&g->first, key_of(t, g->items[k].row), 0, 0, NULL)->val = (uint32_t)k;
+        k = e;
+    }
+}
+
+/* The graph launches' GPU event runs, their links counted.  Every graph launch links every
+ * GPU event of its link id, so launches that share one id multiply: the repeats (the
+ * links beyond one per GPU event) are bounded before any is made.  0, or -1 with *err set. */
+static int graph_runs_build(const tree_build *b, graph_runs *g)
+{
+    const tl_trace *t = b->t;
+    graph_items(b, g);
+    tl_kmap nlaunch; /* link id -> graph launches with it */
+    tl_kmap_init(&nlaunch);
+    uint32_t any_launch = TL_TEV_NONE;
+    for (size_t i = 0; i < b->nev; i++) {
+        if (keyed_launch(b, i) && tl_kmap_get(&g->first, key_of(t, (uint32_t)i), 0, 0, UINT32_MAX) != UINT32_MAX) {
+            tl_kmap_put(&nlaunch, key_of(t, (uint32_t)i), 0, 0, NULL)->val++;
+            any_launch = (uint32_t)i;
+        }
+    }
+    uint64_t repeats = 0, links = 0, worst = 0;
+    int64_t worst_id = 0;
+    uint32_t worst_launches = 0, worst_gpu = 0;
+    for (size_t s = 0; s < nlaunch.cap; s++) {
+        const tl_kmap_slot *sl = &nlaunch.slots[s];
+        if (!sl->used)
+            continue;
+        uint32_t k = tl_kmap_get(&g->first, sl->a, 0, 0, UINT32_MAX);
+        uint64_t ng = g->run[k] - k, rep = (uint64_t)(sl->val - 1) * ng;
+        links += (uint64_t)sl->val * ng;
+        repeats += rep;
+        if (rep > worst || !worst_launches) {
+            worst = rep;
+            worst_id = sl->a;
+            worst_launches = sl->val;
+            worst_gpu = (uint32_t)ng;
+        }
+    }
+    tl_kmap_free(&nlaunch);
+    if (repeats > TL_TRACE_MAX_LINK_REPEATS) {
+        tl_error_set(b->err, "%s: %u %s events share %s %lld, each linking the same %u GPU events: %llu links, "
+                             "%llu of them repeats (the limit is %llu repeated links)",
+                     t->path, worst_launches, t->ev[any_launch].name, b->corr_key ? "correlation" : "External id",
+                     (long long)worst_id, worst_gpu, (unsigned long long)links, (unsigned long long)repeats,
+                     (unsigned long long)TL_TRACE_MAX_LINK_REPEATS);
+        return -1;
+    }
+    g->links = (size_t)links;
+    return 0;
+}
+
 static int links(tree_build *b)
 {
     tl_trace *t = b->t;
     tl_trace_side *side = b->side;
     const size_t nev = b->nev;
     const int corr_key = b->corr_key, old_flows = b->old_flows;
-    tl_error *err = b->err;
-    tl_kmap by_place; /* (pid, tid, link id) -> event, the last one written */
-    tl_kmap_init(&by_place);
-    tl_kmap_reserve(&by_place, side->nins);
-    for (size_t n = 0; n < side->nins; n++) {
-        if (TL_TRACE_CANCEL_EVERY(n, t, err)) {
-            tl_kmap_free(&by_place);
-            return -1;
-        }
-        const tl_side_ins *in = &side->ins[n];
-        if (!(in->flags & (corr_key ? TL_SIDE_CORR : TL_SIDE_EXT)))
-            continue;
-        tl_kmap_put(&by_place, in->pid, in->tid, corr_key ? in->corr : in->ext, NULL)->val = in->target;
-    }
-
-    /* GPU events by link id, in array order (for graph launches); made only when needed */
+    tl_kmap by_place;
+    graph_runs g = {0};
     int any_graph = 0;
     for (size_t i = 0; i < nev && !any_graph; i++)
         any_graph = (t->ev[i].flags & TL_TEV_GRAPH_LAUNCH) != 0;
-    tl_sort_item *gitems = NULL;
-    uint32_t *grun = NULL; /* at the first position of a link id's run in gitems: the run's end */
-    size_t ngitems = 0;
-    tl_kmap gfirst; /* link id -> first position in gitems */
-    tl_kmap_init(&gfirst);
-    size_t nlp = 0, lpcap = 0;
-    pair *lp = NULL;
-    if (any_graph) {
-        size_t ngpu_keyed = 0; /* a few of the events: counted rather than one item per event */
-        for (size_t i = 0; i < nev; i++)
-            ngpu_keyed += tl_tev_is_gpu(&t->ev[i]) && (side->evflags[i] & TL_SIDE_HAS_ARGS) && has_key(side, corr_key, (uint32_t)i);
-        gitems = tl_xmalloc((ngpu_keyed ? ngpu_keyed : 1) * sizeof *gitems);
-        for (size_t i = 0; i < nev; i++) {
-            if (tl_tev_is_gpu(&t->ev[i]) && (side->evflags[i] & TL_SIDE_HAS_ARGS) && has_key(side, corr_key, (uint32_t)i)) {
-                gitems[ngitems].key = tl_sort_key_int(key_of(t, (uint32_t)i));
-                gitems[ngitems].row = (uint32_t)i;
-                ngitems++;
-            }
-        }
-        tl_sort_items(gitems, ngitems, NULL);
-        grun = tl_xmalloc((ngitems ? ngitems : 1) * sizeof *grun);
-        for (size_t g = 0; g < ngitems;) {
-            size_t e = g + 1;
-            while (e < ngitems && gitems[e].key == gitems[g].key)
-                e++;
-            grun[g] = (uint32_t)e;
-            tl_kmap_put(&gfirst, key_of(t, gitems[g].row), 0, 0, NULL)->val = (uint32_t)g;
-            g = e;
-        }
-        /* Every graph launch links every GPU event of its link id, so launches that share
-         * one id multiply: the links are counted before any is made, and the repeats (the
-         * links beyond one per GPU event) bounded. */
-        tl_kmap nlaunch; /* link id -> graph launches with it */
-        tl_kmap_init(&nlaunch);
-        uint32_t any_launch = TL_TEV_NONE;
-        for (size_t i = 0; i < nev; i++) {
-            if (t->ev[i].kind == TL_TEV_RUNTIME && (t->ev[i].flags & TL_TEV_GRAPH_LAUNCH) &&
-                has_key(side, corr_key, (uint32_t)i) &&
-                tl_kmap_get(&gfirst, key_of(t, (uint32_t)i), 0, 0, UINT32_MAX) != UINT32_MAX) {
-                tl_kmap_put(&nlaunch, key_of(t, (uint32_t)i), 0, 0, NULL)->val++;
-                any_launch = (uint32_t)i;
-            }
-        }
-        uint64_t repeats = 0, links = 0, worst = 0;
-        int64_t worst_id = 0;
-        uint32_t worst_launches = 0, worst_gpu = 0;
-        for (size_t s = 0; s < nlaunch.cap; s++) {
-            const tl_kmap_slot *sl = &nlaunch.slots[s];
-            if (!sl->used)
-                continue;
-            uint32_t g = tl_kmap_get(&gfirst, sl->a, 0, 0, UINT32_MAX);
-            uint64_t ng = grun[g] - g, rep = (uint64_t)(sl->val - 1) * ng;
-            links += (uint64_t)sl->val * ng;
-            repeats += rep;
-            if (rep > worst || !worst_launches) {
-                worst = rep;
-                worst_id = sl->a;
-                worst_launches = sl->val;
-                worst_gpu = (uint32_t)ng;
-            }
-        }
-        tl_kmap_free(&nlaunch);
-        if (repeats > TL_TRACE_MAX_LINK_REPEATS) {
-            tl_error_set(err, "%s: %u %s events share %s %lld, each linking the same %u GPU events: %llu links, "
-                              "%llu of them repeats (the limit is %llu repeated links)",
-                         t->path, worst_launches, t->ev[any_launch].name, corr_key ? "correlation" : "External id",
-                         (long long)worst_id, worst_gpu, (unsigned long long)links, (unsigned long long)repeats,
-                         (unsigned long long)TL_TRACE_MAX_LINK_REPEATS);
-            tl_kmap_free(&by_place);
-            tl_kmap_free(&gfirst);
-            free(gitems);
-            free(grun);
-            return -1;
-        }
-        lpcap = (size_t)links;
-        lp = tl_xmalloc((lpcap ? lpcap : 1) * sizeof *lp);
+    if (places_build(b, &by_place) < 0 || (any_graph && graph_runs_build(b, &g) < 0)) {
+        tl_kmap_free(&by_place);
+        graph_runs_free(&g);
+        return -1;
     }
-
+    size_t nlp = 0, lpcap = g.links;
+    pair *lp = tl_xmalloc((lpcap ? lpcap : 1) * sizeof *lp);
     for (size_t i = 0; i < nev; i++) {
         tl_tev *r = &t->ev[i];
         if (r->kind != TL_TEV_RUNTIME || !has_key(side, corr_key, (uint32_t)i))
             continue;
         int64_t c = key_of(t, (uint32_t)i);
         if (r->flags & TL_TEV_GRAPH_LAUNCH) {
-            uint32_t g = tl_kmap_get(&gfirst, c, 0, 0, UINT32_MAX);
-            if (g == UINT32_MAX)
+            uint32_t k = tl_kmap_get(&g.first, c, 0, 0, UINT32_MAX);
+            if (k == UINT32_MAX)
                 continue;
-            uint32_t gend = grun[g];
-            TL_GROW(lp, lpcap, nlp + (gend - g));
-            for (; g < gend; g++) {
+            uint32_t kend = g.run[k];
+            TL_GROW(lp, lpcap, nlp + (kend - k));
+            for (; k < kend; k++) {
                 lp[nlp].parent = (uint32_t)i;
-                lp[nlp].child = gitems[g].row;
+                lp[nlp].child = g.items[k].row;
                 nlp++;
             }
             continue;
@@ -354,24 +445,22 @@ static int links(tree_build *b)
         uint32_t f = tl_kmap_get(&side->flow_of, c, old_flows, 0, UINT32_MAX);
         if (f == UINT32_MAX || !side->flows[f].has_s || !side->flows[f].has_f || !side->flows[f].numeric)
             continue;
-        uint32_t g = tl_kmap_get(&by_place, side->flows[f].pid, side->flows[f].tid, c, TL_TEV_NONE);
+        uint32_t ge = tl_kmap_get(&by_place, side->flows[f].pid, side->flows[f].tid, c, TL_TEV_NONE);
         /* An event that is not a GPU event (TraceLens would make it the launch's child
          * and loop on a runtime event found as its own output) links nothing. */
-        if (g == TL_TEV_NONE || !tl_tev_is_gpu(&t->ev[g]))
+        if (ge == TL_TEV_NONE || !tl_tev_is_gpu(&t->ev[ge]))
             continue;
         TL_GROW(lp, lpcap, nlp + 1);
         lp[nlp].parent = (uint32_t)i;
-        lp[nlp].child = g;
+        lp[nlp].child = ge;
         nlp++;
     }
     tl_kmap_free(&by_place);
-    tl_kmap_free(&gfirst);
-    free(gitems);
-    free(grun);
+    graph_runs_free(&g);
     for (size_t n = 0; n < nlp; n++) {
-        tl_tev *g = &t->ev[lp[n].child];
-        g->parent = lp[n].parent;
-        g->flags |= TL_TEV_LINKED;
+        tl_tev *ge = &t->ev[lp[n].child];
+        ge->parent = lp[n].parent;
+        ge->flags |= TL_TEV_LINKED;
     }
     b->lp = lp;
     b->nlp = nlp;
@@ -393,7 +482,7 @@ static int children_ranges(tree_build *b)
     }
     if (tl_trace_cancelled(t, err))
         return -1;
-    uint32_t *own = b->own = tl_xcalloc(nev ? nev : 1, sizeof *own); /* links per launch, then the placing cursor */
+    uint32_t *own = b->own = tl_xcalloc_dense(nev ? nev : 1, sizeof *own); /* links per launch, then the placing cursor */
     for (size_t s = 0; s < ntree; s++)
         if (t->ev[items[s]].parent != TL_TEV_NONE)
             t->ev[t->ev[items[s]].parent].nchild++;
