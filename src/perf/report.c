@@ -306,7 +306,10 @@ typedef struct perf_job {
     int rc;
 } perf_job;
 
-#define PERF_THREAD_MIN_EVENTS ((size_t)1 << 18)
+/* Below this, the sheets take a millisecond or two and a thread would only add its
+ * memory; above, it pays (measured: at 39k events, owlv2's H100 report takes 0.92x the
+ * wall time with the perf sheets on a thread). */
+#define PERF_THREAD_MIN_EVENTS ((size_t)1 << 14)
 
 static void *perf_job_run(void *arg)
 {
@@ -324,7 +327,6 @@ static int report_sheets(const tl_trace *t, const tl_sheet_opts *so, const tl_pe
     tl_arena_init(&pj.arena);
     int with_perf = !perf_sheets_off() && t->ncpu_ops;
     pthread_t th;
-    /* a small trace's sheets take milliseconds: a thread there would only add its memory */
     int threaded = with_perf && t->nev >= PERF_THREAD_MIN_EVENTS && tl_thread_create(&th, perf_job_run, &pj) == 0;
     int rc = tl_trace_sheets_opts(t, so, arena, &basic, err);
     if (threaded)
