@@ -326,23 +326,6 @@ void tl_buf_reserve(tl_buf *b, size_t extra)
     TL_GROW(b->data, b->cap, b->len + extra + 1);
 }
 
-void tl_buf_add(tl_buf *b, const void *p, size_t n)
-{
-    tl_buf_reserve(b, n);
-    if (n)
-        memcpy(b->data + b->len, p, n);
-    b->len += n;
-    b->data[b->len] = '\0';
-}
-
-void tl_buf_addc(tl_buf *b, char c)
-{
-    if (b->len + 2 > b->cap)
-        tl_buf_reserve(b, 1);
-    b->data[b->len++] = c;
-    b->data[b->len] = '\0';
-}
-
 void tl_buf_adds(tl_buf *b, const char *s) { tl_buf_add(b, s, strlen(s)); }
 
 void tl_buf_printf(tl_buf *b, const char *fmt, ...)

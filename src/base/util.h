@@ -7,6 +7,7 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <string.h>
 
 /* Allocation that never returns NULL: out of memory ends the process with a message
  * (after the fatal clean-up below), unless the failing thread set a catch point with
@@ -69,7 +70,14 @@ void tl_grow(void **p, size_t *cap, size_t need, size_t size);
  * keeps the process's resident size that of what it holds.  A no-op without glibc.
  */
 void tl_release_freed(void);
-#define TL_GROW(arr, cap, need) tl_grow((void **)&(arr), &(cap), (need), sizeof *(arr))
+/* The check inline: on the hot paths (an event's records, a byte of a repr) the room is
+ * nearly always there already. */
+static inline void tl_grow_for(void **p, size_t *cap, size_t need, size_t size)
+{
+    if (need > *cap)
+        tl_grow(p, cap, need, size);
+}
+#define TL_GROW(arr, cap, need) tl_grow_for((void **)&(arr), &(cap), (need), sizeof *(arr))
 
 /*
  * An error slot.  Functions that can fail take a `tl_error *` and, on failure, write one
@@ -104,8 +112,23 @@ typedef struct tl_buf {
 } tl_buf;
 
 void tl_buf_reserve(tl_buf *b, size_t extra);
-void tl_buf_add(tl_buf *b, const void *p, size_t n);
-void tl_buf_addc(tl_buf *b, char c);
+/* Append n bytes / one byte (inline: the scanners append a value a few bytes at a time). */
+static inline void tl_buf_add(tl_buf *b, const void *p, size_t n)
+{
+    if (b->len + n + 1 > b->cap)
+        tl_buf_reserve(b, n);
+    if (n)
+        memcpy(b->data + b->len, p, n);
+    b->len += n;
+    b->data[b->len] = '\0';
+}
+static inline void tl_buf_addc(tl_buf *b, char c)
+{
+    if (b->len + 2 > b->cap)
+        tl_buf_reserve(b, 1);
+    b->data[b->len++] = c;
+    b->data[b->len] = '\0';
+}
 void tl_buf_adds(tl_buf *b, const char *s);
 void tl_buf_printf(tl_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 const char *tl_buf_cstr(tl_buf *b);
