@@ -142,6 +142,43 @@ int tl_j_refill(J *j)
 
 
 
+int tl_j_peek_slow(J *j)
+{
+    for (;;) {
+        unsigned char *p = j->p, *e = j->end;
+#ifdef J_SSE2
+        while (p + 16 <= e) {
+            __m128i v = _mm_loadu_si128((const __m128i *)p);
+            unsigned sp = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(' ')));
+            unsigned nl = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('\n')));
+            unsigned ws = sp | nl;
+            if (ws != 0xffff) {
+                unsigned first = (unsigned)__builtin_ctz(~ws & 0xffff);
+                p += first;
+                if (!j_ws(*p)) {
+                    j->p = p;
+                    return *p;
+                }
+                p++;
+                continue;
+            }
+            p += 16;
+        }
+#endif
+        while (p < e) {
+            if (!j_ws(*p)) {
+                j->p = p;
+                return *p;
+            }
+            p++;
+        }
+        j->p = p;
+        j->mark = NULL;
+        if (tl_j_refill(j) <= 0)
+            return -1;
+    }
+}
+
 /* Expect byte c next (after spaces) and consume it. */
 int tl_j_expect(J *j, int c, const char *what)
 {

@@ -86,54 +86,37 @@ int tl_j_refill(J *j);
 
 static inline int j_ws(unsigned c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 
-/* The next non-space byte (not consumed), or -1 at the end or on an error. */
-static inline int j_peek(J *j)
+/* j_peek's long way: a run of spaces longer than its first look, or the end of the window. */
+int tl_j_peek_slow(J *j);
+
+/* The next non-space byte (not consumed), or -1 at the end or on an error.  Inline for
+ * the common cases: no space, one space (a trace's ", " and ": "), or a short run (a
+ * pretty-printed trace's newline and indent), found in one 16-byte look; the window's
+ * zero slack makes the look safe up to its end. */
+static inline __attribute__((always_inline)) int j_peek(J *j)
 {
-    /* The common cases first: the next byte is no space, or one space is (a trace's keys
-     * and values are mostly separated by ", " and ": "); the block scan of the spaces
-     * below is a chain of dependent steps that these need not wait for. */
     const unsigned char *q = j->p;
-    if (q + 1 < j->end) {
+    if (q < j->end) {
         if (!j_ws(q[0]))
             return q[0];
-        if (q[0] == ' ' && !j_ws(q[1])) {
+        if (q[0] == ' ' && q + 1 < j->end && !j_ws(q[1])) {
             j->p++;
             return q[1];
         }
-    }
-    for (;;) {
-        unsigned char *p = j->p, *e = j->end;
 #ifdef J_SSE2
-        while (p + 16 <= e) {
-            __m128i v = _mm_loadu_si128((const __m128i *)p);
-            unsigned sp = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(' ')));
-            unsigned nl = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('\n')));
-            unsigned ws = sp | nl;
-            if (ws != 0xffff) {
-                unsigned first = (unsigned)__builtin_ctz(~ws & 0xffff);
-                p += first;
-                if (!j_ws(*p)) {
-                    j->p = p;
-                    return *p;
-                }
-                p++;
-                continue;
+        __m128i v = _mm_loadu_si128((const __m128i *)q);
+        unsigned ws = (unsigned)_mm_movemask_epi8(
+            _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(' ')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\n'))));
+        if (ws != 0xffff) {
+            const unsigned char *r = q + __builtin_ctz(~ws & 0xffff);
+            if (r < j->end && !j_ws(*r)) {
+                j->p = (unsigned char *)r;
+                return *r;
             }
-            p += 16;
         }
 #endif
-        while (p < e) {
-            if (!j_ws(*p)) {
-                j->p = p;
-                return *p;
-            }
-            p++;
-        }
-        j->p = p;
-        j->mark = NULL;
-        if (tl_j_refill(j) <= 0)
-            return -1;
     }
+    return tl_j_peek_slow(j);
 }
 
 /* Index of the first '"', '\\' or control byte in p[0..), scanning up to the zero slack;
