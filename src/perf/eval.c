@@ -9,7 +9,6 @@
 #include "base/numfmt.h"
 #include "base/sort.h"
 #include "trace/kmap.h"
-#include "trace/opcat.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -41,20 +40,9 @@ void tl_pm_env_init(pm_env *env, const tl_trace *t, const tl_gpu_arch *arch, tl_
     tl_kmap_init(&env->argmap);
     size_t nev = t->nev;
     env->comm = tl_xmalloc(nev ? nev : 1);
-    /* names are interned: one test per distinct kernel name (they run to kilobytes) */
-    tl_kmap byname;
-    tl_kmap_init(&byname);
-    for (size_t i = 0; i < nev; i++) {
-        env->comm[i] = 0;
-        if (!tl_tev_is_gpu(&t->ev[i]))
-            continue;
-        int created;
-        tl_kmap_slot *sl = tl_kmap_put(&byname, (int64_t)(uintptr_t)t->ev[i].name, 0, 0, &created);
-        if (created)
-            sl->val = (uint32_t)tl_trace_is_comm(t->ev[i].name);
-        env->comm[i] = (uint8_t)sl->val;
-    }
-    tl_kmap_free(&byname);
+    /* the name test was made once per name as the trace was read */
+    for (size_t i = 0; i < nev; i++)
+        env->comm[i] = tl_tev_is_gpu(&t->ev[i]) && (t->ev[i].flags & TL_TEV_COMM);
     int any = 0;
     for (size_t i = 0; i < nev && !any; i++)
         any = tl_tev_x(t, &t->ev[i])->seq != TL_SEQ_NONE;

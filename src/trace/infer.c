@@ -881,7 +881,7 @@ static size_t fill_copies(tl_trace *t, const gplan *pl, const tl_trace *ct, cons
         e->ts = gl->ts;
         e->dur = gl->dur;
         e->uid = uid0 + (uint32_t)p;
-        e->flags = (uint8_t)(TL_TEV_IN_TREE | gl->tsint);
+        e->flags = (uint8_t)(TL_TEV_IN_TREE | gl->tsint | (e->flags & TL_TEV_COMM));
         e->parent = s == UINT32_MAX ? gl->g : pl->posmap[pl->kparent[p]];
         e->child0 = (uint32_t)off;
         off += pl->nch[ni - pl->base];

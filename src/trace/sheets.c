@@ -343,7 +343,7 @@ void tl_trace_timeline_of(const tl_trace *t, const uint32_t *ev, size_t n, doubl
             iv_push(&mem, e->ts, tl_tev_end(e));
         else if (e->kind == TL_TEV_KERNEL && is_legacy_memset(e->name))
             iv_push(&comp, e->ts, tl_tev_end(e));
-        else if (tl_trace_is_comm(e->name))
+        else if (e->flags & TL_TEV_COMM)
             iv_push(&comm, e->ts, tl_tev_end(e));
         else
             iv_push(&comp, e->ts, tl_tev_end(e));
@@ -437,7 +437,7 @@ static void launchers_build(const tl_trace *t, launchers *L)
         L->of[i] = UINT32_MAX;
     for (size_t i = 0; i < t->nev; i++) {
         const tl_tev *g = &t->ev[i];
-        if (!tl_tev_is_gpu(g) || !(g->flags & TL_TEV_LINKED) || tl_trace_is_comm(g->name))
+        if (!tl_tev_is_gpu(g) || !(g->flags & TL_TEV_LINKED) || (g->flags & TL_TEV_COMM))
             continue;
         uint32_t r = g->parent, found = TL_TEV_NONE;
         for (uint32_t cur = t->ev[r].parent; cur != TL_TEV_NONE;) {

@@ -43,6 +43,7 @@ enum {
     TL_TEV_CPU_ROOT = 1 << 4,     /* a cpu root node (TRACES.md §2 step 3d) */
     TL_TEV_TS_INT = 1 << 5,       /* ts was written as a JSON integer (TRACES.md §4.6) */
     TL_TEV_DUR_INT = 1 << 6,      /* dur was written as a JSON integer */
+    TL_TEV_COMM = 1 << 7,         /* named like a communication kernel (tl_trace_is_comm, once per name) */
 };
 
 #define TL_TEV_NONE UINT32_MAX /* "no event" for parent */

@@ -41,7 +41,8 @@
 typedef struct intern_slot {
     uint64_t h;
     const char *s;
-    size_t n;
+    uint32_t n;   /* a string is at most J_MAX_WINDOW bytes */
+    int32_t comm; /* tl_trace_is_comm(s) once asked, else -1: a name's events share it */
 } intern_slot;
 
 typedef struct intern {
@@ -77,7 +78,8 @@ static uint64_t str_hash(const char *s, size_t n)
     return h;
 }
 
-static const char *intern_get(intern *in, const char *s, size_t n)
+/* The slot of string s[0..n), added when new; valid until the next insertion. */
+static intern_slot *intern_slot_of(intern *in, const char *s, size_t n)
 {
     if ((in->n + 1) * 2 > in->cap) {
         size_t ncap = in->cap ? in->cap * 2 : 1024;
@@ -111,14 +113,25 @@ static const char *intern_get(intern *in, const char *s, size_t n)
             } else {
                 sl->s = tl_arena_strndup(in->arena, s, n);
             }
-            sl->n = n;
+            sl->n = (uint32_t)n;
+            sl->comm = -1;
             in->n++;
-            return sl->s;
+            return sl;
         }
         if (sl->h == h && sl->n == n && memcmp(sl->s, s, n) == 0)
-            return sl->s;
+            return sl;
         k = (k + 1) & (in->cap - 1);
     }
+}
+
+static const char *intern_get(intern *in, const char *s, size_t n) { return intern_slot_of(in, s, n)->s; }
+
+/* Whether a name interned in `in` is a communication kernel's, worked out once per name. */
+static int slot_comm(intern_slot *sl)
+{
+    if (sl->comm < 0)
+        sl->comm = tl_trace_is_comm(sl->s);
+    return sl->comm;
 }
 
 /* ---- events ------------------------------------------------------------------------- */
@@ -361,9 +374,11 @@ const char *const tl_coll_key_names[TL_COLL_NKEYS] = {
 /* Whether the event whose args are read may be a collective kernel: a kernel (or an
  * event whose cat comes later) whose name, when already read, is a communication
  * kernel's.  Only those pay for the metadata keys. */
-static int may_be_coll(const evread *r)
+static int may_be_coll(loader *L)
 {
-    return (r->cat == CAT_KERNEL || r->cat == CAT_NONE) && (!r->has_name || tl_trace_is_comm(r->name.data));
+    const evread *r = &L->r;
+    return (r->cat == CAT_KERNEL || r->cat == CAT_NONE) &&
+           (!r->has_name || slot_comm(intern_slot_of(&L->in, r->name.data, r->name.len)));
 }
 
 /* One metadata value as pandas holds what json.load made of it (tl_cval). */
@@ -605,7 +620,7 @@ static int read_args(loader *L)
         j->p++;
         return 0;
     }
-    int coll = may_be_coll(r); /* asked once: kernel names are long */
+    int coll = may_be_coll(L); /* asked once: kernel names are long */
     for (;;) {
         const char *k;
         size_t kn;
@@ -728,14 +743,14 @@ static void keep_step(loader *L)
  * an event known not to be a collective kernel: its cat read and not "kernel", or a
  * kernel whose name is read and is not a communication kernel's (its cat is always read
  * first: the census counts every event). */
-static int passed_over(const loader *L)
+static int passed_over(loader *L)
 {
     const evread *r = &L->r;
     if (r->cat == CAT_PYTHON && !(L->flags & TL_LOAD_PYTHON))
         return 1;
     if (!(L->flags & TL_LOAD_KERNELS_ONLY) || r->cat == CAT_NONE)
         return 0;
-    return r->cat != CAT_KERNEL || (r->has_name && !tl_trace_is_comm(r->name.data));
+    return r->cat != CAT_KERNEL || (r->has_name && !slot_comm(intern_slot_of(&L->in, r->name.data, r->name.len)));
 }
 
 /* The event's fields are read: keep what it contributes. */
@@ -811,14 +826,16 @@ static void finish_event(loader *L)
             TL_GROW(t->ev, L->evcap, t->nev + 1);
             side_grow(L, t->nev + 1);
             tl_tev *e = &t->ev[t->nev];
-            e->name = intern_get(&L->in, r->has_name ? buf_str(&r->name) : "", r->has_name ? r->name.len : 0);
+            intern_slot *nsl = intern_slot_of(&L->in, r->has_name ? buf_str(&r->name) : "", r->has_name ? r->name.len : 0);
+            e->name = nsl->s;
+            uint8_t comm = slot_comm(nsl) ? TL_TEV_COMM : 0;
             e->ts = r->ts;
             e->dur = r->dur;
             if (r->dur < 0 && t->nnegative++ == 0)
                 t->first_negative = uid;
             e->uid = uid;
             e->kind = (uint8_t)kind;
-            e->flags = (uint8_t)((r->ts_int ? TL_TEV_TS_INT : 0) | (r->dur_int ? TL_TEV_DUR_INT : 0));
+            e->flags = (uint8_t)((r->ts_int ? TL_TEV_TS_INT : 0) | (r->dur_int ? TL_TEV_DUR_INT : 0) | comm);
             uint32_t thread = thread_index(L, r->pid, r->tid);
             e->ref = thread;
             e->parent = TL_TEV_NONE;
@@ -854,7 +871,7 @@ static void finish_event(loader *L)
                 s->keys[s->nkeys++] = (tl_side_key){(uint32_t)t->nev, r->corr, r->ext};
             }
             s->evflags[t->nev] = (uint8_t)(r->sflags | (r->has_args ? TL_SIDE_HAS_ARGS : 0));
-            if (kind == TL_TEV_KERNEL && r->coll_link && tl_trace_is_comm(e->name))
+            if (kind == TL_TEV_KERNEL && r->coll_link && (e->flags & TL_TEV_COMM))
                 keep_coll(L, (uint32_t)t->nev);
             target = (uint32_t)t->nev;
             t->nev++;
