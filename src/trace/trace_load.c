@@ -1495,8 +1495,22 @@ static void split_merge(loader *L, loader *L2)
         s->key_decided = 1;
         s->key_is_corr = s2->key_is_corr;
     }
-    /* flows: a start seen on either side; the last finish wins */
-    if (s2->nflows) {
+    /* flows: a start seen on either side; the last finish wins.  A profiler writes its
+     * flows after the events (Kineto: at the end), so the first half mostly has none:
+     * the second's are then taken as they are, not entered again one by one */
+    if (s2->nflows && !s->nflows) {
+        tl_kmap m = s->flow_of;
+        s->flow_of = s2->flow_of;
+        s2->flow_of = m;
+        tl_side_flow *f = s->flows;
+        s->flows = s2->flows;
+        s2->flows = f;
+        size_t cap = s->flowcap;
+        s->flowcap = s2->flowcap;
+        s2->flowcap = cap;
+        s->nflows = s2->nflows;
+        s2->nflows = 0;
+    } else if (s2->nflows) {
         const tl_kmap_slot **key = tl_xmalloc(s2->nflows * sizeof *key); /* (id, kind) of each */
         tl_kmap_reserve(&s->flow_of, s->nflows + s2->nflows);
         TL_GROW(s->flows, s->flowcap, s->nflows + s2->nflows);
