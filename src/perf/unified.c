@@ -776,20 +776,21 @@ enum { A_DUR, A_TBS, A_TFL, A_KT, A_PCT, A_N };
 static pm_agg *aggregate_groups(const tl_trace *t, const urow *rows, size_t nr, ugrp *g, size_t ng)
 {
     pm_agg *ag = tl_xcalloc(ng * A_N, sizeof *ag);
-    double *v = tl_xmalloc(nr * sizeof *v);
+    /* each quantity's values of the group, gathered in one pass over its rows (scattered
+     * in memory, as their events are) */
+    double *v = tl_xmalloc((nr ? nr : 1) * A_N * sizeof *v);
     for (size_t i = 0; i < ng; i++) {
-        for (int a = 0; a < A_N; a++) {
-            for (size_t q = 0; q < g[i].n; q++) {
-                const urow *r = &rows[g[i].rows[q]];
-                v[q] = a == A_DUR ? t->ev[r->ev].dur
-                       : a == A_KT ? r->kt
-                       : !r->modelled ? NAN
-                       : a == A_TBS ? r->m.tbs
-                       : a == A_TFL ? r->m.tflops
-                                    : r->m.pct_roof;
-            }
-            tl_pm_aggregate(v, g[i].n, &ag[i * A_N + a]);
+        size_t n = g[i].n;
+        for (size_t q = 0; q < n; q++) {
+            const urow *r = &rows[g[i].rows[q]];
+            v[A_DUR * n + q] = t->ev[r->ev].dur;
+            v[A_KT * n + q] = r->kt;
+            v[A_TBS * n + q] = r->modelled ? r->m.tbs : NAN;
+            v[A_TFL * n + q] = r->modelled ? r->m.tflops : NAN;
+            v[A_PCT * n + q] = r->modelled ? r->m.pct_roof : NAN;
         }
+        for (int a = 0; a < A_N; a++)
+            tl_pm_aggregate(v + (size_t)a * n, n, &ag[i * A_N + a]);
         g[i].ktsum = ag[i * A_N + A_KT].n ? ag[i * A_N + A_KT].sum : 0.0;
     }
     free(v);
