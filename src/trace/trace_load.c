@@ -1402,6 +1402,53 @@ static const char *merge_str(loader *L, const char *s2)
     return hd->other;
 }
 
+/* The second half's flows after the first half's: a start seen on either side, the last
+ * finish wins.  A profiler writes its flows after the events (Kineto: at the end), so the
+ * first half mostly has none: the second's are then taken as they are, not entered again
+ * one by one. */
+static void merge_flows(tl_trace_side *s, tl_trace_side *s2)
+{
+    if (s2->nflows && !s->nflows) {
+        tl_kmap m = s->flow_of;
+        s->flow_of = s2->flow_of;
+        s2->flow_of = m;
+        tl_side_flow *f = s->flows;
+        s->flows = s2->flows;
+        s2->flows = f;
+        size_t cap = s->flowcap;
+        s->flowcap = s2->flowcap;
+        s2->flowcap = cap;
+        s->nflows = s2->nflows;
+        s2->nflows = 0;
+    } else if (s2->nflows) {
+        const tl_kmap_slot **key = tl_xmalloc(s2->nflows * sizeof *key); /* (id, kind) of each */
+        tl_kmap_reserve(&s->flow_of, s->nflows + s2->nflows);
+        TL_GROW(s->flows, s->flowcap, s->nflows + s2->nflows);
+        for (size_t k = 0; k < s2->flow_of.cap; k++)
+            if (s2->flow_of.slots[k].used)
+                key[s2->flow_of.slots[k].val] = &s2->flow_of.slots[k];
+        for (size_t k = 0; k < s2->nflows; k++) {
+            int created;
+            tl_kmap_slot *sl = tl_kmap_put(&s->flow_of, key[k]->a, key[k]->b, 0, &created);
+            const tl_side_flow *g = &s2->flows[k];
+            if (created) {
+                s->flows[s->nflows] = *g;
+                sl->val = (uint32_t)s->nflows++;
+                continue;
+            }
+            tl_side_flow *f = &s->flows[sl->val];
+            f->has_s |= g->has_s;
+            if (g->has_f) {
+                f->has_f = 1;
+                f->numeric = g->numeric;
+                f->pid = g->pid;
+                f->tid = g->tid;
+            }
+        }
+        free(key);
+    }
+}
+
 /* The second half's events, links, flows and names after the first half's, as the first
  * loader would have read them itself. */
 static void split_merge(loader *L, loader *L2)
@@ -1495,48 +1542,7 @@ static void split_merge(loader *L, loader *L2)
         s->key_decided = 1;
         s->key_is_corr = s2->key_is_corr;
     }
-    /* flows: a start seen on either side; the last finish wins.  A profiler writes its
-     * flows after the events (Kineto: at the end), so the first half mostly has none:
-     * the second's are then taken as they are, not entered again one by one */
-    if (s2->nflows && !s->nflows) {
-        tl_kmap m = s->flow_of;
-        s->flow_of = s2->flow_of;
-        s2->flow_of = m;
-        tl_side_flow *f = s->flows;
-        s->flows = s2->flows;
-        s2->flows = f;
-        size_t cap = s->flowcap;
-        s->flowcap = s2->flowcap;
-        s2->flowcap = cap;
-        s->nflows = s2->nflows;
-        s2->nflows = 0;
-    } else if (s2->nflows) {
-        const tl_kmap_slot **key = tl_xmalloc(s2->nflows * sizeof *key); /* (id, kind) of each */
-        tl_kmap_reserve(&s->flow_of, s->nflows + s2->nflows);
-        TL_GROW(s->flows, s->flowcap, s->nflows + s2->nflows);
-        for (size_t k = 0; k < s2->flow_of.cap; k++)
-            if (s2->flow_of.slots[k].used)
-                key[s2->flow_of.slots[k].val] = &s2->flow_of.slots[k];
-        for (size_t k = 0; k < s2->nflows; k++) {
-            int created;
-            tl_kmap_slot *sl = tl_kmap_put(&s->flow_of, key[k]->a, key[k]->b, 0, &created);
-            const tl_side_flow *g = &s2->flows[k];
-            if (created) {
-                s->flows[s->nflows] = *g;
-                sl->val = (uint32_t)s->nflows++;
-                continue;
-            }
-            tl_side_flow *f = &s->flows[sl->val];
-            f->has_s |= g->has_s;
-            if (g->has_f) {
-                f->has_f = 1;
-                f->numeric = g->numeric;
-                f->pid = g->pid;
-                f->tid = g->tid;
-            }
-        }
-        free(key);
-    }
+    merge_flows(s, s2);
     /* the census: counts added, the second half's other categories by the first's names */
     const tl_trace_census *c2 = &t2->census;
     for (int k = 0; k < TL_CAT_N; k++)
