@@ -184,6 +184,27 @@ static void test_names_last_wins(void **state)
     tl_trace_free(t);
 }
 
+/* An event's name given twice, around its args: the last is its name (Python's json keeps
+ * the last key), and whether it is a communication kernel's follows that name, not the one
+ * the args' collective test saw. */
+static void test_event_name_last_wins(void **state)
+{
+    (void)state;
+    static const char *const names[2][2] = {{"ncclDevKernel_AllReduce", "gemm_kernel"}, {"gemm_kernel", "ncclDevKernel_AllReduce"}};
+    for (int k = 0; k < 2; k++) {
+        char json[1024];
+        snprintf(json, sizeof json,
+                 "{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"%s\",\"pid\":0,\"tid\":7,"
+                 "\"ts\":10,\"dur\":5,\"args\":{\"stream\":7,\"correlation\":3},\"name\":\"%s\"}]}",
+                 names[k][0], names[k][1]);
+        tl_trace *t = must_load(json);
+        assert_int_equal(t->nev, 1);
+        assert_string_equal(t->ev[0].name, names[k][1]);
+        assert_int_equal((t->ev[0].flags & TL_TEV_COMM) != 0, k == 1);
+        tl_trace_free(t);
+    }
+}
+
 /* Nesting, touching intervals as siblings, equal ts in array order, cpu roots. */
 static void test_tree_nesting(void **state)
 {
@@ -864,6 +885,7 @@ int main(void)
         cmocka_unit_test(test_nonfinite_times),
         cmocka_unit_test(test_aux_records),
         cmocka_unit_test(test_names_last_wins),
+        cmocka_unit_test(test_event_name_last_wins),
         cmocka_unit_test(test_tree_nesting),
         cmocka_unit_test(test_tree_bleed),
         cmocka_unit_test(test_tree_sorted_runs),

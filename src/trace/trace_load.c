@@ -221,6 +221,8 @@ typedef struct evread {
     int64_t id;
     int has_name;
     tl_buf name;
+    const char *name_in; /* the name interned (event_name), or NULL while not yet asked */
+    int name_comm;       /* ... and whether it is a communication kernel's */
     int has_args;
     uint8_t sflags;       /* TL_SIDE_CORR_KEY / _CORR / _EXT */
     int64_t corr, ext;
@@ -371,14 +373,34 @@ const char *const tl_coll_key_names[TL_COLL_NKEYS] = {
     "Process Group Name", "Process Group Ranks", "Collective name", "Group size", "dtype",
     "In msg nelems", "Out msg nelems", "In split size", "Out split size", "stream"};
 
+/* The event's name interned, and (r->name_comm) whether it is a communication kernel's:
+ * looked up once per event, whichever asks first (the args' collective test, the
+ * kernels-only pass, the kept event). */
+static const char *event_name(loader *L)
+{
+    evread *r = &L->r;
+    if (!r->name_in) {
+        int named = r->has_name && r->name.len;
+        intern_slot *sl = intern_slot_of(&L->in, named ? tl_buf_cstr(&r->name) : "", named ? r->name.len : 0);
+        r->name_in = sl->s;
+        r->name_comm = slot_comm(sl);
+    }
+    return r->name_in;
+}
+
+static int event_name_comm(loader *L)
+{
+    event_name(L);
+    return L->r.name_comm;
+}
+
 /* Whether the event whose args are read may be a collective kernel: a kernel (or an
  * event whose cat comes later) whose name, when already read, is a communication
  * kernel's.  Only those pay for the metadata keys. */
 static int may_be_coll(loader *L)
 {
     const evread *r = &L->r;
-    return (r->cat == CAT_KERNEL || r->cat == CAT_NONE) &&
-           (!r->has_name || slot_comm(intern_slot_of(&L->in, r->name.data, r->name.len)));
+    return (r->cat == CAT_KERNEL || r->cat == CAT_NONE) && (!r->has_name || event_name_comm(L));
 }
 
 /* One metadata value as pandas holds what json.load made of it (tl_cval). */
@@ -750,7 +772,7 @@ static int passed_over(loader *L)
         return 1;
     if (!(L->flags & TL_LOAD_KERNELS_ONLY) || r->cat == CAT_NONE)
         return 0;
-    return r->cat != CAT_KERNEL || (r->has_name && !slot_comm(intern_slot_of(&L->in, r->name.data, r->name.len)));
+    return r->cat != CAT_KERNEL || (r->has_name && !event_name_comm(L));
 }
 
 /* The event's fields are read: keep what it contributes. */
@@ -826,9 +848,8 @@ static void finish_event(loader *L)
             TL_GROW(t->ev, L->evcap, t->nev + 1);
             side_grow(L, t->nev + 1);
             tl_tev *e = &t->ev[t->nev];
-            intern_slot *nsl = intern_slot_of(&L->in, r->has_name ? buf_str(&r->name) : "", r->has_name ? r->name.len : 0);
-            e->name = nsl->s;
-            uint8_t comm = slot_comm(nsl) ? TL_TEV_COMM : 0;
+            e->name = event_name(L);
+            uint8_t comm = r->name_comm ? TL_TEV_COMM : 0;
             e->ts = r->ts;
             e->dur = r->dur;
             if (r->dur < 0 && t->nnegative++ == 0)
@@ -909,6 +930,7 @@ static void finish_event(loader *L)
 static void evread_reset(evread *r)
 {
     r->cat = CAT_NONE;
+    r->name_in = NULL;
     r->is_driver = 0;
     r->ph = '?';
     r->has_ts = r->has_dur = 0;
@@ -987,6 +1009,7 @@ static int read_event(loader *L)
                 tl_buf_add(&r->name, s, sn);
                 tl_buf_cstr(&r->name);
                 r->has_name = 1;
+                r->name_in = NULL;
             }
             if (which != 1 && passed_over(L))
                 return tl_j_skip_object_rest(j); /* nothing more of it is used */
