@@ -148,10 +148,7 @@ int tl_j_peek_slow(J *j)
         unsigned char *p = j->p, *e = j->end;
 #ifdef J_SSE2
         while (p + 16 <= e) {
-            __m128i v = _mm_loadu_si128((const __m128i *)p);
-            unsigned sp = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(' ')));
-            unsigned nl = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('\n')));
-            unsigned ws = sp | nl;
+            unsigned ws = j_ws_mask16(p);
             if (ws != 0xffff) {
                 unsigned first = (unsigned)__builtin_ctz(~ws & 0xffff);
                 p += first;

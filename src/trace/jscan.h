@@ -86,6 +86,16 @@ int tl_j_refill(J *j);
 
 static inline int j_ws(unsigned c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 
+#ifdef J_SSE2
+/* Bit k set when p[k] is a space or a newline, for the 16 bytes at p (a tab or a CR, rare
+ * between tokens, is told apart by the byte loop after). */
+static inline unsigned j_ws_mask16(const unsigned char *p)
+{
+    __m128i v = _mm_loadu_si128((const __m128i *)p);
+    return (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(' ')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\n'))));
+}
+#endif
+
 /* j_peek's long way: a run of spaces longer than its first look, or the end of the window. */
 int tl_j_peek_slow(J *j);
 
@@ -104,9 +114,7 @@ static inline __attribute__((always_inline)) int j_peek(J *j)
             return q[1];
         }
 #ifdef J_SSE2
-        __m128i v = _mm_loadu_si128((const __m128i *)q);
-        unsigned ws = (unsigned)_mm_movemask_epi8(
-            _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(' ')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\n'))));
+        unsigned ws = j_ws_mask16(q);
         if (ws != 0xffff) {
             const unsigned char *r = q + __builtin_ctz(~ws & 0xffff);
             if (r < j->end && !j_ws(*r)) {
