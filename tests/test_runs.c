@@ -292,7 +292,7 @@ static void test_jobs_identical(void **state)
                  j, j, j);
         char prog[4200];
         snprintf(prog, sizeof prog, "%s/tlcompare", tool_dir);
-        assert_int_equal(tt_run_in(dir, prog, args), 0);
+        tt_run_ok_in(dir, prog, args);
         char name[64];
         snprintf(name, sizeof name, "s%d.json", j);
         out[j][0] = tt_slurp_in(dir, name);
