@@ -27,6 +27,8 @@
  */
 #include "io/zip_write.h"
 
+#include "io/direct_out.h"
+
 #include <errno.h>
 #include <isa-l/crc.h>
 #include <isa-l/igzip_lib.h>
@@ -43,7 +45,6 @@
 #define ZIP64_LOCATOR_SIG 0x07064b50u
 #define ZIP_MAX32 0xFFFFFFFFu
 #define ZIP_MAX16 0xFFFFu
-#define ZIP_FILE_BUFFER (1u << 20)
 #define ZIP_CHUNK ((size_t)1 << 30) /* ISA-L counts in 32 bits: feed it at most 1 GiB at a time */
 
 struct tl_zip_compressor {
@@ -66,7 +67,6 @@ typedef struct zip_entry {
 struct tl_zip {
     FILE *f;
     char *path;
-    char *fbuf;          /* the FILE's buffer */
     uint64_t offset;     /* bytes written so far */
     zip_entry *entries;
     size_t nentries, cap;
@@ -264,7 +264,7 @@ static int zip_write(tl_zip *z, const void *p, size_t n, tl_error *err)
 
 tl_zip *tl_zip_create(const char *path, tl_error *err)
 {
-    FILE *f = fopen(path, "wb");
+    FILE *f = tl_direct_fopen(path); /* buffers its own writes */
     if (!f) {
         tl_error_set(err, "%s: cannot create: %s", path, strerror(errno));
         return NULL;
@@ -272,8 +272,6 @@ tl_zip *tl_zip_create(const char *path, tl_error *err)
     tl_zip *z = tl_xcalloc(1, sizeof *z);
     z->f = f;
     z->path = tl_xstrdup(path);
-    z->fbuf = tl_xmalloc(ZIP_FILE_BUFFER);
-    setvbuf(f, z->fbuf, _IOFBF, ZIP_FILE_BUFFER);
 
     /* MS-DOS date and time of the entries: now, local time (as zip tools do). */
     time_t now = tl_output_time();
@@ -463,7 +461,6 @@ static void zip_free(tl_zip *z)
     free(z->entries);
     tl_zip_compressor_free(z->comp);
     free(z->path);
-    free(z->fbuf);
     free(z);
 }
 

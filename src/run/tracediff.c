@@ -5,6 +5,7 @@
 
 #include "base/progress.h"
 #include "base/thread.h"
+#include "io/direct_out.h"
 #include "write/csv_write.h"
 
 #include <errno.h>
@@ -109,7 +110,7 @@ static int write_one(const tl_diff *d, const char *path, const char *shown, cons
             tl_error_rename_path(err, path, shown); /* the output's name, not its temporary's */
         return rc;
     }
-    FILE *f = fopen(path, "wb");
+    FILE *f = tl_direct_fopen(path);
     int bad = !f;
     if (f && text)
         bad |= text->len && fwrite(text->data, 1, text->len, f) != text->len;

@@ -10,6 +10,7 @@
 
 #include "base/numfmt.h"
 #include "base/textblock.h"
+#include "io/direct_out.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -295,7 +296,7 @@ void tl_csv_format(const tl_table *t, tl_buf *b)
 
 int tl_csv_write_file(const tl_table *t, const char *path, tl_error *err)
 {
-    FILE *f = fopen(path, "wb");
+    FILE *f = tl_direct_fopen(path);
     if (!f) {
         tl_error_set(err, "%s: cannot create: %s", path, strerror(errno));
         return -1;
@@ -320,7 +321,7 @@ struct tl_csv_file {
 
 tl_csv_file *tl_csv_open(const char *path, tl_error *err)
 {
-    FILE *f = fopen(path, "wb");
+    FILE *f = tl_direct_fopen(path);
     if (!f) {
         tl_error_set(err, "%s: cannot create: %s", path, strerror(errno));
         return NULL;
