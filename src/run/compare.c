@@ -604,7 +604,7 @@ static int align_traces(tl_comparison *c, struct tl_compare_state *s)
         return STEP_OK;
     tl_progress_wait_begin("aligning the call trees");
     int rc = tl_run_diff_align(&s->cdiff, tl_trace_report_trace(&s->reports[0]), tl_trace_report_trace(&s->reports[1]),
-                               o->tracediff_dir != NULL, o->tracediff_dir != NULL, &c->err);
+                               o->tracediff_dir != NULL, s->texts[2], &c->err);
     tl_progress_wait_end();
     return rc != 0 ? STEP_FAIL : STEP_OK;
 }
@@ -650,7 +650,7 @@ static int compare_sheets(tl_comparison *c, struct tl_compare_state *s)
     if (tl_run_groups_observed(s->reports, o->ninputs, o->run, o->named, flags, tl_eff_cache_observe, s->eff_cache,
                                &sink, &s->arena, err) != 0)
         return STEP_FAIL;
-    if (tl_run_diff_put(&s->cdiff, &sink, s->texts[2], err) != 0)
+    if (tl_run_diff_put(&s->cdiff, &sink, err) != 0)
         return STEP_FAIL;
     if (s->both_traces) {
         double t_steps = tl_now(); /* the steps are the verdicts': the summary's cost */
@@ -866,9 +866,9 @@ int tl_compare_reports(const tl_compare_opts *opts, tl_comparison *c)
     }
     int step = open_inputs(c, s);
     if (!step)
-        step = align_traces(c, s);
+        step = open_outputs(c, s); /* the alignment writes into --tracediff-dir as it goes */
     if (!step)
-        step = open_outputs(c, s);
+        step = align_traces(c, s);
     if (!step)
         step = compare_sheets(c, s);
     if (!step)

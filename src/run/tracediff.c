@@ -13,41 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The helper thread's work: the alignment and the tables made from it (nothing here
- * touches what the main thread uses meanwhile: the traces are only read). */
-static void *align_thread(void *arg)
-{
-    tl_run_diff *cd = arg;
-    double t0 = tl_now();
-    if (cd->t[0] && cd->t[1])
-        cd->d = tl_diff_run(cd->t[0], cd->t[1], NULL, &cd->derr);
-    else
-        tl_error_set(&cd->derr, "a trace to align is missing");
-    if (cd->d) {
-        cd->tabs[0] = tl_diff_stats_table(cd->d, &cd->arena);
-        cd->tabs[1] = cd->want_dir ? tl_diff_unique_args_table(cd->d, &cd->arena) : NULL;
-        cd->tabs[2] = tl_diff_lca_table(cd->d, &cd->arena);
-    }
-    cd->secs = tl_now() - t0;
-    return NULL;
-}
-
-int tl_run_diff_align(tl_run_diff *cd, tl_trace *t1, tl_trace *t2, int required, int want_dir, tl_error *err)
-{
-    (void)err;
-    cd->t[0] = t1;
-    cd->t[1] = t2;
-    cd->required = required;
-    cd->want_dir = want_dir;
-    tl_arena_init(&cd->arena);
-    /* the diff runs beside the sheets' comparison: on a second core it costs no time */
-    cd->running = tl_thread_create(&cd->th, align_thread, cd) == 0;
-    if (!cd->running)
-        align_thread(cd);
-    cd->started = 1;
-    return 0;
-}
-
 /* Wait for the alignment; its outcome in warnings or *err. */
 static int diff_join(tl_run_diff *cd, tl_error *err)
 {
@@ -73,7 +38,7 @@ static int diff_join(tl_run_diff *cd, tl_error *err)
     if (st->wf_chunked)
         tl_warn("%zu children lists too long to align whole were aligned in chunks (TRACES.md §5 bounds)",
                 st->wf_chunked);
-    if (cd->want_dir && st->tree_depth > TL_DIFF_TREE_MAX_INDENT + 1)
+    if (cd->dir && st->tree_depth > TL_DIFF_TREE_MAX_INDENT + 1)
         tl_warn("the merged tree is %zu levels deep: merged_tree_output.txt indents the first %d, and marks "
                 "deeper lines with how many levels more, \"(+N) \"", st->tree_depth, TL_DIFF_TREE_MAX_INDENT);
     if (st->disambig_skipped)
@@ -129,11 +94,61 @@ static const char *const dir_files[] = {"diff_stats.csv", "diff_stats_unique_arg
                                         "merged_tree_output.txt", "cpu_op_map.json", "cpu_op_map_trace1.json",
                                         "cpu_op_map_trace2.json"};
 #define NFILES (sizeof dir_files / sizeof *dir_files)
+_Static_assert(NFILES == sizeof((tl_run_diff *)0)->paths / sizeof(char *), "a path for each file");
 
 const char *const *tl_run_diff_files(size_t *n)
 {
     *n = NFILES;
     return dir_files;
+}
+
+/* The unique-args summary, written as soon as it is made, and freed: the largest table,
+ * and no sheet needs it, so it is not held through the sheets' comparison. */
+static void write_unique_args(tl_run_diff *cd)
+{
+    tl_table *t = tl_diff_unique_args_table(cd->d, &cd->arena);
+    char shown[4096];
+    snprintf(shown, sizeof shown, "%s/%s", tl_output_target(cd->dir), dir_files[1]);
+    cd->wrc = write_one(cd->d, cd->paths[1], shown, t, NULL, &cd->werr);
+    tl_table_free(t);
+}
+
+/* The helper thread's work: the alignment and the tables made from it (nothing here
+ * touches what the main thread uses meanwhile: the traces are only read). */
+static void *align_thread(void *arg)
+{
+    tl_run_diff *cd = arg;
+    double t0 = tl_now();
+    if (cd->t[0] && cd->t[1])
+        cd->d = tl_diff_run(cd->t[0], cd->t[1], NULL, &cd->derr);
+    else
+        tl_error_set(&cd->derr, "a trace to align is missing");
+    if (cd->d) {
+        cd->tabs[0] = tl_diff_stats_table(cd->d, &cd->arena);
+        cd->tabs[2] = tl_diff_lca_table(cd->d, &cd->arena);
+        if (cd->dir)
+            write_unique_args(cd);
+    }
+    cd->secs = tl_now() - t0;
+    return NULL;
+}
+
+int tl_run_diff_align(tl_run_diff *cd, tl_trace *t1, tl_trace *t2, int required, tl_output *dir, tl_error *err)
+{
+    (void)err;
+    cd->t[0] = t1;
+    cd->t[1] = t2;
+    cd->required = required;
+    cd->dir = dir;
+    for (size_t i = 0; dir && i < NFILES; i++) /* tracked for the clean-up: here, not on the helper */
+        cd->paths[i] = tl_output_add(dir, dir_files[i]);
+    tl_arena_init(&cd->arena);
+    /* the diff runs beside the sheets' comparison: on a second core it costs no time */
+    cd->running = tl_thread_create(&cd->th, align_thread, cd) == 0;
+    if (!cd->running)
+        align_thread(cd);
+    cd->started = 1;
+    return 0;
 }
 
 /* The tree text and the maps, written by a helper thread while the CSVs are. */
@@ -161,22 +176,18 @@ static void *write_texts(void *arg)
     return NULL;
 }
 
-/* The TraceDiff files from the tables t[0..3) (diff_stats, the unique-args summary,
- * lca_summary), the tree and the maps.  files[0] and files[2] are given the paths of the
- * files of t[0] and t[2] (malloc'd), for the CSV directory's copies of them. */
-static int write_dir(tl_run_diff *cd, tl_output *dir, tl_table *const *t, char **files, tl_error *err)
+/* The TraceDiff files but the unique-args summary (the helper's): diff_stats and
+ * lca_summary from t[0] and t[2], the tree and the maps. */
+static int write_dir(tl_run_diff *cd, tl_table *const *t, tl_error *err)
 {
-    char *paths[NFILES];
-    for (size_t i = 0; i < NFILES; i++) /* the paths are tracked for the clean-up: here, not on a helper */
-        paths[i] = tl_output_add(dir, dir_files[i]);
-    text_job job = {cd->d, paths, tl_output_target(dir), {0}, 0};
+    text_job job = {cd->d, cd->paths, tl_output_target(cd->dir), {0}, 0};
     pthread_t th;
     int threaded = tl_thread_create(&th, write_texts, &job) == 0;
     int rc = 0;
-    for (int i = 0; i < 3 && rc == 0; i++) {
+    for (int i = 0; i < 3 && rc == 0; i += 2) {
         char shown[4096];
-        snprintf(shown, sizeof shown, "%s/%s", tl_output_target(dir), dir_files[i]);
-        rc = write_one(cd->d, paths[i], shown, t[i], NULL, err);
+        snprintf(shown, sizeof shown, "%s/%s", tl_output_target(cd->dir), dir_files[i]);
+        rc = write_one(cd->d, cd->paths[i], shown, t[i], NULL, err);
     }
     if (threaded)
         tl_thread_join(th, NULL);
@@ -186,15 +197,14 @@ static int write_dir(tl_run_diff *cd, tl_output *dir, tl_table *const *t, char *
         *err = job.err;
         rc = -1;
     }
-    files[0] = paths[0];
-    files[2] = paths[2];
-    for (size_t i = 0; i < NFILES; i++)
-        if (i != 0 && i != 2)
-            free(paths[i]);
+    if (rc == 0 && cd->wrc != 0) {
+        *err = cd->werr;
+        rc = -1;
+    }
     return rc;
 }
 
-int tl_run_diff_put(tl_run_diff *cd, const tl_sink *sink, tl_output *dir, tl_error *err)
+int tl_run_diff_put(tl_run_diff *cd, const tl_sink *sink, tl_error *err)
 {
     if (!cd->started)
         return 0;
@@ -208,14 +218,14 @@ int tl_run_diff_put(tl_run_diff *cd, const tl_sink *sink, tl_output *dir, tl_err
     /* diff_stats and lca_summary are the same text in the directory and in the CSV
      * directory: formatted once (their doubles, too, for the workbook as well), written
      * once, and copied */
-    char *files[3] = {NULL, NULL, NULL};
-    if (dir) {
+    const char *files[3] = {NULL, NULL, NULL};
+    if (cd->dir) {
         tl_table_format_floats(t[0]);
         tl_table_format_floats(t[2]);
-        rc = write_dir(cd, dir, t, files, err);
+        rc = write_dir(cd, t, err);
+        files[0] = cd->paths[0];
+        files[2] = cd->paths[2];
     }
-    tl_table_free(t[1]);
-    t[1] = NULL;
     tl_timing.write_csv += tl_now() - t0;
     /* the sink owns them from here: lca_summary first, as the workbook orders them */
     if (rc == 0 && put_table(sink, "lca_summary", t[2], files[2], err) != 0)
@@ -228,8 +238,6 @@ int tl_run_diff_put(tl_run_diff *cd, const tl_sink *sink, tl_output *dir, tl_err
     else if (rc != 0)
         tl_table_free(t[0]);
     t[0] = NULL;
-    free(files[0]);
-    free(files[2]);
     return rc;
 }
 
@@ -247,6 +255,8 @@ void tl_run_diff_free(tl_run_diff *cd)
         tl_thread_join(cd->th, NULL);
     for (int i = 0; i < 3; i++)
         tl_table_free(cd->tabs[i]);
+    for (size_t i = 0; i < NFILES; i++)
+        free(cd->paths[i]);
     tl_diff_free(cd->d);
     if (cd->started)
         tl_arena_free(&cd->arena);

@@ -16,7 +16,11 @@
 typedef struct tl_run_diff {
     tl_trace *t[2];
     tl_diff *d;
-    int started, running, joined, required, want_dir;
+    int started, running, joined, required;
+    tl_output *dir;    /* --tracediff-dir's output, or NULL */
+    char *paths[7];    /* its files' temporary paths (tl_run_diff_files' order) */
+    tl_error werr;     /* the helper's write of the unique-args summary failed: why */
+    int wrc;
     pthread_t th;
     tl_error derr;     /* the alignment's error (a trace without cpu ops) */
     tl_table *tabs[3]; /* diff_stats, the unique-args summary (for the directory), lca_summary */
@@ -28,19 +32,21 @@ typedef struct tl_run_diff {
 const char *const *tl_run_diff_files(size_t *n);
 
 /* Start aligning two traces (the trace reports' own: they must outlive cd) on a helper
- * thread, with the tables made from the result; `want_dir`: --tracediff-dir was given.
- * Returns 0.  A trace without cpu ops cannot be aligned: tl_run_diff_put then fails when
- * `required` (--tracediff-dir), else warns (and there is no diff). */
-int tl_run_diff_align(tl_run_diff *cd, tl_trace *t1, tl_trace *t2, int required, int want_dir, tl_error *err);
+ * thread, with the tables made from the result; `dir`: --tracediff-dir's output (NULL for
+ * none), whose unique-args summary the helper writes and frees as soon as it is made (the
+ * largest table, needed by no sheet).  Returns 0.  A trace without cpu ops cannot be
+ * aligned: tl_run_diff_put then fails when `required` (--tracediff-dir), else warns (and
+ * there is no diff). */
+int tl_run_diff_align(tl_run_diff *cd, tl_trace *t1, tl_trace *t2, int required, tl_output *dir, tl_error *err);
 
 /* The diff, once the alignment is done (waiting for it); NULL for none. */
 const tl_diff *tl_run_diff_result(tl_run_diff *cd);
 
-/* Wait for the alignment; write the TraceDiff files into the directory output `dir`
- * (NULL for none; moved into place with the run's other outputs), then give the sheets
- * lca_summary and diff_stats to the outputs' sink (the same tables: each made once).
- * Returns 0, or -1 with *err set. */
-int tl_run_diff_put(tl_run_diff *cd, const tl_sink *sink, tl_output *dir, tl_error *err);
+/* Wait for the alignment; write the rest of the TraceDiff files into the directory
+ * output given to tl_run_diff_align (moved into place with the run's other outputs), then
+ * give the sheets lca_summary and diff_stats to the outputs' sink (the same tables: each
+ * made once).  Returns 0, or -1 with *err set. */
+int tl_run_diff_put(tl_run_diff *cd, const tl_sink *sink, tl_error *err);
 
 void tl_run_diff_free(tl_run_diff *cd);
 
