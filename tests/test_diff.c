@@ -141,6 +141,30 @@ static char *csv_of(tl_table *t)
     return (char *)tl_buf_cstr(&b);
 }
 
+/* The unique-args summary made `rows` rows at a time (its header once) is the whole
+ * table's text, `whole`. */
+static void check_slices(const tl_diff *d, size_t rows, const char *whole)
+{
+    tl_buf b = {0};
+    size_t from = 0, end = tl_diff_unique_args_groups(d), slices = 0;
+    do {
+        char *part = csv_of(tl_diff_unique_args_slice(d, &from, rows));
+        const char *body = slices++ ? strchr(part, '\n') + 1 : part;
+        tl_buf_adds(&b, body);
+        free(part);
+    } while (from < end);
+    assert_string_equal(tl_buf_cstr(&b), whole);
+    assert_true(slices >= 1);
+    tl_buf_free(&b);
+}
+
+static void check_all_slices(const tl_diff *d, const char *whole)
+{
+    for (size_t rows = 1; rows <= 4; rows++)
+        check_slices(d, rows, whole);
+    check_slices(d, 1000, whole);
+}
+
 /* ---- names -------------------------------------------------------------------------- */
 
 static void norm(const char *in, int strip, const char *want)
@@ -469,6 +493,7 @@ static void test_tables(void **state)
                         "nhwcToNchw,1,root,101,trace2,,,,,50.0,aten::_convolution,root,root,20.0,20.0\n"
                         "add_kernel_rocm,1,aten::add_,108,trace1,,,,,10.0,aten::add_,root,root,10.0,10.0\n"
                         "add_kernel_cuda,1,aten::add_,106,trace2,,,,,5.0,aten::add_,root,root,5.0,5.0\n");
+    check_all_slices(d, csv);
     free(csv);
     csv = csv_of(tl_diff_lca_table(d, &a));
     assert_string_equal(csv,
@@ -677,6 +702,11 @@ static void test_identical(void **state)
     for (char *p = csv; *p; p++)
         lines += *p == '\n';
     assert_int_equal(lines, 1 + 4);
+    free(csv);
+    /* trace 2's groups left out of the unique-args summary, slice by slice too */
+    csv = csv_of(tl_diff_unique_args_table(d, &a));
+    assert_null(strstr(csv, "trace2"));
+    check_all_slices(d, csv);
     free(csv);
     /* lca_summary still has both sides, equal */
     csv = csv_of(tl_diff_lca_table(d, &a));

@@ -162,6 +162,13 @@ tl_table *tl_diff_stats_table(const tl_diff *d, tl_arena *arena);
 tl_table *tl_diff_unique_args_table(const tl_diff *d, tl_arena *arena);
 tl_table *tl_diff_lca_table(const tl_diff *d, tl_arena *arena);
 
+/* The unique-args summary a slice at a time, so that it can be written without being held
+ * whole: the rows of the groups from *from on, at most `rows` of them (none when no group
+ * is left); *from moves past them, up to tl_diff_unique_args_groups(d).  The slices'
+ * rows, in order, are tl_diff_unique_args_table's. */
+tl_table *tl_diff_unique_args_slice(const tl_diff *d, size_t *from, size_t rows);
+size_t tl_diff_unique_args_groups(const tl_diff *d);
+
 /* merged_tree_output.txt (prune off), streamed to f, indented at most
  * TL_DIFF_TREE_MAX_INDENT levels (see there).  Returns 0, or -1 on a write error. */
 int tl_diff_write_tree(const tl_diff *d, FILE *f);

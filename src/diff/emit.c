@@ -180,13 +180,11 @@ tl_table *tl_diff_stats_table(const tl_diff *d, tl_arena *arena)
     return t;
 }
 
-tl_table *tl_diff_unique_args_table(const tl_diff *d, tl_arena *arena)
+/* The unique-args summary's rows of groups [g0, g1) (n of them: trace 2's are left out of
+ * identical traces). */
+static tl_table *unique_args_rows(const tl_diff *d, size_t g0, size_t g1, size_t n)
 {
-    (void)arena;
     tl_table *t = tl_table_new();
-    size_t n = 0;
-    for (size_t i = 0; i < d->ngroups; i++)
-        n += !(d->identical && d->rows[d->groups[i].first].side == 1);
     t->nrows = n;
     size_t c_name = col(t, "name", 0), c_cnt = col(t, "operation_count", 1), c_op = col(t, "cpu_op_name", 0);
     size_t c_uid = col(t, "cpu_op_uid", 1), c_src = d->identical ? SIZE_MAX : col(t, "source", 0);
@@ -195,7 +193,7 @@ tl_table *tl_diff_unique_args_table(const tl_diff *d, tl_arena *arena)
     size_t c_ln = col(t, "lowest_common_ancestor_name", 0), c_st = col(t, "nn_module_stack", 0);
     size_t c_pa = col(t, "nn_module_parent", 0), c_mean = col(t, "kernel_time_mean", 1), c_sum = col(t, "kernel_time_sum", 1);
     size_t o = 0;
-    for (size_t i = 0; i < d->ngroups; i++) {
+    for (size_t i = g0; i < g1; i++) {
         const dgroup *g = &d->groups[i];
         const tl_diff_row *row = &d->rows[g->first];
         if (d->identical && row->side == 1)
@@ -217,6 +215,28 @@ tl_table *tl_diff_unique_args_table(const tl_diff *d, tl_arena *arena)
         o++;
     }
     return t;
+}
+
+static int unique_args_kept(const tl_diff *d, size_t i) { return !(d->identical && d->rows[d->groups[i].first].side == 1); }
+
+tl_table *tl_diff_unique_args_table(const tl_diff *d, tl_arena *arena)
+{
+    (void)arena;
+    size_t n = 0;
+    for (size_t i = 0; i < d->ngroups; i++)
+        n += unique_args_kept(d, i);
+    return unique_args_rows(d, 0, d->ngroups, n);
+}
+
+size_t tl_diff_unique_args_groups(const tl_diff *d) { return d->ngroups; }
+
+tl_table *tl_diff_unique_args_slice(const tl_diff *d, size_t *from, size_t rows)
+{
+    size_t g0 = *from < d->ngroups ? *from : d->ngroups, g1 = g0, n = 0;
+    for (; g1 < d->ngroups && n < rows; g1++)
+        n += unique_args_kept(d, g1);
+    *from = g1;
+    return unique_args_rows(d, g0, g1, n);
 }
 
 

@@ -102,15 +102,33 @@ const char *const *tl_run_diff_files(size_t *n)
     return dir_files;
 }
 
-/* The unique-args summary, written as soon as it is made, and freed: the largest table,
- * and no sheet needs it, so it is not held through the sheets' comparison. */
+/* Rows of the unique-args summary made and written at a time: a few MB of cells, reused
+ * (the whole table would be hundreds of MB of new pages for a large pair). */
+#define UNIQUE_ARGS_SLICE 16384
+
+/* The unique-args summary, written as it is made: no sheet needs it, so it is neither held
+ * through the sheets' comparison nor ever held whole. */
 static void write_unique_args(tl_run_diff *cd)
 {
-    tl_table *t = tl_diff_unique_args_table(cd->d, &cd->arena);
-    char shown[4096];
-    snprintf(shown, sizeof shown, "%s/%s", tl_output_target(cd->dir), dir_files[1]);
-    cd->wrc = write_one(cd->d, cd->paths[1], shown, t, NULL, &cd->werr);
-    tl_table_free(t);
+    tl_csv_file *w = tl_csv_open(cd->paths[1], &cd->werr);
+    if (w) {
+        size_t from = 0, end = tl_diff_unique_args_groups(cd->d);
+        int header = 1;
+        do {
+            tl_table *t = tl_diff_unique_args_slice(cd->d, &from, UNIQUE_ARGS_SLICE);
+            tl_csv_append(w, t, header);
+            header = 0;
+            tl_table_free(t);
+        } while (from < end);
+        cd->wrc = tl_csv_close(w, &cd->werr);
+    } else {
+        cd->wrc = -1;
+    }
+    if (cd->wrc != 0) { /* the output's name, not its temporary's */
+        char shown[4096];
+        snprintf(shown, sizeof shown, "%s/%s", tl_output_target(cd->dir), dir_files[1]);
+        tl_error_rename_path(&cd->werr, cd->paths[1], shown);
+    }
 }
 
 /* The helper thread's work: the alignment and the tables made from it (nothing here
