@@ -375,24 +375,61 @@ static const char *fmt_double_arena(tl_arena *a, double x)
     return tl_arena_strndup(a, buf, n);
 }
 
-static int group_cmp(size_t a, size_t b, void *ctx)
+/* Two groups of one kernel_time_sum, by their other columns' text. */
+static int group_text_cmp(size_t a, size_t b, void *ctx)
 {
     const gsort *g = ctx;
-    const dgroup *x = &g->d->groups[a], *y = &g->d->groups[b];
-    if (x->sum != y->sum)
-        return x->sum > y->sum ? -1 : 1;
     for (int c = 0; c < G_NCOLS; c++) {
-        int r = strcmp(g->text[a * G_NCOLS + c], g->text[b * G_NCOLS + c]);
+        const char *p = g->text[a * G_NCOLS + c], *q = g->text[b * G_NCOLS + c];
+        int r = p == q ? 0 : strcmp(p, q); /* a name its events share is one string */
         if (r)
             return r;
     }
     return 0;
 }
 
+static int group_cmp(size_t a, size_t b, void *ctx)
+{
+    const gsort *g = ctx;
+    const dgroup *x = &g->d->groups[a], *y = &g->d->groups[b];
+    if (x->sum != y->sum)
+        return x->sum > y->sum ? -1 : 1;
+    return group_text_cmp(a, b, ctx);
+}
+
 /* The sort of a large pair's groups is the longest step here (a quarter of a second on two
  * 1 GB traces): it gives up when the run is cancelled (tl_diff_stats_sheet then drops the
  * diff). */
 static int group_sort_stopped(void *ctx) { return diff_cancelled(((const gsort *)ctx)->d); }
+
+/* ord[0..ng) in group_cmp's order, stably.  Most comparisons are settled by the sum, so
+ * the sums are radix-sorted first as compact keys (a comparison sort of the groups
+ * themselves waits on memory at each step), then each run of equal sums by its text.
+ * NaN sums have no key: then the comparison sort does it all. */
+static void sort_groups(size_t *ord, size_t ng, gsort *ctx)
+{
+    const dgroup *gs = ctx->d->groups;
+    size_t nan = 0;
+    for (size_t i = 0; i < ng; i++)
+        nan += isnan(gs[i].sum);
+    if (nan) {
+        (void)tl_sort_rows_until(ord, ng, group_cmp, group_sort_stopped, ctx);
+        return;
+    }
+    tl_sort_item *it = tl_xmalloc((ng ? ng : 1) * sizeof *it);
+    for (size_t i = 0; i < ng; i++)
+        it[i] = (tl_sort_item){~tl_sort_key_double(gs[i].sum), (uint32_t)i}; /* descending */
+    tl_sort_items(it, ng, NULL);
+    for (size_t i = 0; i < ng; i++)
+        ord[i] = it[i].row;
+    for (size_t lo = 0, hi; lo < ng; lo = hi) {
+        for (hi = lo + 1; hi < ng && it[hi].key == it[lo].key; hi++)
+            ;
+        if (hi - lo > 1 && tl_sort_rows_until(ord + lo, hi - lo, group_text_cmp, group_sort_stopped, ctx) != 0)
+            break;
+    }
+    free(it);
+}
 
 static const char *or_empty(const char *s) { return s ? s : ""; }
 
@@ -495,7 +532,7 @@ static void unique_args(tl_diff *d)
     size_t *ord = tl_xmalloc((ng ? ng : 1) * sizeof *ord);
     for (size_t i = 0; i < ng; i++)
         ord[i] = i;
-    (void)tl_sort_rows_until(ord, ng, group_cmp, group_sort_stopped, &ctx);
+    sort_groups(ord, ng, &ctx);
     dgroup *sorted = tl_xmalloc((ng ? ng : 1) * sizeof *sorted);
     for (size_t i = 0; i < ng; i++)
         sorted[i] = gs[ord[i]];
