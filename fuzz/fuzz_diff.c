@@ -11,8 +11,33 @@
 #include "fuzz.h"
 
 #include "diff/diff.h"
+#include "write/csv_write.h"
 
 int tl_fuzz_diff(const uint8_t *data, size_t size);
+
+/* The unique-args summary made a slice at a time (as --tracediff-dir writes it) is the
+ * whole table's text. */
+static void dffz_check_slices(const tl_diff *d, const tl_table *whole)
+{
+    tl_buf w = {0}, s = {0}, part = {0};
+    tl_csv_format(whole, &w);
+    size_t from = 0, end = tl_diff_unique_args_groups(d);
+    int first = 1;
+    do {
+        tl_table *t = tl_diff_unique_args_slice(d, &from, 3);
+        part.len = 0;
+        tl_csv_format(t, &part);
+        tl_table_free(t);
+        const char *p = tl_buf_cstr(&part), *nl = strchr(p, '\n');
+        TL_FUZZ_CHECK(nl != NULL);
+        tl_buf_adds(&s, first ? p : nl + 1);
+        first = 0;
+    } while (from < end);
+    TL_FUZZ_CHECK(s.len == w.len && memcmp(tl_buf_cstr(&s), tl_buf_cstr(&w), w.len) == 0);
+    tl_buf_free(&w);
+    tl_buf_free(&s);
+    tl_buf_free(&part);
+}
 
 static void dffz_check(const tl_diff *d, const tl_trace *t1, const tl_trace *t2)
 {
@@ -70,6 +95,7 @@ int tl_fuzz_diff(const uint8_t *data, size_t size)
             tl_arena a;
             tl_arena_init(&a);
             tl_table *tabs[3] = {tl_diff_stats_table(d, &a), tl_diff_unique_args_table(d, &a), tl_diff_lca_table(d, &a)};
+            dffz_check_slices(d, tabs[1]);
             for (int i = 0; i < 3; i++) {
                 tl_fuzz_check_table(tabs[i], 1);
                 tl_table_free(tabs[i]);
