@@ -154,8 +154,10 @@ static void test_blocks_skip_the_cache(void **state)
     assert_true(m != MAP_FAILED);
     unsigned char *in = malloc(pages);
     assert_int_equal(mincore(m, n, in), 0);
+    /* the first 64 KiB left out: valgrind reads the start of a file mapped for reading
+     * (to see whether it is an object file) */
     size_t cached = 0;
-    for (size_t i = 0; i + 1 < pages; i++)
+    for (size_t i = 16; i + 1 < pages; i++)
         cached += in[i] & 1;
     assert_int_equal(cached, 0);      /* the four whole blocks went to the disk direct */
     assert_int_equal(in[pages - 1] & 1, 1); /* the last 100 bytes through the cache */

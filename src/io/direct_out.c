@@ -58,6 +58,8 @@ static int write_all(direct_out *w, const char *p, size_t n)
     return 0;
 }
 
+/* Returns n, or 0 with errno set on a failure (fopencookie: never negative, which
+ * glibc's fwrite would count as bytes written). */
 static ssize_t cookie_write(void *c, const char *p, size_t n)
 {
     direct_out *w = c;
@@ -65,7 +67,7 @@ static ssize_t cookie_write(void *c, const char *p, size_t n)
         void *b = NULL;
         if (posix_memalign(&b, DIRECT_ALIGN, DIRECT_BLOCK) != 0) {
             errno = ENOMEM;
-            return -1;
+            return 0;
         }
         w->block = b;
     }
@@ -77,7 +79,7 @@ static ssize_t cookie_write(void *c, const char *p, size_t n)
         done += k;
         if (w->len == DIRECT_BLOCK) {
             if (write_all(w, w->block, w->len) != 0)
-                return -1;
+                return 0;
             w->len = 0;
         }
     }
