@@ -65,17 +65,35 @@ static int put_table(const tl_sink *sink, const char *name, tl_table *t, const c
 }
 
 
-/* Write one file from a table, a buffer or (neither) the tree. */
-static int write_one(const tl_diff *d, const char *path, const char *shown, const tl_table *table,
+static const char *const dir_files[] = {"diff_stats.csv", "diff_stats_unique_args_summary.csv", "lca_summary.csv",
+                                        "merged_tree_output.txt", "cpu_op_map.json", "cpu_op_map_trace1.json",
+                                        "cpu_op_map_trace2.json"};
+#define NFILES (sizeof dir_files / sizeof *dir_files)
+_Static_assert(NFILES == sizeof((tl_run_diff *)0)->paths / sizeof(char *), "a path for each file");
+
+/* Their indices: the three cpu_op maps follow F_MAPS. */
+enum { F_STATS, F_UNIQUE, F_LCA, F_TREE, F_MAPS };
+
+/* A file's name as the user gave the directory (for messages), not its temporary's. */
+static void shown_name(char *buf, size_t n, const char *dir, int file)
+{
+    snprintf(buf, n, "%s/%s", dir, dir_files[file]);
+}
+
+/* Write file `file` of the directory `dir` (its temporary paths[file]) from a table, a
+ * buffer or (neither) the tree. */
+static int write_one(const tl_diff *d, char *const *paths, const char *dir, int file, const tl_table *table,
                      const tl_buf *text, tl_error *err)
 {
+    char shown[4096];
+    shown_name(shown, sizeof shown, dir, file);
     if (table) {
-        int rc = tl_csv_write_file(table, path, err);
+        int rc = tl_csv_write_file(table, paths[file], err);
         if (rc != 0)
-            tl_error_rename_path(err, path, shown); /* the output's name, not its temporary's */
+            tl_error_rename_path(err, paths[file], shown);
         return rc;
     }
-    FILE *f = tl_direct_fopen(path);
+    FILE *f = tl_direct_fopen(paths[file]);
     int bad = !f;
     if (f && text)
         bad |= text->len && fwrite(text->data, 1, text->len, f) != text->len;
@@ -89,12 +107,6 @@ static int write_one(const tl_diff *d, const char *path, const char *shown, cons
     }
     return 0;
 }
-
-static const char *const dir_files[] = {"diff_stats.csv", "diff_stats_unique_args_summary.csv", "lca_summary.csv",
-                                        "merged_tree_output.txt", "cpu_op_map.json", "cpu_op_map_trace1.json",
-                                        "cpu_op_map_trace2.json"};
-#define NFILES (sizeof dir_files / sizeof *dir_files)
-_Static_assert(NFILES == sizeof((tl_run_diff *)0)->paths / sizeof(char *), "a path for each file");
 
 const char *const *tl_run_diff_files(size_t *n)
 {
@@ -110,7 +122,7 @@ const char *const *tl_run_diff_files(size_t *n)
  * through the sheets' comparison nor ever held whole. */
 static void write_unique_args(tl_run_diff *cd)
 {
-    tl_csv_file *w = tl_csv_open(cd->paths[1], &cd->werr);
+    tl_csv_file *w = tl_csv_open(cd->paths[F_UNIQUE], &cd->werr);
     if (w) {
         size_t from = 0, end = tl_diff_unique_args_groups(cd->d);
         int header = 1;
@@ -124,10 +136,10 @@ static void write_unique_args(tl_run_diff *cd)
     } else {
         cd->wrc = -1;
     }
-    if (cd->wrc != 0) { /* the output's name, not its temporary's */
+    if (cd->wrc != 0) {
         char shown[4096];
-        snprintf(shown, sizeof shown, "%s/%s", tl_output_target(cd->dir), dir_files[1]);
-        tl_error_rename_path(&cd->werr, cd->paths[1], shown);
+        shown_name(shown, sizeof shown, tl_output_target(cd->dir), F_UNIQUE);
+        tl_error_rename_path(&cd->werr, cd->paths[F_UNIQUE], shown);
     }
 }
 
@@ -152,8 +164,8 @@ static void *align_thread(void *arg)
          * on a second thread while the two tables are made */
         pthread_t th;
         int threaded = cd->dir && tl_thread_create(&th, unique_args_thread, cd) == 0;
-        cd->tabs[0] = tl_diff_stats_table(cd->d, &cd->arena);
-        cd->tabs[2] = tl_diff_lca_table(cd->d, &cd->arena);
+        cd->stats = tl_diff_stats_table(cd->d, &cd->arena);
+        cd->lca = tl_diff_lca_table(cd->d, &cd->arena);
         if (threaded)
             tl_thread_join(th, NULL);
         else if (cd->dir)
@@ -193,32 +205,27 @@ typedef struct text_job {
 static void *write_texts(void *arg)
 {
     text_job *j = arg;
-    char shown[4096];
-    snprintf(shown, sizeof shown, "%s/%s", j->dir, dir_files[3]);
-    j->rc = write_one(j->d, j->paths[3], shown, NULL, NULL, &j->err);
+    j->rc = write_one(j->d, j->paths, j->dir, F_TREE, NULL, NULL, &j->err);
     tl_buf b = {0};
     for (int i = 0; i < 3 && j->rc == 0; i++) {
         tl_diff_cpu_op_map_json(j->d, i, &b); /* no final newline, as json.dump */
-        snprintf(shown, sizeof shown, "%s/%s", j->dir, dir_files[4 + i]);
-        j->rc = write_one(j->d, j->paths[4 + i], shown, NULL, &b, &j->err);
+        j->rc = write_one(j->d, j->paths, j->dir, F_MAPS + i, NULL, &b, &j->err);
     }
     tl_buf_free(&b);
     return NULL;
 }
 
-/* The TraceDiff files but the unique-args summary (the helper's): diff_stats and
- * lca_summary from t[0] and t[2], the tree and the maps. */
-static int write_dir(tl_run_diff *cd, tl_table *const *t, tl_error *err)
+/* The TraceDiff files but the unique-args summary (the helper's): diff_stats,
+ * lca_summary, the tree and the maps. */
+static int write_dir(tl_run_diff *cd, tl_error *err)
 {
-    text_job job = {cd->d, cd->paths, tl_output_target(cd->dir), {0}, 0};
+    const char *dir = tl_output_target(cd->dir);
+    text_job job = {cd->d, cd->paths, dir, {0}, 0};
     pthread_t th;
     int threaded = tl_thread_create(&th, write_texts, &job) == 0;
-    int rc = 0;
-    for (int i = 0; i < 3 && rc == 0; i += 2) {
-        char shown[4096];
-        snprintf(shown, sizeof shown, "%s/%s", tl_output_target(cd->dir), dir_files[i]);
-        rc = write_one(cd->d, cd->paths[i], shown, t[i], NULL, err);
-    }
+    int rc = write_one(cd->d, cd->paths, dir, F_STATS, cd->stats, NULL, err);
+    if (rc == 0)
+        rc = write_one(cd->d, cd->paths, dir, F_LCA, cd->lca, NULL, err);
     if (threaded)
         tl_thread_join(th, NULL);
     else
@@ -234,6 +241,17 @@ static int write_dir(tl_run_diff *cd, tl_table *const *t, tl_error *err)
     return rc;
 }
 
+/* Give table *t to the sink (or free it after a failure): the sink owns it from here. */
+static int give_table(const tl_sink *sink, const char *name, tl_table **t, const char *file, int rc, tl_error *err)
+{
+    if (rc == 0 && put_table(sink, name, *t, file, err) != 0)
+        rc = -1;
+    else if (rc != 0)
+        tl_table_free(*t);
+    *t = NULL;
+    return rc;
+}
+
 int tl_run_diff_put(tl_run_diff *cd, const tl_sink *sink, tl_error *err)
 {
     if (!cd->started)
@@ -243,32 +261,19 @@ int tl_run_diff_put(tl_run_diff *cd, const tl_sink *sink, tl_error *err)
     if (!cd->d)
         return 0;
     double t0 = tl_now();
-    tl_table **t = cd->tabs;
     int rc = 0;
     /* diff_stats and lca_summary are the same text in the directory and in the CSV
      * directory: formatted once (their doubles, too, for the workbook as well), written
      * once, and copied */
-    const char *files[3] = {NULL, NULL, NULL};
     if (cd->dir) {
-        tl_table_format_floats(t[0]);
-        tl_table_format_floats(t[2]);
-        rc = write_dir(cd, t, err);
-        files[0] = cd->paths[0];
-        files[2] = cd->paths[2];
+        tl_table_format_floats(cd->stats);
+        tl_table_format_floats(cd->lca);
+        rc = write_dir(cd, err);
     }
     tl_timing.write_csv += tl_now() - t0;
-    /* the sink owns them from here: lca_summary first, as the workbook orders them */
-    if (rc == 0 && put_table(sink, "lca_summary", t[2], files[2], err) != 0)
-        rc = -1;
-    else if (rc != 0)
-        tl_table_free(t[2]);
-    t[2] = NULL;
-    if (rc == 0 && put_table(sink, "diff_stats", t[0], files[0], err) != 0)
-        rc = -1;
-    else if (rc != 0)
-        tl_table_free(t[0]);
-    t[0] = NULL;
-    return rc;
+    /* lca_summary first, as the workbook orders them */
+    rc = give_table(sink, "lca_summary", &cd->lca, cd->dir ? cd->paths[F_LCA] : NULL, rc, err);
+    return give_table(sink, "diff_stats", &cd->stats, cd->dir ? cd->paths[F_STATS] : NULL, rc, err);
 }
 
 const tl_diff *tl_run_diff_result(tl_run_diff *cd)
@@ -283,8 +288,8 @@ void tl_run_diff_free(tl_run_diff *cd)
 {
     if (cd->running) /* a run that failed before it needed the diff */
         tl_thread_join(cd->th, NULL);
-    for (int i = 0; i < 3; i++)
-        tl_table_free(cd->tabs[i]);
+    tl_table_free(cd->stats);
+    tl_table_free(cd->lca);
     for (size_t i = 0; i < NFILES; i++)
         free(cd->paths[i]);
     tl_diff_free(cd->d);

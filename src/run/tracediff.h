@@ -23,7 +23,8 @@ typedef struct tl_run_diff {
     int wrc;
     pthread_t th;
     tl_error derr;     /* the alignment's error (a trace without cpu ops) */
-    tl_table *tabs[3]; /* diff_stats, the unique-args summary (for the directory), lca_summary */
+    tl_table *stats;   /* diff_stats and lca_summary, for the sheets and the directory (the */
+    tl_table *lca;     /* unique-args summary is written as it is made, never held) */
     tl_arena arena;    /* their strings */
     double secs;       /* the helper's time, for --timings */
 } tl_run_diff;
