@@ -180,8 +180,11 @@ tl_table *tl_diff_stats_table(const tl_diff *d, tl_arena *arena)
     return t;
 }
 
-/* The unique-args summary's rows of groups [g0, g1) (n of them: trace 2's are left out of
- * identical traces). */
+/* Whether group i has a row in the unique-args summary: trace 2's are left out of
+ * identical traces. */
+static int unique_args_kept(const tl_diff *d, size_t i) { return !(d->identical && d->rows[d->groups[i].first].side == 1); }
+
+/* The unique-args summary's rows of groups [g0, g1) (n of them kept). */
 static tl_table *unique_args_rows(const tl_diff *d, size_t g0, size_t g1, size_t n)
 {
     tl_table *t = tl_table_new();
@@ -194,10 +197,10 @@ static tl_table *unique_args_rows(const tl_diff *d, size_t g0, size_t g1, size_t
     size_t c_pa = col(t, "nn_module_parent", 0), c_mean = col(t, "kernel_time_mean", 1), c_sum = col(t, "kernel_time_sum", 1);
     size_t o = 0;
     for (size_t i = g0; i < g1; i++) {
+        if (!unique_args_kept(d, i))
+            continue;
         const dgroup *g = &d->groups[i];
         const tl_diff_row *row = &d->rows[g->first];
-        if (d->identical && row->side == 1)
-            continue;
         const tl_tev *cpu = &d->s[row->side].t->ev[row->cpu];
         t->cols[c_name].cells[o] = tl_cell_str(row->name);
         t->cols[c_cnt].cells[o] = tl_cell_int((int64_t)g->count);
@@ -216,8 +219,6 @@ static tl_table *unique_args_rows(const tl_diff *d, size_t g0, size_t g1, size_t
     }
     return t;
 }
-
-static int unique_args_kept(const tl_diff *d, size_t i) { return !(d->identical && d->rows[d->groups[i].first].side == 1); }
 
 tl_table *tl_diff_unique_args_table(const tl_diff *d, tl_arena *arena)
 {
