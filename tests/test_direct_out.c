@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <stdint.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -19,7 +20,6 @@
 #include "io/direct_out.h"
 
 #define MIB (1u << 20)
-#define TMPFS_MAGIC_ 0x01021994
 
 static unsigned char *pattern(size_t n, uint32_t seed)
 {
@@ -137,7 +137,7 @@ static void test_blocks_skip_the_cache(void **state)
     snprintf(path, sizeof path, "%s/probe", dir);
     struct statfs fs;
     int probe = open(path, O_WRONLY | O_CREAT | O_DIRECT, 0600);
-    int direct = probe >= 0 && statfs(dir, &fs) == 0 && fs.f_type != TMPFS_MAGIC_;
+    int direct = probe >= 0 && statfs(dir, &fs) == 0 && fs.f_type != TMPFS_MAGIC;
     if (probe >= 0)
         close(probe);
     if (!direct) {
