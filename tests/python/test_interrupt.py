@@ -17,8 +17,8 @@ GENTRACE = os.path.join(TOP, "build", "tools", "gentrace")
 # landing inside that import is Python's to report (a half-imported module), not the run's
 CHILD = r"""
 import sys, time, tlcompare, pandas
-print("ready", flush=True)
 try:
+    print("ready", flush=True)  # inside: a signal sent on "ready" may land before the next line
     if sys.argv[1] == "report":
         tlcompare.report(sys.argv[2], output_xlsx=sys.argv[3], output_csvs_dir=sys.argv[4], quiet=True)
     else:
@@ -128,9 +128,9 @@ def test_ctrl_c(what, delay, big_trace, tmp_path, idle_latency):
 END_CHILD = r"""
 import os, sys, time, tlcompare, pandas
 out, csvs = sys.argv[2], sys.argv[3]
-print("ready", flush=True)
 r = None
 try:
+    print("ready", flush=True)  # inside: a signal sent on "ready" may land before the next line
     r = tlcompare.report(sys.argv[1], output_xlsx=out, output_csvs_dir=csvs, quiet=True)
     print("returned", flush=True)
     time.sleep(5)  # the interrupt, delivered again after the call, lands here at the latest
