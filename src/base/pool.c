@@ -93,6 +93,18 @@ static void *worker_main(void *arg)
     return NULL;
 }
 
+/* The starter unwinds after an allocation failure: the workers drop the jobs not taken
+ * and end (base/util.h). */
+static void pool_stop(void *arg)
+{
+    tl_pool *p = arg;
+    pthread_mutex_lock(&p->mu);
+    p->stop = 1;
+    p->discard = 1;
+    pthread_cond_broadcast(&p->work);
+    pthread_mutex_unlock(&p->mu);
+}
+
 tl_pool *tl_pool_new(int threads)
 {
     tl_pool *p = tl_xcalloc(1, sizeof *p);
@@ -103,7 +115,7 @@ tl_pool *tl_pool_new(int threads)
         threads = POOL_MAX_THREADS;
     for (int t = 0; t < threads; t++) {
         p->workers[t] = (pool_worker){p, t, 0};
-        if (tl_thread_create(&p->workers[t].thread, worker_main, &p->workers[t]) != 0)
+        if (tl_thread_create_stoppable(&p->workers[t].thread, worker_main, &p->workers[t], pool_stop, p) != 0)
             break; /* fewer threads; with none, the caller runs every job */
         p->nthreads = t + 1;
     }
@@ -115,7 +127,9 @@ int tl_pool_slots(const tl_pool *p) { return p->nthreads + 1; }
 size_t tl_pool_add(tl_pool *p, tl_job_fn fn, void *arg)
 {
     pthread_mutex_lock(&p->mu);
+    pthread_mutex_t *held = tl_oom_holding(&p->mu);
     TL_GROW(p->jobs, p->cap, p->n + 1);
+    tl_oom_holding(held);
     p->jobs[p->n++] = (pool_job){fn, arg, tl_oom_context(), JOB_QUEUED};
     size_t n = p->n;
     pthread_cond_signal(&p->work);
@@ -156,7 +170,7 @@ void tl_pool_free(tl_pool *p, int discard)
     pthread_cond_broadcast(&p->work);
     pthread_mutex_unlock(&p->mu);
     for (int t = 0; t < p->nthreads; t++)
-        pthread_join(p->workers[t].thread, NULL);
+        tl_thread_join(p->workers[t].thread, NULL);
     free(p->jobs);
     pthread_cond_destroy(&p->done);
     pthread_cond_destroy(&p->work);

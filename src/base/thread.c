@@ -33,6 +33,7 @@ static void *trampoline(void *p)
 
 int tl_thread_join(pthread_t thread, void **ret)
 {
+    tl_oom_untrack(thread); /* first: once joined, its id may be a new thread's */
     int rc = pthread_join(thread, ret);
     tl_oom_check();
     return rc;
@@ -40,10 +41,17 @@ int tl_thread_join(pthread_t thread, void **ret)
 
 int tl_thread_create(pthread_t *thread, void *(*fn)(void *), void *arg)
 {
+    return tl_thread_create_stoppable(thread, fn, arg, NULL, NULL);
+}
+
+int tl_thread_create_stoppable(pthread_t *thread, void *(*fn)(void *), void *arg, void (*stop)(void *),
+                               void *stop_arg)
+{
     start *s = malloc(sizeof *s);
     if (!s)
         return -1;
     *s = (start){fn, arg, NULL, tl_oom_context()};
+    unsigned ctx = s->oom_ctx; /* s belongs to the new thread once it runs */
     sigset_t block, old;
     sigemptyset(&block);
     sigaddset(&block, SIGINT);
@@ -54,5 +62,7 @@ int tl_thread_create(pthread_t *thread, void *(*fn)(void *), void *arg)
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (rc != 0)
         free(s);
+    else if (ctx)
+        tl_oom_track(*thread, stop, stop_arg);
     return rc;
 }

@@ -16,6 +16,11 @@
  * allocation failures caught for a run's thread that has a catch point (base/util.h). */
 int tl_thread_create(pthread_t *thread, void *(*fn)(void *), void *arg);
 
+/* The same for a helper that may wait for its starter: stop(stop_arg) wakes it and has
+ * it end, should the starter unwind after an allocation failure (base/util.h). */
+int tl_thread_create_stoppable(pthread_t *thread, void *(*fn)(void *), void *arg, void (*stop)(void *),
+                               void *stop_arg);
+
 /* pthread_join(), then the joining thread unwinds if a helper ran out of memory. */
 int tl_thread_join(pthread_t thread, void **ret);
 

@@ -42,6 +42,22 @@ static atomic_uint oom_gen;     /* one more each time a thread sets a catch poin
 static atomic_uint oom_pending;
 static pthread_mutex_t pending_mu = PTHREAD_MUTEX_INITIALIZER;
 static char pending_msg[512];
+static TL_TLS pthread_mutex_t *oom_holding; /* the lock this thread holds while it allocates */
+
+/* The helper threads of catching runs not joined yet, each with the thread that started
+ * it.  A thread that unwinds stops and joins its own first: their work may point into
+ * the frames it leaves, which are another call's memory once left.  A fixed table:
+ * nothing to allocate when memory has run out; when it is full, a helper goes untracked
+ * (as every one did before the table: its run's state is abandoned, never freed). */
+#define MAX_TRACKED 1024
+typedef struct tracked {
+    pthread_t owner, thread;
+    void (*stop)(void *);
+    void *arg;
+    int used;
+} tracked;
+static tracked tracked_helpers[MAX_TRACKED];
+static pthread_mutex_t tracked_mu = PTHREAD_MUTEX_INITIALIZER;
 
 void tl_oom_catch(jmp_buf *at)
 {
@@ -63,17 +79,86 @@ void tl_util_after_fork(void)
     pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
     memcpy(&reading_mu, &fresh, sizeof fresh);
     memcpy(&pending_mu, &fresh, sizeof fresh);
+    memcpy(&tracked_mu, &fresh, sizeof fresh);
+    memset(tracked_helpers, 0, sizeof tracked_helpers); /* the parent's threads: not here to join */
+    oom_holding = NULL;
     atomic_store(&oom_pending, 0);
     atomic_store(&oom_catchers, oom_at ? 1 : 0); /* the threads that caught are not in the child */
 }
 
+void tl_oom_track(pthread_t thread, void (*stop)(void *), void *arg)
+{
+    pthread_mutex_lock(&tracked_mu);
+    for (size_t i = 0; i < MAX_TRACKED; i++)
+        if (!tracked_helpers[i].used) {
+            tracked_helpers[i] = (tracked){pthread_self(), thread, stop, arg, 1};
+            break;
+        }
+    pthread_mutex_unlock(&tracked_mu);
+}
+
+void tl_oom_untrack(pthread_t thread)
+{
+    pthread_mutex_lock(&tracked_mu);
+    for (size_t i = 0; i < MAX_TRACKED; i++)
+        if (tracked_helpers[i].used && pthread_equal(tracked_helpers[i].thread, thread)) {
+            tracked_helpers[i].used = 0;
+            break;
+        }
+    pthread_mutex_unlock(&tracked_mu);
+}
+
+/* Before this thread unwinds: the lock it declared released, then its helpers told to
+ * stop (all of them, so that they wind down together) and joined.  Their own failures,
+ * if any, unwind them by the same path. */
+static void join_own_helpers(void)
+{
+    if (oom_holding) {
+        pthread_mutex_unlock(oom_holding);
+        oom_holding = NULL;
+    }
+    pthread_t self = pthread_self();
+    for (size_t i = 0; i < MAX_TRACKED; i++) {
+        pthread_mutex_lock(&tracked_mu);
+        tracked e = tracked_helpers[i];
+        pthread_mutex_unlock(&tracked_mu);
+        if (e.used && e.stop && pthread_equal(e.owner, self))
+            e.stop(e.arg);
+    }
+    for (size_t i = 0; i < MAX_TRACKED; i++) {
+        pthread_mutex_lock(&tracked_mu);
+        tracked e = tracked_helpers[i];
+        int mine = e.used && pthread_equal(e.owner, self);
+        if (mine)
+            tracked_helpers[i].used = 0;
+        pthread_mutex_unlock(&tracked_mu);
+        if (mine)
+            pthread_join(e.thread, NULL);
+    }
+}
+
+pthread_mutex_t *tl_oom_holding(pthread_mutex_t *mu)
+{
+    pthread_mutex_t *was = oom_holding;
+    oom_holding = mu;
+    return was;
+}
+
 void tl_oom_check(void)
 {
-    if (oom_at && atomic_load_explicit(&oom_pending, memory_order_acquire) == oom_at_gen) {
+    unsigned pending = atomic_load_explicit(&oom_pending, memory_order_acquire);
+    if (oom_at && pending == oom_at_gen) {
+        join_own_helpers();
         pthread_mutex_lock(&pending_mu);
         memcpy(oom_msg, pending_msg, sizeof oom_msg);
         pthread_mutex_unlock(&pending_mu);
         longjmp(*oom_at, 1);
+    }
+    if (!oom_at && oom_helper_at && pending && pending == oom_helper_gen) {
+        /* another thread of this helper's run has failed: the run is lost, and its
+         * helpers stop at their next allocation rather than finish work nobody takes */
+        join_own_helpers();
+        longjmp(*oom_helper_at, 1);
     }
 }
 
@@ -146,6 +231,10 @@ static void out_of_memory(size_t n)
     }
     if (oom_at) {
         memcpy(oom_msg, msg, sizeof oom_msg);
+        /* the helpers stop at their next allocation (the catching thread clears this
+         * once it has unwound, tl_oom_reset) */
+        atomic_store_explicit(&oom_pending, oom_at_gen, memory_order_release);
+        join_own_helpers();
         longjmp(*oom_at, 1);
     }
     if (oom_helper_at) {
@@ -158,6 +247,7 @@ static void out_of_memory(size_t n)
             atomic_store_explicit(&oom_pending, oom_helper_gen, memory_order_release);
         }
         pthread_mutex_unlock(&pending_mu);
+        join_own_helpers();
         longjmp(*oom_helper_at, 1);
     }
     fprintf(stderr, "%s: %s\n", tl_progname, msg);
@@ -178,6 +268,8 @@ void *tl_xmalloc(size_t n)
 
 void *tl_xcalloc(size_t n, size_t size)
 {
+    if (atomic_load_explicit(&oom_pending, memory_order_relaxed))
+        tl_oom_check();
     void *p = calloc(n ? n : 1, size ? size : 1);
     if (!p)
         out_of_memory(n * size);
@@ -196,6 +288,8 @@ void *tl_xcalloc_dense(size_t n, size_t size)
 
 void *tl_xrealloc(void *p, size_t n)
 {
+    if (atomic_load_explicit(&oom_pending, memory_order_relaxed))
+        tl_oom_check();
     void *q = realloc(p, n ? n : 1);
     if (!q)
         out_of_memory(n);

@@ -56,6 +56,22 @@ int tl_oom_helper(unsigned ctx, void (*fn)(void *), void *arg);
 void tl_oom_check(void);
 void tl_oom_reset(void);
 
+/* A thread that unwinds (its own failure, or its run's) first joins the helper threads
+ * it started and has not joined: they may work on its frames, which are gone once it
+ * has left them.  Its other helpers stop at their next allocation meanwhile.
+ * tl_oom_track(thread, stop, arg) records a helper the calling thread has started for a
+ * catching run (base/thread.c does); stop(arg), when given, wakes a helper that may be
+ * waiting for its starter (a queue it fills, work it is given).  tl_oom_untrack(thread)
+ * when it has been joined. */
+#include <pthread.h>
+void tl_oom_track(pthread_t thread, void (*stop)(void *), void *arg);
+void tl_oom_untrack(pthread_t thread);
+
+/* The lock the calling thread holds while it allocates (NULL once released); returns
+ * the one declared before.  An allocation failure releases it before the thread joins
+ * its helpers and unwinds: they may need it to end. */
+pthread_mutex_t *tl_oom_holding(pthread_mutex_t *mu);
+
 /* In the child of a fork made while other threads ran: this module's locks start afresh
  * (a thread the child does not have may have held one), and no failure is pending. */
 void tl_util_after_fork(void);

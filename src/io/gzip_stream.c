@@ -471,6 +471,17 @@ static void *ahead_main(void *arg)
     return NULL;
 }
 
+/* Have the helper end at its next wait (the stream is closed, or its reader unwinds
+ * after an allocation failure, base/util.h). */
+static void ahead_stop(void *arg)
+{
+    ahead *a = arg;
+    pthread_mutex_lock(&a->mu);
+    a->stop = 1;
+    pthread_cond_broadcast(&a->cv);
+    pthread_mutex_unlock(&a->mu);
+}
+
 /* Start the helper for a gzip file (once); without it the stream inflates as it reads. */
 static void ahead_start(tl_instream *s)
 {
@@ -486,7 +497,7 @@ static void ahead_start(tl_instream *s)
     pthread_mutex_init(&a->mu, NULL);
     pthread_cond_init(&a->cv, NULL);
     s->ah = a;
-    if (tl_thread_create(&a->thread, ahead_main, s) != 0) {
+    if (tl_thread_create_stoppable(&a->thread, ahead_main, s, ahead_stop, a) != 0) {
         s->ah = NULL; /* no thread: inflate here */
         pthread_mutex_destroy(&a->mu);
         pthread_cond_destroy(&a->cv);
@@ -568,10 +579,7 @@ void tl_instream_close(tl_instream *s)
         return;
     if (s->ah) {
         ahead *a = s->ah;
-        pthread_mutex_lock(&a->mu);
-        a->stop = 1;
-        pthread_cond_broadcast(&a->cv);
-        pthread_mutex_unlock(&a->mu);
+        ahead_stop(a);
         tl_thread_join(a->thread, NULL);
         pthread_mutex_destroy(&a->mu);
         pthread_cond_destroy(&a->cv);

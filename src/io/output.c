@@ -314,7 +314,7 @@ static char *parent_of(const char *path)
  * two names as hard links): its bytes copied into a new file put in its place, so that
  * what is done to it next leaves the other name as it is.  Returns 0, or -1 with errno.
  */
-static int unshare(const char *path)
+static int unshare_copy(const char *path)
 {
     size_t n = strlen(path);
     char *own = tl_xmalloc(n + sizeof ".own");
@@ -372,7 +372,7 @@ static int check_file(const char *tmp, const char *to, const char *label, tl_err
         }
         struct stat cur;
         if (stat(tmp, &cur) == 0 && cur.st_nlink > 1 && (cur.st_mode & 07777) != (st.st_mode & 07777) &&
-            unshare(tmp) != 0) {
+            unshare_copy(tmp) != 0) {
             tl_error_set(err, "%s: cannot write: %s", label, strerror(errno));
             return -1;
         }

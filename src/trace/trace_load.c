@@ -1346,11 +1346,14 @@ static void split_free(split *sp)
     free(sp);
 }
 
+/* Tell the second half's thread to stop where it is. */
+static void split_stop(void *arg) { atomic_store(&((split *)arg)->cancel, 1); }
+
 /* Wait for the second half's thread, telling it to stop first when `stop`. */
 static void split_join(split *sp, int stop)
 {
     if (stop)
-        atomic_store(&sp->cancel, 1);
+        split_stop(sp);
     tl_thread_join(sp->thread, NULL);
     atomic_fetch_sub(&readers, 1);
 }
@@ -1393,7 +1396,7 @@ static void split_start(loader *L, tl_instream *in, const char *path)
     sp->L2->keep_all_ins = 1;
     presize(sp->L2, size - from);
     atomic_fetch_add(&readers, 1);
-    if (tl_thread_create(&sp->thread, split_main, sp) != 0) {
+    if (tl_thread_create_stoppable(&sp->thread, split_main, sp, split_stop, sp) != 0) {
         atomic_fetch_sub(&readers, 1);
         split_free(sp);
         return;

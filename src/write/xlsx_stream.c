@@ -124,6 +124,7 @@ static void render_piece_job(void *arg, int worker)
     pc->own = NULL;
 
     pthread_mutex_lock(&w->mu);
+    pthread_mutex_t *held = tl_oom_holding(&w->mu);
     sh->blobs[pc->k] = blob;
     if (--sh->left == 0 && sh->complete) {
         /* the sheet's last piece to end stores the sheet, its pieces in order */
@@ -135,6 +136,7 @@ static void render_piece_job(void *arg, int worker)
         for (size_t k = 0; k < sh->npieces; k++)
             tl_zip_blob_free(&sh->blobs[k]); /* when not written */
     }
+    tl_oom_holding(held);
     pthread_mutex_unlock(&w->mu);
 }
 
@@ -225,9 +227,11 @@ int tl_xlsx_writer_add_part(tl_xlsx_writer *w, const tl_result *r, size_t total,
     sheet_piece *pc = tl_xcalloc(1, sizeof *pc);
     *pc = (sheet_piece){sh, sh->npieces, r->table, sh->given};
     pthread_mutex_lock(&w->mu); /* the jobs of earlier parts store their blobs meanwhile */
+    pthread_mutex_t *held = tl_oom_holding(&w->mu);
     TL_GROW(sh->blobs, sh->blobcap, sh->npieces + 1);
     sh->blobs[sh->npieces] = (tl_zip_blob){0};
     TL_GROW(sh->parts, sh->pieces_cap, sh->npieces + 1);
+    tl_oom_holding(held);
     sh->parts[sh->npieces++] = pc;
     sh->left++;
     sh->given += nrows;

@@ -353,12 +353,14 @@ char *tl_put_str_cell(tl_buf *b, char *p, const colinfo *ci, const char *row, si
     if (n > TL_EXCEL_MAX_TEXT && tl_text_chars(s, n, (size_t)-1) > TL_EXCEL_MAX_TEXT) {
         n = text_prefix(s, n, TL_EXCEL_MAX_TEXT);
         pthread_mutex_lock(&warn_mu);
+        pthread_mutex_t *held = tl_oom_holding(&warn_mu);
         if (!ncut++) {
             tl_buf m = {0};
             tl_buf_printf(&m, "sheet '%s', column '%s', row %zu", sc->name, colname, rownum);
             first_cut = tl_xstrdup(tl_buf_cstr(&m));
             tl_buf_free(&m);
         }
+        tl_oom_holding(held);
         pthread_mutex_unlock(&warn_mu);
     }
     p = xb_ensure(b, p, 7 * n + XL_CELL_MAX);

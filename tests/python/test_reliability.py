@@ -52,8 +52,9 @@ def test_out_of_memory_raises_and_the_interpreter_continues(big_pair, tmp_path):
     """RLIMIT_AS too small for the run: OutOfMemoryError (a tlcompare.Error and a
     MemoryError) naming an input, `finally` runs, no temporary is left, and the next call
     works once the limit is lifted.  Several limits, so that the failure lands in the run's
-    thread and in its helpers."""
-    for extra_mb in (40, 90, 140):
+    thread and in its helpers, and in a helper whose own helper still works on its frame
+    (the higher ones, where the run may also fit and end without an error)."""
+    for extra_mb in (40, 90, 140, 160, 180, 200, 220, 240):
         work = tmp_path / f"run{extra_mb}"
         work.mkdir()
         rc, out, err = child(f"""
@@ -78,10 +79,11 @@ def test_out_of_memory_raises_and_the_interpreter_continues(big_pair, tmp_path):
         """, cwd=work)
         assert rc == 0, err
         lines = out.split()
-        assert lines[0] == "raised", (extra_mb, out, err)
-        assert lines[1:] == ["finally", "15"], out
+        assert lines[0] == "raised" or (extra_mb > 140 and lines[:2] == ["no", "error"]), (extra_mb, out, err)
+        raised = lines[0] == "raised"
+        assert lines[1 if raised else 2:] == ["finally", "15"], out
         assert temporaries(work) == []
-        assert sorted(os.listdir(work)) == []
+        assert sorted(os.listdir(work)) == ([] if raised else ["s.md", "td"])
 
 
 @pytest.mark.skipif(bool(os.environ.get("TLCOMPARE_SANITIZED")),

@@ -1,0 +1,273 @@
+/*
+ * test_unwind.c - a thread that unwinds after an allocation failure (base/util.h) first
+ * stops and joins the helpers it started: none is left at work on the frames it leaves,
+ * one waiting for it is woken, and the lock it held while it allocated is released.
+ *
+ * The helpers below end by themselves after a few seconds, so that a broken guarantee
+ * fails its test rather than hanging it.
+ */
+#include "testutil.h"
+
+#include "base/thread.h"
+#include "base/util.h"
+
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+/* The allocation failures below are asked for (a size no allocator gives): AddressSanitizer
+ * is to answer NULL, as malloc does, instead of ending the test. */
+const char *__asan_default_options(void);
+const char *__asan_default_options(void) { return "allocator_may_return_null=1"; }
+
+#define MAGIC 0x5eed5eedL
+#define GIVE_UP_S 8.0
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* 1 while the thread of kernel id `tid` is in this process. */
+static int thread_alive(long tid)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/task/%ld", tid);
+    return access(path, F_OK) == 0;
+}
+
+/* What a helper shares with the one that started it, in the starter's frame. */
+typedef struct frame {
+    volatile long magic;
+    atomic_long tid;     /* the helper's kernel thread id */
+    atomic_int started;
+    atomic_int stopped;  /* the helper was told to stop */
+    pthread_mutex_t *lock;
+    atomic_int locked;   /* the helper had the lock */
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+} frame;
+
+static void frame_init(frame *f)
+{
+    f->magic = MAGIC;
+    atomic_init(&f->tid, 0);
+    atomic_init(&f->started, 0);
+    atomic_init(&f->stopped, 0);
+    f->lock = NULL;
+    atomic_init(&f->locked, 0);
+    pthread_mutex_init(&f->mu, NULL);
+    pthread_cond_init(&f->cv, NULL);
+}
+
+static void announce(frame *f)
+{
+    atomic_store(&f->tid, (long)syscall(SYS_gettid));
+    atomic_store(&f->started, 1);
+}
+
+static void wait_started(frame *f)
+{
+    while (!atomic_load(&f->started))
+        sched_yield();
+}
+
+/* Times a working helper saw its frame no longer its starter's. */
+static atomic_int frames_seen_gone;
+
+/* At work on the frame, allocating as it goes, until its run is lost (it then stops at
+ * its next allocation) or it gives up. */
+static void *working_helper(void *arg)
+{
+    frame *f = arg;
+    announce(f);
+    for (double end = now() + GIVE_UP_S; now() < end;) {
+        if (f->magic != MAGIC)
+            atomic_fetch_add(&frames_seen_gone, 1);
+        free(tl_xmalloc(64));
+    }
+    return NULL;
+}
+
+/* Waiting for its starter, allocating nothing, until told to stop or it gives up. */
+static void *waiting_helper(void *arg)
+{
+    frame *f = arg;
+    announce(f);
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += (time_t)GIVE_UP_S;
+    pthread_mutex_lock(&f->mu);
+    while (!atomic_load(&f->stopped))
+        if (pthread_cond_timedwait(&f->cv, &f->mu, &until) != 0)
+            break;
+    pthread_mutex_unlock(&f->mu);
+    return NULL;
+}
+
+static void stop_waiting(void *arg)
+{
+    frame *f = arg;
+    pthread_mutex_lock(&f->mu);
+    atomic_store(&f->stopped, 1);
+    pthread_cond_broadcast(&f->cv);
+    pthread_mutex_unlock(&f->mu);
+}
+
+/* Needing the starter's lock to end. */
+static void *locking_helper(void *arg)
+{
+    frame *f = arg;
+    announce(f);
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += (time_t)GIVE_UP_S;
+    if (pthread_mutex_timedlock(f->lock, &until) == 0) {
+        atomic_store(&f->locked, 1);
+        pthread_mutex_unlock(f->lock);
+    }
+    return NULL;
+}
+
+/* ---- a helper fails while its own helper works on its frame ---- */
+
+static long grandchild_tid;
+
+static void *failing_starter(void *arg)
+{
+    (void)arg;
+    frame f;
+    frame_init(&f);
+    pthread_t th;
+    assert_int_equal(tl_thread_create(&th, working_helper, &f), 0);
+    wait_started(&f);
+    grandchild_tid = atomic_load(&f.tid);
+    free(tl_xmalloc(SIZE_MAX / 2)); /* unwinds this helper: f is gone after */
+    return NULL;
+}
+
+static void test_failing_helper_joins_its_helper_first(void **state)
+{
+    (void)state;
+    jmp_buf at;
+    volatile int unwound = 0;
+    pthread_t th;
+    if (setjmp(at) == 0) {
+        tl_oom_catch(&at);
+        assert_int_equal(tl_thread_create(&th, failing_starter, NULL), 0);
+        tl_thread_join(th, NULL);
+    } else {
+        unwound = 1;
+        tl_oom_reset();
+    }
+    tl_oom_catch(NULL);
+    assert_int_equal(unwound, 1);
+    assert_false(thread_alive(grandchild_tid));
+    assert_int_equal(atomic_load(&frames_seen_gone), 0);
+}
+
+/* ---- the run's thread fails: its helpers stop, working or waiting ---- */
+
+static void test_failing_run_stops_and_joins_its_helpers(void **state)
+{
+    (void)state;
+    static frame work, wait;
+    frame_init(&work);
+    frame_init(&wait);
+    jmp_buf at;
+    volatile int unwound = 0;
+    double t0 = now();
+    if (setjmp(at) == 0) {
+        tl_oom_catch(&at);
+        pthread_t a, b;
+        assert_int_equal(tl_thread_create(&a, working_helper, &work), 0);
+        assert_int_equal(tl_thread_create_stoppable(&b, waiting_helper, &wait, stop_waiting, &wait), 0);
+        wait_started(&work);
+        wait_started(&wait);
+        free(tl_xmalloc(SIZE_MAX / 2));
+    } else {
+        unwound = 1;
+        tl_oom_reset();
+    }
+    tl_oom_catch(NULL);
+    assert_int_equal(unwound, 1);
+    assert_false(thread_alive(atomic_load(&work.tid)));
+    assert_false(thread_alive(atomic_load(&wait.tid)));
+    assert_int_equal(atomic_load(&wait.stopped), 1);
+    assert_true(now() - t0 < GIVE_UP_S / 2); /* they stopped when told, not when they gave up */
+}
+
+/* ---- the lock held while allocating is let go before the helpers are joined ---- */
+
+static void test_lock_held_is_released_for_the_helpers(void **state)
+{
+    (void)state;
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    static frame f;
+    frame_init(&f);
+    f.lock = &lock;
+    jmp_buf at;
+    volatile int unwound = 0;
+    if (setjmp(at) == 0) {
+        tl_oom_catch(&at);
+        pthread_mutex_lock(&lock);
+        pthread_t th;
+        assert_int_equal(tl_thread_create(&th, locking_helper, &f), 0);
+        wait_started(&f);
+        tl_oom_holding(&lock);
+        free(tl_xmalloc(SIZE_MAX / 2));
+    } else {
+        unwound = 1;
+        tl_oom_reset();
+    }
+    tl_oom_catch(NULL);
+    assert_int_equal(unwound, 1);
+    assert_int_equal(atomic_load(&f.locked), 1);
+    assert_false(thread_alive(atomic_load(&f.tid)));
+    assert_int_equal(pthread_mutex_trylock(&lock), 0); /* released, and not taken again */
+    pthread_mutex_unlock(&lock);
+}
+
+/* ---- a run that does not fail joins its helpers as it always did ---- */
+
+static void test_joined_helpers_are_not_joined_again(void **state)
+{
+    (void)state;
+    static frame f;
+    frame_init(&f);
+    jmp_buf at;
+    volatile int unwound = 0;
+    if (setjmp(at) == 0) {
+        tl_oom_catch(&at);
+        pthread_t th;
+        assert_int_equal(tl_thread_create_stoppable(&th, waiting_helper, &f, stop_waiting, &f), 0);
+        wait_started(&f);
+        stop_waiting(&f);
+        tl_thread_join(th, NULL); /* no longer tracked: the failure below joins nothing */
+        free(tl_xmalloc(SIZE_MAX / 2));
+    } else {
+        unwound = 1;
+        tl_oom_reset();
+    }
+    tl_oom_catch(NULL);
+    assert_int_equal(unwound, 1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_failing_helper_joins_its_helper_first),
+        cmocka_unit_test(test_failing_run_stops_and_joins_its_helpers),
+        cmocka_unit_test(test_lock_held_is_released_for_the_helpers),
+        cmocka_unit_test(test_joined_helpers_are_not_joined_again),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
