@@ -143,6 +143,12 @@ static void write_unique_args(tl_run_diff *cd)
     }
 }
 
+static void *unique_args_thread(void *arg)
+{
+    write_unique_args(arg);
+    return NULL;
+}
+
 /* The helper thread's work: the alignment and the tables made from it (nothing here
  * touches what the main thread uses meanwhile: the traces are only read). */
 static void *align_thread(void *arg)
@@ -154,9 +160,15 @@ static void *align_thread(void *arg)
     else
         tl_error_set(&cd->derr, "a trace to align is missing");
     if (cd->d) {
+        /* the run's thread only waits for this one now: the unique-args summary is written
+         * on a second thread while the two tables are made */
+        pthread_t th;
+        int threaded = cd->dir && tl_thread_create(&th, unique_args_thread, cd) == 0;
         cd->stats = tl_diff_stats_table(cd->d, &cd->arena);
         cd->lca = tl_diff_lca_table(cd->d, &cd->arena);
-        if (cd->dir)
+        if (threaded)
+            tl_thread_join(th, NULL);
+        else if (cd->dir)
             write_unique_args(cd);
     }
     cd->secs = tl_now() - t0;
