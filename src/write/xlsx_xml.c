@@ -33,12 +33,14 @@ void tl_xlsx_after_fork(void)
 void tl_xlsx_warn_cut_text(void)
 {
     pthread_mutex_lock(&warn_mu);
+    pthread_mutex_t *held = tl_oom_holding(&warn_mu); /* the warning's text is allocated */
     if (ncut)
         tl_warn("%zu cell%s held text longer than Excel's %u characters, cut in the workbook (the CSV keeps it "
                 "whole); the first: %s", ncut, ncut == 1 ? "" : "s", TL_EXCEL_MAX_TEXT, first_cut);
     ncut = 0;
     free(first_cut);
     first_cut = NULL;
+    tl_oom_holding(held);
     pthread_mutex_unlock(&warn_mu);
 }
 
