@@ -74,10 +74,14 @@ static void announce(frame *f)
     atomic_store(&f->started, 1);
 }
 
+/* A tenth of a millisecond off the CPU: a thread that spins without blocking can starve
+ * the others under valgrind, whose threads take turns. */
+static void pause_briefly(void) { nanosleep(&(struct timespec){0, 100000}, NULL); }
+
 static void wait_started(frame *f)
 {
     while (!atomic_load(&f->started))
-        sched_yield();
+        pause_briefly();
 }
 
 /* Times a working helper saw its frame no longer its starter's. */
@@ -93,6 +97,7 @@ static void *working_helper(void *arg)
         if (f->magic != MAGIC)
             atomic_fetch_add(&frames_seen_gone, 1);
         free(tl_xmalloc(64));
+        pause_briefly();
     }
     return NULL;
 }
@@ -122,6 +127,20 @@ static void stop_waiting(void *arg)
     pthread_mutex_unlock(&f->mu);
 }
 
+/* At work on the frame without allocating (its run's failure cannot stop it there),
+ * until told to stop or it gives up. */
+static void *busy_helper(void *arg)
+{
+    frame *f = arg;
+    announce(f);
+    for (double end = now() + GIVE_UP_S; now() < end && !atomic_load(&f->stopped);) {
+        if (f->magic != MAGIC)
+            atomic_fetch_add(&frames_seen_gone, 1);
+        pause_briefly();
+    }
+    return NULL;
+}
+
 /* Needing the starter's lock to end. */
 static void *locking_helper(void *arg)
 {
@@ -137,6 +156,25 @@ static void *locking_helper(void *arg)
     return NULL;
 }
 
+/* body(arg) in a run that catches its allocation failures; 1 when it unwound (as each
+ * body below must). */
+static int unwinds(void (*body)(void *), void *arg)
+{
+    jmp_buf at;
+    volatile int unwound = 0;
+    if (setjmp(at) == 0) {
+        tl_oom_catch(&at);
+        body(arg);
+    } else {
+        unwound = 1;
+        tl_oom_reset();
+    }
+    tl_oom_catch(NULL);
+    return unwound;
+}
+
+static void fail_to_allocate(void) { free(tl_xmalloc(SIZE_MAX / 2)); }
+
 /* ---- a helper fails while its own helper works on its frame ---- */
 
 static long grandchild_tid;
@@ -147,65 +185,70 @@ static void *failing_starter(void *arg)
     frame f;
     frame_init(&f);
     pthread_t th;
-    assert_int_equal(tl_thread_create(&th, working_helper, &f), 0);
+    assert_int_equal(tl_thread_create_stoppable(&th, busy_helper, &f, stop_waiting, &f), 0);
     wait_started(&f);
     grandchild_tid = atomic_load(&f.tid);
-    free(tl_xmalloc(SIZE_MAX / 2)); /* unwinds this helper: f is gone after */
+    fail_to_allocate(); /* unwinds this helper: f is gone after */
     return NULL;
+}
+
+static void start_failing_starter(void *arg)
+{
+    (void)arg;
+    pthread_t th;
+    assert_int_equal(tl_thread_create(&th, failing_starter, NULL), 0);
+    tl_thread_join(th, NULL); /* unwinds: its helper failed */
 }
 
 static void test_failing_helper_joins_its_helper_first(void **state)
 {
     (void)state;
-    jmp_buf at;
-    volatile int unwound = 0;
-    pthread_t th;
-    if (setjmp(at) == 0) {
-        tl_oom_catch(&at);
-        assert_int_equal(tl_thread_create(&th, failing_starter, NULL), 0);
-        tl_thread_join(th, NULL);
-    } else {
-        unwound = 1;
-        tl_oom_reset();
-    }
-    tl_oom_catch(NULL);
-    assert_int_equal(unwound, 1);
+    assert_int_equal(unwinds(start_failing_starter, NULL), 1);
     assert_false(thread_alive(grandchild_tid));
     assert_int_equal(atomic_load(&frames_seen_gone), 0);
 }
 
 /* ---- the run's thread fails: its helpers stop, working or waiting ---- */
 
+static void start_two_then_fail(void *arg)
+{
+    frame *f = arg; /* f[0] for the working helper, f[1] for the waiting one */
+    pthread_t a, b;
+    assert_int_equal(tl_thread_create(&a, working_helper, &f[0]), 0);
+    assert_int_equal(tl_thread_create_stoppable(&b, waiting_helper, &f[1], stop_waiting, &f[1]), 0);
+    wait_started(&f[0]);
+    wait_started(&f[1]);
+    fail_to_allocate();
+}
+
 static void test_failing_run_stops_and_joins_its_helpers(void **state)
 {
     (void)state;
-    static frame work, wait;
-    frame_init(&work);
-    frame_init(&wait);
-    jmp_buf at;
-    volatile int unwound = 0;
+    static frame f[2];
+    frame_init(&f[0]);
+    frame_init(&f[1]);
     double t0 = now();
-    if (setjmp(at) == 0) {
-        tl_oom_catch(&at);
-        pthread_t a, b;
-        assert_int_equal(tl_thread_create(&a, working_helper, &work), 0);
-        assert_int_equal(tl_thread_create_stoppable(&b, waiting_helper, &wait, stop_waiting, &wait), 0);
-        wait_started(&work);
-        wait_started(&wait);
-        free(tl_xmalloc(SIZE_MAX / 2));
-    } else {
-        unwound = 1;
-        tl_oom_reset();
-    }
-    tl_oom_catch(NULL);
-    assert_int_equal(unwound, 1);
-    assert_false(thread_alive(atomic_load(&work.tid)));
-    assert_false(thread_alive(atomic_load(&wait.tid)));
-    assert_int_equal(atomic_load(&wait.stopped), 1);
-    assert_true(now() - t0 < GIVE_UP_S / 2); /* they stopped when told, not when they gave up */
+    assert_int_equal(unwinds(start_two_then_fail, f), 1);
+    assert_false(thread_alive(atomic_load(&f[0].tid)));
+    assert_false(thread_alive(atomic_load(&f[1].tid)));
+    assert_int_equal(atomic_load(&f[1].stopped), 1);
+    double took = now() - t0;
+    if (took >= GIVE_UP_S / 2) /* they stopped when told, not when they gave up */
+        fail_msg("the helpers took %.2f s to stop", took);
 }
 
 /* ---- the lock held while allocating is let go before the helpers are joined ---- */
+
+static void fail_holding_the_lock(void *arg)
+{
+    frame *f = arg;
+    pthread_mutex_lock(f->lock);
+    pthread_t th;
+    assert_int_equal(tl_thread_create(&th, locking_helper, f), 0);
+    wait_started(f);
+    tl_oom_holding(f->lock);
+    fail_to_allocate();
+}
 
 static void test_lock_held_is_released_for_the_helpers(void **state)
 {
@@ -214,51 +257,33 @@ static void test_lock_held_is_released_for_the_helpers(void **state)
     static frame f;
     frame_init(&f);
     f.lock = &lock;
-    jmp_buf at;
-    volatile int unwound = 0;
-    if (setjmp(at) == 0) {
-        tl_oom_catch(&at);
-        pthread_mutex_lock(&lock);
-        pthread_t th;
-        assert_int_equal(tl_thread_create(&th, locking_helper, &f), 0);
-        wait_started(&f);
-        tl_oom_holding(&lock);
-        free(tl_xmalloc(SIZE_MAX / 2));
-    } else {
-        unwound = 1;
-        tl_oom_reset();
-    }
-    tl_oom_catch(NULL);
-    assert_int_equal(unwound, 1);
+    assert_int_equal(unwinds(fail_holding_the_lock, &f), 1);
     assert_int_equal(atomic_load(&f.locked), 1);
     assert_false(thread_alive(atomic_load(&f.tid)));
     assert_int_equal(pthread_mutex_trylock(&lock), 0); /* released, and not taken again */
     pthread_mutex_unlock(&lock);
 }
 
-/* ---- a run that does not fail joins its helpers as it always did ---- */
+/* ---- a helper joined before the failure is not joined again ---- */
+
+static void join_then_fail(void *arg)
+{
+    frame *f = arg;
+    pthread_t th;
+    assert_int_equal(tl_thread_create_stoppable(&th, waiting_helper, f, stop_waiting, f), 0);
+    wait_started(f);
+    stop_waiting(f);
+    tl_thread_join(th, NULL); /* no longer tracked: the failure below joins nothing */
+    fail_to_allocate();
+}
 
 static void test_joined_helpers_are_not_joined_again(void **state)
 {
     (void)state;
     static frame f;
     frame_init(&f);
-    jmp_buf at;
-    volatile int unwound = 0;
-    if (setjmp(at) == 0) {
-        tl_oom_catch(&at);
-        pthread_t th;
-        assert_int_equal(tl_thread_create_stoppable(&th, waiting_helper, &f, stop_waiting, &f), 0);
-        wait_started(&f);
-        stop_waiting(&f);
-        tl_thread_join(th, NULL); /* no longer tracked: the failure below joins nothing */
-        free(tl_xmalloc(SIZE_MAX / 2));
-    } else {
-        unwound = 1;
-        tl_oom_reset();
-    }
-    tl_oom_catch(NULL);
-    assert_int_equal(unwound, 1);
+    assert_int_equal(unwinds(join_then_fail, &f), 1);
+    assert_false(thread_alive(atomic_load(&f.tid)));
 }
 
 int main(void)
