@@ -57,6 +57,7 @@ typedef struct tracked {
     int used;
 } tracked;
 static tracked tracked_helpers[MAX_TRACKED];
+static atomic_size_t ntracked; /* 0: nothing to look for (the programs, which never catch) */
 static pthread_mutex_t tracked_mu = PTHREAD_MUTEX_INITIALIZER;
 
 void tl_oom_catch(jmp_buf *at)
@@ -81,6 +82,7 @@ void tl_util_after_fork(void)
     memcpy(&pending_mu, &fresh, sizeof fresh);
     memcpy(&tracked_mu, &fresh, sizeof fresh);
     memset(tracked_helpers, 0, sizeof tracked_helpers); /* the parent's threads: not here to join */
+    atomic_store(&ntracked, 0);
     oom_holding = NULL;
     atomic_store(&oom_pending, 0);
     atomic_store(&oom_catchers, oom_at ? 1 : 0); /* the threads that caught are not in the child */
@@ -92,17 +94,27 @@ void tl_oom_track(pthread_t thread, void (*stop)(void *), void *arg)
     for (size_t i = 0; i < MAX_TRACKED; i++)
         if (!tracked_helpers[i].used) {
             tracked_helpers[i] = (tracked){pthread_self(), thread, stop, arg, 1};
+            atomic_fetch_add(&ntracked, 1);
             break;
         }
     pthread_mutex_unlock(&tracked_mu);
 }
 
+/* Entry i is no longer tracked (under tracked_mu). */
+static void drop_tracked(size_t i)
+{
+    tracked_helpers[i].used = 0;
+    atomic_fetch_sub(&ntracked, 1);
+}
+
 void tl_oom_untrack(pthread_t thread)
 {
+    if (!atomic_load(&ntracked))
+        return;
     pthread_mutex_lock(&tracked_mu);
     for (size_t i = 0; i < MAX_TRACKED; i++)
         if (tracked_helpers[i].used && pthread_equal(tracked_helpers[i].thread, thread)) {
-            tracked_helpers[i].used = 0;
+            drop_tracked(i);
             break;
         }
     pthread_mutex_unlock(&tracked_mu);
@@ -117,6 +129,8 @@ static void join_own_helpers(void)
         pthread_mutex_unlock(oom_holding);
         oom_holding = NULL;
     }
+    if (!atomic_load(&ntracked))
+        return;
     pthread_t self = pthread_self();
     for (size_t i = 0; i < MAX_TRACKED; i++) {
         pthread_mutex_lock(&tracked_mu);
@@ -130,7 +144,7 @@ static void join_own_helpers(void)
         tracked e = tracked_helpers[i];
         int mine = e.used && pthread_equal(e.owner, self);
         if (mine)
-            tracked_helpers[i].used = 0;
+            drop_tracked(i);
         pthread_mutex_unlock(&tracked_mu);
         if (mine)
             pthread_join(e.thread, NULL);
