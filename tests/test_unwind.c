@@ -102,14 +102,21 @@ static void *working_helper(void *arg)
     return NULL;
 }
 
+/* When a helper gives up, on the clock its waits use. */
+static struct timespec give_up_time(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_REALTIME, &t);
+    t.tv_sec += (time_t)GIVE_UP_S;
+    return t;
+}
+
 /* Waiting for its starter, allocating nothing, until told to stop or it gives up. */
 static void *waiting_helper(void *arg)
 {
     frame *f = arg;
     announce(f);
-    struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_sec += (time_t)GIVE_UP_S;
+    struct timespec until = give_up_time();
     pthread_mutex_lock(&f->mu);
     while (!atomic_load(&f->stopped))
         if (pthread_cond_timedwait(&f->cv, &f->mu, &until) != 0)
@@ -146,9 +153,7 @@ static void *locking_helper(void *arg)
 {
     frame *f = arg;
     announce(f);
-    struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_sec += (time_t)GIVE_UP_S;
+    struct timespec until = give_up_time();
     if (pthread_mutex_timedlock(f->lock, &until) == 0) {
         atomic_store(&f->locked, 1);
         pthread_mutex_unlock(f->lock);
