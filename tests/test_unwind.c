@@ -247,11 +247,10 @@ static void test_failing_run_stops_and_joins_its_helpers(void **state)
 static void fail_holding_the_lock(void *arg)
 {
     frame *f = arg;
-    pthread_mutex_lock(f->lock);
+    tl_oom_lock(f->lock);
     pthread_t th;
     assert_int_equal(tl_thread_create(&th, locking_helper, f), 0);
     wait_started(f);
-    tl_oom_holding(f->lock);
     fail_to_allocate();
 }
 

@@ -126,14 +126,12 @@ int tl_pool_slots(const tl_pool *p) { return p->nthreads + 1; }
 
 size_t tl_pool_add(tl_pool *p, tl_job_fn fn, void *arg)
 {
-    pthread_mutex_lock(&p->mu);
-    pthread_mutex_t *held = tl_oom_holding(&p->mu);
+    pthread_mutex_t *outer = tl_oom_lock(&p->mu);
     TL_GROW(p->jobs, p->cap, p->n + 1);
-    tl_oom_holding(held);
     p->jobs[p->n++] = (pool_job){fn, arg, tl_oom_context(), JOB_QUEUED};
     size_t n = p->n;
     pthread_cond_signal(&p->work);
-    pthread_mutex_unlock(&p->mu);
+    tl_oom_unlock(&p->mu, outer);
     return n;
 }
 

@@ -42,7 +42,7 @@ static atomic_uint oom_gen;     /* one more each time a thread sets a catch poin
 static atomic_uint oom_pending;
 static pthread_mutex_t pending_mu = PTHREAD_MUTEX_INITIALIZER;
 static char pending_msg[512];
-static TL_TLS pthread_mutex_t *oom_holding; /* the lock this thread holds while it allocates */
+static TL_TLS pthread_mutex_t *oom_holding; /* the lock of this thread's tl_oom_lock section */
 
 /* The helper threads of catching runs not joined yet, each with the thread that started
  * it.  A thread that unwinds stops and joins its own first: their work may point into
@@ -151,11 +151,18 @@ static void join_own_helpers(void)
     }
 }
 
-pthread_mutex_t *tl_oom_holding(pthread_mutex_t *mu)
+pthread_mutex_t *tl_oom_lock(pthread_mutex_t *mu)
 {
-    pthread_mutex_t *was = oom_holding;
+    pthread_mutex_lock(mu);
+    pthread_mutex_t *outer = oom_holding;
     oom_holding = mu;
-    return was;
+    return outer;
+}
+
+void tl_oom_unlock(pthread_mutex_t *mu, pthread_mutex_t *outer)
+{
+    oom_holding = outer;
+    pthread_mutex_unlock(mu);
 }
 
 void tl_oom_check(void)

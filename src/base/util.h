@@ -67,10 +67,11 @@ void tl_oom_reset(void);
 void tl_oom_track(pthread_t thread, void (*stop)(void *), void *arg);
 void tl_oom_untrack(pthread_t thread);
 
-/* The lock the calling thread holds while it allocates (NULL once released); returns
- * the one declared before.  An allocation failure releases it before the thread joins
- * its helpers and unwinds: they may need it to end. */
-pthread_mutex_t *tl_oom_holding(pthread_mutex_t *mu);
+/* Lock mu for a section that allocates: an allocation failure inside it releases mu
+ * before the thread joins its helpers and unwinds (they may need it to end).  Returns
+ * the lock declared before (a section around this one), for tl_oom_unlock to restore. */
+pthread_mutex_t *tl_oom_lock(pthread_mutex_t *mu);
+void tl_oom_unlock(pthread_mutex_t *mu, pthread_mutex_t *outer);
 
 /* In the child of a fork made while other threads ran: this module's locks start afresh
  * (a thread the child does not have may have held one), and no failure is pending. */

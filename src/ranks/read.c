@@ -101,8 +101,7 @@ static void store_facts(tl_rank_store *st, tl_rank_facts *f)
     if (!st || f->stored)
         return;
     size_t nc = f->ncrows * sizeof *f->crows, nm = f->nmetas * sizeof *f->metas;
-    pthread_mutex_lock(&st->lock);
-    pthread_mutex_t *held = tl_oom_holding(&st->lock);
+    pthread_mutex_t *outer = tl_oom_lock(&st->lock);
     tl_rank_row *crows = pool_take(&st->times, nc);
     tl_coll_row *metas = pool_take(&st->meta, nm);
     if (nc)
@@ -115,8 +114,7 @@ static void store_facts(tl_rank_store *st, tl_rank_facts *f)
             if (v->kind == TL_CV_STR || v->kind == TL_CV_REPR)
                 v->s = store_text(st, v->s);
         }
-    tl_oom_holding(held);
-    pthread_mutex_unlock(&st->lock);
+    tl_oom_unlock(&st->lock, outer);
     free(f->crows);
     free(f->metas);
     free(f->strings);

@@ -123,8 +123,7 @@ static void render_piece_job(void *arg, int worker)
     tl_table_free(pc->own); /* a part: rendered, or never to be */
     pc->own = NULL;
 
-    pthread_mutex_lock(&w->mu);
-    pthread_mutex_t *held = tl_oom_holding(&w->mu);
+    pthread_mutex_t *outer = tl_oom_lock(&w->mu);
     sh->blobs[pc->k] = blob;
     if (--sh->left == 0 && sh->complete) {
         /* the sheet's last piece to end stores the sheet, its pieces in order */
@@ -136,8 +135,7 @@ static void render_piece_job(void *arg, int worker)
         for (size_t k = 0; k < sh->npieces; k++)
             tl_zip_blob_free(&sh->blobs[k]); /* when not written */
     }
-    tl_oom_holding(held);
-    pthread_mutex_unlock(&w->mu);
+    tl_oom_unlock(&w->mu, outer);
 }
 
 tl_xlsx_writer *tl_xlsx_writer_open(const char *path, int summary_first, tl_pool *pool, tl_error *err)
@@ -226,17 +224,15 @@ int tl_xlsx_writer_add_part(tl_xlsx_writer *w, const tl_result *r, size_t total,
     }
     sheet_piece *pc = tl_xcalloc(1, sizeof *pc);
     *pc = (sheet_piece){sh, sh->npieces, r->table, sh->given};
-    pthread_mutex_lock(&w->mu); /* the jobs of earlier parts store their blobs meanwhile */
-    pthread_mutex_t *held = tl_oom_holding(&w->mu);
+    pthread_mutex_t *outer = tl_oom_lock(&w->mu); /* the jobs of earlier parts store their blobs meanwhile */
     TL_GROW(sh->blobs, sh->blobcap, sh->npieces + 1);
     sh->blobs[sh->npieces] = (tl_zip_blob){0};
     TL_GROW(sh->parts, sh->pieces_cap, sh->npieces + 1);
-    tl_oom_holding(held);
     sh->parts[sh->npieces++] = pc;
     sh->left++;
     sh->given += nrows;
     sh->complete = sh->given >= total;
-    pthread_mutex_unlock(&w->mu);
+    tl_oom_unlock(&w->mu, outer);
     size_t before = sh->job;
     sh->job = tl_pool_add(w->pool, render_piece_job, pc);
     /* At most two parts in memory: the one just given and the one before, which the pool

@@ -32,16 +32,14 @@ void tl_xlsx_after_fork(void)
 
 void tl_xlsx_warn_cut_text(void)
 {
-    pthread_mutex_lock(&warn_mu);
-    pthread_mutex_t *held = tl_oom_holding(&warn_mu); /* the warning's text is allocated */
+    pthread_mutex_t *outer = tl_oom_lock(&warn_mu); /* the warning's text is allocated */
     if (ncut)
         tl_warn("%zu cell%s held text longer than Excel's %u characters, cut in the workbook (the CSV keeps it "
                 "whole); the first: %s", ncut, ncut == 1 ? "" : "s", TL_EXCEL_MAX_TEXT, first_cut);
     ncut = 0;
     free(first_cut);
     first_cut = NULL;
-    tl_oom_holding(held);
-    pthread_mutex_unlock(&warn_mu);
+    tl_oom_unlock(&warn_mu, outer);
 }
 
 /* ---- text ------------------------------------------------------------------------------ */
@@ -354,16 +352,14 @@ char *tl_put_str_cell(tl_buf *b, char *p, const colinfo *ci, const char *row, si
 {
     if (n > TL_EXCEL_MAX_TEXT && tl_text_chars(s, n, (size_t)-1) > TL_EXCEL_MAX_TEXT) {
         n = text_prefix(s, n, TL_EXCEL_MAX_TEXT);
-        pthread_mutex_lock(&warn_mu);
-        pthread_mutex_t *held = tl_oom_holding(&warn_mu);
+        pthread_mutex_t *outer = tl_oom_lock(&warn_mu);
         if (!ncut++) {
             tl_buf m = {0};
             tl_buf_printf(&m, "sheet '%s', column '%s', row %zu", sc->name, colname, rownum);
             first_cut = tl_xstrdup(tl_buf_cstr(&m));
             tl_buf_free(&m);
         }
-        tl_oom_holding(held);
-        pthread_mutex_unlock(&warn_mu);
+        tl_oom_unlock(&warn_mu, outer);
     }
     p = xb_ensure(b, p, 7 * n + XL_CELL_MAX);
     PUT(p, "<c r=\"");
