@@ -93,17 +93,19 @@ static void *worker_main(void *arg)
     return NULL;
 }
 
-/* The starter unwinds after an allocation failure: the workers drop the jobs not taken
- * and end (base/util.h). */
-static void pool_stop(void *arg)
+/* Have the workers end once the queue is empty, or at once (the jobs not taken
+ * dropped) when `discard`. */
+static void workers_stop(tl_pool *p, int discard)
 {
-    tl_pool *p = arg;
     pthread_mutex_lock(&p->mu);
     p->stop = 1;
-    p->discard = 1;
+    p->discard = discard;
     pthread_cond_broadcast(&p->work);
     pthread_mutex_unlock(&p->mu);
 }
+
+/* The starter unwinds after an allocation failure (base/util.h). */
+static void pool_stop(void *arg) { workers_stop(arg, 1); }
 
 tl_pool *tl_pool_new(int threads)
 {
@@ -162,11 +164,7 @@ void tl_pool_free(tl_pool *p, int discard)
         return;
     if (!discard)
         tl_pool_wait(p, (size_t)-1);
-    pthread_mutex_lock(&p->mu);
-    p->stop = 1;
-    p->discard = discard;
-    pthread_cond_broadcast(&p->work);
-    pthread_mutex_unlock(&p->mu);
+    workers_stop(p, discard);
     for (int t = 0; t < p->nthreads; t++)
         tl_thread_join(p->workers[t].thread, NULL);
     free(p->jobs);
