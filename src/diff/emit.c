@@ -220,15 +220,6 @@ static tl_table *unique_args_rows(const tl_diff *d, size_t g0, size_t g1, size_t
     return t;
 }
 
-tl_table *tl_diff_unique_args_table(const tl_diff *d, tl_arena *arena)
-{
-    (void)arena;
-    size_t n = 0;
-    for (size_t i = 0; i < d->ngroups; i++)
-        n += unique_args_kept(d, i);
-    return unique_args_rows(d, 0, d->ngroups, n);
-}
-
 size_t tl_diff_unique_args_groups(const tl_diff *d) { return d->ngroups; }
 
 tl_table *tl_diff_unique_args_slice(const tl_diff *d, size_t *from, size_t rows)
@@ -238,6 +229,13 @@ tl_table *tl_diff_unique_args_slice(const tl_diff *d, size_t *from, size_t rows)
         n += unique_args_kept(d, g1);
     *from = g1;
     return unique_args_rows(d, g0, g1, n);
+}
+
+tl_table *tl_diff_unique_args_table(const tl_diff *d, tl_arena *arena)
+{
+    (void)arena;
+    size_t from = 0;
+    return tl_diff_unique_args_slice(d, &from, SIZE_MAX);
 }
 
 
