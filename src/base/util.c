@@ -297,13 +297,18 @@ void *tl_xcalloc(size_t n, size_t size)
     return p;
 }
 
+/* memset through a pointer the compiler cannot see through: a malloc followed by a
+ * memset of zeros is otherwise folded into a calloc (gcc and clang both do it), which
+ * leaves a fresh block's pages untouched - the very faults this function is for. */
+static void *(*volatile zero_fill)(void *, int, size_t) = memset;
+
 void *tl_xcalloc_dense(size_t n, size_t size)
 {
     if (size && n > SIZE_MAX / size)
         out_of_memory(SIZE_MAX);
     size_t bytes = n * size;
     void *p = tl_xmalloc(bytes);
-    memset(p, 0, bytes ? bytes : 1);
+    zero_fill(p, 0, bytes ? bytes : 1);
     return p;
 }
 
