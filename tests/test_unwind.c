@@ -10,7 +10,10 @@
 
 #include "base/thread.h"
 #include "base/util.h"
+#include "io/direct_out.h"
 
+#include <dirent.h>
+#include <errno.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdatomic.h>
@@ -290,6 +293,60 @@ static void test_joined_helpers_are_not_joined_again(void **state)
     assert_false(thread_alive(atomic_load(&f.tid)));
 }
 
+/* ---- a file written around the page cache: its writer thread ---- */
+
+/* Threads of this process (/proc/self/task). */
+static int task_count(void)
+{
+    DIR *d = opendir("/proc/self/task");
+    int n = 0;
+    for (struct dirent *e; d && (e = readdir(d));)
+        n += e->d_name[0] != '.';
+    if (d)
+        closedir(d);
+    return n;
+}
+
+static FILE *direct_file;
+
+static void write_blocks_then_fail(void *arg)
+{
+    static unsigned char blocks[3u << 20]; /* static: nothing to leak when this unwinds */
+    direct_file = tl_direct_fopen(arg);
+    assert_non_null(direct_file);
+    assert_int_equal(fwrite(blocks, 1, sizeof blocks, direct_file), sizeof blocks); /* its writer runs */
+    fail_to_allocate();
+}
+
+/* The writer thread of a file being made is stopped and joined when the thread that
+ * started it unwinds; closing the file after says the write failed, and joins nothing
+ * twice. */
+static void test_direct_file_writer_stops_with_its_starter(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/tl-unwind-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    int before = task_count();
+    assert_int_equal(unwinds(write_blocks_then_fail, path), 1);
+    assert_int_equal(task_count(), before);
+    /* a thread started now takes the ended writer's place (glibc reuses a joined thread's
+     * descriptor): a second join of the writer would wait for this one to end */
+    static frame f;
+    frame_init(&f);
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, waiting_helper, &f), 0);
+    wait_started(&f);
+    errno = 0;
+    assert_int_equal(fclose(direct_file), EOF);
+    assert_int_equal(errno, ECANCELED);
+    assert_true(thread_alive(atomic_load(&f.tid)));
+    stop_waiting(&f);
+    pthread_join(th, NULL);
+    unlink(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -297,6 +354,7 @@ int main(void)
         cmocka_unit_test(test_failing_run_stops_and_joins_its_helpers),
         cmocka_unit_test(test_lock_held_is_released_for_the_helpers),
         cmocka_unit_test(test_joined_helpers_are_not_joined_again),
+        cmocka_unit_test(test_direct_file_writer_stops_with_its_starter),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

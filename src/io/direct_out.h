@@ -7,9 +7,10 @@
  * then written back; on a virtual machine whose freed memory returns to the host, every
  * such page is also faulted in again (an 800 MB file: 1.8 s of kernel time, against
  * 0.1 s written direct).  Here whole 1 MiB blocks go straight to the disk (O_DIRECT) and
- * only the file's last partial block through the cache.  A file system that refuses direct
- * writes gets ordinary ones, and so does a file smaller than one block: it is never
- * written before its close.
+ * only the file's last partial block through the cache.  A direct write waits for the disk,
+ * so a full block goes to a writer thread of the file's own while the next one is filled.
+ * A file system that refuses direct writes gets ordinary ones, and so does a file smaller
+ * than one block: it is never written before its close.
  */
 #ifndef TL_DIRECT_OUT_H
 #define TL_DIRECT_OUT_H
