@@ -13,6 +13,8 @@
 #include "trace/trace_report.h"
 
 #include <math.h>
+#include <pthread.h>
+#include <time.h>
 
 #define X(cat, name, pid, tid, ts, dur, args) \
     "{\"ph\":\"X\",\"cat\":\"" cat "\",\"name\":\"" name "\",\"pid\":" #pid ",\"tid\":" #tid \
@@ -518,6 +520,71 @@ static void test_as_report(void **state)
     free(dir);
 }
 
+/* The sheets' builder of the test below: it holds until the test lets it go. */
+typedef struct held_build {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int entered, go, gave_up;
+} held_build;
+
+static int held_sheets(const tl_trace *t, void *ctx, tl_arena *arena, tl_results *out, tl_error *err)
+{
+    held_build *h = ctx;
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += 5; /* a report that waited for its sheets would never let it go */
+    pthread_mutex_lock(&h->mu);
+    h->entered = 1;
+    pthread_cond_broadcast(&h->cv);
+    while (!h->go && !h->gave_up)
+        h->gave_up = pthread_cond_timedwait(&h->cv, &h->mu, &until) != 0;
+    pthread_mutex_unlock(&h->mu);
+    return tl_trace_sheets(t, arena, out, err);
+}
+
+/* A trace's report gives its trace once loaded, while its sheets are still in the
+ * making (the alignment of two traces starts there); a trace that fails to load gives
+ * none, and waiting says why. */
+static void test_loaded_before_the_sheets(void **state)
+{
+    (void)state;
+    char *dir = tt_tmpdir(), path[512];
+    snprintf(path, sizeof path, "%s/r.json", dir);
+    tt_write_file(path, ops_trace, strlen(ops_trace));
+    held_build h = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0};
+    tl_report r;
+    tl_error err = {0};
+    assert_int_equal(tl_trace_report_open_with(&r, path, held_sheets, &h, &err), 0);
+    tl_trace *t = tl_trace_report_loaded(&r);
+    assert_non_null(t);
+    assert_true(t->nev > 0);
+    pthread_mutex_lock(&h.mu);
+    assert_false(h.gave_up);
+    while (!h.entered)
+        pthread_cond_wait(&h.cv, &h.mu); /* the builder is at work on it, held */
+    h.go = 1;
+    pthread_cond_broadcast(&h.cv);
+    pthread_mutex_unlock(&h.mu);
+    assert_int_equal(tl_trace_report_wait(&r, &err), 0);
+    assert_ptr_equal(tl_trace_report_trace(&r), t);
+    assert_true(tl_report_has_sheet(&r, "ops_summary"));
+    tl_report_close(&r);
+
+    snprintf(path, sizeof path, "%s/bad.json", dir);
+    tt_write_file(path, "{\"traceEvents\":[1]}", 19);
+    assert_int_equal(tl_trace_report_open(&r, path, &err), 0);
+    assert_null(tl_trace_report_loaded(&r));
+    assert_int_equal(tl_trace_report_wait(&r, &err), -1);
+    assert_non_null(strstr(err.msg, "an event that is not an object"));
+    tl_report_close(&r);
+    tl_report dummy;
+    tl_report_init(&dummy, "x");
+    assert_null(tl_trace_report_loaded(&dummy));
+    tl_report_close(&dummy);
+    tt_rmrf(dir);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -533,6 +600,7 @@ int main(void)
         cmocka_unit_test(test_kernel_summary),
         cmocka_unit_test(test_gpu_only),
         cmocka_unit_test(test_as_report),
+        cmocka_unit_test(test_loaded_before_the_sheets),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

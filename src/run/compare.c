@@ -63,6 +63,7 @@ struct tl_compare_state {
     tl_summary summary;
     int summarised;
     int both_traces, infer; /* two traces, aligned; inference mode */
+    int inputs_read;        /* read_inputs has run */
 };
 
 void tl_compare_opts_init(tl_compare_opts *o)
@@ -543,9 +544,7 @@ static int open_input(tl_comparison *c, struct tl_compare_state *s, size_t i)
     return STEP_OK;
 }
 
-/* Every input opened and read (the traces load at once, on helper threads), and a report
- * that holds no TraceLens sheet at all refused rather than compared as nothing (a gate
- * would pass on it). */
+/* Every input opened (the traces load at once, on helper threads). */
 static int open_inputs(tl_comparison *c, struct tl_compare_state *s)
 {
     const tl_compare_opts *o = &s->o;
@@ -563,6 +562,30 @@ static int open_inputs(tl_comparison *c, struct tl_compare_state *s)
     for (; s->opened < o->ninputs; s->opened++)
         if (open_input(c, s, s->opened) != STEP_OK)
             return STEP_FAIL;
+    return STEP_OK;
+}
+
+/* Two traces to align, both loaded: their sheets may still be in the making (a trace
+ * that failed to load is read_inputs' to report). */
+static int traces_loaded(struct tl_compare_state *s)
+{
+    if (!s->both_traces)
+        return 0;
+    tl_progress_wait_begin("reading the traces");
+    int ok = tl_trace_report_loaded(&s->reports[0]) && tl_trace_report_loaded(&s->reports[1]);
+    tl_progress_wait_end();
+    return ok;
+}
+
+/* Every input read, and a report that holds no TraceLens sheet at all refused rather
+ * than compared as nothing (a gate would pass on it).  Once. */
+static int read_inputs(tl_comparison *c, struct tl_compare_state *s)
+{
+    const tl_compare_opts *o = &s->o;
+    tl_error *err = &c->err;
+    if (s->inputs_read)
+        return STEP_OK;
+    s->inputs_read = 1;
     double t0 = tl_now();
     tl_progress_wait_begin("reading the traces");
     int bad = 0;
@@ -603,7 +626,7 @@ static int align_traces(tl_comparison *c, struct tl_compare_state *s)
     if (!s->both_traces)
         return STEP_OK;
     tl_progress_wait_begin("aligning the call trees");
-    int rc = tl_run_diff_align(&s->cdiff, tl_trace_report_trace(&s->reports[0]), tl_trace_report_trace(&s->reports[1]),
+    int rc = tl_run_diff_align(&s->cdiff, tl_trace_report_loaded(&s->reports[0]), tl_trace_report_loaded(&s->reports[1]),
                                o->tracediff_dir != NULL, s->texts[2], &c->err);
     tl_progress_wait_end();
     return rc != 0 ? STEP_FAIL : STEP_OK;
@@ -832,8 +855,10 @@ static int stop(tl_comparison *c, struct tl_compare_state *s, int step)
     for (size_t i = s->opened; o->given && i < o->ninputs; i++)
         if (o->given[i].ops)
             tl_report_close(&o->given[i]);
-    /* the outputs first: the workbook's workers may still be rendering tables whose
-     * strings live in the reports' arenas and the diff's */
+    /* the alignment's thread first (it writes into --tracediff-dir), then the outputs:
+     * the workbook's workers may still be rendering tables whose strings live in the
+     * reports' arenas and the diff's */
+    tl_run_diff_wait(&s->cdiff);
     tl_out_free(s->outputs);
     s->outputs = NULL;
     for (int i = 0; i < 4; i++) {
@@ -864,11 +889,17 @@ int tl_compare_reports(const tl_compare_opts *opts, tl_comparison *c)
                 tl_report_close(&o->given[i]);
         return c->status;
     }
+    /* Two traces are aligned as soon as both are loaded, beside their sheets' making; a
+     * bad input is still reported before the outputs are made */
     int step = open_inputs(c, s);
+    if (!step && !traces_loaded(s))
+        step = read_inputs(c, s);
     if (!step)
         step = open_outputs(c, s); /* the alignment writes into --tracediff-dir as it goes */
     if (!step)
         step = align_traces(c, s);
+    if (!step)
+        step = read_inputs(c, s);
     if (!step)
         step = compare_sheets(c, s);
     if (!step)

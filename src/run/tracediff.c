@@ -284,6 +284,14 @@ const tl_diff *tl_run_diff_result(tl_run_diff *cd)
     return cd->d;
 }
 
+void tl_run_diff_wait(tl_run_diff *cd)
+{
+    if (cd->running) {
+        tl_thread_join(cd->th, NULL);
+        cd->running = 0;
+    }
+}
+
 void tl_run_diff_free(tl_run_diff *cd)
 {
     if (cd->running) /* a run that failed before it needed the diff */

@@ -49,6 +49,11 @@ const tl_diff *tl_run_diff_result(tl_run_diff *cd);
  * made once).  Returns 0, or -1 with *err set. */
 int tl_run_diff_put(tl_run_diff *cd, const tl_sink *sink, tl_error *err);
 
+/* Wait for the alignment's thread, if it runs, and nothing more: a run that stops early
+ * does so before it frees the directory the thread writes into. */
+void tl_run_diff_wait(tl_run_diff *cd);
+
+/* Wait for the alignment's thread, if it runs, and free what it made. */
 void tl_run_diff_free(tl_run_diff *cd);
 
 #endif

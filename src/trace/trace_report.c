@@ -20,6 +20,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 typedef struct trace_impl {
     char *path;
@@ -38,6 +39,9 @@ typedef struct trace_impl {
     tl_sheet_opts so;
     tl_trace_infer_sheets_fn build_infer; /* inference mode's builder; NULL: the basic sheets */
     tl_cancel *cancel; /* the run's: stops the load */
+    pthread_mutex_t mu; /* guards `loaded` */
+    pthread_cond_t cv;
+    int loaded;         /* the load is over (t is the trace, or NULL): the sheets may not be */
 } trace_impl;
 
 static int basic_sheets(const tl_trace *t, void *ctx, tl_arena *arena, tl_results *out, tl_error *err)
@@ -65,6 +69,10 @@ static void *load_job(void *arg)
     tl_trace_readers_add(-1); /* counted at the opening */
     if (im->t && !im->capture_dir)
         tl_infer_capture_hint(im->t, im->path);
+    pthread_mutex_lock(&im->mu);
+    im->loaded = 1;
+    pthread_cond_broadcast(&im->cv);
+    pthread_mutex_unlock(&im->mu);
     if (!im->t)
         im->rc = -1;
     else if (im->infer && im->build_infer)
@@ -209,6 +217,8 @@ static void close_trace(tl_report *r)
     tl_results_free(&im->sheets);
     tl_arena_free(&im->arena);
     tl_trace_free(im->t);
+    pthread_mutex_destroy(&im->mu);
+    pthread_cond_destroy(&im->cv);
     free(im->path);
     free(im->capture_dir);
     free(im);
@@ -226,6 +236,8 @@ static int open_impl(tl_report *r, const char *path, tl_trace_sheets_fn build, v
     r->ops = &trace_ops;
     trace_impl *im = tl_xcalloc(1, sizeof *im);
     tl_arena_init(&im->arena);
+    pthread_mutex_init(&im->mu, NULL);
+    pthread_cond_init(&im->cv, NULL);
     im->path = tl_xstrdup(path);
     im->build = build;
     im->build_ctx = ctx;
@@ -301,5 +313,32 @@ tl_trace *tl_trace_report_trace(tl_report *r)
         return NULL;
     trace_impl *im = r->impl;
     ready(im);
+    return im->t;
+}
+
+/* The wait is timed so that a load that unwound (out of memory in a run that catches it)
+ * is seen: it never says it is loaded, and tl_oom_check unwinds this thread in turn. */
+tl_trace *tl_trace_report_loaded(tl_report *r)
+{
+    if (!r || r->ops != &trace_ops || !r->impl)
+        return NULL;
+    trace_impl *im = r->impl;
+    pthread_mutex_lock(&im->mu);
+    while (!im->loaded) {
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_nsec += 20 * 1000000L;
+        if (until.tv_nsec >= 1000000000L) {
+            until.tv_sec++;
+            until.tv_nsec -= 1000000000L;
+        }
+        pthread_cond_timedwait(&im->cv, &im->mu, &until);
+        if (!im->loaded) {
+            pthread_mutex_unlock(&im->mu);
+            tl_oom_check();
+            pthread_mutex_lock(&im->mu);
+        }
+    }
+    pthread_mutex_unlock(&im->mu);
     return im->t;
 }

@@ -97,4 +97,10 @@ int tl_trace_report_wait(tl_report *r, tl_error *err);
  * any other report, or when the trace failed to load).  It lives as long as the report. */
 tl_trace *tl_trace_report_trace(tl_report *r);
 
+/* The trace of a report opened by tl_trace_report_open as soon as it is loaded, while
+ * its sheets may still be in the making (NULL for any other report, or when it failed
+ * to load: tl_trace_report_wait then says why).  The sheets only read the trace, so
+ * other threads may read it beside them. */
+tl_trace *tl_trace_report_loaded(tl_report *r);
+
 #endif
