@@ -65,7 +65,10 @@ typedef struct aligner {
     dvec pnode;          /* per frame: its merged id */
     dvec kidstack;       /* merged ids of the children made so far, per frame */
     dvec kbase;
-    /* (ev1, ev2) -> merged id */
+    /* (ev1, ev2) -> merged id: through each side's partners (d->partner) and node_of,
+     * the pair an event was last entered in; the pairs those no longer tell (an event
+     * entered again with another partner) in a small table */
+    uint32_t *node_of[2];
     uint64_t *pk;
     uint32_t *pv;
     size_t pmask, pn;
@@ -982,6 +985,7 @@ static void merge_children(aligner *A, uint32_t *pu1, uint32_t *pu2)
 
 static uint64_t pair_key(uint32_t a, uint32_t b) { return ((uint64_t)a << 32) | b; }
 
+/* The displaced pairs' table: its slot for key (empty or holding it). */
 static size_t pair_slot(const aligner *A, uint64_t key)
 {
     size_t i = (size_t)tl_hash_mix(key) & A->pmask; /* every bit of both halves mixed in */
@@ -1009,6 +1013,49 @@ static void pair_grow(aligner *A)
     free(ovv);
 }
 
+static void displaced_put(aligner *A, uint32_t a, uint32_t b, uint32_t id)
+{
+    if (!A->pk || (A->pn + 1) * 2 > A->pmask)
+        pair_grow(A);
+    size_t slot = pair_slot(A, pair_key(a, b));
+    A->pk[slot] = pair_key(a, b);
+    A->pv[slot] = id;
+    A->pn++;
+}
+
+/* The merged id of the pair (a, b), or UINT32_MAX when it has not been entered.  A pair
+ * with an event on side 1 is found through that event, (none, b) through b. */
+static uint32_t pair_find(const aligner *A, uint32_t a, uint32_t b)
+{
+    const tl_diff *d = A->d;
+    if (a != TL_TEV_NONE ? d->partner[0][a] == b : d->partner[1][b] == TL_TEV_NONE)
+        return a != TL_TEV_NONE ? A->node_of[0][a] : A->node_of[1][b];
+    if (!A->pn)
+        return UINT32_MAX;
+    size_t slot = pair_slot(A, pair_key(a, b));
+    return A->pv[slot];
+}
+
+/* Note the pair (a, b) entered as merged id `id`.  A pair whose event is entered again
+ * with another partner moves to the displaced pairs' table. */
+static void pair_note(aligner *A, uint32_t a, uint32_t b, uint32_t id)
+{
+    tl_diff *d = A->d;
+    if (a != TL_TEV_NONE) {
+        uint32_t was = d->partner[0][a];
+        if (was != UINT32_MAX - 1)
+            displaced_put(A, a, was, A->node_of[0][a]);
+        d->partner[0][a] = b;
+        A->node_of[0][a] = id;
+    }
+    if (b != TL_TEV_NONE) {
+        if (d->partner[1][b] == TL_TEV_NONE) /* (none, b) is found through b: no more */
+            displaced_put(A, TL_TEV_NONE, b, A->node_of[1][b]);
+        d->partner[1][b] = a;
+        A->node_of[1][b] = id;
+    }
+}
+
 /* Enter the pair (u1, u2): a new merged node (pre-order id), its children pairs pushed
  * as a new frame.  Returns its id. */
 static uint32_t enter(aligner *A, uint32_t u1, uint32_t u2)
@@ -1016,15 +1063,7 @@ static uint32_t enter(aligner *A, uint32_t u1, uint32_t u2)
     tl_diff *d = A->d;
     TL_GROW(d->nodes, d->capnodes, d->nnodes + 1);
     uint32_t id = (uint32_t)d->nnodes++;
-    size_t slot = pair_slot(A, pair_key(u1, u2));
-    A->pk[slot] = pair_key(u1, u2);
-    A->pv[slot] = id;
-    if (++A->pn * 2 > A->pmask)
-        pair_grow(A);
-    if (u1 != TL_TEV_NONE)
-        d->partner[0][u1] = u2;
-    if (u2 != TL_TEV_NONE)
-        d->partner[1][u2] = u1;
+    pair_note(A, u1, u2, id);
     dv_push(&A->pbase, (uint32_t)A->pairs.n);
     merge_children(A, &u1, &u2);
     tl_diff_node *nd = &d->nodes[id];
@@ -1042,9 +1081,9 @@ static uint32_t enter(aligner *A, uint32_t u1, uint32_t u2)
 static uint32_t merge(aligner *A, uint32_t u1, uint32_t u2)
 {
     tl_diff *d = A->d;
-    size_t slot = pair_slot(A, pair_key(u1, u2));
-    if (A->pv[slot] != UINT32_MAX)
-        return A->pv[slot];
+    uint32_t known = pair_find(A, u1, u2);
+    if (known != UINT32_MAX)
+        return known;
     size_t depth0 = A->pnode.n;
     uint32_t top = enter(A, u1, u2);
     while (A->pnode.n > depth0) {
@@ -1053,9 +1092,9 @@ static uint32_t merge(aligner *A, uint32_t u1, uint32_t u2)
         if (next < A->pairs.n) {
             uint32_t a = A->pairs.v[next], b = A->pairs.v[next + 1];
             A->pnext.v[f] = next + 2;
-            size_t s = pair_slot(A, pair_key(a, b));
-            if (A->pv[s] != UINT32_MAX) {
-                dv_push(&A->kidstack, A->pv[s]);
+            uint32_t kid = pair_find(A, a, b);
+            if (kid != UINT32_MAX) {
+                dv_push(&A->kidstack, kid);
             } else {
                 /* the child's id goes on this frame's list before the child's own frame */
                 dv_push(&A->kidstack, (uint32_t)d->nnodes);
@@ -1113,8 +1152,8 @@ void tl_diff_align(tl_diff *d)
         d->partner[k] = tl_xmalloc(nev * sizeof *d->partner[k]);
         for (size_t e = 0; e < nev; e++)
             d->partner[k][e] = UINT32_MAX - 1;
+        A.node_of[k] = tl_xmalloc(nev * sizeof *A.node_of[k]); /* read only where partner says it is set */
     }
-    pair_grow(&A);
 
     /* roots: each cpu root's top-level node, deduplicated, paired by position */
     dvec roots[2] = {{0}, {0}};
@@ -1162,4 +1201,6 @@ void tl_diff_align(tl_diff *d)
     free(A.keep.v);
     free(A.pk);
     free(A.pv);
+    free(A.node_of[0]);
+    free(A.node_of[1]);
 }
