@@ -143,9 +143,14 @@ static void write_unique_args(tl_run_diff *cd)
     }
 }
 
-static void *unique_args_thread(void *arg)
+/* diff_stats, then the unique-args summary written: beside lca_summary, the longest to
+ * make, so that the two threads end about together. */
+static void *stats_and_unique_args(void *arg)
 {
-    write_unique_args(arg);
+    tl_run_diff *cd = arg;
+    cd->stats = tl_diff_stats_table(cd->d, &cd->arena2);
+    if (cd->dir)
+        write_unique_args(cd);
     return NULL;
 }
 
@@ -160,16 +165,15 @@ static void *align_thread(void *arg)
     else
         tl_error_set(&cd->derr, "a trace to align is missing");
     if (cd->d) {
-        /* the run's thread only waits for this one now: the unique-args summary is written
-         * on a second thread while the two tables are made */
+        /* the run's thread only waits for this one now: lca_summary is made here while a
+         * second thread makes diff_stats and writes the unique-args summary */
         pthread_t th;
-        int threaded = cd->dir && tl_thread_create(&th, unique_args_thread, cd) == 0;
-        cd->stats = tl_diff_stats_table(cd->d, &cd->arena);
+        int threaded = tl_thread_create(&th, stats_and_unique_args, cd) == 0;
         cd->lca = tl_diff_lca_table(cd->d, &cd->arena);
         if (threaded)
             tl_thread_join(th, NULL);
-        else if (cd->dir)
-            write_unique_args(cd);
+        else
+            stats_and_unique_args(cd);
     }
     cd->secs = tl_now() - t0;
     return NULL;
@@ -185,6 +189,7 @@ int tl_run_diff_align(tl_run_diff *cd, tl_trace *t1, tl_trace *t2, int required,
     for (size_t i = 0; dir && i < NFILES; i++) /* tracked for the clean-up: here, not on the helper */
         cd->paths[i] = tl_output_add(dir, dir_files[i]);
     tl_arena_init(&cd->arena);
+    tl_arena_init(&cd->arena2);
     /* the diff runs beside the sheets' comparison: on a second core it costs no time */
     cd->running = tl_thread_create(&cd->th, align_thread, cd) == 0;
     if (!cd->running)
@@ -301,7 +306,9 @@ void tl_run_diff_free(tl_run_diff *cd)
     for (size_t i = 0; i < NFILES; i++)
         free(cd->paths[i]);
     tl_diff_free(cd->d);
-    if (cd->started)
+    if (cd->started) {
         tl_arena_free(&cd->arena);
+        tl_arena_free(&cd->arena2);
+    }
     memset(cd, 0, sizeof *cd);
 }

@@ -25,7 +25,8 @@ typedef struct tl_run_diff {
     tl_error derr;     /* the alignment's error (a trace without cpu ops) */
     tl_table *stats;   /* diff_stats and lca_summary, for the sheets and the directory (the */
     tl_table *lca;     /* unique-args summary is written as it is made, never held) */
-    tl_arena arena;    /* their strings */
+    tl_arena arena;    /* lca_summary's strings */
+    tl_arena arena2;   /* diff_stats' (made on another thread) */
     double secs;       /* the helper's time, for --timings */
 } tl_run_diff;
 
