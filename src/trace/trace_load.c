@@ -29,6 +29,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <math.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -501,12 +502,39 @@ static const struct {
 #undef K
 };
 
+/*
+ * The table above indexed by a hash of a key's length and end bytes: an event's args
+ * keys are mostly ones no sheet reads ("device", "grid", "Ev Idx", ...), and most of
+ * those land on an empty slot without a comparison.  Built once, for every reader.
+ */
+#define ARG_SLOTS 64
+static unsigned char arg_slot[ARG_SLOTS]; /* index + 1 into arg_keys, or 0 */
+static pthread_once_t arg_slots_once = PTHREAD_ONCE_INIT;
+
+static unsigned arg_hash(const char *k, size_t kn)
+{
+    return ((unsigned)kn * 31u + (unsigned char)k[0] * 7u + (unsigned char)k[kn - 1]) & (ARG_SLOTS - 1);
+}
+
+static void arg_slots_build(void)
+{
+    for (size_t i = 0; i < sizeof arg_keys / sizeof *arg_keys; i++) {
+        unsigned h = arg_hash(arg_keys[i].name, arg_keys[i].len);
+        while (arg_slot[h])
+            h = (h + 1) & (ARG_SLOTS - 1);
+        arg_slot[h] = (unsigned char)(i + 1);
+    }
+}
+
 /* What key k (kn bytes) is for this event: its arg_key, or ARG_OTHER when the event
  * does not read it.  `coll`: may_be_coll, asked once per event (kernel names are long). */
 static int arg_key_of(const loader *L, const char *k, size_t kn, int coll)
 {
     const evread *r = &L->r;
-    for (size_t i = 0; i < sizeof arg_keys / sizeof *arg_keys; i++) {
+    if (kn == 0)
+        return ARG_OTHER;
+    for (unsigned h = arg_hash(k, kn); arg_slot[h]; h = (h + 1) & (ARG_SLOTS - 1)) {
+        size_t i = arg_slot[h] - 1u;
         if (arg_keys[i].len != kn || memcmp(arg_keys[i].name, k, kn) != 0)
             continue;
         switch (arg_keys[i].when) {
@@ -1240,6 +1268,7 @@ static void loader_free(loader *L)
 
 static loader *loader_new(const char *path, unsigned flags)
 {
+    pthread_once(&arg_slots_once, arg_slots_build);
     loader *L = tl_xcalloc(1, sizeof *L);
     L->flags = flags;
     tl_trace *t = tl_xcalloc(1, sizeof *t);
