@@ -1146,6 +1146,8 @@ static int read_event(loader *L)
  */
 
 #define SPLIT_SEARCH ((size_t)4 << 20) /* bytes searched for an event start */
+#define SPLIT_LOOK ((size_t)64 << 10)  /* ... read at a time */
+#define SPLIT_AHEAD 512                 /* what a candidate start needs after it: '{', a key of up to 256 bytes, its ':' */
 #define SPLIT_TAIL ((size_t)16 << 20)  /* a gzip text's end kept after traceEvents */
 #define SPLIT_STEP ((uint64_t)8 << 20) /* a gzip text's bytes passed over between looks at the flag */
 #define SPLIT_UNKNOWN UINT64_MAX        /* `at` while the thread has not found it yet */
@@ -1323,41 +1325,60 @@ static int event_key(const char *k, size_t n)
     return 0;
 }
 
-/* The first event start at or after byte `from` by the bytes alone: a '{' whose previous
- * non-space byte is ',' and which an event's key and its ':' follow.  0 when none is
- * found nearby. */
+/* An event start at b[i] (n bytes known): a '{' after a ',' (prev, the last non-space
+ * byte) and before an event's key and its ':'. */
+static int event_start_at(const unsigned char *b, size_t n, size_t i, int prev)
+{
+    if (b[i] != '{' || prev != ',')
+        return 0;
+    size_t q = i + 1;
+    while (q < n && j_ws(b[q]))
+        q++;
+    if (q >= n || b[q] != '"')
+        return 0;
+    size_t e = q + 1;
+    while (e < n && e - q < 256 && b[e] != '"' && b[e] != '\\' && b[e] >= 0x20)
+        e++;
+    size_t colon = e + 1;
+    while (colon < n && j_ws(b[colon]))
+        colon++;
+    return e < n && b[e] == '"' && colon < n && b[colon] == ':' && event_key((const char *)b + q + 1, e - q - 1);
+}
+
+/* The first event start at or after byte `from` by the bytes alone (event_start_at), or
+ * 0 when none is found within SPLIT_SEARCH bytes.  The text is read a little at a time:
+ * an event starts within a few hundred bytes, and a gzip stream must put back what it
+ * read past the start (it cannot seek back). */
 static uint64_t split_guess(tl_instream *in, uint64_t from)
 {
     tl_error ignored = {0};
     if (tl_instream_seek(in, from, &ignored) < 0)
         return 0;
-    unsigned char *b = tl_xmalloc(SPLIT_SEARCH);
-    size_t n = 0;
-    long k;
-    while (n < SPLIT_SEARCH && (k = tl_instream_read(in, b + n, SPLIT_SEARCH - n, &ignored)) > 0)
-        n += (size_t)k;
+    unsigned char *b = NULL;
+    size_t n = 0, cap = 0, i = 0;
+    int prev = 0, eof = 0;
     uint64_t found = 0;
-    int prev = 0;
-    for (size_t i = 0; i < n && !found; i++) {
-        int c = b[i];
-        if (j_ws((unsigned)c))
-            continue;
-        if (c == '{' && prev == ',') {
-            size_t q = i + 1;
-            while (q < n && j_ws(b[q]))
-                q++;
-            if (q < n && b[q] == '"') {
-                size_t e = q + 1;
-                while (e < n && e - q < 256 && b[e] != '"' && b[e] != '\\' && b[e] >= 0x20)
-                    e++;
-                size_t colon = e + 1;
-                while (colon < n && j_ws(b[colon]))
-                    colon++;
-                if (e < n && b[e] == '"' && colon < n && b[colon] == ':' && event_key((const char *)b + q + 1, e - q - 1))
-                    found = from + i;
+    while (!found) {
+        if (!eof && n < SPLIT_SEARCH && n - i < SPLIT_AHEAD) { /* a candidate at i may need what follows */
+            size_t want = SPLIT_SEARCH - n < SPLIT_LOOK ? SPLIT_SEARCH - n : SPLIT_LOOK;
+            if (n + want > cap) {
+                cap = n + want;
+                b = tl_xrealloc(b, cap);
             }
+            long k = tl_instream_read(in, b + n, want, &ignored);
+            if (k <= 0)
+                eof = 1;
+            else
+                n += (size_t)k;
+            continue;
         }
-        prev = c;
+        if (i >= n)
+            break;
+        if (event_start_at(b, n, i, prev))
+            found = from + i;
+        else if (!j_ws(b[i]))
+            prev = b[i];
+        i++;
     }
     if (found && tl_instream_is_gzip(in))
         tl_instream_unread(in, b + (found - from), n - (size_t)(found - from)); /* it cannot seek back */
