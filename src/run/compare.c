@@ -571,9 +571,11 @@ static int traces_loaded(struct tl_compare_state *s)
 {
     if (!s->both_traces)
         return 0;
+    double t0 = tl_now();
     tl_progress_wait_begin("reading the traces");
     int ok = tl_trace_report_loaded(&s->reports[0]) && tl_trace_report_loaded(&s->reports[1]);
     tl_progress_wait_end();
+    tl_timing.read += tl_now() - t0;
     return ok;
 }
 
