@@ -50,7 +50,7 @@ void tl_pm_env_init(pm_env *env, const tl_trace *t, const tl_gpu_arch *arch, tl_
         return;
     env->fwd = tl_xmalloc(nev * sizeof *env->fwd);
     env->bwd0 = tl_xcalloc(nev, sizeof *env->bwd0);
-    env->bwdn = tl_xcalloc(nev, sizeof *env->bwdn);
+    env->bwdn = tl_xcalloc_dense(nev, sizeof *env->bwdn); /* counted up (read first): see util.h */
     for (size_t i = 0; i < nev; i++)
         env->fwd[i] = TL_TEV_NONE;
     /* groups by Sequence number, members in array order: a chain per group */
