@@ -36,7 +36,6 @@ void tl_pm_env_init(pm_env *env, const tl_trace *t, const tl_gpu_arch *arch, tl_
     env->t = t;
     env->arch = arch;
     env->arena = arena;
-    tl_kmap_init(&env->cache);
     tl_kmap_init(&env->argmap);
     size_t nev = t->nev;
     env->comm = tl_xmalloc(nev ? nev : 1);
@@ -179,7 +178,8 @@ void tl_pm_env_free(pm_env *env)
 {
     free(env->annot);
     tl_pv_pool_free(&env->pool);
-    tl_kmap_free(&env->cache);
+    free(env->cached);
+    free(env->rmodel);
     tl_kmap_free(&env->argmap);
     free(env->args);
     free(env->rows);
@@ -351,6 +351,14 @@ int tl_pm_eval(pm_env *env, uint32_t ev, const char *model, int bwd, pm_row *row
 {
     const tl_trace *t = env->t;
     const tl_tev *e = &t->ev[ev];
+    /* forward rows are asked for twice (the sheet, unified_perf_summary): made once, and
+     * found again first (asked for the model they were made for, nothing below can say
+     * otherwise) */
+    uint32_t k = !bwd && env->cached ? env->cached[ev] : 0;
+    if (k && env->rmodel[k - 1] == model) {
+        *row = env->rows[k - 1];
+        return env->rcs[k - 1];
+    }
     memset(row, 0, sizeof *row);
     row->ev = ev;
     row->name = e->name;
@@ -363,23 +371,21 @@ int tl_pm_eval(pm_env *env, uint32_t ev, const char *model, int bwd, pm_row *row
      * work, and most events have none */
     if (bwd && !tl_pm_has_bwd_link(env, ev))
         return PM_FAIL;
-    /* forward rows are asked for twice (the sheet, unified_perf_summary): made once */
-    int created = 0;
-    tl_kmap_slot *cs = NULL;
-    if (!bwd) {
-        cs = tl_kmap_put(&env->cache, ev, 0, 0, &created);
-        if (!created) {
-            *row = env->rows[cs->val];
-            return env->rcs[cs->val];
-        }
-        cs->val = (uint32_t)env->ncache;
+    if (k) {
+        *row = env->rows[k - 1];
+        return env->rcs[k - 1];
     }
     int rc = eval(env, ev, fam, model, bwd, row);
     if (!bwd) {
+        if (!env->cached)
+            env->cached = tl_xcalloc_dense(t->nev, sizeof *env->cached);
         TL_GROW(env->rows, env->rowcap, env->ncache + 1);
         env->rcs = tl_xrealloc(env->rcs, env->rowcap * sizeof *env->rcs);
+        env->rmodel = tl_xrealloc(env->rmodel, env->rowcap * sizeof *env->rmodel);
         env->rows[env->ncache] = *row;
-        env->rcs[env->ncache++] = (uint8_t)rc;
+        env->rcs[env->ncache] = (uint8_t)rc;
+        env->rmodel[env->ncache] = model;
+        env->cached[ev] = (uint32_t)++env->ncache;
     }
     return rc;
 }

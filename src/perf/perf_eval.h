@@ -64,10 +64,12 @@ typedef struct pm_env {
     uint32_t *fwd;
     uint32_t *bwd0, *bwdn, *bwd;
     uint8_t *comm;           /* per event: a communication kernel */
-    /* forward rows made so far: event -> rows[] / rcs[] */
-    tl_kmap cache;
+    /* forward rows made so far: cached[ev] = 1 + the event's row in rows[] / rcs[] /
+     * rmodel[] (the model it was made for), or 0; allocated with the first row */
+    uint32_t *cached;
     pm_row *rows;
     uint8_t *rcs;
+    const char **rmodel;
     size_t ncache, rowcap;
     /* family verdicts by argument texts */
     tl_kmap argmap;
