@@ -121,17 +121,23 @@ static inline int tt_run_in(const char *dir, const char *prog, const char *args)
     return WIFEXITED(ws) ? WEXITSTATUS(ws) : -1;
 }
 
-/* tt_run_in that must succeed: a failure shows the command and its stderr (err.txt) before
- * the assertion, so that a run that fails only somewhere else says why. */
-static inline void tt_run_ok_in(const char *dir, const char *prog, const char *args)
+/* tt_run_in that must exit with `want`: another status shows the command and its stderr
+ * (err.txt) before the assertion, so that a run that fails only somewhere else says why. */
+static inline void tt_run_want_in(const char *dir, const char *prog, const char *args, int want)
 {
     int rc = tt_run_in(dir, prog, args);
-    if (rc != 0) {
+    if (rc != want) {
         char *err = tt_slurp_in(dir, "err.txt");
-        print_message("'%s' %s exited %d; its stderr:\n%s\n", prog, args, rc, err ? err : "(none)");
+        print_message("'%s' %s exited %d, not %d; its stderr:\n%s\n", prog, args, rc, want, err ? err : "(none)");
         free(err);
     }
-    assert_int_equal(rc, 0);
+    assert_int_equal(rc, want);
+}
+
+/* tt_run_in that must succeed. */
+static inline void tt_run_ok_in(const char *dir, const char *prog, const char *args)
+{
+    tt_run_want_in(dir, prog, args, 0);
 }
 
 /* Stretch every GPU event of trace `in` (in folder `dir`) by 1.1 into `out`: dur, and with
