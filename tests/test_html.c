@@ -157,6 +157,25 @@ static void test_many_bars(void **state)
     tl_buf_free(&o);
 }
 
+/* A bar with an infinite part (a report can hold one): the scale and the ticks come from
+ * the finite bars, the infinite part is not drawn, and no coordinate is "inf" or "nan". */
+static void test_infinite_bar(void **state)
+{
+    (void)state;
+    tl_page_bar bars[2] = {{"a", {1, 2, 3, 4}, 10}, {"b", {INFINITY, 2, 3, 4}, INFINITY}};
+    tl_page_bar_set set = {"sides", bars, 2, NULL};
+    tl_page p = {.tool = "tlcompare", .title = "a vs b", .summary_text = "", .bar_sets = &set, .nbar_sets = 1};
+    tl_buf o = {0};
+    tl_html_write(&p, &o);
+    const char *html = tl_buf_cstr(&o);
+    assert_int_equal(count(html, "<rect class=\"mark\""), 4 + 3);
+    assert_true(count(html, "<line class=\"grid\"") >= 3);
+    assert_int_equal(count(html, "=\"inf"), 0);
+    assert_int_equal(count(html, "=\"nan"), 0);
+    assert_int_equal(count(html, "=\"-nan"), 0);
+    tl_buf_free(&o);
+}
+
 static void test_empty_page(void **state)
 {
     (void)state;
@@ -183,6 +202,7 @@ int main(void)
         cmocka_unit_test(test_heatmap),
         cmocka_unit_test(test_heatmap_many_ranks),
         cmocka_unit_test(test_many_bars),
+        cmocka_unit_test(test_infinite_bar),
         cmocka_unit_test(test_empty_page),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

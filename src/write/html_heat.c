@@ -38,7 +38,7 @@ static void col_range(const tl_page_heatmap *h, const double *const *v, int nv, 
 /* A side's cell: from near white to Okabe-Ito blue as t goes 0..1. */
 static void seq_fill(char *buf, size_t n, double t)
 {
-    t = t < 0 ? 0 : t > 1 ? 1 : t;
+    t = !(t > 0) ? 0 : t > 1 ? 1 : t; /* a NaN too: the palest */
     snprintf(buf, n, "#%02x%02x%02x", (int)(0xf4 + (0x00 - 0xf4) * t), (int)(0xf4 + (0x4a - 0xf4) * t),
              (int)(0xf4 + (0x80 - 0xf4) * t));
 }

@@ -67,10 +67,14 @@ static void tip_title(tl_buf *o, const char *tip)
     tl_buf_adds(o, "</title>");
 }
 
+/* What a chart draws of value v: nothing (0) for a NaN or an infinity, which no scale
+ * holds; the table under the chart gives the value itself. */
+static double drawn(double v) { return isfinite(v) ? v : 0; }
+
 /* A linear axis' tick step for [0, max]: 1, 2 or 5 times a power of ten, about 5 ticks. */
 static double tick_step(double max)
 {
-    if (!(max > 0))
+    if (!(max > 0) || !isfinite(max))
         return 1;
     double raw = max / 5, p = pow(10, floor(log10(raw)));
     double m = raw / p;
@@ -80,6 +84,8 @@ static double tick_step(double max)
 /* The decimals that show a tick step. */
 static int step_decimals(double step)
 {
+    if (!(step > 0) || !isfinite(step))
+        return 0;
     int d = (int)ceil(-log10(step) - 1e-9);
     return d < 0 ? 0 : d > 6 ? 6 : d;
 }
@@ -121,7 +127,7 @@ void tl_svg_bars(tl_buf *o, const char *title, const tl_page_bar *bars, size_t n
     for (size_t i = 0; i < n; i++) {
         double sum = 0;
         for (int k = 0; k < TL_PAGE_NPARTS; k++)
-            sum += isnan(bars[i].part_ms[k]) ? 0 : bars[i].part_ms[k];
+            sum += drawn(bars[i].part_ms[k]);
         max = sum > max ? sum : max;
     }
     double step = tick_step(max), top = max > 0 ? ceil(max / step) * step : 1;
@@ -150,8 +156,8 @@ void tl_svg_bars(tl_buf *o, const char *title, const tl_page_bar *bars, size_t n
         label_text(o, bars[i].label, 22);
         tl_buf_adds(o, "</text>\n");
         for (int k = 0; k < TL_PAGE_NPARTS; k++) {
-            double v = bars[i].part_ms[k];
-            if (isnan(v) || v <= 0)
+            double v = drawn(bars[i].part_ms[k]);
+            if (v <= 0)
                 continue;
             double w = plot * v / top;
             snprintf(t, sizeof t, "%s: %s %s ms", bars[i].label, tl_page_part_names[k], tl_html_num(a, sizeof a, v, 3));
@@ -174,7 +180,7 @@ void tl_svg_tops(tl_buf *o, const tl_page_tops *tp)
     enum { LEFT = 330, RIGHT = 20, ROW = 22, TOP = 10 };
     double max = 0;
     for (size_t i = 0; i < tp->n; i++)
-        max = tp->items[i].ms > max ? tp->items[i].ms : max;
+        max = drawn(tp->items[i].ms) > max ? drawn(tp->items[i].ms) : max;
     double step = tick_step(max), lim = max > 0 ? ceil(max / step) * step : 1;
     double plot = TL_SVG_W - LEFT - RIGHT, h = TOP + ROW * (double)tp->n + 34;
     svg_open(o, h, "tops", tp->title, "Each op's GPU kernel time in ms as a bar, largest first; the table below holds "
@@ -198,7 +204,7 @@ void tl_svg_tops(tl_buf *o, const tl_page_tops *tp)
                  tl_html_num(a, sizeof a, it->ms, 3), tl_html_num(b, sizeof b, it->calls, 0),
                  tl_html_num(c, sizeof c, it->pct, 1));
         tl_buf_printf(o, "<rect class=\"mark\" x=\"%d\" y=\"%.0f\" width=\"%.2f\" height=\"14\" fill=\"url(#p0)\" "
-                         "stroke=\"#333\" stroke-width=\"0.6\"", LEFT, y + 4, isnan(it->ms) ? 0 : plot * it->ms / lim);
+                         "stroke=\"#333\" stroke-width=\"0.6\"", LEFT, y + 4, plot * drawn(it->ms) / lim);
         tip_attr(o, t);
         tl_buf_adds(o, ">");
         tip_title(o, t);
@@ -225,8 +231,8 @@ void tl_svg_moves(tl_buf *o, const tl_page_moves *m)
         const tl_page_move *it = &m->items[i];
         double e[3] = {it->delta_ms, it->ci_lo, it->ci_hi};
         for (int k = 0; k < 3; k++)
-            if (!isnan(e[k]) && fabs(e[k]) > max)
-                max = fabs(e[k]);
+            if (fabs(drawn(e[k])) > max)
+                max = fabs(drawn(e[k]));
     }
     double step = tick_step(max), lim = max > 0 ? ceil(max / step) * step : 1;
     double plot = TL_SVG_W - LEFT - RIGHT, mid = LEFT + plot / 2, h = TOP + ROW * (double)m->n + 34;
@@ -247,7 +253,7 @@ void tl_svg_moves(tl_buf *o, const tl_page_moves *m)
     for (size_t i = 0; i < m->n; i++) {
         const tl_page_move *it = &m->items[i];
         double y = TOP + ROW * (double)i;
-        double x1 = mid + plot / 2 * it->delta_ms / lim;
+        double x1 = mid + plot / 2 * drawn(it->delta_ms) / lim;
         tl_buf_printf(o, "<text x=\"%d\" y=\"%.0f\" text-anchor=\"end\">", LEFT - 8, y + 15);
         label_text(o, it->name, 44);
         tl_buf_adds(o, "</text>\n");
@@ -264,7 +270,7 @@ void tl_svg_moves(tl_buf *o, const tl_page_moves *m)
         tl_buf_adds(o, ">");
         tip_title(o, t);
         tl_buf_adds(o, "</rect>\n");
-        if (!isnan(it->ci_lo) && !isnan(it->ci_hi)) {
+        if (isfinite(it->ci_lo) && isfinite(it->ci_hi)) {
             double lo = mid + plot / 2 * it->ci_lo / lim, hi = mid + plot / 2 * it->ci_hi / lim, yc = y + 11;
             tl_buf_printf(o, "<path class=\"whisker\" d=\"M%.2f %.1fH%.2fM%.2f %.1fV%.1fM%.2f %.1fV%.1f\"/>\n", lo, yc,
                           hi, lo, yc - 5, yc + 5, hi, yc - 5, yc + 5);
@@ -544,7 +550,7 @@ void tl_svg_tree(tl_buf *o, const tl_page_tree *t)
                              "fill=\"url(#hatch)\"/>", x, y, w, ROW - 1);
         tl_buf_printf(o, "<text x=\"%.2f\" y=\"%.0f\">", x + 3, y + 14);
         if (w > 30)
-            label_text(o, nd->name, (size_t)(w / 7));
+            label_text(o, nd->name, w < 7e4 ? (size_t)(w / 7) : 10000); /* w: a width a rounding may make huge */
         tl_buf_adds(o, "</text></g>\n");
         tl_buf_free(&tip);
     }
