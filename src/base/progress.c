@@ -23,6 +23,19 @@ double tl_now(void)
     return (double)now.tv_sec + (double)now.tv_nsec / 1e9;
 }
 
+struct timespec tl_deadline_ms(long ms)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_REALTIME, &t);
+    t.tv_sec += ms / 1000;
+    t.tv_nsec += ms % 1000 * 1000000L;
+    if (t.tv_nsec >= 1000000000L) {
+        t.tv_sec++;
+        t.tv_nsec -= 1000000000L;
+    }
+    return t;
+}
+
 static double elapsed(void)
 {
     struct timespec now;
@@ -67,13 +80,7 @@ static void *tick_main(void *arg)
     (void)arg;
     pthread_mutex_lock(&tick_mu);
     while (!tick_stop) {
-        struct timespec until;
-        clock_gettime(CLOCK_REALTIME, &until);
-        until.tv_nsec += 200 * 1000 * 1000;
-        if (until.tv_nsec >= 1000000000L) {
-            until.tv_sec++;
-            until.tv_nsec -= 1000000000L;
-        }
+        struct timespec until = tl_deadline_ms(200);
         pthread_cond_timedwait(&tick_cv, &tick_mu, &until);
         double t = elapsed();
         if (!tick_stop && t >= 1.0) {

@@ -7,6 +7,8 @@
 #ifndef TL_PROGRESS_H
 #define TL_PROGRESS_H
 
+#include <time.h>
+
 /* Start timing (and decide whether to show anything at all). */
 void tl_progress_start(int enabled);
 
@@ -24,6 +26,10 @@ void tl_progress_done(void);
 
 /* Seconds on a monotonic clock, for phase timings. */
 double tl_now(void);
+
+/* The moment `ms` milliseconds from now on the clock pthread_cond_timedwait reads
+ * (CLOCK_REALTIME), for a wait that looks up now and then. */
+struct timespec tl_deadline_ms(long ms);
 
 /*
  * Where a run's time went (--timings, and the benchmark): each phase adds its wall

@@ -14,13 +14,13 @@
 #include "trace/trace_report.h"
 
 #include "base/numfmt.h"
+#include "base/progress.h"
 #include "base/thread.h"
 #include "trace/infer.h"
 
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 typedef struct trace_impl {
     char *path;
@@ -325,13 +325,7 @@ tl_trace *tl_trace_report_loaded(tl_report *r)
     trace_impl *im = r->impl;
     pthread_mutex_lock(&im->mu);
     while (!im->loaded) {
-        struct timespec until;
-        clock_gettime(CLOCK_REALTIME, &until);
-        until.tv_nsec += 20 * 1000000L;
-        if (until.tv_nsec >= 1000000000L) {
-            until.tv_sec++;
-            until.tv_nsec -= 1000000000L;
-        }
+        struct timespec until = tl_deadline_ms(20);
         pthread_cond_timedwait(&im->cv, &im->mu, &until);
         if (!im->loaded) {
             pthread_mutex_unlock(&im->mu);
