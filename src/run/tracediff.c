@@ -13,14 +13,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Wait for the alignment; its outcome in warnings or *err. */
-static int diff_join(tl_run_diff *cd, tl_error *err)
+void tl_run_diff_wait(tl_run_diff *cd)
 {
     if (cd->running) {
-        tl_progress("aligning the call trees");
         tl_thread_join(cd->th, NULL);
         cd->running = 0;
     }
+}
+
+/* Wait for the alignment; its outcome in warnings or *err. */
+static int diff_join(tl_run_diff *cd, tl_error *err)
+{
+    if (cd->running)
+        tl_progress("aligning the call trees");
+    tl_run_diff_wait(cd);
     if (cd->joined)
         return 0;
     cd->joined = 1;
@@ -289,18 +295,9 @@ const tl_diff *tl_run_diff_result(tl_run_diff *cd)
     return cd->d;
 }
 
-void tl_run_diff_wait(tl_run_diff *cd)
-{
-    if (cd->running) {
-        tl_thread_join(cd->th, NULL);
-        cd->running = 0;
-    }
-}
-
 void tl_run_diff_free(tl_run_diff *cd)
 {
-    if (cd->running) /* a run that failed before it needed the diff */
-        tl_thread_join(cd->th, NULL);
+    tl_run_diff_wait(cd); /* a run that failed before it needed the diff */
     tl_table_free(cd->stats);
     tl_table_free(cd->lca);
     for (size_t i = 0; i < NFILES; i++)
