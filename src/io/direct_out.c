@@ -115,12 +115,11 @@ static int writer_idle(direct_out *w)
     pthread_mutex_lock(&w->mu);
     while (w->pending && !w->err)
         pthread_cond_wait(&w->cv, &w->mu);
-    int rc = w->err ? -1 : w->stopped ? -1 : 0;
-    int e = w->err ? w->err : ECANCELED;
+    int e = w->err ? w->err : w->stopped ? ECANCELED : 0;
     pthread_mutex_unlock(&w->mu);
-    if (rc)
+    if (e)
         errno = e;
-    return rc;
+    return e ? -1 : 0;
 }
 
 /* The full current block: to the writer thread (the maker goes on in the other), or
