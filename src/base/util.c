@@ -330,9 +330,20 @@ char *tl_xstrdup(const char *s)
     return p;
 }
 
+/* Under a sanitizer, malloc is the sanitizer's: glibc's arenas hold nothing to give back,
+ * and are never set up, so that two first calls of malloc_trim at once race in glibc's
+ * own lazy set-up (one reads the main arena before the other has made it). */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define TL_SANITIZER_MALLOC 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
+#define TL_SANITIZER_MALLOC 1
+#endif
+#endif
+
 void tl_release_freed(void)
 {
-#ifdef __GLIBC__
+#if defined(__GLIBC__) && !defined(TL_SANITIZER_MALLOC)
     malloc_trim(0);
 #endif
 }

@@ -84,7 +84,8 @@ void tl_grow(void **p, size_t *cap, size_t need, size_t size);
  * Give the pages of freed memory back to the system.  Memory a helper thread allocated
  * and another thread freed stays with the helper's malloc arena, where the threads that
  * allocate next do not look: after a large structure made on a helper is freed, this
- * keeps the process's resident size that of what it holds.  A no-op without glibc.
+ * keeps the process's resident size that of what it holds.  A no-op without glibc, and
+ * under a sanitizer (its own malloc).
  */
 void tl_release_freed(void);
 /* The check inline: on the hot paths (an event's records, a byte of a repr) the room is
