@@ -38,6 +38,10 @@ static void *arena_alloc(tl_arena *a, size_t n, size_t align)
         /* Large requests get a block of their own so they do not waste a shared one. */
         size_t cap = need > TL_ARENA_BLOCK / 4 ? need : TL_ARENA_BLOCK;
         tl_arena_block *b = tl_xmalloc(sizeof *b + cap);
+        /* An arena past its first block goes on filling blocks: their pages mapped in
+         * one call (an arena that stays small is left to fault its few pages) */
+        if (a->head)
+            tl_populate(b->data, cap);
         if (need > TL_ARENA_BLOCK / 4 && a->head) {
             /* Keep filling the current block: slot the big one in behind it. */
             b->next = a->head->next;

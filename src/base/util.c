@@ -3,6 +3,7 @@
  */
 #include "base/util.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -12,6 +13,7 @@
 #endif
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -308,8 +310,44 @@ void *tl_xcalloc_dense(size_t n, size_t size)
         out_of_memory(SIZE_MAX);
     size_t bytes = n * size;
     void *p = tl_xmalloc(bytes);
+    tl_populate(p, bytes);
     zero_fill(p, 0, bytes ? bytes : 1);
     return p;
+}
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23 /* Linux 5.14's value, for older headers */
+#endif
+
+/* Unset once the kernel refuses the advice (EINVAL: too old), not to ask again. */
+static atomic_int populate_known_absent;
+
+void tl_populate(void *p, size_t n)
+{
+    if (n < 64 * 1024 || atomic_load_explicit(&populate_known_absent, memory_order_relaxed))
+        return;
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    uintptr_t lo = ((uintptr_t)p + page - 1) & ~(page - 1), hi = ((uintptr_t)p + n) & ~(page - 1);
+    if (hi > lo && madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE) != 0 && errno == EINVAL)
+        atomic_store_explicit(&populate_known_absent, 1, memory_order_relaxed);
+}
+
+void *tl_xmalloc_filled(size_t n)
+{
+    void *p = tl_xmalloc(n);
+    tl_populate(p, n);
+    return p;
+}
+
+/* TL_POPULATE_STEP: big enough that a call maps many pages, small enough that a block
+ * left unfilled maps little it does not use. */
+void tl_populate_more(void *block, size_t cap, size_t used, size_t *mapped)
+{
+    while (*mapped < cap && used + TL_POPULATE_STEP / 2 > *mapped) {
+        size_t n = cap - *mapped < TL_POPULATE_STEP ? cap - *mapped : TL_POPULATE_STEP;
+        tl_populate((char *)block + *mapped, n);
+        *mapped += n;
+    }
 }
 
 void *tl_xrealloc(void *p, size_t n)
@@ -348,6 +386,12 @@ void tl_release_freed(void)
 #endif
 }
 
+/* From GROW_COPY_MIN bytes an array's copy has pages enough to map in one call; from
+ * GROW_REMAP_MIN (glibc's largest threshold for serving a block by mmap) realloc moves
+ * the pages themselves (mremap), and copies nothing. */
+#define GROW_COPY_MIN ((size_t)64 * 1024)
+#define GROW_REMAP_MIN ((size_t)32 * 1024 * 1024)
+
 void tl_grow(void **p, size_t *cap, size_t need, size_t size)
 {
     if (need <= *cap)
@@ -358,7 +402,18 @@ void tl_grow(void **p, size_t *cap, size_t need, size_t size)
             out_of_memory(need * size);
         c *= 2;
     }
-    *p = tl_xrealloc(*p, c * size);
+    size_t old = *cap * size;
+    if (*p && old >= GROW_COPY_MIN && old < GROW_REMAP_MIN) {
+        /* realloc would copy the elements into fresh pages, a fault each: the pages they
+         * go to mapped first, in one call */
+        void *q = tl_xmalloc(c * size);
+        tl_populate(q, old);
+        memcpy(q, *p, old);
+        free(*p);
+        *p = q;
+    } else {
+        *p = tl_xrealloc(*p, c * size);
+    }
     *cap = c;
 }
 

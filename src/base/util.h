@@ -20,6 +20,26 @@ void *tl_xcalloc(size_t n, size_t size);
  * the first write, which also flushes the other threads' TLBs). */
 void *tl_xcalloc_dense(size_t n, size_t size);
 void *tl_xrealloc(void *p, size_t n);
+/* The whole pages of [p, p + n) mapped for writing in one call, for a block about to be
+ * written through (a file read into it, an array filled): the first write to a fresh
+ * page otherwise takes a page fault of its own, which costs microseconds in a virtual
+ * machine.  Blocks under 64 KiB, and kernels without MADV_POPULATE_WRITE (before Linux
+ * 5.14), are left as they are; nothing is written, so it never changes what is there. */
+void tl_populate(void *p, size_t n);
+/* tl_xmalloc of a block the caller writes whole at once (an array filled from another):
+ * its pages mapped in one call (tl_populate). */
+void *tl_xmalloc_filled(size_t n);
+/* For a block filled front to back whose end is not known (room for the worst case, an
+ * array grown by doubling): the pages up to a little past `used` mapped, a step at a time
+ * as it grows; *mapped is how far they are (0 at first), cap the block's size.  A block
+ * moved by realloc keeps its count: the pages copied are mapped as well. */
+void tl_populate_more(void *block, size_t cap, size_t used, size_t *mapped);
+#define TL_POPULATE_STEP ((size_t)256 * 1024)
+static inline void tl_populate_ahead(void *block, size_t cap, size_t used, size_t *mapped)
+{
+    if (used + TL_POPULATE_STEP / 2 > *mapped && *mapped < cap)
+        tl_populate_more(block, cap, used, mapped);
+}
 char *tl_xstrdup(const char *s);
 
 /* What an allocation failure calls before the process ends: the removal of the

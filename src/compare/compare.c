@@ -607,7 +607,7 @@ static void promote_column(tl_column *col, size_t n, unsigned kinds)
  * `last`. */
 static void gather(tl_column *col, const tl_cell *src, const uint32_t *rows, size_t n, int last)
 {
-    tl_cell *out = tl_xmalloc((n ? n : 1) * sizeof *out);
+    tl_cell *out = tl_xmalloc_filled((n ? n : 1) * sizeof *out);
     unsigned kinds = 0;
     for (size_t r = 0; r < n; r++) {
         uint32_t i = rows[r];
@@ -1050,7 +1050,7 @@ tl_table *tl_split(const tl_table *merged, tl_split_kind kind, int variant, size
             continue; /* all-missing columns are dropped, keys included */
         tl_column *dst = &out->cols[out->ncols++];
         *dst = *src;
-        dst->cells = tl_xmalloc((n ? n : 1) * sizeof(tl_cell));
+        dst->cells = tl_xmalloc_filled((n ? n : 1) * sizeof(tl_cell));
         for (size_t r = 0; r < n; r++)
             dst->cells[r] = src->cells[rows[r]];
     }

@@ -5,6 +5,7 @@
 #include "io/direct_out.h"
 
 #include "base/thread.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -30,6 +31,7 @@ typedef struct direct_out {
     int fd;
     int direct;     /* O_DIRECT is on (changed by whichever thread writes the blocks) */
     char *block[2]; /* DIRECT_BLOCK bytes each, aligned; allocated at the first write */
+    size_t mapped[2]; /* how much of each block tl_populate_ahead has mapped */
     int cur;        /* the block being filled */
     size_t len;     /* bytes waiting in it */
     /* the writer thread, under mu */
@@ -158,6 +160,7 @@ static ssize_t cookie_write(void *c, const char *p, size_t n)
     size_t done = 0;
     while (done < n) {
         size_t k = DIRECT_BLOCK - w->len < n - done ? DIRECT_BLOCK - w->len : n - done;
+        tl_populate_ahead(w->block[w->cur], DIRECT_BLOCK, w->len + k, &w->mapped[w->cur]);
         memcpy(w->block[w->cur] + w->len, p + done, k);
         w->len += k;
         done += k;

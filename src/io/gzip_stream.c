@@ -168,6 +168,7 @@ tl_instream *tl_instream_open(const char *path, tl_error *err)
         }
     } else if (have_st && S_ISREG(st.st_mode)) {
         s->size = (uint64_t)st.st_size;
+        tl_populate(s->raw, s->size < RAW_CHUNK ? (size_t)s->size : RAW_CHUNK); /* what reads will fill */
     }
     fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
     if (sniff(s, err) < 0) {
@@ -493,7 +494,7 @@ static void ahead_start(tl_instream *s)
         return;
     ahead *a = tl_xcalloc(1, sizeof *a);
     for (int i = 0; i < AHEAD_SLOTS; i++)
-        a->buf[i] = tl_xmalloc(AHEAD_SLOT);
+        a->buf[i] = tl_xmalloc_filled(AHEAD_SLOT); /* each filled whole, and again */
     pthread_mutex_init(&a->mu, NULL);
     pthread_cond_init(&a->cv, NULL);
     s->ah = a;

@@ -120,6 +120,8 @@ static void deflate_step(tl_zip_compressor *c)
     if (c->cap - out->size < 4096) {
         size_t want = c->cap < 65536 ? 65536 : c->cap * 2;
         out->data = tl_xrealloc(out->data, want);
+        /* the compressor fills the new room as it goes: its pages mapped in one call */
+        tl_populate(out->data + c->cap, want - c->cap);
         c->cap = want;
     }
     size_t room = c->cap - out->size;

@@ -433,6 +433,7 @@ tl_table *tl_csv_read_file_into(const char *path, tl_buf *buf, tl_arena *arena, 
         tl_buf_free(buf); /* a new block: growing would copy the old file's bytes */
     tl_buf_clear(buf);
     tl_buf_reserve(buf, size + 1);
+    tl_populate(buf->data, size);
     while (got < size) {
         ssize_t k = read(fd, buf->data + got, size - got);
         if (k < 0 && errno == EINTR)

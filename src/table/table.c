@@ -142,7 +142,7 @@ void tl_table_take_rows(tl_table *t, const size_t *rows, size_t n)
 {
     for (size_t c = 0; c < t->ncols; c++) {
         tl_cell *old = t->cols[c].cells;
-        tl_cell *cells = tl_xmalloc((n ? n : 1) * sizeof *cells);
+        tl_cell *cells = tl_xmalloc_filled((n ? n : 1) * sizeof *cells);
         for (size_t r = 0; r < n; r++)
             cells[r] = old[rows[r]];
         free(old);
@@ -162,12 +162,13 @@ void tl_table_format_floats(tl_table *t)
     for (size_t c = 0; c < t->ncols; c++) {
         tl_cell *cells = t->cols[c].cells;
         char *buf = NULL;
-        size_t used = 0;
+        size_t used = 0, cap = t->nrows * TL_NUMFMT_MAX + TL_FLOAT_TEXT_SLACK, mapped = 0;
         for (size_t r = 0; r < t->nrows; r++) {
             if (cells[r].kind != TL_FLOAT)
                 continue;
             if (!buf) /* room for every row, as if all were floats; untouched pages cost nothing */
-                buf = tl_xmalloc(t->nrows * TL_NUMFMT_MAX + TL_FLOAT_TEXT_SLACK);
+                buf = tl_xmalloc(cap);
+            tl_populate_ahead(buf, cap, used + TL_NUMFMT_MAX, &mapped);
             size_t n = tl_fmt_double(cells[r].v.f, buf + used + 1);
             buf[used] = (char)n;
             cells[r].len = (uint32_t)used;
@@ -486,8 +487,13 @@ static int ensure_rows(tl_builder *b, size_t rows)
         cap = TL_TABLE_MAX_CELLS / ncols; /* near the bound: up to it, and no further */
     for (size_t c = 0; c < b->t->ncols; c++) {
         tl_column *col = &b->t->cols[c];
-        col->cells = tl_xrealloc(col->cells, cap * sizeof(tl_cell));
-        memset(col->cells + b->cap, 0, (cap - b->cap) * sizeof(tl_cell));
+        /* a new block mapped in one call, not realloc: its copy would fault page by page */
+        tl_cell *cells = tl_xmalloc_filled(cap * sizeof(tl_cell));
+        if (b->cap)
+            memcpy(cells, col->cells, b->cap * sizeof(tl_cell));
+        memset(cells + b->cap, 0, (cap - b->cap) * sizeof(tl_cell));
+        free(col->cells);
+        col->cells = cells;
     }
     b->cap = cap;
     return 1;

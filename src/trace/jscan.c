@@ -32,6 +32,9 @@ void tl_j_open(J *j, tl_instream *in, const char *path, tl_error *err)
     j->err = err;
     j->cap = J_WINDOW;
     j->buf = tl_xmalloc(j->cap);
+    /* a text that fills the window: its pages mapped in one call, not a fault each */
+    uint64_t hint = in ? tl_instream_size_hint(in) : 0;
+    tl_populate(j->buf, hint < j->cap ? (size_t)hint : j->cap);
     j->p = j->end = j->buf;
     memset(j->buf, 0, J_SLACK);
     j->event = -1;

@@ -254,6 +254,8 @@ typedef struct loader {
     tl_trace_names *names;
     intern in;
     size_t evcap, auxcap, threadcap, collcap, stepcap;
+    /* how much of each event array has its pages mapped ahead of the writes (tl_populate_ahead) */
+    size_t ev_mapped, aux_mapped, keys_mapped, ins_mapped;
     tl_kmap thread_of;    /* (pid, tid) -> index into t->threads */
     uint32_t last_thread; /* the last event's thread (most follow one of their own) */
     evread r;
@@ -729,6 +731,27 @@ static const char *buf_str(tl_buf *b) { return b->len ? tl_buf_cstr(b) : ""; }
 
 const tl_tev_aux tl_tev_aux_none = {.stream = TL_TEV_NO_STREAM, .corr = -1, .seq = TL_SEQ_NONE};
 
+/* The next event record's place (and its flags'), with room for it and its pages mapped
+ * ahead of the writes. */
+static tl_tev *next_event(loader *L)
+{
+    tl_trace *t = L->t;
+    TL_GROW(t->ev, L->evcap, t->nev + 1);
+    tl_populate_ahead(t->ev, L->evcap * sizeof *t->ev, (t->nev + 1) * sizeof *t->ev, &L->ev_mapped);
+    side_grow(L, t->nev + 1);
+    return &t->ev[t->nev];
+}
+
+/* The next aux record, the same way, holding tl_tev_aux_none. */
+static tl_tev_aux *next_aux(loader *L)
+{
+    tl_trace *t = L->t;
+    TL_GROW(t->aux, L->auxcap, t->naux + 1);
+    tl_populate_ahead(t->aux, L->auxcap * sizeof *t->aux, (t->naux + 1) * sizeof *t->aux, &L->aux_mapped);
+    t->aux[t->naux] = tl_tev_aux_none;
+    return &t->aux[t->naux];
+}
+
 /* The index of thread (pid, tid) in t->threads, added when new. */
 static uint32_t thread_index(loader *L, int64_t pid, int64_t tid)
 {
@@ -873,9 +896,7 @@ static void finish_event(loader *L)
         if (t->nev >= TL_TEV_REF_AUX - 1) { /* the indexes tl_tev.ref can hold */
             kept = 0;
         } else {
-            TL_GROW(t->ev, L->evcap, t->nev + 1);
-            side_grow(L, t->nev + 1);
-            tl_tev *e = &t->ev[t->nev];
+            tl_tev *e = next_event(L);
             e->name = event_name(L);
             uint8_t comm = r->name_comm ? TL_TEV_COMM : 0;
             e->ts = r->ts;
@@ -892,9 +913,7 @@ static void finish_event(loader *L)
             /* a frame's args are not read (unless they come before its cat): it carries
              * nothing of an aux record then */
             if (kind != TL_TEV_PYTHON || r->has_args) {
-                TL_GROW(t->aux, L->auxcap, t->naux + 1);
-                tl_tev_aux *x = &t->aux[t->naux];
-                *x = tl_tev_aux_none;
+                tl_tev_aux *x = next_aux(L);
                 x->thread = thread;
                 x->stream = r->has_stream ? r->stream : TL_TEV_NO_STREAM;
                 x->seq = r->has_seq ? r->seq : TL_SEQ_NONE;
@@ -917,6 +936,7 @@ static void finish_event(loader *L)
                 e->flags |= TL_TEV_GRAPH_LAUNCH;
             if (r->sflags & (TL_SIDE_CORR | TL_SIDE_EXT)) {
                 TL_GROW(s->keys, s->keycap, s->nkeys + 1);
+                tl_populate_ahead(s->keys, s->keycap * sizeof *s->keys, (s->nkeys + 1) * sizeof *s->keys, &L->keys_mapped);
                 s->keys[s->nkeys++] = (tl_side_key){(uint32_t)t->nev, r->corr, r->ext};
             }
             s->evflags[t->nev] = (uint8_t)(r->sflags | (r->has_args ? TL_SIDE_HAS_ARGS : 0));
@@ -945,6 +965,7 @@ static void finish_event(loader *L)
                                                           : TL_SIDE_EXT;
     if (r->has_args && r->pid_num && r->tid_num && (r->sflags & wanted)) {
         TL_GROW(s->ins, s->inscap, s->nins + 1);
+        tl_populate_ahead(s->ins, s->inscap * sizeof *s->ins, (s->nins + 1) * sizeof *s->ins, &L->ins_mapped);
         tl_side_ins *in = &s->ins[s->nins++];
         in->pid = r->pid;
         in->tid = r->tid;
@@ -1534,12 +1555,16 @@ static void split_merge(loader *L, loader *L2)
     size_t off = t->nev, need = t->nev + t2->nev;
     uint32_t uoff = L->uid;
 
+    /* the second half's records are copied in whole: their pages mapped in one call */
     if (t2->nev) {
         TL_GROW(t->ev, L->evcap, need);
+        tl_populate(t->ev + off, t2->nev * sizeof *t->ev);
         side_grow(L, need);
     }
-    if (t2->naux)
+    if (t2->naux) {
         TL_GROW(t->aux, L->auxcap, t->naux + t2->naux);
+        tl_populate(t->aux + t->naux, t2->naux * sizeof *t->aux);
+    }
     for (size_t i = 0; i < t2->nev; i++) {
         tl_tev e = t2->ev[i];
         e.name = merge_str(L, e.name);
@@ -1592,8 +1617,10 @@ static void split_merge(loader *L, loader *L2)
             t->first_negative = t2->first_negative + uoff;
         t->nnegative += t2->nnegative;
     }
-    if (s2->nkeys)
+    if (s2->nkeys) {
         TL_GROW(s->keys, s->keycap, s->nkeys + s2->nkeys);
+        tl_populate(s->keys + s->nkeys, s2->nkeys * sizeof *s->keys);
+    }
     for (size_t k = 0; k < s2->nkeys; k++) {
         s->keys[s->nkeys] = s2->keys[k];
         s->keys[s->nkeys++].ev += (uint32_t)off;
@@ -1601,8 +1628,10 @@ static void split_merge(loader *L, loader *L2)
     /* the (pid, tid, link id) entries the serial read would have kept: those of the
      * linking key once it is decided, by the first half or by the second */
     const uint8_t both = TL_SIDE_CORR | TL_SIDE_EXT;
-    if (s2->nins)
+    if (s2->nins) {
         TL_GROW(s->ins, s->inscap, s->nins + s2->nins);
+        tl_populate(s->ins + s->nins, s2->nins * sizeof *s->ins);
+    }
     for (size_t k = 0; k < s2->nins; k++) {
         tl_side_ins in = s2->ins[k];
         uint8_t wanted = s->key_decided                           ? (s->key_is_corr ? TL_SIDE_CORR : TL_SIDE_EXT)
