@@ -368,21 +368,19 @@ char *tl_xstrdup(const char *s)
     return p;
 }
 
-/* Under a sanitizer, malloc is the sanitizer's: glibc's arenas hold nothing to give back,
- * and are never set up, so that two first calls of malloc_trim at once race in glibc's
- * own lazy set-up (one reads the main arena before the other has made it). */
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define TL_SANITIZER_MALLOC 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
-#define TL_SANITIZER_MALLOC 1
-#endif
-#endif
+/* A sanitizer's runtime in the process, built in or preloaded into a program built
+ * without it (as the Python module's sanitizer tests run the command-line tools): its
+ * malloc is then the one in use, glibc's arenas hold nothing and were never set up, and
+ * malloc_trim reads a main arena with no top chunk (SIGSEGV in mtrim).  The runtimes'
+ * entry points, weak: null unless one is loaded. */
+extern void __asan_init(void) __attribute__((weak));
+extern void __tsan_init(void) __attribute__((weak));
 
 void tl_release_freed(void)
 {
-#if defined(__GLIBC__) && !defined(TL_SANITIZER_MALLOC)
-    malloc_trim(0);
+#ifdef __GLIBC__
+    if (!__asan_init && !__tsan_init)
+        malloc_trim(0);
 #endif
 }
 
