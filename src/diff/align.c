@@ -72,6 +72,7 @@ typedef struct aligner {
     uint64_t *pk;
     uint32_t *pv;
     size_t pmask, pn;
+    size_t nodes_mapped; /* how much of d->nodes has its pages mapped ahead (tl_populate_ahead) */
 } aligner;
 
 static uint32_t next_stamp(aligner *A)
@@ -1000,7 +1001,7 @@ static void pair_grow(aligner *A)
     uint32_t *ovv = A->pv;
     size_t on = ok ? A->pmask + 1 : 0, cap = on ? on * 2 : 1024;
     A->pk = tl_xmalloc(cap * sizeof *A->pk);
-    A->pv = tl_xmalloc(cap * sizeof *A->pv);
+    A->pv = tl_xmalloc_filled(cap * sizeof *A->pv);
     memset(A->pv, 0xff, cap * sizeof *A->pv);
     A->pmask = cap - 1;
     for (size_t i = 0; i < on; i++)
@@ -1062,6 +1063,7 @@ static uint32_t enter(aligner *A, uint32_t u1, uint32_t u2)
 {
     tl_diff *d = A->d;
     TL_GROW(d->nodes, d->capnodes, d->nnodes + 1);
+    tl_populate_ahead(d->nodes, d->capnodes * sizeof *d->nodes, (d->nnodes + 1) * sizeof *d->nodes, &A->nodes_mapped);
     uint32_t id = (uint32_t)d->nnodes++;
     pair_note(A, u1, u2, id);
     dv_push(&A->pbase, (uint32_t)A->pairs.n);
@@ -1149,7 +1151,7 @@ void tl_diff_align(tl_diff *d)
         size_t nev = d->s[k].t->nev ? d->s[k].t->nev : 1;
         d->s[k].pos_stamp = tl_xcalloc(nev, sizeof *d->s[k].pos_stamp);
         d->s[k].pos_val = tl_xmalloc(nev * sizeof *d->s[k].pos_val);
-        d->partner[k] = tl_xmalloc(nev * sizeof *d->partner[k]);
+        d->partner[k] = tl_xmalloc_filled(nev * sizeof *d->partner[k]);
         for (size_t e = 0; e < nev; e++)
             d->partner[k][e] = UINT32_MAX - 1;
         A.node_of[k] = tl_xmalloc(nev * sizeof *A.node_of[k]); /* read only where partner says it is set */

@@ -119,7 +119,7 @@ uint32_t tl_diff_partner(const tl_diff *d, int side, uint32_t ev)
 
 static size_t col(tl_table *t, const char *name, int numeric)
 {
-    size_t c = tl_table_add_column(t, name);
+    size_t c = tl_table_add_full_column(t, name); /* every row gets a cell */
     t->cols[c].type = numeric ? TL_COL_NUM : TL_COL_STR;
     return c;
 }

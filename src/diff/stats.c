@@ -327,12 +327,12 @@ static void collect_lcas(tl_diff *d)
     }
     /* lca_summary's order: trace1's time, largest first, as pandas sorts it */
     size_t *ord = tl_xmalloc((n ? n : 1) * sizeof *ord);
-    double *keys = tl_xmalloc((n ? n : 1) * sizeof *keys);
+    double *keys = tl_xmalloc_filled((n ? n : 1) * sizeof *keys);
     for (size_t i = 0; i < n; i++)
         keys[i] = lc[i].time1;
     tl_pd_sort_desc(keys, n, ord); /* pandas' default sort: its ties show in the cumulative column */
     free(keys);
-    d->lcas = tl_xmalloc((n ? n : 1) * sizeof *d->lcas);
+    d->lcas = tl_xmalloc_filled((n ? n : 1) * sizeof *d->lcas);
     for (size_t i = 0; i < n; i++)
         d->lcas[i] = lc[ord[i]];
     d->nlcas = n;
@@ -508,7 +508,7 @@ static void unique_args(tl_diff *d)
     d->ngroups = ng;
 
     /* the order: kernel_time_sum descending, then every other column as text */
-    gsort ctx = {d, tl_xmalloc((ng ? ng : 1) * G_NCOLS * sizeof(char *))};
+    gsort ctx = {d, tl_xmalloc_filled((ng ? ng : 1) * G_NCOLS * sizeof(char *))};
     for (size_t i = 0; i < ng; i++) {
         const tl_diff_row *row = &d->rows[gs[i].first];
         const tl_tev *cpu = &d->s[row->side].t->ev[row->cpu];
@@ -533,7 +533,7 @@ static void unique_args(tl_diff *d)
     for (size_t i = 0; i < ng; i++)
         ord[i] = i;
     sort_groups(ord, ng, &ctx);
-    dgroup *sorted = tl_xmalloc((ng ? ng : 1) * sizeof *sorted);
+    dgroup *sorted = tl_xmalloc_filled((ng ? ng : 1) * sizeof *sorted);
     for (size_t i = 0; i < ng; i++)
         sorted[i] = gs[ord[i]];
     free(gs);

@@ -38,7 +38,7 @@ void tl_pm_env_init(pm_env *env, const tl_trace *t, const tl_gpu_arch *arch, tl_
     env->arena = arena;
     tl_kmap_init(&env->argmap);
     size_t nev = t->nev;
-    env->comm = tl_xmalloc(nev ? nev : 1);
+    env->comm = tl_xmalloc_filled(nev ? nev : 1);
     /* the name test was made once per name as the trace was read */
     for (size_t i = 0; i < nev; i++)
         env->comm[i] = tl_tev_is_gpu(&t->ev[i]) && (t->ev[i].flags & TL_TEV_COMM);
@@ -47,7 +47,7 @@ void tl_pm_env_init(pm_env *env, const tl_trace *t, const tl_gpu_arch *arch, tl_
         any = tl_tev_x(t, &t->ev[i])->seq != TL_SEQ_NONE;
     if (!any)
         return;
-    env->fwd = tl_xmalloc(nev * sizeof *env->fwd);
+    env->fwd = tl_xmalloc_filled(nev * sizeof *env->fwd);
     env->bwd0 = tl_xcalloc(nev, sizeof *env->bwd0);
     env->bwdn = tl_xcalloc_dense(nev, sizeof *env->bwdn); /* counted up (read first): see util.h */
     for (size_t i = 0; i < nev; i++)
@@ -55,7 +55,7 @@ void tl_pm_env_init(pm_env *env, const tl_trace *t, const tl_gpu_arch *arch, tl_
     /* groups by Sequence number, members in array order: a chain per group */
     tl_kmap first;
     tl_kmap_init(&first);
-    uint32_t *next = tl_xmalloc(nev * sizeof *next), *last = tl_xmalloc(nev * sizeof *last);
+    uint32_t *next = tl_xmalloc_filled(nev * sizeof *next), *last = tl_xmalloc(nev * sizeof *last);
     uint32_t *heads = NULL;
     size_t nheads = 0, hcap = 0;
     for (size_t i = 0; i < nev; i++) {

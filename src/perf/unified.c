@@ -594,7 +594,7 @@ static void collected_rows(U *u, pm_env *env, uint8_t *cov, urow **prows, size_t
 {
     const tl_trace *t = env->t;
     urow *rows = *prows;
-    size_t nr = *pnr, rcap = *prcap;
+    size_t nr = *pnr, rcap = *prcap, mapped = 0;
     for (size_t i = 0; i < u->ncollected; i++) {
         if (TL_TRACE_CANCEL_EVERY(i, t, NULL))
             break; /* the rows so far make a table the caller drops */
@@ -631,6 +631,7 @@ static void collected_rows(U *u, pm_env *env, uint8_t *cov, urow **prows, size_t
         for (size_t k = 0; k < r.nkern; k++)
             cov[r.kern[k]] = 1;
         TL_GROW(rows, rcap, nr + 1);
+        tl_populate_ahead(rows, rcap * sizeof *rows, (nr + 1) * sizeof *rows, &mapped);
         rows[nr++] = r;
     }
     *prows = rows;

@@ -92,7 +92,7 @@ void tl_table_free(tl_table *t)
     free(t);
 }
 
-size_t tl_table_add_column(tl_table *t, const char *name)
+static size_t add_column(tl_table *t, const char *name, void *(*alloc)(size_t, size_t))
 {
     drop_float_texts(t);
     t->cols = tl_xrealloc(t->cols, (t->ncols + 1) * sizeof *t->cols);
@@ -100,9 +100,13 @@ size_t tl_table_add_column(tl_table *t, const char *name)
     memset(c, 0, sizeof *c);
     c->name = name;
     c->tag = -1;
-    c->cells = tl_xcalloc(t->nrows ? t->nrows : 1, sizeof(tl_cell));
+    c->cells = alloc(t->nrows ? t->nrows : 1, sizeof(tl_cell));
     return t->ncols++;
 }
+
+size_t tl_table_add_column(tl_table *t, const char *name) { return add_column(t, name, tl_xcalloc); }
+
+size_t tl_table_add_full_column(tl_table *t, const char *name) { return add_column(t, name, tl_xcalloc_dense); }
 
 long tl_table_find(const tl_table *t, const char *name)
 {

@@ -110,6 +110,10 @@ void tl_table_free(tl_table *t);
 /* Append a column with the given arena-owned name and nrows missing cells.
  * Returns its index. */
 size_t tl_table_add_column(tl_table *t, const char *name);
+/* The same, for a column whose every cell the caller writes next: its cells zeroed by
+ * writing, their pages mapped at once (a sparse column is better left to the kernel's
+ * zero pages, as tl_table_add_column does). */
+size_t tl_table_add_full_column(tl_table *t, const char *name);
 
 /* Index of the column named `name`, or -1. */
 long tl_table_find(const tl_table *t, const char *name);

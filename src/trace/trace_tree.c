@@ -122,7 +122,7 @@ static void sort_runs(uint32_t *rows, size_t n, const tl_tev *ev, size_t nev)
     if (nb == 1)
         return;
     /* the keys in event order, so that a merge reads 8 bytes per row rather than an event */
-    double *key = tl_xmalloc((nev ? nev : 1) * sizeof *key);
+    double *key = tl_xmalloc_filled((nev ? nev : 1) * sizeof *key);
     for (size_t i = 0; i < n; i++)
         key[rows[i]] = ev[rows[i]].ts;
     merge_runs(rows, n, key, bound, nb);
@@ -496,7 +496,7 @@ static int children_ranges(tree_build *b)
         off += t->ev[i].nchild;
         t->ev[i].nchild = 0; /* the cursor while placing */
     }
-    t->idx = tl_xmalloc((nchildren + nlp ? nchildren + nlp : 1) * sizeof *t->idx);
+    t->idx = tl_xmalloc_filled((nchildren + nlp ? nchildren + nlp : 1) * sizeof *t->idx);
     for (size_t s = 0; s < ntree; s++) {
         uint32_t c = items[s];
         if (t->ev[c].parent == TL_TEV_NONE)
