@@ -88,6 +88,7 @@ struct tl_diff {
     /* diff_stats and what is made from it */
     tl_diff_row *rows;
     size_t nrows, caprows;
+    size_t rows_mapped; /* how much of rows has its pages mapped ahead (tl_populate_ahead) */
     int identical;
     int lca_missing;   /* some row has no LCA (the id column is then float, as pandas makes it) */
     tl_diff_lca *lcas;

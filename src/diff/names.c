@@ -284,7 +284,7 @@ void tl_diff_names(tl_diff *d)
     tl_dst_intern(&d->norm, "\x01<none>", 8, NULL);
     for (int k = 0; k < 2; k++) {
         const tl_trace *t = d->s[k].t;
-        d->s[k].nm = tl_xmalloc((t->nev ? t->nev : 1) * sizeof *d->s[k].nm);
+        d->s[k].nm = tl_xmalloc_filled((t->nev ? t->nev : 1) * sizeof *d->s[k].nm);
         pmap m = {0};
         pmap_grow(&m);
         for (size_t e = 0; e < t->nev; e++) {

@@ -48,7 +48,7 @@ void tl_pm_env_init(pm_env *env, const tl_trace *t, const tl_gpu_arch *arch, tl_
     if (!any)
         return;
     env->fwd = tl_xmalloc_filled(nev * sizeof *env->fwd);
-    env->bwd0 = tl_xcalloc(nev, sizeof *env->bwd0);
+    env->bwd0 = tl_xmalloc_filled(nev * sizeof *env->bwd0); /* every one set below */
     env->bwdn = tl_xcalloc_dense(nev, sizeof *env->bwdn); /* counted up (read first): see util.h */
     for (size_t i = 0; i < nev; i++)
         env->fwd[i] = TL_TEV_NONE;
@@ -380,6 +380,8 @@ int tl_pm_eval(pm_env *env, uint32_t ev, const char *model, int bwd, pm_row *row
         if (!env->cached)
             env->cached = tl_xcalloc_dense(t->nev, sizeof *env->cached);
         TL_GROW(env->rows, env->rowcap, env->ncache + 1);
+        tl_populate_ahead(env->rows, env->rowcap * sizeof *env->rows, (env->ncache + 1) * sizeof *env->rows,
+                          &env->rows_mapped);
         env->rcs = tl_xrealloc(env->rcs, env->rowcap * sizeof *env->rcs);
         env->rmodel = tl_xrealloc(env->rmodel, env->rowcap * sizeof *env->rmodel);
         env->rows[env->ncache] = *row;

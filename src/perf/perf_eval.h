@@ -71,6 +71,7 @@ typedef struct pm_env {
     uint8_t *rcs;
     const char **rmodel;
     size_t ncache, rowcap;
+    size_t rows_mapped; /* how much of rows has its pages mapped ahead (tl_populate_ahead) */
     /* family verdicts by argument texts */
     tl_kmap argmap;
     argres *args;

@@ -63,7 +63,7 @@ void tl_trace_steps(const tl_trace *t, tl_steps *out)
     if (n)
         memcpy(out->span, t->steps, n * sizeof *out->span);
     /* each linked GPU event's step, and its launcher's direct time */
-    long *step_of = tl_xmalloc((t->nev ? t->nev : 1) * sizeof *step_of);
+    long *step_of = tl_xmalloc_filled((t->nev ? t->nev : 1) * sizeof *step_of);
     double *direct = tl_xcalloc_dense(t->nev ? t->nev : 1, sizeof *direct);
     size_t *nin = tl_xcalloc(n + 1, sizeof *nin);
     for (size_t i = 0; i < t->nev; i++) {
