@@ -384,11 +384,24 @@ void tl_release_freed(void)
 #endif
 }
 
-/* From GROW_COPY_MIN bytes an array's copy has pages enough to map in one call; from
+/* From GROW_COPY_MIN bytes a block's copy has pages enough to map in one call; from
  * GROW_REMAP_MIN (glibc's largest threshold for serving a block by mmap) realloc moves
  * the pages themselves (mremap), and copies nothing. */
 #define GROW_COPY_MIN ((size_t)64 * 1024)
 #define GROW_REMAP_MIN ((size_t)32 * 1024 * 1024)
+
+void *tl_xrealloc_mapped(void *p, size_t used, size_t n)
+{
+    if (!p || used < GROW_COPY_MIN || used >= GROW_REMAP_MIN)
+        return tl_xrealloc(p, n);
+    /* realloc would copy the bytes into fresh pages, a fault each: the pages they go to
+     * mapped first, in one call */
+    void *q = tl_xmalloc(n);
+    tl_populate(q, used);
+    memcpy(q, p, used);
+    free(p);
+    return q;
+}
 
 void tl_grow(void **p, size_t *cap, size_t need, size_t size)
 {
@@ -400,18 +413,7 @@ void tl_grow(void **p, size_t *cap, size_t need, size_t size)
             out_of_memory(need * size);
         c *= 2;
     }
-    size_t old = *cap * size;
-    if (*p && old >= GROW_COPY_MIN && old < GROW_REMAP_MIN) {
-        /* realloc would copy the elements into fresh pages, a fault each: the pages they
-         * go to mapped first, in one call */
-        void *q = tl_xmalloc(c * size);
-        tl_populate(q, old);
-        memcpy(q, *p, old);
-        free(*p);
-        *p = q;
-    } else {
-        *p = tl_xrealloc(*p, c * size);
-    }
+    *p = tl_xrealloc_mapped(*p, *cap * size, c * size);
     *cap = c;
 }
 

@@ -20,6 +20,10 @@ void *tl_xcalloc(size_t n, size_t size);
  * the first write, which also flushes the other threads' TLBs). */
 void *tl_xcalloc_dense(size_t n, size_t size);
 void *tl_xrealloc(void *p, size_t n);
+/* tl_xrealloc of a block whose first `used` bytes are in use (used <= n): where realloc
+ * would copy them (blocks from 64 KiB to 32 MiB), into a new block whose pages for them
+ * are mapped in one call first; larger blocks are moved by the kernel without a copy. */
+void *tl_xrealloc_mapped(void *p, size_t used, size_t n);
 /* The whole pages of [p, p + n) mapped for writing in one call, for a block about to be
  * written through (a file read into it, an array filled): the first write to a fresh
  * page otherwise takes a page fault of its own, which costs microseconds in a virtual
@@ -116,6 +120,10 @@ static inline void tl_grow_for(void **p, size_t *cap, size_t need, size_t size)
         tl_grow(p, cap, need, size);
 }
 #define TL_GROW(arr, cap, need) tl_grow_for((void **)&(arr), &(cap), (need), sizeof *(arr))
+/* TL_GROW for an array filled front to back: its pages mapped ahead of the writes
+ * (tl_populate_ahead; `mapped` starts at 0). */
+#define TL_GROW_AHEAD(arr, cap, need, mapped) \
+    (TL_GROW(arr, cap, need), tl_populate_ahead((arr), (cap) * sizeof *(arr), (need) * sizeof *(arr), &(mapped)))
 
 /*
  * An error slot.  Functions that can fail take a `tl_error *` and, on failure, write one

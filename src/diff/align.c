@@ -1062,8 +1062,7 @@ static void pair_note(aligner *A, uint32_t a, uint32_t b, uint32_t id)
 static uint32_t enter(aligner *A, uint32_t u1, uint32_t u2)
 {
     tl_diff *d = A->d;
-    TL_GROW(d->nodes, d->capnodes, d->nnodes + 1);
-    tl_populate_ahead(d->nodes, d->capnodes * sizeof *d->nodes, (d->nnodes + 1) * sizeof *d->nodes, &A->nodes_mapped);
+    TL_GROW_AHEAD(d->nodes, d->capnodes, d->nnodes + 1, A->nodes_mapped);
     uint32_t id = (uint32_t)d->nnodes++;
     pair_note(A, u1, u2, id);
     dv_push(&A->pbase, (uint32_t)A->pairs.n);

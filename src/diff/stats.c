@@ -67,8 +67,7 @@ static void emit_rows(tl_diff *d, int side, const dvec *g, uint32_t lca, const c
         uint32_t cpu = cpu_op_above(t, g->v[i]);
         if (cpu == TL_TEV_NONE)
             continue;
-        TL_GROW(d->rows, d->caprows, d->nrows + 1);
-        tl_populate_ahead(d->rows, d->caprows * sizeof *d->rows, (d->nrows + 1) * sizeof *d->rows, &d->rows_mapped);
+        TL_GROW_AHEAD(d->rows, d->caprows, d->nrows + 1, d->rows_mapped);
         d->rows[d->nrows++] = (tl_diff_row){g->v[i], cpu, lca, (uint8_t)side, busy, lca_name,
                                             tl_diff_op_name(d, side, g->v[i]), tl_diff_op_name(d, side, cpu),
                                             name_key(d, side, g->v[i]), name_key(d, side, cpu)};

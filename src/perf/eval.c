@@ -379,9 +379,7 @@ int tl_pm_eval(pm_env *env, uint32_t ev, const char *model, int bwd, pm_row *row
     if (!bwd) {
         if (!env->cached)
             env->cached = tl_xcalloc_dense(t->nev, sizeof *env->cached);
-        TL_GROW(env->rows, env->rowcap, env->ncache + 1);
-        tl_populate_ahead(env->rows, env->rowcap * sizeof *env->rows, (env->ncache + 1) * sizeof *env->rows,
-                          &env->rows_mapped);
+        TL_GROW_AHEAD(env->rows, env->rowcap, env->ncache + 1, env->rows_mapped);
         env->rcs = tl_xrealloc(env->rcs, env->rowcap * sizeof *env->rcs);
         env->rmodel = tl_xrealloc(env->rmodel, env->rowcap * sizeof *env->rmodel);
         env->rows[env->ncache] = *row;

@@ -630,8 +630,7 @@ static void collected_rows(U *u, pm_env *env, uint8_t *cov, urow **prows, size_t
             kernel_call_stacks(u, &r, e, u->coll_cs[i]);
         for (size_t k = 0; k < r.nkern; k++)
             cov[r.kern[k]] = 1;
-        TL_GROW(rows, rcap, nr + 1);
-        tl_populate_ahead(rows, rcap * sizeof *rows, (nr + 1) * sizeof *rows, &mapped);
+        TL_GROW_AHEAD(rows, rcap, nr + 1, mapped);
         rows[nr++] = r;
     }
     *prows = rows;

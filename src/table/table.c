@@ -491,13 +491,9 @@ static int ensure_rows(tl_builder *b, size_t rows)
         cap = TL_TABLE_MAX_CELLS / ncols; /* near the bound: up to it, and no further */
     for (size_t c = 0; c < b->t->ncols; c++) {
         tl_column *col = &b->t->cols[c];
-        /* a new block mapped in one call, not realloc: its copy would fault page by page */
-        tl_cell *cells = tl_xmalloc_filled(cap * sizeof(tl_cell));
-        if (b->cap)
-            memcpy(cells, col->cells, b->cap * sizeof(tl_cell));
-        memset(cells + b->cap, 0, (cap - b->cap) * sizeof(tl_cell));
-        free(col->cells);
-        col->cells = cells;
+        col->cells = tl_xrealloc_mapped(col->cells, b->cap * sizeof(tl_cell), cap * sizeof(tl_cell));
+        tl_populate(col->cells + b->cap, (cap - b->cap) * sizeof(tl_cell)); /* zeroed next */
+        memset(col->cells + b->cap, 0, (cap - b->cap) * sizeof(tl_cell));
     }
     b->cap = cap;
     return 1;

@@ -736,8 +736,7 @@ const tl_tev_aux tl_tev_aux_none = {.stream = TL_TEV_NO_STREAM, .corr = -1, .seq
 static tl_tev *next_event(loader *L)
 {
     tl_trace *t = L->t;
-    TL_GROW(t->ev, L->evcap, t->nev + 1);
-    tl_populate_ahead(t->ev, L->evcap * sizeof *t->ev, (t->nev + 1) * sizeof *t->ev, &L->ev_mapped);
+    TL_GROW_AHEAD(t->ev, L->evcap, t->nev + 1, L->ev_mapped);
     side_grow(L, t->nev + 1);
     return &t->ev[t->nev];
 }
@@ -746,8 +745,7 @@ static tl_tev *next_event(loader *L)
 static tl_tev_aux *next_aux(loader *L)
 {
     tl_trace *t = L->t;
-    TL_GROW(t->aux, L->auxcap, t->naux + 1);
-    tl_populate_ahead(t->aux, L->auxcap * sizeof *t->aux, (t->naux + 1) * sizeof *t->aux, &L->aux_mapped);
+    TL_GROW_AHEAD(t->aux, L->auxcap, t->naux + 1, L->aux_mapped);
     t->aux[t->naux] = tl_tev_aux_none;
     return &t->aux[t->naux];
 }
@@ -935,8 +933,7 @@ static void finish_event(loader *L)
             if (kind == TL_TEV_RUNTIME && (strcmp(e->name, "cudaGraphLaunch") == 0 || strcmp(e->name, "hipGraphLaunch") == 0))
                 e->flags |= TL_TEV_GRAPH_LAUNCH;
             if (r->sflags & (TL_SIDE_CORR | TL_SIDE_EXT)) {
-                TL_GROW(s->keys, s->keycap, s->nkeys + 1);
-                tl_populate_ahead(s->keys, s->keycap * sizeof *s->keys, (s->nkeys + 1) * sizeof *s->keys, &L->keys_mapped);
+                TL_GROW_AHEAD(s->keys, s->keycap, s->nkeys + 1, L->keys_mapped);
                 s->keys[s->nkeys++] = (tl_side_key){(uint32_t)t->nev, r->corr, r->ext};
             }
             s->evflags[t->nev] = (uint8_t)(r->sflags | (r->has_args ? TL_SIDE_HAS_ARGS : 0));
@@ -964,8 +961,7 @@ static void finish_event(loader *L)
                      : s->key_is_corr                     ? TL_SIDE_CORR
                                                           : TL_SIDE_EXT;
     if (r->has_args && r->pid_num && r->tid_num && (r->sflags & wanted)) {
-        TL_GROW(s->ins, s->inscap, s->nins + 1);
-        tl_populate_ahead(s->ins, s->inscap * sizeof *s->ins, (s->nins + 1) * sizeof *s->ins, &L->ins_mapped);
+        TL_GROW_AHEAD(s->ins, s->inscap, s->nins + 1, L->ins_mapped);
         tl_side_ins *in = &s->ins[s->nins++];
         in->pid = r->pid;
         in->tid = r->tid;
