@@ -377,11 +377,17 @@ int tl_pm_eval(pm_env *env, uint32_t ev, const char *model, int bwd, pm_row *row
     }
     int rc = eval(env, ev, fam, model, bwd, row);
     if (!bwd) {
-        if (!env->cached)
+        size_t cap = env->rowcap;
+        if (!env->cached) {
             env->cached = tl_xcalloc_dense(t->nev, sizeof *env->cached);
+            /* a row per CPU op at most: room made once, its pages mapped as it fills */
+            TL_GROW(env->rows, env->rowcap, t->ncpu_ops ? t->ncpu_ops : 1);
+        }
         TL_GROW_AHEAD(env->rows, env->rowcap, env->ncache + 1, env->rows_mapped);
-        env->rcs = tl_xrealloc(env->rcs, env->rowcap * sizeof *env->rcs);
-        env->rmodel = tl_xrealloc(env->rmodel, env->rowcap * sizeof *env->rmodel);
+        if (env->rowcap != cap) {
+            env->rcs = tl_xrealloc(env->rcs, env->rowcap * sizeof *env->rcs);
+            env->rmodel = tl_xrealloc(env->rmodel, env->rowcap * sizeof *env->rmodel);
+        }
         env->rows[env->ncache] = *row;
         env->rcs[env->ncache] = (uint8_t)rc;
         env->rmodel[env->ncache] = model;

@@ -595,43 +595,45 @@ static void collected_rows(U *u, pm_env *env, uint8_t *cov, urow **prows, size_t
     const tl_trace *t = env->t;
     urow *rows = *prows;
     size_t nr = *pnr, rcap = *prcap, mapped = 0;
+    /* a row per collected event at most: room for all at once, each row made in place */
+    TL_GROW(rows, rcap, nr + u->ncollected);
     for (size_t i = 0; i < u->ncollected; i++) {
         if (TL_TRACE_CANCEL_EVERY(i, t, NULL))
             break; /* the rows so far make a table the caller drops */
         uint32_t e = u->collected[i];
         const tl_tev *ev = &t->ev[e];
-        urow r;
-        memset(&r, 0, sizeof r);
-        r.ev = e;
-        r.name = ev->name;
-        r.uid = ev->uid;
-        r.kern = tl_tev_gpu(t, e);
-        r.nkern = ev->ngpu;
-        r.synth_kernel = TL_TEV_NONE;
+        tl_populate_ahead(rows, rcap * sizeof *rows, (nr + 1) * sizeof *rows, &mapped);
+        urow *r = &rows[nr];
+        memset(r, 0, sizeof *r);
+        r->ev = e;
+        r->name = ev->name;
+        r->uid = ev->uid;
+        r->kern = tl_tev_gpu(t, e);
+        r->nkern = ev->ngpu;
+        r->synth_kernel = TL_TEV_NONE;
         const char *model = model_of(u, e);
         uint32_t fk = u->first_kernel[e];
-        r.cat = tl_trace_op_category(ev->name, fk == TL_TEV_NONE ? NULL : t->ev[fk].name);
+        r->cat = tl_trace_op_category(ev->name, fk == TL_TEV_NONE ? NULL : t->ev[fk].name);
         if (model) {
-            r.has_model = 1;
-            int rc = tl_pm_eval(env, e, model, 0, &r.m);
+            r->has_model = 1;
+            int rc = tl_pm_eval(env, e, model, 0, &r->m);
             if (rc == PM_NOT_MODELLED)
-                continue;
-            r.modelled = rc == PM_OK;
+                continue; /* no row: the next one is made in its place */
+            r->modelled = rc == PM_OK;
         } else if (u->sole_f[i] != TL_TEV_NONE) {
             uint32_t f = u->sole_f[i];
             const char *fm = model_of(u, f);
-            r.has_model = 1;
-            r.cat = tl_pm_bwd_category(fm);
-            r.modelled = tl_pm_eval(env, f, fm, 1, &r.m) == PM_OK;
+            r->has_model = 1;
+            r->cat = tl_pm_bwd_category(fm);
+            r->modelled = tl_pm_eval(env, f, fm, 1, &r->m) == PM_OK;
         }
-        r.kt = r.modelled ? r.m.kt : tl_pm_busy(env, r.kern, r.nkern);
-        r.kt_int = r.modelled ? r.m.kt_int : tl_pm_busy_int(env, r.kern, r.nkern);
+        r->kt = r->modelled ? r->m.kt : tl_pm_busy(env, r->kern, r->nkern);
+        r->kt_int = r->modelled ? r->m.kt_int : tl_pm_busy_int(env, r->kern, r->nkern);
         if (u->python)
-            kernel_call_stacks(u, &r, e, u->coll_cs[i]);
-        for (size_t k = 0; k < r.nkern; k++)
-            cov[r.kern[k]] = 1;
-        TL_GROW_AHEAD(rows, rcap, nr + 1, mapped);
-        rows[nr++] = r;
+            kernel_call_stacks(u, r, e, u->coll_cs[i]);
+        for (size_t k = 0; k < r->nkern; k++)
+            cov[r->kern[k]] = 1;
+        nr++;
     }
     *prows = rows;
     *pnr = nr;

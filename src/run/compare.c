@@ -675,16 +675,18 @@ static int compare_sheets(tl_comparison *c, struct tl_compare_state *s)
     if (tl_run_groups_observed(s->reports, o->ninputs, o->run, o->named, flags, tl_eff_cache_observe, s->eff_cache,
                                &sink, &s->arena, err) != 0)
         return STEP_FAIL;
-    if (tl_run_diff_put(&s->cdiff, &sink, err) != 0)
-        return STEP_FAIL;
     if (s->both_traces) {
+        /* measured from the traces alone while the alignment's thread still works (the
+         * diff's sheets come first in the outputs: they are put before the steps') */
         double t_steps = tl_now(); /* the steps are the verdicts': the summary's cost */
         tl_run_steps_measure(&s->steps, tl_trace_report_trace(&s->reports[0]), tl_trace_report_trace(&s->reports[1]),
                              o->step_first, o->step_last);
         tl_timing.summary += tl_now() - t_steps;
-        if (tl_run_steps_put(&s->steps, s->tagv, &sink, err) != 0)
-            return STEP_FAIL;
     }
+    if (tl_run_diff_put(&s->cdiff, &sink, err) != 0)
+        return STEP_FAIL;
+    if (s->both_traces && tl_run_steps_put(&s->steps, s->tagv, &sink, err) != 0)
+        return STEP_FAIL;
     for (size_t i = 0; o->extra && i < o->extra->n; i++) {
         tl_result r = o->extra->items[i];
         o->extra->items[i].table = NULL;
