@@ -8,11 +8,25 @@
 #include <stdlib.h>
 #include <string.h>
 
+/*
+ * The low KMAP_RUN_BITS bits of `a` are added to the hash of the rest of the key, not
+ * mixed into it: the ids a trace counts up (flow and correlation ids, as `a`) land in
+ * runs of 8 neighbouring slots, and a map of millions of them is read a few cache lines
+ * at a time instead of at a random place per key (the flows' and the links' lookups of a
+ * 1 GB trace: 7% of its samples, 3% with runs of 8).  A run's place is as random as any
+ * key's was and at most 8 keys share one: no choice of keys makes the probes longer than
+ * a few runs beyond those of a fully mixed hash (longer runs made them much longer: the
+ * longest probe over 200k ids counting up, 18 slots mixed, 110 in runs of 8, 600 in
+ * runs of 64).
+ */
+#define KMAP_RUN_BITS 3
+
 static inline uint64_t khash(int64_t a, int64_t b, int64_t c)
 {
-    uint64_t h = tl_hash_mix((uint64_t)a + 0x9e3779b97f4a7c15ULL);
+    uint64_t h = tl_hash_mix(((uint64_t)a >> KMAP_RUN_BITS) + 0x9e3779b97f4a7c15ULL);
     h = tl_hash_mix(h ^ ((uint64_t)b + 0x632be59bd9b4e019ULL));
-    return tl_hash_mix(h ^ ((uint64_t)c + 0x85ebca77c2b2ae63ULL));
+    h = tl_hash_mix(h ^ ((uint64_t)c + 0x85ebca77c2b2ae63ULL));
+    return h + ((uint64_t)a & ((1u << KMAP_RUN_BITS) - 1));
 }
 
 void tl_kmap_init(tl_kmap *m) { memset(m, 0, sizeof *m); }
@@ -91,4 +105,19 @@ uint32_t tl_kmap_get(const tl_kmap *m, int64_t a, int64_t b, int64_t c, uint32_t
             return s->val;
         j = (j + 1) & (m->cap - 1);
     }
+}
+
+size_t tl_kmap_max_probe(const tl_kmap *m)
+{
+    size_t worst = 0;
+    for (size_t i = 0; i < m->cap; i++) {
+        const tl_kmap_slot *s = &m->slots[i];
+        if (!s->used)
+            continue;
+        size_t home = khash(s->a, s->b, s->c) & (m->cap - 1);
+        size_t d = (i - home) & (m->cap - 1);
+        if (d + 1 > worst)
+            worst = d + 1;
+    }
+    return worst;
 }

@@ -2,7 +2,9 @@
  * kmap.h - a hash map from three 64-bit integers to a 32-bit value, for the trace's
  * lookups by (pid, tid, correlation), (pid, tid), flow id: open addressing, linear
  * probing, doubled at half full, so every operation is expected constant time whatever
- * keys a hostile trace brings (the hash mixes every bit of the key).
+ * keys a hostile trace brings (the hash mixes every bit of the key but the low three of
+ * `a`, which keep consecutive values of `a` in neighbouring slots: put the part of a key
+ * that counts up, an id, first).
  */
 #ifndef TL_TRACE_KMAP_H
 #define TL_TRACE_KMAP_H
@@ -33,5 +35,9 @@ tl_kmap_slot *tl_kmap_put(tl_kmap *m, int64_t a, int64_t b, int64_t c, int *crea
 
 /* The value of key (a, b, c), or `dflt` when absent. */
 uint32_t tl_kmap_get(const tl_kmap *m, int64_t a, int64_t b, int64_t c, uint32_t dflt);
+
+/* The most slots a lookup of a key in m reads (its home slot counted): what the hash's
+ * spread bounds, whatever the keys. */
+size_t tl_kmap_max_probe(const tl_kmap *m);
 
 #endif

@@ -289,7 +289,7 @@ static int places_build(const tree_build *b, tl_kmap *by_place)
         }
         const tl_side_ins *in = &side->ins[n];
         if (ins_wanted(&pf, in, b->corr_key))
-            tl_kmap_put(by_place, in->pid, in->tid, b->corr_key ? in->corr : in->ext, NULL)->val = in->target;
+            tl_kmap_put(by_place, b->corr_key ? in->corr : in->ext, in->pid, in->tid, NULL)->val = in->target;
     }
     tl_kmap_free(&ends);
     return rc;
@@ -386,7 +386,8 @@ static int graph_runs_build(const tree_build *b, graph_runs *g)
         uint64_t ng = g->run[k] - k, rep = (uint64_t)(sl->val - 1) * ng;
         links += (uint64_t)sl->val * ng;
         repeats += rep;
-        if (rep > worst || !worst_launches) {
+        /* the worst id named, the smallest among equals: whatever order the map holds them in */
+        if (rep > worst || !worst_launches || (rep == worst && sl->a < worst_id)) {
             worst = rep;
             worst_id = sl->a;
             worst_launches = sl->val;
@@ -445,7 +446,7 @@ static int links(tree_build *b)
         uint32_t f = tl_kmap_get(&side->flow_of, c, old_flows, 0, UINT32_MAX);
         if (f == UINT32_MAX || !side->flows[f].has_s || !side->flows[f].has_f || !side->flows[f].numeric)
             continue;
-        uint32_t ge = tl_kmap_get(&by_place, side->flows[f].pid, side->flows[f].tid, c, TL_TEV_NONE);
+        uint32_t ge = tl_kmap_get(&by_place, c, side->flows[f].pid, side->flows[f].tid, TL_TEV_NONE);
         /* An event that is not a GPU event (TraceLens would make it the launch's child
          * and loop on a runtime event found as its own output) links nothing. */
         if (ge == TL_TEV_NONE || !tl_tev_is_gpu(&t->ev[ge]))
