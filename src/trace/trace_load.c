@@ -824,6 +824,40 @@ static int passed_over(loader *L)
     return r->cat != CAT_KERNEL || (r->has_name && !event_name_comm(L));
 }
 
+/* A flow event's end (ac2g, or an older Kineto's launch flow): kept by (id, kind), the
+ * last finish winning. */
+static void keep_flow(loader *L)
+{
+    evread *r = &L->r;
+    tl_trace_side *s = &L->side;
+    if (!r->has_id || (r->ph != 's' && r->ph != 'f'))
+        return;
+    if (!s->flow_of.cap) {
+        /* room for a flow per launch seen so far, made once: a profiler writes its flows
+         * after the events (Kineto), and a map of millions grown by doubling zeroes and
+         * fills every size on the way */
+        const uint64_t *n = L->t->census.n;
+        uint64_t launches = n[TL_CAT_CUDA_RUNTIME] + n[TL_CAT_CUDA_DRIVER];
+        tl_kmap_reserve(&s->flow_of, (size_t)launches); /* bounded by the events held */
+    }
+    int created;
+    tl_kmap_slot *sl = tl_kmap_put(&s->flow_of, r->id, r->cat == CAT_OLD_FLOW, 0, &created);
+    if (created) {
+        TL_GROW(s->flows, s->flowcap, s->nflows + 1);
+        memset(&s->flows[s->nflows], 0, sizeof s->flows[s->nflows]);
+        sl->val = (uint32_t)s->nflows++;
+    }
+    tl_side_flow *f = &s->flows[sl->val];
+    if (r->ph == 's') {
+        f->has_s = 1;
+    } else {
+        f->has_f = 1;
+        f->numeric = r->pid_num && r->tid_num;
+        f->pid = r->pid;
+        f->tid = r->tid;
+    }
+}
+
 /* The event's fields are read: keep what it contributes. */
 static void finish_event(loader *L)
 {
@@ -849,34 +883,7 @@ static void finish_event(loader *L)
         return;
     }
     if (r->cat == CAT_AC2G || r->cat == CAT_OLD_FLOW) {
-        if (!r->has_id)
-            return;
-        if (r->ph != 's' && r->ph != 'f')
-            return;
-        if (!s->flow_of.cap) {
-            /* room for a flow per launch seen so far, made once: a profiler writes its
-             * flows after the events (Kineto), and a map of millions grown by doubling
-             * zeroes and fills every size on the way */
-            const uint64_t *n = L->t->census.n;
-            uint64_t launches = n[TL_CAT_CUDA_RUNTIME] + n[TL_CAT_CUDA_DRIVER];
-            tl_kmap_reserve(&s->flow_of, (size_t)launches); /* bounded by the events held */
-        }
-        int created;
-        tl_kmap_slot *sl = tl_kmap_put(&s->flow_of, r->id, r->cat == CAT_OLD_FLOW, 0, &created);
-        if (created) {
-            TL_GROW(s->flows, s->flowcap, s->nflows + 1);
-            memset(&s->flows[s->nflows], 0, sizeof s->flows[s->nflows]);
-            sl->val = (uint32_t)s->nflows++;
-        }
-        tl_side_flow *f = &s->flows[sl->val];
-        if (r->ph == 's') {
-            f->has_s = 1;
-        } else {
-            f->has_f = 1;
-            f->numeric = r->pid_num && r->tid_num;
-            f->pid = r->pid;
-            f->tid = r->tid;
-        }
+        keep_flow(L);
         return;
     }
     if (r->cat == CAT_ANNOT)
