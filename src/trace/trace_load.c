@@ -832,14 +832,6 @@ static void keep_flow(loader *L)
     tl_trace_side *s = &L->side;
     if (!r->has_id || (r->ph != 's' && r->ph != 'f'))
         return;
-    if (!s->flow_of.cap) {
-        /* room for a flow per launch seen so far, made once: a profiler writes its flows
-         * after the events (Kineto), and a map of millions grown by doubling zeroes and
-         * fills every size on the way */
-        const uint64_t *n = L->t->census.n;
-        uint64_t launches = n[TL_CAT_CUDA_RUNTIME] + n[TL_CAT_CUDA_DRIVER];
-        tl_kmap_reserve(&s->flow_of, (size_t)launches); /* bounded by the events held */
-    }
     int created;
     tl_kmap_slot *sl = tl_kmap_put(&s->flow_of, r->id, r->cat == CAT_OLD_FLOW, 0, &created);
     if (created) {
