@@ -13,6 +13,7 @@
 
 #include "base/stats.h"
 #include "diff/diff.h"
+#include "read/xlsx_read.h"
 #include "summary/lca.h"
 #include "summary/verdict.h"
 #include "trace/steps.h"
@@ -390,6 +391,39 @@ static void test_steps_range_for_ops_and_lcas(void **state)
     free(dir);
 }
 
+/* The index of sheet `name` in the workbook's order, or -1. */
+static long sheet_index(const tl_xlsx *x, const char *name)
+{
+    for (size_t i = 0; i < tl_xlsx_sheet_count(x); i++)
+        if (strcmp(tl_xlsx_sheet_name(x, i), name) == 0)
+            return (long)i;
+    return -1;
+}
+
+/* The steps are measured while the alignment runs, but their sheet still follows the
+ * diff's in the workbook: lca_summary, diff_stats, then steps. */
+static void test_steps_sheet_after_the_diff_sheets(void **state)
+{
+    (void)state;
+    char *dir = tt_tmpdir();
+    gen(dir, "--layers 1 --steps 6 --seed 3", "a.json");
+    gen(dir, "--layers 1 --steps 6 --seed 4", "b.json");
+    assert_int_equal(run_status(dir, "a.json b.json -q -o o.xlsx"), 0);
+    char path[4200];
+    snprintf(path, sizeof path, "%s/o.xlsx", dir);
+    tl_error err = {0};
+    tl_xlsx *x = tl_xlsx_open(path, &err);
+    assert_non_null(x);
+    long lca = sheet_index(x, "lca_summary"), stats = sheet_index(x, "diff_stats"), steps = sheet_index(x, "steps");
+    if (lca < 0 || stats < 0 || steps < 0)
+        fail_msg("sheets lca_summary %ld, diff_stats %ld, steps %ld: one is missing", lca, stats, steps);
+    if (!(lca < stats && stats < steps))
+        fail_msg("sheet order: lca_summary %ld, diff_stats %ld, steps %ld", lca, stats, steps);
+    tl_xlsx_close(x);
+    tt_rmrf(dir);
+    free(dir);
+}
+
 static void test_unrelated_workloads_not_comparable(void **state)
 {
     (void)state;
@@ -497,6 +531,7 @@ int main(void)
         cmocka_unit_test(test_lca_steps_known_answer),
         cmocka_unit_test(test_lca_groups_hold_their_lcas),
         cmocka_unit_test(test_steps_range_for_ops_and_lcas),
+        cmocka_unit_test(test_steps_sheet_after_the_diff_sheets),
         cmocka_unit_test(test_gpu_name_shapes),
         cmocka_unit_test(test_unrelated_workloads_not_comparable),
         cmocka_unit_test(test_same_workload_two_gpus_compares),
