@@ -1,6 +1,6 @@
 /*
  * kmap.h - a hash map from three 64-bit integers to a 32-bit value, for the trace's
- * lookups by (pid, tid, correlation), (pid, tid), flow id: open addressing, linear
+ * lookups by (correlation, pid, tid), (pid, tid), flow id: open addressing, linear
  * probing, doubled at half full, so every operation is expected constant time whatever
  * keys a hostile trace brings (the hash mixes every bit of the key but the low three of
  * `a`, which keep consecutive values of `a` in neighbouring slots: put the part of a key
