@@ -91,34 +91,51 @@ static void assert_same_cell(const tl_cell *a, const tl_cell *b)
     }
 }
 
-/* Parse `text` at every level; all must agree with the portable one.  Returns the number
- * of rows (or -1 for an error) for the caller's own checks. */
+static void assert_same_table(const tl_table *a, const tl_table *b)
+{
+    assert_int_equal(b->ncols, a->ncols);
+    assert_int_equal(b->nrows, a->nrows);
+    for (size_t c = 0; c < a->ncols; c++) {
+        assert_string_equal(b->cols[c].name, a->cols[c].name);
+        assert_int_equal(b->cols[c].type, a->cols[c].type);
+        for (size_t r = 0; r < a->nrows; r++)
+            assert_same_cell(&b->cols[c].cells[r], &a->cols[c].cells[r]);
+    }
+}
+
+/* The same table (or the same error) from t as the reference ref. */
+static void assert_same_outcome(const tl_table *ref, const tl_error *ref_err, const tl_table *t, const tl_error *err)
+{
+    assert_int_equal(t != NULL, ref != NULL);
+    if (ref)
+        assert_same_table(ref, t);
+    else
+        assert_string_equal(err->msg, ref_err->msg);
+}
+
+/* Windows that cut a text's records, fields, quotes and line ends at every place. */
+static const size_t windows[] = {4, 5, 9, 17, 64, 200};
+#define NWINDOWS (sizeof windows / sizeof *windows)
+
+/* Parse `text` at every level, and through every window; all must agree with the
+ * portable whole-text parse.  Returns the number of rows (or -1 for an error) for the
+ * caller's own checks. */
 static long parse_all_levels(const char *text, size_t n)
 {
     tl_arena arena;
     tl_arena_init(&arena);
-    tl_table *t[NLEVELS];
-    tl_error err[NLEVELS];
+    tl_table *t[NLEVELS + NWINDOWS];
+    tl_error err[NLEVELS + NWINDOWS];
     memset(err, 0, sizeof err);
     for (size_t l = 0; l < NLEVELS; l++)
         t[l] = tl_csv_parse_simd(text, n, "g.csv", &arena, &err[l], levels[l]);
+    for (size_t w = 0; w < NWINDOWS; w++)
+        t[NLEVELS + w] = tl_csv_parse_window(text, n, windows[w], "g.csv", &arena, &err[NLEVELS + w],
+                                             levels[w % NLEVELS]);
     long rows = t[0] ? (long)t[0]->nrows : -1;
-    for (size_t l = 1; l < NLEVELS; l++) {
-        assert_int_equal(t[l] != NULL, t[0] != NULL);
-        if (!t[0]) {
-            assert_string_equal(err[l].msg, err[0].msg);
-            continue;
-        }
-        assert_int_equal(t[l]->ncols, t[0]->ncols);
-        assert_int_equal(t[l]->nrows, t[0]->nrows);
-        for (size_t c = 0; c < t[0]->ncols; c++) {
-            assert_string_equal(t[l]->cols[c].name, t[0]->cols[c].name);
-            assert_int_equal(t[l]->cols[c].type, t[0]->cols[c].type);
-            for (size_t r = 0; r < t[0]->nrows; r++)
-                assert_same_cell(&t[l]->cols[c].cells[r], &t[0]->cols[c].cells[r]);
-        }
-    }
-    for (size_t l = 0; l < NLEVELS; l++)
+    for (size_t l = 1; l < NLEVELS + NWINDOWS; l++)
+        assert_same_outcome(t[0], &err[0], t[l], &err[l]);
+    for (size_t l = 0; l < NLEVELS + NWINDOWS; l++)
         tl_table_free(t[l]);
     tl_arena_free(&arena);
     return rows;
@@ -171,6 +188,8 @@ static void test_generated_texts_agree(void **state)
             tl_buf_add(&b, "\"open", 5); /* a quoted field never closed */
         if (iter % 77 == 0)
             tl_buf_add(&b, "a,\0b\n", 5); /* a NUL byte */
+        if (iter % 61 == 0) /* more fields than the header, counted across windows */
+            tl_buf_adds(&b, "1,2,3,4,5,6,7,8,9,10,11,12,\"1\r\n3\"\n");
         long rows = parse_all_levels(b.data, b.len);
         if (rows < 0)
             failed++;
@@ -217,6 +236,83 @@ static void test_specials_at_every_offset(void **state)
             tl_arena_free(&arena);
         }
     }
+    tl_buf_free(&b);
+}
+
+/* ---- a file through the reader's window ---------------------------------------------- */
+
+/* text written to a file and read by tl_csv_read_file: the same table or error as the
+ * text parsed whole.  Returns the file's table's rows, or -1. */
+static long file_agrees(const char *text, size_t n)
+{
+    char *dir = tt_tmpdir(), path[512];
+    snprintf(path, sizeof path, "%s/w.csv", dir);
+    tt_write_file(path, text, n);
+    tl_arena arena;
+    tl_arena_init(&arena);
+    tl_error ref_err = {0}, err = {0};
+    tl_table *ref = tl_csv_parse(text, n, path, &arena, &ref_err);
+    tl_table *t = tl_csv_read_file(path, &arena, &err);
+    assert_same_outcome(ref, &ref_err, t, &err);
+    long rows = t ? (long)t->nrows : -1;
+    tl_table_free(ref);
+    tl_table_free(t);
+    tl_arena_free(&arena);
+    tt_rmrf(dir);
+    free(dir);
+    return rows;
+}
+
+/* Files of several windows: a header and a quoted field longer than a window, numbers
+ * that become text late (their texts read again from the file's start), \r\n line ends
+ * cut at window boundaries, and errors far into the file with their line numbers. */
+static void test_files_through_the_window(void **state)
+{
+    (void)state;
+    tl_buf b = {0};
+    tl_buf_adds(&b, "\xEF\xBB\xBFn,");
+    for (size_t i = 0; i < TL_CSV_WINDOW + 1000; i++)
+        tl_buf_addc(&b, (char)('a' + i % 26)); /* a column name longer than the window */
+    tl_buf_adds(&b, ",q\r\n");
+    size_t rows = 0;
+    for (; b.len < 3 * TL_CSV_WINDOW; rows++)
+        tl_buf_printf(&b, "%zu,%zu.25,\"%s\"\r\n", rows, rows * 7, rows % 5 ? "x,y" : "a\r\n\"\"b");
+    tl_buf_adds(&b, "\"");
+    for (size_t i = 0; i < 2 * TL_CSV_WINDOW + 17; i++) /* a field longer than two windows */
+        tl_buf_adds(&b, i % 1000 ? "z" : "\"\"\r\n");
+    tl_buf_adds(&b, "\",1,word\r\n");
+    rows++;
+    for (; b.len < 6 * TL_CSV_WINDOW; rows++)
+        tl_buf_printf(&b, "%zu,%s,\r\n\r\n", rows, rows % 3 ? "7" : "8.5");
+    tl_buf_adds(&b, "text,1,2\r\n");
+    rows++;
+    assert_int_equal(file_agrees(b.data, b.len), (long)rows);
+
+    /* the table itself: the first column's numbers came back as written */
+    tl_arena arena;
+    tl_error err = {0};
+    tl_arena_init(&arena);
+    tl_table *t = tl_csv_parse_window(b.data, b.len, TL_CSV_WINDOW, "w.csv", &arena, &err, TL_CSV_SIMD_BEST);
+    assert_non_null(t);
+    assert_int_equal(t->ncols, 3);
+    assert_int_equal(strlen(t->cols[1].name), TL_CSV_WINDOW + 1000);
+    assert_int_equal(t->cols[0].type, TL_COL_STR);
+    assert_string_equal(t->cols[0].cells[1].v.s, "1");
+    assert_string_equal(t->cols[0].cells[rows - 1].v.s, "text");
+    assert_string_equal(t->cols[2].cells[0].v.s, "a\r\n\"b");
+    tl_table_free(t);
+    tl_arena_free(&arena);
+
+    /* errors far in: a record of too many fields, a NUL, a quote never closed */
+    size_t len = b.len;
+    tl_buf_adds(&b, "1,2,3,4\r\n");
+    assert_int_equal(file_agrees(b.data, b.len), -1);
+    b.len = len;
+    tl_buf_add(&b, "1,\0\r\n", 5);
+    assert_int_equal(file_agrees(b.data, b.len), -1);
+    b.len = len;
+    tl_buf_adds(&b, "1,\"open\r\n2,3\r\n");
+    assert_int_equal(file_agrees(b.data, b.len), -1);
     tl_buf_free(&b);
 }
 
@@ -319,6 +415,7 @@ int main(void)
         cmocka_unit_test(test_levels_fall_back),
         cmocka_unit_test(test_generated_texts_agree),
         cmocka_unit_test(test_specials_at_every_offset),
+        cmocka_unit_test(test_files_through_the_window),
         cmocka_unit_test(test_numbers_before_text_keep_their_text),
         cmocka_unit_test(test_numbers_match_strtod),
         cmocka_unit_test(test_missing_spellings),

@@ -26,15 +26,27 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* What a step of the parse came to.  MORE: the bytes at hand end before the step could
+ * (a field, a record) and the text goes on: the window is refilled and the step taken
+ * again from its start. */
+enum { STEP_ERROR, STEP_OK, STEP_MORE, STEP_END };
+
 typedef struct csv_parser {
-    const char *data, *p, *end;
+    const char *data, *p, *end; /* the bytes at hand: the whole text, or the window's */
     const char *label;
     size_t line;       /* physical line of the current position, 1-based */
     tl_buf field;      /* unquoted text of the current field */
     tl_error *err;
     tl_csv_mask_fn scan;
-    size_t wpos;       /* the offset of the scanned block, SIZE_MAX before the first */
+    size_t wpos;       /* the offset in data of the scanned block, SIZE_MAX before the first */
     tl_csv_masks w;    /* its masks */
+    /* Reading through a window (win != NULL): win's storage holds the text's bytes from
+     * offset `base`, and is refilled from the file `fd` (or from `mem`, for tests). */
+    tl_buf *win;
+    size_t base, size; /* size: the whole text's bytes */
+    int eof;           /* 1 when end is the text's end */
+    int fd;
+    const char *mem;
 } csv_parser;
 
 /* Scan the block at offset pos (a short last block as if padded with plain bytes). */
@@ -56,7 +68,7 @@ static void scan_block(csv_parser *ps, size_t pos)
 }
 
 /* The first byte at or after p that the `quoted` (else the `plain`) mask flags, or the
- * end of the input. */
+ * end of the bytes at hand. */
 static inline const char *find(csv_parser *ps, const char *p, int quoted)
 {
     size_t pos = (size_t)(p - ps->data), len = (size_t)(ps->end - ps->data);
@@ -73,8 +85,85 @@ static inline const char *find(csv_parser *ps, const char *p, int quoted)
     }
 }
 
+/* 1 when q, where a scan stopped, is the end of the bytes at hand but not of the text:
+ * what lies there is not known yet. */
+static inline int short_of(const csv_parser *ps, const char *q) { return q >= ps->end && !ps->eof; }
+
+/* ---- the window ---------------------------------------------------------------------- */
+
+/* n bytes of the text from offset off into dst; 0 when the file gave fewer (it shrank,
+ * or a read failed). */
+static int source_read(csv_parser *ps, char *dst, size_t n, size_t off)
+{
+    if (ps->mem) {
+        memcpy(dst, ps->mem + off, n);
+        return 1;
+    }
+    while (n) {
+        ssize_t k = pread(ps->fd, dst, n, (off_t)off);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return 0;
+        dst += k;
+        off += (size_t)k;
+        n -= (size_t)k;
+    }
+    return 1;
+}
+
+/*
+ * Refill the window: the bytes from `from` on (an unfinished step's) move to its start,
+ * and the rest of it is read from the text; a step longer than the window doubles it.
+ * The position is set back to `from`, on line `line`.  Returns 0 with the error set when
+ * the file gives less than it held.
+ */
+static int refill(csv_parser *ps, const char *from, size_t line)
+{
+    tl_buf *w = ps->win;
+    size_t keep = (size_t)(ps->end - from);
+    ps->base += (size_t)(from - ps->data);
+    if (keep && from != w->data)
+        memmove(w->data, from, keep);
+    w->len = keep;
+    if (keep + 1 >= w->cap)
+        tl_buf_reserve(w, w->cap);
+    size_t n = w->cap - 1 - keep, left = ps->size - ps->base - keep;
+    if (n > left)
+        n = left;
+    if (n && !source_read(ps, w->data + keep, n, ps->base + keep)) {
+        tl_error_set(ps->err, "%s: read error", ps->label);
+        return 0;
+    }
+    ps->data = ps->p = w->data;
+    ps->end = w->data + keep + n;
+    ps->eof = ps->base + keep + n == ps->size;
+    ps->wpos = SIZE_MAX;
+    ps->line = line;
+    return 1;
+}
+
+/* The text's offset of p. */
+static size_t offset_of(const csv_parser *ps, const char *p) { return ps->base + (size_t)(p - ps->data); }
+
+/* Go back to the text's offset off (line `line`): in the bytes at hand, or a window read
+ * from there. */
+static int seek_to(csv_parser *ps, size_t off, size_t line)
+{
+    if (off >= ps->base) {
+        ps->p = ps->data + (off - ps->base);
+        ps->line = line;
+        return 1;
+    }
+    ps->base = off;
+    ps->end = ps->data;
+    return refill(ps, ps->data, line);
+}
+
+/* ---- fields ---------------------------------------------------------------------------- */
+
 /* The end of unquoted text starting at p (a delimiter, a line end or the end of the
- * input), or NULL with the error set at a NUL byte. */
+ * bytes at hand), or NULL with the error set at a NUL byte. */
 static const char *plain_run(csv_parser *ps, const char *p)
 {
     const char *q = find(ps, p, 0);
@@ -86,12 +175,12 @@ static const char *plain_run(csv_parser *ps, const char *p)
 }
 
 /*
- * The rest of a quoted field from p (after its opening quote); returns the byte after its
- * closing quote, or NULL with the error set.  Its text is left in the input, from p to
- * that quote, when it holds no doubled quote (*copied 0: most quoted fields, and no copy
- * of their bytes is made here); otherwise it is built unquoted in ps->field (*copied 1).
+ * The rest of a quoted field from p (after its opening quote): *after is set to the byte
+ * after its closing quote.  Its text is left in the input, from p to that quote, when it
+ * holds no doubled quote (*copied 0: most quoted fields, and no copy of their bytes is
+ * made here); otherwise it is built unquoted in ps->field (*copied 1).
  */
-static const char *quoted_run(csv_parser *ps, const char *p, int *copied)
+static int quoted_run(csv_parser *ps, const char *p, const char **after, int *copied)
 {
     size_t start_line = ps->line;
     const char *start = p;
@@ -101,14 +190,16 @@ static const char *quoted_run(csv_parser *ps, const char *p, int *copied)
         if (*copied)
             tl_buf_add(&ps->field, p, (size_t)(q - p));
         p = q;
+        if (short_of(ps, p))
+            return STEP_MORE;
         if (p >= ps->end) {
             tl_error_set(ps->err, "%s line %zu: a quoted field is never closed (missing '\"')",
                          ps->label, start_line);
-            return NULL;
+            return STEP_ERROR;
         }
         if (*p == '\0') {
             tl_error_set(ps->err, "%s line %zu: NUL byte inside a field", ps->label, ps->line);
-            return NULL;
+            return STEP_ERROR;
         }
         if (*p == '\n') {
             ps->line++;
@@ -117,7 +208,8 @@ static const char *quoted_run(csv_parser *ps, const char *p, int *copied)
             p++;
             continue;
         }
-        /* a quote: doubled means a literal quote, otherwise the quoted part ends */
+        /* A quote: doubled means a literal quote, otherwise the quoted part ends (a
+         * quote at the end of the bytes at hand ends it, and the field is MORE there). */
         if (p + 1 < ps->end && p[1] == '"') {
             if (!*copied) { /* the text so far, then unquoted from here on */
                 tl_buf_clear(&ps->field);
@@ -128,26 +220,29 @@ static const char *quoted_run(csv_parser *ps, const char *p, int *copied)
             p += 2;
             continue;
         }
-        return p + 1;
+        *after = p + 1;
+        return STEP_OK;
     }
 }
 
 /*
  * Read one field starting at ps->p.  Sets *text and *n (pointing into the input or into
- * ps->field) and *last to 1 when the field ended its record.  Returns 0 on error.
+ * ps->field) and *last to 1 when the field ended its record.  A field that reaches the
+ * end of the bytes at hand before the text's end is MORE: it is never given out cut.
  */
 static int next_field(csv_parser *ps, const char **text, size_t *n, int *last)
 {
-    const char *p = ps->p, *end = ps->end;
+    const char *p = ps->p, *end = ps->end, *q;
     if (p < end && *p == '"') {
         const char *open = p + 1;
-        int copied;
-        if (!(p = quoted_run(ps, open, &copied)))
-            return 0;
+        int copied, r = quoted_run(ps, open, &p, &copied);
+        if (r != STEP_OK)
+            return r;
         /* Text after the closing quote belongs to the field too (pandas keeps it). */
-        const char *q = plain_run(ps, p);
-        if (!q)
-            return 0;
+        if (!(q = plain_run(ps, p)))
+            return STEP_ERROR;
+        if (short_of(ps, q))
+            return STEP_MORE;
         if (!copied && q == p) { /* the quoted text alone, as it stands in the input */
             *text = open;
             *n = (size_t)(p - 1 - open);
@@ -160,33 +255,35 @@ static int next_field(csv_parser *ps, const char **text, size_t *n, int *last)
             *text = ps->field.data ? ps->field.data : "";
             *n = ps->field.len;
         }
-        p = q;
     } else {
-        const char *q = plain_run(ps, p);
-        if (!q)
-            return 0;
+        if (!(q = plain_run(ps, p)))
+            return STEP_ERROR;
+        if (short_of(ps, q))
+            return STEP_MORE;
         *text = p;
         *n = (size_t)(q - p);
-        p = q;
     }
-    /* p is at a delimiter, a line end, or the end of input */
+    /* q is at a delimiter, a line end, or the end of the text */
+    p = q;
     if (p < end && *p == ',') {
         *last = 0;
         p++;
     } else {
         *last = 1;
-        if (p < end && *p == '\r')
-            p++;
+        if (p < end && *p == '\r' && short_of(ps, ++p))
+            return STEP_MORE; /* a '\n' may follow */
         if (p < end && *p == '\n')
             p++;
-        if (p <= end)
-            ps->line++;
+        ps->line++;
     }
     ps->p = p;
-    return 1;
+    return STEP_OK;
 }
 
-/* A physically empty line: skipped, as pandas does with skip_blank_lines. */
+/* Physically empty lines: skipped, as pandas does with skip_blank_lines.  OK at the start
+ * of a record, END at the end of the text.  A "\r" at the end of the bytes at hand is
+ * taken for a line of its own; the MORE that follows takes the lines again from their
+ * start, "\r\n" whole. */
 static int skip_blank_lines(csv_parser *ps)
 {
     while (ps->p < ps->end && (*ps->p == '\n' || *ps->p == '\r')) {
@@ -195,7 +292,9 @@ static int skip_blank_lines(csv_parser *ps)
         ps->p++;
         ps->line++;
     }
-    return ps->p < ps->end;
+    if (ps->p < ps->end)
+        return STEP_OK;
+    return ps->eof ? STEP_END : STEP_MORE;
 }
 
 /* ---- typing cells as they are read ------------------------------------------------------ */
@@ -252,57 +351,93 @@ static inline void put_field(tl_builder *b, col_state *st, size_t row, size_t co
 
 /*
  * The columns that turned to text after holding numbers get their numbers' texts back:
- * rows 0 .. the last such column's text_from are read again from `records` (the first
- * record's line `line`), and only those cells are touched.
+ * rows 0 .. the last such column's text_from are read again from the records' start
+ * (offset `records`, line `line`), and only those cells are touched.
  */
-static int restore_texts(csv_parser *ps, tl_builder *b, const col_state *st, const char *records,
-                         size_t line)
+static int restore_row(csv_parser *ps, tl_builder *b, const col_state *st, size_t row)
+{
+    int r = skip_blank_lines(ps), last = 0;
+    size_t ncols = b->t->ncols;
+    for (size_t col = 0; r == STEP_OK && !last; col++) {
+        const char *text;
+        size_t n;
+        if ((r = next_field(ps, &text, &n, &last)) != STEP_OK)
+            break;
+        if (col >= ncols || !st[col].numbers || row >= st[col].text_from)
+            continue;
+        /* a cell already turned back (before a refill) is text and stays as it is */
+        tl_cell *c = &b->t->cols[col].cells[row];
+        if (c->kind == TL_INT || c->kind == TL_FLOAT)
+            *c = text_cell(text, n, b->arena);
+    }
+    return r;
+}
+
+static int restore_texts(csv_parser *ps, tl_builder *b, const col_state *st, size_t records, size_t line)
 {
     size_t upto = 0, ncols = b->t->ncols;
     for (size_t c = 0; c < ncols; c++)
         if (st[c].numbers && st[c].text_from != NO_ROW && st[c].text_from > upto)
             upto = st[c].text_from;
-    ps->p = records;
-    ps->line = line;
-    for (size_t row = 0; row < upto && skip_blank_lines(ps); row++) {
-        int last = 0;
-        for (size_t col = 0; !last; col++) {
-            const char *text;
-            size_t n;
-            if (!next_field(ps, &text, &n, &last))
+    if (!upto)
+        return 1;
+    if (!seek_to(ps, records, line))
+        return 0;
+    for (size_t row = 0; row < upto;) {
+        const char *at = ps->p;
+        size_t at_line = ps->line;
+        int r = restore_row(ps, b, st, row);
+        if (r == STEP_MORE) {
+            if (!refill(ps, at, at_line))
                 return 0;
-            if (col >= ncols || !st[col].numbers || row >= st[col].text_from)
-                continue;
-            tl_cell *c = &b->t->cols[col].cells[row];
-            if (c->kind == TL_INT || c->kind == TL_FLOAT)
-                *c = text_cell(text, n, b->arena);
+            continue;
         }
+        if (r != STEP_OK)
+            return r == STEP_END;
+        row++;
     }
     return 1;
 }
 
 /* ---- the parse ------------------------------------------------------------------------ */
 
-/* The header's fields as column names; returns their number, or -1 on error. */
-static long read_header(csv_parser *ps, tl_builder *b)
+/* The header's fields as column names (*nnames of them). */
+static int header_once(csv_parser *ps, tl_builder *b, size_t *nnames)
 {
     const char **names = NULL;
-    size_t nnames = 0, cap = 0;
-    if (skip_blank_lines(ps)) {
-        int last = 0;
+    size_t count = 0, cap = 0;
+    int r = skip_blank_lines(ps), last = 0;
+    if (r == STEP_END)
+        r = STEP_OK; /* no header at all: a table without columns */
+    else if (r == STEP_OK)
         while (!last) {
             const char *text;
             size_t n;
-            if (!next_field(ps, &text, &n, &last)) {
-                free(names);
-                return -1;
-            }
-            TL_GROW(names, cap, nnames + 1);
-            names[nnames++] = tl_arena_strndup(b->arena, text, n);
+            if ((r = next_field(ps, &text, &n, &last)) != STEP_OK)
+                break;
+            TL_GROW(names, cap, count + 1);
+            names[count++] = tl_arena_strndup(b->arena, text, n);
         }
-    }
-    tl_builder_header(b, names, nnames);
+    if (r == STEP_OK)
+        tl_builder_header(b, names, count);
     free(names);
+    *nnames = count;
+    return r;
+}
+
+/* The header; returns the number of its columns, or -1 on error. */
+static long read_header(csv_parser *ps, tl_builder *b)
+{
+    size_t nnames;
+    for (;;) {
+        const char *at = ps->p;
+        size_t line = ps->line;
+        int r = header_once(ps, b, &nnames);
+        if (r == STEP_ERROR || (r == STEP_MORE && !refill(ps, at, line)))
+            return -1;
+        if (r == STEP_OK)
+            break;
+    }
     if (b->too_big) {
         tl_error_set(ps->err, "%s line 1: %zu columns, more than the %zu a table may have; refusing",
                      ps->label, nnames, TL_TABLE_MAX_COLS);
@@ -321,42 +456,62 @@ static size_t rows_guess(size_t len, size_t used, size_t rows, size_t ncols)
     return guess < most ? guess : most;
 }
 
+/* One record (after blank lines), its cells put into the builder's next row.  A record
+ * taken again after MORE puts the same cells again: only whole fields were put. */
+static int read_record(csv_parser *ps, tl_builder *b, col_state *st, size_t nnames, size_t first)
+{
+    int r = skip_blank_lines(ps);
+    if (r != STEP_OK)
+        return r;
+    size_t record_line = ps->line, col = 0, row = b->t->nrows;
+    if (row == 32)
+        tl_builder_reserve(b, rows_guess(ps->size - first, offset_of(ps, ps->p) - first, row, nnames));
+    int room = tl_builder_row_room(b), last = 0;
+    while (!last) {
+        const char *text;
+        size_t n;
+        if ((r = next_field(ps, &text, &n, &last)) != STEP_OK)
+            return r;
+        if (col >= nnames) {
+            /* count the rest of the record for a helpful message */
+            size_t fields = col + 1;
+            while (!last && (r = next_field(ps, &text, &n, &last)) == STEP_OK)
+                fields++;
+            if (r == STEP_MORE)
+                return r;
+            tl_error_set(ps->err, "%s line %zu: %zu fields, the header has %zu", ps->label,
+                         record_line, fields, nnames);
+            return STEP_ERROR;
+        }
+        if (room)
+            put_field(b, st, row, col, text, n);
+        col++;
+    }
+    /* Short records keep their missing tail; a record is never blank here. */
+    tl_builder_end_row(b, 1);
+    if (b->too_big) {
+        tl_error_set(ps->err, "%s line %zu: more than %zu cells (%zu columns x %zu rows); refusing",
+                     ps->label, record_line, TL_TABLE_MAX_CELLS, nnames, b->t->nrows + 1);
+        return STEP_ERROR;
+    }
+    return STEP_OK;
+}
+
 /* The records after the header; returns 0 on error. */
 static int read_records(csv_parser *ps, tl_builder *b, col_state *st, size_t nnames)
 {
-    const char *first = ps->p;
-    while (skip_blank_lines(ps)) {
-        size_t record_line = ps->line, col = 0, row = b->t->nrows;
-        if (row == 32)
-            tl_builder_reserve(b, rows_guess((size_t)(ps->end - first), (size_t)(ps->p - first), row, nnames));
-        int room = tl_builder_row_room(b), last = 0;
-        while (!last) {
-            const char *text;
-            size_t n;
-            if (!next_field(ps, &text, &n, &last))
+    size_t first = offset_of(ps, ps->p);
+    for (;;) {
+        const char *at = ps->p;
+        size_t line = ps->line;
+        int r = read_record(ps, b, st, nnames, first);
+        if (r == STEP_MORE) {
+            if (!refill(ps, at, line))
                 return 0;
-            if (col >= nnames) {
-                /* count the rest of the record for a helpful message */
-                size_t fields = col + 1;
-                while (!last && next_field(ps, &text, &n, &last))
-                    fields++;
-                tl_error_set(ps->err, "%s line %zu: %zu fields, the header has %zu", ps->label,
-                             record_line, fields, nnames);
-                return 0;
-            }
-            if (room)
-                put_field(b, st, row, col, text, n);
-            col++;
-        }
-        /* Short records keep their missing tail; a record is never blank here. */
-        tl_builder_end_row(b, 1);
-        if (b->too_big) {
-            tl_error_set(ps->err, "%s line %zu: more than %zu cells (%zu columns x %zu rows); refusing",
-                         ps->label, record_line, TL_TABLE_MAX_CELLS, nnames, b->t->nrows + 1);
-            return 0;
+        } else if (r != STEP_OK) {
+            return r == STEP_END;
         }
     }
-    return 1;
 }
 
 /* 1 when the text is UTF-16 (a byte-order mark, or ASCII with a NUL beside every
@@ -368,43 +523,49 @@ static int is_utf16(const unsigned char *d, size_t len)
     return len >= 4 && ((d[0] && !d[1] && d[2] && !d[3]) || (!d[0] && d[1] && !d[2] && d[3]));
 }
 
-tl_table *tl_csv_parse_simd(const char *data, size_t len, const char *label, tl_arena *arena,
-                            tl_error *err, tl_csv_simd level)
+/* The parse of the text ps is set up for (its first bytes at hand). */
+static tl_table *parse(csv_parser *ps, tl_arena *arena)
 {
-    if (is_utf16((const unsigned char *)data, len)) {
-        tl_error_set(err, "%s: UTF-16 text; tlcompare reads CSV as UTF-8: save it as \"CSV UTF-8\", or convert "
-                          "it (iconv -f UTF-16 -t UTF-8)", label);
+    if (is_utf16((const unsigned char *)ps->data, (size_t)(ps->end - ps->data))) {
+        tl_error_set(ps->err, "%s: UTF-16 text; tlcompare reads CSV as UTF-8: save it as \"CSV UTF-8\", or "
+                              "convert it (iconv -f UTF-16 -t UTF-8)", ps->label);
         return NULL;
     }
-    csv_parser ps = {.data = data, .p = data, .end = data + len, .label = label, .line = 1,
-                     .err = err, .scan = tl_csv_mask_fn_for(level, NULL), .wpos = SIZE_MAX};
     tl_builder b;
     tl_builder_init(&b, arena);
     col_state *st = NULL;
 
-    if (len >= 3 && memcmp(data, "\xEF\xBB\xBF", 3) == 0)
-        ps.p += 3;
-    long nnames = read_header(&ps, &b);
+    if (ps->end - ps->data >= 3 && memcmp(ps->data, "\xEF\xBB\xBF", 3) == 0)
+        ps->p += 3;
+    long nnames = read_header(ps, &b);
     if (nnames < 0)
         goto fail;
     st = tl_xmalloc((nnames ? (size_t)nnames : 1) * sizeof *st);
     for (long c = 0; c < nnames; c++)
         st[c] = (col_state){NO_ROW, 0};
-    const char *records = ps.p;
-    size_t records_line = ps.line;
-    if (!read_records(&ps, &b, st, (size_t)nnames))
+    size_t records = offset_of(ps, ps->p), records_line = ps->line;
+    if (!read_records(ps, &b, st, (size_t)nnames))
         goto fail;
-    if (!restore_texts(&ps, &b, st, records, records_line))
+    if (!restore_texts(ps, &b, st, records, records_line))
         goto fail;
     free(st);
-    tl_buf_free(&ps.field);
+    tl_buf_free(&ps->field);
     return tl_builder_finish(&b);
 
 fail:
     free(st);
-    tl_buf_free(&ps.field);
+    tl_buf_free(&ps->field);
     tl_builder_abort(&b);
     return NULL;
+}
+
+tl_table *tl_csv_parse_simd(const char *data, size_t len, const char *label, tl_arena *arena,
+                            tl_error *err, tl_csv_simd level)
+{
+    csv_parser ps = {.data = data, .p = data, .end = data + len, .label = label, .line = 1,
+                     .err = err, .scan = tl_csv_mask_fn_for(level, NULL), .wpos = SIZE_MAX,
+                     .size = len, .eof = 1, .fd = -1};
+    return parse(&ps, arena);
 }
 
 tl_table *tl_csv_parse(const char *data, size_t len, const char *label, tl_arena *arena,
@@ -412,6 +573,35 @@ tl_table *tl_csv_parse(const char *data, size_t len, const char *label, tl_arena
 {
     return tl_csv_parse_simd(data, len, label, arena, err, TL_CSV_SIMD_BEST);
 }
+
+/* A parse through a window of `window` bytes (at least 4: the UTF-16 and byte-order mark
+ * checks look at the first ones) in `win`, from the file fd or the text mem. */
+static tl_table *parse_windowed(int fd, const char *mem, size_t size, size_t window, tl_buf *win,
+                                const char *label, tl_arena *arena, tl_error *err, tl_csv_simd level)
+{
+    if (window < 4)
+        window = 4;
+    if (win->cap < window + 1) {
+        tl_buf_free(win);
+        tl_buf_reserve(win, window);
+    }
+    csv_parser ps = {.label = label, .line = 1, .err = err, .scan = tl_csv_mask_fn_for(level, NULL),
+                     .wpos = SIZE_MAX, .win = win, .size = size, .fd = fd, .mem = mem};
+    ps.data = ps.p = ps.end = win->data;
+    if (!refill(&ps, ps.data, 1))
+        return NULL;
+    return parse(&ps, arena);
+}
+
+tl_table *tl_csv_parse_window(const char *data, size_t len, size_t window, const char *label,
+                              tl_arena *arena, tl_error *err, tl_csv_simd level)
+{
+    tl_buf win = {0};
+    tl_table *t = parse_windowed(-1, data ? data : "", len, window, &win, label, arena, err, level);
+    tl_buf_free(&win);
+    return t;
+}
+
 tl_table *tl_csv_read_file_into(const char *path, tl_buf *buf, tl_arena *arena, tl_error *err)
 {
     /* O_NONBLOCK: opening a FIFO to read would wait for a writer; the type is checked
@@ -428,26 +618,10 @@ tl_table *tl_csv_read_file_into(const char *path, tl_buf *buf, tl_arena *arena, 
         return NULL;
     }
     fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-    size_t size = (size_t)st.st_size, got = 0;
-    if (buf->cap < size + 1)
-        tl_buf_free(buf); /* a new block: growing would copy the old file's bytes */
-    tl_buf_clear(buf);
-    tl_buf_reserve(buf, size + 1);
-    tl_populate(buf->data, size);
-    while (got < size) {
-        ssize_t k = read(fd, buf->data + got, size - got);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0)
-            break; /* an error, or the file shrank while it was read */
-        got += (size_t)k;
-    }
+    tl_table *t = parse_windowed(fd, NULL, (size_t)st.st_size, TL_CSV_WINDOW, buf, path, arena, err,
+                                 TL_CSV_SIMD_BEST);
     close(fd);
-    if (got != size) {
-        tl_error_set(err, "%s: read error", path);
-        return NULL;
-    }
-    return tl_csv_parse(buf->data, size, path, arena, err);
+    return t;
 }
 
 tl_table *tl_csv_read_file(const char *path, tl_arena *arena, tl_error *err)
