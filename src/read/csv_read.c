@@ -13,6 +13,13 @@
  * again (pandas keeps an object column's cells as written): one more pass over those
  * rows re-reads them, for all such columns at once, so no input costs more than two
  * passes however its columns are laid out.
+ *
+ * A file is read through a window (TL_CSV_WINDOW) rather than whole: its bytes are
+ * parsed while they are in the cache, and no buffer the size of the file is ever
+ * written.  A step (the header, a record) that reaches the window's end before the
+ * text's is MORE: the window is refilled from that step's start and the step taken
+ * again.  Only whole fields are ever put into the table, so a record taken twice puts
+ * the same cells twice.  The second pass reads the file again from the records' start.
  */
 #include "read/csv_read.h"
 

@@ -18,7 +18,7 @@
 typedef struct csv_dir {
     char **sheets; /* the sheet names found (file stems), sorted */
     size_t nsheets;
-    tl_buf bytes;  /* the last file read: its memory serves the next */
+    tl_buf bytes;  /* the CSV reader's window: its memory serves the next sheet */
 } csv_dir;
 
 #define CSV_KEEP_BYTES ((size_t)64 << 20)
