@@ -462,8 +462,8 @@ static void test_huge_shape_argument_capped(void **state)
     assert_non_null(t);
     int seen = 0;
     for (uint32_t i = 0; i < t->nev; i++)
-        if (tl_tev_x(t, &t->ev[i])->input_dims) {
-            assert_int_equal(strlen(tl_tev_x(t, &t->ev[i])->input_dims), 2 + 1 + 999 * 3 + 1 + 2); /* "((1, 1, ..., 1),)" */
+        if (tl_tev_x(t, &t->ev[i])->args->input_dims) {
+            assert_int_equal(strlen(tl_tev_x(t, &t->ev[i])->args->input_dims), 2 + 1 + 999 * 3 + 1 + 2); /* "((1, 1, ..., 1),)" */
             seen = 1;
         }
     assert_true(seen);

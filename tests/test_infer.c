@@ -836,7 +836,7 @@ static void test_moe_pseudo_ops(void **state)
         assert_int_equal(t->ev[launch].parent, frame); /* the launch keeps its parent */
         assert_int_equal(e->ngpu, 1);
         assert_true(isnan(e->dur));
-        assert_ptr_equal(tl_tev_x(t, e)->input_dims, tl_tev_x(t, &t->ev[0])->input_dims);
+        assert_ptr_equal(tl_tev_x(t, e)->args->input_dims, tl_tev_x(t, &t->ev[0])->args->input_dims);
     }
     assert_int_equal(tl_tev_x(t, &t->ev[nev])->moe_topk, 2);
     assert_int_equal(tl_tev_x(t, &t->ev[nev])->moe_gated, 1);

@@ -75,6 +75,41 @@ static void assert_gpu(const tl_trace *t, uint32_t uid, const char *want)
 #define FLOW(ph, id, pid, tid, ts) \
     "{\"ph\":\"" ph "\",\"id\":" #id ",\"pid\":" #pid ",\"tid\":" #tid ",\"ts\":" #ts ",\"cat\":\"ac2g\",\"name\":\"ac2g\"}"
 
+/* A cpu_op's shape args and output type are kept once per combination: the ops with the
+ * same five texts share one record, an op that differs in any one of them (the output
+ * type too) has its own, and an op with none of them reads tl_op_args_none. */
+static void test_op_args_shared(void **state)
+{
+    (void)state;
+#define ARGS(dims, otype) ",\"args\":{\"Input Dims\":" dims ",\"Input type\":[\"float\"]" otype "}"
+    tl_trace *t = must_load("{\"traceEvents\":[\n"
+                            X("cpu_op", "a", 1, 1, 0, 10, ARGS("[[2,3]]", "")) ",\n"
+                            X("cpu_op", "b", 1, 1, 1, 1, ARGS("[[2,3]]", "")) ",\n"
+                            X("cpu_op", "c", 1, 1, 2, 1, ARGS("[[2,4]]", "")) ",\n"
+                            X("cpu_op", "d", 1, 1, 3, 1, ARGS("[[2,3]]", ",\"Output type\":[\"float\"]")) ",\n"
+                            X("cpu_op", "e", 1, 1, 4, 1, "") ",\n"
+                            X("kernel", "k", 0, 7, 5, 1, ",\"args\":{\"stream\":7}") ",\n"
+                            X("cpu_op", "f", 1, 1, 6, 1, ARGS("[[2,3]]", ",\"Output type\":[\"float\"]")) "\n"
+                            "]}");
+#undef ARGS
+    assert_int_equal(t->nev, 7);
+    const tl_op_args *a = tl_tev_x(t, by_uid(t, 0))->args, *b = tl_tev_x(t, by_uid(t, 1))->args,
+                     *c = tl_tev_x(t, by_uid(t, 2))->args, *d = tl_tev_x(t, by_uid(t, 3))->args,
+                     *e = tl_tev_x(t, by_uid(t, 4))->args, *k = tl_tev_x(t, by_uid(t, 5))->args,
+                     *f = tl_tev_x(t, by_uid(t, 6))->args;
+    assert_string_equal(a->input_dims, "((2, 3),)");
+    assert_string_equal(a->input_type, "('float',)");
+    assert_null(a->output_type);
+    assert_ptr_equal(a, b);
+    assert_true(c != a && d != a && d != c);
+    assert_string_equal(c->input_dims, "((2, 4),)");
+    assert_string_equal(d->output_type, "('float',)");
+    assert_ptr_equal(d, f);
+    assert_ptr_equal(e, &tl_op_args_none);
+    assert_ptr_equal(k, &tl_op_args_none);
+    tl_trace_free(t);
+}
+
 /* What is kept, how UIDs count, names interned, shape args as Python reprs. */
 static void test_events_kept(void **state)
 {
@@ -103,11 +138,11 @@ static void test_events_kept(void **state)
     assert_ptr_equal(mm->name, mm2->name); /* interned */
     assert_int_equal(mm->kind, TL_TEV_CPU_OP);
     assert_true(mm->ts == 101.5 && mm->dur == 10.25 && tl_tev_end(mm) == 111.75);
-    assert_string_equal(tl_tev_x(t, mm)->input_dims, "((2, 3), (3,), ())");
-    assert_string_equal(tl_tev_x(t, mm)->input_type, "('c10::BFloat16', \"it's\", '')");
-    assert_string_equal(tl_tev_x(t, mm)->input_strides, "(((1, 2),), ())");
-    assert_string_equal(tl_tev_x(t, mm)->concrete_inputs, "('', '1', 'a\"b\\\\c\xc3\xa9')");
-    assert_null(tl_tev_x(t, mm2)->input_dims);
+    assert_string_equal(tl_tev_x(t, mm)->args->input_dims, "((2, 3), (3,), ())");
+    assert_string_equal(tl_tev_x(t, mm)->args->input_type, "('c10::BFloat16', \"it's\", '')");
+    assert_string_equal(tl_tev_x(t, mm)->args->input_strides, "(((1, 2),), ())");
+    assert_string_equal(tl_tev_x(t, mm)->args->concrete_inputs, "('', '1', 'a\"b\\\\c\xc3\xa9')");
+    assert_null(tl_tev_x(t, mm2)->args->input_dims);
     assert_int_equal(k->kind, TL_TEV_KERNEL);
     assert_int_equal(tl_tev_x(t, k)->stream, 7);
     assert_int_equal(ms->kind, TL_TEV_MEMSET);
@@ -529,7 +564,7 @@ static void test_values(void **state)
     assert_string_equal(t->ev[0].name, "ab\xf0\x9f\x98\x80/");
     assert_true(t->ev[0].ts == 1419247333430.849);
     assert_true(t->ev[0].dur == 25.0);
-    assert_string_equal(tl_tev_x(t, &t->ev[0])->concrete_inputs, "(1e-05, 1.5, 123456789012345678901234, 0, True, None, {'k': (1,)})");
+    assert_string_equal(tl_tev_x(t, &t->ev[0])->args->concrete_inputs, "(1e-05, 1.5, 123456789012345678901234, 0, True, None, {'k': (1,)})");
     tl_trace_free(t);
     /* ids in every form the number grammar allows: plain (up to 18 digits and beyond),
      * negative, -0, and as floats with an integral value; a fraction is no id */
@@ -901,6 +936,7 @@ int main(void)
         cmocka_unit_test(test_py_str_repr),
         cmocka_unit_test(test_gzip_file_ahead),
         cmocka_unit_test(test_size_hint),
+        cmocka_unit_test(test_op_args_shared),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

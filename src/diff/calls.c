@@ -40,7 +40,7 @@ static double *direct_times(const tl_trace *t)
 static uint64_t shape_of(const tl_trace *t, const tl_tev *e)
 {
     const tl_tev_aux *x = tl_tev_x(t, e);
-    const char *parts[4] = {x->input_dims, x->input_type, x->input_strides, x->concrete_inputs};
+    const char *parts[4] = {x->args->input_dims, x->args->input_type, x->args->input_strides, x->args->concrete_inputs};
     uint64_t h = 0x243f6a8885a308d3ULL;
     for (int k = 0; k < 4; k++) {
         const char *s = parts[k] ? parts[k] : "";

@@ -131,10 +131,10 @@ static tl_cell str_or_missing(const char *s) { return s && *s ? tl_cell_str(s) :
 static void put_shape_args(tl_table *t, size_t dims, size_t strides, size_t type, size_t conc, size_t o,
                            const tl_tev_aux *cpu)
 {
-    t->cols[dims].cells[o] = str_or_missing(cpu->input_dims);
-    t->cols[strides].cells[o] = str_or_missing(cpu->input_strides);
-    t->cols[type].cells[o] = str_or_missing(cpu->input_type);
-    t->cols[conc].cells[o] = str_or_missing(cpu->concrete_inputs);
+    t->cols[dims].cells[o] = str_or_missing(cpu->args->input_dims);
+    t->cols[strides].cells[o] = str_or_missing(cpu->args->input_strides);
+    t->cols[type].cells[o] = str_or_missing(cpu->args->input_type);
+    t->cols[conc].cells[o] = str_or_missing(cpu->args->concrete_inputs);
 }
 
 

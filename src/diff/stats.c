@@ -187,9 +187,9 @@ static int rows_equal(const tl_diff *d, const tl_diff_row *a, const tl_diff_row 
     const tl_tev *ca = &d->s[a->side].t->ev[a->cpu], *cb = &d->s[b->side].t->ev[b->cpu];
     const tl_tev_aux *xa = tl_tev_x(d->s[a->side].t, ca), *xb = tl_tev_x(d->s[b->side].t, cb);
     return a->name_id == b->name_id && a->cpu_name_id == b->cpu_name_id &&
-           ca->uid == cb->uid && str_eq(xa->input_dims, xb->input_dims) &&
-           str_eq(xa->input_strides, xb->input_strides) && str_eq(xa->input_type, xb->input_type) &&
-           str_eq(xa->concrete_inputs, xb->concrete_inputs) &&
+           ca->uid == cb->uid && str_eq(xa->args->input_dims, xb->args->input_dims) &&
+           str_eq(xa->args->input_strides, xb->args->input_strides) && str_eq(xa->args->input_type, xb->args->input_type) &&
+           str_eq(xa->args->concrete_inputs, xb->args->concrete_inputs) &&
            (ga->dur == gb->dur || (isnan(ga->dur) && isnan(gb->dur))) && a->busy == b->busy &&
            str_eq(a->lca_name, b->lca_name) && a->lca == b->lca && ga->uid == gb->uid;
 }
@@ -519,10 +519,10 @@ static void unique_args(tl_diff *d)
         t[G_UID] = tl_arena_printf(&d->arena, "%u", (unsigned)cpu->uid);
         t[G_SOURCE] = row->side ? "trace2" : "trace1";
         const tl_tev_aux *cx = tl_tev_x(d->s[row->side].t, cpu);
-        t[G_DIMS] = (char *)or_empty(cx->input_dims);
-        t[G_STRIDES] = (char *)or_empty(cx->input_strides);
-        t[G_TYPE] = (char *)or_empty(cx->input_type);
-        t[G_CONCRETE] = (char *)or_empty(cx->concrete_inputs);
+        t[G_DIMS] = (char *)or_empty(cx->args->input_dims);
+        t[G_STRIDES] = (char *)or_empty(cx->args->input_strides);
+        t[G_TYPE] = (char *)or_empty(cx->args->input_type);
+        t[G_CONCRETE] = (char *)or_empty(cx->args->concrete_inputs);
         t[G_BUSY] = (char *)fmt_double_arena(&d->arena, row->busy);
         t[G_LCA] = (char *)(row->lca_name ? row->lca_name : "nan");
         t[G_STACK] = "root";

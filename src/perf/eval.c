@@ -322,9 +322,9 @@ const char *tl_pm_model_of(pm_env *env, uint32_t ev)
         return NULL;
     tl_pv_pool_reset(&env->pool);
     const tl_tev_aux *ax = tl_tev_x(env->t, e);
-    const tl_pv *C = tl_pv_parse(&env->pool, ax->concrete_inputs);
-    const tl_pv *D = tl_pv_parse(&env->pool, ax->input_dims);
-    const tl_pv *T = tl_pv_parse(&env->pool, ax->input_type);
+    const tl_pv *C = tl_pv_parse(&env->pool, ax->args->concrete_inputs);
+    const tl_pv *D = tl_pv_parse(&env->pool, ax->args->input_dims);
+    const tl_pv *T = tl_pv_parse(&env->pool, ax->args->input_type);
     if (!tl_pv_is_seq(C) || !C->n || !tl_pv_is_seq(D) || !D->n || !tl_pv_is_seq(T) || !T->n)
         return NULL;
     int64_t x;
@@ -403,11 +403,11 @@ static const argres *family_eval(pm_env *env, uint32_t ev, const pm_family *fam,
     const tl_trace *t = env->t;
     const tl_tev *e = &t->ev[ev];
     const tl_tev_aux *ax = tl_tev_x(t, e);
-    const char *otype = ax->output_type;
+    const char *otype = ax->args->output_type;
     const char *annot = env->annot ? env->annot[ev] : NULL;
     /* GEMM's transposes come from a kernel name (interned, so its pointer says it) */
-    const void *key[10] = {fam, bwd ? "b" : "f", e->name, ax->input_dims, ax->input_type, ax->input_strides,
-                           ax->concrete_inputs, otype, annot,
+    const void *key[10] = {fam, bwd ? "b" : "f", e->name, ax->args->input_dims, ax->args->input_type, ax->args->input_strides,
+                           ax->args->concrete_inputs, otype, annot,
                            tl_pm_family_key_kernel(fam, t, kern, ng)};
     uint64_t h = 0x9e3779b97f4a7c15ULL;
     for (int k = 0; k < 10; k++)
@@ -437,11 +437,11 @@ static const argres *family_eval(pm_env *env, uint32_t ev, const pm_family *fam,
     c.model = model;
     c.bwd = bwd;
     if (e->kind == TL_TEV_CPU_OP) {
-        c.D = tl_pv_parse(c.pool, ax->input_dims);
-        c.T = tl_pv_parse(c.pool, ax->input_type);
-        c.S = tl_pv_parse(c.pool, ax->input_strides);
-        c.C = fam->reads_c ? tl_pv_parse(c.pool, ax->concrete_inputs) : NULL;
-        c.out_type = tl_pv_parse(c.pool, ax->output_type);
+        c.D = tl_pv_parse(c.pool, ax->args->input_dims);
+        c.T = tl_pv_parse(c.pool, ax->args->input_type);
+        c.S = tl_pv_parse(c.pool, ax->args->input_strides);
+        c.C = fam->reads_c ? tl_pv_parse(c.pool, ax->args->concrete_inputs) : NULL;
+        c.out_type = tl_pv_parse(c.pool, ax->args->output_type);
     }
     c.kern = kern;
     c.nkern = ng;

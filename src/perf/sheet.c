@@ -535,7 +535,7 @@ static void tail_columns(const sheet_ctx *c)
             const char *s = NULL;
             for (size_t q = 0; q < gr->n && !s; q++) {
                 const tl_tev_aux *e = tl_tev_x(t, &t->ev[c->rows[gr->rows[q]].ev]);
-                s = a == 0 ? e->input_dims : a == 1 ? e->input_type : a == 2 ? e->input_strides : e->concrete_inputs;
+                s = a == 0 ? e->args->input_dims : a == 1 ? e->args->input_type : a == 2 ? e->args->input_strides : e->args->concrete_inputs;
             }
             x[r] = scell(list_text(c->env->arena, s));
         }

@@ -743,10 +743,10 @@ static ugrp *group_keys(pm_env *env, const urow *rows, size_t nr, const char ***
         kv[2] = tl_trace_process_name(t, tl_tev_pid(t, ev));
         kv[3] = tl_trace_process_label(t, tl_tev_pid(t, ev));
         kv[4] = tl_trace_thread_name(t, tl_tev_pid(t, ev), tl_tev_tid(t, ev));
-        kv[5] = cpu ? x->input_dims : NULL;
-        kv[6] = cpu ? x->input_type : NULL;
-        kv[7] = cpu ? x->input_strides : NULL;
-        kv[8] = cpu ? x->concrete_inputs : NULL;
+        kv[5] = cpu ? x->args->input_dims : NULL;
+        kv[6] = cpu ? x->args->input_type : NULL;
+        kv[7] = cpu ? x->args->input_strides : NULL;
+        kv[8] = cpu ? x->args->concrete_inputs : NULL;
         tl_buf_clear(&kb);
         for (int q = 0; q < 9; q++) {
             tl_buf_adds(&kb, kv[q] ? kv[q] : "None");

@@ -358,7 +358,7 @@ void tl_capture_classify(const tl_trace *t, int64_t *batch, int *mode, const cha
     tally ty = {0};
     for (size_t i = 0; i < t->nev; i++)
         if (t->ev[i].kind == TL_TEV_CPU_OP)
-            first_dims(tl_tev_x(t, &t->ev[i])->input_dims, tally_add, &ty);
+            first_dims(tl_tev_x(t, &t->ev[i])->args->input_dims, tally_add, &ty);
     *batch = -1;
     size_t best = 0;
     for (size_t i = 0; i < ty.n; i++) {

@@ -1469,7 +1469,7 @@ static int64_t moe_topk(const tl_trace *t, uint32_t moe)
         if (d > 10)
             continue;
         int64_t v;
-        if (strstr(t->ev[e].name, "TopK") && concrete_int1(tl_tev_x(t, &t->ev[e])->concrete_inputs, &v)) {
+        if (strstr(t->ev[e].name, "TopK") && concrete_int1(tl_tev_x(t, &t->ev[e])->args->concrete_inputs, &v)) {
             topk = v;
             break;
         }
@@ -1509,10 +1509,10 @@ static void inject_pseudo_op(tl_trace *t, uint32_t kern, const char *name, uint3
     /* the MoE op's shapes; it has args (the perf models read it), no sequence number */
     tl_tev_aux *x = &t->aux[t->naux];
     *x = tl_tev_aux_none;
-    x->input_dims = m->input_dims;
-    x->input_type = m->input_type;
-    x->input_strides = m->input_strides;
-    x->concrete_inputs = m->concrete_inputs;
+    tl_op_args *a = tl_arena_alloc(&t->arena, sizeof *a);
+    *a = *m->args;
+    a->output_type = NULL; /* the shapes alone */
+    x->args = a;
     x->has_args = 1;
     x->moe_topk = topk > INT32_MAX ? INT32_MAX : topk < INT32_MIN ? INT32_MIN : (int32_t)topk;
     x->moe_gated = (uint8_t)gated;

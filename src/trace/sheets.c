@@ -851,10 +851,10 @@ static ugroup *group_launchers(const tl_trace *t, const launchers *L, const tl_s
                                   tl_trace_process_name(t, tl_tev_pid(t, e)),
                                   tl_trace_process_label(t, tl_tev_pid(t, e)),
                                   tl_trace_thread_name(t, tl_tev_pid(t, e), tl_tev_tid(t, e)),
-                                  e->kind == TL_TEV_CPU_OP ? x->input_dims : NULL,
-                                  e->kind == TL_TEV_CPU_OP ? x->input_type : NULL,
-                                  e->kind == TL_TEV_CPU_OP ? x->input_strides : NULL,
-                                  e->kind == TL_TEV_CPU_OP ? x->concrete_inputs : NULL,
+                                  e->kind == TL_TEV_CPU_OP ? x->args->input_dims : NULL,
+                                  e->kind == TL_TEV_CPU_OP ? x->args->input_type : NULL,
+                                  e->kind == TL_TEV_CPU_OP ? x->args->input_strides : NULL,
+                                  e->kind == TL_TEV_CPU_OP ? x->args->concrete_inputs : NULL,
                                   o->num_kernels ? numk : ""};
         const char *key[NKEYS];
         for (int k = 0; k < NKEYS; k++)

@@ -71,6 +71,18 @@ typedef struct tl_tev {
     uint32_t gpu0, ngpu;
 } tl_tev;
 
+/* A cpu_op's shape args as Python tuple reprs (TRACES.md §4.2) and its "Output type"
+ * (what the perf models read, PERF.md §4.7), each NULL when absent.  A trace repeats a
+ * few thousand combinations over millions of ops, so the reader keeps each combination
+ * once and its events share it (an event's aux record holds a pointer, not five). */
+typedef struct tl_op_args {
+    const char *input_dims, *input_type, *input_strides, *concrete_inputs;
+    const char *output_type;
+} tl_op_args;
+
+/* The args of an event that has none of them: every field NULL. */
+extern const tl_op_args tl_op_args_none;
+
 /* What some events carry beyond tl_tev: the link and stream ids, the cpu_op shape args,
  * and what the perf models read (PERF.md §1, §4.7).  Every event that is not a Python
  * frame has one; a frame has one only when it carries something here (its args are not
@@ -79,12 +91,10 @@ typedef struct tl_tev {
 typedef struct tl_tev_aux {
     int64_t stream;    /* GPU events: args.stream, or TL_TEV_NO_STREAM */
     int64_t corr;      /* args[linking key] (correlation or External id), or -1 */
-    /* cpu_op shape args as Python tuple reprs (TRACES.md §4.2), NULL when absent */
-    const char *input_dims, *input_type, *input_strides, *concrete_inputs;
+    const tl_op_args *args; /* cpu_ops' shape args and output type; never NULL (tl_op_args_none) */
     /* runtime events under TL_LOAD_KERNEL_ARG: args.kernel (ROCm's launched kernel), or NULL */
     const char *kernel_arg;
     int64_t seq;             /* args["Sequence number"] when an integer, else TL_SEQ_NONE */
-    const char *output_type; /* cpu_ops: args["Output type"] as a Python tuple repr, or NULL */
     uint8_t has_args;        /* the event has an args object */
     uint8_t is_driver;       /* a runtime event of cat "cuda_driver" (not "cuda_runtime") */
     /* an injected MoE pseudo op (trace/infer.h): its gating and experts per token */

@@ -127,6 +127,64 @@ static intern_slot *intern_slot_of(intern *in, const char *s, size_t n)
 
 static const char *intern_get(intern *in, const char *s, size_t n) { return intern_slot_of(in, s, n)->s; }
 
+/* The distinct tl_op_args of a trace, each kept once in the trace's arena: their
+ * strings are interned, so a combination is told by its five pointers. */
+typedef struct args_table {
+    const tl_op_args **slots;
+    size_t cap, n;
+} args_table;
+
+static uint64_t args_hash(const tl_op_args *a)
+{
+    const char *p[5] = {a->input_dims, a->input_type, a->input_strides, a->concrete_inputs, a->output_type};
+    uint64_t h = 0x9e3779b97f4a7c15ULL;
+    for (int i = 0; i < 5; i++) {
+        h = (h ^ (uint64_t)(uintptr_t)p[i]) * 0x100000001b3ULL;
+        h ^= h >> 29;
+    }
+    return h ^ (h >> 32);
+}
+
+static int args_equal(const tl_op_args *a, const tl_op_args *b)
+{
+    return a->input_dims == b->input_dims && a->input_type == b->input_type && a->input_strides == b->input_strides &&
+           a->concrete_inputs == b->concrete_inputs && a->output_type == b->output_type;
+}
+
+/* The trace's copy of combination *a (its strings interned in the same table), made in
+ * `arena` when new; tl_op_args_none when every field is NULL. */
+static const tl_op_args *args_intern(args_table *tab, tl_arena *arena, const tl_op_args *a)
+{
+    if (args_equal(a, &tl_op_args_none))
+        return &tl_op_args_none;
+    if ((tab->n + 1) * 2 > tab->cap) {
+        size_t ncap = tab->cap ? tab->cap * 2 : 256;
+        const tl_op_args **ns = tl_xcalloc(ncap, sizeof *ns);
+        for (size_t i = 0; i < tab->cap; i++) {
+            if (!tab->slots[i])
+                continue;
+            size_t k = args_hash(tab->slots[i]) & (ncap - 1);
+            while (ns[k])
+                k = (k + 1) & (ncap - 1);
+            ns[k] = tab->slots[i];
+        }
+        free(tab->slots);
+        tab->slots = ns;
+        tab->cap = ncap;
+    }
+    for (size_t k = args_hash(a) & (tab->cap - 1);; k = (k + 1) & (tab->cap - 1)) {
+        if (!tab->slots[k]) {
+            tl_op_args *c = tl_arena_alloc(arena, sizeof *c);
+            *c = *a;
+            tab->slots[k] = c;
+            tab->n++;
+            return c;
+        }
+        if (args_equal(tab->slots[k], a))
+            return tab->slots[k];
+    }
+}
+
 /* Whether a name interned in `in` is a communication kernel's, worked out once per name. */
 static int slot_comm(intern_slot *sl)
 {
@@ -253,6 +311,7 @@ typedef struct loader {
     tl_trace_side side;
     tl_trace_names *names;
     intern in;
+    args_table args;      /* the cpu_ops' distinct shape args (in t's arena, as `in`'s strings) */
     size_t evcap, auxcap, threadcap, collcap, stepcap;
     /* how much of each event array has its pages mapped ahead of the writes (tl_populate_ahead) */
     size_t ev_mapped, aux_mapped, keys_mapped, ins_mapped;
@@ -729,7 +788,8 @@ static void names_set(tl_trace_names *nm, int64_t pid, int64_t tid, int kind, co
 
 static const char *buf_str(tl_buf *b) { return b->len ? tl_buf_cstr(b) : ""; }
 
-const tl_tev_aux tl_tev_aux_none = {.stream = TL_TEV_NO_STREAM, .corr = -1, .seq = TL_SEQ_NONE};
+const tl_op_args tl_op_args_none;
+const tl_tev_aux tl_tev_aux_none = {.stream = TL_TEV_NO_STREAM, .corr = -1, .args = &tl_op_args_none, .seq = TL_SEQ_NONE};
 
 /* The next event record's place (and its flags'), with room for it and its pages mapped
  * ahead of the writes. */
@@ -850,6 +910,20 @@ static void keep_flow(loader *L)
     }
 }
 
+/* A cpu_op's shape args and output type, as read, in the trace's table. */
+static const tl_op_args *read_op_args(loader *L)
+{
+    evread *r = &L->r;
+    tl_op_args a = tl_op_args_none;
+    const char **dst[4] = {&a.input_dims, &a.input_type, &a.input_strides, &a.concrete_inputs};
+    for (int i = 0; i < 4; i++)
+        if (r->has_shape[i])
+            *dst[i] = intern_get(&L->in, buf_str(&r->shape[i]), r->shape[i].len);
+    if (r->has_otype)
+        a.output_type = intern_get(&L->in, buf_str(&r->otype), r->otype.len);
+    return args_intern(&L->args, &L->t->arena, &a);
+}
+
 /* The event's fields are read: keep what it contributes. */
 static void finish_event(loader *L)
 {
@@ -922,15 +996,10 @@ static void finish_event(loader *L)
                 x->thread = thread;
                 x->stream = r->has_stream ? r->stream : TL_TEV_NO_STREAM;
                 x->seq = r->has_seq ? r->seq : TL_SEQ_NONE;
-                x->output_type = kind == TL_TEV_CPU_OP && r->has_otype ? intern_get(&L->in, buf_str(&r->otype), r->otype.len) : NULL;
                 x->has_args = (uint8_t)r->has_args;
                 x->is_driver = (uint8_t)r->is_driver;
-                if (kind == TL_TEV_CPU_OP) {
-                    const char **dst[4] = {&x->input_dims, &x->input_type, &x->input_strides, &x->concrete_inputs};
-                    for (int i = 0; i < 4; i++)
-                        if (r->has_shape[i])
-                            *dst[i] = intern_get(&L->in, buf_str(&r->shape[i]), r->shape[i].len);
-                }
+                if (kind == TL_TEV_CPU_OP)
+                    x->args = read_op_args(L);
                 if (kind == TL_TEV_RUNTIME && r->has_kernel)
                     x->kernel_arg = intern_get(&L->in, buf_str(&r->kernel), r->kernel.len);
                 e->ref = TL_TEV_REF_AUX | (uint32_t)t->naux++;
@@ -1283,6 +1352,7 @@ static void loader_free(loader *L)
     for (int i = 0; i < TL_COLL_NKEYS; i++)
         tl_buf_free(&L->r.cvbuf[i]);
     free(L->in.slots);
+    free(L->args.slots);
     free(L->side.keys);
     free(L->side.evflags);
     free(L->side.ins);
@@ -1502,6 +1572,16 @@ static const char *merge_str(loader *L, const char *s2)
     return hd->other;
 }
 
+/* A second half's shape args as the first half's table holds them. */
+static const tl_op_args *merge_args(loader *L, const tl_op_args *a2)
+{
+    if (a2 == &tl_op_args_none)
+        return a2;
+    tl_op_args a = {merge_str(L, a2->input_dims), merge_str(L, a2->input_type), merge_str(L, a2->input_strides),
+                    merge_str(L, a2->concrete_inputs), merge_str(L, a2->output_type)};
+    return args_intern(&L->args, &L->t->arena, &a);
+}
+
 /* The second half's flows after the first half's: a start seen on either side, the last
  * finish wins.  A profiler writes its flows after the events (Kineto: at the end), so the
  * first half mostly has none: the second's are then taken as they are, not entered again
@@ -1578,12 +1658,8 @@ static void split_merge(loader *L, loader *L2)
         uint32_t th = thread_index(L, th2->pid, th2->tid);
         if (tl_tev_has_aux(&e)) {
             tl_tev_aux x = *tl_tev_x(t2, &t2->ev[i]);
-            x.input_dims = merge_str(L, x.input_dims);
-            x.input_type = merge_str(L, x.input_type);
-            x.input_strides = merge_str(L, x.input_strides);
-            x.concrete_inputs = merge_str(L, x.concrete_inputs);
+            x.args = merge_args(L, x.args);
             x.kernel_arg = merge_str(L, x.kernel_arg);
-            x.output_type = merge_str(L, x.output_type);
             x.thread = th;
             t->aux[t->naux] = x;
             e.ref = TL_TEV_REF_AUX | (uint32_t)t->naux++;
@@ -1707,6 +1783,13 @@ static int split_meet(loader *L)
 
 static int same_str(const char *a, const char *b) { return (!a && !b) || (a && b && strcmp(a, b) == 0); }
 
+static int same_args(const tl_op_args *a, const tl_op_args *b)
+{
+    return same_str(a->input_dims, b->input_dims) && same_str(a->input_type, b->input_type) &&
+           same_str(a->input_strides, b->input_strides) && same_str(a->concrete_inputs, b->concrete_inputs) &&
+           same_str(a->output_type, b->output_type);
+}
+
 int tl_trace_same(const tl_trace *a, const tl_trace *b, char *why, size_t cap)
 {
     if (a->nev != b->nev || a->nuid != b->nuid || a->nuids != b->nuids || a->ncpu_ops != b->ncpu_ops ||
@@ -1758,18 +1841,16 @@ int tl_trace_same(const tl_trace *a, const tl_trace *b, char *why, size_t cap)
         int64_t xpid = tl_tev_pid(a, x), xtid = tl_tev_tid(a, x), ypid = tl_tev_pid(b, y), ytid = tl_tev_tid(b, y);
         /* the same record layout too: the same aux and thread indexes */
         int same = same_str(x->name, y->name) && x->ref == y->ref && p->thread == q->thread &&
-                   same_str(p->input_dims, q->input_dims) && same_str(p->input_type, q->input_type) &&
-                   same_str(p->input_strides, q->input_strides) && same_str(p->concrete_inputs, q->concrete_inputs) &&
-                   same_str(p->kernel_arg, q->kernel_arg) && memcmp(&x->ts, &y->ts, sizeof x->ts) == 0 &&
+                   same_args(p->args, q->args) && same_str(p->kernel_arg, q->kernel_arg) && memcmp(&x->ts, &y->ts, sizeof x->ts) == 0 &&
                    memcmp(&x->dur, &y->dur, sizeof x->dur) == 0 && x->uid == y->uid && x->kind == y->kind &&
                    x->flags == y->flags && xpid == ypid && xtid == ytid && p->stream == q->stream &&
                    p->corr == q->corr && x->parent == y->parent && x->child0 == y->child0 &&
                    x->nchild == y->nchild && x->gpu0 == y->gpu0 && x->ngpu == y->ngpu && p->seq == q->seq &&
-                   same_str(p->output_type, q->output_type) && p->has_args == q->has_args &&
-                   p->is_driver == q->is_driver;
-        /* interned: equal strings are one pointer on both sides */
+                   p->has_args == q->has_args && p->is_driver == q->is_driver;
+        /* interned: equal strings, and equal shape args, are one pointer on both sides */
         if (i > 0)
-            same = same && (x->name == a->ev[i - 1].name) == (y->name == b->ev[i - 1].name);
+            same = same && (x->name == a->ev[i - 1].name) == (y->name == b->ev[i - 1].name) &&
+                   (p->args == tl_tev_x(a, x - 1)->args) == (q->args == tl_tev_x(b, y - 1)->args);
         same = same && same_str(tl_trace_process_name(a, xpid), tl_trace_process_name(b, ypid)) &&
                same_str(tl_trace_process_label(a, xpid), tl_trace_process_label(b, ypid)) &&
                same_str(tl_trace_thread_name(a, xpid, xtid), tl_trace_thread_name(b, ypid, ytid));
