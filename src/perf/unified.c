@@ -15,25 +15,41 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A row of the summary before grouping: a trace has hundreds of thousands, so the
+ * metrics of a modelled one are not copied in but referred to - the evaluation's cached
+ * forward row (env->rows), or a backward row kept beside the rows (UROW_BWD). */
+#define UROW_BWD 0x80000000u
 typedef struct urow {
-    uint32_t ev;          /* the event (for a synthetic op: its R or P) */
     const char *name;
-    uint32_t uid;
     const char *cat;
-    int has_model;
-    int modelled;         /* the metrics come from a successful evaluation */
-    pm_row m;             /* those metrics */
-    double kt;
-    int kt_int;           /* kt is a Python int (TRACES.md §4.6) */
     const uint32_t *kern; /* kernel_details: gpu_events in link order */
     size_t nkern;
-    uint32_t synth_kernel;
     /* with Python functions: each kernel's call stack (the walk's frames down to the
      * event, then those from the event down to the kernel), as names and as the text
      * kernel_details_summary shows; NULL for a synthetic op */
     const char ***kcs;
     size_t *nkcs;
+    double kt;
+    uint32_t ev;          /* the event (for a synthetic op: its R or P) */
+    uint32_t uid;
+    uint32_t synth_kernel;
+    uint32_t m;           /* modelled: its metrics, env->rows[m] or (UROW_BWD | i) the i-th backward row */
+    uint8_t has_model;
+    uint8_t modelled;     /* the metrics come from a successful evaluation */
+    uint8_t kt_int;       /* kt is a Python int (TRACES.md §4.6) */
 } urow;
+
+/* The backward rows the summary's rows refer to (a forward row is the evaluation's). */
+typedef struct ubwd {
+    pm_row *rows;
+    size_t n, cap;
+} ubwd;
+
+/* The metrics of modelled row w. */
+static const pm_row *metrics(const pm_env *env, const ubwd *bwd, const urow *w)
+{
+    return w->m & UROW_BWD ? &bwd->rows[w->m & ~UROW_BWD] : &env->rows[w->m];
+}
 
 typedef struct U {
     pm_env *env;
@@ -52,6 +68,7 @@ typedef struct U {
     size_t ncs, cscap;
     uint32_t *coll_cs;
     const char **csname; /* per event: its call-stack name, made once */
+    ubwd bwd;            /* the rows' backward metrics */
 } U;
 
 static const char *model_of(U *u, uint32_t ev)
@@ -614,21 +631,29 @@ static void collected_rows(U *u, pm_env *env, uint8_t *cov, urow **prows, size_t
         const char *model = model_of(u, e);
         uint32_t fk = u->first_kernel[e];
         r->cat = tl_trace_op_category(ev->name, fk == TL_TEV_NONE ? NULL : t->ev[fk].name);
+        pm_row m;
         if (model) {
             r->has_model = 1;
-            int rc = tl_pm_eval(env, e, model, 0, &r->m);
+            int rc = tl_pm_eval(env, e, model, 0, &m);
             if (rc == PM_NOT_MODELLED)
                 continue; /* no row: the next one is made in its place */
             r->modelled = rc == PM_OK;
+            if (r->modelled) /* a forward row evaluated is the evaluation's cached one */
+                r->m = env->cached[e] - 1;
         } else if (u->sole_f[i] != TL_TEV_NONE) {
             uint32_t f = u->sole_f[i];
             const char *fm = model_of(u, f);
             r->has_model = 1;
             r->cat = tl_pm_bwd_category(fm);
-            r->modelled = tl_pm_eval(env, f, fm, 1, &r->m) == PM_OK;
+            r->modelled = tl_pm_eval(env, f, fm, 1, &m) == PM_OK;
+            if (r->modelled) {
+                TL_GROW(u->bwd.rows, u->bwd.cap, u->bwd.n + 1);
+                u->bwd.rows[u->bwd.n] = m;
+                r->m = UROW_BWD | (uint32_t)u->bwd.n++;
+            }
         }
-        r->kt = r->modelled ? r->m.kt : tl_pm_busy(env, r->kern, r->nkern);
-        r->kt_int = r->modelled ? r->m.kt_int : tl_pm_busy_int(env, r->kern, r->nkern);
+        r->kt = r->modelled ? m.kt : tl_pm_busy(env, r->kern, r->nkern);
+        r->kt_int = (uint8_t)(r->modelled ? m.kt_int : tl_pm_busy_int(env, r->kern, r->nkern));
         if (u->python)
             kernel_call_stacks(u, r, e, u->coll_cs[i]);
         for (size_t k = 0; k < r->nkern; k++)
@@ -707,7 +732,7 @@ static void synthetic_rows(U *u, pm_env *env, const uint8_t *cov, urow **prows, 
                 r.nkern = 1;
                 r.synth_kernel = *kern;
                 r.kt = tl_pm_busy(env, kern, 1);
-                r.kt_int = tl_pm_busy_int(env, kern, 1);
+                r.kt_int = (uint8_t)tl_pm_busy_int(env, kern, 1);
                 TL_GROW(rows, rcap, nr + 1);
                 rows[nr++] = r;
             }
@@ -775,8 +800,9 @@ enum { A_DUR, A_TBS, A_TFL, A_KT, A_PCT, A_N };
 
 /* Each group's aggregates of duration, TB/s, TFLOPS/s, Kernel Time and Pct Roofline (A_N a
  * group); sets each group's Kernel Time sum, its sort key. */
-static pm_agg *aggregate_groups(const tl_trace *t, const urow *rows, size_t nr, ugrp *g, size_t ng)
+static pm_agg *aggregate_groups(const pm_env *env, const ubwd *bwd, const urow *rows, size_t nr, ugrp *g, size_t ng)
 {
+    const tl_trace *t = env->t;
     pm_agg *ag = tl_xcalloc(ng * A_N, sizeof *ag);
     /* each quantity's values of the group, gathered in one pass over its rows (scattered
      * in memory, as their events are) */
@@ -787,9 +813,10 @@ static pm_agg *aggregate_groups(const tl_trace *t, const urow *rows, size_t nr, 
             const urow *r = &rows[g[i].rows[q]];
             v[A_DUR * n + q] = t->ev[r->ev].dur;
             v[A_KT * n + q] = r->kt;
-            v[A_TBS * n + q] = r->modelled ? r->m.tbs : NAN;
-            v[A_TFL * n + q] = r->modelled ? r->m.tflops : NAN;
-            v[A_PCT * n + q] = r->modelled ? r->m.pct_roof : NAN;
+            const pm_row *m = r->modelled ? metrics(env, bwd, r) : NULL;
+            v[A_TBS * n + q] = m ? m->tbs : NAN;
+            v[A_TFL * n + q] = m ? m->tflops : NAN;
+            v[A_PCT * n + q] = m ? m->pct_roof : NAN;
         }
         for (int a = 0; a < A_N; a++)
             tl_pm_aggregate(v + (size_t)a * n, n, &ag[i * A_N + a]);
@@ -813,6 +840,7 @@ typedef struct usum {
     int any_roof;       /* some row has a roofline */
     int kt_int, dur_int; /* Kernel Time / the durations are integral in every row */
     tl_table *tb;
+    const ubwd *bwd;     /* the rows' backward metrics */
 } usum;
 
 /* A new column of the summary. */
@@ -849,9 +877,10 @@ typedef enum { M_GFLOPS, M_MB, M_FPB, M_SPEC, M_BOUND, M_ROOF_TIME, M_PARAMS } u
 
 /* Whether modelled row w has metric m, and then its cell (params_text is only made for
  * a row that has parameters). */
-static int row_metric(pm_env *env, const urow *w, umetric m, tl_cell *out)
+static int row_metric(const usum *c, const urow *w, umetric m, tl_cell *out)
 {
-    const pm_row *r = &w->m;
+    pm_env *env = c->env;
+    const pm_row *r = metrics(env, c->bwd, w);
     double v = NAN;
     switch (m) {
     case M_GFLOPS:
@@ -895,7 +924,7 @@ static void first_column(const usum *c, const char *name, umetric m)
         x[r] = tl_cell_missing();
         for (size_t q = 0; q < gr->n; q++) {
             const urow *w = &c->rows[gr->rows[q]];
-            if (w->modelled && row_metric(c->env, w, m, &x[r]))
+            if (w->modelled && row_metric(c, w, m, &x[r]))
                 break;
         }
     }
@@ -1084,6 +1113,7 @@ tl_table *tl_pm_unified(pm_env *env)
     free(u.sole_f), free(u.coll_cs), free(u.cs_ev), free(u.cs_up), free(u.csname);
     if (nr == 0 || tl_trace_cancelled(t, NULL)) { /* cancelled: the caller fails */
         free(rows);
+        free(u.bwd.rows);
         return NULL;
     }
 
@@ -1098,9 +1128,9 @@ tl_table *tl_pm_unified(pm_env *env)
         kt_int &= rows[i].kt_int;
         dur_int &= tl_tev_dur_int(&t->ev[rows[i].ev]);
         any_metric |= rows[i].modelled;
-        any_roof |= rows[i].modelled && rows[i].m.roof_bound;
+        any_roof |= rows[i].modelled && metrics(env, &u.bwd, &rows[i])->roof_bound;
     }
-    pm_agg *ag = aggregate_groups(t, rows, nr, g, ng);
+    pm_agg *ag = aggregate_groups(env, &u.bwd, rows, nr, g, ng);
     size_t *ord = tl_xmalloc(ng * sizeof *ord);
     for (size_t i = 0; i < ng; i++)
         ord[i] = i;
@@ -1108,7 +1138,7 @@ tl_table *tl_pm_unified(pm_env *env)
 
     tl_table *tb = tl_table_new();
     tb->nrows = ng;
-    usum c = {env, rows, nr, g, ng, ord, ag, keys, any_metric, any_roof, kt_int, dur_int, tb};
+    usum c = {env, rows, nr, g, ng, ord, ag, keys, any_metric, any_roof, kt_int, dur_int, tb, &u.bwd};
     key_columns(&c);
     metric_columns(&c);
     time_columns(&c);
@@ -1122,5 +1152,6 @@ tl_table *tl_pm_unified(pm_env *env)
     free(ord);
     free(keys);
     free(rows);
+    free(u.bwd.rows);
     return tb;
 }
