@@ -54,8 +54,11 @@ static const pm_row *metrics(const pm_env *env, const ubwd *bwd, const urow *w)
 typedef struct U {
     pm_env *env;
     const tl_trace *t;
-    uint8_t *visited, *desc, *model_known;
-    const char **model;       /* per event, when model_known */
+    /* per event, a byte each (a trace has millions): U_VISITED and U_DESC, and its model
+     * once asked (model_ix: 0 not yet, else 1 + its index in models, NULL among them) */
+    uint8_t *mark, *model_ix;
+    const char *models[255];
+    size_t nmodels;
     uint32_t *first_kernel;   /* per event: its earliest direct kernel as a launcher */
     uint32_t *collected;
     size_t ncollected, ccap;
@@ -71,13 +74,24 @@ typedef struct U {
     ubwd bwd;            /* the rows' backward metrics */
 } U;
 
+enum { U_VISITED = 1, U_DESC = 2 };
+
+/* The model of event ev, asked once: the models are a few names from the op table, so an
+ * event keeps a byte; were there more than a byte can tell, the rest are asked again. */
 static const char *model_of(U *u, uint32_t ev)
 {
-    if (!u->model_known[ev]) {
-        u->model[ev] = tl_pm_model_of(u->env, ev);
-        u->model_known[ev] = 1;
-    }
-    return u->model[ev];
+    uint8_t ix = u->model_ix[ev];
+    if (ix)
+        return u->models[ix - 1];
+    const char *m = tl_pm_model_of(u->env, ev);
+    size_t k = 0;
+    while (k < u->nmodels && u->models[k] != m)
+        k++;
+    if (k == u->nmodels && k < sizeof u->models / sizeof *u->models)
+        u->models[u->nmodels++] = m;
+    if (k < u->nmodels)
+        u->model_ix[ev] = (uint8_t)(k + 1);
+    return m;
 }
 
 static int is_cpu(const tl_trace *t, uint32_t i) { return t->ev[i].kind == TL_TEV_CPU_OP; }
@@ -185,9 +199,9 @@ static void traverse_from(U *u, uint32_t root, uint32_t **stp, size_t *capp)
     push(&st, &sp, &cap, root, UINT32_MAX);
     while (sp) {
         uint32_t cs = st[--sp], e = st[--sp];
-        if (u->visited[e])
+        if (u->mark[e] & U_VISITED)
             continue;
-        u->visited[e] = 1;
+        u->mark[e] |= U_VISITED;
         const tl_tev *ev = &t->ev[e];
         if (u->python && cs_frame(ev)) {
             TL_GROW(u->cs_ev, u->cscap, u->ncs + 1);
@@ -206,11 +220,11 @@ static void traverse_from(U *u, uint32_t root, uint32_t **stp, size_t *capp)
         }
         uint32_t f = sole_backward(u, e);
         if (f != TL_TEV_NONE) {
-            if (u->desc[e])
+            if (u->mark[e] & U_DESC)
                 push_children = 1;
             else
                 collect(u, e, f, cs);
-        } else if (u->desc[e]) {
+        } else if (u->mark[e] & U_DESC) {
             push_children = 1;
         } else if (is_cpu(t, e) && is_leaf(t, e, 0)) {
             int any = 0;
@@ -266,8 +280,8 @@ static void mark_descendants(U *u)
             continue;
         /* up through cpu_ops and Python frames; the first other ancestor is marked too
          * (its child leads here) but passes nothing on */
-        for (uint32_t p = t->ev[i].parent; p != TL_TEV_NONE && !u->desc[p]; p = t->ev[p].parent) {
-            u->desc[p] = 1;
+        for (uint32_t p = t->ev[i].parent; p != TL_TEV_NONE && !(u->mark[p] & U_DESC); p = t->ev[p].parent) {
+            u->mark[p] |= U_DESC;
             if (!is_cpu(t, p) && t->ev[p].kind != TL_TEV_PYTHON)
                 break;
         }
@@ -1092,10 +1106,8 @@ tl_table *tl_pm_unified(pm_env *env)
     U u = {0};
     u.env = env;
     u.t = t;
-    u.visited = tl_xcalloc(nev, 1);
-    u.desc = tl_xcalloc(nev, 1);
-    u.model_known = tl_xcalloc(nev, 1);
-    u.model = tl_xcalloc(nev, sizeof *u.model);
+    u.mark = tl_xcalloc(nev, 1);
+    u.model_ix = tl_xcalloc(nev, 1);
     u.first_kernel = tl_xmalloc(nev * sizeof *u.first_kernel);
     u.python = (t->load_flags & TL_LOAD_PYTHON) != 0;
     u.csname = u.python ? tl_xcalloc(nev, sizeof *u.csname) : NULL;
@@ -1109,7 +1121,7 @@ tl_table *tl_pm_unified(pm_env *env)
     collected_rows(&u, env, cov, &rows, &nr, &rcap);
     synthetic_rows(&u, env, cov, &rows, &nr, &rcap);
     free(cov);
-    free(u.visited), free(u.desc), free(u.model_known), free(u.model), free(u.first_kernel), free(u.collected);
+    free(u.mark), free(u.model_ix), free(u.first_kernel), free(u.collected);
     free(u.sole_f), free(u.coll_cs), free(u.cs_ev), free(u.cs_up), free(u.csname);
     if (nr == 0 || tl_trace_cancelled(t, NULL)) { /* cancelled: the caller fails */
         free(rows);
