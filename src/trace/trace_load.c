@@ -21,6 +21,7 @@
 #include "trace/jscan.h"
 #include "trace/opcat.h"
 
+#include "base/hash.h"
 #include "base/numfmt.h"
 #include "base/thread.h"
 
@@ -134,22 +135,12 @@ typedef struct args_table {
     size_t cap, n;
 } args_table;
 
-static uint64_t args_hash(const tl_op_args *a)
-{
-    const char *p[5] = {a->input_dims, a->input_type, a->input_strides, a->concrete_inputs, a->output_type};
-    uint64_t h = 0x9e3779b97f4a7c15ULL;
-    for (int i = 0; i < 5; i++) {
-        h = (h ^ (uint64_t)(uintptr_t)p[i]) * 0x100000001b3ULL;
-        h ^= h >> 29;
-    }
-    return h ^ (h >> 32);
-}
+/* A combination is its five pointers and nothing else, so its bytes are its key. */
+_Static_assert(sizeof(tl_op_args) == 5 * sizeof(const char *), "tl_op_args: five pointers, no padding");
 
-static int args_equal(const tl_op_args *a, const tl_op_args *b)
-{
-    return a->input_dims == b->input_dims && a->input_type == b->input_type && a->input_strides == b->input_strides &&
-           a->concrete_inputs == b->concrete_inputs && a->output_type == b->output_type;
-}
+static uint64_t args_hash(const tl_op_args *a) { return tl_hash_bytes(a, sizeof *a); }
+
+static int args_equal(const tl_op_args *a, const tl_op_args *b) { return memcmp(a, b, sizeof *a) == 0; }
 
 /* The trace's copy of combination *a (its strings interned in the same table), made in
  * `arena` when new; tl_op_args_none when every field is NULL. */
