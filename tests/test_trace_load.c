@@ -464,6 +464,34 @@ static void test_links(void **state)
     tl_trace_free(t);
 }
 
+/* The (pid, tid, link id) table is written by every event with args, kept or not, the
+ * last write winning: an event that is not kept (here: no dur) written after a kernel at
+ * its place takes the link from it; written before, it changes nothing. */
+static void test_links_last_write(void **state)
+{
+    (void)state;
+    tl_trace *t = must_load(
+        "{\"traceEvents\":["
+        X("cuda_runtime", "cudaLaunchKernel", 1, 1, 0, 2, ",\"args\":{\"correlation\":10}") ","  /* 0 */
+        FLOW("s", 10, 1, 1, 0) "," FLOW("f", 10, 0, 7, 100) ","                                  /* 1, 2 */
+        X("kernel", "k10", 0, 7, 100, 5, ",\"args\":{\"correlation\":10}") ","                  /* 3 */
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"late\",\"pid\":0,\"tid\":7,\"ts\":110,"
+        "\"args\":{\"correlation\":10}},"                                                       /* 4 */
+        X("cuda_runtime", "cudaLaunchKernel", 1, 1, 10, 2, ",\"args\":{\"correlation\":11}") "," /* 5 */
+        FLOW("s", 11, 1, 1, 10) "," FLOW("f", 11, 0, 7, 120) ","                                 /* 6, 7 */
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"early\",\"pid\":0,\"tid\":7,\"ts\":115,"
+        "\"args\":{\"correlation\":11}},"                                                       /* 8 */
+        X("kernel", "k11", 0, 7, 120, 5, ",\"args\":{\"correlation\":11}") "]}");               /* 9 */
+    assert_int_equal(t->nev, 4);
+    assert_false(by_uid(t, 3)->flags & TL_TEV_LINKED);
+    assert_int_equal(parent_uid(t, 3), UINT32_MAX);
+    assert_true(by_uid(t, 9)->flags & TL_TEV_LINKED);
+    assert_int_equal(parent_uid(t, 9), 5);
+    assert_gpu(t, 0, "");
+    assert_gpu(t, 5, "9");
+    tl_trace_free(t);
+}
+
 /* When the first launch lacks a correlation, External id is the key. */
 /* A second traceEvents array replaces the first (Python's json keeps the last key):
  * nothing of the first array's link ids is left over, however many of its events had one. */
@@ -925,6 +953,7 @@ int main(void)
         cmocka_unit_test(test_tree_bleed),
         cmocka_unit_test(test_tree_sorted_runs),
         cmocka_unit_test(test_links),
+        cmocka_unit_test(test_links_last_write),
         cmocka_unit_test(test_external_id_key),
         cmocka_unit_test(test_links_second_array),
         cmocka_unit_test(test_errors),

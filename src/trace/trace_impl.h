@@ -17,12 +17,17 @@ enum {
     TL_SIDE_EXT = 1 << 3,      /* ext[] holds an integer External id */
 };
 
-/* One entry of TraceLens' (pid, tid, link id) -> event table, in array order (last
- * write wins): every non-flow event with args, kept or not. */
+/*
+ * TraceLens' (pid, tid, link id) -> event table is written by every non-flow event with
+ * args, kept or not, in array order (the last write wins).  The entries are listed in
+ * that order as one word each: nearly all are kept events, whose place and link ids
+ * their own records hold, so the word is the event's index; an event not kept is listed
+ * in full among the `others` and its word is TL_SIDE_INS_OTHER | its index there.
+ */
+#define TL_SIDE_INS_OTHER 0x80000000u
 typedef struct tl_side_ins {
     int64_t pid, tid, corr, ext;
-    uint32_t target; /* kept event index, or TL_TEV_NONE for an event not kept */
-    uint8_t flags;   /* TL_SIDE_CORR / TL_SIDE_EXT: which of corr, ext are set */
+    uint8_t flags; /* TL_SIDE_CORR / TL_SIDE_EXT: which of corr, ext are set */
 } tl_side_ins;
 
 /* The ac2g flows of one id: whether a start was seen, and the place of the last finish
@@ -46,8 +51,10 @@ typedef struct tl_trace_side {
     size_t evcap;
     tl_side_key *keys;   /* in event order */
     size_t nkeys, keycap;
-    tl_side_ins *ins;
+    uint32_t *ins;       /* the table's writes, in order: a kept event, or one of others */
     size_t nins, inscap;
+    tl_side_ins *others; /* the writes of events not kept */
+    size_t nothers, othercap;
     tl_kmap flow_of;     /* flow id -> index into flows */
     tl_side_flow *flows;
     size_t nflows, flowcap;

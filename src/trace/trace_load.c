@@ -1028,14 +1028,13 @@ static void finish_event(loader *L)
                      : s->key_is_corr                     ? TL_SIDE_CORR
                                                           : TL_SIDE_EXT;
     if (r->has_args && r->pid_num && r->tid_num && (r->sflags & wanted)) {
+        if (target == TL_TEV_NONE) {
+            TL_GROW(s->others, s->othercap, s->nothers + 1);
+            s->others[s->nothers] = (tl_side_ins){r->pid, r->tid, r->corr, r->ext, r->sflags & (TL_SIDE_CORR | TL_SIDE_EXT)};
+            target = TL_SIDE_INS_OTHER | (uint32_t)s->nothers++;
+        }
         TL_GROW_AHEAD(s->ins, s->inscap, s->nins + 1, L->ins_mapped);
-        tl_side_ins *in = &s->ins[s->nins++];
-        in->pid = r->pid;
-        in->tid = r->tid;
-        in->corr = r->corr;
-        in->ext = r->ext;
-        in->target = target;
-        in->flags = r->sflags & (TL_SIDE_CORR | TL_SIDE_EXT);
+        s->ins[s->nins++] = target;
     }
 }
 
@@ -1347,6 +1346,7 @@ static void loader_free(loader *L)
     free(L->side.keys);
     free(L->side.evflags);
     free(L->side.ins);
+    free(L->side.others);
     free(L->side.flows);
     tl_kmap_free(&L->side.flow_of);
     tl_kmap_free(&L->thread_of);
@@ -1703,14 +1703,20 @@ static void split_merge(loader *L, loader *L2)
         tl_populate(s->ins + s->nins, s2->nins * sizeof *s->ins);
     }
     for (size_t k = 0; k < s2->nins; k++) {
-        tl_side_ins in = s2->ins[k];
+        uint32_t in = s2->ins[k];
         uint8_t wanted = s->key_decided                           ? (s->key_is_corr ? TL_SIDE_CORR : TL_SIDE_EXT)
                          : s2->key_decided && k >= L2->ins_decided_at ? (s2->key_is_corr ? TL_SIDE_CORR : TL_SIDE_EXT)
                                                                       : both;
-        if (!(in.flags & wanted))
+        uint8_t flags = in & TL_SIDE_INS_OTHER ? s2->others[in & ~TL_SIDE_INS_OTHER].flags : s2->evflags[in];
+        if (!(flags & wanted))
             continue;
-        if (in.target != TL_TEV_NONE)
-            in.target += (uint32_t)off;
+        if (in & TL_SIDE_INS_OTHER) {
+            TL_GROW(s->others, s->othercap, s->nothers + 1);
+            s->others[s->nothers] = s2->others[in & ~TL_SIDE_INS_OTHER];
+            in = TL_SIDE_INS_OTHER | (uint32_t)s->nothers++;
+        } else {
+            in += (uint32_t)off;
+        }
         s->ins[s->nins++] = in;
     }
     if (!s->key_decided && s2->key_decided) {
@@ -1755,7 +1761,7 @@ static int split_meet(loader *L)
     split_join(sp, !here);
     loader *L2 = sp->L2;
     int ok = here && sp->rc == 0 && (uint64_t)L->t->nev + L2->t->nev < TL_TEV_REF_AUX - 1 &&
-             (uint64_t)L->uid + L2->uid < UINT32_MAX;
+             (uint64_t)L->uid + L2->uid < UINT32_MAX && (uint64_t)L->side.nothers + L2->side.nothers < TL_SIDE_INS_OTHER - 1;
     if (ok) {
         split_merge(L, L2);
         L->t->read_split = at;
@@ -1884,6 +1890,10 @@ static int read_event_list(loader *L, atomic_int *cancel)
             return -1;
         if (L->uid == UINT32_MAX) {
             tl_j_fail(j, j->p, "more than %u events", UINT32_MAX);
+            return -1;
+        }
+        if (L->side.nothers == TL_SIDE_INS_OTHER - 1) {
+            tl_j_fail(j, j->p, "more than %u events with link ids that are not kept", TL_SIDE_INS_OTHER - 1);
             return -1;
         }
         L->uid++;
@@ -2129,6 +2139,7 @@ static int read_top(loader *L)
                     L->t->nsteps = 0;
                     memset(&L->t->census, 0, sizeof L->t->census);
                     L->side.nins = 0;
+                    L->side.nothers = 0;
                     L->side.nkeys = 0;
                     L->side.nflows = 0;
                     tl_kmap_free(&L->side.flow_of);

@@ -246,8 +246,22 @@ static void ends_init(tl_kmap *ends, const tl_trace_side *side)
     }
 }
 
-/* Whether an ins entry can be looked up: it has the link key and sits at a flow's end.
- * The answer for the last (pid, tid) asked is kept: an event's neighbours share it. */
+/* An entry of the (pid, tid, link id) table as written: a kept event's from its records
+ * (its link id, the linking key's, was put in its aux record by tl_trace_build). */
+static tl_side_ins ins_entry(const tree_build *b, uint32_t in)
+{
+    if (in & TL_SIDE_INS_OTHER) {
+        tl_side_ins o = b->side->others[in & ~TL_SIDE_INS_OTHER];
+        o.corr = b->corr_key ? o.corr : o.ext;
+        return o;
+    }
+    const tl_tev *e = &b->t->ev[in];
+    return (tl_side_ins){tl_tev_pid(b->t, e), tl_tev_tid(b->t, e), tl_tev_x(b->t, e)->corr, 0,
+                         b->side->evflags[in] & (TL_SIDE_CORR | TL_SIDE_EXT)};
+}
+
+/* Whether an entry can be looked up: it has the link key and sits at a flow's end.  The
+ * answer for the last (pid, tid) asked is kept: an event's neighbours share it. */
 typedef struct place_filter {
     const tl_kmap *ends;
     int64_t pid, tid;
@@ -277,8 +291,10 @@ static int places_build(const tree_build *b, tl_kmap *by_place)
     ends_init(&ends, side);
     place_filter pf = {&ends, 0, 0, 0, 0};
     size_t nwanted = 0;
-    for (size_t n = 0; n < side->nins; n++)
-        nwanted += ins_wanted(&pf, &side->ins[n], b->corr_key);
+    for (size_t n = 0; n < side->nins; n++) {
+        tl_side_ins in = ins_entry(b, side->ins[n]);
+        nwanted += ins_wanted(&pf, &in, b->corr_key);
+    }
     tl_kmap_init(by_place);
     tl_kmap_reserve(by_place, nwanted);
     int rc = 0;
@@ -287,9 +303,11 @@ static int places_build(const tree_build *b, tl_kmap *by_place)
             rc = -1;
             break;
         }
-        const tl_side_ins *in = &side->ins[n];
-        if (ins_wanted(&pf, in, b->corr_key))
-            tl_kmap_put(by_place, b->corr_key ? in->corr : in->ext, in->pid, in->tid, NULL)->val = in->target;
+        tl_side_ins in = ins_entry(b, side->ins[n]);
+        if (ins_wanted(&pf, &in, b->corr_key)) {
+            uint32_t target = side->ins[n] & TL_SIDE_INS_OTHER ? TL_TEV_NONE : side->ins[n];
+            tl_kmap_put(by_place, in.corr, in.pid, in.tid, NULL)->val = target;
+        }
     }
     tl_kmap_free(&ends);
     return rc;
