@@ -77,6 +77,11 @@ static int check_splits(const char *text, size_t n, const char *what)
  * census must come through the split too). */
 static int old_kineto;
 
+/* made_up() whose first launch has an External id and no correlation: that is the
+ * trace's linking key, while a second half's reader, from its own first launch, would
+ * take the correlation. */
+static int ext_first;
+
 /* A made-up trace with every order-dependent fact spread over its length. */
 /* With `lure`, each cpu_op's args hold an object that the split's guess takes for an
  * event (a nested {"name": ...} after a ','): the guess then lands inside an event. */
@@ -84,6 +89,9 @@ static char *made_up(int key_in_first, int lure, size_t *len)
 {
     tl_buf b = {0};
     tl_buf_printf(&b, "{\"traceEvents\": [\n");
+    if (ext_first)
+        tl_buf_printf(&b, "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1, \"tid\": 7, "
+                        "\"ts\": 900, \"dur\": 1, \"args\": {\"External id\": 8999}},\n");
     for (int i = 0; i < 240; i++) {
         int ts = 1000 + i * 100;
         if (i == 10)
@@ -155,6 +163,14 @@ static void test_made_up(void **state)
         assert_true(held >= 38); /* of 41: the last has no event after it */
         free(text);
     }
+    /* the trace's key is not the one the second half would decide on its own */
+    ext_first = 1;
+    size_t ne;
+    char *ext = made_up(1, 0, &ne);
+    ext_first = 0;
+    int held_ext = check_splits(ext, ne, "the key decided by an External id first");
+    assert_true(held_ext >= 38);
+    free(ext);
     /* guesses inside events: the first reader reads on by itself, to the same trace */
     size_t n;
     char *text = made_up(1, 1, &n);

@@ -38,9 +38,9 @@ typedef struct tl_side_flow {
     uint8_t numeric; /* 0: the finish has a string pid or tid, which matches no kept event */
 } tl_side_flow;
 
-/* The link ids of a kept event that has one (TL_SIDE_CORR / TL_SIDE_EXT in its evflags):
- * few of a trace's events do (not its Python frames), so they are listed, not held per
- * event. */
+/* Both link ids of a kept event that has one (TL_SIDE_CORR / TL_SIDE_EXT in its evflags),
+ * read before the linking key was known: the events before a trace's first launch, and
+ * every event of a second half's reader.  The others' link id is in their aux records. */
 typedef struct tl_side_key {
     uint32_t ev;       /* kept event index */
     int64_t corr, ext; /* as read (valid as its evflags say) */
@@ -76,6 +76,11 @@ enum { TL_NAME_PROCESS = 0, TL_NAME_LABELS = 1, TL_NAME_THREAD = 2 };
  * equal): a merge of the ascending runs the rows come in, O(n log runs), with scratch of
  * half the rows at most and a word per run. */
 void tl_trace_sort_by_key(uint32_t *rows, size_t n, const double *key);
+
+/* Put the listed link ids keys[0..n) of the events from `off` on into their aux records:
+ * the id of the trace's linking key (side's decision; External id when none was made),
+ * -1 left for an event without it. */
+void tl_side_keys_resolve(tl_trace *t, const tl_trace_side *side, const tl_side_key *keys, size_t n, size_t off);
 
 /* Build the tree, the links, the gpu lists and the flags (TRACES.md §1-§2) of a trace
  * whose events are read.  Returns 0, or -1 with *err set. */

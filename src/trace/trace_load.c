@@ -313,9 +313,10 @@ typedef struct loader {
     unsigned flags;       /* TL_LOAD_* */
     struct split *split;  /* the second half being read on a thread, or NULL */
     /* A second half's loader cannot know the linking key the first half decided: it
-     * keeps every (pid, tid, link id) entry, and notes where its own decision came, for
-     * the merge to drop what the serial read would not have kept. */
-    int keep_all_ins;
+     * keeps every (pid, tid, link id) entry and both link ids of every event, and notes
+     * where its own decision came, for the merge to drop what the serial read would not
+     * have kept. */
+    int second_half;
     size_t ins_decided_at;
 } loader;
 
@@ -915,6 +916,25 @@ static const tl_op_args *read_op_args(loader *L)
     return args_intern(&L->args, &L->t->arena, &a);
 }
 
+/* A kept event's link ids (it has args, so an aux record).  Once the linking key is known
+ * its id is put in the aux record, where tl_trace_build would put it; before that, and
+ * in a second half's reader (the first half may decide the key), both are listed, for
+ * the build or the merge to choose from.  A trace read by one reader lists only the
+ * events before its first launch. */
+static void keep_link_ids(loader *L, const tl_tev *e)
+{
+    const evread *r = &L->r;
+    tl_trace_side *s = &L->side;
+    uint32_t ev = (uint32_t)L->t->nev;
+    if (s->key_decided && !L->second_half && tl_tev_has_aux(e)) {
+        if (r->sflags & (s->key_is_corr ? TL_SIDE_CORR : TL_SIDE_EXT))
+            L->t->aux[e->ref & ~TL_TEV_REF_AUX].corr = s->key_is_corr ? r->corr : r->ext;
+        return;
+    }
+    TL_GROW_AHEAD(s->keys, s->keycap, s->nkeys + 1, L->keys_mapped);
+    s->keys[s->nkeys++] = (tl_side_key){ev, r->corr, r->ext};
+}
+
 /* The event's fields are read: keep what it contributes. */
 static void finish_event(loader *L)
 {
@@ -999,10 +1019,8 @@ static void finish_event(loader *L)
                 t->ncpu_ops++;
             if (kind == TL_TEV_RUNTIME && (strcmp(e->name, "cudaGraphLaunch") == 0 || strcmp(e->name, "hipGraphLaunch") == 0))
                 e->flags |= TL_TEV_GRAPH_LAUNCH;
-            if (r->sflags & (TL_SIDE_CORR | TL_SIDE_EXT)) {
-                TL_GROW_AHEAD(s->keys, s->keycap, s->nkeys + 1, L->keys_mapped);
-                s->keys[s->nkeys++] = (tl_side_key){(uint32_t)t->nev, r->corr, r->ext};
-            }
+            if (r->sflags & (TL_SIDE_CORR | TL_SIDE_EXT))
+                keep_link_ids(L, e);
             s->evflags[t->nev] = (uint8_t)(r->sflags | (r->has_args ? TL_SIDE_HAS_ARGS : 0));
             if (kind == TL_TEV_KERNEL && r->coll_link && (e->flags & TL_TEV_COMM))
                 keep_coll(L, (uint32_t)t->nev);
@@ -1024,7 +1042,7 @@ static void finish_event(loader *L)
         }
     }
     /* once the key is known, an entry without it can never be looked up */
-    uint8_t wanted = !s->key_decided || L->keep_all_ins ? (TL_SIDE_CORR | TL_SIDE_EXT)
+    uint8_t wanted = !s->key_decided || L->second_half ? (TL_SIDE_CORR | TL_SIDE_EXT)
                      : s->key_is_corr                     ? TL_SIDE_CORR
                                                           : TL_SIDE_EXT;
     if (r->has_args && r->pid_num && r->tid_num && (r->sflags & wanted)) {
@@ -1395,7 +1413,8 @@ static void presize(loader *L, uint64_t text_bytes)
     TL_GROW(L->t->ev, L->evcap, n);
     TL_GROW(L->t->aux, L->auxcap, n);
     side_grow(L, n);
-    /* nearly every kept event has a link id (a key), and its place is noted (an ins) */
+    /* nearly every kept event has a link id, listed until the linking key is known (a
+     * trace whose launches come after its ops: all of them), and its place is noted */
     TL_GROW(L->side.keys, L->side.keycap, n);
     TL_GROW(L->side.ins, L->side.inscap, n);
 }
@@ -1528,7 +1547,7 @@ static void split_start(loader *L, tl_instream *in, const char *path)
     sp->L2 = loader_new(path, L->flags);
     sp->L2->cancel = L->cancel;
     sp->L2->in.remap = 1;
-    sp->L2->keep_all_ins = 1;
+    sp->L2->second_half = 1;
     presize(sp->L2, size - from);
     atomic_fetch_add(&readers, 1);
     if (tl_thread_create_stoppable(&sp->thread, split_main, sp, split_stop, sp) != 0) {
@@ -1620,6 +1639,26 @@ static void merge_flows(tl_trace_side *s, tl_trace_side *s2)
     }
 }
 
+/* The second half's link ids, its events now from `off` on.  The linking key is known
+ * once either half has seen a launch (the first half's decision comes first): then both
+ * halves' listed ids go into the aux records, as the build would put them, and nothing
+ * is copied; else the second's are listed after the first's for the build. */
+static void merge_link_ids(loader *L, loader *L2, size_t off)
+{
+    tl_trace_side *s = &L->side, *s2 = &L2->side;
+    if (s->key_decided) {
+        tl_side_keys_resolve(L->t, s, s->keys, s->nkeys, 0);
+        tl_side_keys_resolve(L->t, s, s2->keys, s2->nkeys, off);
+        s->nkeys = 0;
+        return;
+    }
+    TL_GROW(s->keys, s->keycap, s->nkeys + s2->nkeys);
+    for (size_t k = 0; k < s2->nkeys; k++) {
+        s->keys[s->nkeys] = s2->keys[k];
+        s->keys[s->nkeys++].ev += (uint32_t)off;
+    }
+}
+
 /* The second half's events, links, flows and names after the first half's, as the first
  * loader would have read them itself. */
 static void split_merge(loader *L, loader *L2)
@@ -1687,14 +1726,6 @@ static void split_merge(loader *L, loader *L2)
             t->first_negative = t2->first_negative + uoff;
         t->nnegative += t2->nnegative;
     }
-    if (s2->nkeys) {
-        TL_GROW(s->keys, s->keycap, s->nkeys + s2->nkeys);
-        tl_populate(s->keys + s->nkeys, s2->nkeys * sizeof *s->keys);
-    }
-    for (size_t k = 0; k < s2->nkeys; k++) {
-        s->keys[s->nkeys] = s2->keys[k];
-        s->keys[s->nkeys++].ev += (uint32_t)off;
-    }
     /* the (pid, tid, link id) entries the serial read would have kept: those of the
      * linking key once it is decided, by the first half or by the second */
     const uint8_t both = TL_SIDE_CORR | TL_SIDE_EXT;
@@ -1723,6 +1754,7 @@ static void split_merge(loader *L, loader *L2)
         s->key_decided = 1;
         s->key_is_corr = s2->key_is_corr;
     }
+    merge_link_ids(L, L2, off);
     merge_flows(s, s2);
     /* the census: counts added, the second half's other categories by the first's names */
     const tl_trace_census *c2 = &t2->census;

@@ -163,6 +163,16 @@ typedef struct tree_build {
     tl_error *err;
 } tree_build;
 
+void tl_side_keys_resolve(tl_trace *t, const tl_trace_side *side, const tl_side_key *keys, size_t n, size_t off)
+{
+    const int corr_key = side->key_decided && side->key_is_corr;
+    for (size_t k = 0; k < n; k++) {
+        uint32_t i = keys[k].ev + (uint32_t)off;
+        if (has_key(side, corr_key, i))
+            t->aux[t->ev[i].ref & ~TL_TEV_REF_AUX].corr = corr_key ? keys[k].corr : keys[k].ext;
+    }
+}
+
 /* ---- 1. the host call stacks: each thread's events nest by time ---- */
 static int host_stacks(tree_build *b)
 {
@@ -653,13 +663,9 @@ int tl_trace_build(tl_trace *t, tl_trace_side *side, tl_error *err)
     b.old_flows = t->census.n[TL_CAT_AC2G] == 0 && t->census.n[TL_CAT_OLD_FLOW] > 0;
     t->link_flows = b.old_flows ? TL_CAT_OLD_FLOW : TL_CAT_AC2G;
 
-    for (size_t a = 0; a < t->naux; a++)
-        t->aux[a].corr = -1;
-    for (size_t n = 0; n < side->nkeys; n++) {
-        const tl_side_key *sk = &side->keys[n];
-        if (has_key(side, b.corr_key, sk->ev))
-            t->aux[t->ev[sk->ev].ref & ~TL_TEV_REF_AUX].corr = b.corr_key ? sk->corr : sk->ext;
-    }
+    /* the link ids the reader listed, of the events it read before it knew the key (it
+     * put the others' in their aux records) */
+    tl_side_keys_resolve(t, side, side->keys, side->nkeys, 0);
     /* each phase fails with *err set: the trace is then freed by the caller */
     int ok = host_stacks(&b) == 0 && links(&b) == 0 && children_ranges(&b) == 0 && gpu_lists(&b) == 0 &&
              !tl_trace_cancelled(t, err);
