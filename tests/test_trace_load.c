@@ -492,6 +492,28 @@ static void test_links_last_write(void **state)
     tl_trace_free(t);
 }
 
+/* A GPU event is found at its flow's finish: another event with the same link id at
+ * another stream where flows finish, written after it, is not the one. */
+static void test_links_by_place(void **state)
+{
+    (void)state;
+    tl_trace *t = must_load(
+        "{\"traceEvents\":["
+        X("cuda_runtime", "cudaLaunchKernel", 1, 1, 0, 2, ",\"args\":{\"correlation\":10}") ","  /* 0 */
+        FLOW("s", 10, 1, 1, 0) "," FLOW("f", 10, 0, 7, 100) ","                                  /* 1, 2 */
+        X("cuda_runtime", "cudaLaunchKernel", 1, 1, 10, 2, ",\"args\":{\"correlation\":11}") "," /* 3 */
+        FLOW("s", 11, 1, 1, 10) "," FLOW("f", 11, 0, 8, 120) ","                                 /* 4, 5 */
+        X("kernel", "a10", 0, 7, 100, 5, ",\"args\":{\"correlation\":10}") ","                  /* 6 */
+        X("kernel", "b11", 0, 8, 120, 5, ",\"args\":{\"correlation\":11}") ","                  /* 7 */
+        X("kernel", "b10", 0, 8, 130, 5, ",\"args\":{\"correlation\":10}") ","                  /* 8 */
+        X("kernel", "a11", 0, 7, 140, 5, ",\"args\":{\"correlation\":11}") "]}");               /* 9 */
+    assert_gpu(t, 0, "6");
+    assert_gpu(t, 3, "7");
+    assert_false(by_uid(t, 8)->flags & TL_TEV_LINKED);
+    assert_false(by_uid(t, 9)->flags & TL_TEV_LINKED);
+    tl_trace_free(t);
+}
+
 /* When the first launch lacks a correlation, External id is the key. */
 /* A second traceEvents array replaces the first (Python's json keeps the last key):
  * nothing of the first array's link ids is left over, however many of its events had one. */
@@ -954,6 +976,7 @@ int main(void)
         cmocka_unit_test(test_tree_sorted_runs),
         cmocka_unit_test(test_links),
         cmocka_unit_test(test_links_last_write),
+        cmocka_unit_test(test_links_by_place),
         cmocka_unit_test(test_external_id_key),
         cmocka_unit_test(test_links_second_array),
         cmocka_unit_test(test_errors),

@@ -56,11 +56,18 @@ static void grow_to(tl_kmap *m, size_t ncap)
 
 static void grow(tl_kmap *m) { grow_to(m, m->cap ? m->cap * 2 : 64); }
 
-void tl_kmap_reserve(tl_kmap *m, size_t n)
+/* The capacity for n keys at most half full, from cap (0: none yet) on. */
+static size_t cap_for(size_t cap, size_t n)
 {
-    size_t cap = m->cap ? m->cap : 64;
+    cap = cap ? cap : 64;
     while (cap < 2 * n + 2)
         cap *= 2;
+    return cap;
+}
+
+void tl_kmap_reserve(tl_kmap *m, size_t n)
+{
+    size_t cap = cap_for(m->cap, n);
     if (cap > m->cap)
         grow_to(m, cap);
 }
@@ -118,6 +125,82 @@ size_t tl_kmap_max_probe(const tl_kmap *m)
         size_t d = (i - home) & (m->cap - 1);
         if (d + 1 > worst)
             worst = d + 1;
+    }
+    return worst;
+}
+
+/* ---- tl_idmap ---- */
+
+void tl_idmap_init(tl_idmap *m) { memset(m, 0, sizeof *m); }
+
+void tl_idmap_free(tl_idmap *m)
+{
+    free(m->slots);
+    tl_idmap_init(m);
+}
+
+/* The slot of key (a, stored tag): the one holding it, or the empty one it would take. */
+static tl_idmap_slot *idmap_slot(const tl_idmap *m, int64_t a, uint32_t stored)
+{
+    const size_t mask = m->cap - 1;
+    for (size_t j = khash(a, stored, 0) & mask;; j = (j + 1) & mask) {
+        tl_idmap_slot *s = &m->slots[j];
+        if (!s->tag || (s->a == a && s->tag == stored))
+            return s;
+    }
+}
+
+static void idmap_grow_to(tl_idmap *m, size_t ncap)
+{
+    tl_idmap old = *m;
+    m->slots = tl_xcalloc_dense(ncap, sizeof *m->slots);
+    m->cap = ncap;
+    for (size_t i = 0; i < old.cap; i++)
+        if (old.slots[i].tag)
+            *idmap_slot(m, old.slots[i].a, old.slots[i].tag) = old.slots[i];
+    free(old.slots);
+}
+
+void tl_idmap_reserve(tl_idmap *m, size_t n)
+{
+    size_t cap = cap_for(m->cap, n);
+    if (cap > m->cap)
+        idmap_grow_to(m, cap);
+}
+
+uint32_t *tl_idmap_put(tl_idmap *m, int64_t a, uint32_t tag, int *created)
+{
+    if ((m->n + 1) * 2 > m->cap)
+        idmap_grow_to(m, cap_for(m->cap, m->n + 1));
+    tl_idmap_slot *s = idmap_slot(m, a, tag + 1);
+    int fresh = s->tag == 0;
+    if (fresh) {
+        s->a = a;
+        s->tag = tag + 1;
+        s->val = 0;
+        m->n++;
+    }
+    if (created)
+        *created = fresh;
+    return &s->val;
+}
+
+uint32_t tl_idmap_get(const tl_idmap *m, int64_t a, uint32_t tag, uint32_t dflt)
+{
+    if (!m->cap)
+        return dflt;
+    const tl_idmap_slot *s = idmap_slot(m, a, tag + 1);
+    return s->tag ? s->val : dflt;
+}
+
+size_t tl_idmap_max_probe(const tl_idmap *m)
+{
+    size_t worst = 0;
+    for (size_t i = 0; i < m->cap; i++) {
+        if (!m->slots[i].tag)
+            continue;
+        size_t d = (i - (khash(m->slots[i].a, m->slots[i].tag, 0) & (m->cap - 1))) & (m->cap - 1);
+        worst = d + 1 > worst ? d + 1 : worst;
     }
     return worst;
 }

@@ -36,6 +36,7 @@ typedef struct tl_side_flow {
     int64_t pid, tid;
     uint8_t has_s, has_f;
     uint8_t numeric; /* 0: the finish has a string pid or tid, which matches no kept event */
+    uint32_t place;  /* the tree build's number for (pid, tid) among the usable finishes' */
 } tl_side_flow;
 
 /* Both link ids of a kept event that has one (TL_SIDE_CORR / TL_SIDE_EXT in its evflags),
@@ -55,7 +56,7 @@ typedef struct tl_trace_side {
     size_t nins, inscap;
     tl_side_ins *others; /* the writes of events not kept */
     size_t nothers, othercap;
-    tl_kmap flow_of;     /* flow id -> index into flows */
+    tl_idmap flow_of;    /* (flow id, 1 for an older Kineto's flow) -> index into flows */
     tl_side_flow *flows;
     size_t nflows, flowcap;
     int key_decided;     /* the first launch-named runtime event was seen */

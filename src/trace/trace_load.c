@@ -885,13 +885,13 @@ static void keep_flow(loader *L)
     if (!r->has_id || (r->ph != 's' && r->ph != 'f'))
         return;
     int created;
-    tl_kmap_slot *sl = tl_kmap_put(&s->flow_of, r->id, r->cat == CAT_OLD_FLOW, 0, &created);
+    uint32_t *ix = tl_idmap_put(&s->flow_of, r->id, r->cat == CAT_OLD_FLOW, &created);
     if (created) {
         TL_GROW(s->flows, s->flowcap, s->nflows + 1);
         memset(&s->flows[s->nflows], 0, sizeof s->flows[s->nflows]);
-        sl->val = (uint32_t)s->nflows++;
+        *ix = (uint32_t)s->nflows++;
     }
-    tl_side_flow *f = &s->flows[sl->val];
+    tl_side_flow *f = &s->flows[*ix];
     if (r->ph == 's') {
         f->has_s = 1;
     } else {
@@ -1366,7 +1366,7 @@ static void loader_free(loader *L)
     free(L->side.ins);
     free(L->side.others);
     free(L->side.flows);
-    tl_kmap_free(&L->side.flow_of);
+    tl_idmap_free(&L->side.flow_of);
     tl_kmap_free(&L->thread_of);
     free(L);
 }
@@ -1599,7 +1599,7 @@ static const tl_op_args *merge_args(loader *L, const tl_op_args *a2)
 static void merge_flows(tl_trace_side *s, tl_trace_side *s2)
 {
     if (s2->nflows && !s->nflows) {
-        tl_kmap m = s->flow_of;
+        tl_idmap m = s->flow_of;
         s->flow_of = s2->flow_of;
         s2->flow_of = m;
         tl_side_flow *f = s->flows;
@@ -1611,22 +1611,22 @@ static void merge_flows(tl_trace_side *s, tl_trace_side *s2)
         s->nflows = s2->nflows;
         s2->nflows = 0;
     } else if (s2->nflows) {
-        const tl_kmap_slot **key = tl_xmalloc(s2->nflows * sizeof *key); /* (id, kind) of each */
-        tl_kmap_reserve(&s->flow_of, s->nflows + s2->nflows);
+        const tl_idmap_slot **key = tl_xmalloc(s2->nflows * sizeof *key); /* (id, kind) of each */
+        tl_idmap_reserve(&s->flow_of, s->nflows + s2->nflows);
         TL_GROW(s->flows, s->flowcap, s->nflows + s2->nflows);
         for (size_t k = 0; k < s2->flow_of.cap; k++)
-            if (s2->flow_of.slots[k].used)
+            if (s2->flow_of.slots[k].tag)
                 key[s2->flow_of.slots[k].val] = &s2->flow_of.slots[k];
         for (size_t k = 0; k < s2->nflows; k++) {
             int created;
-            tl_kmap_slot *sl = tl_kmap_put(&s->flow_of, key[k]->a, key[k]->b, 0, &created);
+            uint32_t *ix = tl_idmap_put(&s->flow_of, key[k]->a, tl_idmap_tag(key[k]), &created);
             const tl_side_flow *g = &s2->flows[k];
             if (created) {
                 s->flows[s->nflows] = *g;
-                sl->val = (uint32_t)s->nflows++;
+                *ix = (uint32_t)s->nflows++;
                 continue;
             }
-            tl_side_flow *f = &s->flows[sl->val];
+            tl_side_flow *f = &s->flows[*ix];
             f->has_s |= g->has_s;
             if (g->has_f) {
                 f->has_f = 1;
@@ -2174,7 +2174,7 @@ static int read_top(loader *L)
                     L->side.nothers = 0;
                     L->side.nkeys = 0;
                     L->side.nflows = 0;
-                    tl_kmap_free(&L->side.flow_of);
+                    tl_idmap_free(&L->side.flow_of);
                     L->side.key_decided = L->side.key_is_corr = 0;
                     tl_kmap_free(&L->names->map);
                     L->names->n = 0;

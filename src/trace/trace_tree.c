@@ -241,18 +241,30 @@ static int host_stacks(tree_build *b)
 
 /* ---- 2. links: runtime event -> GPU events ---- */
 
-/* The (pid, tid) places where a usable flow finishes. */
-static void ends_init(tl_kmap *ends, const tl_trace_side *side)
+/* Whether flow fl links: it has both ends, and its finish a numeric place. */
+static int usable_flow(const tl_side_flow *fl) { return fl->has_s && fl->has_f && fl->numeric; }
+
+/* The (pid, tid) places where a usable flow finishes, numbered (ends: place -> its
+ * number), each flow's number noted in it: a GPU event is then looked up by (link id,
+ * number), half the bytes of (link id, pid, tid). */
+static void ends_init(tl_kmap *ends, tl_trace_side *side)
 {
     tl_kmap_init(ends);
-    int64_t last_pid = 0, last_tid = 0;
-    int have_last = 0;
+    const tl_side_flow *last = NULL;
     for (size_t f = 0; f < side->nflows; f++) {
-        const tl_side_flow *fl = &side->flows[f];
-        if (!fl->has_s || !fl->has_f || !fl->numeric || (have_last && fl->pid == last_pid && fl->tid == last_tid))
+        tl_side_flow *fl = &side->flows[f];
+        if (!usable_flow(fl))
             continue;
-        tl_kmap_put(ends, fl->pid, fl->tid, 0, NULL);
-        last_pid = fl->pid, last_tid = fl->tid, have_last = 1;
+        if (last && fl->pid == last->pid && fl->tid == last->tid) { /* a stream's flows come in runs */
+            fl->place = last->place;
+        } else {
+            int created;
+            tl_kmap_slot *sl = tl_kmap_put(ends, fl->pid, fl->tid, 0, &created);
+            if (created)
+                sl->val = (uint32_t)(ends->n - 1);
+            fl->place = sl->val;
+        }
+        last = fl;
     }
 }
 
@@ -275,7 +287,8 @@ static tl_side_ins ins_entry(const tree_build *b, uint32_t in)
 typedef struct place_filter {
     const tl_kmap *ends;
     int64_t pid, tid;
-    int known, at_end;
+    int known;
+    uint32_t place; /* its number, UINT32_MAX for none */
 } place_filter;
 
 static int ins_wanted(place_filter *pf, const tl_side_ins *in, int corr_key)
@@ -286,27 +299,27 @@ static int ins_wanted(place_filter *pf, const tl_side_ins *in, int corr_key)
         pf->pid = in->pid;
         pf->tid = in->tid;
         pf->known = 1;
-        pf->at_end = tl_kmap_get(pf->ends, in->pid, in->tid, 0, UINT32_MAX) != UINT32_MAX;
+        pf->place = tl_kmap_get(pf->ends, in->pid, in->tid, 0, UINT32_MAX);
     }
-    return pf->at_end;
+    return pf->place != UINT32_MAX;
 }
 
-/* The map (pid, tid, link id) -> event, the last one written, at the places a flow
+/* The map (link id, place) -> event, the last one written, at the places a flow
  * finishes: the only ones looked up (a GPU stream's, a fraction of the events; a map of
  * all of them would be several times larger than the cache).  0, or -1 when cancelled. */
-static int places_build(const tree_build *b, tl_kmap *by_place)
+static int places_build(const tree_build *b, tl_idmap *by_place)
 {
     const tl_trace_side *side = b->side;
     tl_kmap ends;
-    ends_init(&ends, side);
-    place_filter pf = {&ends, 0, 0, 0, 0};
+    ends_init(&ends, b->side);
+    place_filter pf = {&ends, 0, 0, 0, UINT32_MAX};
     size_t nwanted = 0;
     for (size_t n = 0; n < side->nins; n++) {
         tl_side_ins in = ins_entry(b, side->ins[n]);
         nwanted += ins_wanted(&pf, &in, b->corr_key);
     }
-    tl_kmap_init(by_place);
-    tl_kmap_reserve(by_place, nwanted);
+    tl_idmap_init(by_place);
+    tl_idmap_reserve(by_place, nwanted);
     int rc = 0;
     for (size_t n = 0; n < side->nins; n++) {
         if (TL_TRACE_CANCEL_EVERY(n, b->t, b->err)) {
@@ -316,7 +329,7 @@ static int places_build(const tree_build *b, tl_kmap *by_place)
         tl_side_ins in = ins_entry(b, side->ins[n]);
         if (ins_wanted(&pf, &in, b->corr_key)) {
             uint32_t target = side->ins[n] & TL_SIDE_INS_OTHER ? TL_TEV_NONE : side->ins[n];
-            tl_kmap_put(by_place, in.corr, in.pid, in.tid, NULL)->val = target;
+            *tl_idmap_put(by_place, in.corr, pf.place, NULL) = target;
         }
     }
     tl_kmap_free(&ends);
@@ -441,13 +454,13 @@ static int links(tree_build *b)
     tl_trace_side *side = b->side;
     const size_t nev = b->nev;
     const int corr_key = b->corr_key, old_flows = b->old_flows;
-    tl_kmap by_place;
+    tl_idmap by_place;
     graph_runs g = {0};
     int any_graph = 0;
     for (size_t i = 0; i < nev && !any_graph; i++)
         any_graph = (t->ev[i].flags & TL_TEV_GRAPH_LAUNCH) != 0;
     if (places_build(b, &by_place) < 0 || (any_graph && graph_runs_build(b, &g) < 0)) {
-        tl_kmap_free(&by_place);
+        tl_idmap_free(&by_place);
         graph_runs_free(&g);
         return -1;
     }
@@ -471,10 +484,10 @@ static int links(tree_build *b)
             }
             continue;
         }
-        uint32_t f = tl_kmap_get(&side->flow_of, c, old_flows, 0, UINT32_MAX);
-        if (f == UINT32_MAX || !side->flows[f].has_s || !side->flows[f].has_f || !side->flows[f].numeric)
+        uint32_t f = tl_idmap_get(&side->flow_of, c, (uint32_t)old_flows, UINT32_MAX);
+        if (f == UINT32_MAX || !usable_flow(&side->flows[f]))
             continue;
-        uint32_t ge = tl_kmap_get(&by_place, c, side->flows[f].pid, side->flows[f].tid, TL_TEV_NONE);
+        uint32_t ge = tl_idmap_get(&by_place, c, side->flows[f].place, TL_TEV_NONE);
         /* An event that is not a GPU event (TraceLens would make it the launch's child
          * and loop on a runtime event found as its own output) links nothing. */
         if (ge == TL_TEV_NONE || !tl_tev_is_gpu(&t->ev[ge]))
@@ -484,7 +497,7 @@ static int links(tree_build *b)
         lp[nlp].child = ge;
         nlp++;
     }
-    tl_kmap_free(&by_place);
+    tl_idmap_free(&by_place);
     graph_runs_free(&g);
     for (size_t n = 0; n < nlp; n++) {
         tl_tev *ge = &t->ev[lp[n].child];
