@@ -365,6 +365,35 @@ static void test_ops_unique_args(void **state)
     drop(&s);
 }
 
+/* An op launched from thread tid at ts: its launch (correlation c) at t1, that launch's
+ * kernel at tk. */
+#define OP_ON(tid, ts, t1, tk, c)                                                                        \
+    X("cpu_op", "aten::mm", 1, tid, ts, 10, ",\"args\":{\"Input Dims\":[[2, 3]]}") ","                  \
+    X("cuda_runtime", "cudaLaunchKernel", 1, tid, t1, 1, ",\"args\":{\"correlation\":" #c "}") ","     \
+    FLOW("s", c, 1, tid, t1) "," FLOW("f", c, 0, 7, tk) ","                                              \
+    X("kernel", "gemm", 0, 7, tk, 2, ",\"args\":{\"correlation\":" #c ",\"stream\":7}")
+#define THREAD_NAME(tid, nm) "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":1,\"tid\":" #tid ",\"args\":{\"name\":\"" nm "\"}}"
+
+/* ops_unique_args groups by the thread's name, not by the thread: the same op on two
+ * threads of one name is one row, on a thread of another name a row of its own. */
+static void test_ops_unique_args_threads(void **state)
+{
+    (void)state;
+    sheets s;
+    build(&s, "{\"traceEvents\":[" THREAD_NAME(1, "main") "," THREAD_NAME(2, "main") "," THREAD_NAME(3, "worker") ","
+              OP_ON(1, 100, 101, 105, 1) "," OP_ON(3, 200, 201, 205, 2) "," OP_ON(2, 300, 301, 305, 3) ","
+              OP_ON(1, 400, 401, 405, 4) "]}");
+    const tl_table *u = sheet(&s, "ops_unique_args");
+    assert_non_null(u);
+    assert_int_equal(u->nrows, 2);
+    assert_str(str(u, "thread_name", 0), "main");
+    assert_true(num(u, "operation_count", 0) == 3);
+    assert_true(num(u, "ex_UID", 0) == 3);
+    assert_str(str(u, "thread_name", 1), "worker");
+    assert_true(num(u, "operation_count", 1) == 1);
+    drop(&s);
+}
+
 /* trunc_kernel_details, a one-row group, the rest of the order */
 static void test_kernel_details_order(void **state)
 {
@@ -595,6 +624,7 @@ int main(void)
         cmocka_unit_test(test_no_gpu_events),
         cmocka_unit_test(test_ops_summary),
         cmocka_unit_test(test_ops_unique_args),
+        cmocka_unit_test(test_ops_unique_args_threads),
         cmocka_unit_test(test_kernel_details_order),
         cmocka_unit_test(test_kernel_details_skip),
         cmocka_unit_test(test_kernel_summary),

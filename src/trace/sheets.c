@@ -9,6 +9,7 @@
  */
 #include "trace/trace_report.h"
 
+#include "base/hash.h"
 #include "base/numfmt.h"
 #include "base/sort.h"
 #include "trace/jscan.h"
@@ -830,63 +831,110 @@ static int ugroup_cmp(size_t a, size_t b, void *ctx)
     return g[a].ex_uid < g[b].ex_uid ? -1 : g[a].ex_uid > g[b].ex_uid ? 1 : 0;
 }
 
-/* The launchers grouped by their keys (name, category, module, process, thread, the
- * argument columns, the kernel count), in first-appearance order; *ng groups (malloc'd). */
+/* Launcher i's group by its keys' texts (name, category, module, process, thread, the
+ * argument columns, the kernel count), made when it is the first of its keys: its index
+ * in *g.  map: key hash -> group. */
+static size_t group_by_keys(const tl_trace *t, const launchers *L, size_t i, const tl_sheet_opts *o,
+                            const tl_sh_module *mod, tl_arena *arena, tl_kmap *map, ugroup **g, size_t *ng,
+                            size_t *gcap)
+{
+    const launcher *l = &L->v[i];
+    const tl_tev *e = &t->ev[l->ev];
+    const tl_tev_aux *x = tl_tev_x(t, e);
+    char numk[24];
+    snprintf(numk, sizeof numk, "%zu", l->nk);
+    const char *val[NKEYS] = {e->name,
+                              l->cat,
+                              o->parent_module ? mod->parent_module[i] : "",
+                              tl_trace_process_name(t, tl_tev_pid(t, e)),
+                              tl_trace_process_label(t, tl_tev_pid(t, e)),
+                              tl_trace_thread_name(t, tl_tev_pid(t, e), tl_tev_tid(t, e)),
+                              e->kind == TL_TEV_CPU_OP ? x->args->input_dims : NULL,
+                              e->kind == TL_TEV_CPU_OP ? x->args->input_type : NULL,
+                              e->kind == TL_TEV_CPU_OP ? x->args->input_strides : NULL,
+                              e->kind == TL_TEV_CPU_OP ? x->args->concrete_inputs : NULL,
+                              o->num_kernels ? numk : ""};
+    const char *key[NKEYS];
+    for (int k = 0; k < NKEYS; k++)
+        key[k] = val[k] ? val[k] : "None";
+    uint64_t h = keys_hash(key);
+    for (int64_t probe = 0;; probe++) {
+        int created;
+        tl_kmap_slot *sl = tl_kmap_put(map, (int64_t)h, probe, 0, &created);
+        if (created) {
+            TL_GROW(*g, *gcap, *ng + 1);
+            ugroup *n = &(*g)[*ng];
+            memset(n, 0, sizeof *n);
+            memcpy(n->key, key, sizeof key);
+            memcpy(n->val, val, sizeof val);
+            n->key[K_NUMK] = n->val[K_NUMK] = tl_arena_strdup(arena, key[K_NUMK]);
+            n->nk = l->nk;
+            n->first = i;
+            n->ex_uid = e->uid;
+            sl->val = (uint32_t)*ng;
+            return (*ng)++;
+        }
+        int same = 1;
+        for (int k = 0; k < NKEYS && same; k++)
+            same = strcmp((*g)[sl->val].key[k], key[k]) == 0;
+        if (same)
+            return sl->val;
+    }
+}
+
+/* What a launcher's keys are made from, as pointers and numbers: two launchers alike in
+ * these have the same keys (a thread's names are the trace's; the args are interned), so
+ * a launcher's group is found by them, and by the texts only for a combination not met
+ * before - a few thousand, where a trace has a launcher for every op. */
+typedef struct launcher_src {
+    const char *name, *cat, *module;
+    const tl_op_args *args; /* a cpu_op's; NULL for another event */
+    uint64_t nk;            /* with num_kernels; else 0 */
+    uint64_t thread;
+} launcher_src;
+
+/* The launchers grouped by their keys, in first-appearance order; *ng groups (malloc'd). */
 static ugroup *group_launchers(const tl_trace *t, const launchers *L, const tl_sheet_opts *o, const tl_sh_module *mod,
                                tl_arena *arena, size_t *ng_out)
 {
     ugroup *g = NULL;
-    size_t ng = 0, gcap = 0;
-    tl_kmap map;
-    tl_kmap_init(&map);
+    size_t ng = 0, gcap = 0, nsrc = 0, srccap = 0;
+    launcher_src *src = NULL; /* each combination met, with its group */
+    uint32_t *src_group = NULL;
+    tl_kmap by_keys, by_src;
+    tl_kmap_init(&by_keys);
+    tl_kmap_init(&by_src);
     for (size_t i = 0; i < L->n; i++) {
-        const launcher *l = &L->v[i];
-        const tl_tev *e = &t->ev[l->ev];
-        const tl_tev_aux *x = tl_tev_x(t, e);
-        char numk[24];
-        snprintf(numk, sizeof numk, "%zu", l->nk);
-        const char *val[NKEYS] = {e->name,
-                                  l->cat,
-                                  o->parent_module ? mod->parent_module[i] : "",
-                                  tl_trace_process_name(t, tl_tev_pid(t, e)),
-                                  tl_trace_process_label(t, tl_tev_pid(t, e)),
-                                  tl_trace_thread_name(t, tl_tev_pid(t, e), tl_tev_tid(t, e)),
-                                  e->kind == TL_TEV_CPU_OP ? x->args->input_dims : NULL,
-                                  e->kind == TL_TEV_CPU_OP ? x->args->input_type : NULL,
-                                  e->kind == TL_TEV_CPU_OP ? x->args->input_strides : NULL,
-                                  e->kind == TL_TEV_CPU_OP ? x->args->concrete_inputs : NULL,
-                                  o->num_kernels ? numk : ""};
-        const char *key[NKEYS];
-        for (int k = 0; k < NKEYS; k++)
-            key[k] = val[k] ? val[k] : "None";
-        uint64_t h = keys_hash(key);
+        const tl_tev *e = &t->ev[L->v[i].ev];
+        launcher_src ls = {e->name,
+                           L->v[i].cat,
+                           o->parent_module ? mod->parent_module[i] : NULL,
+                           e->kind == TL_TEV_CPU_OP ? tl_tev_x(t, e)->args : NULL,
+                           o->num_kernels ? (uint64_t)L->v[i].nk : 0,
+                           tl_tev_thread(t, e)};
+        uint64_t h = tl_hash_bytes(&ls, sizeof ls);
         size_t gi = SIZE_MAX;
         for (int64_t probe = 0; gi == SIZE_MAX; probe++) {
             int created;
-            tl_kmap_slot *sl = tl_kmap_put(&map, (int64_t)h, probe, 0, &created);
+            tl_kmap_slot *sl = tl_kmap_put(&by_src, (int64_t)h, probe, 0, &created);
             if (created) {
-                TL_GROW(g, gcap, ng + 1);
-                memset(&g[ng], 0, sizeof g[ng]);
-                memcpy(g[ng].key, key, sizeof key);
-                memcpy(g[ng].val, val, sizeof val);
-                g[ng].key[K_NUMK] = g[ng].val[K_NUMK] = tl_arena_strdup(arena, key[K_NUMK]);
-                g[ng].nk = l->nk;
-                g[ng].first = i;
-                g[ng].ex_uid = e->uid;
-                sl->val = (uint32_t)ng;
-                gi = ng++;
-                break;
+                gi = group_by_keys(t, L, i, o, mod, arena, &by_keys, &g, &ng, &gcap);
+                TL_GROW(src, srccap, nsrc + 1);
+                src_group = tl_xrealloc(src_group, srccap * sizeof *src_group);
+                src[nsrc] = ls;
+                src_group[nsrc] = (uint32_t)gi;
+                sl->val = (uint32_t)nsrc++;
+            } else if (memcmp(&src[sl->val], &ls, sizeof ls) == 0) {
+                gi = src_group[sl->val];
             }
-            int same = 1;
-            for (int k = 0; k < NKEYS && same; k++)
-                same = strcmp(g[sl->val].key[k], key[k]) == 0;
-            if (same)
-                gi = sl->val;
         }
         TL_GROW(g[gi].rows, g[gi].cap, g[gi].n + 1);
         g[gi].rows[g[gi].n++] = i;
     }
-    tl_kmap_free(&map);
+    tl_kmap_free(&by_keys);
+    tl_kmap_free(&by_src);
+    free(src);
+    free(src_group);
     *ng_out = ng;
     return g;
 }
