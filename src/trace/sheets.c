@@ -543,28 +543,61 @@ static void group_add(group *g, size_t row)
 
 static int str_ptr_cmp(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
 
-/* Group launchers by a string key (name or category), groups in key order. */
+/* rank[i] = the position of *v[i] among the distinct texts, in byte order (UINT32_MAX for
+ * NULL): the group keys are compared as numbers, not as long kernel names over and over. */
+static void rank_strings(const char **v, size_t stride, size_t n, uint32_t *rank, size_t rstride)
+{
+    tl_kmap seen;
+    tl_kmap_init(&seen);
+    const char **u = NULL;
+    size_t nu = 0, ucap = 0;
+    for (size_t i = 0; i < n; i++) {
+        const char *s = *(const char **)((const char *)v + i * stride);
+        if (!s)
+            continue;
+        int created;
+        tl_kmap_put(&seen, (int64_t)(uintptr_t)s, 0, 0, &created);
+        if (created) {
+            TL_GROW(u, ucap, nu + 1);
+            u[nu++] = s;
+        }
+    }
+    if (nu)
+        qsort(u, nu, sizeof *u, str_ptr_cmp);
+    uint32_t r = 0;
+    for (size_t i = 0; i < nu; i++) {
+        if (i && strcmp(u[i - 1], u[i]) != 0)
+            r++;
+        tl_kmap_put(&seen, (int64_t)(uintptr_t)u[i], 0, 0, NULL)->val = r; /* equal texts, one rank */
+    }
+    for (size_t i = 0; i < n; i++) {
+        const char *s = *(const char **)((const char *)v + i * stride);
+        uint32_t *dst = (uint32_t *)((char *)rank + i * rstride);
+        *dst = s ? tl_kmap_get(&seen, (int64_t)(uintptr_t)s, 0, 0, 0) : UINT32_MAX;
+    }
+    free(u);
+    tl_kmap_free(&seen);
+}
+
+/* Group launchers by a string key (name or category), groups in key order: the keys
+ * ranked by their distinct pointers (a few hundred names over every launcher). */
 static group *groups_of(const tl_trace *t, const launchers *L, int by_cat, size_t *ngroups)
 {
     const char **keys = tl_xmalloc((L->n ? L->n : 1) * sizeof *keys);
+    uint32_t *rank = tl_xmalloc((L->n ? L->n : 1) * sizeof *rank);
     for (size_t i = 0; i < L->n; i++)
         keys[i] = by_cat ? L->v[i].cat : t->ev[L->v[i].ev].name;
-    const char **uniq = tl_xmalloc((L->n ? L->n : 1) * sizeof *uniq);
-    memcpy(uniq, keys, L->n * sizeof *uniq);
-    qsort(uniq, L->n, sizeof *uniq, str_ptr_cmp);
+    rank_strings(keys, sizeof *keys, L->n, rank, sizeof *rank);
     size_t nu = 0;
     for (size_t i = 0; i < L->n; i++)
-        if (nu == 0 || strcmp(uniq[nu - 1], uniq[i]) != 0)
-            uniq[nu++] = uniq[i];
+        nu = rank[i] + (size_t)1 > nu ? rank[i] + (size_t)1 : nu;
     group *g = tl_xcalloc(nu ? nu : 1, sizeof *g);
-    for (size_t i = 0; i < nu; i++)
-        g[i].key = uniq[i];
     for (size_t i = 0; i < L->n; i++) {
-        const char **hit = bsearch(&keys[i], uniq, nu, sizeof *uniq, str_ptr_cmp);
-        group_add(&g[hit - uniq], i);
+        g[rank[i]].key = keys[i];
+        group_add(&g[rank[i]], i);
     }
     free(keys);
-    free(uniq);
+    free(rank);
     *ngroups = nu;
     return g;
 }
@@ -1104,42 +1137,6 @@ typedef struct krow {
     double dur;
     uint32_t rcat, rop, rname; /* the strings' ranks in byte order (UINT32_MAX: missing) */
 } krow;
-
-/* rank[i] = the position of *v[i] among the distinct texts, in byte order (UINT32_MAX for
- * NULL): the group keys are compared as numbers, not as long kernel names over and over. */
-static void rank_strings(const char **v, size_t stride, size_t n, uint32_t *rank, size_t rstride)
-{
-    tl_kmap seen;
-    tl_kmap_init(&seen);
-    const char **u = NULL;
-    size_t nu = 0, ucap = 0;
-    for (size_t i = 0; i < n; i++) {
-        const char *s = *(const char **)((const char *)v + i * stride);
-        if (!s)
-            continue;
-        int created;
-        tl_kmap_put(&seen, (int64_t)(uintptr_t)s, 0, 0, &created);
-        if (created) {
-            TL_GROW(u, ucap, nu + 1);
-            u[nu++] = s;
-        }
-    }
-    if (nu)
-        qsort(u, nu, sizeof *u, str_ptr_cmp);
-    uint32_t r = 0;
-    for (size_t i = 0; i < nu; i++) {
-        if (i && strcmp(u[i - 1], u[i]) != 0)
-            r++;
-        tl_kmap_put(&seen, (int64_t)(uintptr_t)u[i], 0, 0, NULL)->val = r; /* equal texts, one rank */
-    }
-    for (size_t i = 0; i < n; i++) {
-        const char *s = *(const char **)((const char *)v + i * stride);
-        uint32_t *dst = (uint32_t *)((char *)rank + i * rstride);
-        *dst = s ? tl_kmap_get(&seen, (int64_t)(uintptr_t)s, 0, 0, 0) : UINT32_MAX;
-    }
-    free(u);
-    tl_kmap_free(&seen);
-}
 
 static int krow_cmp(size_t x, size_t y, void *ctx)
 {
