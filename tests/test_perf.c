@@ -551,6 +551,47 @@ static void test_unified(void **state)
     drop(&s);
 }
 
+/* An addmm on thread tid at ts, launching its gemm (correlation c) at t1, the kernel at tk. */
+#define ADDMM_ON(tid, ts, t1, tk, c)                                                                                   \
+    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::addmm\",\"pid\":1,\"tid\":" #tid ",\"ts\":" #ts            \
+    ",\"dur\":50,\"args\":{\"Input Dims\":[[32],[64,128],[128,32]],\"Input type\":[\"float\",\"float\",\"float\"],"   \
+    "\"Input Strides\":[[1],[128,1],[32,1]],\"Concrete Inputs\":[\"\",\"\",\"\"]}},"                                 \
+    "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":" #tid ",\"ts\":" #t1 \
+    ",\"dur\":5,\"args\":{\"correlation\":" #c "}},"                                                                  \
+    "{\"ph\":\"s\",\"cat\":\"ac2g\",\"name\":\"ac2g\",\"id\":" #c ",\"pid\":1,\"tid\":" #tid ",\"ts\":" #t1 "}," \
+    "{\"ph\":\"f\",\"cat\":\"ac2g\",\"name\":\"ac2g\",\"id\":" #c ",\"pid\":0,\"tid\":7,\"ts\":" #tk            \
+    ",\"bp\":\"e\"},"                                                                                                  \
+    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"gemm\",\"pid\":0,\"tid\":7,\"ts\":" #tk ",\"dur\":10,"          \
+    "\"args\":{\"correlation\":" #c ",\"stream\":7}}"
+#define THREAD_NAME(tid, nm) \
+    "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":1,\"tid\":" #tid ",\"args\":{\"name\":\"" nm "\"}}"
+
+/* unified_perf_summary groups by the thread's name, not by the thread: the same op on
+ * two threads of one name is one row, on a thread of another name a row of its own. */
+static void test_unified_threads(void **state)
+{
+    (void)state;
+    static const char json[] = "{\"traceEvents\":[" THREAD_NAME(1, "main") "," THREAD_NAME(2, "main") ","
+        THREAD_NAME(3, "worker") "," ADDMM_ON(1, 100, 110, 120, 1) "," ADDMM_ON(3, 200, 210, 220, 2) ","
+        ADDMM_ON(2, 300, 310, 320, 3) "," ADDMM_ON(1, 400, 410, 420, 4) "]}";
+    rep s;
+    tl_error err = {0};
+    memset(&s, 0, sizeof s);
+    tl_arena_init(&s.arena);
+    s.t = tl_trace_load_mem(json, strlen(json), "t.json", &err);
+    if (!s.t)
+        fail_msg("%s", err.msg);
+    assert_int_equal(tl_perf_sheets(s.t, NULL, &s.arena, &s.r, &err), 0);
+    const tl_table *u = sheet(&s, "unified_perf_summary");
+    assert_non_null(u);
+    assert_int_equal(u->nrows, 2);
+    assert_string_equal(txt(u, "thread_name", 0), "main");
+    near(num(u, "operation_count", 0), 3);
+    assert_string_equal(txt(u, "thread_name", 1), "worker");
+    near(num(u, "operation_count", 1), 1);
+    drop(&s);
+}
+
 static void test_triton(void **state)
 {
     (void)state;
@@ -764,7 +805,7 @@ int main(void)
         cmocka_unit_test(test_group_norm_text_rule),
         cmocka_unit_test(test_batch_norm_and_instance_bwd), cmocka_unit_test(test_reduce),
         cmocka_unit_test(test_sdpa),          cmocka_unit_test(test_conv),
-        cmocka_unit_test(test_unified),       cmocka_unit_test(test_triton),
+        cmocka_unit_test(test_unified),       cmocka_unit_test(test_unified_threads), cmocka_unit_test(test_triton),
         cmocka_unit_test(test_gpu_arch),      cmocka_unit_test(test_hostile),
         cmocka_unit_test(test_pyval),         cmocka_unit_test(test_backward),
     };

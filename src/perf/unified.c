@@ -762,49 +762,95 @@ static void synthetic_rows(U *u, pm_env *env, const uint8_t *cov, urow **prows, 
 
 /* ---- the summary ---- */
 
-/* The groups of rows[0..nr) on the text of their nine key columns (keys: 9 a row, for the
- * caller to free), in first-seen order (*ng of them). */
+/* The nine key columns of row r, as their texts (NULL: missing, "None" in the key). */
+static void row_keys(const pm_env *env, const urow *r, const char **kv)
+{
+    const tl_trace *t = env->t;
+    const tl_tev *ev = &t->ev[r->ev];
+    int cpu = ev->kind == TL_TEV_CPU_OP;
+    const tl_tev_aux *x = tl_tev_x(t, ev);
+    kv[0] = r->name;
+    kv[1] = r->cat;
+    kv[2] = tl_trace_process_name(t, tl_tev_pid(t, ev));
+    kv[3] = tl_trace_process_label(t, tl_tev_pid(t, ev));
+    kv[4] = tl_trace_thread_name(t, tl_tev_pid(t, ev), tl_tev_tid(t, ev));
+    kv[5] = cpu ? x->args->input_dims : NULL;
+    kv[6] = cpu ? x->args->input_type : NULL;
+    kv[7] = cpu ? x->args->input_strides : NULL;
+    kv[8] = cpu ? x->args->concrete_inputs : NULL;
+}
+
+/* What a row's keys are made of, as pointers: rows alike in these have the same keys (a
+ * thread's names are the trace's, the args interned), so a row's group is found by them,
+ * and by the keys' text only for a combination not met before. */
+typedef struct row_src {
+    const char *name, *cat;
+    const tl_op_args *args; /* a cpu_op's; NULL for another event */
+    uint64_t thread;
+} row_src;
+
+/* The groups of rows[0..nr) on the text of their nine key columns (keys: 9 a group, for
+ * the caller to free), in first-seen order (*ng of them). */
 static ugrp *group_keys(pm_env *env, const urow *rows, size_t nr, const char ***keys_out, size_t *ng_out)
 {
     const tl_trace *t = env->t;
-    const char **keys = tl_xmalloc(nr * 9 * sizeof *keys);
-    tl_strmap map = {0};
+    const char **keys = NULL;
+    tl_strmap by_text = {0};
+    tl_kmap by_src;
+    tl_kmap_init(&by_src);
+    row_src *src = NULL;
+    uint32_t *src_group = NULL;
+    size_t nsrc = 0, srccap = 0;
     ugrp *g = NULL;
     size_t ng = 0, gcap = 0;
     tl_buf kb = {0};
     for (size_t i = 0; i < nr; i++) {
         const tl_tev *ev = &t->ev[rows[i].ev];
-        const char **kv = keys + 9 * i;
-        int cpu = ev->kind == TL_TEV_CPU_OP;
-        kv[0] = rows[i].name;
-        kv[1] = rows[i].cat;
-        const tl_tev_aux *x = tl_tev_x(t, ev);
-        kv[2] = tl_trace_process_name(t, tl_tev_pid(t, ev));
-        kv[3] = tl_trace_process_label(t, tl_tev_pid(t, ev));
-        kv[4] = tl_trace_thread_name(t, tl_tev_pid(t, ev), tl_tev_tid(t, ev));
-        kv[5] = cpu ? x->args->input_dims : NULL;
-        kv[6] = cpu ? x->args->input_type : NULL;
-        kv[7] = cpu ? x->args->input_strides : NULL;
-        kv[8] = cpu ? x->args->concrete_inputs : NULL;
-        tl_buf_clear(&kb);
-        for (int q = 0; q < 9; q++) {
-            tl_buf_adds(&kb, kv[q] ? kv[q] : "None");
-            tl_buf_addc(&kb, '\x1f');
+        row_src rs = {rows[i].name, rows[i].cat, ev->kind == TL_TEV_CPU_OP ? tl_tev_x(t, ev)->args : NULL,
+                      tl_tev_thread(t, ev)};
+        uint64_t h = tl_hash_bytes(&rs, sizeof rs);
+        size_t gi = SIZE_MAX;
+        for (int64_t probe = 0; gi == SIZE_MAX; probe++) {
+            int created;
+            tl_kmap_slot *ss = tl_kmap_put(&by_src, (int64_t)h, probe, 0, &created);
+            if (!created) {
+                if (memcmp(&src[ss->val], &rs, sizeof rs) == 0)
+                    gi = src_group[ss->val];
+                continue;
+            }
+            const char *kv[9];
+            row_keys(env, &rows[i], kv);
+            tl_buf_clear(&kb);
+            for (int q = 0; q < 9; q++) {
+                tl_buf_adds(&kb, kv[q] ? kv[q] : "None");
+                tl_buf_addc(&kb, '\x1f');
+            }
+            tl_strmap_slot *sl = tl_strmap_get(&by_text, tl_buf_cstr(&kb));
+            if (sl->value == 0) {
+                sl->key = tl_arena_strndup(env->arena, kb.data, kb.len);
+                TL_GROW(g, gcap, ng + 1);
+                keys = tl_xrealloc(keys, gcap * 9 * sizeof *keys);
+                memset(&g[ng], 0, sizeof g[ng]);
+                memcpy(keys + 9 * ng, kv, sizeof kv);
+                g[ng].uid = rows[i].uid;
+                sl->value = ++ng;
+            }
+            gi = sl->value - 1;
+            TL_GROW(src, srccap, nsrc + 1);
+            src_group = tl_xrealloc(src_group, srccap * sizeof *src_group);
+            src[nsrc] = rs;
+            src_group[nsrc] = (uint32_t)gi;
+            ss->val = (uint32_t)nsrc++;
         }
-        tl_strmap_slot *sl = tl_strmap_get(&map, tl_buf_cstr(&kb));
-        if (sl->value == 0) {
-            sl->key = tl_arena_strndup(env->arena, kb.data, kb.len);
-            TL_GROW(g, gcap, ng + 1);
-            memset(&g[ng], 0, sizeof g[ng]);
-            g[ng].uid = rows[i].uid;
-            sl->value = ++ng;
-        }
-        ugrp *gr = &g[sl->value - 1];
+        ugrp *gr = &g[gi];
         TL_GROW(gr->rows, gr->cap, gr->n + 1);
         gr->rows[gr->n++] = i;
     }
     tl_buf_free(&kb);
-    tl_strmap_clear(&map);
+    tl_strmap_clear(&by_text);
+    tl_kmap_free(&by_src);
+    free(src);
+    free(src_group);
     *keys_out = keys;
     *ng_out = ng;
     return g;
@@ -952,7 +998,7 @@ static void key_columns(const usum *c)
     for (int q = 0; q < 9; q++) {
         tl_cell *x = col(c, keyn[q]);
         for (size_t r = 0; r < c->ng; r++)
-            x[r] = scell(c->keys[9 * grp(c, r)->rows[0] + q]);
+            x[r] = scell(c->keys[9 * c->ord[r] + q]);
     }
     tl_cell *x = col(c, "ex_UID");
     for (size_t r = 0; r < c->ng; r++)
