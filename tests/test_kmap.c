@@ -1,10 +1,13 @@
 /*
- * test_kmap.c - the trace's (a, b, c) -> value map and its (id, tag) -> value map: every
- * key found again, absent keys not found, and the probes short for the key patterns
- * traces bring (ids counting up, ids a run apart, ids a power of two apart) as for
- * hostile ones (one `a`, every `b`).
+ * test_kmap.c - the maps from integer keys: the trace's (a, b, c) -> value map and its
+ * (id, tag) -> value map (every key found again, absent keys not found, and the probes
+ * short for the key patterns traces bring - ids counting up, ids a run apart, ids a
+ * power of two apart - as for hostile ones: one `a`, every `b`), and base's map from
+ * fixed-size byte keys.
  */
 #include "testutil.h"
+
+#include "base/hash.h"
 
 #include "trace/kmap.h"
 
@@ -157,13 +160,49 @@ static void test_idmap_tags(void **state)
     tl_idmap_free(&m);
 }
 
+/* Byte keys: each found again with its value, through the map's growth; keys that
+ * differ in one byte anywhere are different keys. */
+static void test_bytemap(void **state)
+{
+    (void)state;
+    typedef struct key {
+        const void *p;
+        uint64_t a, b;
+    } key;
+    tl_bytemap m;
+    tl_bytemap_init(&m, sizeof(key));
+    static char anchor[4];
+    for (uint32_t i = 0; i < 50000; i++) {
+        key k = {&anchor[i % 4], i / 4, i % 7};
+        int created = -1;
+        *tl_bytemap_put(&m, &k, &created) = i + 1;
+        if (created != 1)
+            fail_msg("key %u put twice", i);
+    }
+    assert_int_equal(m.n, 50000);
+    for (uint32_t i = 0; i < 50000; i++) {
+        key k = {&anchor[i % 4], i / 4, i % 7};
+        int created = -1;
+        uint32_t v = *tl_bytemap_put(&m, &k, &created);
+        if (created != 0 || v != i + 1)
+            fail_msg("key %u: created %d, value %u", i, created, v);
+    }
+    key k = {&anchor[0], 0, 1}; /* key 0 with its last field changed */
+    int created = -1;
+    assert_int_equal(*tl_bytemap_put(&m, &k, &created), 0);
+    assert_int_equal(created, 1);
+    tl_bytemap_free(&m);
+    assert_int_equal(m.n, 0);
+    assert_int_equal(m.size, sizeof(key));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ids_counting_up), cmocka_unit_test(test_ids_a_run_apart),
         cmocka_unit_test(test_ids_a_power_apart), cmocka_unit_test(test_negative_ids),
         cmocka_unit_test(test_one_a_many_b), cmocka_unit_test(test_low_bits_of_a),
-        cmocka_unit_test(test_empty), cmocka_unit_test(test_idmap_tags),
+        cmocka_unit_test(test_empty), cmocka_unit_test(test_idmap_tags), cmocka_unit_test(test_bytemap),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

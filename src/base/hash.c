@@ -1,5 +1,5 @@
 /*
- * hash.c - hashing and the string map (see hash.h).
+ * hash.c - hashing, the string map and the byte-key map (see hash.h).
  */
 #include "base/hash.h"
 
@@ -72,4 +72,58 @@ void tl_strmap_clear(tl_strmap *m)
 {
     free(m->slots);
     memset(m, 0, sizeof *m);
+}
+
+void tl_bytemap_init(tl_bytemap *m, size_t key_size)
+{
+    memset(m, 0, sizeof *m);
+    m->size = key_size;
+}
+
+static const unsigned char *bytemap_key(const tl_bytemap *m, uint32_t slot)
+{
+    return m->keys + (size_t)(slot - 1) * m->size;
+}
+
+static uint32_t *bytemap_slot(const tl_bytemap *m, const void *k)
+{
+    size_t i = (size_t)tl_hash_bytes(k, m->size) & (m->cap - 1);
+    while (m->slots[i] && memcmp(bytemap_key(m, m->slots[i]), k, m->size) != 0)
+        i = (i + 1) & (m->cap - 1);
+    return &m->slots[i];
+}
+
+uint32_t *tl_bytemap_put(tl_bytemap *m, const void *k, int *created)
+{
+    if (2 * (m->n + 1) > m->cap) {
+        tl_bytemap bigger = *m;
+        bigger.cap = m->cap ? 2 * m->cap : 64;
+        bigger.slots = tl_xcalloc_dense(bigger.cap, sizeof *bigger.slots);
+        for (size_t i = 0; i < m->cap; i++)
+            if (m->slots[i])
+                *bytemap_slot(&bigger, bytemap_key(m, m->slots[i])) = m->slots[i];
+        free(m->slots);
+        *m = bigger;
+    }
+    uint32_t *s = bytemap_slot(m, k);
+    *created = *s == 0;
+    if (*s == 0) {
+        if (m->n == m->kcap) {
+            m->kcap = m->kcap ? 2 * m->kcap : 16;
+            m->keys = tl_xrealloc(m->keys, m->kcap * m->size);
+            m->vals = tl_xrealloc(m->vals, m->kcap * sizeof *m->vals);
+        }
+        memcpy(m->keys + m->n * m->size, k, m->size);
+        m->vals[m->n] = 0;
+        *s = (uint32_t)++m->n;
+    }
+    return &m->vals[*s - 1];
+}
+
+void tl_bytemap_free(tl_bytemap *m)
+{
+    free(m->keys);
+    free(m->vals);
+    free(m->slots);
+    tl_bytemap_init(m, m->size);
 }

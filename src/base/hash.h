@@ -46,4 +46,29 @@ const tl_strmap_slot *tl_strmap_find(const tl_strmap *m, const char *key);
 /* Free the map's slots (not the keys); the map is then empty. */
 void tl_strmap_clear(tl_strmap *m);
 
+/*
+ * tl_bytemap maps keys of one fixed size, compared as bytes, to a 32-bit value: the memo
+ * of what was made for a combination of pointers and numbers (a struct without padding
+ * bytes), so that it is made once however often the combination comes.  Open addressing
+ * as tl_strmap; the map keeps copies of its keys.
+ */
+typedef struct tl_bytemap {
+    size_t size;         /* a key's bytes */
+    unsigned char *keys; /* the keys, in order of insertion */
+    uint32_t *vals;      /* their values */
+    size_t n, kcap;
+    uint32_t *slots;     /* a key's index + 1; 0: an empty slot */
+    size_t cap;          /* 0 or a power of two, at least twice n */
+} tl_bytemap;
+
+/* An empty map of keys of key_size bytes. */
+void tl_bytemap_init(tl_bytemap *m, size_t key_size);
+
+/* The value of the key at k, added as 0 when new (*created says which).  The pointer is
+ * valid until the next tl_bytemap_put. */
+uint32_t *tl_bytemap_put(tl_bytemap *m, const void *k, int *created);
+
+/* Free the map; it is then empty, for keys of the same size. */
+void tl_bytemap_free(tl_bytemap *m);
+
 #endif

@@ -788,6 +788,33 @@ typedef struct row_src {
     const tl_op_args *args; /* a cpu_op's; NULL for another event */
     uint64_t thread;
 } row_src;
+_Static_assert(sizeof(row_src) == 3 * sizeof(void *) + sizeof(uint64_t), "compared as bytes: no padding");
+
+/* Row i's group by the text of its nine key columns, made when it is the first of its
+ * keys (its keys then put at 9 * its index in *keys): its index.  by_text: the keys'
+ * text -> group + 1. */
+static size_t group_by_text(pm_env *env, const urow *rows, size_t i, tl_strmap *by_text, tl_buf *kb, ugrp **g,
+                            size_t *ng, size_t *gcap, const char ***keys)
+{
+    const char *kv[9];
+    row_keys(env, &rows[i], kv);
+    tl_buf_clear(kb);
+    for (int q = 0; q < 9; q++) {
+        tl_buf_adds(kb, kv[q] ? kv[q] : "None");
+        tl_buf_addc(kb, '\x1f');
+    }
+    tl_strmap_slot *sl = tl_strmap_get(by_text, tl_buf_cstr(kb));
+    if (sl->value == 0) {
+        sl->key = tl_arena_strndup(env->arena, kb->data, kb->len);
+        TL_GROW(*g, *gcap, *ng + 1);
+        *keys = tl_xrealloc(*keys, *gcap * 9 * sizeof **keys);
+        memset(&(*g)[*ng], 0, sizeof **g);
+        memcpy(*keys + 9 * *ng, kv, sizeof kv);
+        (*g)[*ng].uid = rows[i].uid;
+        sl->value = ++*ng;
+    }
+    return sl->value - 1;
+}
 
 /* The groups of rows[0..nr) on the text of their nine key columns (keys: 9 a group, for
  * the caller to free), in first-seen order (*ng of them). */
@@ -796,11 +823,8 @@ static ugrp *group_keys(pm_env *env, const urow *rows, size_t nr, const char ***
     const tl_trace *t = env->t;
     const char **keys = NULL;
     tl_strmap by_text = {0};
-    tl_kmap by_src;
-    tl_kmap_init(&by_src);
-    row_src *src = NULL;
-    uint32_t *src_group = NULL;
-    size_t nsrc = 0, srccap = 0;
+    tl_bytemap by_src; /* row_src -> group */
+    tl_bytemap_init(&by_src, sizeof(row_src));
     ugrp *g = NULL;
     size_t ng = 0, gcap = 0;
     tl_buf kb = {0};
@@ -808,49 +832,17 @@ static ugrp *group_keys(pm_env *env, const urow *rows, size_t nr, const char ***
         const tl_tev *ev = &t->ev[rows[i].ev];
         row_src rs = {rows[i].name, rows[i].cat, ev->kind == TL_TEV_CPU_OP ? tl_tev_x(t, ev)->args : NULL,
                       tl_tev_thread(t, ev)};
-        uint64_t h = tl_hash_bytes(&rs, sizeof rs);
-        size_t gi = SIZE_MAX;
-        for (int64_t probe = 0; gi == SIZE_MAX; probe++) {
-            int created;
-            tl_kmap_slot *ss = tl_kmap_put(&by_src, (int64_t)h, probe, 0, &created);
-            if (!created) {
-                if (memcmp(&src[ss->val], &rs, sizeof rs) == 0)
-                    gi = src_group[ss->val];
-                continue;
-            }
-            const char *kv[9];
-            row_keys(env, &rows[i], kv);
-            tl_buf_clear(&kb);
-            for (int q = 0; q < 9; q++) {
-                tl_buf_adds(&kb, kv[q] ? kv[q] : "None");
-                tl_buf_addc(&kb, '\x1f');
-            }
-            tl_strmap_slot *sl = tl_strmap_get(&by_text, tl_buf_cstr(&kb));
-            if (sl->value == 0) {
-                sl->key = tl_arena_strndup(env->arena, kb.data, kb.len);
-                TL_GROW(g, gcap, ng + 1);
-                keys = tl_xrealloc(keys, gcap * 9 * sizeof *keys);
-                memset(&g[ng], 0, sizeof g[ng]);
-                memcpy(keys + 9 * ng, kv, sizeof kv);
-                g[ng].uid = rows[i].uid;
-                sl->value = ++ng;
-            }
-            gi = sl->value - 1;
-            TL_GROW(src, srccap, nsrc + 1);
-            src_group = tl_xrealloc(src_group, srccap * sizeof *src_group);
-            src[nsrc] = rs;
-            src_group[nsrc] = (uint32_t)gi;
-            ss->val = (uint32_t)nsrc++;
-        }
-        ugrp *gr = &g[gi];
+        int created;
+        uint32_t *gv = tl_bytemap_put(&by_src, &rs, &created);
+        if (created)
+            *gv = (uint32_t)group_by_text(env, rows, i, &by_text, &kb, &g, &ng, &gcap, &keys);
+        ugrp *gr = &g[*gv];
         TL_GROW(gr->rows, gr->cap, gr->n + 1);
         gr->rows[gr->n++] = i;
     }
     tl_buf_free(&kb);
     tl_strmap_clear(&by_text);
-    tl_kmap_free(&by_src);
-    free(src);
-    free(src_group);
+    tl_bytemap_free(&by_src);
     *keys_out = keys;
     *ng_out = ng;
     return g;

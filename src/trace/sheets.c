@@ -925,18 +925,18 @@ typedef struct launcher_src {
     uint64_t nk;            /* with num_kernels; else 0 */
     uint64_t thread;
 } launcher_src;
+_Static_assert(sizeof(launcher_src) == 4 * sizeof(void *) + 2 * sizeof(uint64_t), "compared as bytes: no padding");
 
 /* The launchers grouped by their keys, in first-appearance order; *ng groups (malloc'd). */
 static ugroup *group_launchers(const tl_trace *t, const launchers *L, const tl_sheet_opts *o, const tl_sh_module *mod,
                                tl_arena *arena, size_t *ng_out)
 {
     ugroup *g = NULL;
-    size_t ng = 0, gcap = 0, nsrc = 0, srccap = 0;
-    launcher_src *src = NULL; /* each combination met, with its group */
-    uint32_t *src_group = NULL;
-    tl_kmap by_keys, by_src;
+    size_t ng = 0, gcap = 0;
+    tl_kmap by_keys;
     tl_kmap_init(&by_keys);
-    tl_kmap_init(&by_src);
+    tl_bytemap by_src; /* launcher_src -> group */
+    tl_bytemap_init(&by_src, sizeof(launcher_src));
     for (size_t i = 0; i < L->n; i++) {
         const tl_tev *e = &t->ev[L->v[i].ev];
         launcher_src ls = {e->name,
@@ -945,29 +945,16 @@ static ugroup *group_launchers(const tl_trace *t, const launchers *L, const tl_s
                            e->kind == TL_TEV_CPU_OP ? tl_tev_x(t, e)->args : NULL,
                            o->num_kernels ? (uint64_t)L->v[i].nk : 0,
                            tl_tev_thread(t, e)};
-        uint64_t h = tl_hash_bytes(&ls, sizeof ls);
-        size_t gi = SIZE_MAX;
-        for (int64_t probe = 0; gi == SIZE_MAX; probe++) {
-            int created;
-            tl_kmap_slot *sl = tl_kmap_put(&by_src, (int64_t)h, probe, 0, &created);
-            if (created) {
-                gi = group_by_keys(t, L, i, o, mod, arena, &by_keys, &g, &ng, &gcap);
-                TL_GROW(src, srccap, nsrc + 1);
-                src_group = tl_xrealloc(src_group, srccap * sizeof *src_group);
-                src[nsrc] = ls;
-                src_group[nsrc] = (uint32_t)gi;
-                sl->val = (uint32_t)nsrc++;
-            } else if (memcmp(&src[sl->val], &ls, sizeof ls) == 0) {
-                gi = src_group[sl->val];
-            }
-        }
-        TL_GROW(g[gi].rows, g[gi].cap, g[gi].n + 1);
-        g[gi].rows[g[gi].n++] = i;
+        int created;
+        uint32_t *gv = tl_bytemap_put(&by_src, &ls, &created);
+        if (created)
+            *gv = (uint32_t)group_by_keys(t, L, i, o, mod, arena, &by_keys, &g, &ng, &gcap);
+        ugroup *gr = &g[*gv];
+        TL_GROW(gr->rows, gr->cap, gr->n + 1);
+        gr->rows[gr->n++] = i;
     }
     tl_kmap_free(&by_keys);
-    tl_kmap_free(&by_src);
-    free(src);
-    free(src_group);
+    tl_bytemap_free(&by_src);
     *ng_out = ng;
     return g;
 }
