@@ -269,7 +269,8 @@ static void ends_init(tl_kmap *ends, tl_trace_side *side)
 }
 
 /* An entry of the (pid, tid, link id) table as written: a kept event's from its records
- * (its link id, the linking key's, was put in its aux record by tl_trace_build). */
+ * (its link id, the linking key's, is in its aux record by now: put there by the reader,
+ * or from the reader's list at the start of tl_trace_build). */
 static tl_side_ins ins_entry(const tree_build *b, uint32_t in)
 {
     if (in & TL_SIDE_INS_OTHER) {
