@@ -916,23 +916,22 @@ static const tl_op_args *read_op_args(loader *L)
     return args_intern(&L->args, &L->t->arena, &a);
 }
 
-/* A kept event's link ids (it has args, so an aux record).  Once the linking key is known
- * its id is put in the aux record, where tl_trace_build would put it; before that, and
- * in a second half's reader (the first half may decide the key), both are listed, for
- * the build or the merge to choose from.  A trace read by one reader lists only the
- * events before its first launch. */
-static void keep_link_ids(loader *L, const tl_tev *e)
+/* The link ids of the kept event being read (it has args, so an aux record; its evflags
+ * are set).  Once the linking key is known its id is put in the aux record at once, as
+ * tl_trace_build puts the listed ones; before that, and in a second half's reader (the
+ * first half may decide the key), both are listed, for the build or the merge to choose
+ * from.  A trace read by one reader lists only the events before its first launch. */
+static void keep_link_ids(loader *L)
 {
     const evread *r = &L->r;
     tl_trace_side *s = &L->side;
-    uint32_t ev = (uint32_t)L->t->nev;
-    if (s->key_decided && !L->second_half && tl_tev_has_aux(e)) {
-        if (r->sflags & (s->key_is_corr ? TL_SIDE_CORR : TL_SIDE_EXT))
-            L->t->aux[e->ref & ~TL_TEV_REF_AUX].corr = s->key_is_corr ? r->corr : r->ext;
+    tl_side_key k = {(uint32_t)L->t->nev, r->corr, r->ext};
+    if (s->key_decided && !L->second_half) {
+        tl_side_keys_resolve(L->t, s, &k, 1, 0);
         return;
     }
     TL_GROW_AHEAD(s->keys, s->keycap, s->nkeys + 1, L->keys_mapped);
-    s->keys[s->nkeys++] = (tl_side_key){ev, r->corr, r->ext};
+    s->keys[s->nkeys++] = k;
 }
 
 /* The event's fields are read: keep what it contributes. */
@@ -1019,9 +1018,9 @@ static void finish_event(loader *L)
                 t->ncpu_ops++;
             if (kind == TL_TEV_RUNTIME && (strcmp(e->name, "cudaGraphLaunch") == 0 || strcmp(e->name, "hipGraphLaunch") == 0))
                 e->flags |= TL_TEV_GRAPH_LAUNCH;
-            if (r->sflags & (TL_SIDE_CORR | TL_SIDE_EXT))
-                keep_link_ids(L, e);
             s->evflags[t->nev] = (uint8_t)(r->sflags | (r->has_args ? TL_SIDE_HAS_ARGS : 0));
+            if (r->sflags & (TL_SIDE_CORR | TL_SIDE_EXT))
+                keep_link_ids(L);
             if (kind == TL_TEV_KERNEL && r->coll_link && (e->flags & TL_TEV_COMM))
                 keep_coll(L, (uint32_t)t->nev);
             target = (uint32_t)t->nev;
