@@ -12,6 +12,9 @@
 #include "trace/trace.h"
 #include "trace/trace_impl.h"
 
+#include <pthread.h>
+#include <time.h>
+
 /* Back to the reader's own split (16 MiB and more, near 44%) for the tests after. */
 static void split_default(void) { tl_trace_split_tune((uint64_t)16 << 20, 440); }
 
@@ -398,6 +401,93 @@ static void test_file(void **state)
     free(text);
 }
 
+/* A gzip text of `nev` plain cpu_ops, in file `path`. */
+static void write_many_ops(const char *path, int nev)
+{
+    tl_buf b = {0};
+    tl_buf_printf(&b, "{\"traceEvents\": [\n");
+    for (int i = 0; i < nev; i++)
+        tl_buf_printf(&b, "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::op%d\", \"pid\": 1, \"tid\": %d, "
+                        "\"ts\": %d, \"dur\": 1, \"args\": {\"External id\": %d}}%s\n",
+                    i % 13, 1 + i % 3, 1000 + i * 2, i, i + 1 < nev ? "," : "");
+    tl_buf_printf(&b, "]}\n");
+    size_t zn;
+    unsigned char *z = gzipped(b.data, b.len, &zn);
+    tt_write_file(path, (const char *)z, zn);
+    free(z);
+    tl_buf_free(&b);
+}
+
+typedef struct ahead_load {
+    const char *path;
+    tl_trace *t;
+    tl_error err;
+} ahead_load;
+
+static void *ahead_load_run(void *arg)
+{
+    ahead_load *al = arg;
+    al->t = tl_trace_load(al->path, &al->err);
+    return NULL;
+}
+
+/* A gzip file is inflated ahead of its reader by a helper thread while a core is free
+ * for it.  When every core already has a trace reader, the reader inflates for itself
+ * (the helpers would only compete), and lets the helper start once a core is freed: a
+ * load whose other readers go away while it runs is inflated ahead from there on.  The
+ * trace is the same either way. */
+static void test_gzip_ahead(void **state)
+{
+    (void)state;
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    char *dir = tt_tmpdir(), path[512];
+    snprintf(path, sizeof path, "%s/ops.json.gz", dir);
+    write_many_ops(path, 200000);
+    tl_trace_split_tune(UINT64_MAX, 500); /* one reader: no split takes a core */
+    tl_error e = {0};
+    tl_trace *alone = tl_trace_load(path, &e);
+    assert_non_null(alone);
+    assert_int_equal(alone->nev, 200000);
+    /* alone it counts itself: a helper from the start when there is a second core */
+    if (ncpu > 1)
+        assert_int_equal(alone->read_ahead_from, 0);
+    else
+        assert_true(alone->read_ahead_from == UINT64_MAX);
+
+    tl_trace_readers_add((int)ncpu);
+    tl_trace *held = tl_trace_load(path, &e);
+    tl_trace_readers_add((int)-ncpu);
+    assert_non_null(held);
+    assert_true(held->read_ahead_from == UINT64_MAX);
+    assert_same_trace(alone, held, "inflated by its reader");
+    tl_trace_free(held);
+
+    /* the other readers go away after 1, 2, 4, ... ms: once that is while the load runs
+     * (a helper started after the start), it has been seen */
+    int seen = ncpu < 2; /* one core: never freed for a helper */
+    for (long ms = 1; !seen && ms <= 1024; ms *= 2) {
+        ahead_load al = {path, NULL, {0}};
+        pthread_t th;
+        tl_trace_readers_add((int)ncpu);
+        assert_int_equal(pthread_create(&th, NULL, ahead_load_run, &al), 0);
+        struct timespec ts = {ms / 1000, ms % 1000 * 1000000L};
+        nanosleep(&ts, NULL);
+        tl_trace_readers_add((int)-ncpu);
+        pthread_join(th, NULL);
+        if (!al.t)
+            fail_msg("%s", al.err.msg);
+        assert_same_trace(alone, al.t, "a helper started on the way");
+        seen = al.t->read_ahead_from > 0 && al.t->read_ahead_from != UINT64_MAX;
+        tl_trace_free(al.t);
+    }
+    if (!seen)
+        fail_msg("no load took a helper once the other readers had gone");
+    tl_trace_free(alone);
+    split_default();
+    tt_rmrf(dir);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -408,6 +498,7 @@ int main(void)
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_file),
         cmocka_unit_test(test_gzip_file),
+        cmocka_unit_test(test_gzip_ahead),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

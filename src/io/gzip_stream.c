@@ -52,6 +52,7 @@ struct tl_instream {
     struct inflate_state *inf; /* ~85 KiB: on the heap */
     ahead *ah;                 /* the helper thread inflating a gzip file ahead (NULL: none) */
     int ah_tried;              /* the helper was started, or could not be */
+    uint64_t ah_from;          /* text_pos when the helper started (UINT64_MAX: it never did) */
     uint64_t text_pos;         /* bytes of text handed out so far (less those put back) */
     unsigned char *back;       /* bytes put back (tl_instream_unread): handed out first */
     size_t back_len, back_pos;
@@ -62,6 +63,7 @@ static tl_instream *stream_new(const char *name)
     tl_instream *s = tl_xcalloc(1, sizeof *s);
     s->name = tl_xstrdup(name);
     s->fd = -1;
+    s->ah_from = UINT64_MAX;
     return s;
 }
 
@@ -319,6 +321,8 @@ void tl_instream_set_ahead(tl_instream *s, int on)
         s->ah_tried = !on;
 }
 
+uint64_t tl_instream_ahead_from(const tl_instream *s) { return s->ah_from; }
+
 void tl_instream_unread(tl_instream *s, const void *buf, size_t n)
 {
     if (n > s->text_pos)
@@ -498,8 +502,10 @@ static void ahead_start(tl_instream *s)
     pthread_mutex_init(&a->mu, NULL);
     pthread_cond_init(&a->cv, NULL);
     s->ah = a;
+    s->ah_from = s->text_pos;
     if (tl_thread_create_stoppable(&a->thread, ahead_main, s, ahead_stop, a) != 0) {
         s->ah = NULL; /* no thread: inflate here */
+        s->ah_from = UINT64_MAX;
         pthread_mutex_destroy(&a->mu);
         pthread_cond_destroy(&a->cv);
         for (int i = 0; i < AHEAD_SLOTS; i++)

@@ -65,6 +65,10 @@ tl_instream *tl_instream_reopen(const tl_instream *s, tl_error *err);
  * off once the helper runs. */
 void tl_instream_set_ahead(tl_instream *s, int on);
 
+/* The text offset from which the helper inflated ahead, or UINT64_MAX when there was no
+ * helper (a plain file, a stream in memory, the helper turned off throughout). */
+uint64_t tl_instream_ahead_from(const tl_instream *s);
+
 /* Put back the last n bytes read (buf holds them): the next reads hand them out again,
  * before anything else, and the stream's offset moves back by n. */
 void tl_instream_unread(tl_instream *s, const void *buf, size_t n);

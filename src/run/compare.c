@@ -559,10 +559,19 @@ static int open_inputs(tl_comparison *c, struct tl_compare_state *s)
             return STEP_FAIL;
         s->have_arch_var = 1;
     }
-    for (; s->opened < o->ninputs; s->opened++)
-        if (open_input(c, s, s->opened) != STEP_OK)
-            return STEP_FAIL;
-    return STEP_OK;
+    /* every trace counted among the readers before the first starts loading: each
+     * decides at its start whether a core is free for a second thread of its own */
+    int ntraces = 0;
+    for (size_t i = s->opened; i < o->ninputs; i++)
+        ntraces += !(o->given && o->given[i].ops) && tl_trace_claims(o->inputs[i]);
+    tl_trace_readers_add(ntraces);
+    int rc = STEP_OK;
+    while (rc == STEP_OK && s->opened < o->ninputs) {
+        rc = open_input(c, s, s->opened);
+        s->opened += rc == STEP_OK;
+    }
+    tl_trace_readers_add(-ntraces);
+    return rc;
 }
 
 /* Two traces to align, both loaded: their sheets may still be in the making (a trace

@@ -214,6 +214,7 @@ typedef struct tl_trace {
     uint32_t nuid;       /* how many events traceEvents holds (every event counted) */
     unsigned load_flags; /* the TL_LOAD_* it was loaded with */
     uint64_t read_split; /* where a second thread's reading of the events took over (0: none) */
+    uint64_t read_ahead_from; /* where a helper thread began inflating a gzip text (UINT64_MAX: none) */
     /* the flag of the run it was loaded for (NULL: none; tl_trace_load_cancel): the work
      * over the trace after its reading (its tree, its sheets, the perf sheets, the
      * alignment of two traces) stops, failing, soon after it is set.  The flag must live
