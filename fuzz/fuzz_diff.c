@@ -13,6 +13,34 @@
 #include "diff/diff.h"
 #include "write/csv_write.h"
 
+/* The diff without the unique-args groups (a run without the morphology diff's files):
+ * the same rows and LCAs as the whole diff d, no groups, no maps. */
+static void no_groups_check(const tl_diff *d, const tl_trace *t1, const tl_trace *t2, const tl_diff_opts *o)
+{
+    tl_diff_opts o2 = *o;
+    o2.no_groups = 1;
+    tl_error err = {0};
+    tl_diff *d2 = tl_diff_run(t1, t2, &o2, &err);
+    TL_FUZZ_CHECK(d2 != NULL);
+    TL_FUZZ_CHECK(tl_diff_unique_args_groups(d2) == 0);
+    size_t n, n2;
+    const tl_diff_row *r = tl_diff_rows(d, &n), *r2 = tl_diff_rows(d2, &n2);
+    TL_FUZZ_CHECK(n == n2);
+    for (size_t i = 0; i < n; i++)
+        TL_FUZZ_CHECK(r[i].gpu == r2[i].gpu && r[i].cpu == r2[i].cpu && r[i].lca == r2[i].lca &&
+                      r[i].side == r2[i].side && !memcmp(&r[i].busy, &r2[i].busy, sizeof r[i].busy) &&
+                      !r[i].lca_name == !r2[i].lca_name && (!r[i].lca_name || !strcmp(r[i].lca_name, r2[i].lca_name)));
+    const tl_diff_lca *l = tl_diff_lcas(d, &n), *l2 = tl_diff_lcas(d2, &n2);
+    TL_FUZZ_CHECK(n == n2);
+    for (size_t i = 0; i < n; i++)
+        TL_FUZZ_CHECK(l[i].id == l2[i].id && !strcmp(l[i].name, l2[i].name) && l[i].n1 == l2[i].n1 && l[i].n2 == l2[i].n2);
+    tl_buf j = {0};
+    tl_diff_cpu_op_map_json(d2, 0, &j);
+    TL_FUZZ_CHECK(j.len == 0);
+    tl_buf_free(&j);
+    tl_diff_free(d2);
+}
+
 int tl_fuzz_diff(const uint8_t *data, size_t size);
 
 /* The unique-args summary made a slice at a time (as --tracediff-dir writes it) is the
@@ -88,7 +116,7 @@ int tl_fuzz_diff(const uint8_t *data, size_t size)
     tl_trace *t1 = tl_trace_load_mem(data, n1, "a.json", &err);
     tl_trace *t2 = t1 ? tl_trace_load_mem(b, n2, "b.json", &err) : NULL;
     if (t1 && t2) {
-        tl_diff_opts o = {1 << 12, 1 << 8};
+        tl_diff_opts o = {1 << 12, 1 << 8, 0};
         tl_diff *d = tl_diff_run(t1, t2, &o, &err);
         if (d) {
             dffz_check(d, t1, t2);
@@ -111,6 +139,7 @@ int tl_fuzz_diff(const uint8_t *data, size_t size)
             }
             tl_buf_free(&j);
             tl_arena_free(&a);
+            no_groups_check(d, t1, t2, &o);
             tl_diff_free(d);
         } else {
             TL_FUZZ_CHECK(err.set && err.msg[0]);

@@ -524,6 +524,50 @@ static void test_tables(void **state)
     tl_trace_free(t2);
 }
 
+/* A diff that leaves the unique-args summary and the cpu_op maps out (no_groups: a run
+ * without the morphology diff's files) has no groups and empty maps, and the very
+ * diff_stats and lca_summary of the whole diff. */
+static void test_no_groups(void **state)
+{
+    (void)state;
+    tl_trace *t1, *t2;
+    conv_pair(&t1, &t2);
+    tl_error err = {0};
+    tl_diff *all = tl_diff_run(t1, t2, NULL, &err);
+    tl_diff_opts o = {0};
+    o.no_groups = 1;
+    tl_diff *part = tl_diff_run(t1, t2, &o, &err);
+    assert_non_null(all);
+    assert_non_null(part);
+    assert_int_equal(tl_diff_unique_args_groups(all), 4 + 2);
+    assert_int_equal(tl_diff_unique_args_groups(part), 0);
+    tl_buf j = {0};
+    for (int which = 0; which <= 2; which++) {
+        tl_diff_cpu_op_map_json(part, which, &j);
+        assert_int_equal(j.len, 0);
+        tl_diff_cpu_op_map_json(all, which, &j);
+        assert_true(j.len > 0);
+    }
+    tl_buf_free(&j);
+    tl_arena a;
+    tl_arena_init(&a);
+    char *x = csv_of(tl_diff_stats_table(all, &a)), *y = csv_of(tl_diff_stats_table(part, &a));
+    assert_string_equal(x, y);
+    assert_non_null(strstr(x, "igemm_fwd,aten::miopen_convolution,"));
+    free(x);
+    free(y);
+    x = csv_of(tl_diff_lca_table(all, &a));
+    y = csv_of(tl_diff_lca_table(part, &a));
+    assert_string_equal(x, y);
+    free(x);
+    free(y);
+    tl_arena_free(&a);
+    tl_diff_free(part);
+    tl_diff_free(all);
+    tl_trace_free(t1);
+    tl_trace_free(t2);
+}
+
 /* Phase 1: one side's single child is a wrapper; it is walked down to the node with
  * several GPU children, which takes the merged node's place on that side. */
 static void test_collapse(void **state)
@@ -632,7 +676,7 @@ static void test_disambiguate(void **state)
     tl_diff_free(d);
 
     /* With no pair budget the name keeps Wagner-Fischer's matching: A with A0 */
-    tl_diff_opts o = {0, 1};
+    tl_diff_opts o = {0, 1, 0};
     d = tl_diff_run(t1, t2, &o, &err);
     assert_int_equal(tl_diff_stats_of(d)->disambig_skipped, 1);
     char *got = tree_text(d);
@@ -755,7 +799,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_normalize),  cmocka_unit_test(test_wf),       cmocka_unit_test(test_pyset_order),
         cmocka_unit_test(test_positional), cmocka_unit_test(test_reconcile), cmocka_unit_test(test_reconcile_equal_lists),
-        cmocka_unit_test(test_tables),     cmocka_unit_test(test_collapse),
+        cmocka_unit_test(test_tables),     cmocka_unit_test(test_no_groups),  cmocka_unit_test(test_collapse),
         cmocka_unit_test(test_disambiguate), cmocka_unit_test(test_missing), cmocka_unit_test(test_identical),
         cmocka_unit_test(test_roots),
     };

@@ -42,6 +42,10 @@
 typedef struct tl_diff_opts {
     uint64_t wf_max_cells;       /* 0: TL_DIFF_WF_MAX_CELLS */
     uint64_t disambig_max_pairs; /* 0: TL_DIFF_DISAMBIG_MAX_PAIRS */
+    /* no unique-args summary or cpu_op maps (a good part of a large pair's diff, and only
+     * the files of the morphology diff hold them): a run that writes neither leaves them
+     * out; tl_diff_unique_args_groups() is then 0 and the maps are empty */
+    int no_groups;
 } tl_diff_opts;
 
 /* What a merged node is. */
@@ -92,9 +96,10 @@ typedef struct tl_diff_stats {
 typedef struct tl_diff tl_diff;
 
 /*
- * Align the two trees and compute diff_stats, the unique-args summary, the LCAs and the
- * cpu_op maps.  opts may be NULL.  Returns NULL with *err set when a trace has no cpu
- * root node (the reference raises there: there is no tree to align).
+ * Align the two trees and compute diff_stats, the LCAs, the unique-args summary and the
+ * cpu_op maps (with opts->no_groups, not the last two).  opts may
+ * be NULL.  Returns NULL with *err set when a trace has no cpu root node (the reference
+ * raises there: there is no tree to align), or when the traces' run is cancelled.
  */
 tl_diff *tl_diff_run(const tl_trace *t1, const tl_trace *t2, const tl_diff_opts *opts, tl_error *err);
 void tl_diff_free(tl_diff *d);

@@ -132,9 +132,12 @@ static inline int diff_cancelled(const tl_diff *d)
 void tl_diff_names(tl_diff *d);
 /* Build the merged tree (align.c). */
 void tl_diff_align(tl_diff *d);
-/* diff_stats, the LCAs, the unique-args summary and the cpu_op renames (stats.c).  -1
- * when the run was cancelled before they were all made, else 0. */
+/* diff_stats' rows and the LCAs (stats.c).  -1 when the run was cancelled before they
+ * were all made, else 0. */
 int tl_diff_stats_sheet(tl_diff *d);
+/* The unique-args summary's groups and the cpu_op renames (stats.c), from the rows: -1
+ * when the run was cancelled before they were all made, else 0. */
+int tl_diff_group_rows(tl_diff *d);
 
 /* The cpu_op map JSON texts, from what diff_stats made (emit.c). */
 void tl_diff_cpu_op_maps(tl_diff *d);

@@ -398,8 +398,8 @@ static int group_cmp(size_t a, size_t b, void *ctx)
 }
 
 /* The sort of a large pair's groups is the longest step here (a quarter of a second on two
- * 1 GB traces): it gives up when the run is cancelled (tl_diff_stats_sheet then drops the
- * diff). */
+ * 1 GB traces): it gives up when the run is cancelled (tl_diff_group_rows then fails, and
+ * tl_diff_run drops the diff). */
 static int group_sort_stopped(void *ctx) { return diff_cancelled(((const gsort *)ctx)->d); }
 
 /* ord[0..ng) in group_cmp's order, stably.  Most comparisons are settled by the sum, so
@@ -722,8 +722,11 @@ int tl_diff_stats_sheet(tl_diff *d)
     if (diff_cancelled(d))
         return -1;
     collect_lcas(d);
-    if (diff_cancelled(d))
-        return -1;
+    return diff_cancelled(d) ? -1 : 0;
+}
+
+int tl_diff_group_rows(tl_diff *d)
+{
     unique_args(d);
     if (diff_cancelled(d))
         return -1;

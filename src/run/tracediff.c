@@ -166,8 +166,11 @@ static void *align_thread(void *arg)
 {
     tl_run_diff *cd = arg;
     double t0 = tl_now();
+    /* the unique-args groups and the cpu_op maps are the directory's alone */
+    tl_diff_opts opts = {0};
+    opts.no_groups = !cd->dir;
     if (cd->t[0] && cd->t[1])
-        cd->d = tl_diff_run(cd->t[0], cd->t[1], NULL, &cd->derr);
+        cd->d = tl_diff_run(cd->t[0], cd->t[1], &opts, &cd->derr);
     else
         tl_error_set(&cd->derr, "a trace to align is missing");
     if (cd->d) {
