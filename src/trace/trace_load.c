@@ -1585,7 +1585,7 @@ static void split_end(loader *L)
 /* A gzip text is inflated ahead of its reader by a helper thread (io/gzip_stream.c) only
  * while a core is free for it: when every core already has a trace reader (tlcompare's
  * two traces on two cores, a rank set's workers), the helpers would only add their
- * hand-over to the same work (measured: the timesformer pair takes 0.92x the wall time
+ * hand-over to the same work (measured: the timesformer pair takes 0.94x the wall time
  * without them).  The reader inflates for itself then, and lets the helper start once a
  * core is free again (ahead_release). */
 static void ahead_hold(loader *L, tl_instream *in)
