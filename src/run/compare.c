@@ -63,6 +63,7 @@ struct tl_compare_state {
     tl_summary summary;
     int summarised;
     int both_traces, infer; /* two traces, aligned; inference mode */
+    uint8_t *trace_input;   /* per input: 1 when it is a trace (input_is_trace) */
     int inputs_read;        /* read_inputs has run */
 };
 
@@ -217,11 +218,9 @@ static int usage(tl_comparison *c, int hint, const char *fmt, ...)
     return c->status = TL_RUN_USAGE;
 }
 
-/* 1 when input i is a trace (by content); a report given open is none. */
-static int input_is_trace(const tl_compare_opts *o, size_t i)
-{
-    return !(o->given && o->given[i].ops) && tl_trace_claims(o->inputs[i]);
-}
+/* 1 when input i is a trace (by content, looked at once by prepare: the checks, the
+ * count of readers and the opening all ask); a report given open is none. */
+static int input_is_trace(const struct tl_compare_state *s, size_t i) { return s->trace_input[i]; }
 
 /*
  * Tags that repeat.  One input given twice (a trace against itself, TRACES.md §5.2's
@@ -396,6 +395,9 @@ static int prepare(tl_comparison *c, struct tl_compare_state *s, int *both_trace
     s->tags = tl_xcalloc(n, sizeof *s->tags);
     for (size_t i = 0; i < n; i++)
         s->tags[i] = o->names_given ? tl_xstrdup(o->names[i]) : default_tag(o->inputs[i]);
+    s->trace_input = tl_xmalloc(n);
+    for (size_t i = 0; i < n; i++)
+        s->trace_input[i] = !(o->given && o->given[i].ops) && tl_trace_claims(o->inputs[i]);
     if (!o->names_given)
         differing_tags(s->tags, o->inputs, n);
     for (size_t i = 0; i < n; i++)
@@ -433,7 +435,7 @@ static int prepare(tl_comparison *c, struct tl_compare_state *s, int *both_trace
     if (check_outputs_and_tags(c, o) != 0)
         return TL_RUN_USAGE;
     /* Two traces: their call trees are aligned too (TRACES.md §5). */
-    *both_traces = n == 2 && nsides == 2 && input_is_trace(o, 0) && input_is_trace(o, 1);
+    *both_traces = n == 2 && nsides == 2 && input_is_trace(s, 0) && input_is_trace(s, 1);
     /* inference mode: any capture folder, or an inference option, puts every trace in it */
     const char *infer_option = tl_compare_infer_option(o);
     *infer = infer_option != NULL;
@@ -441,7 +443,7 @@ static int prepare(tl_comparison *c, struct tl_compare_state *s, int *both_trace
      * kinds below leave it to the reading, which says why (exit 1) */
     int any_trace = 0, all_open = 1;
     for (size_t i = 0; i < n; i++) {
-        any_trace |= input_is_trace(o, i);
+        any_trace |= input_is_trace(s, i);
         all_open &= (o->given && o->given[i].ops) || access(o->inputs[i], R_OK) == 0;
     }
     if (*infer && !any_trace && all_open)
@@ -465,7 +467,7 @@ static int prepare(tl_comparison *c, struct tl_compare_state *s, int *both_trace
     if (o->tracediff_dir && !*both_traces && all_open) {
         if (n != 2)
             return usage(c, 1, "--tracediff-dir needs exactly two inputs, both traces; %zu given", n);
-        const char *other = input_is_trace(o, 0) ? o->inputs[1] : o->inputs[0];
+        const char *other = input_is_trace(s, 0) ? o->inputs[1] : o->inputs[0];
         tl_buf m = {0};
         tl_message_clean(&m, other, strlen(other));
         usage(c, 1, "--tracediff-dir needs two traces: '%s' is not a PyTorch trace (a trace is "
@@ -522,7 +524,7 @@ static int open_input(tl_comparison *c, struct tl_compare_state *s, size_t i)
         *r = o->given[i];
         memset(&o->given[i], 0, sizeof o->given[i]);
     } else {
-        int is_trace = tl_trace_claims(path);
+        int is_trace = input_is_trace(s, i);
         const tl_gpu_arch *arch = !s->have_arch                                       ? NULL
                                   : s->have_arch_var && strcmp(s->tags[i], s->tagv[0]) ? &s->arch_var
                                                                                        : &s->arch;
@@ -563,7 +565,7 @@ static int open_inputs(tl_comparison *c, struct tl_compare_state *s)
      * decides at its start whether a core is free for a second thread of its own */
     int ntraces = 0;
     for (size_t i = s->opened; i < o->ninputs; i++)
-        ntraces += !(o->given && o->given[i].ops) && tl_trace_claims(o->inputs[i]);
+        ntraces += input_is_trace(s, i);
     tl_trace_readers_add(ntraces);
     int rc = STEP_OK;
     while (rc == STEP_OK && s->opened < o->ninputs) {
@@ -1127,6 +1129,7 @@ void tl_comparison_free(tl_comparison *c)
     for (size_t i = 0; s->tags && i < s->nreports; i++)
         free(s->tags[i]);
     free(s->tags);
+    free(s->trace_input);
     for (size_t i = 0; i < s->opened; i++)
         tl_report_close(&s->reports[i]);
     free(s->reports);
